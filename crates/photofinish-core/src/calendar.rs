@@ -1,0 +1,208 @@
+//! The period calendar: pure functions from (board config, instant) to a period and back.
+//!
+//! A periodic board keeps one ranking per period: a local calendar day, a local week
+//! (Monday or Sunday start) or a local calendar month in the board's time zone, computed
+//! with jiff so that DST changes give 23- and 25-hour days. Ids follow SPEC.md §2:
+//! `2026-11-22`, `2026-W47` (ISO weeks), `2026-11-22~w` (Sunday weeks, the first day),
+//! `2026-11`, and `all` for boards that never reset.
+
+use jiff::civil::{Date, ISOWeekDate, Weekday};
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ToSpan};
+
+use crate::config::{BoardConfig, Reset, WeekStart};
+use crate::error::CoreError;
+
+/// Earliest instant a write may carry: the Unix epoch. Period ids have 4-digit years.
+pub const MIN_INSTANT_US: i64 = 0;
+/// Latest instant a write may carry: 9999-01-01T00:00:00Z, so every period ends in range.
+pub const MAX_INSTANT_US: i64 = 253_370_764_800_000_000;
+
+/// One period: its id and the instants `[start_us, end_us)` it covers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Period {
+    /// First instant, µs since the epoch (`i64::MIN` for `all`).
+    pub start_us: i64,
+    /// First instant after the period (`i64::MAX` for `all`).
+    pub end_us: i64,
+    /// The period id.
+    pub id: String,
+}
+
+impl Period {
+    /// Whether the period covers `at_us`.
+    pub fn contains(&self, at_us: i64) -> bool {
+        self.start_us <= at_us && at_us < self.end_us
+    }
+}
+
+/// Checks that `at_us` is an instant a write may carry.
+pub fn validate_instant(at_us: i64) -> Result<(), CoreError> {
+    if (MIN_INSTANT_US..=MAX_INSTANT_US).contains(&at_us) {
+        Ok(())
+    } else {
+        Err(CoreError::TimeOutOfRange(at_us))
+    }
+}
+
+/// A board's reset schedule, resolved once (the time zone lookup is not free).
+#[derive(Debug, Clone)]
+pub struct Calendar {
+    reset: Reset,
+    week_start: WeekStart,
+    tz: TimeZone,
+}
+
+impl Calendar {
+    /// The calendar of `config`; fails on an unknown time zone.
+    pub fn new(config: &BoardConfig) -> Result<Self, CoreError> {
+        let tz = TimeZone::get(&config.timezone).map_err(|_| {
+            CoreError::InvalidConfig(format!("unknown time zone {:?}", config.timezone))
+        })?;
+        Ok(Self {
+            reset: config.reset,
+            week_start: config.week_start,
+            tz,
+        })
+    }
+
+    /// The period that contains `at_us` (which must pass [`validate_instant`]).
+    pub fn period_at(&self, at_us: i64) -> Result<Period, CoreError> {
+        let ts =
+            Timestamp::from_microsecond(at_us).map_err(|_| CoreError::TimeOutOfRange(at_us))?;
+        let day = ts.to_zoned(self.tz.clone()).date();
+        let first = match self.reset {
+            Reset::Never => return Ok(all()),
+            Reset::Daily => day,
+            Reset::Weekly => week_first_day(day, self.week_start),
+            Reset::Monthly => day.first_of_month(),
+        };
+        self.period_from_first_day(first)
+            .ok_or(CoreError::TimeOutOfRange(at_us))
+    }
+
+    /// The period just before `period` (the same period for `all`).
+    pub fn previous(&self, period: &Period) -> Result<Period, CoreError> {
+        if self.reset == Reset::Never {
+            return Ok(all());
+        }
+        self.period_at(period.start_us - 1)
+    }
+
+    /// The period just after `period` (the same period for `all`).
+    pub fn next(&self, period: &Period) -> Result<Period, CoreError> {
+        if self.reset == Reset::Never {
+            return Ok(all());
+        }
+        self.period_at(period.end_us)
+    }
+
+    /// Parses a period id of this board's schedule.
+    pub fn parse(&self, id: &str) -> Result<Period, CoreError> {
+        let malformed = || CoreError::MalformedPeriod(id.to_owned());
+        let first = match (self.reset, self.week_start) {
+            (Reset::Never, _) => {
+                return if id == "all" {
+                    Ok(all())
+                } else {
+                    Err(malformed())
+                }
+            }
+            (Reset::Daily, _) => parse_date(id),
+            (Reset::Monthly, _) => parse_month(id),
+            (Reset::Weekly, WeekStart::Monday) => parse_iso_week(id),
+            (Reset::Weekly, WeekStart::Sunday) => id
+                .strip_suffix("~w")
+                .and_then(parse_date)
+                .filter(|d| d.weekday() == Weekday::Sunday),
+        }
+        .ok_or_else(malformed)?;
+        let period = self.period_from_first_day(first).ok_or_else(malformed)?;
+        // Round trip: rejects ids of a valid shape that name no period start.
+        if period.id == id && validate_instant(period.start_us.max(0)).is_ok() {
+            Ok(period)
+        } else {
+            Err(malformed())
+        }
+    }
+
+    fn period_from_first_day(&self, first: Date) -> Option<Period> {
+        let after = match self.reset {
+            Reset::Never => return Some(all()),
+            Reset::Daily => first.checked_add(1.day()).ok()?,
+            Reset::Weekly => first.checked_add(1.week()).ok()?,
+            Reset::Monthly => first.checked_add(1.month()).ok()?,
+        };
+        let id = match (self.reset, self.week_start) {
+            (Reset::Daily, _) => first.to_string(),
+            (Reset::Monthly, _) => format!("{:04}-{:02}", first.year(), first.month()),
+            (Reset::Weekly, WeekStart::Monday) => {
+                let w = first.iso_week_date();
+                format!("{:04}-W{:02}", w.year(), w.week())
+            }
+            (Reset::Weekly, WeekStart::Sunday) => format!("{first}~w"),
+            (Reset::Never, _) => return Some(all()),
+        };
+        Some(Period {
+            start_us: self.local_midnight_us(first)?,
+            end_us: self.local_midnight_us(after)?,
+            id,
+        })
+    }
+
+    /// The first instant of local day `d` (after the gap when midnight is skipped by DST).
+    fn local_midnight_us(&self, d: Date) -> Option<i64> {
+        let z = d.to_zoned(self.tz.clone()).ok()?;
+        let z = z.start_of_day().ok()?;
+        Some(z.timestamp().as_microsecond())
+    }
+}
+
+fn all() -> Period {
+    Period {
+        start_us: i64::MIN,
+        end_us: i64::MAX,
+        id: "all".to_owned(),
+    }
+}
+
+fn week_first_day(day: Date, start: WeekStart) -> Date {
+    let back = match start {
+        WeekStart::Monday => day.weekday().to_monday_zero_offset(),
+        WeekStart::Sunday => day.weekday().to_sunday_zero_offset(),
+    };
+    day.checked_sub(i64::from(back).days()).unwrap_or(day)
+}
+
+/// `n` ASCII digits as a number.
+fn digits(s: &str, n: usize) -> Option<i16> {
+    if s.len() == n && s.bytes().all(|b| b.is_ascii_digit()) {
+        s.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn parse_date(s: &str) -> Option<Date> {
+    let mut parts = s.split('-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    Date::new(digits(y, 4)?, digits(m, 2)? as i8, digits(d, 2)? as i8).ok()
+}
+
+fn parse_month(s: &str) -> Option<Date> {
+    let (y, m) = s.split_once('-')?;
+    Date::new(digits(y, 4)?, digits(m, 2)? as i8, 1).ok()
+}
+
+fn parse_iso_week(s: &str) -> Option<Date> {
+    let (y, w) = s.split_once("-W")?;
+    ISOWeekDate::new(digits(y, 4)?, digits(w, 2)? as i8, Weekday::Monday)
+        .ok()
+        .map(|w| w.date())
+}
+
+#[cfg(test)]
+mod tests;

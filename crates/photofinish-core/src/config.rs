@@ -1,0 +1,210 @@
+//! Board configuration and the validation of names (SPEC.md §2).
+//!
+//! Everything a client can name is checked here, once, with a message that shows the
+//! offending value: board names, member names and each config field. Limits are named
+//! constants with the reason beside them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CoreError;
+
+/// Longest board name, in bytes: board names appear in paths, keys and file names.
+pub const MAX_BOARD_NAME_BYTES: usize = 64;
+/// Longest member name, in bytes (SPEC.md §2); names longer than 16 bytes cost a side table.
+pub const MAX_MEMBER_NAME_BYTES: usize = 128;
+/// Most periods a board may retain: each retained period is a full ranking in memory.
+pub const MAX_RETENTION_PERIODS: u32 = 1000;
+/// Largest serialized metadata per entry (SPEC.md §2): it is stored with every entry.
+pub const MAX_METADATA_BYTES: usize = 1024;
+/// Periods kept when the config does not say (SPEC.md §2).
+pub const DEFAULT_RETENTION_PERIODS: u32 = 8;
+
+/// Which scores are better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Higher is better (points). The default.
+    #[default]
+    Desc,
+    /// Lower is better (race times).
+    Asc,
+}
+
+/// How a write combines with the member's current score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// new = old + value; an absent member counts as 0; overflow is an error.
+    #[default]
+    Incr,
+    /// new = value if better than old (or the member is absent).
+    Best,
+    /// new = value.
+    Set,
+}
+
+/// When a board starts a new, empty period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reset {
+    /// One period forever, id `all`.
+    #[default]
+    Never,
+    /// Each local calendar day.
+    Daily,
+    /// Each local week, starting on `week_start`.
+    Weekly,
+    /// Each local calendar month.
+    Monthly,
+}
+
+/// The first day of a weekly board's week.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeekStart {
+    /// ISO weeks; period ids like `2026-W47`.
+    #[default]
+    Monday,
+    /// Weeks from Sunday; period ids like `2026-11-22~w` (the week's first day).
+    Sunday,
+}
+
+macro_rules! name_table {
+    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The lowercase wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(<$ty>::$variant => $name),+ }
+            }
+            /// Parses the lowercase wire name.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($name => Some(<$ty>::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+name_table!(Order { Desc => "desc", Asc => "asc" });
+name_table!(Op { Incr => "incr", Best => "best", Set => "set" });
+name_table!(Reset { Never => "never", Daily => "daily", Weekly => "weekly", Monthly => "monthly" });
+name_table!(WeekStart { Monday => "monday", Sunday => "sunday" });
+
+/// A board's configuration. Two boards with equal configs behave identically.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BoardConfig {
+    /// Which scores are better.
+    pub order: Order,
+    /// The operator of writes that do not name one.
+    pub update: Op,
+    /// The reset schedule.
+    pub reset: Reset,
+    /// IANA time zone the periods are computed in.
+    pub timezone: String,
+    /// First day of the week for weekly boards.
+    pub week_start: WeekStart,
+    /// How many periods are kept, the current one included.
+    pub retention: u32,
+}
+
+impl Default for BoardConfig {
+    fn default() -> Self {
+        Self {
+            order: Order::Desc,
+            update: Op::Incr,
+            reset: Reset::Never,
+            timezone: "UTC".to_owned(),
+            week_start: WeekStart::Monday,
+            retention: DEFAULT_RETENTION_PERIODS,
+        }
+    }
+}
+
+impl BoardConfig {
+    /// Checks every field; the time zone must be a known IANA name.
+    pub fn validate(&self) -> Result<(), CoreError> {
+        jiff::tz::TimeZone::get(&self.timezone).map_err(|_| {
+            CoreError::InvalidConfig(format!("unknown time zone {:?}", self.timezone))
+        })?;
+        if self.retention == 0 || self.retention > MAX_RETENTION_PERIODS {
+            return Err(CoreError::InvalidConfig(format!(
+                "retention {} is outside 1..={MAX_RETENTION_PERIODS}",
+                self.retention
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a board name: `[A-Za-z0-9_.-]{1,64}`.
+pub fn validate_board_name(name: &str) -> Result<(), CoreError> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_BOARD_NAME_BYTES
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidBoardName(name.to_owned()))
+    }
+}
+
+/// Checks a member name: 1 to 128 bytes of UTF-8 without control characters.
+pub fn validate_member_name(name: &str) -> Result<(), CoreError> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_MEMBER_NAME_BYTES
+        && !name.chars().any(char::is_control);
+    if ok {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidMemberName(name.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_names() {
+        for ok in ["a", "weekly.kills-2026_v1", &"x".repeat(64)] {
+            assert!(validate_board_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "a/b", "ä", &"x".repeat(65)] {
+            assert!(validate_board_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn member_names() {
+        for ok in ["a", "玩家一号", "with space", &"x".repeat(128)] {
+            assert!(validate_member_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a\nb", "a\u{7f}", "a\u{85}b", &"x".repeat(129)] {
+            assert!(validate_member_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn config_validation() {
+        assert!(BoardConfig::default().validate().is_ok());
+        let tz = BoardConfig {
+            timezone: "Mars/Olympus".into(),
+            ..BoardConfig::default()
+        };
+        assert!(matches!(tz.validate(), Err(CoreError::InvalidConfig(m)) if m.contains("Mars")));
+        let zero = BoardConfig {
+            retention: 0,
+            ..BoardConfig::default()
+        };
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
+    fn wire_names_round_trip() {
+        for r in [Reset::Never, Reset::Daily, Reset::Weekly, Reset::Monthly] {
+            assert_eq!(Reset::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(Op::parse("best"), Some(Op::Best));
+        assert_eq!(Op::parse("BEST"), None);
+    }
+}

@@ -1,0 +1,452 @@
+//! The ranked index: an order-statistic B+tree over entry ids, ordered by [`Key`].
+//!
+//! Every operation walks one root-to-leaf path, so all are O(log n): insert, remove, the
+//! position of an entry (ordinal rank), the number of entries below a key (competition
+//! rank), the number of distinct scores below a score (dense rank), the entry at a position
+//! and a cursor from a position along the leaf chain.
+//!
+//! The tree stores ids, not keys: keys are read through [`KeyOf`] from the caller's records,
+//! where each lives once. Inner nodes copy each child's minimum key, so descents read keys
+//! only inside the final leaf. Callers must keep a record's key unchanged while its id is in
+//! the index: remove, change the key, insert again.
+
+mod node;
+
+use node::{Inner, Leaf, Summary, NIL};
+pub use node::{KeyOf, INNER_CAP, LEAF_CAP};
+
+use crate::key::Key;
+use crate::slab::Slab;
+
+/// Deepest tree the path buffers allow. Nodes split at half, so height `h` needs at least
+/// `2 * 32^(h-1)` entries at some point; ids are `u32`, so 8 levels are never reached.
+const MAX_HEIGHT: usize = 12;
+
+/// A node below its size divided by this tries to merge with a sibling.
+const UNDERFULL_DIVISOR: usize = 4;
+
+/// An order-statistic B+tree of `u32` entry ids. See the module docs.
+#[derive(Debug, Clone)]
+pub struct RankedIndex {
+    leaves: Slab<Leaf>,
+    inners: Slab<Inner>,
+    root: u32,
+    /// Levels of inner nodes above the leaves: 0 when the root is a leaf.
+    height: usize,
+    len: u64,
+}
+
+/// A root-to-leaf path: the inner nodes passed and the child slot taken in each.
+struct Path {
+    steps: [(u32, usize); MAX_HEIGHT],
+    depth: usize,
+}
+
+impl Path {
+    fn new() -> Self {
+        Self {
+            steps: [(NIL, 0); MAX_HEIGHT],
+            depth: 0,
+        }
+    }
+    fn push(&mut self, inner: u32, slot: usize) {
+        self.steps[self.depth] = (inner, slot);
+        self.depth += 1;
+    }
+}
+
+impl Default for RankedIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RankedIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        let mut leaves = Slab::default();
+        let root = leaves.insert(Leaf::empty()).unwrap_or(0);
+        Self {
+            leaves,
+            inners: Slab::default(),
+            root,
+            height: 0,
+            len: 0,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the index holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes held by nodes (for memory reports).
+    pub fn reserved_bytes(&self) -> usize {
+        self.leaves.reserved_bytes() + self.inners.reserved_bytes()
+    }
+
+    fn is_full(&self, node: u32, level: usize) -> bool {
+        if level == 0 {
+            self.leaves.get(node).len as usize == LEAF_CAP
+        } else {
+            self.inners.get(node).len as usize == INNER_CAP
+        }
+    }
+
+    fn node_len(&self, node: u32, level: usize) -> usize {
+        if level == 0 {
+            self.leaves.get(node).len as usize
+        } else {
+            self.inners.get(node).len as usize
+        }
+    }
+
+    fn summary(&self, node: u32, level: usize, keys: &impl KeyOf) -> Summary {
+        if level == 0 {
+            self.leaves.get(node).summary(keys)
+        } else {
+            self.inners.get(node).summary()
+        }
+    }
+
+    fn new_leaf(&mut self) -> u32 {
+        // u32 ids for leaves run out only past 2^32 leaves, i.e. far past u32 entries.
+        self.leaves.insert(Leaf::empty()).unwrap_or(NIL)
+    }
+
+    fn new_inner(&mut self) -> u32 {
+        self.inners.insert(Inner::empty()).unwrap_or(NIL)
+    }
+
+    /// Inserts `id`, whose key `keys` must already report as `key`. The id must be absent.
+    pub fn insert(&mut self, id: u32, key: Key, keys: &impl KeyOf) {
+        if self.is_full(self.root, self.height) {
+            let old = self.root;
+            let s = self.summary(old, self.height, keys);
+            let root = self.new_inner();
+            let r = self.inners.get_mut(root);
+            r.insert_slot(0, old);
+            r.set_summary(0, s);
+            self.root = root;
+            self.height += 1;
+        }
+        let mut path = Path::new();
+        let mut node = self.root;
+        for level in (1..=self.height).rev() {
+            let mut slot = self.inners.get(node).child_for(&key);
+            let child = self.inners.get(node).children[slot];
+            if self.is_full(child, level - 1) {
+                self.split_child(node, slot, level - 1, &key, keys);
+                let inner = self.inners.get(node);
+                if key >= inner.min_keys[slot + 1] {
+                    slot += 1;
+                }
+            }
+            path.push(node, slot);
+            node = self.inners.get(node).children[slot];
+        }
+        let leaf = self.leaves.get_mut(node);
+        let pos = leaf.lower_bound(&key, keys);
+        leaf.insert_at(pos, id, keys);
+        self.len += 1;
+        self.refresh_path(&path, node, keys);
+    }
+
+    /// Splits the full child at `slot` of `parent` in two. A key headed for either end of a
+    /// full leaf splits it next to that end, so sequential loads leave full leaves behind.
+    fn split_child(
+        &mut self,
+        parent: u32,
+        slot: usize,
+        level: usize,
+        key: &Key,
+        keys: &impl KeyOf,
+    ) {
+        let child = self.inners.get(parent).children[slot];
+        let (right, right_summary, left_summary);
+        if level == 0 {
+            let l = self.leaves.get(child);
+            let first = keys.key_of(l.ids[0]);
+            let last = keys.key_of(l.ids[LEAF_CAP - 1]);
+            let at = if *key > last {
+                LEAF_CAP - 1
+            } else if *key < first {
+                1
+            } else {
+                LEAF_CAP / 2
+            };
+            right = self.new_leaf();
+            let mut r = Leaf::empty();
+            let l = self.leaves.get_mut(child);
+            l.split_off(at, &mut r);
+            r.prev = child;
+            r.next = l.next;
+            l.next = right;
+            if r.next != NIL {
+                self.leaves.get_mut(r.next).prev = right;
+            }
+            left_summary = self.leaves.get(child).summary(keys);
+            right_summary = r.summary(keys);
+            *self.leaves.get_mut(right) = r;
+        } else {
+            right = self.new_inner();
+            let mut r = Inner::empty();
+            let l = self.inners.get_mut(child);
+            l.split_off(INNER_CAP / 2, &mut r);
+            left_summary = l.summary();
+            right_summary = r.summary();
+            *self.inners.get_mut(right) = r;
+        }
+        let p = self.inners.get_mut(parent);
+        p.set_summary(slot, left_summary);
+        p.insert_slot(slot + 1, right);
+        p.set_summary(slot + 1, right_summary);
+    }
+
+    /// Rewrites the summaries along `path` after a change below it.
+    fn refresh_path(&mut self, path: &Path, leaf: u32, keys: &impl KeyOf) {
+        let mut s = self.leaves.get(leaf).summary(keys);
+        for &(inner, slot) in path.steps[..path.depth].iter().rev() {
+            let n = self.inners.get_mut(inner);
+            n.set_summary(slot, s);
+            s = n.summary();
+        }
+    }
+
+    /// Descends to the leaf holding `key`, recording the path.
+    fn descend(&self, key: &Key, path: &mut Path) -> u32 {
+        let mut node = self.root;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let slot = inner.child_for(key);
+            path.push(node, slot);
+            node = inner.children[slot];
+        }
+        node
+    }
+
+    /// Removes `id`, whose key `keys` reports as `key`. Returns whether it was present.
+    pub fn remove(&mut self, id: u32, key: Key, keys: &impl KeyOf) -> bool {
+        let mut path = Path::new();
+        let leaf = self.descend(&key, &mut path);
+        let Some(pos) = self.leaves.get(leaf).find(id) else {
+            return false;
+        };
+        self.leaves.get_mut(leaf).remove_at(pos, keys);
+        self.len -= 1;
+        let mut child = leaf;
+        for (level, &(inner, slot)) in path.steps[..path.depth].iter().rev().enumerate() {
+            self.rebalance_child(inner, slot, child, level, keys);
+            child = inner;
+        }
+        self.shrink_root();
+        true
+    }
+
+    /// After a removal below `parent.children[slot]` (= `child`, at `level`): drops the
+    /// child if empty, merges it into a sibling if small, and refreshes the summaries.
+    fn rebalance_child(
+        &mut self,
+        parent: u32,
+        slot: usize,
+        child: u32,
+        level: usize,
+        keys: &impl KeyOf,
+    ) {
+        let len = self.node_len(child, level);
+        if len == 0 {
+            self.free_node(child, level);
+            self.inners.get_mut(parent).remove_slot(slot);
+            return;
+        }
+        // The merge below reads both siblings' summaries: bring this one up to date first.
+        let s = self.summary(child, level, keys);
+        self.inners.get_mut(parent).set_summary(slot, s);
+        let cap = if level == 0 { LEAF_CAP } else { INNER_CAP };
+        let siblings = self.inners.get(parent).len as usize;
+        if len < cap / UNDERFULL_DIVISOR && siblings > 1 {
+            let left_slot = if slot > 0 { slot - 1 } else { slot };
+            let p = self.inners.get(parent);
+            let (left, right) = (p.children[left_slot], p.children[left_slot + 1]);
+            if self.node_len(left, level) + self.node_len(right, level) <= cap * 3 / 4 {
+                self.merge(parent, left_slot, left, right, level);
+                let s = self.summary(left, level, keys);
+                self.inners.get_mut(parent).set_summary(left_slot, s);
+            }
+        }
+    }
+
+    /// Moves everything of `right` (slot `left_slot + 1`) into `left` and frees `right`.
+    fn merge(&mut self, parent: u32, left_slot: usize, left: u32, right: u32, level: usize) {
+        if level == 0 {
+            let p = self.inners.get(parent);
+            let starts = p.min_keys[left_slot + 1].nscore != p.max_scores[left_slot];
+            let r = self.leaves.get(right).clone();
+            self.leaves.get_mut(left).absorb(&r, starts);
+        } else {
+            let r = self.inners.get(right).clone();
+            self.inners.get_mut(left).absorb(&r);
+        }
+        self.free_node(right, level);
+        self.inners.get_mut(parent).remove_slot(left_slot + 1);
+    }
+
+    fn free_node(&mut self, node: u32, level: usize) {
+        if level == 0 {
+            let (prev, next) = {
+                let l = self.leaves.get(node);
+                (l.prev, l.next)
+            };
+            if prev != NIL {
+                self.leaves.get_mut(prev).next = next;
+            }
+            if next != NIL {
+                self.leaves.get_mut(next).prev = prev;
+            }
+            self.leaves.release(node);
+        } else {
+            self.inners.release(node);
+        }
+    }
+
+    /// Replaces a root with one child by that child, and an emptied root by an empty leaf.
+    fn shrink_root(&mut self) {
+        while self.height > 0 {
+            let r = self.inners.get(self.root);
+            match r.len {
+                0 => {
+                    self.inners.release(self.root);
+                    self.root = self.new_leaf();
+                    self.height = 0;
+                }
+                1 => {
+                    let child = r.children[0];
+                    self.inners.release(self.root);
+                    self.root = child;
+                    self.height -= 1;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// 0-based position of `id`, whose key is `key`; `None` if absent.
+    pub fn position(&self, id: u32, key: &Key) -> Option<u64> {
+        let mut node = self.root;
+        let mut before = 0u64;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let slot = inner.child_for(key);
+            before += inner.count_prefix(slot);
+            node = inner.children[slot];
+        }
+        self.leaves.get(node).find(id).map(|p| before + p as u64)
+    }
+
+    /// Number of entries whose key is below `probe`.
+    pub fn count_below(&self, probe: &Key, keys: &impl KeyOf) -> u64 {
+        let mut node = self.root;
+        let mut before = 0u64;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let slot = inner.child_below(probe);
+            before += inner.count_prefix(slot);
+            node = inner.children[slot];
+        }
+        before + self.leaves.get(node).lower_bound(probe, keys) as u64
+    }
+
+    /// Number of distinct normalized scores below `nscore`.
+    pub fn distinct_below(&self, nscore: i64, keys: &impl KeyOf) -> u64 {
+        let probe = Key::first_of_score(nscore);
+        let mut node = self.root;
+        let mut total = 0u64;
+        // The score of the last entry counted so far, to merge a group split by a boundary.
+        let mut last_score: Option<i64> = None;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let slot = inner.child_below(&probe);
+            if slot > 0 {
+                total += inner.distinct_prefix(slot);
+                if last_score == Some(inner.min_keys[0].nscore) {
+                    total -= 1;
+                }
+                last_score = Some(inner.max_scores[slot - 1]);
+            }
+            // The part of `children[slot]` below the probe, if any, starts at its minimum.
+            if inner.min_keys[slot] < probe && last_score == Some(inner.min_keys[slot].nscore) {
+                total -= 1;
+                last_score = None;
+            }
+            node = inner.children[slot];
+        }
+        let leaf = self.leaves.get(node);
+        let n = leaf.lower_bound(&probe, keys);
+        total + u64::from(leaf.distinct_prefix(n))
+    }
+
+    /// The id at 0-based position `pos`.
+    pub fn get(&self, pos: u64) -> Option<u32> {
+        let (leaf, at) = self.locate(pos)?;
+        Some(self.leaves.get(leaf).ids[at])
+    }
+
+    /// Leaf and offset of position `pos`.
+    fn locate(&self, mut pos: u64) -> Option<(u32, usize)> {
+        if pos >= self.len {
+            return None;
+        }
+        let mut node = self.root;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let mut slot = 0;
+            while pos >= u64::from(inner.counts[slot]) {
+                pos -= u64::from(inner.counts[slot]);
+                slot += 1;
+            }
+            node = inner.children[slot];
+        }
+        Some((node, pos as usize))
+    }
+
+    /// The ids from position `pos` on, in order.
+    pub fn iter_from(&self, pos: u64) -> Iter<'_> {
+        let (leaf, at) = self.locate(pos).unwrap_or((NIL, 0));
+        Iter {
+            index: self,
+            leaf,
+            at,
+        }
+    }
+}
+
+/// Ids in key order from some position, following the leaf chain.
+pub struct Iter<'a> {
+    index: &'a RankedIndex,
+    leaf: u32,
+    at: usize,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        while self.leaf != NIL {
+            let leaf = self.index.leaves.get(self.leaf);
+            if self.at < leaf.len as usize {
+                self.at += 1;
+                return Some(leaf.ids[self.at - 1]);
+            }
+            self.leaf = leaf.next;
+            self.at = 0;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,104 @@
+//! Unit tests of the tree against a sorted `Vec` of keys; the ranking-level property tests
+//! in `tests/it` cover the same ground through the public API.
+
+use super::*;
+use proptest::prelude::*;
+
+/// Keys addressed by id, like the ranking's records.
+#[derive(Default)]
+struct Keys(Vec<Key>);
+
+impl KeyOf for Keys {
+    fn key_of(&self, id: u32) -> Key {
+        self.0[id as usize]
+    }
+}
+
+fn check(index: &RankedIndex, keys: &Keys, live: &[u32]) {
+    let mut model: Vec<(Key, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
+    model.sort();
+    assert_eq!(index.len(), model.len() as u64);
+    let listed: Vec<u32> = index.iter_from(0).collect();
+    let expected: Vec<u32> = model.iter().map(|&(_, id)| id).collect();
+    assert_eq!(listed, expected);
+    // Entries and distinct scores strictly below each entry's score, in one pass.
+    let (mut below, mut distinct) = (0u64, 0u64);
+    for (pos, &(key, id)) in model.iter().enumerate() {
+        if pos > 0 && model[pos - 1].0.nscore != key.nscore {
+            below = pos as u64;
+            distinct += 1;
+        }
+        assert_eq!(index.position(id, &key), Some(pos as u64));
+        assert_eq!(index.get(pos as u64), Some(id));
+        assert_eq!(
+            index.count_below(&Key::first_of_score(key.nscore), keys),
+            below
+        );
+        assert_eq!(
+            index.distinct_below(key.nscore, keys),
+            distinct,
+            "dense of {key:?}"
+        );
+    }
+}
+
+fn run(ops: Vec<(bool, u16, i64)>, scores: i64) {
+    let mut keys = Keys::default();
+    let mut index = RankedIndex::new();
+    let mut live: Vec<u32> = Vec::new();
+    let mut seq = 0;
+    for (i, (insert, pick, score)) in ops.into_iter().enumerate() {
+        if insert || live.is_empty() {
+            seq += 1;
+            let key = Key {
+                nscore: score % scores,
+                reached_at_us: (seq % 7) as i64,
+                seq,
+            };
+            let id = keys.0.len() as u32;
+            keys.0.push(key);
+            index.insert(id, key, &keys);
+            live.push(id);
+        } else {
+            let id = live.swap_remove(pick as usize % live.len());
+            assert!(index.remove(id, keys.0[id as usize], &keys));
+            assert!(!index.remove(id, keys.0[id as usize], &keys));
+        }
+        if i % 997 == 0 {
+            check(&index, &keys, &live);
+        }
+    }
+    check(&index, &keys, &live);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn tree_matches_sorted_vec(ops in prop::collection::vec((prop::bool::weighted(0.6), any::<u16>(), any::<i64>()), 1..3000), scores in 1i64..40) {
+        run(ops, scores);
+    }
+}
+
+#[test]
+fn grows_and_shrinks_through_several_levels() {
+    let mut ops: Vec<(bool, u16, i64)> = (0..20_000).map(|i| (true, 0, i * 7919)).collect();
+    ops.extend((0..20_000).map(|i| (false, (i * 31) as u16, 0)));
+    run(ops, i64::MAX);
+}
+
+#[test]
+fn sequential_loads_fill_leaves() {
+    let mut keys = Keys::default();
+    let mut index = RankedIndex::new();
+    for i in 0..100_000u32 {
+        let key = Key {
+            nscore: i64::from(i),
+            reached_at_us: 0,
+            seq: u64::from(i),
+        };
+        keys.0.push(key);
+        index.insert(i, key, &keys);
+    }
+    // 100k ids in leaves of 63 or 64: about 1,600 leaves, not the 3,100 of half-full ones.
+    assert!(index.leaves.len() < 1_700, "{} leaves", index.leaves.len());
+}

@@ -1,0 +1,31 @@
+//! # Photofinish core
+//!
+//! The semantics of a Photofinish leaderboard, with no I/O: nothing here touches a file, a
+//! socket, tokio or HTTP. The server and the storage crates build on it.
+//!
+//! # Layout
+//! - [`config`]: board config (order, default operator, reset, time zone, week start,
+//!   retention) and the validation of board and member names.
+//! - [`key`]: the order key `(score, reached_at, seq)`, normalized so smaller is better.
+//! - [`index`]: the ranked index, an order-statistic B+tree over entry ids with ordinal,
+//!   competition and dense ranks in O(log n).
+//! - [`ranking`]: one ranking (a board's period): records, the member map, the index, and
+//!   submit / member / page / around / remove.
+//! - [`calendar`]: the period calendar: (config, instant) → period id and `[start, end)`.
+//! - [`clock`]: the injected clock for `reached_at`, made monotonic.
+//! - [`slab`]: chunked id-addressed storage without doubling slack.
+//! - [`error`]: every rule an input can break.
+
+pub mod calendar;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod index;
+pub mod key;
+pub mod ranking;
+pub mod slab;
+
+pub use config::{BoardConfig, Op, Order, Reset, WeekStart};
+pub use error::CoreError;
+pub use key::Key;
+pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};

@@ -1,0 +1,400 @@
+//! One ranking — a board, or one period of a periodic board: who has which score, in order.
+//!
+//! A [`Ranking`] joins three structures, each holding what only it needs:
+//! - records in a [`Slab`], 40 bytes each: the order key and the member name inline when it
+//!   is at most 16 bytes (longer names live once in a side slab);
+//! - a hash table from member name to record id that stores just the `u32` id and compares
+//!   names through the records, so each name is stored once;
+//! - the [`RankedIndex`] of record ids, which reads keys from the records.
+//!
+//! Writes follow SPEC.md §2: `incr` is checked, `best` obeys the board order, and
+//! `reached_at` and the sequence move only when the score changes.
+
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use std::hash::BuildHasher;
+
+use crate::config::{validate_member_name, Op, Order, MAX_METADATA_BYTES};
+use crate::error::CoreError;
+use crate::index::{KeyOf, RankedIndex};
+use crate::key::Key;
+use crate::slab::Slab;
+
+/// Member names up to this many bytes are stored inside the record.
+const INLINE_NAME_BYTES: usize = 16;
+/// Sequence numbers share a word with the name length (low 8 bits), leaving 56 bits:
+/// 7.2e16 score changes per ranking, beyond any real board's life.
+const MAX_SEQ: u64 = (1 << 56) - 1;
+
+/// How ranks are numbered for equal scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RankStyle {
+    /// Position in the total order: 1,2,3,4,5.
+    #[default]
+    Ordinal,
+    /// 1 + entries with a strictly better score: 1,2,2,4,5.
+    Competition,
+    /// 1 + distinct strictly better scores: 1,2,2,3,4.
+    Dense,
+}
+
+impl RankStyle {
+    /// Parses the wire name (`ordinal`, `competition`, `dense`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ordinal" => Some(Self::Ordinal),
+            "competition" => Some(Self::Competition),
+            "dense" => Some(Self::Dense),
+            _ => None,
+        }
+    }
+}
+
+/// One write to a ranking, already resolved to an operator and an instant.
+#[derive(Debug, Clone, Copy)]
+pub struct Write<'a> {
+    /// The member.
+    pub member: &'a str,
+    /// How `value` combines with the current score.
+    pub op: Op,
+    /// The operand.
+    pub value: i64,
+    /// The instant of the write, µs since the epoch: `reached_at` if the score changes.
+    pub at_us: i64,
+    /// New metadata (serialized JSON object), or `None` to keep the current one.
+    pub metadata: Option<&'a str>,
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// The member's score after the write.
+    pub score: i64,
+    /// Ordinal rank after the write, from 1.
+    pub rank: u64,
+    /// When the member first reached `score`.
+    pub reached_at_us: i64,
+    /// Whether the score changed (a new member always counts as changed).
+    pub changed: bool,
+}
+
+/// A ranked entry as reads return it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Rank in the style asked for, from 1.
+    pub rank: u64,
+    /// The member name.
+    pub member: String,
+    /// The score.
+    pub score: i64,
+    /// When the member first reached the score.
+    pub reached_at_us: i64,
+    /// The serialized metadata object, if any.
+    pub metadata: Option<String>,
+}
+
+/// 40 bytes: the key, with the name length packed under the sequence, and the name bytes.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    nscore: i64,
+    reached_at_us: i64,
+    /// `seq << 8 | name_len`.
+    seq_len: u64,
+    /// The name when it fits; else the id of the name in `long_names`, little-endian.
+    name: [u8; INLINE_NAME_BYTES],
+}
+
+impl Record {
+    fn key(&self) -> Key {
+        Key {
+            nscore: self.nscore,
+            reached_at_us: self.reached_at_us,
+            seq: self.seq_len >> 8,
+        }
+    }
+    fn name_len(&self) -> usize {
+        (self.seq_len & 0xff) as usize
+    }
+    fn long_name_id(&self) -> u32 {
+        u32::from_le_bytes([self.name[0], self.name[1], self.name[2], self.name[3]])
+    }
+}
+
+/// Records plus the side slab of long names: everything needed to read a key or a name.
+#[derive(Debug, Default)]
+struct Records {
+    slab: Slab<Record>,
+    long_names: Slab<Box<str>>,
+}
+
+impl KeyOf for Records {
+    #[inline]
+    fn key_of(&self, id: u32) -> Key {
+        self.slab.get(id).key()
+    }
+}
+
+impl Records {
+    fn name(&self, id: u32) -> &[u8] {
+        let r = self.slab.get(id);
+        let len = r.name_len();
+        if len <= INLINE_NAME_BYTES {
+            &r.name[..len]
+        } else {
+            self.long_names.get(r.long_name_id()).as_bytes()
+        }
+    }
+}
+
+/// One ranking. See the module docs.
+#[derive(Debug)]
+pub struct Ranking {
+    order: Order,
+    records: Records,
+    members: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+    metadata: HashMap<u32, Box<str>>,
+    index: RankedIndex,
+    next_seq: u64,
+}
+
+impl Ranking {
+    /// An empty ranking ordered by `order`.
+    pub fn new(order: Order) -> Self {
+        Self {
+            order,
+            records: Records::default(),
+            members: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            metadata: HashMap::new(),
+            index: RankedIndex::new(),
+            next_seq: 1,
+        }
+    }
+
+    /// The board order this ranking was made with.
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> u64 {
+        self.index.len()
+    }
+
+    /// Whether the ranking has no member.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The sequence number the next score change will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    fn find(&self, member: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(member.as_bytes());
+        let records = &self.records;
+        self.members
+            .find(hash, |&id| records.name(id) == member.as_bytes())
+            .copied()
+    }
+
+    /// Applies one write atomically: on error nothing changed.
+    pub fn submit(&mut self, w: &Write<'_>) -> Result<Outcome, CoreError> {
+        validate_member_name(w.member)?;
+        if let Some(m) = w.metadata {
+            if m.len() > MAX_METADATA_BYTES {
+                return Err(CoreError::MetadataTooLarge(m.len()));
+            }
+        }
+        let existing = self.find(w.member);
+        let old = existing.map(|id| self.order.denormalize(self.records.slab.get(id).nscore));
+        let new = match (w.op, old) {
+            (Op::Incr, None) => w.value,
+            (Op::Incr, Some(old)) => old.checked_add(w.value).ok_or(CoreError::ScoreOverflow {
+                old,
+                delta: w.value,
+            })?,
+            (Op::Set, _) => w.value,
+            (Op::Best, None) => w.value,
+            (Op::Best, Some(old)) if self.order.is_better(w.value, old) => w.value,
+            (Op::Best, Some(old)) => old,
+        };
+        let changed = old != Some(new);
+        if changed && self.next_seq > MAX_SEQ {
+            return Err(CoreError::RankingFull("sequence numbers exhausted"));
+        }
+        let id = match existing {
+            Some(id) => {
+                if changed {
+                    self.rekey(id, new, w.at_us);
+                }
+                id
+            }
+            None => self.add(w.member, new, w.at_us)?,
+        };
+        if let Some(m) = w.metadata {
+            self.metadata.insert(id, m.into());
+        }
+        let key = self.records.key_of(id);
+        Ok(Outcome {
+            score: new,
+            rank: self.index.position(id, &key).map_or(0, |p| p + 1),
+            reached_at_us: key.reached_at_us,
+            changed,
+        })
+    }
+
+    fn take_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    fn rekey(&mut self, id: u32, score: i64, at_us: i64) {
+        let old = self.records.key_of(id);
+        self.index.remove(id, old, &self.records);
+        let seq = self.take_seq();
+        let r = self.records.slab.get_mut(id);
+        r.nscore = self.order.normalize(score);
+        r.reached_at_us = at_us;
+        r.seq_len = seq << 8 | (r.seq_len & 0xff);
+        let key = r.key();
+        self.index.insert(id, key, &self.records);
+    }
+
+    fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, CoreError> {
+        let mut name = [0u8; INLINE_NAME_BYTES];
+        let mut long = None;
+        if member.len() <= INLINE_NAME_BYTES {
+            name[..member.len()].copy_from_slice(member.as_bytes());
+        } else {
+            let lid = self
+                .records
+                .long_names
+                .insert(member.into())
+                .ok_or(CoreError::RankingFull("too many long member names"))?;
+            name[..4].copy_from_slice(&lid.to_le_bytes());
+            long = Some(lid);
+        }
+        let seq = self.next_seq;
+        let record = Record {
+            nscore: self.order.normalize(score),
+            reached_at_us: at_us,
+            seq_len: seq << 8 | member.len() as u64,
+            name,
+        };
+        let Some(id) = self.records.slab.insert(record) else {
+            if let Some(lid) = long {
+                self.records.long_names.release(lid);
+            }
+            return Err(CoreError::RankingFull("too many members"));
+        };
+        self.next_seq += 1;
+        let (records, hasher) = (&self.records, &self.hasher);
+        let hash = hasher.hash_one(member.as_bytes());
+        self.members
+            .insert_unique(hash, id, |&other| hasher.hash_one(records.name(other)));
+        self.index.insert(id, record.key(), &self.records);
+        Ok(id)
+    }
+
+    /// Removes a member. Returns whether it was there.
+    pub fn remove(&mut self, member: &str) -> bool {
+        let hash = self.hasher.hash_one(member.as_bytes());
+        let records = &self.records;
+        let Ok(entry) = self
+            .members
+            .find_entry(hash, |&id| records.name(id) == member.as_bytes())
+        else {
+            return false;
+        };
+        let (id, _) = entry.remove();
+        let key = self.records.key_of(id);
+        self.index.remove(id, key, &self.records);
+        self.metadata.remove(&id);
+        let r = *self.records.slab.get(id);
+        if r.name_len() > INLINE_NAME_BYTES {
+            let lid = r.long_name_id();
+            *self.records.long_names.get_mut(lid) = Box::default();
+            self.records.long_names.release(lid);
+        }
+        self.records.slab.release(id);
+        true
+    }
+
+    fn rank_of(&self, id: u32, key: &Key, style: RankStyle) -> u64 {
+        1 + match style {
+            RankStyle::Ordinal => self.index.position(id, key).unwrap_or(0),
+            RankStyle::Competition => self
+                .index
+                .count_below(&Key::first_of_score(key.nscore), &self.records),
+            RankStyle::Dense => self.index.distinct_below(key.nscore, &self.records),
+        }
+    }
+
+    fn entry(&self, id: u32, rank: u64) -> Entry {
+        let key = self.records.key_of(id);
+        Entry {
+            rank,
+            member: String::from_utf8_lossy(self.records.name(id)).into_owned(),
+            score: self.order.denormalize(key.nscore),
+            reached_at_us: key.reached_at_us,
+            metadata: self.metadata.get(&id).map(|m| m.to_string()),
+        }
+    }
+
+    /// The member's entry with its rank in `style`, or `None` if absent.
+    pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
+        let id = self.find(member)?;
+        let key = self.records.key_of(id);
+        Some(self.entry(id, self.rank_of(id, &key, style)))
+    }
+
+    /// Up to `limit` entries from 0-based position `offset`, ranked in `style`.
+    pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::with_capacity(limit.min(self.len() as usize));
+        let mut prev: Option<(i64, u64)> = None;
+        for (i, id) in self.index.iter_from(offset).take(limit).enumerate() {
+            let pos = offset + i as u64;
+            let key = self.records.key_of(id);
+            let rank = match (style, prev) {
+                (RankStyle::Ordinal, _) => pos + 1,
+                (_, None) => self.rank_of(id, &key, style),
+                (_, Some((score, rank))) if score == key.nscore => rank,
+                (RankStyle::Competition, Some(_)) => pos + 1,
+                (RankStyle::Dense, Some((_, rank))) => rank + 1,
+            };
+            prev = Some((key.nscore, rank));
+            out.push(self.entry(id, rank));
+        }
+        out
+    }
+
+    /// The window around `member`: `before` entries above and `after` below, shifted at the
+    /// top or bottom so that it keeps `before + after + 1` entries where the ranking has them.
+    pub fn around(
+        &self,
+        member: &str,
+        before: u64,
+        after: u64,
+        style: RankStyle,
+    ) -> Option<Vec<Entry>> {
+        let id = self.find(member)?;
+        let pos = self.index.position(id, &self.records.key_of(id))?;
+        let size = before.saturating_add(after).saturating_add(1);
+        let start = pos
+            .saturating_sub(before)
+            .min(self.len().saturating_sub(size));
+        let limit = usize::try_from(size).unwrap_or(usize::MAX);
+        Some(self.page(start, limit, style))
+    }
+
+    /// Bytes reserved by this ranking's structures, excluding hash-table internals the
+    /// allocator-counting benchmark measures directly.
+    pub fn reserved_bytes(&self) -> usize {
+        self.records.slab.reserved_bytes()
+            + self.index.reserved_bytes()
+            + self.members.capacity() * (std::mem::size_of::<u32>() + 1)
+    }
+}

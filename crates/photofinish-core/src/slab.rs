@@ -1,0 +1,117 @@
+//! A chunked slab: values addressed by dense `u32` ids, with a free list.
+//!
+//! Chunks have a fixed capacity and are never reallocated, so growing by one value never
+//! copies the rest and never leaves the up-to-2x slack a doubling `Vec` would: at 10M
+//! members that slack alone would cost more than the whole per-member budget. Removed ids
+//! are reused before new ones are minted.
+
+/// Values per chunk: 4096 keeps the outer vector tiny and the unused tail of the last chunk
+/// small next to millions of values.
+const CHUNK_SHIFT: u32 = 12;
+const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
+const CHUNK_MASK: u32 = (1 << CHUNK_SHIFT) - 1;
+
+/// The largest id a slab hands out; `u32::MAX` is kept free as a "none" marker for users.
+pub const MAX_SLAB_ID: u32 = u32::MAX - 1;
+
+/// Dense storage addressed by `u32`. Ids of removed values are reused.
+#[derive(Debug, Clone)]
+pub struct Slab<T> {
+    chunks: Vec<Vec<T>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Self {
+            chunks: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+}
+
+impl<T> Slab<T> {
+    /// Stores `value` and returns its id, or `None` when all `u32` ids are taken.
+    pub fn insert(&mut self, value: T) -> Option<u32> {
+        if let Some(id) = self.free.pop() {
+            *self.get_mut(id) = value;
+            self.live += 1;
+            return Some(id);
+        }
+        let next = self.minted();
+        if next > MAX_SLAB_ID as usize {
+            return None;
+        }
+        if self.chunks.last().is_none_or(|c| c.len() == CHUNK_LEN) {
+            self.chunks.push(Vec::with_capacity(CHUNK_LEN));
+        }
+        // The branch above guarantees a last chunk with room.
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.push(value);
+        }
+        self.live += 1;
+        Some(next as u32)
+    }
+
+    /// Marks `id` free for reuse. The value stays in place until overwritten; callers drop
+    /// anything heavy it owns before releasing it.
+    pub fn release(&mut self, id: u32) {
+        self.free.push(id);
+        self.live -= 1;
+    }
+
+    /// The value at `id`. Panics on an id this slab never handed out (an internal bug).
+    #[inline]
+    pub fn get(&self, id: u32) -> &T {
+        &self.chunks[(id >> CHUNK_SHIFT) as usize][(id & CHUNK_MASK) as usize]
+    }
+
+    /// The value at `id`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut T {
+        &mut self.chunks[(id >> CHUNK_SHIFT) as usize][(id & CHUNK_MASK) as usize]
+    }
+
+    /// Number of live values.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether no value is live.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    fn minted(&self) -> usize {
+        match self.chunks.last() {
+            None => 0,
+            Some(last) => (self.chunks.len() - 1) * CHUNK_LEN + last.len(),
+        }
+    }
+
+    /// Bytes reserved by the chunks and the free list (for memory reports).
+    pub fn reserved_bytes(&self) -> usize {
+        self.chunks.len() * CHUNK_LEN * std::mem::size_of::<T>()
+            + self.free.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_and_reused() {
+        let mut s = Slab::default();
+        let ids: Vec<u32> = (0..10_000).filter_map(|i| s.insert(i)).collect();
+        assert_eq!(ids, (0..10_000).collect::<Vec<u32>>());
+        assert_eq!(*s.get(4097), 4097);
+        s.release(17);
+        assert_eq!(s.len(), 9_999);
+        assert_eq!(s.insert(-1), Some(17));
+        assert_eq!(*s.get(17), -1);
+        assert_eq!(s.insert(5), Some(10_000));
+    }
+}

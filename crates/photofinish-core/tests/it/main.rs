@@ -1,0 +1,4 @@
+//! Integration tests of photofinish-core: one binary, one module per concern.
+
+mod model;
+mod seeds;

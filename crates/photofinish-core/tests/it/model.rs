@@ -1,0 +1,385 @@
+//! The ranking against a plain model: a map of members, sorted into a Vec on every check.
+//! Random operation sequences over a few hundred members, with scores that collide often
+//! and include the i64 extremes, in both orders; after every step every member's rank in
+//! all three styles, the full listing, random pages, around windows and counts must agree.
+
+use std::collections::BTreeMap;
+
+use photofinish_core::{CoreError, Op, Order, Outcome, RankStyle, Ranking, Write};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Action {
+    Write {
+        member: u16,
+        op: Op,
+        value: i64,
+        at: i64,
+    },
+    Remove {
+        member: u16,
+    },
+}
+
+#[derive(Default)]
+struct Model {
+    /// member → (score, reached_at, seq)
+    entries: BTreeMap<String, (i64, i64, u64)>,
+    next_seq: u64,
+}
+
+impl Model {
+    fn new() -> Self {
+        Self {
+            entries: BTreeMap::new(),
+            next_seq: 1,
+        }
+    }
+
+    fn write(
+        &mut self,
+        order: Order,
+        member: &str,
+        op: Op,
+        value: i64,
+        at: i64,
+    ) -> Result<Outcome, CoreError> {
+        let old = self.entries.get(member).map(|e| e.0);
+        let new = match (op, old) {
+            (Op::Incr, Some(o)) => o.checked_add(value).ok_or(CoreError::ScoreOverflow {
+                old: o,
+                delta: value,
+            })?,
+            (Op::Best, Some(o)) => {
+                let better = match order {
+                    Order::Desc => value > o,
+                    Order::Asc => value < o,
+                };
+                if better {
+                    value
+                } else {
+                    o
+                }
+            }
+            _ => value,
+        };
+        let changed = old != Some(new);
+        if changed {
+            self.entries
+                .insert(member.to_owned(), (new, at, self.next_seq));
+            self.next_seq += 1;
+        }
+        let sorted = self.sorted(order);
+        let rank = sorted.iter().position(|e| e.0 == member).expect("present") as u64 + 1;
+        Ok(Outcome {
+            score: new,
+            rank,
+            reached_at_us: self.entries[member].1,
+            changed,
+        })
+    }
+
+    /// (member, score, reached_at) in rank order.
+    fn sorted(&self, order: Order) -> Vec<(String, i64, i64)> {
+        let mut v: Vec<_> = self
+            .entries
+            .iter()
+            .map(|(m, &(s, at, seq))| (order.normalize(s), at, seq, m.clone(), s))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, at, _, m, s)| (m, s, at)).collect()
+    }
+
+    /// Rank of each listed entry in `style`, computed the slow, obvious way.
+    fn ranks(&self, order: Order, style: RankStyle) -> Vec<u64> {
+        let sorted = self.sorted(order);
+        sorted
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s, _))| match style {
+                RankStyle::Ordinal => i as u64 + 1,
+                RankStyle::Competition => {
+                    1 + sorted.iter().filter(|e| order.is_better(e.1, *s)).count() as u64
+                }
+                RankStyle::Dense => {
+                    let mut better: Vec<i64> = sorted
+                        .iter()
+                        .map(|e| e.1)
+                        .filter(|&x| order.is_better(x, *s))
+                        .collect();
+                    better.dedup();
+                    1 + better.len() as u64
+                }
+            })
+            .collect()
+    }
+}
+
+const STYLES: [RankStyle; 3] = [RankStyle::Ordinal, RankStyle::Competition, RankStyle::Dense];
+
+fn name(m: u16) -> String {
+    // Short names stay inline in the record; every seventh is long enough for the side table.
+    if m % 7 == 0 {
+        format!("member-with-a-long-name-{m:05}")
+    } else {
+        format!("m{m}")
+    }
+}
+
+fn check(r: &Ranking, model: &Model, order: Order, probes: &[(u64, usize, u16, u64, u64)]) {
+    let sorted = model.sorted(order);
+    assert_eq!(r.len(), sorted.len() as u64);
+    for style in STYLES {
+        let ranks = model.ranks(order, style);
+        let listed = r.page(0, usize::MAX, style);
+        assert_eq!(listed.len(), sorted.len());
+        for (i, (e, (m, s, at))) in listed.iter().zip(&sorted).enumerate() {
+            assert_eq!(
+                (&e.member, e.score, e.reached_at_us, e.rank),
+                (m, *s, *at, ranks[i]),
+                "{style:?} at {i}"
+            );
+            let one = r.member(m, style).expect("member present");
+            assert_eq!(one.rank, ranks[i], "{style:?} rank of {m}");
+        }
+        for &(offset, limit, member, before, after) in probes {
+            let offset = offset % (sorted.len() as u64 + 2);
+            let page = r.page(offset, limit, style);
+            let want: Vec<_> = listed
+                .iter()
+                .skip(offset as usize)
+                .take(limit)
+                .cloned()
+                .collect();
+            assert_eq!(page, want, "{style:?} page {offset}+{limit}");
+            let m = name(member);
+            match sorted.iter().position(|e| e.0 == m) {
+                None => assert!(r.around(&m, before, after, style).is_none()),
+                Some(pos) => {
+                    let n = sorted.len() as u64;
+                    let size = (before + after + 1).min(n);
+                    let start = (pos as u64).saturating_sub(before).min(n - size);
+                    let got = r.around(&m, before, after, style).expect("around");
+                    let want: Vec<_> = listed
+                        .iter()
+                        .skip(start as usize)
+                        .take(size as usize)
+                        .cloned()
+                        .collect();
+                    assert_eq!(got, want, "{style:?} around {m} -{before}+{after}");
+                    assert!(got.iter().any(|e| e.member == m));
+                }
+            }
+        }
+    }
+}
+
+fn value() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => -3i64..4,
+        2 => Just(i64::MAX),
+        2 => Just(i64::MIN),
+        1 => Just(i64::MAX - 1),
+        1 => Just(i64::MIN + 1),
+        1 => any::<i64>(),
+    ]
+}
+
+fn action(members: u16) -> impl Strategy<Value = Action> {
+    let op = prop_oneof![Just(Op::Incr), Just(Op::Set), Just(Op::Best)];
+    prop_oneof![
+        8 => (0..members, op, value(), 0i64..6).prop_map(|(member, op, value, at)| Action::Write { member, op, value, at }),
+        1 => (0..members).prop_map(|member| Action::Remove { member }),
+    ]
+}
+
+fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>) {
+    let mut r = Ranking::new(order);
+    let mut model = Model::new();
+    for a in actions {
+        match a {
+            Action::Write {
+                member,
+                op,
+                value,
+                at,
+            } => {
+                let m = name(member);
+                let got = r.submit(&Write {
+                    member: &m,
+                    op,
+                    value,
+                    at_us: at,
+                    metadata: None,
+                });
+                let want = model.write(order, &m, op, value, at);
+                assert_eq!(got, want, "{a:?}");
+            }
+            Action::Remove { member } => {
+                let m = name(member);
+                assert_eq!(r.remove(&m), model.entries.remove(&m).is_some());
+            }
+        }
+        check(&r, &model, order, &probes);
+    }
+}
+
+fn probes() -> impl Strategy<Value = Vec<(u64, usize, u16, u64, u64)>> {
+    prop::collection::vec((0u64..400, 0usize..12, 0u16..300, 0u64..7, 0u64..7), 3)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Few members, many collisions: every step fully checked.
+    #[test]
+    fn small_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(24), 1..200), probes in probes()) {
+        run(if desc { Order::Desc } else { Order::Asc }, actions, probes);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// A few hundred members: enough entries for multi-level trees, splits and merges.
+    #[test]
+    fn larger_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(300), 300..700), probes in probes()) {
+        run(if desc { Order::Desc } else { Order::Asc }, actions, probes);
+    }
+}
+
+#[test]
+fn overflow_is_an_error_that_changes_nothing() {
+    let mut r = Ranking::new(Order::Desc);
+    let w = |value, at| Write {
+        member: "a",
+        op: Op::Incr,
+        value,
+        at_us: at,
+        metadata: None,
+    };
+    r.submit(&w(i64::MAX, 1)).expect("first");
+    let before = r.member("a", RankStyle::Ordinal);
+    assert_eq!(
+        r.submit(&w(1, 2)),
+        Err(CoreError::ScoreOverflow {
+            old: i64::MAX,
+            delta: 1
+        })
+    );
+    assert_eq!(r.member("a", RankStyle::Ordinal), before);
+    r.submit(&Write {
+        value: i64::MIN,
+        ..w(0, 3)
+    })
+    .expect("back to -1");
+    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, -1);
+    assert_eq!(
+        r.submit(&w(i64::MIN, 4)),
+        Err(CoreError::ScoreOverflow {
+            old: -1,
+            delta: i64::MIN
+        })
+    );
+}
+
+#[test]
+fn reached_at_moves_only_when_the_score_changes() {
+    let mut r = Ranking::new(Order::Desc);
+    let w = |op, value, at| Write {
+        member: "a",
+        op,
+        value,
+        at_us: at,
+        metadata: None,
+    };
+    assert!(r.submit(&w(Op::Set, 10, 100)).expect("w").changed);
+    for (op, value) in [(Op::Incr, 0), (Op::Set, 10), (Op::Best, 9), (Op::Best, 10)] {
+        let o = r.submit(&w(op, value, 200)).expect("w");
+        assert_eq!(
+            (o.score, o.reached_at_us, o.changed),
+            (10, 100, false),
+            "{op:?} {value}"
+        );
+    }
+    let o = r.submit(&w(Op::Best, 11, 300)).expect("w");
+    assert_eq!((o.score, o.reached_at_us, o.changed), (11, 300, true));
+}
+
+#[test]
+fn equal_scores_and_equal_times_order_by_sequence() {
+    let mut r = Ranking::new(Order::Desc);
+    for m in ["c", "a", "b"] {
+        r.submit(&Write {
+            member: m,
+            op: Op::Set,
+            value: 7,
+            at_us: 50,
+            metadata: None,
+        })
+        .expect("w");
+    }
+    let names: Vec<String> = r
+        .page(0, 10, RankStyle::Ordinal)
+        .into_iter()
+        .map(|e| e.member)
+        .collect();
+    assert_eq!(names, ["c", "a", "b"]);
+    let ranks: Vec<u64> = r
+        .page(0, 10, RankStyle::Competition)
+        .into_iter()
+        .map(|e| e.rank)
+        .collect();
+    assert_eq!(ranks, [1, 1, 1]);
+}
+
+#[test]
+fn metadata_is_replaced_when_given_and_kept_when_omitted() {
+    let mut r = Ranking::new(Order::Desc);
+    let w = |value, metadata| Write {
+        member: "a",
+        op: Op::Incr,
+        value,
+        at_us: 1,
+        metadata,
+    };
+    r.submit(&w(1, Some(r#"{"level":1}"#))).expect("w");
+    r.submit(&w(1, None)).expect("w");
+    assert_eq!(
+        r.member("a", RankStyle::Ordinal)
+            .expect("a")
+            .metadata
+            .as_deref(),
+        Some(r#"{"level":1}"#)
+    );
+    r.submit(&w(0, Some(r#"{"level":2}"#))).expect("w");
+    assert_eq!(
+        r.member("a", RankStyle::Ordinal)
+            .expect("a")
+            .metadata
+            .as_deref(),
+        Some(r#"{"level":2}"#)
+    );
+    let big = format!(r#"{{"x":"{}"}}"#, "y".repeat(1100));
+    assert!(matches!(
+        r.submit(&w(5, Some(&big))),
+        Err(CoreError::MetadataTooLarge(_))
+    ));
+    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, 2);
+}
+
+#[test]
+fn invalid_members_change_nothing() {
+    let mut r = Ranking::new(Order::Desc);
+    for bad in ["", "a\u{0}b", &"x".repeat(129)] {
+        let got = r.submit(&Write {
+            member: bad,
+            op: Op::Incr,
+            value: 1,
+            at_us: 1,
+            metadata: None,
+        });
+        assert!(matches!(got, Err(CoreError::InvalidMemberName(_))));
+    }
+    assert!(r.is_empty());
+}
