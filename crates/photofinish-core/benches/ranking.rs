@@ -69,7 +69,13 @@ fn build(n: u64) -> (Ranking, Duration, f64) {
     let mut r = Ranking::new(Order::Desc);
     for i in 0..n {
         let name = member(i);
-        let w = Write { member: &name, op: Op::Set, value: rng.below(1_000_000) as i64, at_us: i as i64, metadata: None };
+        let w = Write {
+            member: &name,
+            op: Op::Set,
+            value: rng.below(1_000_000) as i64,
+            at_us: i as i64,
+            metadata: None,
+        };
         black_box(r.submit(&w).ok());
     }
     let took = start.elapsed();
@@ -88,21 +94,37 @@ fn sizes() -> Vec<u64> {
 fn bench(c: &mut Criterion) {
     for n in sizes() {
         let (mut r, took, bytes) = build(n);
-        println!("build n={n}: {:.2} s ({:.0} inserts/s), {bytes:.1} bytes/member (allocator-counted)", took.as_secs_f64(), n as f64 / took.as_secs_f64());
+        println!(
+            "build n={n}: {:.2} s ({:.0} inserts/s), {bytes:.1} bytes/member (allocator-counted)",
+            took.as_secs_f64(),
+            n as f64 / took.as_secs_f64()
+        );
         let names: Vec<String> = (0..4096).map(|i| member((i * 2_654_435_761) % n)).collect();
         let mut g = c.benchmark_group(format!("n={n}"));
-        g.sample_size(20).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+        g.sample_size(20)
+            .measurement_time(Duration::from_secs(4))
+            .warm_up_time(Duration::from_secs(1));
         let mut rng = Rng(7);
         let mut clock = n as i64;
         g.bench_function("update incr random member", |b| {
             b.iter(|| {
                 let name = member(rng.below(n));
                 clock += 1;
-                let w = Write { member: &name, op: Op::Incr, value: 1 + rng.below(100) as i64, at_us: clock, metadata: None };
+                let w = Write {
+                    member: &name,
+                    op: Op::Incr,
+                    value: 1 + rng.below(100) as i64,
+                    at_us: clock,
+                    metadata: None,
+                };
                 black_box(r.submit(&w).ok())
             })
         });
-        for (label, style) in [("ordinal", RankStyle::Ordinal), ("competition", RankStyle::Competition), ("dense", RankStyle::Dense)] {
+        for (label, style) in [
+            ("ordinal", RankStyle::Ordinal),
+            ("competition", RankStyle::Competition),
+            ("dense", RankStyle::Dense),
+        ] {
             let mut i = 0;
             g.bench_function(format!("rank {label}"), |b| {
                 b.iter(|| {
@@ -111,8 +133,12 @@ fn bench(c: &mut Criterion) {
                 })
             });
         }
-        g.bench_function("top-10 page", |b| b.iter(|| black_box(r.page(0, 10, RankStyle::Competition))));
-        g.bench_function("page of 10 at offset n/2", |b| b.iter(|| black_box(r.page(n / 2, 10, RankStyle::Competition))));
+        g.bench_function("top-10 page", |b| {
+            b.iter(|| black_box(r.page(0, 10, RankStyle::Competition)))
+        });
+        g.bench_function("page of 10 at offset n/2", |b| {
+            b.iter(|| black_box(r.page(n / 2, 10, RankStyle::Competition)))
+        });
         let mut i = 0;
         g.bench_function("around 5,5", |b| {
             b.iter(|| {

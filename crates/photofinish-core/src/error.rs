@@ -33,6 +33,9 @@ pub enum CoreError {
     /// Metadata over [`crate::config::MAX_METADATA_BYTES`].
     #[error("metadata is {0} bytes, more than the 1024 allowed")]
     MetadataTooLarge(usize),
+    /// A write whose period is older than the board retains.
+    #[error("period {0} is older than the periods this board retains")]
+    PeriodNotRetained(String),
     /// A period id that does not parse for this board's reset schedule.
     #[error("malformed period id {0:?}")]
     MalformedPeriod(String),

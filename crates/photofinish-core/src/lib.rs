@@ -11,11 +11,13 @@
 //!   competition and dense ranks in O(log n).
 //! - [`ranking`]: one ranking (a board's period): records, the member map, the index, and
 //!   submit / member / page / around / remove.
+//! - [`board`]: a board: its config, calendar and one ranking per retained period.
 //! - [`calendar`]: the period calendar: (config, instant) → period id and `[start, end)`.
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`error`]: every rule an input can break.
 
+pub mod board;
 pub mod calendar;
 pub mod clock;
 pub mod config;
@@ -25,6 +27,8 @@ pub mod key;
 pub mod ranking;
 pub mod slab;
 
+pub use board::{Board, PeriodRef};
+pub use calendar::{Calendar, Period};
 pub use config::{BoardConfig, Op, Order, Reset, WeekStart};
 pub use error::CoreError;
 pub use key::Key;

@@ -264,6 +264,19 @@ impl Ranking {
     }
 
     fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, CoreError> {
+        let seq = self.next_seq;
+        let id = self.add_with_seq(member, score, at_us, seq)?;
+        self.next_seq += 1;
+        Ok(id)
+    }
+
+    fn add_with_seq(
+        &mut self,
+        member: &str,
+        score: i64,
+        at_us: i64,
+        seq: u64,
+    ) -> Result<u32, CoreError> {
         let mut name = [0u8; INLINE_NAME_BYTES];
         let mut long = None;
         if member.len() <= INLINE_NAME_BYTES {
@@ -277,7 +290,6 @@ impl Ranking {
             name[..4].copy_from_slice(&lid.to_le_bytes());
             long = Some(lid);
         }
-        let seq = self.next_seq;
         let record = Record {
             nscore: self.order.normalize(score),
             reached_at_us: at_us,
@@ -290,13 +302,62 @@ impl Ranking {
             }
             return Err(CoreError::RankingFull("too many members"));
         };
-        self.next_seq += 1;
         let (records, hasher) = (&self.records, &self.hasher);
         let hash = hasher.hash_one(member.as_bytes());
         self.members
             .insert_unique(hash, id, |&other| hasher.hash_one(records.name(other)));
         self.index.insert(id, record.key(), &self.records);
         Ok(id)
+    }
+
+    /// Puts back an entry exactly as it was saved (snapshot loading): the key is taken as
+    /// given, and later writes get sequence numbers above `seq`. Fails on an invalid or
+    /// duplicate member, or a sequence number out of range.
+    pub fn restore(
+        &mut self,
+        member: &str,
+        score: i64,
+        reached_at_us: i64,
+        seq: u64,
+        metadata: Option<&str>,
+    ) -> Result<(), CoreError> {
+        validate_member_name(member)?;
+        if self.find(member).is_some() {
+            return Err(CoreError::InvalidMemberName(format!(
+                "{member} (duplicate)"
+            )));
+        }
+        if seq == 0 || seq > MAX_SEQ {
+            return Err(CoreError::RankingFull("sequence number out of range"));
+        }
+        let id = self.add_with_seq(member, score, reached_at_us, seq)?;
+        if let Some(m) = metadata {
+            self.metadata.insert(id, m.into());
+        }
+        self.next_seq = self.next_seq.max(seq + 1);
+        Ok(())
+    }
+
+    /// Raises the next sequence number to at least `next_seq` (snapshot loading).
+    pub fn reserve_seq(&mut self, next_seq: u64) {
+        self.next_seq = self.next_seq.max(next_seq);
+    }
+
+    /// Calls `f(member, score, reached_at_us, seq, metadata)` for every entry in rank order,
+    /// without allocating: what a snapshot writes.
+    pub fn for_each_entry(&self, mut f: impl FnMut(&str, i64, i64, u64, Option<&str>)) {
+        for id in self.index.iter_from(0) {
+            let key = self.records.key_of(id);
+            let name = std::str::from_utf8(self.records.name(id)).unwrap_or_default();
+            let meta = self.metadata.get(&id).map(|m| &**m);
+            f(
+                name,
+                self.order.denormalize(key.nscore),
+                key.reached_at_us,
+                key.seq,
+                meta,
+            );
+        }
     }
 
     /// Removes a member. Returns whether it was there.

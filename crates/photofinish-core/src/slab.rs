@@ -5,11 +5,10 @@
 //! members that slack alone would cost more than the whole per-member budget. Removed ids
 //! are reused before new ones are minted.
 
-/// Values per chunk: 4096 keeps the outer vector tiny and the unused tail of the last chunk
-/// small next to millions of values.
-const CHUNK_SHIFT: u32 = 12;
-const CHUNK_LEN: usize = 1 << CHUNK_SHIFT;
-const CHUNK_MASK: u32 = (1 << CHUNK_SHIFT) - 1;
+/// Target bytes per chunk: big enough that the outer vector stays tiny, small enough that
+/// the unused tail of the last chunk is nothing next to a large ranking — and that a slab of
+/// 2.8 KB inner nodes does not reserve megabytes for its first few nodes.
+const CHUNK_TARGET_BYTES: usize = 128 * 1024;
 
 /// The largest id a slab hands out; `u32::MAX` is kept free as a "none" marker for users.
 pub const MAX_SLAB_ID: u32 = u32::MAX - 1;
@@ -17,6 +16,8 @@ pub const MAX_SLAB_ID: u32 = u32::MAX - 1;
 /// Dense storage addressed by `u32`. Ids of removed values are reused.
 #[derive(Debug, Clone)]
 pub struct Slab<T> {
+    /// Values per chunk is `1 << chunk_shift`, a power of two so ids split with shifts.
+    chunk_shift: u32,
     chunks: Vec<Vec<T>>,
     free: Vec<u32>,
     live: usize,
@@ -24,7 +25,9 @@ pub struct Slab<T> {
 
 impl<T> Default for Slab<T> {
     fn default() -> Self {
+        let per_chunk = (CHUNK_TARGET_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         Self {
+            chunk_shift: per_chunk.ilog2(),
             chunks: Vec::new(),
             free: Vec::new(),
             live: 0,
@@ -44,8 +47,9 @@ impl<T> Slab<T> {
         if next > MAX_SLAB_ID as usize {
             return None;
         }
-        if self.chunks.last().is_none_or(|c| c.len() == CHUNK_LEN) {
-            self.chunks.push(Vec::with_capacity(CHUNK_LEN));
+        let chunk_len = self.chunk_len();
+        if self.chunks.last().is_none_or(|c| c.len() == chunk_len) {
+            self.chunks.push(Vec::with_capacity(chunk_len));
         }
         // The branch above guarantees a last chunk with room.
         if let Some(chunk) = self.chunks.last_mut() {
@@ -65,13 +69,19 @@ impl<T> Slab<T> {
     /// The value at `id`. Panics on an id this slab never handed out (an internal bug).
     #[inline]
     pub fn get(&self, id: u32) -> &T {
-        &self.chunks[(id >> CHUNK_SHIFT) as usize][(id & CHUNK_MASK) as usize]
+        let mask = (1u32 << self.chunk_shift) - 1;
+        &self.chunks[(id >> self.chunk_shift) as usize][(id & mask) as usize]
     }
 
     /// The value at `id`, mutably.
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut T {
-        &mut self.chunks[(id >> CHUNK_SHIFT) as usize][(id & CHUNK_MASK) as usize]
+        let mask = (1u32 << self.chunk_shift) - 1;
+        &mut self.chunks[(id >> self.chunk_shift) as usize][(id & mask) as usize]
+    }
+
+    fn chunk_len(&self) -> usize {
+        1 << self.chunk_shift
     }
 
     /// Number of live values.
@@ -87,13 +97,13 @@ impl<T> Slab<T> {
     fn minted(&self) -> usize {
         match self.chunks.last() {
             None => 0,
-            Some(last) => (self.chunks.len() - 1) * CHUNK_LEN + last.len(),
+            Some(last) => (self.chunks.len() - 1) * self.chunk_len() + last.len(),
         }
     }
 
     /// Bytes reserved by the chunks and the free list (for memory reports).
     pub fn reserved_bytes(&self) -> usize {
-        self.chunks.len() * CHUNK_LEN * std::mem::size_of::<T>()
+        self.chunks.len() * self.chunk_len() * std::mem::size_of::<T>()
             + self.free.capacity() * std::mem::size_of::<u32>()
     }
 }
@@ -108,6 +118,7 @@ mod tests {
         let ids: Vec<u32> = (0..10_000).filter_map(|i| s.insert(i)).collect();
         assert_eq!(ids, (0..10_000).collect::<Vec<u32>>());
         assert_eq!(*s.get(4097), 4097);
+        assert_eq!(s.chunk_len(), 32 * 1024, "128 KiB of i32");
         s.release(17);
         assert_eq!(s.len(), 9_999);
         assert_eq!(s.insert(-1), Some(17));

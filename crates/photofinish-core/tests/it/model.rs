@@ -383,3 +383,38 @@ fn invalid_members_change_nothing() {
     }
     assert!(r.is_empty());
 }
+
+#[test]
+fn restore_rebuilds_an_identical_ranking() {
+    let mut r = Ranking::new(Order::Desc);
+    for (i, m) in ["a", "b", "long-member-name-over-16", "d", "e"]
+        .iter()
+        .enumerate()
+    {
+        let meta = (i % 2 == 0).then_some(r#"{"k":1}"#);
+        r.submit(&Write {
+            member: m,
+            op: Op::Incr,
+            value: (i % 3) as i64,
+            at_us: i as i64,
+            metadata: meta,
+        })
+        .expect("w");
+    }
+    let mut copy = Ranking::new(Order::Desc);
+    r.for_each_entry(|m, s, at, seq, meta| copy.restore(m, s, at, seq, meta).expect("restore"));
+    copy.reserve_seq(r.next_seq());
+    for style in STYLES {
+        assert_eq!(copy.page(0, 10, style), r.page(0, 10, style));
+    }
+    assert_eq!(copy.next_seq(), r.next_seq());
+    assert!(copy.restore("a", 1, 1, 99, None).is_err(), "duplicate");
+    let w = Write {
+        member: "z",
+        op: Op::Set,
+        value: 0,
+        at_us: 9,
+        metadata: None,
+    };
+    assert_eq!(copy.submit(&w), r.submit(&w));
+}

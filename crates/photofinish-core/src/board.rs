@@ -1,0 +1,181 @@
+//! A board: its config, its calendar, and one [`Ranking`] per retained period.
+//!
+//! Every write carries its instant; the calendar maps it to a period, and the write lands in
+//! that period's ranking, created on first use. When a write opens a period newer than any
+//! before, periods that fall out of `retention` (counted back from the newest) are dropped,
+//! so retention depends only on the writes and replays identically. Reads name a period as
+//! `current` (the one containing "now"), `previous`, or an id.
+
+use std::collections::BTreeMap;
+
+use crate::calendar::{validate_instant, Calendar, Period};
+use crate::config::{BoardConfig, Op};
+use crate::error::CoreError;
+use crate::ranking::{Outcome, Ranking, Write};
+
+/// How a read names a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeriodRef {
+    /// The period containing the reader's "now".
+    Current,
+    /// The period before the current one.
+    Previous,
+    /// A period id such as `2026-W47`.
+    Id(String),
+}
+
+impl PeriodRef {
+    /// Parses the wire form: `current`, `previous`, or an id.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "current" => Self::Current,
+            "previous" => Self::Previous,
+            id => Self::Id(id.to_owned()),
+        }
+    }
+}
+
+/// One board. See the module docs.
+#[derive(Debug)]
+pub struct Board {
+    config: BoardConfig,
+    calendar: Calendar,
+    /// Rankings by period start.
+    periods: BTreeMap<i64, (Period, Ranking)>,
+}
+
+/// A write to a board before it is resolved to a period: the operator may be the default.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardWrite<'a> {
+    /// The member.
+    pub member: &'a str,
+    /// The operator, or `None` for the board's default.
+    pub op: Option<Op>,
+    /// The operand.
+    pub value: i64,
+    /// The instant: the server's clock, or the write's explicit `at`.
+    pub at_us: i64,
+    /// New metadata, or `None` to keep the current one.
+    pub metadata: Option<&'a str>,
+}
+
+impl Board {
+    /// A new, empty board; fails on an invalid config.
+    pub fn new(config: BoardConfig) -> Result<Self, CoreError> {
+        config.validate()?;
+        let calendar = Calendar::new(&config)?;
+        Ok(Self {
+            config,
+            calendar,
+            periods: BTreeMap::new(),
+        })
+    }
+
+    /// The board's config.
+    pub fn config(&self) -> &BoardConfig {
+        &self.config
+    }
+
+    /// The board's calendar.
+    pub fn calendar(&self) -> &Calendar {
+        &self.calendar
+    }
+
+    /// Applies a write in the period containing its instant. On error nothing changed.
+    pub fn submit(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
+        validate_instant(w.at_us)?;
+        let period = self.calendar.period_at(w.at_us)?;
+        let newest = match self.periods.last_key_value() {
+            Some((_, (p, _))) if p.start_us > period.start_us => p.clone(),
+            _ => period.clone(),
+        };
+        if period.start_us < self.retention_floor(&newest) {
+            return Err(CoreError::PeriodNotRetained(period.id));
+        }
+        let write = Write {
+            member: w.member,
+            op: w.op.unwrap_or(self.config.update),
+            value: w.value,
+            at_us: w.at_us,
+            metadata: w.metadata,
+        };
+        let order = self.config.order;
+        let is_new = !self.periods.contains_key(&period.start_us);
+        let (_, ranking) = self
+            .periods
+            .entry(period.start_us)
+            .or_insert_with(|| (period.clone(), Ranking::new(order)));
+        let result = ranking.submit(&write);
+        if is_new {
+            match &result {
+                Ok(_) => self.enforce_retention(),
+                Err(_) => {
+                    self.periods.remove(&period.start_us);
+                }
+            }
+        }
+        result.map(|o| (o, period))
+    }
+
+    /// Start of the oldest period retention keeps while `newest` is the newest period.
+    fn retention_floor(&self, newest: &Period) -> i64 {
+        let mut p = newest.clone();
+        for _ in 1..self.config.retention {
+            match self.calendar.previous(&p) {
+                Ok(prev) if prev.start_us < p.start_us => p = prev,
+                _ => break,
+            }
+        }
+        p.start_us
+    }
+
+    /// Drops periods older than the retention window counted back from the newest period.
+    fn enforce_retention(&mut self) {
+        let Some((_, (newest, _))) = self.periods.last_key_value() else {
+            return;
+        };
+        let floor = self.retention_floor(newest);
+        self.periods.retain(|&start, _| start >= floor);
+    }
+
+    /// Resolves a period reference at instant `now_us` to a period of this board's calendar
+    /// (which may hold no ranking: nothing written in it yet, or purged).
+    pub fn resolve(&self, r: &PeriodRef, now_us: i64) -> Result<Period, CoreError> {
+        let current = self
+            .calendar
+            .period_at(now_us.clamp(0, crate::calendar::MAX_INSTANT_US))?;
+        match r {
+            PeriodRef::Current => Ok(current),
+            PeriodRef::Previous => self.calendar.previous(&current),
+            PeriodRef::Id(id) => self.calendar.parse(id),
+        }
+    }
+
+    /// The ranking of `period`, if one exists.
+    pub fn ranking(&self, period: &Period) -> Option<&Ranking> {
+        self.periods.get(&period.start_us).map(|(_, r)| r)
+    }
+
+    /// The ranking of `period`, mutably, if one exists.
+    pub fn ranking_mut(&mut self, period: &Period) -> Option<&mut Ranking> {
+        self.periods.get_mut(&period.start_us).map(|(_, r)| r)
+    }
+
+    /// Puts a ranking in place for `period` (snapshot loading).
+    pub fn insert_ranking(&mut self, period: Period, ranking: Ranking) {
+        self.periods.insert(period.start_us, (period, ranking));
+    }
+
+    /// The periods that hold a ranking, newest first, with their member counts.
+    pub fn periods(&self) -> impl Iterator<Item = (&Period, &Ranking)> {
+        self.periods.values().rev().map(|(p, r)| (p, r))
+    }
+
+    /// Total members over all retained periods.
+    pub fn total_members(&self) -> u64 {
+        self.periods.values().map(|(_, r)| r.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,117 @@
+//! Board-level behaviour: writes land in their period, retention drops old periods, and
+//! period references resolve against "now".
+
+use super::*;
+use crate::config::Reset;
+use crate::ranking::RankStyle;
+
+const DAY: i64 = 86_400_000_000;
+/// 2026-11-22T00:00:00Z
+const T0: i64 = 1_795_305_600_000_000;
+
+fn daily(retention: u32) -> Board {
+    Board::new(BoardConfig {
+        reset: Reset::Daily,
+        retention,
+        ..BoardConfig::default()
+    })
+    .expect("board")
+}
+
+fn write(
+    b: &mut Board,
+    member: &str,
+    value: i64,
+    at_us: i64,
+) -> Result<(Outcome, Period), CoreError> {
+    b.submit(&BoardWrite {
+        member,
+        op: None,
+        value,
+        at_us,
+        metadata: None,
+    })
+}
+
+#[test]
+fn writes_land_in_the_period_of_their_instant() {
+    let mut b = daily(8);
+    let (_, p1) = write(&mut b, "a", 5, T0 - 1).expect("w");
+    let (_, p2) = write(&mut b, "a", 7, T0).expect("w");
+    assert_eq!(
+        (p1.id.as_str(), p2.id.as_str()),
+        ("2026-11-21", "2026-11-22")
+    );
+    let cur = b.resolve(&PeriodRef::Current, T0 + 5).expect("current");
+    assert_eq!(
+        b.ranking(&cur)
+            .expect("r")
+            .member("a", RankStyle::Ordinal)
+            .expect("a")
+            .score,
+        7
+    );
+    let prev = b.resolve(&PeriodRef::Previous, T0 + 5).expect("previous");
+    assert_eq!(
+        b.ranking(&prev)
+            .expect("r")
+            .member("a", RankStyle::Ordinal)
+            .expect("a")
+            .score,
+        5
+    );
+    let named = b
+        .resolve(&PeriodRef::Id("2026-11-21".into()), T0)
+        .expect("id");
+    assert_eq!(named, prev);
+    assert!(b.resolve(&PeriodRef::Id("2026-11".into()), T0).is_err());
+    let ids: Vec<&str> = b.periods().map(|(p, _)| p.id.as_str()).collect();
+    assert_eq!(ids, ["2026-11-22", "2026-11-21"]);
+}
+
+#[test]
+fn retention_drops_periods_counted_back_from_the_newest() {
+    let mut b = daily(3);
+    for d in 0..5 {
+        write(&mut b, "a", 1, T0 + d * DAY).expect("w");
+    }
+    let ids: Vec<&str> = b.periods().map(|(p, _)| p.id.as_str()).collect();
+    assert_eq!(ids, ["2026-11-26", "2026-11-25", "2026-11-24"]);
+    // A write into a purged day is refused and changes nothing.
+    assert_eq!(
+        write(&mut b, "b", 1, T0).map(|_| ()),
+        Err(CoreError::PeriodNotRetained("2026-11-22".into()))
+    );
+    assert_eq!(b.periods().count(), 3);
+    // The oldest retained day still takes writes.
+    write(&mut b, "b", 1, T0 + 2 * DAY).expect("oldest retained");
+    assert_eq!(b.total_members(), 4);
+}
+
+#[test]
+fn a_failed_first_write_leaves_no_empty_period() {
+    let mut b = daily(8);
+    let bad = b.submit(&BoardWrite {
+        member: "",
+        op: None,
+        value: 1,
+        at_us: T0,
+        metadata: None,
+    });
+    assert!(bad.is_err());
+    assert_eq!(b.periods().count(), 0);
+    assert!(write(&mut b, "a", 1, -5).is_err());
+}
+
+#[test]
+fn boards_that_never_reset_have_one_period() {
+    let mut b = Board::new(BoardConfig::default()).expect("board");
+    write(&mut b, "a", 1, 0).expect("w");
+    write(&mut b, "a", 1, T0).expect("w");
+    let ids: Vec<&str> = b.periods().map(|(p, _)| p.id.as_str()).collect();
+    assert_eq!(ids, ["all"]);
+    let prev = b
+        .resolve(&PeriodRef::Previous, T0)
+        .expect("previous of all");
+    assert_eq!(prev.id, "all");
+}
