@@ -14,6 +14,18 @@ pub trait Clock: Send + Sync {
     fn now_us(&self) -> i64;
 }
 
+impl<C: Clock + ?Sized> Clock for Box<C> {
+    fn now_us(&self) -> i64 {
+        (**self).now_us()
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now_us(&self) -> i64 {
+        (**self).now_us()
+    }
+}
+
 /// The operating system's wall clock.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SystemClock;

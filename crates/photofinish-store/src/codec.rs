@@ -1,0 +1,197 @@
+//! Little-endian fixed-width encoding shared by log records and snapshots.
+//!
+//! Hand-written instead of a serialization crate so that `docs/format.md` can give every
+//! byte, and so that a decoder never trusts a length it has not checked against what is
+//! left of the buffer.
+
+use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
+
+/// A decoding failure: the bytes do not form what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
+/// An append-only byte buffer.
+#[derive(Debug, Default)]
+pub struct Enc(pub Vec<u8>);
+
+impl Enc {
+    /// Appends one byte.
+    pub fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    /// Appends a u32.
+    pub fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    /// Appends a u64.
+    pub fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    /// Appends an i64.
+    pub fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    /// Appends a string: u32 byte length, then the bytes.
+    pub fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    /// Appends an optional string: one byte 0 (none) or 1 followed by the string.
+    pub fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+    /// Appends a board config (see docs/format.md).
+    pub fn config(&mut self, c: &BoardConfig) {
+        self.u8(match c.order {
+            Order::Desc => 0,
+            Order::Asc => 1,
+        });
+        self.u8(op_code(Some(c.update)));
+        self.u8(match c.reset {
+            Reset::Never => 0,
+            Reset::Daily => 1,
+            Reset::Weekly => 2,
+            Reset::Monthly => 3,
+        });
+        self.u8(match c.week_start {
+            WeekStart::Monday => 0,
+            WeekStart::Sunday => 1,
+        });
+        self.u32(c.retention);
+        self.str(&c.timezone);
+    }
+}
+
+/// The byte for an operator: 0 = the board default, 1 incr, 2 best, 3 set.
+pub fn op_code(op: Option<Op>) -> u8 {
+    match op {
+        None => 0,
+        Some(Op::Incr) => 1,
+        Some(Op::Best) => 2,
+        Some(Op::Set) => 3,
+    }
+}
+
+/// A cursor over bytes being decoded.
+#[derive(Debug)]
+pub struct Dec<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Dec<'a> {
+    /// A cursor at the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self { buf, pos: 0 }
+    }
+    /// Bytes consumed so far.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+    /// Whether everything was consumed.
+    pub fn is_done(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if self.buf.len() - self.pos < n {
+            return Err(DecodeError(format!(
+                "needed {n} bytes at offset {}, {} left",
+                self.pos,
+                self.buf.len() - self.pos
+            )));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+    /// A u32.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    /// A u64.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    /// An i64.
+    pub fn i64(&mut self) -> Result<i64, DecodeError> {
+        Ok(i64::from_le_bytes(self.array()?))
+    }
+    /// A string written by [`Enc::str`].
+    pub fn str(&mut self) -> Result<String, DecodeError> {
+        let n = self.u32()? as usize;
+        let bytes = self.take(n)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| {
+            DecodeError(format!(
+                "invalid UTF-8 in string at offset {}",
+                self.pos - n
+            ))
+        })
+    }
+    /// An optional string written by [`Enc::opt_str`].
+    pub fn opt_str(&mut self) -> Result<Option<String>, DecodeError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => self.str().map(Some),
+            b => Err(DecodeError(format!("bad option tag {b}"))),
+        }
+    }
+    /// An operator byte written by [`op_code`].
+    pub fn op(&mut self) -> Result<Option<Op>, DecodeError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(Op::Incr)),
+            2 => Ok(Some(Op::Best)),
+            3 => Ok(Some(Op::Set)),
+            b => Err(DecodeError(format!("bad operator {b}"))),
+        }
+    }
+    /// A board config written by [`Enc::config`].
+    pub fn config(&mut self) -> Result<BoardConfig, DecodeError> {
+        let bad = |what: &str, b: u8| DecodeError(format!("bad {what} {b}"));
+        let order = match self.u8()? {
+            0 => Order::Desc,
+            1 => Order::Asc,
+            b => return Err(bad("order", b)),
+        };
+        let update = self.op()?.ok_or_else(|| bad("default operator", 0))?;
+        let reset = match self.u8()? {
+            0 => Reset::Never,
+            1 => Reset::Daily,
+            2 => Reset::Weekly,
+            3 => Reset::Monthly,
+            b => return Err(bad("reset", b)),
+        };
+        let week_start = match self.u8()? {
+            0 => WeekStart::Monday,
+            1 => WeekStart::Sunday,
+            b => return Err(bad("week start", b)),
+        };
+        let retention = self.u32()?;
+        let timezone = self.str()?;
+        Ok(BoardConfig {
+            order,
+            update,
+            reset,
+            timezone,
+            week_start,
+            retention,
+        })
+    }
+}

@@ -1,0 +1,63 @@
+//! # Photofinish store
+//!
+//! Durable embedded storage for Photofinish: a write-ahead log of commands, snapshots, and
+//! recovery, behind a [`Storage`](io::Storage) trait that tests inject faults through.
+//!
+//! # Layout
+//! - [`io`]: the `Storage` and `LogFile` traits, the real file system, fault injection.
+//! - [`codec`]: little-endian encoding shared by log and snapshot.
+//! - [`command`]: the logged state changes.
+//! - [`log`]: frames, segment reading, torn tails versus damage.
+//! - [`snapshot`]: the whole state in one checksummed file.
+//! - [`state`]: the served boards and [`State::apply`](state::State::apply), the only code
+//!   that changes them.
+//! - [`recovery`]: newest snapshot + log replay.
+//! - [`writer`]: the [`Store`]: one writer thread that sequences, logs (group commit), then
+//!   applies; and the snapshotter that compacts sealed segments in the background.
+
+use std::path::{Path, PathBuf};
+
+pub mod codec;
+pub mod command;
+pub mod io;
+pub mod log;
+pub mod recovery;
+pub mod snapshot;
+pub mod state;
+pub mod writer;
+
+pub use command::Command;
+pub use state::{Applied, ApplyError, State};
+pub use writer::{FsyncPolicy, Reply, Store, StoreOptions, SubmitError};
+
+/// Why the store cannot open or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An I/O error on a file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Damaged data that start-up will not skip.
+    #[error("{file} at offset {offset}: {reason}")]
+    Corrupt {
+        /// The damaged file.
+        file: PathBuf,
+        /// Offset of the damage.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl StoreError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Start-up: the newest snapshot plus the log after it.
+//!
+//! Damage is never skipped: a snapshot that fails its checksum, a damaged record with valid
+//! records after it, a gap in the LSNs, or a torn tail anywhere but in the last segment
+//! stops start-up with the file and offset named. A torn tail of the last segment is what
+//! a crash mid-append leaves; it is cut off and logged.
+
+use std::path::{Path, PathBuf};
+
+use crate::io::Storage;
+use crate::log::{parse_segment_name, read_segment};
+use crate::snapshot::{self, parse_snapshot_name};
+use crate::state::State;
+use crate::StoreError;
+
+/// One log segment on disk.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    /// LSN of its first record.
+    pub first_lsn: u64,
+    /// Its path.
+    pub path: PathBuf,
+}
+
+/// The recovered state and where the log goes on.
+#[derive(Debug)]
+pub struct Recovered {
+    /// The state.
+    pub state: State,
+    /// LSN of the last command applied (0 if none).
+    pub last_lsn: u64,
+    /// Latest instant seen in the recovered data.
+    pub max_time_us: i64,
+    /// The snapshot loaded, if any.
+    pub snapshot: Option<PathBuf>,
+    /// Segments replayed, oldest first.
+    pub segments: Vec<Segment>,
+    /// Valid length of the last segment (where appends continue).
+    pub tail_len: u64,
+}
+
+/// Snapshot files as `(last_lsn, path)`.
+pub type Snapshots = Vec<(u64, PathBuf)>;
+
+/// Snapshots and segments in `dir`, each sorted by LSN.
+pub fn scan(storage: &dyn Storage, dir: &Path) -> Result<(Snapshots, Vec<Segment>), StoreError> {
+    let names = storage.list(dir).map_err(|e| StoreError::io(dir, e))?;
+    let mut snaps = Vec::new();
+    let mut segments = Vec::new();
+    for name in names {
+        if let Some(lsn) = parse_snapshot_name(&name) {
+            snaps.push((lsn, dir.join(&name)));
+        } else if let Some(first_lsn) = parse_segment_name(&name) {
+            segments.push(Segment {
+                first_lsn,
+                path: dir.join(&name),
+            });
+        }
+    }
+    snaps.sort();
+    segments.sort_by_key(|s| s.first_lsn);
+    Ok((snaps, segments))
+}
+
+/// Loads the newest snapshot and replays `segments` (all of them when recovering at start,
+/// the sealed ones when the snapshotter compacts). `last_may_be_torn` allows a torn tail in
+/// the last segment.
+pub fn replay(
+    storage: &dyn Storage,
+    snapshot: Option<&Path>,
+    segments: &[Segment],
+    last_may_be_torn: bool,
+) -> Result<Recovered, StoreError> {
+    let (state, mut last_lsn, mut max_time_us) = match snapshot {
+        None => (State::default(), 0, i64::MIN),
+        Some(path) => {
+            let bytes = storage.read(path).map_err(|e| StoreError::io(path, e))?;
+            let loaded = snapshot::read(&bytes).map_err(|e| StoreError::Corrupt {
+                file: path.to_path_buf(),
+                offset: 0,
+                reason: e.0,
+            })?;
+            (loaded.state, loaded.last_lsn, loaded.max_time_us)
+        }
+    };
+    let mut tail_len = 0;
+    let mut replayed = Vec::new();
+    for (i, seg) in segments.iter().enumerate() {
+        let is_last = i + 1 == segments.len();
+        if let Some(next) = segments.get(i + 1) {
+            if next.first_lsn <= last_lsn + 1 {
+                continue; // wholly covered by the snapshot
+            }
+        }
+        let bytes = storage
+            .read(&seg.path)
+            .map_err(|e| StoreError::io(&seg.path, e))?;
+        let read = read_segment(&bytes).map_err(|d| StoreError::Corrupt {
+            file: seg.path.clone(),
+            offset: d.offset,
+            reason: d.reason,
+        })?;
+        if let Some(reason) = &read.torn {
+            if !(is_last && last_may_be_torn) {
+                return Err(StoreError::Corrupt {
+                    file: seg.path.clone(),
+                    offset: read.valid_len,
+                    reason: reason.clone(),
+                });
+            }
+            tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
+        }
+        for (expected, (lsn, cmd)) in (seg.first_lsn..).zip(read.frames.iter()) {
+            if *lsn != expected {
+                return Err(StoreError::Corrupt {
+                    file: seg.path.clone(),
+                    offset: 0,
+                    reason: format!("record lsn {lsn} where {expected} was due"),
+                });
+            }
+            if *lsn <= last_lsn {
+                continue;
+            }
+            if *lsn != last_lsn + 1 {
+                return Err(StoreError::Corrupt {
+                    file: seg.path.clone(),
+                    offset: 0,
+                    reason: format!("log resumes at lsn {lsn} after {last_lsn}: records missing"),
+                });
+            }
+            if let crate::command::Command::Write { at_us, .. }
+            | crate::command::Command::DeleteMember { now_us: at_us, .. } = cmd
+            {
+                max_time_us = max_time_us.max(*at_us);
+            }
+            // Errors are part of the history: the command failed the same way when served.
+            let _ = state.apply(cmd);
+            last_lsn = *lsn;
+        }
+        tail_len = read.valid_len;
+        replayed.push(seg.clone());
+    }
+    Ok(Recovered {
+        state,
+        last_lsn,
+        max_time_us,
+        snapshot: snapshot.map(Path::to_path_buf),
+        segments: replayed,
+        tail_len,
+    })
+}

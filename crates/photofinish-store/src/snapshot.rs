@@ -1,0 +1,147 @@
+//! Snapshots: the whole state at one LSN, in one file with a trailing CRC.
+//!
+//! Entries are written in rank order, so loading inserts them sequentially and the ranked
+//! index comes back with full leaves. See docs/format.md for the byte layout.
+
+use std::io::{self, Write};
+
+use photofinish_core::{Board, Period, Ranking};
+
+use crate::codec::{Dec, DecodeError, Enc};
+use crate::state::State;
+
+/// First 8 bytes of every snapshot file: name and format version 1.
+pub const MAGIC: &[u8; 8] = b"PFSNAP01";
+
+/// A writer that keeps the CRC32C of everything written through it.
+struct CrcWriter<'a> {
+    inner: &'a mut dyn Write,
+    crc: u32,
+}
+
+impl Write for CrcWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc = crc32c::crc32c_append(self.crc, &buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes the snapshot of `state` as of `last_lsn`; `max_time_us` is the latest instant the
+/// state has used, so a restarted clock never goes below it.
+pub fn write(
+    state: &State,
+    last_lsn: u64,
+    max_time_us: i64,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut w = CrcWriter { inner: out, crc: 0 };
+    let boards = state.boards();
+    let mut e = Enc::default();
+    e.0.extend_from_slice(MAGIC);
+    e.u64(last_lsn);
+    e.i64(max_time_us);
+    e.u32(boards.len() as u32);
+    w.write_all(&e.0)?;
+    for (name, handle) in boards {
+        let board = handle.read().unwrap_or_else(|p| p.into_inner());
+        let mut e = Enc::default();
+        e.str(&name);
+        e.config(board.config());
+        let periods: Vec<(&Period, &Ranking)> = board.periods().collect();
+        e.u32(periods.len() as u32);
+        w.write_all(&e.0)?;
+        for (period, ranking) in periods {
+            let mut e = Enc::default();
+            e.str(&period.id);
+            e.u64(ranking.next_seq());
+            e.u64(ranking.len());
+            ranking.for_each_entry(|member, score, reached_at, seq, metadata| {
+                e.str(member);
+                e.i64(score);
+                e.i64(reached_at);
+                e.u64(seq);
+                e.opt_str(metadata);
+            });
+            w.write_all(&e.0)?;
+        }
+    }
+    let crc = w.crc;
+    w.inner.write_all(&crc.to_le_bytes())
+}
+
+/// A loaded snapshot.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The state.
+    pub state: State,
+    /// The LSN of the last command the state includes.
+    pub last_lsn: u64,
+    /// The latest instant the state used.
+    pub max_time_us: i64,
+}
+
+/// Reads a snapshot file's bytes.
+pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
+    if buf.len() < MAGIC.len() + 4 || &buf[..8] != MAGIC {
+        return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
+    }
+    let (body, crc) = buf.split_at(buf.len() - 4);
+    let want = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
+    if crc32c::crc32c(body) != want {
+        return Err(DecodeError("snapshot checksum mismatch".into()));
+    }
+    let mut d = Dec::new(&body[8..]);
+    let last_lsn = d.u64()?;
+    let max_time_us = d.i64()?;
+    let state = State::default();
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let config = d.config()?;
+        let mut board =
+            Board::new(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
+        for _ in 0..d.u32()? {
+            let id = d.str()?;
+            let period = board
+                .calendar()
+                .parse(&id)
+                .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
+            let next_seq = d.u64()?;
+            let mut ranking = Ranking::new(board.config().order);
+            for _ in 0..d.u64()? {
+                let (member, score, reached_at, seq, meta) =
+                    (d.str()?, d.i64()?, d.i64()?, d.u64()?, d.opt_str()?);
+                ranking
+                    .restore(&member, score, reached_at, seq, meta.as_deref())
+                    .map_err(|e| DecodeError(format!("board {name} period {id}: {e}")))?;
+            }
+            ranking.reserve_seq(next_seq);
+            board.insert_ranking(period, ranking);
+        }
+        state.insert_board(name, board);
+    }
+    if !d.is_done() {
+        return Err(DecodeError("trailing bytes in snapshot".into()));
+    }
+    Ok(Loaded {
+        state,
+        last_lsn,
+        max_time_us,
+    })
+}
+
+/// File name of the snapshot that includes every command up to `last_lsn`.
+pub fn snapshot_name(last_lsn: u64) -> String {
+    format!("snap-{last_lsn:020}.snap")
+}
+
+/// The LSN named by a snapshot file name.
+pub fn parse_snapshot_name(name: &str) -> Option<u64> {
+    name.strip_prefix("snap-")?
+        .strip_suffix(".snap")?
+        .parse()
+        .ok()
+}

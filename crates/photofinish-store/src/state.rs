@@ -1,0 +1,164 @@
+//! The served state — every board, each behind its own lock — and the one function that
+//! changes it, [`State::apply`]. The writer thread, recovery and the snapshotter all apply
+//! commands through it, so a replay rebuilds exactly what was served.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+
+use photofinish_core::board::BoardWrite;
+use photofinish_core::{Board, BoardConfig, CoreError, Outcome, Period, PeriodRef};
+
+use crate::command::Command;
+
+/// What applying a command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// The board was created (`true`) or already existed with the same config (`false`).
+    BoardCreated(bool),
+    /// The board was deleted.
+    BoardDeleted,
+    /// The write's outcome and the period it landed in.
+    Written(Outcome, Period),
+    /// The member was removed.
+    MemberRemoved,
+}
+
+/// Why a command changed nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    /// No board of that name.
+    #[error("board {0:?} does not exist")]
+    BoardNotFound(String),
+    /// The board exists with another config.
+    #[error("board {board:?} exists with a different config")]
+    ConfigConflict {
+        /// Board name.
+        board: String,
+        /// The config it has.
+        existing: Box<BoardConfig>,
+    },
+    /// No such member in the period.
+    #[error("member {member:?} is not on board {board:?} in period {period}")]
+    MemberNotFound {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Period id.
+        period: String,
+    },
+    /// A rule of the ranking semantics.
+    #[error(transparent)]
+    Core(#[from] CoreError),
+}
+
+/// A shared handle to one board.
+pub type BoardHandle = Arc<RwLock<Board>>;
+
+/// All boards.
+#[derive(Debug, Default)]
+pub struct State {
+    boards: RwLock<BTreeMap<String, BoardHandle>>,
+}
+
+/// Recovers a guard from a poisoned lock: a panic elsewhere must not take reads down.
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|p| p.into_inner())
+}
+
+impl State {
+    /// The board called `name`.
+    pub fn board(&self, name: &str) -> Option<BoardHandle> {
+        read(&self.boards).get(name).cloned()
+    }
+
+    /// All boards, by name.
+    pub fn boards(&self) -> Vec<(String, BoardHandle)> {
+        read(&self.boards)
+            .iter()
+            .map(|(n, b)| (n.clone(), b.clone()))
+            .collect()
+    }
+
+    /// Puts a board in place (snapshot loading).
+    pub fn insert_board(&self, name: String, board: Board) {
+        self.boards
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name, Arc::new(RwLock::new(board)));
+    }
+
+    /// Applies one command. On error nothing changed.
+    pub fn apply(&self, cmd: &Command) -> Result<Applied, ApplyError> {
+        match cmd {
+            Command::CreateBoard { board, config } => {
+                let mut boards = self.boards.write().unwrap_or_else(|p| p.into_inner());
+                if let Some(existing) = boards.get(board) {
+                    let existing = read(existing).config().clone();
+                    return if existing == *config {
+                        Ok(Applied::BoardCreated(false))
+                    } else {
+                        Err(ApplyError::ConfigConflict {
+                            board: board.clone(),
+                            existing: Box::new(existing),
+                        })
+                    };
+                }
+                let b = Board::new(config.clone())?;
+                boards.insert(board.clone(), Arc::new(RwLock::new(b)));
+                Ok(Applied::BoardCreated(true))
+            }
+            Command::DeleteBoard { board } => {
+                let mut boards = self.boards.write().unwrap_or_else(|p| p.into_inner());
+                match boards.remove(board) {
+                    Some(_) => Ok(Applied::BoardDeleted),
+                    None => Err(ApplyError::BoardNotFound(board.clone())),
+                }
+            }
+            Command::Write {
+                board,
+                member,
+                op,
+                value,
+                at_us,
+                metadata,
+            } => {
+                let handle = self
+                    .board(board)
+                    .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
+                let mut b = handle.write().unwrap_or_else(|p| p.into_inner());
+                let w = BoardWrite {
+                    member,
+                    op: *op,
+                    value: *value,
+                    at_us: *at_us,
+                    metadata: metadata.as_deref(),
+                };
+                let (outcome, period) = b.submit(&w)?;
+                Ok(Applied::Written(outcome, period))
+            }
+            Command::DeleteMember {
+                board,
+                period,
+                member,
+                now_us,
+            } => {
+                let handle = self
+                    .board(board)
+                    .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
+                let mut b = handle.write().unwrap_or_else(|p| p.into_inner());
+                let p = b.resolve(&PeriodRef::parse(period), *now_us)?;
+                let removed = b.ranking_mut(&p).is_some_and(|r| r.remove(member));
+                if removed {
+                    Ok(Applied::MemberRemoved)
+                } else {
+                    Err(ApplyError::MemberNotFound {
+                        board: board.clone(),
+                        member: member.clone(),
+                        period: p.id,
+                    })
+                }
+            }
+        }
+    }
+}

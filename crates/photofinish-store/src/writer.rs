@@ -1,0 +1,451 @@
+//! The [`Store`]: one writer thread that owns the log, and a snapshotter beside it.
+//!
+//! Write path: a request becomes a [`Command`] queued to the writer (bounded queue; full →
+//! `Overloaded`). The writer takes everything queued (group commit), stamps each command
+//! with the next LSN and — unless it carries an explicit `at` — the monotonic clock, appends
+//! the batch, fsyncs once under `always`, and only then applies the batch to the state and
+//! replies. If the append or fsync fails, the batch is cut from the file again and every
+//! command in it answers `Unavailable`: the state never saw it. Later batches retry, so
+//! writes resume when the disk does. Reads never pass through the writer.
+//!
+//! Snapshots: when a segment passes `segment_bytes`, the writer seals it and starts a new
+//! one; the snapshotter then rebuilds a private state from the last snapshot plus the sealed
+//! segments, writes the new snapshot atomically, and deletes what it covers. The live state
+//! is never locked for it, so writes do not stall.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use photofinish_core::clock::{Clock, MonotonicClock};
+
+use crate::command::Command;
+use crate::io::{LogFile, Storage};
+use crate::log::{encode_frame, segment_name};
+use crate::recovery::{replay, scan};
+use crate::snapshot::{self, snapshot_name};
+use crate::state::{Applied, ApplyError, State};
+use crate::StoreError;
+
+/// Most commands one group commit takes: bounds the batch buffer and reply latency.
+pub const MAX_BATCH_COMMANDS: usize = 4096;
+/// Default queue length in front of the writer; a full queue answers `Overloaded`.
+pub const DEFAULT_QUEUE_COMMANDS: usize = 65_536;
+/// Default segment size that triggers a new segment and a snapshot.
+pub const DEFAULT_SEGMENT_BYTES: u64 = 64 * 1024 * 1024;
+/// How often the idle writer wakes to honour `everysec`.
+const TICK: Duration = Duration::from_millis(200);
+
+/// When the log is fsynced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FsyncPolicy {
+    /// Before every acknowledgement (group commit shares one fsync per batch).
+    #[default]
+    Always,
+    /// About once a second; a crash may lose the last second of writes.
+    EverySec,
+    /// Never explicitly; the OS writes back when it likes.
+    Never,
+}
+
+impl FsyncPolicy {
+    /// Parses `always`, `everysec` or `never`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "always" => Some(Self::Always),
+            "everysec" => Some(Self::EverySec),
+            "never" => Some(Self::Never),
+            _ => None,
+        }
+    }
+}
+
+/// How to open a store.
+#[derive(Clone)]
+pub struct StoreOptions {
+    /// Data directory.
+    pub dir: PathBuf,
+    /// fsync policy.
+    pub fsync: FsyncPolicy,
+    /// Segment size that triggers a snapshot.
+    pub segment_bytes: u64,
+    /// Queue length in front of the writer.
+    pub queue_commands: usize,
+    /// Called with the duration of every fsync (metrics).
+    pub on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+}
+
+impl StoreOptions {
+    /// Defaults for `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            fsync: FsyncPolicy::Always,
+            segment_bytes: DEFAULT_SEGMENT_BYTES,
+            queue_commands: DEFAULT_QUEUE_COMMANDS,
+            on_fsync: None,
+        }
+    }
+}
+
+/// Why a command was not applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// The log could not be written; nothing changed.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// The writer's queue is full.
+    #[error("too many writes queued")]
+    Overloaded,
+    /// The store is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+}
+
+/// Receives the result of one command.
+pub type Reply = Box<dyn FnOnce(Result<Result<Applied, ApplyError>, SubmitError>) + Send>;
+
+struct Job {
+    cmd: Command,
+    stamp: bool,
+    reply: Reply,
+}
+
+/// Whether the last write reached the disk.
+#[derive(Debug, Default)]
+pub struct Health {
+    failing: AtomicBool,
+    last_error: Mutex<Option<String>>,
+}
+
+impl Health {
+    /// `None` when writes work; else the last I/O error.
+    pub fn write_error(&self) -> Option<String> {
+        if self.failing.load(Ordering::SeqCst) {
+            self.last_error.lock().ok().and_then(|e| e.clone())
+        } else {
+            None
+        }
+    }
+    fn set(&self, err: Option<String>) {
+        self.failing.store(err.is_some(), Ordering::SeqCst);
+        if let Ok(mut e) = self.last_error.lock() {
+            *e = err;
+        }
+    }
+}
+
+/// The open store. See the module docs.
+pub struct Store {
+    state: Arc<State>,
+    clock: Arc<MonotonicClock<Box<dyn Clock>>>,
+    health: Arc<Health>,
+    tx: Mutex<Option<SyncSender<Job>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Store {
+    /// Recovers the state in `opts.dir` and starts the writer and snapshotter.
+    pub fn open(
+        storage: Arc<dyn Storage>,
+        opts: StoreOptions,
+        clock: Box<dyn Clock>,
+    ) -> Result<Store, StoreError> {
+        storage
+            .create_dir_all(&opts.dir)
+            .map_err(|e| StoreError::io(&opts.dir, e))?;
+        let (snaps, segments) = scan(&*storage, &opts.dir)?;
+        let newest_snap = snaps.last().map(|(_, p)| p.clone());
+        let rec = replay(&*storage, newest_snap.as_deref(), &segments, true)?;
+        let clock = Arc::new(MonotonicClock::new(clock));
+        clock.observe(rec.max_time_us);
+        let next_lsn = rec.last_lsn + 1;
+        let (seg_first, seg_len) = match segments.last() {
+            Some(s) if rec.tail_len > 0 || s.first_lsn == next_lsn => (s.first_lsn, rec.tail_len),
+            _ => (next_lsn, 0),
+        };
+        let path = opts.dir.join(segment_name(seg_first));
+        let log = storage
+            .open_log(&path, seg_len)
+            .map_err(|e| StoreError::io(&path, e))?;
+        tracing::info!(dir = %opts.dir.display(), last_lsn = rec.last_lsn, snapshot = ?rec.snapshot, segments = rec.segments.len(), "store recovered");
+
+        let state = Arc::new(rec.state);
+        let health = Arc::new(Health::default());
+        let (snap_tx, snap_rx) = mpsc::channel::<u64>();
+        let (tx, rx) = mpsc::sync_channel(opts.queue_commands);
+        let writer = Writer {
+            storage: storage.clone(),
+            dir: opts.dir.clone(),
+            log,
+            seg_first,
+            seg_len,
+            next_lsn,
+            fsync: opts.fsync,
+            segment_bytes: opts.segment_bytes,
+            dirty: false,
+            last_sync: Instant::now(),
+            broken_tail: false,
+            state: state.clone(),
+            clock: clock.clone(),
+            health: health.clone(),
+            snap_tx,
+            on_fsync: opts.on_fsync.clone(),
+        };
+        let w = std::thread::Builder::new()
+            .name("pf-writer".into())
+            .spawn(move || writer.run(rx))
+            .map_err(|e| StoreError::io(&opts.dir, e))?;
+        let dir = opts.dir.clone();
+        let s = std::thread::Builder::new()
+            .name("pf-snapshot".into())
+            .spawn(move || snapshotter(&*storage, &dir, snap_rx))
+            .map_err(|e| StoreError::io(&opts.dir, e))?;
+        Ok(Store {
+            state,
+            clock,
+            health,
+            tx: Mutex::new(Some(tx)),
+            threads: Mutex::new(vec![w, s]),
+        })
+    }
+
+    /// The served state (for reads).
+    pub fn state(&self) -> &Arc<State> {
+        &self.state
+    }
+
+    /// The store's monotonic clock, µs since the epoch.
+    pub fn now_us(&self) -> i64 {
+        self.clock.now_us()
+    }
+
+    /// The last write error, while writes are failing.
+    pub fn write_error(&self) -> Option<String> {
+        self.health.write_error()
+    }
+
+    /// Queues `cmd`; `stamp` asks the writer to set its instant from the clock. `reply` is
+    /// called once the command is durable (per the fsync policy) and applied, or failed.
+    pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), SubmitError> {
+        let guard = self.tx.lock().map_err(|_| SubmitError::ShuttingDown)?;
+        let tx = guard.as_ref().ok_or(SubmitError::ShuttingDown)?;
+        match tx.try_send(Job { cmd, stamp, reply }) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(SubmitError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => Err(SubmitError::ShuttingDown),
+        }
+    }
+
+    /// Stops taking commands, lets the writer finish the queued ones and sync, and joins.
+    pub fn shutdown(&self) {
+        if let Ok(mut tx) = self.tx.lock() {
+            tx.take();
+        }
+        let threads = self
+            .threads
+            .lock()
+            .map(|mut t| std::mem::take(&mut *t))
+            .unwrap_or_default();
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+struct Writer {
+    storage: Arc<dyn Storage>,
+    dir: PathBuf,
+    log: Box<dyn LogFile>,
+    seg_first: u64,
+    seg_len: u64,
+    next_lsn: u64,
+    fsync: FsyncPolicy,
+    segment_bytes: u64,
+    dirty: bool,
+    last_sync: Instant,
+    /// Bytes past `seg_len` may be in the file after a failed append: cut them first.
+    broken_tail: bool,
+    state: Arc<State>,
+    clock: Arc<MonotonicClock<Box<dyn Clock>>>,
+    health: Arc<Health>,
+    snap_tx: mpsc::Sender<u64>,
+    on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+}
+
+impl Writer {
+    fn run(mut self, rx: Receiver<Job>) {
+        loop {
+            let first = match rx.recv_timeout(TICK) {
+                Ok(job) => job,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.sync_if_due();
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH_COMMANDS {
+                match rx.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+            self.commit(batch);
+            self.sync_if_due();
+            self.rotate_if_full();
+        }
+        if self.dirty {
+            if let Err(e) = self.sync() {
+                tracing::error!(error = %e, "final log sync failed");
+            }
+        }
+        tracing::info!(next_lsn = self.next_lsn, "log writer stopped");
+    }
+
+    fn sync(&mut self) -> std::io::Result<()> {
+        let start = Instant::now();
+        self.log.sync()?;
+        if let Some(f) = &self.on_fsync {
+            f(start.elapsed());
+        }
+        self.dirty = false;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn sync_if_due(&mut self) {
+        if self.dirty
+            && self.fsync == FsyncPolicy::EverySec
+            && self.last_sync.elapsed() >= Duration::from_secs(1)
+        {
+            if let Err(e) = self.sync() {
+                tracing::error!(error = %e, "background log sync failed");
+                self.health.set(Some(e.to_string()));
+            }
+        }
+    }
+
+    /// Appends `buf` durably per policy; on error the file is cut back to where it was.
+    fn append(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.broken_tail {
+            self.log.truncate(self.seg_len)?;
+            self.broken_tail = false;
+        }
+        let result = self.log.append(buf).and_then(|()| {
+            self.dirty = true;
+            if self.fsync == FsyncPolicy::Always {
+                self.sync()
+            } else {
+                Ok(())
+            }
+        });
+        if result.is_err() {
+            self.broken_tail = self.log.truncate(self.seg_len).is_err();
+        }
+        result
+    }
+
+    fn commit(&mut self, mut batch: Vec<Job>) {
+        let mut buf = Vec::with_capacity(batch.len() * 64);
+        for (i, job) in batch.iter_mut().enumerate() {
+            match &mut job.cmd {
+                Command::Write { at_us, .. } if job.stamp => *at_us = self.clock.now_us(),
+                Command::DeleteMember { now_us, .. } => *now_us = self.clock.now_us(),
+                _ => {}
+            }
+            encode_frame(&mut buf, self.next_lsn + i as u64, &job.cmd);
+        }
+        match self.append(&buf) {
+            Ok(()) => {
+                self.health.set(None);
+                self.next_lsn += batch.len() as u64;
+                self.seg_len += buf.len() as u64;
+                for job in batch {
+                    let result = self.state.apply(&job.cmd);
+                    (job.reply)(Ok(result));
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, commands = batch.len(), "log append failed; writes refused");
+                self.health.set(Some(e.to_string()));
+                for job in batch {
+                    (job.reply)(Err(SubmitError::Unavailable(e.to_string())));
+                }
+            }
+        }
+    }
+
+    fn rotate_if_full(&mut self) {
+        if self.seg_len < self.segment_bytes {
+            return;
+        }
+        let path = self.dir.join(segment_name(self.next_lsn));
+        let opened = self.sync().and_then(|()| self.storage.open_log(&path, 0));
+        match opened {
+            Ok(log) => {
+                self.log = log;
+                self.seg_first = self.next_lsn;
+                self.seg_len = 0;
+                let _ = self.snap_tx.send(self.seg_first);
+            }
+            Err(e) => tracing::warn!(error = %e, "could not start a new log segment; will retry"),
+        }
+    }
+}
+
+/// Compacts sealed segments into a snapshot whenever the writer seals one.
+fn snapshotter(storage: &dyn Storage, dir: &std::path::Path, rx: Receiver<u64>) {
+    while let Ok(mut active_first) = rx.recv() {
+        while let Ok(newer) = rx.try_recv() {
+            active_first = newer;
+        }
+        if let Err(e) = compact(storage, dir, active_first) {
+            tracing::error!(error = %e, "snapshot failed; the log keeps everything");
+        }
+    }
+}
+
+/// Writes a snapshot covering every segment below `active_first`, then deletes them.
+pub fn compact(
+    storage: &dyn Storage,
+    dir: &std::path::Path,
+    active_first: u64,
+) -> Result<(), StoreError> {
+    let start = Instant::now();
+    let (snaps, segments) = scan(storage, dir)?;
+    let sealed: Vec<_> = segments
+        .into_iter()
+        .filter(|s| s.first_lsn < active_first)
+        .collect();
+    if sealed.is_empty() {
+        return Ok(());
+    }
+    let old = snaps.last().map(|(_, p)| p.clone());
+    let rec = replay(storage, old.as_deref(), &sealed, false)?;
+    let path = dir.join(snapshot_name(rec.last_lsn));
+    storage
+        .write_atomic(&path, &mut |w| {
+            snapshot::write(&rec.state, rec.last_lsn, rec.max_time_us, w)
+        })
+        .map_err(|e| StoreError::io(&path, e))?;
+    for (_, p) in &snaps {
+        if *p != path {
+            let _ = storage.remove(p);
+        }
+    }
+    for s in &sealed {
+        let _ = storage.remove(&s.path);
+    }
+    tracing::info!(snapshot = %path.display(), last_lsn = rec.last_lsn, took_ms = start.elapsed().as_millis() as u64, "snapshot written");
+    Ok(())
+}

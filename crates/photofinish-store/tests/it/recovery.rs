@@ -1,0 +1,137 @@
+//! Restart gives back exactly the acknowledged state, with and without snapshots.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use photofinish_store::io::RealStorage;
+use photofinish_store::{Applied, ApplyError, Command};
+
+use crate::support::*;
+
+#[test]
+fn restart_replays_the_log() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let before = {
+        let store = open(dir.path());
+        create(&store, "b");
+        for i in 0..200 {
+            submit(&store, incr("b", &format!("m{}", i % 37), i))
+                .expect("durable")
+                .expect("applied");
+        }
+        let del = Command::DeleteMember {
+            board: "b".into(),
+            period: "current".into(),
+            member: "m3".into(),
+            now_us: 0,
+        };
+        assert_eq!(
+            submit(&store, del).expect("durable"),
+            Ok(Applied::MemberRemoved)
+        );
+        listing(&store, "b")
+    };
+    assert_eq!(before.len(), 36);
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "b"), before);
+    // The sequence goes on where it stopped: a new write ranks after equal older ones.
+    submit(&store, incr("b", "new", 0))
+        .expect("durable")
+        .expect("applied");
+    assert_eq!(listing(&store, "b").len(), 37);
+}
+
+#[test]
+fn failed_commands_replay_as_failures() {
+    let dir = tempfile::tempdir().expect("tmp");
+    {
+        let store = open(dir.path());
+        create(&store, "b");
+        submit(&store, incr("b", "a", i64::MAX))
+            .expect("durable")
+            .expect("applied");
+        let overflow = submit(&store, incr("b", "a", 1)).expect("durable");
+        assert!(matches!(overflow, Err(ApplyError::Core(_))));
+        let missing = submit(&store, incr("nope", "a", 1)).expect("durable");
+        assert!(matches!(missing, Err(ApplyError::BoardNotFound(_))));
+    }
+    let store = open(dir.path());
+    assert_eq!(score(&store, "b", "a"), Some(i64::MAX));
+}
+
+#[test]
+fn snapshots_compact_the_log_and_restore_the_same_state() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let before = {
+        let store = open_with(Arc::new(RealStorage), dir.path(), 2048).expect("open");
+        create(&store, "b");
+        for i in 0..3000 {
+            submit(&store, incr("b", &format!("member-{}", i % 500), i % 7))
+                .expect("durable")
+                .expect("applied");
+        }
+        // The snapshotter works in the background: wait for it to leave one snapshot.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let names: Vec<String> = std::fs::read_dir(dir.path())
+                .expect("dir")
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            let snaps = names.iter().filter(|n| n.ends_with(".snap")).count();
+            let logs = names.iter().filter(|n| n.ends_with(".log")).count();
+            if snaps == 1 && logs <= 2 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no compaction: {names:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        listing(&store, "b")
+    };
+    assert_eq!(before.len(), 500);
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "b"), before);
+}
+
+#[test]
+fn board_config_conflicts_and_deletes_survive_restart() {
+    let dir = tempfile::tempdir().expect("tmp");
+    {
+        let store = open(dir.path());
+        create(&store, "keep");
+        create(&store, "gone");
+        submit(&store, incr("gone", "x", 1))
+            .expect("durable")
+            .expect("applied");
+        assert_eq!(
+            submit(
+                &store,
+                Command::DeleteBoard {
+                    board: "gone".into()
+                }
+            )
+            .expect("durable"),
+            Ok(Applied::BoardDeleted)
+        );
+        let cfg = photofinish_core::BoardConfig {
+            order: photofinish_core::Order::Asc,
+            ..Default::default()
+        };
+        let conflict = submit(
+            &store,
+            Command::CreateBoard {
+                board: "keep".into(),
+                config: cfg,
+            },
+        )
+        .expect("durable");
+        assert!(matches!(conflict, Err(ApplyError::ConfigConflict { .. })));
+    }
+    let store = open(dir.path());
+    assert!(store.state().board("gone").is_none());
+    let keep = store.state().board("keep").expect("keep");
+    assert_eq!(
+        keep.read().expect("lock").config().order,
+        photofinish_core::Order::Desc
+    );
+}

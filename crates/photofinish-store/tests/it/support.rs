@@ -1,0 +1,90 @@
+//! Helpers: open a store on a directory, submit synchronously, read a member.
+
+use std::path::Path;
+use std::sync::{mpsc, Arc};
+
+use photofinish_core::clock::ManualClock;
+use photofinish_core::{BoardConfig, PeriodRef, RankStyle};
+use photofinish_store::io::Storage;
+use photofinish_store::{
+    Applied, ApplyError, Command, Store, StoreError, StoreOptions, SubmitError,
+};
+
+/// 2026-11-22T00:00:00Z
+pub const T0: i64 = 1_795_305_600_000_000;
+
+pub fn open_with(
+    storage: Arc<dyn Storage>,
+    dir: &Path,
+    segment_bytes: u64,
+) -> Result<Store, StoreError> {
+    let mut opts = StoreOptions::new(dir);
+    opts.segment_bytes = segment_bytes;
+    Store::open(storage, opts, Box::new(ManualClock::new(T0)))
+}
+
+pub fn open(dir: &Path) -> Store {
+    open_with(Arc::new(photofinish_store::io::RealStorage), dir, 1 << 30).expect("open")
+}
+
+pub fn submit(store: &Store, cmd: Command) -> Result<Result<Applied, ApplyError>, SubmitError> {
+    let (tx, rx) = mpsc::channel();
+    store.submit(cmd, true, Box::new(move |r| drop(tx.send(r))))?;
+    rx.recv().expect("reply")
+}
+
+pub fn create(store: &Store, board: &str) {
+    let cmd = Command::CreateBoard {
+        board: board.into(),
+        config: BoardConfig::default(),
+    };
+    submit(store, cmd).expect("durable").expect("created");
+}
+
+pub fn incr(board: &str, member: &str, value: i64) -> Command {
+    Command::Write {
+        board: board.into(),
+        member: member.into(),
+        op: None,
+        value,
+        at_us: 0,
+        metadata: None,
+    }
+}
+
+/// The member's score on the board's current period, if present.
+pub fn score(store: &Store, board: &str, member: &str) -> Option<i64> {
+    let handle = store.state().board(board)?;
+    let b = handle.read().expect("lock");
+    let p = b.resolve(&PeriodRef::Current, T0).expect("period");
+    b.ranking(&p)?
+        .member(member, RankStyle::Ordinal)
+        .map(|e| e.score)
+}
+
+/// Every (member, score, reached_at) of a board's current period, in rank order.
+pub fn listing(store: &Store, board: &str) -> Vec<(String, i64, i64)> {
+    let Some(handle) = store.state().board(board) else {
+        return Vec::new();
+    };
+    let b = handle.read().expect("lock");
+    let p = b.resolve(&PeriodRef::Current, T0).expect("period");
+    b.ranking(&p).map_or_else(Vec::new, |r| {
+        r.page(0, usize::MAX, RankStyle::Ordinal)
+            .into_iter()
+            .map(|e| (e.member, e.score, e.reached_at_us))
+            .collect()
+    })
+}
+
+/// The single log segment in `dir`.
+pub fn only_segment(dir: &Path) -> std::path::PathBuf {
+    let mut logs: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs.remove(0)
+}
