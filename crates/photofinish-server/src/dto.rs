@@ -1,0 +1,189 @@
+//! JSON shapes of requests and answers, with their OpenAPI schemas. Request types are loose
+//! (a score may be a number or a string) and checked by [`crate::input`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// Board config; every field optional (defaults: desc, incr, never, UTC, monday, 8).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoardConfigBody {
+    /// `desc` (higher is better) or `asc` (lower is better).
+    #[schema(example = "desc")]
+    pub order: Option<String>,
+    /// Default operator: `incr`, `best` or `set`.
+    #[schema(example = "incr")]
+    pub update: Option<String>,
+    /// `never`, `daily`, `weekly` or `monthly`.
+    #[schema(example = "weekly")]
+    pub reset: Option<String>,
+    /// IANA time zone of the periods.
+    #[schema(example = "Asia/Shanghai")]
+    pub timezone: Option<String>,
+    /// `monday` (ISO weeks) or `sunday`.
+    pub week_start: Option<String>,
+    /// Periods kept, 1 to 1000.
+    pub retention: Option<u32>,
+}
+
+/// A board as the API shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BoardView {
+    /// Board name.
+    pub name: String,
+    /// `desc` or `asc`.
+    pub order: String,
+    /// Default operator.
+    pub update: String,
+    /// Reset schedule.
+    pub reset: String,
+    /// Time zone.
+    pub timezone: String,
+    /// First day of weekly periods.
+    pub week_start: String,
+    /// Periods kept.
+    pub retention: u32,
+    /// Members in the current period.
+    pub members: u64,
+    /// The current period id (`all` for boards that never reset).
+    pub period: String,
+    /// When the current period ends (RFC 3339), `null` for boards that never reset.
+    pub next_reset_at: Option<String>,
+}
+
+/// All boards.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BoardList {
+    /// Boards by name.
+    pub boards: Vec<BoardView>,
+}
+
+/// One score write.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteBody {
+    /// Member name: 1–128 bytes of UTF-8 without control characters.
+    pub member: String,
+    /// A JSON integer or a decimal string (for values past 2^53 from JavaScript).
+    #[schema(value_type = Object, example = 100)]
+    pub score: Value,
+    /// `incr`, `best` or `set`; the board's default when absent.
+    #[schema(value_type = Option<String>, example = "incr")]
+    pub op: Option<Value>,
+    /// A JSON object of at most 1 KiB, stored with the entry; kept when absent.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+    /// RFC 3339 instant of the write (imports, replays); the server clock when absent.
+    #[schema(value_type = Option<String>, example = "2026-11-22T08:00:00Z")]
+    pub at: Option<Value>,
+}
+
+/// What a write did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WriteResult {
+    /// Member name.
+    pub member: String,
+    /// The score after the write.
+    pub score: i64,
+    /// Ordinal rank after the write.
+    pub rank: u64,
+    /// When the member first reached the score (RFC 3339, µs).
+    pub reached_at: String,
+    /// Whether the score changed.
+    pub changed: bool,
+    /// The period the write landed in.
+    pub period: String,
+}
+
+/// A batch of writes, applied in order.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchBody {
+    /// Up to 1000 writes; each is checked and applied on its own.
+    #[schema(value_type = Vec<WriteBody>)]
+    pub entries: Vec<Value>,
+}
+
+/// Results in the order of the batch: a write result or `{"error": …}` each.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchResult {
+    /// One per entry.
+    #[schema(value_type = Vec<Object>)]
+    pub results: Vec<Value>,
+}
+
+/// One member's standing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberView {
+    /// Member name.
+    pub member: String,
+    /// Score.
+    pub score: i64,
+    /// Rank in the style asked for.
+    pub rank: u64,
+    /// When the member first reached the score.
+    pub reached_at: String,
+    /// Stored metadata, or null.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Box<RawValue>>,
+    /// Members in the period.
+    pub total: u64,
+}
+
+/// A ranked row.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntryView {
+    /// Rank in the style asked for.
+    pub rank: u64,
+    /// Member name.
+    pub member: String,
+    /// Score.
+    pub score: i64,
+    /// When the member first reached the score.
+    pub reached_at: String,
+    /// Stored metadata, or null.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Box<RawValue>>,
+}
+
+/// A page of ranked rows.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntriesPage {
+    /// Members in the period.
+    pub total: u64,
+    /// The period id.
+    pub period: String,
+    /// The rows.
+    pub entries: Vec<EntryView>,
+}
+
+/// A retained period.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PeriodView {
+    /// Period id.
+    pub id: String,
+    /// First instant (RFC 3339), null for `all`.
+    pub starts_at: Option<String>,
+    /// First instant after the period, null for `all`.
+    pub ends_at: Option<String>,
+    /// Members in the period.
+    pub members: u64,
+}
+
+/// Retained periods, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PeriodList {
+    /// The periods.
+    pub periods: Vec<PeriodView>,
+}
+
+/// Liveness.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`, or `degraded` while the log cannot be written.
+    pub status: String,
+    /// The last storage error while degraded.
+    pub storage_error: Option<String>,
+}

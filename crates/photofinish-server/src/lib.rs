@@ -1,0 +1,65 @@
+//! # Photofinish server
+//!
+//! HTTP API v1 (SPEC.md §3) over the embedded store.
+//!
+//! # Layout
+//! - [`routes`]: the handlers, one file per resource.
+//! - [`input`]: request parsing and every input rule; the body and query extractors.
+//! - [`dto`]: JSON shapes with their OpenAPI schemas; [`openapi`]: the document.
+//! - [`error`]: [`ApiError`](error::ApiError) and the code/status table.
+//! - [`app`]: shared state and handler helpers; [`middleware`]: request id, logs, metrics.
+//! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
+//! - [`serve`]: open the store, bind, serve, shut down gracefully.
+
+pub mod app;
+pub mod dto;
+pub mod error;
+pub mod input;
+pub mod limits;
+pub mod metrics;
+pub mod middleware;
+pub mod openapi;
+pub mod routes;
+pub mod serve;
+
+use std::sync::Arc;
+
+use axum::routing::{get, post, put};
+use axum::Router;
+
+use crate::app::{App, AppState};
+use crate::routes::{boards, ops, reads, scores};
+
+/// The router of every route, with the observing middleware.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/v1/boards", get(boards::list_boards))
+        .route(
+            "/v1/boards/{board}",
+            put(boards::put_board)
+                .get(boards::get_board)
+                .delete(boards::delete_board),
+        )
+        .route("/v1/boards/{board}/periods", get(boards::list_periods))
+        .route("/v1/boards/{board}/scores", post(scores::post_score))
+        .route("/v1/boards/{board}/scores:batch", post(scores::post_batch))
+        .route("/v1/boards/{board}/entries", get(reads::get_entries))
+        .route(
+            "/v1/boards/{board}/members/{member}",
+            get(reads::get_member).delete(reads::delete_member),
+        )
+        .route(
+            "/v1/boards/{board}/members/{member}/around",
+            get(reads::get_around),
+        )
+        .route("/healthz", get(ops::healthz))
+        .route("/metrics", get(ops::metrics))
+        .route("/openapi.json", get(ops::openapi))
+        .route_layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            middleware::observe,
+        ))
+        .fallback(ops::not_found)
+        .method_not_allowed_fallback(ops::method_not_allowed)
+        .with_state::<()>(app as AppState)
+}

@@ -1,0 +1,127 @@
+//! Prometheus metrics: requests by route, method and status; request latency by route;
+//! boards and members (counted at scrape time); log fsync latency; whether writes fail.
+
+use std::time::Duration;
+
+use photofinish_store::State;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// Labels of a request counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// Route template, e.g. `/v1/boards/{board}/scores`.
+    pub route: String,
+    /// HTTP method.
+    pub method: String,
+    /// Status code.
+    pub status: u16,
+}
+
+/// Labels of a latency histogram.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    /// Route template.
+    pub route: String,
+}
+
+fn latency_buckets() -> Histogram {
+    // 50 µs to ~1.6 s.
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 16))
+}
+
+/// The registry and every metric in it.
+pub struct Metrics {
+    registry: Registry,
+    /// Requests by route, method, status.
+    pub requests: Family<RequestLabels, Counter>,
+    /// Request latency by route.
+    pub latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    /// Log fsync latency.
+    pub fsync: Histogram,
+    boards: Gauge,
+    members: Gauge,
+    write_failing: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    /// All metrics, registered.
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("photofinish");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests by route, method and status",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_buckets as fn() -> Histogram,
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency by route",
+            latency.clone(),
+        );
+        let fsync = Histogram::new(exponential_buckets(0.000_01, 2.0, 18));
+        registry.register(
+            "log_fsync_duration_seconds",
+            "Write-ahead log fsync latency",
+            fsync.clone(),
+        );
+        let boards = Gauge::default();
+        registry.register("boards", "Boards", boards.clone());
+        let members = Gauge::default();
+        registry.register(
+            "members",
+            "Members over all boards and retained periods",
+            members.clone(),
+        );
+        let write_failing = Gauge::default();
+        registry.register(
+            "storage_write_failing",
+            "1 while the log cannot be written",
+            write_failing.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            fsync,
+            boards,
+            members,
+            write_failing,
+        }
+    }
+
+    /// Records one fsync.
+    pub fn observe_fsync(&self, d: Duration) {
+        self.fsync.observe(d.as_secs_f64());
+    }
+
+    /// The text exposition, with the state-derived gauges brought up to date.
+    pub fn render(&self, state: &State, write_failing: bool) -> String {
+        let boards = state.boards();
+        let members: u64 = boards
+            .iter()
+            .map(|(_, b)| b.read().unwrap_or_else(|p| p.into_inner()).total_members())
+            .sum();
+        self.boards.set(boards.len() as i64);
+        self.members.set(members as i64);
+        self.write_failing.set(i64::from(write_failing));
+        let mut out = String::new();
+        if prometheus_client::encoding::text::encode(&mut out, &self.registry).is_err() {
+            out.clear();
+        }
+        out
+    }
+}

@@ -1,0 +1,174 @@
+//! `PUT/GET/DELETE /v1/boards/{board}`, `GET /v1/boards`, `GET /v1/boards/{board}/periods`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use photofinish_core::config::validate_board_name;
+use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
+use photofinish_store::{Applied, Command};
+
+use crate::app::{board_view, AppState};
+use crate::dto::{BoardConfigBody, BoardList, BoardView, PeriodList, PeriodView};
+use crate::error::{ApiError, Code, ErrorBody};
+use crate::input::{rfc3339_us, JsonBody, PathParams};
+
+fn field<T>(
+    value: Option<String>,
+    name: &str,
+    parse: fn(&str) -> Option<T>,
+    default: T,
+    allowed: &str,
+) -> Result<T, ApiError> {
+    match value {
+        None => Ok(default),
+        Some(s) => parse(&s).ok_or_else(|| {
+            ApiError::new(
+                Code::InvalidConfig,
+                format!("{name} must be one of {allowed}, got {s:?}"),
+            )
+        }),
+    }
+}
+
+/// The config a body asks for, defaults filled in and every field checked.
+fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
+    let d = BoardConfig::default();
+    let c = BoardConfig {
+        order: field(body.order, "order", Order::parse, d.order, "desc, asc")?,
+        update: field(
+            body.update,
+            "update",
+            Op::parse,
+            d.update,
+            "incr, best, set",
+        )?,
+        reset: field(
+            body.reset,
+            "reset",
+            Reset::parse,
+            d.reset,
+            "never, daily, weekly, monthly",
+        )?,
+        week_start: field(
+            body.week_start,
+            "week_start",
+            WeekStart::parse,
+            d.week_start,
+            "monday, sunday",
+        )?,
+        timezone: body.timezone.unwrap_or(d.timezone),
+        retention: body.retention.unwrap_or(d.retention),
+    };
+    c.validate()?;
+    Ok(c)
+}
+
+/// Create a board, or confirm one with the same config.
+#[utoipa::path(put, path = "/v1/boards/{board}", tag = "boards",
+    params(("board" = String, Path, description = "Board name, [A-Za-z0-9_.-]{1,64}")),
+    request_body(content = BoardConfigBody, description = "Config; every field optional"),
+    responses(
+        (status = 201, description = "Created", body = BoardView),
+        (status = 200, description = "Exists with the same config", body = BoardView),
+        (status = 400, description = "Invalid board name or malformed body", body = ErrorBody),
+        (status = 409, description = "Exists with a different config", body = ErrorBody),
+        (status = 422, description = "Invalid config (e.g. unknown time zone)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn put_board(
+    State(app): State<AppState>,
+    PathParams(board): PathParams<String>,
+    JsonBody(body): JsonBody<BoardConfigBody>,
+) -> Result<impl IntoResponse, ApiError> {
+    validate_board_name(&board)?;
+    let config = config(body)?;
+    let applied = app
+        .execute(
+            Command::CreateBoard {
+                board: board.clone(),
+                config,
+            },
+            false,
+        )
+        .await?;
+    let status = if applied == Applied::BoardCreated(true) {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let handle = app.board(&board)?;
+    let view = board_view(
+        &board,
+        &handle.read().unwrap_or_else(|p| p.into_inner()),
+        app.store.now_us(),
+    )?;
+    Ok((status, Json(view)))
+}
+
+/// All boards.
+#[utoipa::path(get, path = "/v1/boards", tag = "boards", responses((status = 200, body = BoardList)))]
+pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>, ApiError> {
+    let now = app.store.now_us();
+    let mut boards = Vec::new();
+    for (name, handle) in app.store.state().boards() {
+        boards.push(board_view(
+            &name,
+            &handle.read().unwrap_or_else(|p| p.into_inner()),
+            now,
+        )?);
+    }
+    Ok(Json(BoardList { boards }))
+}
+
+/// A board's config, current period, its member count and when it resets.
+#[utoipa::path(get, path = "/v1/boards/{board}", tag = "boards",
+    params(("board" = String, Path, description = "Board name")),
+    responses((status = 200, body = BoardView), (status = 404, body = ErrorBody)))]
+pub async fn get_board(
+    State(app): State<AppState>,
+    PathParams(board): PathParams<String>,
+) -> Result<Json<BoardView>, ApiError> {
+    let handle = app.board(&board)?;
+    let view = board_view(
+        &board,
+        &handle.read().unwrap_or_else(|p| p.into_inner()),
+        app.store.now_us(),
+    )?;
+    Ok(Json(view))
+}
+
+/// Delete a board and all its periods.
+#[utoipa::path(delete, path = "/v1/boards/{board}", tag = "boards",
+    params(("board" = String, Path, description = "Board name")),
+    responses((status = 204, description = "Deleted"), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn delete_board(
+    State(app): State<AppState>,
+    PathParams(board): PathParams<String>,
+) -> Result<StatusCode, ApiError> {
+    app.board(&board)?;
+    app.execute(Command::DeleteBoard { board }, false).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Retained periods, newest first.
+#[utoipa::path(get, path = "/v1/boards/{board}/periods", tag = "boards",
+    params(("board" = String, Path, description = "Board name")),
+    responses((status = 200, body = PeriodList), (status = 404, body = ErrorBody)))]
+pub async fn list_periods(
+    State(app): State<AppState>,
+    PathParams(board): PathParams<String>,
+) -> Result<Json<PeriodList>, ApiError> {
+    let handle = app.board(&board)?;
+    let b = handle.read().unwrap_or_else(|p| p.into_inner());
+    let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
+    let periods = b
+        .periods()
+        .map(|(p, r)| PeriodView {
+            id: p.id.clone(),
+            starts_at: bound(p.start_us),
+            ends_at: bound(p.end_us),
+            members: r.len(),
+        })
+        .collect();
+    Ok(Json(PeriodList { periods }))
+}

@@ -1,0 +1,62 @@
+//! `/healthz`, `/metrics`, `/openapi.json`, and the JSON answers for unknown routes and
+//! methods.
+
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::IntoResponse;
+use axum::Json;
+use utoipa::OpenApi;
+
+use crate::app::AppState;
+use crate::dto::Health;
+use crate::error::{ApiError, Code};
+use crate::openapi::ApiDoc;
+
+/// Liveness: always 200 while the process serves; `degraded` while writes fail.
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
+pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
+    let storage_error = app.store.write_error();
+    let status = if storage_error.is_some() {
+        "degraded"
+    } else {
+        "ok"
+    };
+    Json(Health {
+        status: status.into(),
+        storage_error,
+    })
+}
+
+/// Prometheus metrics in the OpenMetrics text format.
+#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
+pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
+    let body = app
+        .metrics
+        .render(app.store.state(), app.store.write_error().is_some());
+    (
+        [(
+            CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        body,
+    )
+}
+
+/// This API's OpenAPI 3 document.
+#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", content_type = "application/json")))]
+pub async fn openapi() -> impl IntoResponse {
+    (
+        [(CONTENT_TYPE, "application/json")],
+        ApiDoc::openapi().to_json().unwrap_or_default(),
+    )
+}
+
+/// Unknown route.
+pub async fn not_found() -> ApiError {
+    ApiError::new(Code::NotFound, "no such route")
+}
+
+/// Known route, unknown method.
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(Code::MethodNotAllowed, "method not allowed on this route")
+}

@@ -1,0 +1,120 @@
+//! Running the server: open (recover) the store, bind, serve until the shutdown signal, then
+//! stop accepting, finish in-flight requests, let the writer drain and sync, and return.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use photofinish_core::clock::SystemClock;
+use photofinish_store::io::{RealStorage, Storage};
+use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
+
+use crate::app::App;
+use crate::metrics::Metrics;
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to bind, e.g. `127.0.0.1:7770` (port 0 picks a free one).
+    pub listen: String,
+    /// Data directory.
+    pub data_dir: PathBuf,
+    /// fsync policy.
+    pub fsync: FsyncPolicy,
+    /// Segment size that triggers a snapshot.
+    pub segment_bytes: u64,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:7770".into(),
+            data_dir: PathBuf::from("./photofinish-data"),
+            fsync: FsyncPolicy::Always,
+            segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
+        }
+    }
+}
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The store could not open (I/O error or damaged data).
+    #[error("cannot open the data directory: {0}")]
+    Store(#[from] StoreError),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server failed while running.
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Opens the store with `storage` (the real file system unless a test injects faults).
+pub async fn open_store(
+    opts: &ServeOptions,
+    storage: Arc<dyn Storage>,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Store>, ServeError> {
+    let m = metrics.clone();
+    let store_opts = StoreOptions {
+        fsync: opts.fsync,
+        segment_bytes: opts.segment_bytes,
+        on_fsync: Some(Arc::new(move |d| m.observe_fsync(d))),
+        ..StoreOptions::new(&opts.data_dir)
+    };
+    let store = tokio::task::spawn_blocking(move || {
+        Store::open(storage, store_opts, Box::new(SystemClock))
+    })
+    .await
+    .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
+    Ok(Arc::new(store))
+}
+
+/// Serves until `shutdown` completes; `on_ready` gets the bound address.
+pub async fn serve(
+    opts: ServeOptions,
+    on_ready: impl FnOnce(SocketAddr),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    serve_with(opts, Arc::new(RealStorage), on_ready, shutdown).await
+}
+
+/// [`serve`] on the given storage.
+pub async fn serve_with(
+    opts: ServeOptions,
+    storage: Arc<dyn Storage>,
+    on_ready: impl FnOnce(SocketAddr),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let metrics = Arc::new(Metrics::new());
+    let store = open_store(&opts, storage, &metrics).await?;
+    let listener = tokio::net::TcpListener::bind(&opts.listen)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: opts.listen.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening");
+    on_ready(addr);
+    let app = Arc::new(App {
+        store: store.clone(),
+        metrics,
+    });
+    let result = axum::serve(listener, crate::router(app))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    tracing::info!("stopped accepting; draining the log writer");
+    tokio::task::spawn_blocking(move || store.shutdown())
+        .await
+        .ok();
+    result?;
+    Ok(())
+}

@@ -1,0 +1,231 @@
+//! Bad input: each case gets its 4xx, a stable code, a message — and changes nothing.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+async fn snapshot(s: &Server) -> (Value, Value) {
+    (
+        s.get("/v1/boards").await.1,
+        s.get("/v1/boards/b/entries?limit=1000").await.1,
+    )
+}
+
+#[tokio::test]
+async fn every_bad_input_is_a_4xx_with_a_code_and_no_change() {
+    let s = Server::start().await;
+    s.put("/v1/boards/b", json!({})).await;
+    s.post(
+        "/v1/boards/b/scores",
+        json!({"member": "a", "score": i64::MAX - 1, "metadata": {"x": 1}}),
+    )
+    .await;
+    let before = snapshot(&s).await;
+    let long = "x".repeat(129);
+    let big_meta = json!({"member": "a", "score": 1, "metadata": {"blob": "y".repeat(1100)}});
+    let scores = "/v1/boards/b/scores";
+    let raw_cases: Vec<(&str, String, u16, &str)> = vec![
+        ("not json", "{\"member\":".into(), 400, "malformed_json"),
+        ("garbage", "hello".into(), 400, "malformed_json"),
+        (
+            "NaN",
+            r#"{"member":"a","score":NaN}"#.into(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "1e400",
+            r#"{"member":"a","score":1e400}"#.into(),
+            422,
+            "score_not_integer",
+        ),
+        (
+            "fraction",
+            r#"{"member":"a","score":1.5}"#.into(),
+            422,
+            "score_not_integer",
+        ),
+        (
+            "too big",
+            r#"{"member":"a","score":9223372036854775808}"#.into(),
+            422,
+            "score_out_of_range",
+        ),
+        (
+            "too small string",
+            r#"{"member":"a","score":"-9223372036854775809"}"#.into(),
+            422,
+            "score_out_of_range",
+        ),
+        (
+            "bool score",
+            r#"{"member":"a","score":true}"#.into(),
+            422,
+            "score_not_integer",
+        ),
+        (
+            "string score",
+            r#"{"member":"a","score":"ten"}"#.into(),
+            422,
+            "score_not_integer",
+        ),
+        (
+            "missing score",
+            r#"{"member":"a"}"#.into(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "member not string",
+            r#"{"member":5,"score":1}"#.into(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "unknown field",
+            r#"{"member":"a","score":1,"bonus":2}"#.into(),
+            400,
+            "malformed_json",
+        ),
+        (
+            "empty member",
+            r#"{"member":"","score":1}"#.into(),
+            422,
+            "invalid_member",
+        ),
+        (
+            "129-byte member",
+            format!(r#"{{"member":"{long}","score":1}}"#),
+            422,
+            "invalid_member",
+        ),
+        (
+            "control char",
+            r#"{"member":"a\u0007b","score":1}"#.into(),
+            422,
+            "invalid_member",
+        ),
+        (
+            "unknown op",
+            r#"{"member":"a","score":1,"op":"max"}"#.into(),
+            422,
+            "invalid_op",
+        ),
+        (
+            "metadata array",
+            r#"{"member":"a","score":1,"metadata":[1]}"#.into(),
+            422,
+            "invalid_metadata",
+        ),
+        (
+            "metadata string",
+            r#"{"member":"a","score":1,"metadata":"x"}"#.into(),
+            422,
+            "invalid_metadata",
+        ),
+        (
+            "oversized metadata",
+            big_meta.to_string(),
+            422,
+            "metadata_too_large",
+        ),
+        (
+            "overflow",
+            r#"{"member":"a","score":2}"#.into(),
+            422,
+            "score_overflow",
+        ),
+        (
+            "bad at",
+            r#"{"member":"a","score":1,"at":"yesterday"}"#.into(),
+            422,
+            "invalid_time",
+        ),
+        (
+            "at before 1970",
+            r#"{"member":"a","score":1,"at":"1969-01-01T00:00:00Z"}"#.into(),
+            422,
+            "invalid_time",
+        ),
+    ];
+    for (what, body, status, code) in raw_cases {
+        let got = s.raw(Method::POST, scores, &body).await;
+        assert_eq!(got.0.as_u16(), status, "{what}: {got:?}");
+        assert_eq!(got.1["error"]["code"], code, "{what}: {got:?}");
+        assert_eq!(snapshot(&s).await, before, "{what} changed state");
+    }
+    let huge_body = format!(
+        r#"{{"member":"a","score":1,"metadata":{{"x":"{}"}}}}"#,
+        "z".repeat(3 * 1024 * 1024)
+    );
+    assert_error(
+        &s.raw(Method::POST, scores, &huge_body).await,
+        413,
+        "body_too_large",
+    );
+    let entries: Vec<Value> = (0..1001)
+        .map(|i| json!({"member": format!("m{i}"), "score": 1}))
+        .collect();
+    assert_error(
+        &s.post("/v1/boards/b/scores:batch", json!({ "entries": entries }))
+            .await,
+        413,
+        "batch_too_large",
+    );
+    for (path, status, code) in [
+        ("/v1/boards/b/entries?offset=-1", 400, "invalid_parameter"),
+        ("/v1/boards/b/entries?limit=1001", 400, "invalid_parameter"),
+        ("/v1/boards/b/entries?limit=abc", 400, "invalid_parameter"),
+        (
+            "/v1/boards/b/entries?ranking=olympic",
+            400,
+            "invalid_parameter",
+        ),
+        ("/v1/boards/b/members/a?ranking=", 400, "invalid_parameter"),
+        (
+            "/v1/boards/b/members/a/around?before=501",
+            400,
+            "invalid_parameter",
+        ),
+        (
+            "/v1/boards/b/entries?period=2026-W47",
+            400,
+            "invalid_period",
+        ),
+        ("/v1/boards/nope/entries", 404, "board_not_found"),
+        ("/v1/boards/bad%20name/entries", 400, "invalid_board_name"),
+    ] {
+        assert_error(&s.get(path).await, status, code);
+    }
+    assert_error(
+        &s.post("/v1/boards/nope/scores", json!({"member": "a", "score": 1}))
+            .await,
+        404,
+        "board_not_found",
+    );
+    assert_error(
+        &s.put(&format!("/v1/boards/{}", "x".repeat(65)), json!({}))
+            .await,
+        400,
+        "invalid_board_name",
+    );
+    for (body, code) in [
+        (json!({"timezone": "Mars/Olympus"}), "invalid_config"),
+        (json!({"order": "up"}), "invalid_config"),
+        (json!({"reset": "hourly"}), "invalid_config"),
+        (json!({"retention": 0}), "invalid_config"),
+        (json!({"week_start": "friday"}), "invalid_config"),
+    ] {
+        assert_error(&s.put("/v1/boards/new", body).await, 422, code);
+    }
+    assert_error(
+        &s.raw(Method::PUT, "/v1/boards/new", r#"{"colour":"red"}"#)
+            .await,
+        400,
+        "malformed_json",
+    );
+    assert_eq!(snapshot(&s).await, before, "state changed");
+    assert_error(&s.get("/v1/boards/new").await, 404, "board_not_found");
+    s.stop().await;
+}

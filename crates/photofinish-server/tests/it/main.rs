@@ -1,0 +1,8 @@
+//! End-to-end tests of the HTTP API against a real server bound on 127.0.0.1:0.
+
+mod support;
+
+mod api;
+mod bad_input;
+mod concurrency;
+mod faults;

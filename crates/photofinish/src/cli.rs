@@ -1,0 +1,385 @@
+//! Command-line flags (clap) and what each subcommand does with them.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::{Parser, Subcommand};
+use photofinish_server::serve::ServeOptions;
+use photofinish_store::FsyncPolicy;
+use serde_json::{json, Map, Value};
+
+use crate::client::Client;
+use crate::table;
+
+/// Photofinish: leaderboards ranked by score, ties broken by who got there first.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Args {
+    /// Server URL for client commands.
+    #[arg(
+        long,
+        global = true,
+        env = "PHOTOFINISH_SERVER",
+        default_value = "http://127.0.0.1:7770"
+    )]
+    server: String,
+    /// Print the server's JSON instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server on the embedded store.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "PHOTOFINISH_LISTEN", default_value = "127.0.0.1:7770")]
+        listen: String,
+        /// Data directory.
+        #[arg(
+            long,
+            env = "PHOTOFINISH_DATA_DIR",
+            default_value = "./photofinish-data"
+        )]
+        data_dir: PathBuf,
+        /// When the log is fsynced: always, everysec or never.
+        #[arg(long, env = "PHOTOFINISH_FSYNC", default_value = "always")]
+        fsync: String,
+    },
+    /// Create, list, show or delete boards.
+    Board {
+        #[command(subcommand)]
+        command: BoardCommand,
+    },
+    /// Submit a score.
+    Submit {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Score (an integer; any i64).
+        #[arg(allow_hyphen_values = true)]
+        score: String,
+        /// incr, best or set (default: the board's).
+        #[arg(long)]
+        op: Option<String>,
+        /// Metadata, a JSON object.
+        #[arg(long)]
+        metadata: Option<String>,
+        /// RFC 3339 instant of the write.
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Show the top of a board.
+    Top {
+        /// Board name.
+        board: String,
+        /// Rows.
+        #[arg(long, default_value_t = 10)]
+        limit: u64,
+        /// 0-based start.
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
+        /// ordinal, competition or dense.
+        #[arg(long)]
+        ranking: Option<String>,
+        /// current, previous or a period id.
+        #[arg(long)]
+        period: Option<String>,
+    },
+    /// Show a member's rank.
+    Rank {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// ordinal, competition or dense.
+        #[arg(long)]
+        ranking: Option<String>,
+        /// current, previous or a period id.
+        #[arg(long)]
+        period: Option<String>,
+    },
+    /// Show the rows around a member.
+    Around {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Rows above.
+        #[arg(long, default_value_t = 5)]
+        before: u64,
+        /// Rows below.
+        #[arg(long, default_value_t = 5)]
+        after: u64,
+        /// ordinal, competition or dense.
+        #[arg(long)]
+        ranking: Option<String>,
+        /// current, previous or a period id.
+        #[arg(long)]
+        period: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BoardCommand {
+    /// Create a board (or confirm it exists with the same config).
+    Create {
+        /// Board name.
+        name: String,
+        /// desc or asc.
+        #[arg(long)]
+        order: Option<String>,
+        /// Default operator: incr, best or set.
+        #[arg(long)]
+        update: Option<String>,
+        /// never, daily, weekly or monthly.
+        #[arg(long)]
+        reset: Option<String>,
+        /// IANA time zone.
+        #[arg(long)]
+        timezone: Option<String>,
+        /// monday or sunday.
+        #[arg(long)]
+        week_start: Option<String>,
+        /// Periods kept.
+        #[arg(long)]
+        retention: Option<u32>,
+    },
+    /// List boards.
+    List,
+    /// Show one board.
+    Show {
+        /// Board name.
+        name: String,
+    },
+    /// Delete a board.
+    Delete {
+        /// Board name.
+        name: String,
+    },
+}
+
+fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter_map(|(k, v)| v.clone().map(|v| ((*k).to_owned(), v)))
+        .collect()
+}
+
+/// Runs the parsed command line.
+pub async fn run(args: Args) -> Result<()> {
+    let client = Client::new(&args.server)?;
+    let json = args.json;
+    match args.command {
+        Command::Serve {
+            listen,
+            data_dir,
+            fsync,
+        } => {
+            let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
+                anyhow!("--fsync must be always, everysec or never, got {fsync:?}")
+            })?;
+            serve(ServeOptions {
+                listen,
+                data_dir,
+                fsync,
+                ..ServeOptions::default()
+            })
+            .await
+        }
+        Command::Board { command } => match command {
+            BoardCommand::Create {
+                name,
+                order,
+                update,
+                reset,
+                timezone,
+                week_start,
+                retention,
+            } => {
+                let mut body = Map::new();
+                for (k, v) in [
+                    ("order", order),
+                    ("update", update),
+                    ("reset", reset),
+                    ("timezone", timezone),
+                    ("week_start", week_start),
+                ] {
+                    if let Some(v) = v {
+                        body.insert(k.into(), Value::String(v));
+                    }
+                }
+                if let Some(r) = retention {
+                    body.insert("retention".into(), json!(r));
+                }
+                let v = client
+                    .send(
+                        reqwest::Method::PUT,
+                        &["v1", "boards", &name],
+                        &[],
+                        Some(Value::Object(body)),
+                    )
+                    .await?;
+                table::print(json, &v, table::board)
+            }
+            BoardCommand::List => {
+                let v = client
+                    .send(reqwest::Method::GET, &["v1", "boards"], &[], None)
+                    .await?;
+                table::print(json, &v, table::boards)
+            }
+            BoardCommand::Show { name } => {
+                let v = client
+                    .send(reqwest::Method::GET, &["v1", "boards", &name], &[], None)
+                    .await?;
+                table::print(json, &v, table::board)
+            }
+            BoardCommand::Delete { name } => {
+                client
+                    .send(reqwest::Method::DELETE, &["v1", "boards", &name], &[], None)
+                    .await?;
+                table::print(json, &json!({"deleted": name}), |_| {
+                    format!("deleted board {name}\n")
+                })
+            }
+        },
+        Command::Submit {
+            board,
+            member,
+            score,
+            op,
+            metadata,
+            at,
+        } => {
+            let mut body = json!({"member": member, "score": score});
+            if let Some(op) = op {
+                body["op"] = Value::String(op);
+            }
+            if let Some(m) = metadata {
+                body["metadata"] =
+                    serde_json::from_str(&m).map_err(|e| anyhow!("--metadata is not JSON: {e}"))?;
+            }
+            if let Some(at) = at {
+                body["at"] = Value::String(at);
+            }
+            let v = client
+                .send(
+                    reqwest::Method::POST,
+                    &["v1", "boards", &board, "scores"],
+                    &[],
+                    Some(body),
+                )
+                .await?;
+            table::print(json, &v, table::write)
+        }
+        Command::Top {
+            board,
+            limit,
+            offset,
+            ranking,
+            period,
+        } => {
+            let q = query(&[
+                ("limit", Some(limit.to_string())),
+                ("offset", Some(offset.to_string())),
+                ("ranking", ranking),
+                ("period", period),
+            ]);
+            let v = client
+                .send(
+                    reqwest::Method::GET,
+                    &["v1", "boards", &board, "entries"],
+                    &q,
+                    None,
+                )
+                .await?;
+            table::print(json, &v, table::entries)
+        }
+        Command::Rank {
+            board,
+            member,
+            ranking,
+            period,
+        } => {
+            let q = query(&[("ranking", ranking), ("period", period)]);
+            let v = client
+                .send(
+                    reqwest::Method::GET,
+                    &["v1", "boards", &board, "members", &member],
+                    &q,
+                    None,
+                )
+                .await?;
+            table::print(json, &v, table::member)
+        }
+        Command::Around {
+            board,
+            member,
+            before,
+            after,
+            ranking,
+            period,
+        } => {
+            let q = query(&[
+                ("before", Some(before.to_string())),
+                ("after", Some(after.to_string())),
+                ("ranking", ranking),
+                ("period", period),
+            ]);
+            let v = client
+                .send(
+                    reqwest::Method::GET,
+                    &["v1", "boards", &board, "members", &member, "around"],
+                    &q,
+                    None,
+                )
+                .await?;
+            table::print(json, &v, table::entries)
+        }
+    }
+}
+
+async fn serve(opts: ServeOptions) -> Result<()> {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr)
+        .init();
+    photofinish_server::serve::serve(
+        opts,
+        |addr| println!("photofinish listening on http://{addr}"),
+        shutdown_signal(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown signal received");
+}

@@ -1,0 +1,83 @@
+//! A small HTTP client for a running server: builds percent-encoded paths, sends JSON, and
+//! turns failures into one plain sentence (never Rust debug output).
+
+use anyhow::{anyhow, Result};
+use serde_json::Value;
+
+/// Talks to one server.
+pub struct Client {
+    base: String,
+    http: reqwest::Client,
+}
+
+/// Percent-encodes one path segment (everything but unreserved characters).
+fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Client {
+    /// A client for the server at `base` (e.g. `http://127.0.0.1:7770`).
+    pub fn new(base: &str) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| anyhow!("cannot build an HTTP client: {e}"))?;
+        Ok(Self {
+            base: base.trim_end_matches('/').to_owned(),
+            http,
+        })
+    }
+
+    /// Sends a request; returns the JSON answer (`null` for 204), or an error sentence.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        segments: &[&str],
+        query: &[(String, String)],
+        body: Option<Value>,
+    ) -> Result<Value> {
+        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+        let url = format!("{}/{}", self.base, path.join("/"));
+        let mut req = self.http.request(method, &url).query(query);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.map_err(|e| {
+            if e.is_connect() {
+                anyhow!(
+                    "cannot reach the server at {}: is it running? (photofinish serve)",
+                    self.base
+                )
+            } else {
+                anyhow!("request to {} failed: {}", self.base, e.without_url())
+            }
+        })?;
+        let status = resp.status();
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| anyhow!("cannot read the answer: {}", e.without_url()))?;
+        let value: Value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        if status.is_success() {
+            return Ok(value);
+        }
+        match (
+            value["error"]["message"].as_str(),
+            value["error"]["code"].as_str(),
+        ) {
+            (Some(msg), Some(code)) => Err(anyhow!("{msg} ({code}, HTTP {})", status.as_u16())),
+            _ => Err(anyhow!("the server answered HTTP {}", status.as_u16())),
+        }
+    }
+}
