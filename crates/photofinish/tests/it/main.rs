@@ -1,0 +1,6 @@
+//! Tests of the real binary: crash recovery under SIGKILL, refusing damaged data, the CLI.
+
+mod support;
+
+mod cli;
+mod crash;
