@@ -385,12 +385,16 @@ impl Ranking {
     }
 
     fn rank_of(&self, id: u32, key: &Key, style: RankStyle) -> u64 {
+        if style == RankStyle::Ordinal {
+            return 1 + self.index.position(id, key).unwrap_or(0);
+        }
+        let Some(r) = self.index.ranks(id, key, &self.records) else {
+            return 0;
+        };
         1 + match style {
-            RankStyle::Ordinal => self.index.position(id, key).unwrap_or(0),
-            RankStyle::Competition => self
-                .index
-                .count_below(&Key::first_of_score(key.nscore), &self.records),
-            RankStyle::Dense => self.index.distinct_below(key.nscore, &self.records),
+            RankStyle::Ordinal => r.position,
+            RankStyle::Competition => r.competition,
+            RankStyle::Dense => r.dense,
         }
     }
 

@@ -143,7 +143,7 @@ impl RankedIndex {
             if self.is_full(child, level - 1) {
                 self.split_child(node, slot, level - 1, &key, keys);
                 let inner = self.inners.get(node);
-                if key >= inner.min_keys[slot + 1] {
+                if key >= inner.min_key(slot + 1) {
                     slot += 1;
                 }
             }
@@ -154,7 +154,7 @@ impl RankedIndex {
         let pos = leaf.lower_bound(&key, keys);
         leaf.insert_at(pos, id, keys);
         self.len += 1;
-        self.refresh_path(&path, node, keys);
+        self.refresh_path(&path, node, pos, keys);
     }
 
     /// Splits the full child at `slot` of `parent` in two. A key headed for either end of a
@@ -208,9 +208,13 @@ impl RankedIndex {
         p.set_summary(slot + 1, right_summary);
     }
 
-    /// Rewrites the summaries along `path` after a change below it.
-    fn refresh_path(&mut self, path: &Path, leaf: u32, keys: &impl KeyOf) {
-        let mut s = self.leaves.get(leaf).summary(keys);
+    /// Rewrites the summaries along `path` after an insert at `pos` of `leaf`.
+    fn refresh_path(&mut self, path: &Path, leaf: u32, pos: usize, keys: &impl KeyOf) {
+        let Some(&(parent, slot)) = path.steps[..path.depth].last() else {
+            return; // the root is a leaf: nothing above it keeps a summary
+        };
+        let old = self.inners.get(parent).child_summary(slot);
+        let mut s = self.leaves.get(leaf).summary_after(&old, pos, keys);
         for &(inner, slot) in path.steps[..path.depth].iter().rev() {
             let n = self.inners.get_mut(inner);
             n.set_summary(slot, s);
@@ -237,25 +241,28 @@ impl RankedIndex {
         let Some(pos) = self.leaves.get(leaf).find(id) else {
             return false;
         };
-        self.leaves.get_mut(leaf).remove_at(pos, keys);
+        self.leaves.get_mut(leaf).remove_at(pos);
         self.len -= 1;
         let mut child = leaf;
         for (level, &(inner, slot)) in path.steps[..path.depth].iter().rev().enumerate() {
-            self.rebalance_child(inner, slot, child, level, keys);
+            let leaf_pos = (level == 0).then_some(pos);
+            self.rebalance_child(inner, slot, child, level, leaf_pos, keys);
             child = inner;
         }
         self.shrink_root();
         true
     }
 
-    /// After a removal below `parent.children[slot]` (= `child`, at `level`): drops the
-    /// child if empty, merges it into a sibling if small, and refreshes the summaries.
+    /// After a removal below `parent.children[slot]` (= `child`, at `level`; for a leaf,
+    /// `leaf_pos` is where the entry was removed): drops the child if empty, merges it into
+    /// a sibling if small, and refreshes the summaries.
     fn rebalance_child(
         &mut self,
         parent: u32,
         slot: usize,
         child: u32,
         level: usize,
+        leaf_pos: Option<usize>,
         keys: &impl KeyOf,
     ) {
         let len = self.node_len(child, level);
@@ -265,7 +272,14 @@ impl RankedIndex {
             return;
         }
         // The merge below reads both siblings' summaries: bring this one up to date first.
-        let s = self.summary(child, level, keys);
+        let s = match leaf_pos {
+            Some(pos) => self.leaves.get(child).summary_after(
+                &self.inners.get(parent).child_summary(slot),
+                pos,
+                keys,
+            ),
+            None => self.summary(child, level, keys),
+        };
         self.inners.get_mut(parent).set_summary(slot, s);
         let cap = if level == 0 { LEAF_CAP } else { INNER_CAP };
         let siblings = self.inners.get(parent).len as usize;
@@ -285,7 +299,7 @@ impl RankedIndex {
     fn merge(&mut self, parent: u32, left_slot: usize, left: u32, right: u32, level: usize) {
         if level == 0 {
             let p = self.inners.get(parent);
-            let starts = p.min_keys[left_slot + 1].nscore != p.max_scores[left_slot];
+            let starts = p.min_scores[left_slot + 1] != p.max_scores[left_slot];
             let r = self.leaves.get(right).clone();
             self.leaves.get_mut(left).absorb(&r, starts);
         } else {
@@ -373,13 +387,13 @@ impl RankedIndex {
             let slot = inner.child_below(&probe);
             if slot > 0 {
                 total += inner.distinct_prefix(slot);
-                if last_score == Some(inner.min_keys[0].nscore) {
+                if last_score == Some(inner.min_scores[0]) {
                     total -= 1;
                 }
                 last_score = Some(inner.max_scores[slot - 1]);
             }
             // The part of `children[slot]` below the probe, if any, starts at its minimum.
-            if inner.min_keys[slot] < probe && last_score == Some(inner.min_keys[slot].nscore) {
+            if inner.min_key(slot) < probe && last_score == Some(inner.min_scores[slot]) {
                 total -= 1;
                 last_score = None;
             }
@@ -388,6 +402,55 @@ impl RankedIndex {
         let leaf = self.leaves.get(node);
         let n = leaf.lower_bound(&probe, keys);
         total + u64::from(leaf.distinct_prefix(n))
+    }
+
+    /// All three ranks of entry `id` (key `key`) as counts of entries before it, from one
+    /// descent and without reading keys in the leaf — unless the entry's score group starts
+    /// in an earlier leaf, where it falls back to [`Self::count_below`] and
+    /// [`Self::distinct_below`].
+    pub fn ranks(&self, id: u32, key: &Key, keys: &impl KeyOf) -> Option<Ranks> {
+        let mut node = self.root;
+        let mut before = 0u64;
+        let mut distinct = 0u64;
+        // Score of the entry just before the current subtree, and the subtree's first score.
+        let mut prev_score: Option<i64> = None;
+        let mut first_score = key.nscore;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            let slot = inner.child_for(key);
+            if slot > 0 {
+                before += inner.count_prefix(slot);
+                distinct += inner.distinct_prefix(slot);
+                if prev_score == Some(inner.min_scores[0]) {
+                    distinct -= 1;
+                }
+                prev_score = Some(inner.max_scores[slot - 1]);
+            }
+            first_score = inner.min_scores[slot];
+            node = inner.children[slot];
+        }
+        let leaf = self.leaves.get(node);
+        let pos = leaf.find(id)?;
+        let position = before + pos as u64;
+        let g = leaf.group_start(pos);
+        let continues = prev_score == Some(first_score);
+        if g == 0 && continues {
+            let probe = Key::first_of_score(key.nscore);
+            return Some(Ranks {
+                position,
+                competition: self.count_below(&probe, keys),
+                dense: self.distinct_below(key.nscore, keys),
+            });
+        }
+        let mut in_leaf = u64::from(leaf.distinct_prefix(g));
+        if g > 0 && continues {
+            in_leaf -= 1;
+        }
+        Some(Ranks {
+            position,
+            competition: before + g as u64,
+            dense: distinct + in_leaf,
+        })
     }
 
     /// The id at 0-based position `pos`.
@@ -423,6 +486,17 @@ impl RankedIndex {
             at,
         }
     }
+}
+
+/// An entry's ranks as counts of what comes before it (add 1 for the rank).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranks {
+    /// Entries before it: ordinal rank − 1.
+    pub position: u64,
+    /// Entries with a strictly better score: competition rank − 1.
+    pub competition: u64,
+    /// Distinct strictly better scores: dense rank − 1.
+    pub dense: u64,
 }
 
 /// Ids in key order from some position, following the leaf chain.

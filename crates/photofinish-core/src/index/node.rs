@@ -35,15 +35,18 @@ pub struct Summary {
     pub max_score: i64,
 }
 
-/// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours.
+/// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours. The header
+/// comes first (`repr(C)`): a lookup's first cache miss on the leaf then brings `len` and
+/// the first ids together, instead of waiting for `len` before the scan can start.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Leaf {
-    pub ids: [u32; LEAF_CAP],
+    /// Bit `i` is set when entry `i` is the first in this leaf with its score.
+    pub groups: u64,
     pub len: u32,
     pub prev: u32,
     pub next: u32,
-    /// Bit `i` is set when entry `i` is the first in this leaf with its score.
-    pub groups: u64,
+    pub ids: [u32; LEAF_CAP],
 }
 
 impl Leaf {
@@ -89,6 +92,27 @@ impl Leaf {
         }
     }
 
+    /// The summary after a change at `pos`, reusing `old`'s ends when the change did not
+    /// touch them: loads at most the keys of the new first and last entries.
+    pub fn summary_after(&self, old: &Summary, pos: usize, keys: &impl KeyOf) -> Summary {
+        let ids = self.ids();
+        let last = ids.len() - 1;
+        Summary {
+            count: self.len,
+            distinct: self.groups.count_ones(),
+            min_key: if pos == 0 {
+                keys.key_of(ids[0])
+            } else {
+                old.min_key
+            },
+            max_score: if pos >= last {
+                keys.key_of(ids[last]).nscore
+            } else {
+                old.max_score
+            },
+        }
+    }
+
     /// Inserts `id` at `pos`; the caller guarantees room and that the key order holds.
     pub fn insert_at(&mut self, pos: usize, id: u32, keys: &impl KeyOf) {
         let len = self.len as usize;
@@ -102,15 +126,32 @@ impl Leaf {
         self.refresh_group_bit(pos + 1, keys);
     }
 
-    /// Removes the entry at `pos`.
-    pub fn remove_at(&mut self, pos: usize, keys: &impl KeyOf) {
+    /// Removes the entry at `pos`. The entry that moves into `pos` starts a score group iff
+    /// the removed entry or it did: no key is read.
+    pub fn remove_at(&mut self, pos: usize) {
         let len = self.len as usize;
+        let bit = |g: u64, i: usize| i < 64 && g & (1 << i) != 0;
+        let starts = bit(self.groups, pos) || bit(self.groups, pos + 1);
         self.ids.copy_within(pos + 1..len, pos);
         self.len -= 1;
         let below = self.groups & low_bits(pos);
         let above = (self.groups >> 1) & !low_bits(pos);
         self.groups = below | above;
-        self.refresh_group_bit(pos, keys);
+        if pos < self.len as usize {
+            self.set_group_bit(pos, starts);
+        }
+    }
+
+    /// Offset of the first entry of the score group that entry `pos` belongs to, within this
+    /// leaf (0 when the group starts at or before the leaf's first entry).
+    #[inline]
+    pub fn group_start(&self, pos: usize) -> usize {
+        let mask = self.groups & low_bits(pos + 1);
+        if mask == 0 {
+            0
+        } else {
+            63 - mask.leading_zeros() as usize
+        }
     }
 
     /// Recomputes the group bit of entry `pos` from its left neighbour (no-op past the end).
@@ -152,15 +193,54 @@ impl Leaf {
     }
 }
 
-/// An inner node: up to [`INNER_CAP`] children with their summaries, in key order.
+/// An inner node: up to [`INNER_CAP`] children with their summaries, in key order. The
+/// children's minimum keys are kept as three arrays so that choosing a child is a linear,
+/// vectorizable count over 64 scores — independent loads the CPU overlaps — rather than a
+/// binary search whose every probe waits for the last.
 #[derive(Debug, Clone)]
 pub struct Inner {
     pub len: u32,
     pub children: [u32; INNER_CAP],
     pub counts: [u32; INNER_CAP],
     pub distinct: [u32; INNER_CAP],
-    pub min_keys: [Key; INNER_CAP],
+    pub min_scores: [i64; INNER_CAP],
+    pub min_reached: [i64; INNER_CAP],
+    pub min_seqs: [u64; INNER_CAP],
     pub max_scores: [i64; INNER_CAP],
+}
+
+/// Applies `$op` to every per-child array of an inner node (`$a` names the array).
+macro_rules! each_array {
+    ($node:expr, |$a:ident| $op:expr) => {{
+        {
+            let $a = &mut $node.children;
+            $op;
+        }
+        {
+            let $a = &mut $node.counts;
+            $op;
+        }
+        {
+            let $a = &mut $node.distinct;
+            $op;
+        }
+        {
+            let $a = &mut $node.min_scores;
+            $op;
+        }
+        {
+            let $a = &mut $node.min_reached;
+            $op;
+        }
+        {
+            let $a = &mut $node.min_seqs;
+            $op;
+        }
+        {
+            let $a = &mut $node.max_scores;
+            $op;
+        }
+    }};
 }
 
 impl Inner {
@@ -170,7 +250,9 @@ impl Inner {
             children: [NIL; INNER_CAP],
             counts: [0; INNER_CAP],
             distinct: [0; INNER_CAP],
-            min_keys: [Key::first_of_score(0); INNER_CAP],
+            min_scores: [0; INNER_CAP],
+            min_reached: [0; INNER_CAP],
+            min_seqs: [0; INNER_CAP],
             max_scores: [0; INNER_CAP],
         }
     }
@@ -180,16 +262,48 @@ impl Inner {
         self.len as usize
     }
 
+    /// The minimum key of child `i`.
+    #[inline]
+    pub fn min_key(&self, i: usize) -> Key {
+        Key {
+            nscore: self.min_scores[i],
+            reached_at_us: self.min_reached[i],
+            seq: self.min_seqs[i],
+        }
+    }
+
+    /// Children `1..n` whose minimum is below `key` (`inclusive`: or equal to it).
+    #[inline]
+    fn count_mins(&self, key: &Key, inclusive: bool) -> usize {
+        let n = self.n();
+        let lt = self.min_scores[1..n]
+            .iter()
+            .filter(|&&s| s < key.nscore)
+            .count();
+        // Minimums are sorted: the children with an equal score follow the smaller ones.
+        let mut j = 1 + lt;
+        while j < n && self.min_scores[j] == key.nscore {
+            let tie = (self.min_reached[j], self.min_seqs[j]);
+            let probe = (key.reached_at_us, key.seq);
+            if tie < probe || (inclusive && tie == probe) {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        j - 1
+    }
+
     /// The child that holds (or would hold) `key`: the last whose minimum is `<= key`.
     #[inline]
     pub fn child_for(&self, key: &Key) -> usize {
-        self.min_keys[1..self.n()].partition_point(|k| k <= key)
+        self.count_mins(key, true)
     }
 
     /// The child where entries below `probe` end: the last whose minimum is `< probe`.
     #[inline]
     pub fn child_below(&self, probe: &Key) -> usize {
-        self.min_keys[1..self.n()].partition_point(|k| k < probe)
+        self.count_mins(probe, false)
     }
 
     /// Entries in children `0..j`.
@@ -202,7 +316,7 @@ impl Inner {
     pub fn distinct_prefix(&self, j: usize) -> u64 {
         let sum: u64 = self.distinct[..j].iter().map(|&d| u64::from(d)).sum();
         let shared = (1..j)
-            .filter(|&i| self.min_keys[i].nscore == self.max_scores[i - 1])
+            .filter(|&i| self.min_scores[i] == self.max_scores[i - 1])
             .count() as u64;
         sum - shared
     }
@@ -212,37 +326,41 @@ impl Inner {
         Summary {
             count: self.counts[..n].iter().sum(),
             distinct: self.distinct_prefix(n) as u32,
-            min_key: self.min_keys[0],
+            min_key: self.min_key(0),
             max_score: self.max_scores[n - 1],
+        }
+    }
+
+    /// The summary stored for child `slot`.
+    pub fn child_summary(&self, slot: usize) -> Summary {
+        Summary {
+            count: self.counts[slot],
+            distinct: self.distinct[slot],
+            min_key: self.min_key(slot),
+            max_score: self.max_scores[slot],
         }
     }
 
     pub fn set_summary(&mut self, slot: usize, s: Summary) {
         self.counts[slot] = s.count;
         self.distinct[slot] = s.distinct;
-        self.min_keys[slot] = s.min_key;
+        self.min_scores[slot] = s.min_key.nscore;
+        self.min_reached[slot] = s.min_key.reached_at_us;
+        self.min_seqs[slot] = s.min_key.seq;
         self.max_scores[slot] = s.max_score;
     }
 
     /// Opens slot `slot` for `child` (its summary is set by the caller).
     pub fn insert_slot(&mut self, slot: usize, child: u32) {
         let n = self.n();
-        self.children.copy_within(slot..n, slot + 1);
-        self.counts.copy_within(slot..n, slot + 1);
-        self.distinct.copy_within(slot..n, slot + 1);
-        self.min_keys.copy_within(slot..n, slot + 1);
-        self.max_scores.copy_within(slot..n, slot + 1);
+        each_array!(self, |a| a.copy_within(slot..n, slot + 1));
         self.children[slot] = child;
         self.len += 1;
     }
 
     pub fn remove_slot(&mut self, slot: usize) {
         let n = self.n();
-        self.children.copy_within(slot + 1..n, slot);
-        self.counts.copy_within(slot + 1..n, slot);
-        self.distinct.copy_within(slot + 1..n, slot);
-        self.min_keys.copy_within(slot + 1..n, slot);
-        self.max_scores.copy_within(slot + 1..n, slot);
+        each_array!(self, |a| a.copy_within(slot + 1..n, slot));
         self.len -= 1;
     }
 
@@ -250,11 +368,18 @@ impl Inner {
     pub fn split_off(&mut self, at: usize, right: &mut Inner) {
         let n = self.n();
         let m = n - at;
-        right.children[..m].copy_from_slice(&self.children[at..n]);
-        right.counts[..m].copy_from_slice(&self.counts[at..n]);
-        right.distinct[..m].copy_from_slice(&self.distinct[at..n]);
-        right.min_keys[..m].copy_from_slice(&self.min_keys[at..n]);
-        right.max_scores[..m].copy_from_slice(&self.max_scores[at..n]);
+        macro_rules! mv {
+            ($($f:ident),+) => { $( right.$f[..m].copy_from_slice(&self.$f[at..n]); )+ };
+        }
+        mv!(
+            children,
+            counts,
+            distinct,
+            min_scores,
+            min_reached,
+            min_seqs,
+            max_scores
+        );
         right.len = m as u32;
         self.len = at as u32;
     }
@@ -263,11 +388,18 @@ impl Inner {
     pub fn absorb(&mut self, right: &Inner) {
         let at = self.n();
         let m = right.n();
-        self.children[at..at + m].copy_from_slice(&right.children[..m]);
-        self.counts[at..at + m].copy_from_slice(&right.counts[..m]);
-        self.distinct[at..at + m].copy_from_slice(&right.distinct[..m]);
-        self.min_keys[at..at + m].copy_from_slice(&right.min_keys[..m]);
-        self.max_scores[at..at + m].copy_from_slice(&right.max_scores[..m]);
+        macro_rules! mv {
+            ($($f:ident),+) => { $( self.$f[at..at + m].copy_from_slice(&right.$f[..m]); )+ };
+        }
+        mv!(
+            children,
+            counts,
+            distinct,
+            min_scores,
+            min_reached,
+            min_seqs,
+            max_scores
+        );
         self.len += right.len;
     }
 }
