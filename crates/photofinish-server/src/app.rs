@@ -51,6 +51,13 @@ impl App {
         Ok(result??)
     }
 
+    /// The API view of board `name` now.
+    pub fn board_view(&self, name: &str) -> Result<BoardView, ApiError> {
+        let handle = self.board(name)?;
+        let b = photofinish_store::state::read_lock(&handle);
+        board_view(name, &b, self.store.now_us())
+    }
+
     /// The board called `name`: 400 for an invalid name, 404 if absent.
     pub fn board(&self, name: &str) -> Result<BoardHandle, ApiError> {
         validate_board_name(name)?;

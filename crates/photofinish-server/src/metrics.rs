@@ -1,6 +1,7 @@
 //! Prometheus metrics: requests by route, method and status; request latency by route;
 //! boards and members (counted at scrape time); log fsync latency; whether writes fail.
 
+use photofinish_store::state::read_lock;
 use std::time::Duration;
 
 use photofinish_store::State;
@@ -113,7 +114,7 @@ impl Metrics {
         let boards = state.boards();
         let members: u64 = boards
             .iter()
-            .map(|(_, b)| b.read().unwrap_or_else(|p| p.into_inner()).total_members())
+            .map(|(_, b)| read_lock(b).total_members())
             .sum();
         self.boards.set(boards.len() as i64);
         self.members.set(members as i64);

@@ -3,6 +3,7 @@
 //! Entries are written in rank order, so loading inserts them sequentially and the ranked
 //! index comes back with full leaves. See docs/format.md for the byte layout.
 
+use crate::state::read_lock;
 use std::io::{self, Write};
 
 use photofinish_core::{Board, Period, Ranking};
@@ -47,7 +48,7 @@ pub fn write(
     e.u32(boards.len() as u32);
     w.write_all(&e.0)?;
     for (name, handle) in boards {
-        let board = handle.read().unwrap_or_else(|p| p.into_inner());
+        let board = read_lock(&handle);
         let mut e = Enc::default();
         e.str(&name);
         e.config(board.config());

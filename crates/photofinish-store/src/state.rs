@@ -3,7 +3,7 @@
 //! commands through it, so a replay rebuilds exactly what was served.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::board::BoardWrite;
 use photofinish_core::{Board, BoardConfig, CoreError, Outcome, Period, PeriodRef};
@@ -61,20 +61,26 @@ pub struct State {
     boards: RwLock<BTreeMap<String, BoardHandle>>,
 }
 
-/// Recovers a guard from a poisoned lock: a panic elsewhere must not take reads down.
-fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+/// Reads through a lock even if a panic poisoned it: one failed request must not take
+/// every later read and write of a board down with it.
+pub fn read_lock<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// [`read_lock`] for writing.
+pub fn write_lock<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|p| p.into_inner())
 }
 
 impl State {
     /// The board called `name`.
     pub fn board(&self, name: &str) -> Option<BoardHandle> {
-        read(&self.boards).get(name).cloned()
+        read_lock(&self.boards).get(name).cloned()
     }
 
     /// All boards, by name.
     pub fn boards(&self) -> Vec<(String, BoardHandle)> {
-        read(&self.boards)
+        read_lock(&self.boards)
             .iter()
             .map(|(n, b)| (n.clone(), b.clone()))
             .collect()
@@ -82,19 +88,16 @@ impl State {
 
     /// Puts a board in place (snapshot loading).
     pub fn insert_board(&self, name: String, board: Board) {
-        self.boards
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name, Arc::new(RwLock::new(board)));
+        write_lock(&self.boards).insert(name, Arc::new(RwLock::new(board)));
     }
 
     /// Applies one command. On error nothing changed.
     pub fn apply(&self, cmd: &Command) -> Result<Applied, ApplyError> {
         match cmd {
             Command::CreateBoard { board, config } => {
-                let mut boards = self.boards.write().unwrap_or_else(|p| p.into_inner());
+                let mut boards = write_lock(&self.boards);
                 if let Some(existing) = boards.get(board) {
-                    let existing = read(existing).config().clone();
+                    let existing = read_lock(existing).config().clone();
                     return if existing == *config {
                         Ok(Applied::BoardCreated(false))
                     } else {
@@ -109,7 +112,7 @@ impl State {
                 Ok(Applied::BoardCreated(true))
             }
             Command::DeleteBoard { board } => {
-                let mut boards = self.boards.write().unwrap_or_else(|p| p.into_inner());
+                let mut boards = write_lock(&self.boards);
                 match boards.remove(board) {
                     Some(_) => Ok(Applied::BoardDeleted),
                     None => Err(ApplyError::BoardNotFound(board.clone())),
@@ -126,7 +129,7 @@ impl State {
                 let handle = self
                     .board(board)
                     .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
-                let mut b = handle.write().unwrap_or_else(|p| p.into_inner());
+                let mut b = write_lock(&handle);
                 let w = BoardWrite {
                     member,
                     op: *op,
@@ -146,7 +149,7 @@ impl State {
                 let handle = self
                     .board(board)
                     .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
-                let mut b = handle.write().unwrap_or_else(|p| p.into_inner());
+                let mut b = write_lock(&handle);
                 let p = b.resolve(&PeriodRef::parse(period), *now_us)?;
                 let removed = b.ranking_mut(&p).is_some_and(|r| r.remove(member));
                 if removed {

@@ -6,6 +6,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use photofinish_core::config::validate_board_name;
 use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
+use photofinish_store::state::read_lock;
 use photofinish_store::{Applied, Command};
 
 use crate::app::{board_view, AppState};
@@ -96,13 +97,7 @@ pub async fn put_board(
     } else {
         StatusCode::OK
     };
-    let handle = app.board(&board)?;
-    let view = board_view(
-        &board,
-        &handle.read().unwrap_or_else(|p| p.into_inner()),
-        app.store.now_us(),
-    )?;
-    Ok((status, Json(view)))
+    Ok((status, Json(app.board_view(&board)?)))
 }
 
 /// All boards.
@@ -111,11 +106,7 @@ pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>,
     let now = app.store.now_us();
     let mut boards = Vec::new();
     for (name, handle) in app.store.state().boards() {
-        boards.push(board_view(
-            &name,
-            &handle.read().unwrap_or_else(|p| p.into_inner()),
-            now,
-        )?);
+        boards.push(board_view(&name, &read_lock(&handle), now)?);
     }
     Ok(Json(BoardList { boards }))
 }
@@ -128,13 +119,7 @@ pub async fn get_board(
     State(app): State<AppState>,
     PathParams(board): PathParams<String>,
 ) -> Result<Json<BoardView>, ApiError> {
-    let handle = app.board(&board)?;
-    let view = board_view(
-        &board,
-        &handle.read().unwrap_or_else(|p| p.into_inner()),
-        app.store.now_us(),
-    )?;
-    Ok(Json(view))
+    Ok(Json(app.board_view(&board)?))
 }
 
 /// Delete a board and all its periods.
@@ -159,7 +144,7 @@ pub async fn list_periods(
     PathParams(board): PathParams<String>,
 ) -> Result<Json<PeriodList>, ApiError> {
     let handle = app.board(&board)?;
-    let b = handle.read().unwrap_or_else(|p| p.into_inner());
+    let b = read_lock(&handle);
     let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
     let periods = b
         .periods()

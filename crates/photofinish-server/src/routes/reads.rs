@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use photofinish_core::config::validate_member_name;
 use photofinish_core::PeriodRef;
+use photofinish_store::state::read_lock;
 use photofinish_store::Command;
 
 use crate::app::{entry_view, raw_metadata, read_period, AppState};
@@ -33,7 +34,7 @@ pub async fn get_member(
 ) -> Result<Json<MemberView>, ApiError> {
     let style = q.ranking()?;
     let handle = app.board(&board)?;
-    let b = handle.read().unwrap_or_else(|p| p.into_inner());
+    let b = read_lock(&handle);
     let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
     let ranking = ranking.ok_or_else(|| member_missing(&member, &period.id))?;
     let e = ranking
@@ -67,7 +68,7 @@ pub async fn delete_member(
             .unwrap_or_else(|| "current".into());
     {
         let handle = app.board(&board)?;
-        let b = handle.read().unwrap_or_else(|p| p.into_inner());
+        let b = read_lock(&handle);
         read_period(&b, &PeriodRef::parse(&period), app.store.now_us())?;
     }
     app.execute(
@@ -100,7 +101,7 @@ pub async fn get_entries(
     let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
     let style = q.ranking()?;
     let handle = app.board(&board)?;
-    let b = handle.read().unwrap_or_else(|p| p.into_inner());
+    let b = read_lock(&handle);
     let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
     let (total, entries) = match ranking {
         None => (0, Vec::new()),
@@ -136,7 +137,7 @@ pub async fn get_around(
     let after = q.u64("after", DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE)?;
     let style = q.ranking()?;
     let handle = app.board(&board)?;
-    let b = handle.read().unwrap_or_else(|p| p.into_inner());
+    let b = read_lock(&handle);
     let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
     let ranking = ranking.ok_or_else(|| member_missing(&member, &period.id))?;
     let rows = ranking

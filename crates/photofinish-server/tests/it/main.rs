@@ -6,3 +6,4 @@ mod api;
 mod bad_input;
 mod concurrency;
 mod faults;
+mod periods;

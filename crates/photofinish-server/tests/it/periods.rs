@@ -1,0 +1,217 @@
+//! Periodic boards over HTTP: writes 1 µs either side of each boundary land in the right
+//! period; `previous` and ids resolve; retention purges survive a restart.
+
+use std::sync::Arc;
+
+use photofinish_store::io::RealStorage;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+/// `at` minus one microsecond, as RFC 3339.
+fn just_before(at: &str) -> String {
+    let ts: jiff::Timestamp = at.parse().expect("timestamp");
+    format!("{:.6}", ts - jiff::SignedDuration::from_micros(1))
+}
+
+async fn period_of(s: &Server, board: &str, at: &str) -> String {
+    let (st, w) = s
+        .post(
+            &format!("/v1/boards/{board}/scores"),
+            json!({"member": "m", "score": 1, "at": at}),
+        )
+        .await;
+    assert_eq!(st, 200, "{board} at {at}: {w}");
+    w["period"].as_str().expect("period").to_owned()
+}
+
+#[tokio::test]
+async fn writes_either_side_of_each_boundary_land_in_the_right_period() {
+    let s = Server::start().await;
+    // (config, boundary instant in UTC, period before, period from the boundary on)
+    let cases: Vec<(Value, &str, &str, &str)> = vec![
+        (
+            json!({"reset": "daily", "timezone": "Asia/Shanghai"}),
+            "2026-11-21T16:00:00Z",
+            "2026-11-21",
+            "2026-11-22",
+        ),
+        (
+            json!({"reset": "daily", "timezone": "Europe/Berlin"}),
+            "2026-03-29T22:00:00Z",
+            "2026-03-29",
+            "2026-03-30",
+        ),
+        (
+            json!({"reset": "daily", "timezone": "Europe/Berlin"}),
+            "2026-10-25T23:00:00Z",
+            "2026-10-25",
+            "2026-10-26",
+        ),
+        (
+            json!({"reset": "daily", "timezone": "America/New_York"}),
+            "2026-03-09T04:00:00Z",
+            "2026-03-08",
+            "2026-03-09",
+        ),
+        (
+            json!({"reset": "daily", "timezone": "America/New_York"}),
+            "2026-11-02T05:00:00Z",
+            "2026-11-01",
+            "2026-11-02",
+        ),
+        (
+            json!({"reset": "weekly", "timezone": "Europe/Berlin"}),
+            "2026-03-29T22:00:00Z",
+            "2026-W13",
+            "2026-W14",
+        ),
+        (
+            json!({"reset": "weekly", "timezone": "America/New_York"}),
+            "2026-11-02T05:00:00Z",
+            "2026-W44",
+            "2026-W45",
+        ),
+        (
+            json!({"reset": "weekly"}),
+            "2026-12-28T00:00:00Z",
+            "2026-W52",
+            "2026-W53",
+        ),
+        (
+            json!({"reset": "weekly"}),
+            "2027-01-04T00:00:00Z",
+            "2026-W53",
+            "2027-W01",
+        ),
+        (
+            json!({"reset": "weekly", "week_start": "sunday"}),
+            "2026-11-22T00:00:00Z",
+            "2026-11-15~w",
+            "2026-11-22~w",
+        ),
+        (
+            json!({"reset": "weekly", "week_start": "sunday", "timezone": "Asia/Shanghai"}),
+            "2026-11-21T16:00:00Z",
+            "2026-11-15~w",
+            "2026-11-22~w",
+        ),
+        (
+            json!({"reset": "monthly"}),
+            "2028-03-01T00:00:00Z",
+            "2028-02",
+            "2028-03",
+        ),
+        (
+            json!({"reset": "monthly", "timezone": "Asia/Shanghai"}),
+            "2026-11-30T16:00:00Z",
+            "2026-11",
+            "2026-12",
+        ),
+        (
+            json!({"reset": "daily"}),
+            "2028-03-01T00:00:00Z",
+            "2028-02-29",
+            "2028-03-01",
+        ),
+        (
+            json!({"reset": "monthly", "timezone": "America/New_York"}),
+            "2026-11-01T04:00:00Z",
+            "2026-10",
+            "2026-11",
+        ),
+    ];
+    for (i, (config, boundary, before, after)) in cases.into_iter().enumerate() {
+        let board = format!("p{i}");
+        assert_eq!(
+            s.put(&format!("/v1/boards/{board}"), config.clone())
+                .await
+                .0,
+            201
+        );
+        assert_eq!(
+            period_of(&s, &board, &just_before(boundary)).await,
+            before,
+            "{config} before {boundary}"
+        );
+        assert_eq!(
+            period_of(&s, &board, boundary).await,
+            after,
+            "{config} at {boundary}"
+        );
+        // Both periods hold their write, and each reads back by id.
+        let (_, periods) = s.get(&format!("/v1/boards/{board}/periods")).await;
+        let ids: Vec<&str> = periods["periods"]
+            .as_array()
+            .expect("periods")
+            .iter()
+            .filter_map(|p| p["id"].as_str())
+            .collect();
+        assert_eq!(ids, [after, before], "{config}");
+        for id in [before, after] {
+            let (st, m) = s
+                .get(&format!("/v1/boards/{board}/members/m?period={id}"))
+                .await;
+            assert_eq!(
+                (st.as_u16(), m["score"].as_i64()),
+                (200, Some(1)),
+                "{config} {id}"
+            );
+        }
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn retention_purges_old_periods_and_the_purge_survives_restart() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let storage = Arc::new(RealStorage);
+    let s = Server::start_on(dir.path(), storage.clone()).await;
+    s.put("/v1/boards/d", json!({"reset": "daily", "retention": 2}))
+        .await;
+    for day in ["2026-11-01", "2026-11-02", "2026-11-03"] {
+        s.post(
+            "/v1/boards/d/scores",
+            json!({"member": "m", "score": 5, "at": format!("{day}T12:00:00Z")}),
+        )
+        .await;
+    }
+    let ids = |v: &Value| -> Vec<String> {
+        v["periods"]
+            .as_array()
+            .expect("periods")
+            .iter()
+            .filter_map(|p| p["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(
+        ids(&s.get("/v1/boards/d/periods").await.1),
+        ["2026-11-03", "2026-11-02"]
+    );
+    assert_error(
+        &s.get("/v1/boards/d/entries?period=2026-11-01").await,
+        404,
+        "period_not_found",
+    );
+    assert_error(
+        &s.post(
+            "/v1/boards/d/scores",
+            json!({"member": "m", "score": 1, "at": "2026-11-01T12:00:00Z"}),
+        )
+        .await,
+        422,
+        "period_not_retained",
+    );
+    s.stop().await;
+    let s = Server::start_on(dir.path(), storage).await;
+    assert_eq!(
+        ids(&s.get("/v1/boards/d/periods").await.1),
+        ["2026-11-03", "2026-11-02"]
+    );
+    assert_error(
+        &s.get("/v1/boards/d/members/m?period=2026-11-01").await,
+        404,
+        "period_not_found",
+    );
+    s.stop().await;
+}
