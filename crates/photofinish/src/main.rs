@@ -8,6 +8,11 @@ mod table;
 
 use clap::Parser;
 
+/// mimalloc instead of glibc malloc: the server allocates per request (bodies, JSON,
+/// answers) from many threads; see docs/BENCHMARKS.md for the measured difference.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args = cli::Args::parse();
     let runtime = match tokio::runtime::Runtime::new() {

@@ -114,3 +114,28 @@ fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
         "{err}"
     );
 }
+
+#[test]
+fn sigterm_drains_and_exits_zero_with_writes_durable() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut proc = Proc::start(dir.path(), "never");
+    let s = proc.base.clone();
+    assert!(run(&["board", "create", "b"], &s).0);
+    for i in 0..20 {
+        assert!(run(&["submit", "b", "m", &i.to_string()], &s).0);
+    }
+    let pid = proc.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill")
+        .success());
+    let status = proc.child.wait().expect("wait");
+    assert!(status.success(), "exit status {status:?}");
+    // fsync=never, yet nothing is lost: shutdown syncs the log.
+    let proc = Proc::start(dir.path(), "always");
+    let (ok, out, _) = run(&["--json", "rank", "b", "m"], &proc.base);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["score"], 190);
+}
