@@ -144,6 +144,23 @@ impl<'a> Dec<'a> {
             ))
         })
     }
+    /// A string written by [`Enc::str`], borrowed from the buffer.
+    pub fn str_ref(&mut self) -> Result<&'a str, DecodeError> {
+        let n = self.u32()? as usize;
+        let at = self.pos;
+        std::str::from_utf8(self.take(n)?)
+            .map_err(|_| DecodeError(format!("invalid UTF-8 in string at offset {at}")))
+    }
+
+    /// An optional string written by [`Enc::opt_str`], borrowed from the buffer.
+    pub fn opt_str_ref(&mut self) -> Result<Option<&'a str>, DecodeError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => self.str_ref().map(Some),
+            b => Err(DecodeError(format!("bad option tag {b}"))),
+        }
+    }
+
     /// An optional string written by [`Enc::opt_str`].
     pub fn opt_str(&mut self) -> Result<Option<String>, DecodeError> {
         match self.u8()? {

@@ -37,6 +37,12 @@ pub struct Recovered {
     pub segments: Vec<Segment>,
     /// Valid length of the last segment (where appends continue).
     pub tail_len: u64,
+    /// Time spent loading the snapshot.
+    pub snapshot_ms: u64,
+    /// Time spent replaying the log.
+    pub replay_ms: u64,
+    /// Log records replayed.
+    pub replayed_records: u64,
 }
 
 /// Snapshot files as `(last_lsn, path)`.
@@ -71,6 +77,7 @@ pub fn replay(
     segments: &[Segment],
     last_may_be_torn: bool,
 ) -> Result<Recovered, StoreError> {
+    let started = std::time::Instant::now();
     let (state, mut last_lsn, mut max_time_us) = match snapshot {
         None => (State::default(), 0, i64::MIN),
         Some(path) => {
@@ -83,6 +90,9 @@ pub fn replay(
             (loaded.state, loaded.last_lsn, loaded.max_time_us)
         }
     };
+    let snapshot_ms = started.elapsed().as_millis() as u64;
+    let started = std::time::Instant::now();
+    let mut replayed_records = 0u64;
     let mut tail_len = 0;
     let mut replayed = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
@@ -136,10 +146,12 @@ pub fn replay(
             // Errors are part of the history: the command failed the same way when served.
             let _ = state.apply(cmd);
             last_lsn = *lsn;
+            replayed_records += 1;
         }
         tail_len = read.valid_len;
         replayed.push(seg.clone());
     }
+    let replay_ms = started.elapsed().as_millis() as u64;
     Ok(Recovered {
         state,
         last_lsn,
@@ -147,5 +159,8 @@ pub fn replay(
         snapshot: snapshot.map(Path::to_path_buf),
         segments: replayed,
         tail_len,
+        snapshot_ms,
+        replay_ms,
+        replayed_records,
     })
 }

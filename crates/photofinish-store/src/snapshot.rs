@@ -6,6 +6,7 @@
 use crate::state::read_lock;
 use std::io::{self, Write};
 
+use photofinish_core::ranking::SavedEntry;
 use photofinish_core::{Board, Period, Ranking};
 
 use crate::codec::{Dec, DecodeError, Enc};
@@ -111,13 +112,31 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
                 .parse(&id)
                 .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
             let next_seq = d.u64()?;
-            let mut ranking = Ranking::new(board.config().order);
-            for _ in 0..d.u64()? {
-                let (member, score, reached_at, seq, meta) =
-                    (d.str()?, d.i64()?, d.i64()?, d.u64()?, d.opt_str()?);
-                ranking
-                    .restore(&member, score, reached_at, seq, meta.as_deref())
-                    .map_err(|e| DecodeError(format!("board {name} period {id}: {e}")))?;
+            let count = d.u64()?;
+            let mut bad: Option<DecodeError> = None;
+            let entries = (0..count).map_while(|_| {
+                let entry = (|| {
+                    Ok(SavedEntry {
+                        member: d.str_ref()?,
+                        score: d.i64()?,
+                        reached_at_us: d.i64()?,
+                        seq: d.u64()?,
+                        metadata: d.opt_str_ref()?,
+                    })
+                })();
+                match entry {
+                    Ok(e) => Some(Ok(e)),
+                    Err(e) => {
+                        bad = Some(e);
+                        None
+                    }
+                }
+            });
+            let capacity = usize::try_from(count).unwrap_or(0).min(buf.len() / 32);
+            let mut ranking = Ranking::from_sorted(board.config().order, capacity, entries)
+                .map_err(|e| DecodeError(format!("board {name} period {id}: {e}")))?;
+            if let Some(e) = bad {
+                return Err(e);
             }
             ranking.reserve_seq(next_seq);
             board.insert_ranking(period, ranking);

@@ -171,7 +171,7 @@ impl Store {
         let log = storage
             .open_log(&path, seg_len)
             .map_err(|e| StoreError::io(&path, e))?;
-        tracing::info!(dir = %opts.dir.display(), last_lsn = rec.last_lsn, snapshot = ?rec.snapshot, segments = rec.segments.len(), "store recovered");
+        tracing::info!(dir = %opts.dir.display(), last_lsn = rec.last_lsn, snapshot = ?rec.snapshot, snapshot_ms = rec.snapshot_ms, replayed_records = rec.replayed_records, replay_ms = rec.replay_ms, "store recovered");
 
         let state = Arc::new(rec.state);
         let health = Arc::new(Health::default());

@@ -102,3 +102,32 @@ fn sequential_loads_fill_leaves() {
     // 100k ids in leaves of 63 or 64: about 1,600 leaves, not the 3,100 of half-full ones.
     assert!(index.leaves.len() < 1_700, "{} leaves", index.leaves.len());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// A bulk-built index answers like one built by inserts, and keeps working after.
+    #[test]
+    fn bulk_build_matches_inserts(scores in prop::collection::vec(0i64..50, 0..5000), more in prop::collection::vec((any::<bool>(), 0i64..50), 0..300)) {
+        let mut keys = Keys::default();
+        for (i, s) in scores.iter().enumerate() {
+            keys.0.push(Key { nscore: *s, reached_at_us: 0, seq: i as u64 + 1 });
+        }
+        let mut order: Vec<u32> = (0..keys.0.len() as u32).collect();
+        order.sort_by_key(|&id| keys.0[id as usize]);
+        let mut index = RankedIndex::from_sorted(&order, &keys);
+        let mut live = order.clone();
+        check(&index, &keys, &live);
+        for (insert, s) in more {
+            if insert || live.is_empty() {
+                let id = keys.0.len() as u32;
+                keys.0.push(Key { nscore: s, reached_at_us: 1, seq: u64::from(id) + 1 });
+                index.insert(id, keys.0[id as usize], &keys);
+                live.push(id);
+            } else {
+                let id = live.swap_remove((s as usize) % live.len());
+                prop_assert!(index.remove(id, keys.0[id as usize], &keys));
+            }
+        }
+        check(&index, &keys, &live);
+    }
+}

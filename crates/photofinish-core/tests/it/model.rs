@@ -418,3 +418,63 @@ fn restore_rebuilds_an_identical_ranking() {
     };
     assert_eq!(copy.submit(&w), r.submit(&w));
 }
+
+#[test]
+fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
+    use photofinish_core::ranking::SavedEntry;
+    let mut r = Ranking::new(Order::Asc);
+    for i in 0..3000i64 {
+        let m = format!(
+            "{}-{i}",
+            if i % 5 == 0 {
+                "a-rather-long-member-name"
+            } else {
+                "m"
+            }
+        );
+        let meta = (i % 3 == 0).then_some(r#"{"i":1}"#);
+        r.submit(&Write {
+            member: &m,
+            op: Op::Set,
+            value: i % 17 - 8,
+            at_us: i % 11,
+            metadata: meta,
+        })
+        .expect("w");
+    }
+    let mut saved: Vec<(String, i64, i64, u64, Option<String>)> = Vec::new();
+    r.for_each_entry(|m, s, at, seq, meta| {
+        saved.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+    });
+    type Saved = (String, i64, i64, u64, Option<String>);
+    fn entry(e: &Saved) -> Result<SavedEntry<'_>, CoreError> {
+        Ok(SavedEntry {
+            member: &e.0,
+            score: e.1,
+            reached_at_us: e.2,
+            seq: e.3,
+            metadata: e.4.as_deref(),
+        })
+    }
+    let bulk =
+        Ranking::from_sorted(Order::Asc, saved.len(), saved.iter().map(entry)).expect("bulk");
+    for style in STYLES {
+        assert_eq!(
+            bulk.page(0, usize::MAX, style),
+            r.page(0, usize::MAX, style)
+        );
+    }
+    assert_eq!(bulk.next_seq(), r.next_seq());
+    let mut swapped = saved.clone();
+    swapped.swap(10, 11);
+    assert!(
+        Ranking::from_sorted(Order::Asc, swapped.len(), swapped.iter().map(entry)).is_err(),
+        "out of order"
+    );
+    let mut dup = saved.clone();
+    dup[20].0 = dup[19].0.clone();
+    assert!(
+        Ranking::from_sorted(Order::Asc, dup.len(), dup.iter().map(entry)).is_err(),
+        "duplicate"
+    );
+}
