@@ -76,6 +76,9 @@ pub struct StoreOptions {
     pub queue_commands: usize,
     /// Called with the duration of every fsync (metrics).
     pub on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+    /// Write a snapshot of the live state at graceful shutdown, so the next start loads it
+    /// instead of replaying the log (default on).
+    pub snapshot_on_shutdown: bool,
 }
 
 impl StoreOptions {
@@ -87,6 +90,7 @@ impl StoreOptions {
             segment_bytes: DEFAULT_SEGMENT_BYTES,
             queue_commands: DEFAULT_QUEUE_COMMANDS,
             on_fsync: None,
+            snapshot_on_shutdown: true,
         }
     }
 }
@@ -144,7 +148,12 @@ pub struct Store {
     clock: Arc<MonotonicClock<Box<dyn Clock>>>,
     health: Arc<Health>,
     tx: Mutex<Option<SyncSender<Job>>>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// The writer returns the LSN of its last durable record, or `None` after a failure.
+    writer: Mutex<Option<JoinHandle<Option<u64>>>>,
+    snapshotter: Mutex<Option<JoinHandle<()>>>,
+    storage: Arc<dyn Storage>,
+    dir: PathBuf,
+    snapshot_on_shutdown: bool,
 }
 
 impl Store {
@@ -199,17 +208,21 @@ impl Store {
             .name("pf-writer".into())
             .spawn(move || writer.run(rx))
             .map_err(|e| StoreError::io(&opts.dir, e))?;
-        let dir = opts.dir.clone();
+        let (dir, snap_storage) = (opts.dir.clone(), storage.clone());
         let s = std::thread::Builder::new()
             .name("pf-snapshot".into())
-            .spawn(move || snapshotter(&*storage, &dir, snap_rx))
+            .spawn(move || snapshotter(&*snap_storage, &dir, snap_rx))
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         Ok(Store {
             state,
             clock,
             health,
             tx: Mutex::new(Some(tx)),
-            threads: Mutex::new(vec![w, s]),
+            writer: Mutex::new(Some(w)),
+            snapshotter: Mutex::new(Some(s)),
+            storage,
+            dir: opts.dir,
+            snapshot_on_shutdown: opts.snapshot_on_shutdown,
         })
     }
 
@@ -240,19 +253,43 @@ impl Store {
         }
     }
 
-    /// Stops taking commands, lets the writer finish the queued ones and sync, and joins.
+    /// Stops taking commands, lets the writer finish the queued ones and sync, joins the
+    /// threads, and — when the log is clean and has records past the newest snapshot —
+    /// writes a snapshot of the live state (nothing writes any more, so it stalls no one)
+    /// and deletes the segments it covers. A failure there loses nothing: the log stays.
     pub fn shutdown(&self) {
         if let Ok(mut tx) = self.tx.lock() {
             tx.take();
         }
-        let threads = self
-            .threads
-            .lock()
-            .map(|mut t| std::mem::take(&mut *t))
-            .unwrap_or_default();
-        for t in threads {
-            let _ = t.join();
+        let writer = self.writer.lock().ok().and_then(|mut w| w.take());
+        let last_lsn = writer.and_then(|w| w.join().ok().flatten());
+        // The writer's exit closed the snapshotter's channel: it ends after its current job.
+        if let Some(s) = self.snapshotter.lock().ok().and_then(|mut s| s.take()) {
+            let _ = s.join();
         }
+        if let (Some(lsn), true) = (last_lsn, self.snapshot_on_shutdown) {
+            if let Err(e) = self.snapshot_at_shutdown(lsn) {
+                tracing::error!(error = %e, "shutdown snapshot failed; the log keeps everything");
+            }
+        }
+    }
+
+    fn snapshot_at_shutdown(&self, last_lsn: u64) -> Result<(), StoreError> {
+        let (snaps, segments) = scan(&*self.storage, &self.dir)?;
+        if last_lsn == 0 || snaps.last().is_some_and(|(l, _)| *l >= last_lsn) {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let path = write_snapshot(
+            &*self.storage,
+            &self.dir,
+            &self.state,
+            last_lsn,
+            self.clock.now_us(),
+        )?;
+        remove_covered(&*self.storage, &snaps, &segments, &path);
+        tracing::info!(snapshot = %path.display(), last_lsn, took_ms = start.elapsed().as_millis() as u64, "shutdown snapshot written");
+        Ok(())
     }
 }
 
@@ -283,7 +320,9 @@ struct Writer {
 }
 
 impl Writer {
-    fn run(mut self, rx: Receiver<Job>) {
+    /// Runs until the queue closes; returns the LSN of the last durable record, or `None`
+    /// if the log ended unclean (a failed append or sync).
+    fn run(mut self, rx: Receiver<Job>) -> Option<u64> {
         loop {
             let first = match rx.recv_timeout(TICK) {
                 Ok(job) => job,
@@ -307,9 +346,11 @@ impl Writer {
         if self.dirty {
             if let Err(e) = self.sync() {
                 tracing::error!(error = %e, "final log sync failed");
+                return None;
             }
         }
         tracing::info!(next_lsn = self.next_lsn, "log writer stopped");
+        (!self.broken_tail && self.health.write_error().is_none()).then_some(self.next_lsn - 1)
     }
 
     fn sync(&mut self) -> std::io::Result<()> {
@@ -432,20 +473,42 @@ pub fn compact(
     }
     let old = snaps.last().map(|(_, p)| p.clone());
     let rec = replay(storage, old.as_deref(), &sealed, false)?;
-    let path = dir.join(snapshot_name(rec.last_lsn));
+    let path = write_snapshot(storage, dir, &rec.state, rec.last_lsn, rec.max_time_us)?;
+    remove_covered(storage, &snaps, &sealed, &path);
+    tracing::info!(snapshot = %path.display(), last_lsn = rec.last_lsn, took_ms = start.elapsed().as_millis() as u64, "snapshot written");
+    Ok(())
+}
+
+/// Writes the snapshot of `state` at `last_lsn` atomically; returns its path.
+fn write_snapshot(
+    storage: &dyn Storage,
+    dir: &std::path::Path,
+    state: &State,
+    last_lsn: u64,
+    max_time_us: i64,
+) -> Result<PathBuf, StoreError> {
+    let path = dir.join(snapshot_name(last_lsn));
     storage
         .write_atomic(&path, &mut |w| {
-            snapshot::write(&rec.state, rec.last_lsn, rec.max_time_us, w)
+            snapshot::write(state, last_lsn, max_time_us, w)
         })
         .map_err(|e| StoreError::io(&path, e))?;
-    for (_, p) in &snaps {
-        if *p != path {
+    Ok(path)
+}
+
+/// Deletes the snapshots in `snaps` other than `keep`, and `segments`, once `keep` is durable.
+fn remove_covered(
+    storage: &dyn Storage,
+    snaps: &[(u64, PathBuf)],
+    segments: &[crate::recovery::Segment],
+    keep: &std::path::Path,
+) {
+    for (_, p) in snaps {
+        if p != keep {
             let _ = storage.remove(p);
         }
     }
-    for s in &sealed {
+    for s in segments {
         let _ = storage.remove(&s.path);
     }
-    tracing::info!(snapshot = %path.display(), last_lsn = rec.last_lsn, took_ms = start.elapsed().as_millis() as u64, "snapshot written");
-    Ok(())
 }

@@ -10,7 +10,7 @@ fn truncation_at_every_offset_of_the_last_records_recovers_the_valid_prefix() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut prefixes = Vec::new(); // (segment length after record i, listing after record i)
     {
-        let store = open(dir.path());
+        let store = open_log_only(dir.path());
         create(&store, "b");
         let seg = only_segment(dir.path());
         prefixes.push((
@@ -34,7 +34,7 @@ fn truncation_at_every_offset_of_the_last_records_recovers_the_valid_prefix() {
         let copy = tempfile::tempdir().expect("tmp");
         let path = copy.path().join(seg.file_name().expect("name"));
         std::fs::write(&path, &full[..cut]).expect("write");
-        let store = open(copy.path());
+        let store = open_log_only(copy.path());
         let want = prefixes
             .iter()
             .rfind(|(len, _)| *len as usize <= cut)
@@ -55,7 +55,7 @@ fn a_flipped_byte_mid_log_refuses_to_start_and_names_file_and_offset() {
     let dir = tempfile::tempdir().expect("tmp");
     let second_record_at;
     {
-        let store = open(dir.path());
+        let store = open_log_only(dir.path());
         create(&store, "b");
         second_record_at = std::fs::metadata(only_segment(dir.path()))
             .expect("len")

@@ -135,3 +135,34 @@ fn board_config_conflicts_and_deletes_survive_restart() {
         photofinish_core::Order::Desc
     );
 }
+
+#[test]
+fn a_graceful_stop_leaves_a_snapshot_and_the_next_start_replays_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let before = {
+        let store = open(dir.path());
+        create(&store, "b");
+        for i in 0..100 {
+            submit(&store, incr("b", &format!("m{i}"), i))
+                .expect("durable")
+                .expect("applied");
+        }
+        listing(&store, "b")
+    };
+    let names = files(dir.path());
+    assert_eq!(
+        names,
+        ["snap-00000000000000000101.snap"],
+        "the snapshot covers every record"
+    );
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "b"), before);
+    submit(&store, incr("b", "after", 1))
+        .expect("durable")
+        .expect("applied");
+    drop(store);
+    // A second stop writes a newer snapshot and removes the old one and the segment.
+    assert_eq!(files(dir.path()), ["snap-00000000000000000102.snap"]);
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "b").len(), 101);
+}

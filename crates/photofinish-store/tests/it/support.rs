@@ -88,3 +88,29 @@ pub fn only_segment(dir: &Path) -> std::path::PathBuf {
     assert_eq!(logs.len(), 1, "{logs:?}");
     logs.remove(0)
 }
+
+/// A store that leaves everything in the log at shutdown (no shutdown snapshot), for tests
+/// that cut and damage log files.
+pub fn open_log_only(dir: &Path) -> Store {
+    let opts = StoreOptions {
+        snapshot_on_shutdown: false,
+        ..StoreOptions::new(dir)
+    };
+    Store::open(
+        Arc::new(photofinish_store::io::RealStorage),
+        opts,
+        Box::new(ManualClock::new(T0)),
+    )
+    .expect("open")
+}
+
+/// Names of the files in `dir`, sorted.
+pub fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
