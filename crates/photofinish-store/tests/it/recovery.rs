@@ -166,3 +166,36 @@ fn a_graceful_stop_leaves_a_snapshot_and_the_next_start_replays_nothing() {
     let store = open(dir.path());
     assert_eq!(listing(&store, "b").len(), 101);
 }
+
+/// The snapshotter yields to request handling: its thread runs at nice 10.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_snapshotter_runs_at_lower_priority() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let _store = open(dir.path());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let nice = std::fs::read_dir("/proc/self/task")
+            .expect("tasks")
+            .filter_map(|t| t.ok())
+            .find_map(|t| {
+                let comm = std::fs::read_to_string(t.path().join("comm")).ok()?;
+                if comm.trim() != "pf-snapshot" {
+                    return None;
+                }
+                let stat = std::fs::read_to_string(t.path().join("stat")).ok()?;
+                // Fields after the parenthesised name; nice is field 19 of stat, the 17th here.
+                stat.rsplit(')')
+                    .next()?
+                    .split_whitespace()
+                    .nth(16)?
+                    .parse::<i32>()
+                    .ok()
+            });
+        if nice == Some(10) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "snapshotter nice is {nice:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
