@@ -333,9 +333,26 @@ impl Ranking {
         };
         let (records, hasher) = (&self.records, &self.hasher);
         let hash = hasher.hash_one(member.as_bytes());
-        self.members
-            .insert_unique(hash, id, |&other| hasher.hash_one(records.name(other)));
-        Ok(id)
+        match self.members.entry(
+            hash,
+            |&other| records.name(other) == member.as_bytes(),
+            |&other| hasher.hash_one(records.name(other)),
+        ) {
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(id);
+                Ok(id)
+            }
+            hashbrown::hash_table::Entry::Occupied(_) => {
+                // Callers check first; snapshot loading relies on this to refuse duplicates.
+                if let Some(lid) = long {
+                    self.records.long_names.release(lid);
+                }
+                self.records.slab.release(id);
+                Err(CoreError::InvalidMemberName(format!(
+                    "{member} (duplicate)"
+                )))
+            }
+        }
     }
 
     /// Puts back an entry exactly as it was saved (snapshot loading): the key is taken as
@@ -390,7 +407,7 @@ impl Ranking {
                 reached_at_us: e.reached_at_us,
                 seq: e.seq,
             };
-            if last.is_some_and(|l| l >= key) || r.find(e.member).is_some() {
+            if last.is_some_and(|l| l >= key) {
                 return Err(CoreError::InvalidMemberName(format!(
                     "{} (duplicate or out of order)",
                     e.member
