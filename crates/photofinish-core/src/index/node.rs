@@ -209,38 +209,20 @@ pub struct Inner {
     pub max_scores: [i64; INNER_CAP],
 }
 
-/// Applies `$op` to every per-child array of an inner node (`$a` names the array).
-macro_rules! each_array {
-    ($node:expr, |$a:ident| $op:expr) => {{
-        {
-            let $a = &mut $node.children;
-            $op;
-        }
-        {
-            let $a = &mut $node.counts;
-            $op;
-        }
-        {
-            let $a = &mut $node.distinct;
-            $op;
-        }
-        {
-            let $a = &mut $node.min_scores;
-            $op;
-        }
-        {
-            let $a = &mut $node.min_reached;
-            $op;
-        }
-        {
-            let $a = &mut $node.min_seqs;
-            $op;
-        }
-        {
-            let $a = &mut $node.max_scores;
-            $op;
-        }
-    }};
+/// Calls macro `$m` with the name of every per-child array of [`Inner`]: the one list, so
+/// that shifting, splitting and merging cannot forget an array.
+macro_rules! inner_arrays {
+    ($m:ident) => {
+        $m!(
+            children,
+            counts,
+            distinct,
+            min_scores,
+            min_reached,
+            min_seqs,
+            max_scores
+        )
+    };
 }
 
 impl Inner {
@@ -353,14 +335,20 @@ impl Inner {
     /// Opens slot `slot` for `child` (its summary is set by the caller).
     pub fn insert_slot(&mut self, slot: usize, child: u32) {
         let n = self.n();
-        each_array!(self, |a| a.copy_within(slot..n, slot + 1));
+        macro_rules! shift {
+            ($($f:ident),+) => { $( self.$f.copy_within(slot..n, slot + 1); )+ };
+        }
+        inner_arrays!(shift);
         self.children[slot] = child;
         self.len += 1;
     }
 
     pub fn remove_slot(&mut self, slot: usize) {
         let n = self.n();
-        each_array!(self, |a| a.copy_within(slot + 1..n, slot));
+        macro_rules! shift {
+            ($($f:ident),+) => { $( self.$f.copy_within(slot + 1..n, slot); )+ };
+        }
+        inner_arrays!(shift);
         self.len -= 1;
     }
 
@@ -371,15 +359,7 @@ impl Inner {
         macro_rules! mv {
             ($($f:ident),+) => { $( right.$f[..m].copy_from_slice(&self.$f[at..n]); )+ };
         }
-        mv!(
-            children,
-            counts,
-            distinct,
-            min_scores,
-            min_reached,
-            min_seqs,
-            max_scores
-        );
+        inner_arrays!(mv);
         right.len = m as u32;
         self.len = at as u32;
     }
@@ -391,15 +371,7 @@ impl Inner {
         macro_rules! mv {
             ($($f:ident),+) => { $( self.$f[at..at + m].copy_from_slice(&right.$f[..m]); )+ };
         }
-        mv!(
-            children,
-            counts,
-            distinct,
-            min_scores,
-            min_reached,
-            min_seqs,
-            max_scores
-        );
+        inner_arrays!(mv);
         self.len += right.len;
     }
 }
