@@ -199,3 +199,63 @@ fn the_snapshotter_runs_at_lower_priority() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Retention is a function of the log: replaying it (no snapshot) purges the same periods.
+#[test]
+fn retention_purges_replay_identically_from_the_log() {
+    use photofinish_core::{BoardConfig, PeriodRef, Reset};
+    let dir = tempfile::tempdir().expect("tmp");
+    const DAY: i64 = 86_400_000_000;
+    let periods = |store: &photofinish_store::Store| -> Vec<String> {
+        let b = store.state().board("d").expect("board");
+        let b = photofinish_store::state::read_lock(&b);
+        b.periods().map(|(p, _)| p.id.clone()).collect()
+    };
+    {
+        let store = open_log_only(dir.path());
+        let config = BoardConfig {
+            reset: Reset::Daily,
+            retention: 2,
+            ..BoardConfig::default()
+        };
+        submit(
+            &store,
+            Command::CreateBoard {
+                board: "d".into(),
+                config,
+            },
+        )
+        .expect("durable")
+        .expect("created");
+        for day in 0..4 {
+            let cmd = Command::Write {
+                board: "d".into(),
+                member: "m".into(),
+                op: None,
+                value: 1,
+                at_us: T0 + day * DAY,
+                metadata: None,
+            };
+            let (tx, rx) = std::sync::mpsc::channel();
+            store
+                .submit(cmd, false, Box::new(move |r| drop(tx.send(r))))
+                .expect("queued");
+            rx.recv()
+                .expect("reply")
+                .expect("durable")
+                .expect("applied");
+        }
+        assert_eq!(periods(&store), ["2026-11-25", "2026-11-24"]);
+    }
+    assert!(
+        files(dir.path()).iter().all(|f| f.ends_with(".log")),
+        "no snapshot: recovery must replay"
+    );
+    let store = open_log_only(dir.path());
+    assert_eq!(periods(&store), ["2026-11-25", "2026-11-24"]);
+    let b = store.state().board("d").expect("board");
+    let b = photofinish_store::state::read_lock(&b);
+    assert!(b
+        .resolve(&PeriodRef::Id("2026-11-22".into()), T0)
+        .is_ok_and(|p| b.ranking(&p).is_none()));
+}
