@@ -83,6 +83,19 @@ impl Board {
 
     /// Applies a write in the period containing its instant. On error nothing changed.
     pub fn submit(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
+        self.submit_with(w, true)
+    }
+
+    /// [`Self::submit`] without computing the rank (log replay).
+    pub fn submit_unranked(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
+        self.submit_with(w, false)
+    }
+
+    fn submit_with(
+        &mut self,
+        w: &BoardWrite<'_>,
+        ranked: bool,
+    ) -> Result<(Outcome, Period), CoreError> {
         validate_instant(w.at_us)?;
         let period = self.calendar.period_at(w.at_us)?;
         let newest = match self.periods.last_key_value() {
@@ -105,7 +118,11 @@ impl Board {
             .periods
             .entry(period.start_us)
             .or_insert_with(|| (period.clone(), Ranking::new(order)));
-        let result = ranking.submit(&write);
+        let result = if ranked {
+            ranking.submit(&write)
+        } else {
+            ranking.submit_unranked(&write)
+        };
         if is_new {
             match &result {
                 Ok(_) => self.enforce_retention(),

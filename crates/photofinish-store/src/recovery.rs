@@ -144,7 +144,7 @@ pub fn replay(
                 max_time_us = max_time_us.max(*at_us);
             }
             // Errors are part of the history: the command failed the same way when served.
-            let _ = state.apply(cmd);
+            let _ = state.replay(cmd);
             last_lsn = *lsn;
             replayed_records += 1;
         }

@@ -195,6 +195,8 @@ fn action(members: u16) -> impl Strategy<Value = Action> {
 
 fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>) {
     let mut r = Ranking::new(order);
+    // The same writes without ranks (as log replay applies them) must reach the same state.
+    let mut unranked = Ranking::new(order);
     let mut model = Model::new();
     for a in actions {
         match a {
@@ -213,15 +215,32 @@ fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u6
                     metadata: None,
                 });
                 let want = model.write(order, &m, op, value, at);
+                let quiet = unranked.submit_unranked(&Write {
+                    member: &m,
+                    op,
+                    value,
+                    at_us: at,
+                    metadata: None,
+                });
+                assert_eq!(
+                    quiet,
+                    want.clone().map(|o| Outcome { rank: 0, ..o }),
+                    "unranked {a:?}"
+                );
                 assert_eq!(got, want, "{a:?}");
             }
             Action::Remove { member } => {
                 let m = name(member);
                 assert_eq!(r.remove(&m), model.entries.remove(&m).is_some());
+                unranked.remove(&m);
             }
         }
         check(&r, &model, order, &probes);
     }
+    assert_eq!(
+        unranked.page(0, usize::MAX, RankStyle::Dense),
+        r.page(0, usize::MAX, RankStyle::Dense)
+    );
 }
 
 fn probes() -> impl Strategy<Value = Vec<(u64, usize, u16, u64, u64)>> {
