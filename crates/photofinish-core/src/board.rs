@@ -97,14 +97,21 @@ impl Board {
         ranked: bool,
     ) -> Result<(Outcome, Period), CoreError> {
         validate_instant(w.at_us)?;
-        let period = self.calendar.period_at(w.at_us)?;
-        let newest = match self.periods.last_key_value() {
-            Some((_, (p, _))) if p.start_us > period.start_us => p.clone(),
-            _ => period.clone(),
+        let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
+        let period = match newest {
+            // Nearly every write lands in the newest period: no calendar, no retention walk.
+            Some(p) if p.contains(w.at_us) => p.clone(),
+            _ => {
+                let period = self.calendar.period_at(w.at_us)?;
+                // Only a write older than the newest period can fall outside retention.
+                if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
+                    if period.start_us < self.retention_floor(newest) {
+                        return Err(CoreError::PeriodNotRetained(period.id));
+                    }
+                }
+                period
+            }
         };
-        if period.start_us < self.retention_floor(&newest) {
-            return Err(CoreError::PeriodNotRetained(period.id));
-        }
         let write = Write {
             member: w.member,
             op: w.op.unwrap_or(self.config.update),
@@ -158,9 +165,12 @@ impl Board {
     /// Resolves a period reference at instant `now_us` to a period of this board's calendar
     /// (which may hold no ranking: nothing written in it yet, or purged).
     pub fn resolve(&self, r: &PeriodRef, now_us: i64) -> Result<Period, CoreError> {
-        let current = self
-            .calendar
-            .period_at(now_us.clamp(0, crate::calendar::MAX_INSTANT_US))?;
+        let now = now_us.clamp(0, crate::calendar::MAX_INSTANT_US);
+        // The newest period is usually the current one: no calendar needed then.
+        let current = match self.periods.last_key_value() {
+            Some((_, (p, _))) if p.contains(now) => p.clone(),
+            _ => self.calendar.period_at(now)?,
+        };
         match r {
             PeriodRef::Current => Ok(current),
             PeriodRef::Previous => self.calendar.previous(&current),

@@ -67,6 +67,11 @@ fn writes_land_in_the_period_of_their_instant() {
     assert!(b.resolve(&PeriodRef::Id("2026-11".into()), T0).is_err());
     let ids: Vec<&str> = b.periods().map(|(p, _)| p.id.as_str()).collect();
     assert_eq!(ids, ["2026-11-22", "2026-11-21"]);
+    // After the newer period exists, a write 1 µs before its start still lands in the older.
+    let (_, p) = write(&mut b, "late", 1, T0 - 1).expect("w");
+    assert_eq!(p.id, "2026-11-21");
+    let (_, p) = write(&mut b, "next-day", 1, T0 + DAY).expect("w");
+    assert_eq!(p.id, "2026-11-23");
 }
 
 #[test]
