@@ -113,22 +113,7 @@ pub fn write(v: &Value) -> String {
     )
 }
 
-fn board_row(b: &Value) -> Vec<Value> {
-    [
-        "name",
-        "order",
-        "update",
-        "reset",
-        "timezone",
-        "members",
-        "period",
-        "next_reset_at",
-    ]
-    .iter()
-    .map(|k| b[*k].clone())
-    .collect()
-}
-
+/// The board columns, which are also the JSON keys they come from.
 const BOARD_HEADERS: [&str; 8] = [
     "name",
     "order",
@@ -139,6 +124,10 @@ const BOARD_HEADERS: [&str; 8] = [
     "period",
     "next_reset_at",
 ];
+
+fn board_row(b: &Value) -> Vec<Value> {
+    BOARD_HEADERS.iter().map(|k| b[*k].clone()).collect()
+}
 
 /// One board.
 pub fn board(v: &Value) -> String {
