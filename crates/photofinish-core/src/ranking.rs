@@ -312,8 +312,8 @@ impl Ranking {
         Ok(id)
     }
 
-    /// Stores the record and the member-table entry, not yet in the index.
-    fn push_record(
+    /// Stores the record (and a long name), not yet in the member table or the index.
+    fn new_record(
         &mut self,
         member: &str,
         score: i64,
@@ -345,6 +345,20 @@ impl Ranking {
             }
             return Err(CoreError::RankingFull("too many members"));
         };
+        Ok(id)
+    }
+
+    /// Stores the record and the member-table entry, not yet in the index.
+    fn push_record(
+        &mut self,
+        member: &str,
+        score: i64,
+        at_us: i64,
+        seq: u64,
+    ) -> Result<u32, CoreError> {
+        let id = self.new_record(member, score, at_us, seq)?;
+        let long =
+            (member.len() > INLINE_NAME_BYTES).then(|| self.records.slab.get(id).long_name_id());
         let (records, hasher) = (&self.records, &self.hasher);
         let hash = hasher.hash_one(member.as_bytes());
         match self.members.entry(
@@ -407,7 +421,6 @@ impl Ranking {
         entries: impl Iterator<Item = Result<SavedEntry<'a>, CoreError>>,
     ) -> Result<Ranking, CoreError> {
         let mut r = Ranking::new(order);
-        r.members.reserve(len, |_| 0);
         let mut ids = Vec::with_capacity(len);
         let mut last: Option<Key> = None;
         for e in entries {
@@ -428,15 +441,50 @@ impl Ranking {
                 )));
             }
             last = Some(key);
-            let id = r.push_record(e.member, e.score, e.reached_at_us, e.seq)?;
+            let id = r.new_record(e.member, e.score, e.reached_at_us, e.seq)?;
             if let Some(m) = e.metadata {
                 r.metadata.insert(id, m.into());
             }
             r.next_seq = r.next_seq.max(e.seq + 1);
             ids.push(id);
         }
+        r.fill_member_table(&ids)?;
         r.index = RankedIndex::from_sorted(&ids, &r.records);
         Ok(r)
+    }
+
+    /// Puts every id into the (reserved) member table in the order of the buckets they land
+    /// in, so consecutive inserts touch neighbouring memory instead of 10M random places.
+    /// The bucket mask follows hashbrown's power-of-two layout; were it ever different, only
+    /// the speed would suffer. Fails on a duplicate member.
+    fn fill_member_table(&mut self, ids: &[u32]) -> Result<(), CoreError> {
+        self.members.reserve(ids.len(), |_| 0);
+        let buckets = (self.members.capacity() * 8 / 7).max(1).next_power_of_two() as u64;
+        let (records, hasher) = (&self.records, &self.hasher);
+        let mut pairs: Vec<(u64, u32)> = ids
+            .iter()
+            .map(|&id| (hasher.hash_one(records.name(id)), id))
+            .collect();
+        pairs.sort_unstable_by_key(|&(hash, _)| hash & (buckets - 1));
+        for (hash, id) in pairs {
+            let name = records.name(id);
+            match self.members.entry(
+                hash,
+                |&other| records.name(other) == name,
+                |&other| hasher.hash_one(records.name(other)),
+            ) {
+                hashbrown::hash_table::Entry::Vacant(slot) => {
+                    slot.insert(id);
+                }
+                hashbrown::hash_table::Entry::Occupied(_) => {
+                    return Err(CoreError::InvalidMemberName(format!(
+                        "{} (duplicate)",
+                        String::from_utf8_lossy(name)
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Raises the next sequence number to at least `next_seq` (snapshot loading).
