@@ -1,0 +1,60 @@
+//! Times loading a snapshot of one board with N members (default 1,000,000; 16-byte ids,
+//! scores spread over 0..1,000,000): the file read, then decoding and building the ranking.
+//!
+//! Run: `cargo run --release -p photofinish-store --example snapshot_load -- 10000000`
+
+use std::time::Instant;
+
+use photofinish_core::ranking::SavedEntry;
+use photofinish_core::{Board, BoardConfig, Order, Ranking};
+use photofinish_store::State;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let n: u64 = std::env::args()
+        .nth(1)
+        .map_or(Ok(1_000_000), |a| a.parse())?;
+    let dir = std::env::temp_dir().join(format!("pf-snapshot-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("bench.snap");
+    {
+        let names: Vec<String> = (0..n).map(|i| format!("player{i:010}")).collect();
+        let mut order: Vec<(i64, u64)> = (0..n)
+            .map(|i| (((i * 2_654_435_761) % 1_000_000) as i64, i + 1))
+            .collect();
+        order.sort_by_key(|&(score, seq)| (std::cmp::Reverse(score), seq));
+        let entries = order.iter().map(|&(score, seq)| {
+            Ok(SavedEntry {
+                member: &names[(seq - 1) as usize],
+                score,
+                reached_at_us: seq as i64,
+                seq,
+                metadata: None,
+            })
+        });
+        let ranking = Ranking::from_sorted(Order::Desc, n as usize, entries)?;
+        let mut board = Board::new(BoardConfig::default())?;
+        let all = board.calendar().parse("all")?;
+        board.insert_ranking(all, ranking);
+        let state = State::default();
+        state.insert_board("bench".into(), board);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        photofinish_store::snapshot::write(&state, 1, 0, &mut out)?;
+    }
+    for run in 1..=3 {
+        let start = Instant::now();
+        let bytes = std::fs::read(&path)?;
+        let read = start.elapsed();
+        let start = Instant::now();
+        let loaded = photofinish_store::snapshot::read(&bytes)?;
+        let build = start.elapsed();
+        let members: u64 = loaded
+            .state
+            .boards()
+            .iter()
+            .map(|(_, b)| photofinish_store::state::read_lock(b).total_members())
+            .sum();
+        println!("run {run}: {n} members, {} MB: read {:.2} s, decode and build {:.2} s ({members} loaded)", bytes.len() >> 20, read.as_secs_f64(), build.as_secs_f64());
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
