@@ -13,12 +13,14 @@
 //!   that changes them.
 //! - [`recovery`]: newest snapshot + log replay.
 //! - [`writer`]: the [`Store`]: one writer thread that sequences, logs (group commit), then
-//!   applies; and the snapshotter that compacts sealed segments in the background.
+//!   applies; snapshot at shutdown.
+//! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
 
 use std::path::{Path, PathBuf};
 
 pub mod codec;
 pub mod command;
+pub mod compaction;
 pub mod io;
 pub mod log;
 pub mod recovery;

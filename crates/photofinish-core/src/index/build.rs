@@ -1,0 +1,70 @@
+//! Building an index in one pass from ids already in key order (snapshot loading): leaves
+//! and inner nodes are filled to 7/8 level by level, with no descent per entry.
+
+use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
+use super::{KeyOf, RankedIndex};
+use crate::key::Key;
+use crate::slab::Slab;
+
+impl RankedIndex {
+    /// Builds an index from ids already in strictly increasing key order (snapshot
+    /// loading): leaves and inner nodes are filled to 7/8 directly, level by level, without
+    /// a descent per entry. Keys are read once each, in order, to set the score-group bits.
+    pub fn from_sorted(ids: &[u32], keys: &impl KeyOf) -> Self {
+        let mut index = Self::new();
+        if ids.is_empty() {
+            return index;
+        }
+        index.leaves = Slab::default();
+        const LEAF_FILL: usize = LEAF_CAP * 7 / 8;
+        const INNER_FILL: usize = INNER_CAP * 7 / 8;
+        // Level 0: leaves, chained, with their summaries.
+        let mut level: Vec<(u32, Summary)> = Vec::with_capacity(ids.len() / LEAF_FILL + 1);
+        let mut prev_score: Option<i64> = None;
+        for chunk in ids.chunks(LEAF_FILL) {
+            let mut leaf = Leaf::empty();
+            leaf.ids[..chunk.len()].copy_from_slice(chunk);
+            leaf.len = chunk.len() as u32;
+            let mut first_key = None;
+            for (i, &id) in chunk.iter().enumerate() {
+                let k = keys.key_of(id);
+                first_key.get_or_insert(k);
+                leaf.set_group_bit(i, i == 0 || prev_score != Some(k.nscore));
+                prev_score = Some(k.nscore);
+            }
+            let summary = Summary {
+                count: leaf.len,
+                distinct: leaf.groups.count_ones(),
+                min_key: first_key.unwrap_or(Key::first_of_score(0)),
+                max_score: prev_score.unwrap_or(0),
+            };
+            let id = index.new_leaf();
+            if let Some(&(before, _)) = level.last() {
+                leaf.prev = before;
+                index.leaves.get_mut(before).next = id;
+            }
+            *index.leaves.get_mut(id) = leaf;
+            level.push((id, summary));
+        }
+        // Upper levels until one node remains.
+        while level.len() > 1 {
+            let mut up = Vec::with_capacity(level.len() / INNER_FILL + 1);
+            for chunk in level.chunks(INNER_FILL) {
+                let mut node = Inner::empty();
+                for (slot, &(child, summary)) in chunk.iter().enumerate() {
+                    node.insert_slot(slot, child);
+                    node.set_summary(slot, summary);
+                }
+                let summary = node.summary();
+                let id = index.new_inner();
+                *index.inners.get_mut(id) = node;
+                up.push((id, summary));
+            }
+            level = up;
+            index.height += 1;
+        }
+        index.root = level[0].0;
+        index.len = ids.len() as u64;
+        index
+    }
+}
