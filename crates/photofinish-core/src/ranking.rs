@@ -137,6 +137,21 @@ impl KeyOf for Records {
 }
 
 impl Records {
+    /// Frees a long name's string and gives its id back.
+    fn release_long_name(&mut self, lid: u32) {
+        *self.long_names.get_mut(lid) = Box::default();
+        self.long_names.release(lid);
+    }
+
+    /// Gives back record `id` and its long name, if it has one.
+    fn release(&mut self, id: u32) {
+        let r = *self.slab.get(id);
+        if r.name_len() > INLINE_NAME_BYTES {
+            self.release_long_name(r.long_name_id());
+        }
+        self.slab.release(id);
+    }
+
     fn name(&self, id: u32) -> &[u8] {
         let r = self.slab.get(id);
         let len = r.name_len();
@@ -329,7 +344,7 @@ impl Ranking {
         };
         let Some(id) = self.records.slab.insert(record) else {
             if let Some(lid) = long {
-                self.records.long_names.release(lid);
+                self.records.release_long_name(lid);
             }
             return Err(CoreError::RankingFull("too many members"));
         };
@@ -345,8 +360,6 @@ impl Ranking {
         seq: u64,
     ) -> Result<u32, CoreError> {
         let id = self.new_record(member, score, at_us, seq)?;
-        let long =
-            (member.len() > INLINE_NAME_BYTES).then(|| self.records.slab.get(id).long_name_id());
         let (records, hasher) = (&self.records, &self.hasher);
         let hash = hasher.hash_one(member.as_bytes());
         match self.members.entry(
@@ -360,10 +373,7 @@ impl Ranking {
             }
             hashbrown::hash_table::Entry::Occupied(_) => {
                 // Callers check first; snapshot loading relies on this to refuse duplicates.
-                if let Some(lid) = long {
-                    self.records.long_names.release(lid);
-                }
-                self.records.slab.release(id);
+                self.records.release(id);
                 Err(CoreError::InvalidMemberName(format!(
                     "{member} (duplicate)"
                 )))
@@ -385,13 +395,7 @@ impl Ranking {
         let key = self.records.key_of(id);
         self.index.remove(id, key, &self.records);
         self.metadata.remove(&id);
-        let r = *self.records.slab.get(id);
-        if r.name_len() > INLINE_NAME_BYTES {
-            let lid = r.long_name_id();
-            *self.records.long_names.get_mut(lid) = Box::default();
-            self.records.long_names.release(lid);
-        }
-        self.records.slab.release(id);
+        self.records.release(id);
         true
     }
 
