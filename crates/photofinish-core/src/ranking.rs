@@ -296,20 +296,8 @@ impl Ranking {
     }
 
     fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, CoreError> {
-        let seq = self.next_seq;
-        let id = self.add_with_seq(member, score, at_us, seq)?;
+        let id = self.push_record(member, score, at_us, self.next_seq)?;
         self.next_seq += 1;
-        Ok(id)
-    }
-
-    fn add_with_seq(
-        &mut self,
-        member: &str,
-        score: i64,
-        at_us: i64,
-        seq: u64,
-    ) -> Result<u32, CoreError> {
-        let id = self.push_record(member, score, at_us, seq)?;
         let key = self.records.key_of(id);
         self.index.insert(id, key, &self.records);
         Ok(id)

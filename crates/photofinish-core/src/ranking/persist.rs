@@ -21,34 +21,6 @@ pub struct SavedEntry<'a> {
 }
 
 impl Ranking {
-    /// Puts back an entry exactly as it was saved (snapshot loading): the key is taken as
-    /// given, and later writes get sequence numbers above `seq`. Fails on an invalid or
-    /// duplicate member, or a sequence number out of range.
-    pub fn restore(
-        &mut self,
-        member: &str,
-        score: i64,
-        reached_at_us: i64,
-        seq: u64,
-        metadata: Option<&str>,
-    ) -> Result<(), CoreError> {
-        validate_member_name(member)?;
-        if self.find(member).is_some() {
-            return Err(CoreError::InvalidMemberName(format!(
-                "{member} (duplicate)"
-            )));
-        }
-        if seq == 0 || seq > MAX_SEQ {
-            return Err(CoreError::RankingFull("sequence number out of range"));
-        }
-        let id = self.add_with_seq(member, score, reached_at_us, seq)?;
-        if let Some(m) = metadata {
-            self.metadata.insert(id, m.into());
-        }
-        self.next_seq = self.next_seq.max(seq + 1);
-        Ok(())
-    }
-
     /// Builds a ranking from entries in rank order (snapshot loading): records and the
     /// member table are filled with no rehashing, and the index is built bottom-up in one
     /// pass instead of one descent per entry. Fails on an invalid or duplicate member, a

@@ -404,7 +404,7 @@ fn invalid_members_change_nothing() {
 }
 
 #[test]
-fn restore_rebuilds_an_identical_ranking() {
+fn saved_entries_reload_into_an_identical_ranking() {
     let mut r = Ranking::new(Order::Desc);
     for (i, m) in ["a", "b", "long-member-name-over-16", "d", "e"]
         .iter()
@@ -420,14 +420,32 @@ fn restore_rebuilds_an_identical_ranking() {
         })
         .expect("w");
     }
-    let mut copy = Ranking::new(Order::Desc);
-    r.for_each_entry(|m, s, at, seq, meta| copy.restore(m, s, at, seq, meta).expect("restore"));
+    use photofinish_core::ranking::SavedEntry;
+    let mut saved: Vec<(String, i64, i64, u64, Option<String>)> = Vec::new();
+    r.for_each_entry(|m, s, at, seq, meta| {
+        saved.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+    });
+    let load = |saved: &[(String, i64, i64, u64, Option<String>)]| {
+        let entries = saved.iter().map(|e| {
+            Ok(SavedEntry {
+                member: &e.0,
+                score: e.1,
+                reached_at_us: e.2,
+                seq: e.3,
+                metadata: e.4.as_deref(),
+            })
+        });
+        Ranking::from_sorted(Order::Desc, saved.len(), entries)
+    };
+    let mut copy = load(&saved).expect("load");
     copy.reserve_seq(r.next_seq());
     for style in STYLES {
         assert_eq!(copy.page(0, 10, style), r.page(0, 10, style));
     }
     assert_eq!(copy.next_seq(), r.next_seq());
-    assert!(copy.restore("a", 1, 1, 99, None).is_err(), "duplicate");
+    let mut dup = saved.clone();
+    dup.push(("a".into(), i64::MIN, 1, 99, None));
+    assert!(load(&dup).is_err(), "duplicate");
     let w = Write {
         member: "z",
         op: Op::Set,
