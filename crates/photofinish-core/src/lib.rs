@@ -16,6 +16,8 @@
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`error`]: every rule an input can break.
+//! - [`view`]: the backend-neutral shapes of board operations (write request, board
+//!   summary, rows).
 
 pub mod board;
 pub mod calendar;
@@ -26,6 +28,7 @@ pub mod index;
 pub mod key;
 pub mod ranking;
 pub mod slab;
+pub mod view;
 
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};

@@ -1,17 +1,19 @@
 //! # Photofinish server
 //!
-//! HTTP API v1 (SPEC.md §3) over the embedded store.
+//! HTTP API v1 (SPEC.md §3) over the embedded store or Redis.
 //!
 //! # Layout
 //! - [`routes`]: the handlers, one file per resource.
 //! - [`input`]: request parsing and every input rule; the body and query extractors.
 //! - [`dto`]: JSON shapes with their OpenAPI schemas; [`openapi`]: the document.
 //! - [`error`]: [`ApiError`](error::ApiError) and the code/status table.
-//! - [`app`]: shared state and handler helpers; [`middleware`]: request id, logs, metrics.
+//! - [`backend`]: the embedded and Redis backends behind one set of operations.
+//! - [`app`]: shared state and view helpers; [`middleware`]: request id, logs, metrics.
 //! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
 //! - [`serve`]: open the store, bind, serve, shut down gracefully.
 
 pub mod app;
+pub mod backend;
 pub mod dto;
 pub mod error;
 pub mod input;

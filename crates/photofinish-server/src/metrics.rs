@@ -1,10 +1,8 @@
 //! Prometheus metrics: requests by route, method and status; request latency by route;
 //! boards and members (counted at scrape time); log fsync latency; whether writes fail.
 
-use photofinish_store::state::read_lock;
 use std::time::Duration;
 
-use photofinish_store::State;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -110,14 +108,13 @@ impl Metrics {
     }
 
     /// The text exposition, with the state-derived gauges brought up to date.
-    pub fn render(&self, state: &State, write_failing: bool) -> String {
-        let boards = state.boards();
-        let members: u64 = boards
-            .iter()
-            .map(|(_, b)| read_lock(b).total_members())
-            .sum();
-        self.boards.set(boards.len() as i64);
-        self.members.set(members as i64);
+    /// `totals` is (boards, members over all retained periods), `None` if the backend could
+    /// not count them (the gauges keep their last value).
+    pub fn render(&self, totals: Option<(u64, u64)>, write_failing: bool) -> String {
+        if let Some((boards, members)) = totals {
+            self.boards.set(boards as i64);
+            self.members.set(members as i64);
+        }
         self.write_failing.set(i64::from(write_failing));
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.registry).is_err() {

@@ -1,4 +1,4 @@
-//! Running the server: open (recover) the store, bind, serve until the shutdown signal, then
+//! Running the server: open (recover) the embedded store or connect to Redis, bind, serve until the shutdown signal, then
 //! stop accepting, finish in-flight requests, let the writer drain and sync, and return.
 
 use std::future::Future;
@@ -10,7 +10,10 @@ use photofinish_core::clock::SystemClock;
 use photofinish_store::io::{RealStorage, Storage};
 use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 
+use photofinish_redis::{RedisStore, Target};
+
 use crate::app::App;
+use crate::backend::Backend;
 use crate::metrics::Metrics;
 
 /// How to serve.
@@ -24,7 +27,15 @@ pub struct ServeOptions {
     pub fsync: FsyncPolicy,
     /// Segment size that triggers a snapshot.
     pub segment_bytes: u64,
+    /// `None` for the embedded store in `data_dir`; else a Redis URL
+    /// (`redis://host:port[/db]` or `redis+cluster://host:port[,host:port…]`).
+    pub storage: Option<String>,
+    /// Prefix of every Redis key (several deployments can share one Redis).
+    pub redis_namespace: String,
 }
+
+/// The default Redis key namespace.
+pub const DEFAULT_REDIS_NAMESPACE: &str = "pf";
 
 impl Default for ServeOptions {
     fn default() -> Self {
@@ -33,6 +44,8 @@ impl Default for ServeOptions {
             data_dir: PathBuf::from("./photofinish-data"),
             fsync: FsyncPolicy::Always,
             segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
+            storage: None,
+            redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
         }
     }
 }
@@ -51,6 +64,12 @@ pub enum ServeError {
         /// The error.
         source: std::io::Error,
     },
+    /// The storage URL is not one Photofinish knows.
+    #[error("unknown storage {0:?}: use redis://host:port or redis+cluster://host:port,host:port")]
+    StorageUrl(String),
+    /// Redis could not be reached at start-up.
+    #[error("cannot connect to redis: {0}")]
+    Redis(#[from] photofinish_redis::RedisError),
     /// The server failed while running.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -94,7 +113,15 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let metrics = Arc::new(Metrics::new());
-    let store = open_store(&opts, storage, &metrics).await?;
+    let backend = match &opts.storage {
+        None => Backend::Embedded(open_store(&opts, storage, &metrics).await?),
+        Some(url) => {
+            let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
+            let store =
+                RedisStore::connect(&target, &opts.redis_namespace, Box::new(SystemClock)).await?;
+            Backend::Redis(Arc::new(store))
+        }
+    };
     let listener = tokio::net::TcpListener::bind(&opts.listen)
         .await
         .map_err(|source| ServeError::Bind {
@@ -102,19 +129,28 @@ pub async fn serve_with(
             source,
         })?;
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening");
+    match &opts.storage {
+        None => {
+            tracing::info!(%addr, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening")
+        }
+        Some(url) => {
+            tracing::info!(%addr, storage = %url, namespace = %opts.redis_namespace, "listening")
+        }
+    }
     on_ready(addr);
     let app = Arc::new(App {
-        store: store.clone(),
+        backend: backend.clone(),
         metrics,
     });
     let result = axum::serve(listener, crate::router(app))
         .with_graceful_shutdown(shutdown)
         .await;
-    tracing::info!("stopped accepting; draining the log writer");
-    tokio::task::spawn_blocking(move || store.shutdown())
-        .await
-        .ok();
+    if let Backend::Embedded(store) = backend {
+        tracing::info!("stopped accepting; draining the log writer");
+        tokio::task::spawn_blocking(move || store.shutdown())
+            .await
+            .ok();
+    }
     result?;
     Ok(())
 }

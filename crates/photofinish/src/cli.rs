@@ -32,7 +32,7 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the server on the embedded store.
+    /// Run the server: on the embedded store by default, or on Redis with --storage.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "PHOTOFINISH_LISTEN", default_value = "127.0.0.1:7770")]
@@ -47,6 +47,13 @@ enum Command {
         /// When the log is fsynced: always, everysec or never.
         #[arg(long, env = "PHOTOFINISH_FSYNC", default_value = "always")]
         fsync: String,
+        /// Keep the data in Redis instead of the data directory:
+        /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
+        #[arg(long, env = "PHOTOFINISH_STORAGE")]
+        storage: Option<String>,
+        /// Prefix of every Redis key.
+        #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
+        redis_namespace: String,
     },
     /// Create, list, show or delete boards.
     Board {
@@ -178,6 +185,8 @@ pub async fn run(args: Args) -> Result<()> {
             listen,
             data_dir,
             fsync,
+            storage,
+            redis_namespace,
         } => {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
                 anyhow!("--fsync must be always, everysec or never, got {fsync:?}")
@@ -186,6 +195,8 @@ pub async fn run(args: Args) -> Result<()> {
                 listen,
                 data_dir,
                 fsync,
+                storage,
+                redis_namespace,
                 ..ServeOptions::default()
             })
             .await

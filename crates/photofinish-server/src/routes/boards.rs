@@ -6,8 +6,6 @@ use axum::response::IntoResponse;
 use axum::Json;
 use photofinish_core::config::validate_board_name;
 use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
-use photofinish_store::state::read_lock;
-use photofinish_store::{Applied, Command};
 
 use crate::app::{board_view, AppState};
 use crate::dto::{BoardConfigBody, BoardList, BoardView, PeriodList, PeriodView};
@@ -83,32 +81,22 @@ pub async fn put_board(
 ) -> Result<impl IntoResponse, ApiError> {
     validate_board_name(&board)?;
     let config = config(body)?;
-    let applied = app
-        .execute(
-            Command::CreateBoard {
-                board: board.clone(),
-                config,
-            },
-            false,
-        )
-        .await?;
-    let status = if applied == Applied::BoardCreated(true) {
+    let created = app.backend.create_board(&board, config).await?;
+    let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, Json(app.board_view(&board)?)))
+    Ok((status, Json(board_view(app.backend.board(&board).await?))))
 }
 
 /// All boards.
 #[utoipa::path(get, path = "/v1/boards", tag = "boards", responses((status = 200, body = BoardList)))]
 pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>, ApiError> {
-    let now = app.store.now_us();
-    let mut boards = Vec::new();
-    for (name, handle) in app.store.state().boards() {
-        boards.push(board_view(&name, &read_lock(&handle), now)?);
-    }
-    Ok(Json(BoardList { boards }))
+    let boards = app.backend.boards().await?;
+    Ok(Json(BoardList {
+        boards: boards.into_iter().map(board_view).collect(),
+    }))
 }
 
 /// A board's config, current period, its member count and when it resets.
@@ -119,7 +107,8 @@ pub async fn get_board(
     State(app): State<AppState>,
     PathParams(board): PathParams<String>,
 ) -> Result<Json<BoardView>, ApiError> {
-    Ok(Json(app.board_view(&board)?))
+    validate_board_name(&board)?;
+    Ok(Json(board_view(app.backend.board(&board).await?)))
 }
 
 /// Delete a board and all its periods.
@@ -130,8 +119,8 @@ pub async fn delete_board(
     State(app): State<AppState>,
     PathParams(board): PathParams<String>,
 ) -> Result<StatusCode, ApiError> {
-    app.board(&board)?;
-    app.execute(Command::DeleteBoard { board }, false).await?;
+    validate_board_name(&board)?;
+    app.backend.delete_board(&board).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -143,16 +132,18 @@ pub async fn list_periods(
     State(app): State<AppState>,
     PathParams(board): PathParams<String>,
 ) -> Result<Json<PeriodList>, ApiError> {
-    let handle = app.board(&board)?;
-    let b = read_lock(&handle);
+    validate_board_name(&board)?;
     let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
-    let periods = b
-        .periods()
-        .map(|(p, r)| PeriodView {
-            id: p.id.clone(),
+    let periods = app
+        .backend
+        .periods(&board)
+        .await?
+        .into_iter()
+        .map(|(p, members)| PeriodView {
             starts_at: bound(p.start_us),
             ends_at: bound(p.end_us),
-            members: r.len(),
+            id: p.id,
+            members,
         })
         .collect();
     Ok(Json(PeriodList { periods }))

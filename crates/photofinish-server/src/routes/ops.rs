@@ -15,7 +15,7 @@ use crate::openapi::ApiDoc;
 /// Liveness: always 200 while the process serves; `degraded` while writes fail.
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
 pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
-    let storage_error = app.store.write_error();
+    let storage_error = app.backend.health().await;
     let status = if storage_error.is_some() {
         "degraded"
     } else {
@@ -30,9 +30,9 @@ pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
 /// Prometheus metrics in the OpenMetrics text format.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
 pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
-    let body = app
-        .metrics
-        .render(app.store.state(), app.store.write_error().is_some());
+    let failing = app.backend.health().await.is_some();
+    let totals = app.backend.totals().await.ok();
+    let body = app.metrics.render(totals, failing);
     (
         [(
             CONTENT_TYPE,

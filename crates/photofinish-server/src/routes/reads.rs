@@ -3,23 +3,14 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use photofinish_core::config::validate_board_name;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::PeriodRef;
-use photofinish_store::state::read_lock;
-use photofinish_store::Command;
 
-use crate::app::{entry_view, raw_metadata, read_period, AppState};
+use crate::app::{page_view, raw_metadata, AppState};
 use crate::dto::{EntriesPage, MemberView};
 use crate::error::{ApiError, Code, ErrorBody};
 use crate::input::{rfc3339_us, Params, PathParams};
 use crate::limits::{DEFAULT_AROUND_SIDE, DEFAULT_PAGE_LIMIT, MAX_AROUND_SIDE, MAX_PAGE_LIMIT};
-
-fn member_missing(member: &str, period: &str) -> ApiError {
-    ApiError::new(
-        Code::MemberNotFound,
-        format!("member {member:?} is not ranked in period {period}"),
-    )
-}
 
 /// A member's score and rank.
 #[utoipa::path(get, path = "/v1/boards/{board}/members/{member}", tag = "reads",
@@ -33,20 +24,18 @@ pub async fn get_member(
     q: Params,
 ) -> Result<Json<MemberView>, ApiError> {
     let style = q.ranking()?;
-    let handle = app.board(&board)?;
-    let b = read_lock(&handle);
-    let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
-    let ranking = ranking.ok_or_else(|| member_missing(&member, &period.id))?;
-    let e = ranking
-        .member(&member, style)
-        .ok_or_else(|| member_missing(&member, &period.id))?;
+    validate_board_name(&board)?;
+    let (e, total) = app
+        .backend
+        .member(&board, &member, style, &q.period())
+        .await?;
     Ok(Json(MemberView {
         member: e.member,
         score: e.score,
         rank: e.rank,
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
-        total: ranking.len(),
+        total,
     }))
 }
 
@@ -66,21 +55,8 @@ pub async fn delete_member(
         q.0.get("period")
             .cloned()
             .unwrap_or_else(|| "current".into());
-    {
-        let handle = app.board(&board)?;
-        let b = read_lock(&handle);
-        read_period(&b, &PeriodRef::parse(&period), app.store.now_us())?;
-    }
-    app.execute(
-        Command::DeleteMember {
-            board,
-            period,
-            member,
-            now_us: 0,
-        },
-        true,
-    )
-    .await?;
+    validate_board_name(&board)?;
+    app.backend.remove(&board, &member, &period).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -100,24 +76,12 @@ pub async fn get_entries(
     let offset = q.u64("offset", 0, u64::MAX)?;
     let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
     let style = q.ranking()?;
-    let handle = app.board(&board)?;
-    let b = read_lock(&handle);
-    let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
-    let (total, entries) = match ranking {
-        None => (0, Vec::new()),
-        Some(r) => (
-            r.len(),
-            r.page(offset, limit as usize, style)
-                .into_iter()
-                .map(entry_view)
-                .collect(),
-        ),
-    };
-    Ok(Json(EntriesPage {
-        total,
-        period: period.id,
-        entries,
-    }))
+    validate_board_name(&board)?;
+    let rows = app
+        .backend
+        .page(&board, offset, limit, style, &q.period())
+        .await?;
+    Ok(Json(page_view(rows)))
 }
 
 /// The rows around a member; the window shifts at the top and bottom to keep its size.
@@ -136,16 +100,10 @@ pub async fn get_around(
     let before = q.u64("before", DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE)?;
     let after = q.u64("after", DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE)?;
     let style = q.ranking()?;
-    let handle = app.board(&board)?;
-    let b = read_lock(&handle);
-    let (period, ranking) = read_period(&b, &q.period(), app.store.now_us())?;
-    let ranking = ranking.ok_or_else(|| member_missing(&member, &period.id))?;
-    let rows = ranking
-        .around(&member, before, after, style)
-        .ok_or_else(|| member_missing(&member, &period.id))?;
-    Ok(Json(EntriesPage {
-        total: ranking.len(),
-        period: period.id,
-        entries: rows.into_iter().map(entry_view).collect(),
-    }))
+    validate_board_name(&board)?;
+    let rows = app
+        .backend
+        .around(&board, &member, (before, after), style, &q.period())
+        .await?;
+    Ok(Json(page_view(rows)))
 }

@@ -2,48 +2,37 @@
 
 use axum::extract::State;
 use axum::Json;
-use photofinish_core::config::validate_member_name;
-use photofinish_store::{Applied, Command};
+use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::view::WriteRequest;
 use serde_json::Value;
 
-use crate::app::{App, AppState};
+use crate::app::AppState;
+use crate::backend::Written;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, Code, ErrorBody};
 use crate::input::{self, rfc3339_us, JsonBody, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
 
-/// Checks a write and builds its command; the bool says whether the writer stamps the time.
-fn command(board: &str, w: WriteBody) -> Result<(Command, bool), ApiError> {
+/// Checks a write and builds its request.
+fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
     validate_member_name(&w.member)?;
-    let value = input::score(&w.score)?;
-    let op = input::op(w.op.as_ref())?;
-    let metadata = input::metadata(w.metadata.as_ref())?;
-    let at = input::at(w.at.as_ref())?;
-    let cmd = Command::Write {
-        board: board.to_owned(),
+    Ok(WriteRequest {
+        value: input::score(&w.score)?,
+        op: input::op(w.op.as_ref())?,
+        metadata: input::metadata(w.metadata.as_ref())?,
+        at_us: input::at(w.at.as_ref())?,
         member: w.member,
-        op,
-        value,
-        at_us: at.unwrap_or(0),
-        metadata,
-    };
-    Ok((cmd, at.is_none()))
+    })
 }
 
-fn result(member: String, applied: Applied) -> Result<WriteResult, ApiError> {
-    match applied {
-        Applied::Written(o, period) => Ok(WriteResult {
-            member,
-            score: o.score,
-            rank: o.rank,
-            reached_at: rfc3339_us(o.reached_at_us),
-            changed: o.changed,
-            period: period.id,
-        }),
-        other => Err(ApiError::new(
-            Code::StorageUnavailable,
-            format!("unexpected result {other:?}"),
-        )),
+fn result(member: String, (o, period): Written) -> WriteResult {
+    WriteResult {
+        member,
+        score: o.score,
+        rank: o.rank,
+        reached_at: rfc3339_us(o.reached_at_us),
+        changed: o.changed,
+        period: period.id,
     }
 }
 
@@ -63,11 +52,12 @@ pub async fn post_score(
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<WriteBody>,
 ) -> Result<Json<WriteResult>, ApiError> {
-    app.board(&board)?;
-    let member = body.member.clone();
-    let (cmd, stamp) = command(&board, body)?;
-    let applied = app.execute(cmd, stamp).await?;
-    Ok(Json(result(member, applied)?))
+    validate_board_name(&board)?;
+    app.backend.board(&board).await?;
+    let w = request(body)?;
+    let member = w.member.clone();
+    let written = app.backend.write(&board, w).await?;
+    Ok(Json(result(member, written)))
 }
 
 /// Submit up to 1000 scores, applied in order; each entry succeeds or fails on its own.
@@ -84,7 +74,8 @@ pub async fn post_batch(
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<BatchBody>,
 ) -> Result<Json<BatchResult>, ApiError> {
-    app.board(&board)?;
+    validate_board_name(&board)?;
+    app.backend.board(&board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(
             Code::BatchTooLarge,
@@ -94,29 +85,26 @@ pub async fn post_batch(
             ),
         ));
     }
-    // Queue every valid entry first, in order, then collect: the writer applies them in
-    // queue order, and one group commit can carry the whole batch.
-    let mut pending = Vec::with_capacity(body.entries.len());
-    for entry in body.entries {
-        let queued = serde_json::from_value::<WriteBody>(entry)
-            .map_err(|e| ApiError::new(Code::MalformedJson, format!("malformed entry: {e}")))
-            .and_then(|w| {
-                let member = w.member.clone();
-                let (cmd, stamp) = command(&board, w)?;
-                Ok((member, app.enqueue(cmd, stamp)?))
-            });
-        pending.push(queued);
-    }
-    let mut results = Vec::with_capacity(pending.len());
-    for p in pending {
-        let r = match p {
-            Ok((member, rx)) => App::outcome(rx).await.and_then(|a| result(member, a)),
-            Err(e) => Err(e),
-        };
-        results.push(match r {
-            Ok(w) => serde_json::to_value(w).unwrap_or(Value::Null),
+    let mut members = Vec::with_capacity(body.entries.len());
+    let writes: Vec<_> = body
+        .entries
+        .into_iter()
+        .map(|entry| {
+            let w = serde_json::from_value::<WriteBody>(entry)
+                .map_err(|e| ApiError::new(Code::MalformedJson, format!("malformed entry: {e}")))
+                .and_then(request);
+            members.push(w.as_ref().map(|w| w.member.clone()).unwrap_or_default());
+            w
+        })
+        .collect();
+    let outcomes = app.backend.write_batch(&board, writes).await?;
+    let results = outcomes
+        .into_iter()
+        .zip(members)
+        .map(|(r, member)| match r {
+            Ok(w) => serde_json::to_value(result(member, w)).unwrap_or(Value::Null),
             Err(e) => serde_json::to_value(e.body()).unwrap_or(Value::Null),
-        });
-    }
+        })
+        .collect();
     Ok(Json(BatchResult { results }))
 }

@@ -20,9 +20,8 @@ fn members(v: &Value) -> Vec<(String, i64, i64)> {
         .collect()
 }
 
-#[tokio::test]
-async fn board_lifecycle() {
-    let s = Server::start().await;
+async fn board_lifecycle(kind: Kind) {
+    let s = Server::start(kind).await;
     let (st, b) = s.put("/v1/boards/kills", json!({})).await;
     assert_eq!(st, 201);
     assert_eq!(
@@ -75,9 +74,8 @@ async fn board_lifecycle() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn scores_ranks_pages_and_around() {
-    let s = Server::start().await;
+async fn scores_ranks_pages_and_around(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({})).await;
     for (m, v) in [("a", 100), ("b", 99), ("c", 99), ("d", 88), ("e", 87)] {
         let (st, w) = s
@@ -183,9 +181,8 @@ async fn scores_ranks_pages_and_around() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn batch_applies_in_order_and_reports_each_entry() {
-    let s = Server::start().await;
+async fn batch_applies_in_order_and_reports_each_entry(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({"update": "set"})).await;
     let body = json!({"entries": [
         {"member": "a", "score": 1},
@@ -202,11 +199,15 @@ async fn batch_applies_in_order_and_reports_each_entry() {
     assert_eq!(r[0]["score"], 1);
     assert_eq!(r[1]["score"], 6);
     assert_eq!(r[2]["error"]["code"], "invalid_member");
-    assert_eq!(
-        r[3]["score"].as_i64(),
-        Some(9_007_199_254_740_993),
-        "past 2^53, exact"
-    );
+    if kind == Kind::Embedded {
+        assert_eq!(
+            r[3]["score"].as_i64(),
+            Some(9_007_199_254_740_993),
+            "past 2^53, exact"
+        );
+    } else {
+        assert_eq!(r[3]["error"]["code"], "score_out_of_range", "past 2^53");
+    }
     assert_eq!(
         (r[4]["score"].as_i64(), r[4]["changed"].as_bool()),
         (Some(6), Some(false))
@@ -215,9 +216,8 @@ async fn batch_applies_in_order_and_reports_each_entry() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn metadata_and_encoded_member_names() {
-    let s = Server::start().await;
+async fn metadata_and_encoded_member_names(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({})).await;
     let name = "玩家/one two%";
     s.post(
@@ -241,9 +241,8 @@ async fn metadata_and_encoded_member_names() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn periods_route_writes_and_reads() {
-    let s = Server::start().await;
+async fn periods_route_writes_and_reads(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/w", json!({"reset": "weekly"})).await;
     let now = jiff::Timestamp::now();
     let last_week = (now - jiff::SignedDuration::from_hours(24 * 7)).to_string();
@@ -304,9 +303,8 @@ async fn periods_route_writes_and_reads() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn ops_endpoints() {
-    let s = Server::start().await;
+async fn ops_endpoints(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({})).await;
     s.post("/v1/boards/b/scores", json!({"member": "a", "score": 1}))
         .await;
@@ -356,11 +354,8 @@ async fn ops_endpoints() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn data_survives_a_graceful_restart() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let storage = std::sync::Arc::new(photofinish_store::io::RealStorage);
-    let s = Server::start_on(dir.path(), storage.clone()).await;
+async fn data_survives_a_graceful_restart(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({"order": "asc"})).await;
     s.post(
         "/v1/boards/b/scores",
@@ -368,9 +363,18 @@ async fn data_survives_a_graceful_restart() {
     )
     .await;
     let before = s.get("/v1/boards/b/members/a").await.1;
-    s.stop().await;
-    let s = Server::start_on(dir.path(), storage).await;
+    let s = s.restart().await;
     assert_eq!(s.get("/v1/boards/b/members/a").await.1, before);
     assert_eq!(s.get("/v1/boards/b").await.1["order"], "asc");
     s.stop().await;
 }
+
+conformance!(
+    data_survives_a_graceful_restart,
+    board_lifecycle,
+    scores_ranks_pages_and_around,
+    batch_applies_in_order_and_reports_each_entry,
+    metadata_and_encoded_member_names,
+    periods_route_writes_and_reads,
+    ops_endpoints,
+);

@@ -12,13 +12,12 @@ async fn snapshot(s: &Server) -> (Value, Value) {
     )
 }
 
-#[tokio::test]
-async fn every_bad_input_is_a_4xx_with_a_code_and_no_change() {
-    let s = Server::start().await;
+async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({})).await;
     s.post(
         "/v1/boards/b/scores",
-        json!({"member": "a", "score": i64::MAX - 1, "metadata": {"x": 1}}),
+        json!({"member": "a", "score": kind.max_score() - 1, "metadata": {"x": 1}}),
     )
     .await;
     let before = snapshot(&s).await;
@@ -131,6 +130,15 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change() {
             "metadata_too_large",
         ),
         (
+            "one past the backend's largest score",
+            format!(
+                r#"{{"member":"a","score":"{}"}}"#,
+                i128::from(kind.max_score()) + 1
+            ),
+            422,
+            "score_out_of_range",
+        ),
+        (
             "overflow",
             r#"{"member":"a","score":2}"#.into(),
             422,
@@ -229,3 +237,5 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change() {
     assert_error(&s.get("/v1/boards/new").await, 404, "board_not_found");
     s.stop().await;
 }
+
+conformance!(every_bad_input_is_a_4xx_with_a_code_and_no_change,);

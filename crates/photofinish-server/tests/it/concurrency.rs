@@ -4,9 +4,8 @@ use serde_json::json;
 
 use crate::support::*;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_increments_of_one_member_are_never_lost() {
-    let s = Server::start().await;
+async fn concurrent_increments_of_one_member_are_never_lost(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({})).await;
     let mut clients = Vec::new();
     for _ in 0..32 {
@@ -31,3 +30,5 @@ async fn concurrent_increments_of_one_member_are_never_lost() {
     assert_eq!(m["score"], 32_000);
     s.stop().await;
 }
+
+conformance!(concurrent_increments_of_one_member_are_never_lost,);

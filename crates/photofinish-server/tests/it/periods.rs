@@ -1,9 +1,6 @@
 //! Periodic boards over HTTP: writes 1 µs either side of each boundary land in the right
 //! period; `previous` and ids resolve; retention purges survive a restart.
 
-use std::sync::Arc;
-
-use photofinish_store::io::RealStorage;
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -25,9 +22,8 @@ async fn period_of(s: &Server, board: &str, at: &str) -> String {
     w["period"].as_str().expect("period").to_owned()
 }
 
-#[tokio::test]
-async fn writes_either_side_of_each_boundary_land_in_the_right_period() {
-    let s = Server::start().await;
+async fn writes_either_side_of_each_boundary_land_in_the_right_period(kind: Kind) {
+    let s = Server::start(kind).await;
     // (config, boundary instant in UTC, period before, period from the boundary on)
     let cases: Vec<(Value, &str, &str, &str)> = vec![
         (
@@ -162,11 +158,8 @@ async fn writes_either_side_of_each_boundary_land_in_the_right_period() {
     s.stop().await;
 }
 
-#[tokio::test]
-async fn retention_purges_old_periods_and_the_purge_survives_restart() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let storage = Arc::new(RealStorage);
-    let s = Server::start_on(dir.path(), storage.clone()).await;
+async fn retention_purges_old_periods_and_the_purge_survives_restart(kind: Kind) {
+    let s = Server::start(kind).await;
     s.put("/v1/boards/d", json!({"reset": "daily", "retention": 2}))
         .await;
     for day in ["2026-11-01", "2026-11-02", "2026-11-03"] {
@@ -202,8 +195,7 @@ async fn retention_purges_old_periods_and_the_purge_survives_restart() {
         422,
         "period_not_retained",
     );
-    s.stop().await;
-    let s = Server::start_on(dir.path(), storage).await;
+    let s = s.restart().await;
     assert_eq!(
         ids(&s.get("/v1/boards/d/periods").await.1),
         ["2026-11-03", "2026-11-02"]
@@ -215,3 +207,8 @@ async fn retention_purges_old_periods_and_the_purge_survives_restart() {
     );
     s.stop().await;
 }
+
+conformance!(
+    retention_purges_old_periods_and_the_purge_survives_restart,
+    writes_either_side_of_each_boundary_land_in_the_right_period,
+);

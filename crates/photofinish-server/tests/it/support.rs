@@ -1,45 +1,150 @@
-//! A real server on a free loopback port, in this process, on a temp data dir.
+//! A real server on a free loopback port, in this process: on the embedded store in a temp
+//! data dir, or on Redis (standalone or a 3-master cluster, each started once per test
+//! binary from `redis-server` and shared, with a fresh key namespace per server).
 
 use std::net::SocketAddr;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
+use photofinish_redis::launch::{RedisCluster, RedisProcess};
 use photofinish_server::serve::{serve_with, ServeOptions};
 use photofinish_store::io::{RealStorage, Storage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+/// Which backend a conformance test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Embedded,
+    Redis,
+    Cluster,
+}
+
+impl Kind {
+    /// The largest score the backend holds: i64 on the embedded store, 2^53 − 1 on Redis.
+    pub fn max_score(self) -> i64 {
+        match self {
+            Kind::Embedded => i64::MAX,
+            Kind::Redis | Kind::Cluster => (1 << 53) - 1,
+        }
+    }
+}
+
+/// Runs each named `async fn(Kind)` as three tests: on the embedded store, on a standalone
+/// Redis and on a 3-master Redis Cluster.
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use crate::support::Kind;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn embedded() {
+                super::$name(Kind::Embedded).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn redis() {
+                super::$name(Kind::Redis).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn cluster() {
+                super::$name(Kind::Cluster).await
+            }
+        }
+    )*};
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("photofinish-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The standalone Redis this test binary shares.
+pub fn shared_redis() -> &'static RedisProcess {
+    static REDIS: OnceLock<RedisProcess> = OnceLock::new();
+    REDIS.get_or_init(|| RedisProcess::start(&scratch("redis"), &[]).expect("start redis-server"))
+}
+
+/// The Redis Cluster this test binary shares.
+pub fn shared_cluster() -> &'static RedisCluster {
+    static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| RedisCluster::start(&scratch("cluster"), 3).expect("start cluster"))
+}
+
+/// A key namespace no other server in this run uses.
+pub fn fresh_namespace() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("t{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
 pub struct Server {
     pub base: String,
     pub http: reqwest::Client,
+    pub kind: Kind,
+    opts: ServeOptions,
+    storage: Arc<dyn Storage>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
-    _dir: Option<tempfile::TempDir>,
+    dir: Option<Arc<tempfile::TempDir>>,
 }
 
 impl Server {
-    pub async fn start() -> Server {
-        let dir = tempfile::tempdir().expect("tmp");
-        let mut s = Self::start_on(dir.path(), Arc::new(RealStorage)).await;
-        s._dir = Some(dir);
-        s
+    /// A server on `kind`, with nothing in it.
+    pub async fn start(kind: Kind) -> Server {
+        let base = ServeOptions {
+            listen: "127.0.0.1:0".into(),
+            ..ServeOptions::default()
+        };
+        match kind {
+            Kind::Embedded => {
+                let dir = Arc::new(tempfile::tempdir().expect("tmp"));
+                let opts = ServeOptions {
+                    data_dir: dir.path().to_path_buf(),
+                    ..base
+                };
+                let mut s = Self::start_with(opts, Arc::new(RealStorage), kind).await;
+                s.dir = Some(dir);
+                s
+            }
+            Kind::Redis | Kind::Cluster => {
+                let url = tokio::task::spawn_blocking(move || match kind {
+                    Kind::Cluster => shared_cluster().url(),
+                    _ => shared_redis().url(),
+                })
+                .await
+                .expect("redis");
+                let opts = ServeOptions {
+                    storage: Some(url),
+                    redis_namespace: fresh_namespace(),
+                    ..base
+                };
+                Self::start_with(opts, Arc::new(RealStorage), kind).await
+            }
+        }
     }
 
+    /// A server on the embedded store in `dir`, through `storage`.
     pub async fn start_on(dir: &Path, storage: Arc<dyn Storage>) -> Server {
         let opts = ServeOptions {
             listen: "127.0.0.1:0".into(),
             data_dir: dir.to_path_buf(),
             ..ServeOptions::default()
         };
+        Self::start_with(opts, storage, Kind::Embedded).await
+    }
+
+    /// A server with `opts`.
+    pub async fn start_with(opts: ServeOptions, storage: Arc<dyn Storage>, kind: Kind) -> Server {
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (serve_opts, serve_storage) = (opts.clone(), storage.clone());
         let task = tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stop_rx.await;
             };
             serve_with(
-                opts,
-                storage,
+                serve_opts,
+                serve_storage,
                 move |addr| {
                     let _ = ready_tx.send(addr);
                 },
@@ -52,10 +157,31 @@ impl Server {
         Server {
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
+            kind,
+            opts,
+            storage,
             stop: Some(stop_tx),
             task: Some(task),
-            _dir: None,
+            dir: None,
         }
+    }
+
+    /// Another server on the same data (the same Redis namespace, or the same data dir once
+    /// this one has stopped); `self` keeps running.
+    pub async fn sibling(&self) -> Server {
+        let mut s = Self::start_with(self.opts.clone(), self.storage.clone(), self.kind).await;
+        s.dir = self.dir.clone();
+        s
+    }
+
+    /// Stops gracefully and starts a new server on the same data.
+    pub async fn restart(mut self) -> Server {
+        let dir = self.dir.take();
+        let (opts, storage, kind) = (self.opts.clone(), self.storage.clone(), self.kind);
+        self.stop().await;
+        let mut s = Self::start_with(opts, storage, kind).await;
+        s.dir = dir;
+        s
     }
 
     /// Graceful stop: in-flight requests finish, the log is synced.

@@ -1,0 +1,128 @@
+//! The connection to Redis: one multiplexed connection that reconnects by itself
+//! (standalone) or a cluster connection that follows slots and reconnects (cluster), with
+//! timeouts so that a Redis that is down fails a request quickly instead of hanging it.
+
+use std::time::Duration;
+
+use redis::aio::ConnectionManager;
+use redis::cluster_async::ClusterConnection;
+use redis::{Cmd, FromRedisValue, RedisResult, ScriptInvocation};
+
+/// Where the data lives, parsed from `--storage`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `redis://host:port[/db]`.
+    Standalone(String),
+    /// `redis+cluster://host:port[,host:port…]`: the seed nodes.
+    Cluster(Vec<String>),
+}
+
+impl Target {
+    /// Parses a storage URL; `None` if it is not a Redis URL.
+    pub fn parse(url: &str) -> Option<Self> {
+        if let Some(rest) = url.strip_prefix("redis+cluster://") {
+            let nodes: Vec<String> = rest
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(|n| format!("redis://{}", n.trim_end_matches('/')))
+                .collect();
+            return (!nodes.is_empty()).then_some(Self::Cluster(nodes));
+        }
+        if url.starts_with("redis://") || url.starts_with("valkey://") {
+            return Some(Self::Standalone(url.replacen("valkey://", "redis://", 1)));
+        }
+        None
+    }
+}
+
+/// How long one request may wait for Redis before it answers 503.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a connection attempt may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// A live connection of either kind. Cloning is cheap and shares it.
+#[derive(Clone)]
+pub enum Conn {
+    /// Standalone Redis or Valkey.
+    Standalone(ConnectionManager),
+    /// Redis Cluster.
+    Cluster(ClusterConnection),
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Conn::Standalone(_) => "Conn::Standalone",
+            Conn::Cluster(_) => "Conn::Cluster",
+        })
+    }
+}
+
+impl Conn {
+    /// Connects to `target`. Fails if Redis cannot be reached now.
+    pub async fn connect(target: &Target) -> RedisResult<Self> {
+        match target {
+            Target::Standalone(url) => {
+                let client = redis::Client::open(url.as_str())?;
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(CONNECT_TIMEOUT))
+                    .set_response_timeout(Some(RESPONSE_TIMEOUT))
+                    .set_number_of_retries(1)
+                    .set_min_delay(Duration::from_millis(20))
+                    .set_max_delay(Duration::from_millis(200));
+                Ok(Self::Standalone(
+                    ConnectionManager::new_with_config(client, config).await?,
+                ))
+            }
+            Target::Cluster(nodes) => {
+                let client = redis::cluster::ClusterClientBuilder::new(nodes.clone())
+                    .connection_timeout(CONNECT_TIMEOUT)
+                    .response_timeout(RESPONSE_TIMEOUT)
+                    .retries(2)
+                    .min_retry_wait(20)
+                    .max_retry_wait(200)
+                    .build()?;
+                Ok(Self::Cluster(client.get_async_connection().await?))
+            }
+        }
+    }
+
+    /// Runs a script (EVALSHA, loading it on NOSCRIPT).
+    pub async fn script<T: FromRedisValue>(&self, inv: &ScriptInvocation<'_>) -> RedisResult<T> {
+        match self.clone() {
+            Conn::Standalone(mut c) => inv.invoke_async(&mut c).await,
+            Conn::Cluster(mut c) => inv.invoke_async(&mut c).await,
+        }
+    }
+
+    /// Runs one command.
+    pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> RedisResult<T> {
+        match self.clone() {
+            Conn::Standalone(mut c) => cmd.query_async(&mut c).await,
+            Conn::Cluster(mut c) => cmd.query_async(&mut c).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_urls() {
+        assert_eq!(
+            Target::parse("redis://127.0.0.1:6379"),
+            Some(Target::Standalone("redis://127.0.0.1:6379".into()))
+        );
+        assert_eq!(
+            Target::parse("redis+cluster://a:1, b:2,"),
+            Some(Target::Cluster(vec![
+                "redis://a:1".into(),
+                "redis://b:2".into()
+            ]))
+        );
+        assert_eq!(Target::parse("redis+cluster://"), None);
+        assert_eq!(Target::parse("./data"), None);
+    }
+}

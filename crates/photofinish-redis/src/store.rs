@@ -1,0 +1,736 @@
+//! [`RedisStore`]: every board operation of SPEC.md §2 on Redis. The server resolves the
+//! period (the calendar needs the board's time zone, which Lua does not have), then one
+//! script does the whole operation atomically on the board's slot. Each script first checks
+//! that the board's stored config is the one the period was resolved with, so a board
+//! deleted or re-created through another Photofinish server is noticed, the cached config
+//! dropped, and the operation retried once with the fresh one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use photofinish_core::calendar::{validate_instant, MAX_INSTANT_US};
+use photofinish_core::clock::{Clock, MonotonicClock};
+use photofinish_core::ranking::{Entry, Outcome};
+use photofinish_core::view::{BoardState, Rows, WriteRequest};
+use photofinish_core::{BoardConfig, Calendar, CoreError, Order, Period, PeriodRef, RankStyle};
+use redis::Value;
+
+use crate::conn::{Conn, Target};
+use crate::layout::{self, BoardKeys, MAX_SCORE};
+use crate::scripts;
+
+/// Why an operation did nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RedisError {
+    /// No board of that name.
+    #[error("board {0:?} does not exist")]
+    BoardNotFound(String),
+    /// The board exists with another config.
+    #[error("board {board:?} exists with a different config")]
+    ConfigConflict {
+        /// Board name.
+        board: String,
+        /// The config it has.
+        existing: Box<BoardConfig>,
+    },
+    /// The member is not in that period.
+    #[error("member {member:?} is not ranked in period {period}")]
+    MemberNotFound {
+        /// Member name.
+        member: String,
+        /// Period id.
+        period: String,
+    },
+    /// A period other than the current one with no ranking.
+    #[error("no ranking for period {0}")]
+    PeriodNotFound(String),
+    /// A score beyond what a ZSET score holds exactly.
+    #[error("score {0} is outside ±9007199254740991 (2^53 − 1), the range the Redis backend holds exactly")]
+    ScoreOutOfRange(i64),
+    /// An `incr` whose result leaves ±(2^53 − 1).
+    #[error("score overflow: {old} + {delta} leaves ±9007199254740991 (2^53 − 1), the range the Redis backend holds exactly")]
+    ScoreOverflow {
+        /// The score before.
+        old: i64,
+        /// The increment.
+        delta: i64,
+    },
+    /// A rule of the ranking semantics.
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    /// Redis could not be reached or answered an error; nothing was changed.
+    #[error("redis is unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl From<redis::RedisError> for RedisError {
+    fn from(e: redis::RedisError) -> Self {
+        RedisError::Unavailable(e.to_string())
+    }
+}
+
+/// A board's cached config and calendar, with the last retention floor computed.
+#[derive(Debug)]
+struct Meta {
+    config: BoardConfig,
+    text: String,
+    calendar: Calendar,
+    floor: Mutex<Option<(String, String)>>,
+}
+
+impl Meta {
+    fn desc(&self) -> &'static str {
+        if self.config.order == Order::Desc {
+            "1"
+        } else {
+            "0"
+        }
+    }
+
+    /// The retention floor of `period`, computed once per newest period.
+    fn floor(&self, period: &Period) -> String {
+        let mut cached = self.floor.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((id, floor)) = cached.as_ref() {
+            if *id == period.id {
+                return floor.clone();
+            }
+        }
+        let floor = layout::retention_floor(&self.calendar, self.config.retention, period);
+        *cached = Some((period.id.clone(), floor.clone()));
+        floor
+    }
+}
+
+/// The Redis backend. See the module docs.
+pub struct RedisStore {
+    conn: Conn,
+    ns: String,
+    clock: MonotonicClock<Box<dyn Clock>>,
+    meta: Mutex<HashMap<String, Arc<Meta>>>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("conn", &self.conn)
+            .field("ns", &self.ns)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The status word every script answers first.
+fn status(v: &[Value]) -> &[u8] {
+    match v.first() {
+        Some(Value::BulkString(b)) => b,
+        Some(Value::SimpleString(s)) => s.as_bytes(),
+        _ => b"",
+    }
+}
+
+fn bytes(v: Option<&Value>) -> Option<&[u8]> {
+    match v {
+        Some(Value::BulkString(b)) => Some(b),
+        Some(Value::SimpleString(s)) => Some(s.as_bytes()),
+        _ => None,
+    }
+}
+
+fn int(v: Option<&Value>) -> Option<i64> {
+    match v {
+        Some(Value::Int(i)) => Some(*i),
+        other => std::str::from_utf8(bytes(other)?).ok()?.parse().ok(),
+    }
+}
+
+fn text(v: Option<&Value>) -> Option<String> {
+    bytes(v).map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+fn bad_reply(what: &str) -> RedisError {
+    RedisError::Unavailable(format!("unexpected reply from redis to {what}"))
+}
+
+fn style_name(style: RankStyle) -> &'static str {
+    match style {
+        RankStyle::Ordinal => "ordinal",
+        RankStyle::Competition => "competition",
+        RankStyle::Dense => "dense",
+    }
+}
+
+/// Outcome of one attempt that may have met a stale cached config.
+enum Attempt<T> {
+    Done(T),
+    Stale,
+}
+
+impl RedisStore {
+    /// Connects to `target`; keys go under namespace `ns` (default `pf`).
+    pub async fn connect(
+        target: &Target,
+        ns: &str,
+        clock: Box<dyn Clock>,
+    ) -> Result<Self, RedisError> {
+        Ok(Self {
+            conn: Conn::connect(target).await?,
+            ns: ns.to_owned(),
+            clock: MonotonicClock::new(clock),
+            meta: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Now, µs since the epoch, never going backwards.
+    pub fn now_us(&self) -> i64 {
+        self.clock.now_us()
+    }
+
+    /// `None` when Redis answers a PING, else why not.
+    pub async fn health(&self) -> Option<String> {
+        match self.conn.query::<String>(&redis::cmd("PING")).await {
+            Ok(_) => None,
+            Err(e) => Some(format!("redis is unavailable: {e}")),
+        }
+    }
+
+    fn keys(&self, board: &str) -> BoardKeys {
+        BoardKeys::new(&self.ns, board)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Meta>>> {
+        self.meta.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn remember(&self, board: &str, config: BoardConfig) -> Result<Arc<Meta>, RedisError> {
+        let meta = Arc::new(Meta {
+            text: layout::config_text(&config),
+            calendar: Calendar::new(&config)?,
+            config,
+            floor: Mutex::new(None),
+        });
+        self.cache().insert(board.to_owned(), meta.clone());
+        Ok(meta)
+    }
+
+    /// The board's config, from the cache or from Redis.
+    async fn meta(&self, board: &str) -> Result<Arc<Meta>, RedisError> {
+        if let Some(m) = self.cache().get(board) {
+            return Ok(m.clone());
+        }
+        let raw: Option<Vec<u8>> = self
+            .conn
+            .query(redis::cmd("GET").arg(self.keys(board).config()))
+            .await?;
+        let raw = raw.ok_or_else(|| RedisError::BoardNotFound(board.to_owned()))?;
+        let config = layout::parse_config(&raw).ok_or_else(|| {
+            RedisError::Unavailable(format!("board {board:?} has an unreadable config"))
+        })?;
+        self.remember(board, config)
+    }
+
+    fn forget(&self, board: &str) {
+        self.cache().remove(board);
+    }
+
+    /// Runs `f` with the board's config; on a stale cache, forgets it and runs once more.
+    async fn with_meta<T, F, Fut>(&self, board: &str, f: F) -> Result<T, RedisError>
+    where
+        F: Fn(Arc<Meta>) -> Fut,
+        Fut: std::future::Future<Output = Result<Attempt<T>, RedisError>>,
+    {
+        for _ in 0..2 {
+            let meta = self.meta(board).await?;
+            match f(meta).await? {
+                Attempt::Done(t) => return Ok(t),
+                Attempt::Stale => self.forget(board),
+            }
+        }
+        Err(RedisError::BoardNotFound(board.to_owned()))
+    }
+
+    /// Maps the statuses every config-checking script may answer.
+    fn common_status<T>(board: &str, v: &[Value]) -> Result<Option<Attempt<T>>, RedisError> {
+        match status(v) {
+            b"ok" => Ok(None),
+            b"config_changed" | b"no_board" => Ok(Some(Attempt::Stale)),
+            other => {
+                let _ = board;
+                Err(RedisError::Unavailable(format!(
+                    "unexpected script status {:?}",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        }
+    }
+
+    /// Creates a board; `Ok(true)` if new, `Ok(false)` if it exists with the same config.
+    pub async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, RedisError> {
+        config.validate()?;
+        let keys = self.keys(board);
+        let text = layout::config_text(&config);
+        let v: Vec<Value> = self
+            .conn
+            .script(
+                scripts::BOARD
+                    .key(keys.config())
+                    .key(keys.periods())
+                    .key(keys.seq())
+                    .key(keys.clock())
+                    .arg("create")
+                    .arg(&text),
+            )
+            .await?;
+        let created = match status(&v) {
+            b"created" => true,
+            b"same" => false,
+            b"conflict" => {
+                let existing = bytes(v.get(1))
+                    .and_then(layout::parse_config)
+                    .ok_or_else(|| bad_reply("create"))?;
+                return Err(RedisError::ConfigConflict {
+                    board: board.to_owned(),
+                    existing: Box::new(existing),
+                });
+            }
+            _ => return Err(bad_reply("create")),
+        };
+        // The registry is on another slot: added after, idempotently, so a retried PUT
+        // repairs an interrupted create.
+        self.conn
+            .query::<i64>(
+                redis::cmd("SADD")
+                    .arg(layout::registry_key(&self.ns))
+                    .arg(board),
+            )
+            .await?;
+        self.remember(board, config)?;
+        Ok(created)
+    }
+
+    /// Deletes a board and all its periods.
+    pub async fn delete_board(&self, board: &str) -> Result<(), RedisError> {
+        let keys = self.keys(board);
+        let v: Vec<Value> = self
+            .conn
+            .script(
+                scripts::BOARD
+                    .key(keys.config())
+                    .key(keys.periods())
+                    .key(keys.seq())
+                    .key(keys.clock())
+                    .arg("drop")
+                    .arg(keys.period_prefix()),
+            )
+            .await?;
+        self.forget(board);
+        self.conn
+            .query::<i64>(
+                redis::cmd("SREM")
+                    .arg(layout::registry_key(&self.ns))
+                    .arg(board),
+            )
+            .await?;
+        match status(&v) {
+            b"ok" => Ok(()),
+            b"no_board" => Err(RedisError::BoardNotFound(board.to_owned())),
+            _ => Err(bad_reply("drop")),
+        }
+    }
+
+    /// A board's config, current period and member count.
+    pub async fn board(&self, board: &str) -> Result<BoardState, RedisError> {
+        let keys = self.keys(board);
+        let now = self.now_us();
+        self.with_meta(board, |meta| {
+            let keys = keys.clone();
+            async move {
+                let current = meta.calendar.period_at(now.clamp(0, MAX_INSTANT_US))?;
+                let v: Vec<Value> = self
+                    .conn
+                    .script(
+                        scripts::BOARD
+                            .key(keys.config())
+                            .key(keys.periods())
+                            .key(keys.seq())
+                            .key(keys.clock())
+                            .arg("count")
+                            .arg(&meta.text)
+                            .arg(keys.period_prefix())
+                            .arg(&current.id),
+                    )
+                    .await?;
+                if let Some(a) = Self::common_status(board, &v)? {
+                    return Ok(a);
+                }
+                Ok(Attempt::Done(BoardState {
+                    name: board.to_owned(),
+                    config: meta.config.clone(),
+                    members: int(v.get(1)).unwrap_or(0).max(0) as u64,
+                    current,
+                }))
+            }
+        })
+        .await
+    }
+
+    /// Every board, by name.
+    pub async fn boards(&self) -> Result<Vec<BoardState>, RedisError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
+            .await?;
+        names.sort();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            match self.board(&name).await {
+                Ok(b) => out.push(b),
+                // Deleted between the registry read and now, or a delete interrupted
+                // before its registry step: not a board.
+                Err(RedisError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The periods holding a ranking, newest first, with their member counts.
+    pub async fn periods(&self, board: &str) -> Result<Vec<(Period, u64)>, RedisError> {
+        let keys = self.keys(board);
+        self.with_meta(board, |meta| {
+            let keys = keys.clone();
+            async move {
+                let v: Vec<Value> = self
+                    .conn
+                    .script(
+                        scripts::BOARD
+                            .key(keys.config())
+                            .key(keys.periods())
+                            .key(keys.seq())
+                            .key(keys.clock())
+                            .arg("periods")
+                            .arg(&meta.text)
+                            .arg(keys.period_prefix()),
+                    )
+                    .await?;
+                if let Some(a) = Self::common_status(board, &v)? {
+                    return Ok(a);
+                }
+                let mut out = Vec::new();
+                for row in v[1..].chunks(3) {
+                    let id = text(row.first()).ok_or_else(|| bad_reply("periods"))?;
+                    let record = text(row.get(1)).ok_or_else(|| bad_reply("periods"))?;
+                    let period = layout::parse_period_record(&id, &record)
+                        .ok_or_else(|| bad_reply("periods"))?;
+                    out.push((period, int(row.get(2)).unwrap_or(0).max(0) as u64));
+                }
+                out.sort_by(|a, b| b.0.start_us.cmp(&a.0.start_us));
+                Ok(Attempt::Done(out))
+            }
+        })
+        .await
+    }
+
+    /// Applies one write atomically.
+    pub async fn write(
+        &self,
+        board: &str,
+        w: &WriteRequest,
+    ) -> Result<(Outcome, Period), RedisError> {
+        if w.value.abs() > MAX_SCORE {
+            return Err(RedisError::ScoreOutOfRange(w.value));
+        }
+        let keys = self.keys(board);
+        self.with_meta(board, |meta| {
+            let keys = keys.clone();
+            async move {
+                let (at_us, stamped) = match w.at_us {
+                    Some(at) => (at, "0"),
+                    None => (self.now_us(), "1"),
+                };
+                validate_instant(at_us)?;
+                let period = meta.calendar.period_at(at_us)?;
+                let record = layout::period_record(&period, &meta.floor(&period));
+                let op = w.op.unwrap_or(meta.config.update);
+                let clamp = layout::reached_digits(period.end_us.saturating_sub(1));
+                let v: Vec<Value> = self
+                    .conn
+                    .script(
+                        scripts::WRITE
+                            .key(keys.config())
+                            .key(keys.seq())
+                            .key(keys.periods())
+                            .key(keys.clock())
+                            .key(keys.period(&period.id, "z"))
+                            .key(keys.period(&period.id, "m"))
+                            .key(keys.period(&period.id, "meta"))
+                            .key(keys.period(&period.id, "d"))
+                            .key(keys.period(&period.id, "dc"))
+                            .arg(&meta.text)
+                            .arg(&period.id)
+                            .arg(record)
+                            .arg(&w.member)
+                            .arg(op.as_str())
+                            .arg(w.value)
+                            .arg(stamped)
+                            .arg(layout::reached_digits(at_us))
+                            .arg(clamp)
+                            .arg(meta.desc())
+                            .arg(w.metadata.as_deref().unwrap_or(""))
+                            .arg(keys.period_prefix())
+                            .arg(MAX_SCORE),
+                    )
+                    .await?;
+                match status(&v) {
+                    b"period_not_retained" => {
+                        return Err(CoreError::PeriodNotRetained(period.id).into())
+                    }
+                    b"score_overflow" => {
+                        return Err(RedisError::ScoreOverflow {
+                            old: bytes(v.get(1)).and_then(layout::parse_score).unwrap_or(0),
+                            delta: w.value,
+                        })
+                    }
+                    b"ranking_full" => {
+                        return Err(CoreError::RankingFull("sequence numbers exhausted").into())
+                    }
+                    _ => {}
+                }
+                if let Some(a) = Self::common_status(board, &v)? {
+                    return Ok(a);
+                }
+                let score = bytes(v.get(1))
+                    .and_then(layout::parse_score)
+                    .ok_or_else(|| bad_reply("write"))?;
+                let reached_at_us = bytes(v.get(3))
+                    .and_then(|tb| layout::reached_of(tb, meta.config.order))
+                    .ok_or_else(|| bad_reply("write"))?;
+                let outcome = Outcome {
+                    score,
+                    rank: int(v.get(2)).unwrap_or(0).max(0) as u64,
+                    reached_at_us,
+                    changed: int(v.get(4)) == Some(1),
+                };
+                Ok(Attempt::Done((outcome, period)))
+            }
+        })
+        .await
+    }
+
+    /// Resolves a period reference: the period and whether it is the current one.
+    fn resolve(meta: &Meta, r: &PeriodRef, now_us: i64) -> Result<(Period, bool), RedisError> {
+        let current = meta.calendar.period_at(now_us.clamp(0, MAX_INSTANT_US))?;
+        let period = match r {
+            PeriodRef::Current => current.clone(),
+            PeriodRef::Previous => meta.calendar.previous(&current)?,
+            PeriodRef::Id(id) => meta.calendar.parse(id)?,
+        };
+        let is_current = period.id == current.id;
+        Ok((period, is_current))
+    }
+
+    /// Runs the read script in `mode` with `extra` arguments and turns its rows into entries.
+    async fn read(
+        &self,
+        board: &str,
+        r: &PeriodRef,
+        style: RankStyle,
+        mode: &str,
+        extra: &[String],
+        member: Option<&str>,
+    ) -> Result<Rows, RedisError> {
+        let keys = self.keys(board);
+        let now = self.now_us();
+        self.with_meta(board, |meta| {
+            let keys = keys.clone();
+            async move {
+                let (period, current) = Self::resolve(&meta, r, now)?;
+                let mut inv = scripts::READ.prepare_invoke();
+                inv.key(keys.config())
+                    .key(keys.periods())
+                    .key(keys.period(&period.id, "z"))
+                    .key(keys.period(&period.id, "m"))
+                    .key(keys.period(&period.id, "meta"))
+                    .key(keys.period(&period.id, "d"))
+                    .arg(&meta.text)
+                    .arg(&period.id)
+                    .arg(if current { "1" } else { "0" })
+                    .arg(meta.desc())
+                    .arg(style_name(style))
+                    .arg(mode);
+                for a in extra {
+                    inv.arg(a);
+                }
+                let v: Vec<Value> = self.conn.script(&inv).await?;
+                match status(&v) {
+                    b"period_not_found" => return Err(RedisError::PeriodNotFound(period.id)),
+                    b"member_not_found" => {
+                        return Err(RedisError::MemberNotFound {
+                            member: member.unwrap_or_default().to_owned(),
+                            period: period.id,
+                        })
+                    }
+                    _ => {}
+                }
+                if let Some(a) = Self::common_status(board, &v)? {
+                    return Ok(a);
+                }
+                let total = int(v.get(1)).unwrap_or(0).max(0) as u64;
+                let start = int(v.get(2)).unwrap_or(0).max(0) as u64;
+                let first_rank = int(v.get(3)).unwrap_or(0).max(0) as u64;
+                let mut entries = Vec::new();
+                let mut prev: Option<(i64, u64)> = None;
+                for (i, row) in v[4..].chunks(3).enumerate() {
+                    let enc = bytes(row.first()).ok_or_else(|| bad_reply("read"))?;
+                    let (tb, name) = layout::split_member(enc).ok_or_else(|| bad_reply("read"))?;
+                    let score = bytes(row.get(1))
+                        .and_then(layout::parse_score)
+                        .ok_or_else(|| bad_reply("read"))?;
+                    let pos = start + i as u64;
+                    // The same rule as the embedded page: the first row's rank comes from
+                    // the script, each later one from its predecessor.
+                    let rank = match (style, prev) {
+                        (_, None) => first_rank,
+                        (RankStyle::Ordinal, _) => pos + 1,
+                        (_, Some((s, rank))) if s == score => rank,
+                        (RankStyle::Competition, Some(_)) => pos + 1,
+                        (RankStyle::Dense, Some((_, rank))) => rank + 1,
+                    };
+                    prev = Some((score, rank));
+                    entries.push(Entry {
+                        rank,
+                        member: name.to_owned(),
+                        score,
+                        reached_at_us: layout::reached_of(tb, meta.config.order)
+                            .ok_or_else(|| bad_reply("read"))?,
+                        metadata: text(row.get(2)),
+                    });
+                }
+                Ok(Attempt::Done(Rows {
+                    total,
+                    period,
+                    entries,
+                }))
+            }
+        })
+        .await
+    }
+
+    /// A member's entry in `style`, with the period's size.
+    pub async fn member(
+        &self,
+        board: &str,
+        member: &str,
+        style: RankStyle,
+        r: &PeriodRef,
+    ) -> Result<(Entry, u64, Period), RedisError> {
+        let mut rows = self
+            .read(
+                board,
+                r,
+                style,
+                "member",
+                &[member.to_owned()],
+                Some(member),
+            )
+            .await?;
+        let entry = rows.entries.pop().ok_or_else(|| bad_reply("member"))?;
+        Ok((entry, rows.total, rows.period))
+    }
+
+    /// Up to `limit` entries from 0-based `offset`.
+    pub async fn page(
+        &self,
+        board: &str,
+        offset: u64,
+        limit: u64,
+        style: RankStyle,
+        r: &PeriodRef,
+    ) -> Result<Rows, RedisError> {
+        let offset = offset.min(i64::MAX as u64);
+        self.read(
+            board,
+            r,
+            style,
+            "page",
+            &[offset.to_string(), limit.to_string()],
+            None,
+        )
+        .await
+    }
+
+    /// The window around `member`.
+    pub async fn around(
+        &self,
+        board: &str,
+        member: &str,
+        before: u64,
+        after: u64,
+        style: RankStyle,
+        r: &PeriodRef,
+    ) -> Result<Rows, RedisError> {
+        let extra = [member.to_owned(), before.to_string(), after.to_string()];
+        self.read(board, r, style, "around", &extra, Some(member))
+            .await
+    }
+
+    /// Removes a member from a period.
+    pub async fn remove(&self, board: &str, member: &str, r: &PeriodRef) -> Result<(), RedisError> {
+        let keys = self.keys(board);
+        let now = self.now_us();
+        self.with_meta(board, |meta| {
+            let keys = keys.clone();
+            async move {
+                let (period, current) = Self::resolve(&meta, r, now)?;
+                let v: Vec<Value> = self
+                    .conn
+                    .script(
+                        scripts::REMOVE
+                            .key(keys.config())
+                            .key(keys.periods())
+                            .key(keys.period(&period.id, "z"))
+                            .key(keys.period(&period.id, "m"))
+                            .key(keys.period(&period.id, "meta"))
+                            .key(keys.period(&period.id, "d"))
+                            .key(keys.period(&period.id, "dc"))
+                            .arg(&meta.text)
+                            .arg(&period.id)
+                            .arg(if current { "1" } else { "0" })
+                            .arg(member),
+                    )
+                    .await?;
+                match status(&v) {
+                    b"period_not_found" => Err(RedisError::PeriodNotFound(period.id)),
+                    b"member_not_found" => Err(RedisError::MemberNotFound {
+                        member: member.to_owned(),
+                        period: period.id,
+                    }),
+                    _ => match Self::common_status(board, &v)? {
+                        Some(a) => Ok(a),
+                        None => Ok(Attempt::Done(())),
+                    },
+                }
+            }
+        })
+        .await
+    }
+
+    /// Number of boards and of members over all their retained periods (for metrics).
+    pub async fn totals(&self) -> Result<(u64, u64), RedisError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
+            .await?;
+        names.sort();
+        let (mut boards, mut members) = (0, 0);
+        for name in names {
+            match self.periods(&name).await {
+                Ok(ps) => {
+                    boards += 1;
+                    members += ps.iter().map(|(_, n)| n).sum::<u64>();
+                }
+                Err(RedisError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((boards, members))
+    }
+}
