@@ -34,8 +34,10 @@ pub enum RedisError {
         existing: Box<BoardConfig>,
     },
     /// The member is not in that period.
-    #[error("member {member:?} is not ranked in period {period}")]
+    #[error("member {member:?} is not ranked on board {board:?} in period {period}")]
     MemberNotFound {
+        /// Board name.
+        board: String,
         /// Member name.
         member: String,
         /// Period id.
@@ -248,17 +250,14 @@ impl RedisStore {
     }
 
     /// Maps the statuses every config-checking script may answer.
-    fn common_status<T>(board: &str, v: &[Value]) -> Result<Option<Attempt<T>>, RedisError> {
+    fn common_status<T>(v: &[Value]) -> Result<Option<Attempt<T>>, RedisError> {
         match status(v) {
             b"ok" => Ok(None),
             b"config_changed" | b"no_board" => Ok(Some(Attempt::Stale)),
-            other => {
-                let _ = board;
-                Err(RedisError::Unavailable(format!(
-                    "unexpected script status {:?}",
-                    String::from_utf8_lossy(other)
-                )))
-            }
+            other => Err(RedisError::Unavailable(format!(
+                "unexpected script status {:?}",
+                String::from_utf8_lossy(other)
+            ))),
         }
     }
 
@@ -358,7 +357,7 @@ impl RedisStore {
                             .arg(&current.id),
                     )
                     .await?;
-                if let Some(a) = Self::common_status(board, &v)? {
+                if let Some(a) = Self::common_status(&v)? {
                     return Ok(a);
                 }
                 Ok(Attempt::Done(BoardState {
@@ -411,7 +410,7 @@ impl RedisStore {
                             .arg(keys.period_prefix()),
                     )
                     .await?;
-                if let Some(a) = Self::common_status(board, &v)? {
+                if let Some(a) = Self::common_status(&v)? {
                     return Ok(a);
                 }
                 let mut out = Vec::new();
@@ -422,7 +421,7 @@ impl RedisStore {
                         .ok_or_else(|| bad_reply("periods"))?;
                     out.push((period, int(row.get(2)).unwrap_or(0).max(0) as u64));
                 }
-                out.sort_by(|a, b| b.0.start_us.cmp(&a.0.start_us));
+                out.sort_by_key(|(p, _)| std::cmp::Reverse(p.start_us));
                 Ok(Attempt::Done(out))
             }
         })
@@ -494,7 +493,7 @@ impl RedisStore {
                     }
                     _ => {}
                 }
-                if let Some(a) = Self::common_status(board, &v)? {
+                if let Some(a) = Self::common_status(&v)? {
                     return Ok(a);
                 }
                 let score = bytes(v.get(1))
@@ -564,13 +563,14 @@ impl RedisStore {
                     b"period_not_found" => return Err(RedisError::PeriodNotFound(period.id)),
                     b"member_not_found" => {
                         return Err(RedisError::MemberNotFound {
+                            board: board.to_owned(),
                             member: member.unwrap_or_default().to_owned(),
                             period: period.id,
                         })
                     }
                     _ => {}
                 }
-                if let Some(a) = Self::common_status(board, &v)? {
+                if let Some(a) = Self::common_status(&v)? {
                     return Ok(a);
                 }
                 let total = int(v.get(1)).unwrap_or(0).max(0) as u64;
@@ -700,10 +700,11 @@ impl RedisStore {
                 match status(&v) {
                     b"period_not_found" => Err(RedisError::PeriodNotFound(period.id)),
                     b"member_not_found" => Err(RedisError::MemberNotFound {
+                        board: board.to_owned(),
                         member: member.to_owned(),
                         period: period.id,
                     }),
-                    _ => match Self::common_status(board, &v)? {
+                    _ => match Self::common_status(&v)? {
                         Some(a) => Ok(a),
                         None => Ok(Attempt::Done(())),
                     },

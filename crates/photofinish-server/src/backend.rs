@@ -55,10 +55,10 @@ impl From<RedisError> for ApiError {
     }
 }
 
-fn member_missing(member: &str, period: &str) -> ApiError {
+fn member_missing(board: &str, member: &str, period: &str) -> ApiError {
     ApiError::new(
         Code::MemberNotFound,
-        format!("member {member:?} is not ranked in period {period}"),
+        format!("member {member:?} is not ranked on board {board:?} in period {period}"),
     )
 }
 
@@ -309,10 +309,10 @@ impl Backend {
                 let handle = Self::embedded_board(s, board)?;
                 let b = read_lock(&handle);
                 let (period, ranking) = Self::embedded_period(&b, r, s.now_us())?;
-                let ranking = ranking.ok_or_else(|| member_missing(member, &period.id))?;
+                let ranking = ranking.ok_or_else(|| member_missing(board, member, &period.id))?;
                 let e = ranking
                     .member(member, style)
-                    .ok_or_else(|| member_missing(member, &period.id))?;
+                    .ok_or_else(|| member_missing(board, member, &period.id))?;
                 Ok((e, ranking.len()))
             }
             Backend::Redis(rs) => {
@@ -386,10 +386,10 @@ impl Backend {
                 let handle = Self::embedded_board(s, board)?;
                 let b = read_lock(&handle);
                 let (period, ranking) = Self::embedded_period(&b, r, s.now_us())?;
-                let ranking = ranking.ok_or_else(|| member_missing(member, &period.id))?;
+                let ranking = ranking.ok_or_else(|| member_missing(board, member, &period.id))?;
                 let entries = ranking
                     .around(member, before, after, style)
-                    .ok_or_else(|| member_missing(member, &period.id))?;
+                    .ok_or_else(|| member_missing(board, member, &period.id))?;
                 Ok(Rows {
                     total: ranking.len(),
                     period,

@@ -38,7 +38,7 @@ pub enum ApplyError {
         existing: Box<BoardConfig>,
     },
     /// No such member in the period.
-    #[error("member {member:?} is not on board {board:?} in period {period}")]
+    #[error("member {member:?} is not ranked on board {board:?} in period {period}")]
     MemberNotFound {
         /// Board name.
         board: String,

@@ -6,5 +6,7 @@ mod support;
 mod api;
 mod bad_input;
 mod concurrency;
+mod differential;
 mod faults;
 mod periods;
+mod redis_backend;

@@ -184,6 +184,14 @@ impl Server {
         s
     }
 
+    /// The Redis key namespace, on a Redis backend.
+    pub fn namespace(&self) -> Option<&str> {
+        self.opts
+            .storage
+            .as_ref()
+            .map(|_| self.opts.redis_namespace.as_str())
+    }
+
     /// Graceful stop: in-flight requests finish, the log is synced.
     pub async fn stop(mut self) {
         if let Some(s) = self.stop.take() {

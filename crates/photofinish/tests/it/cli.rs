@@ -139,3 +139,33 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["score"], 190);
 }
+
+/// `PHOTOFINISH_STORAGE=redis://…` serves from Redis: a second process, started after the
+/// first was SIGKILLed, answers from the same data; a bad URL is a plain error.
+#[test]
+fn serve_on_redis_keeps_no_state_of_its_own() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_redis::launch::RedisProcess::start(dir.path(), &[]).expect("redis");
+    let first = Proc::start_on_storage(&redis.url());
+    assert!(run(&["board", "create", "r", "--order", "asc"], &first.base).0);
+    for (m, v) in [("ann", "30"), ("bob", "12")] {
+        assert!(run(&["submit", "r", m, v], &first.base).0);
+    }
+    first.kill9();
+    let second = Proc::start_on_storage(&redis.url());
+    let (ok, out, _) = run(&["--json", "rank", "r", "bob"], &second.base);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        (v["rank"].as_u64(), v["score"].as_i64()),
+        (Some(1), Some(12))
+    );
+    let out = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--storage", "mysql://x"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown storage"), "{err}");
+    assert!(!err.contains("Error {"), "no debug output: {err}");
+}

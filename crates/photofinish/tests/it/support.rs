@@ -15,16 +15,29 @@ pub struct Proc {
 impl Proc {
     /// Starts `photofinish serve` on a free port and waits for its "listening" line.
     pub fn start(dir: &Path, fsync: &str) -> Proc {
-        let mut child = Command::new(BIN)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--fsync",
-                fsync,
-                "--data-dir",
-            ])
-            .arg(dir)
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fsync",
+            fsync,
+            "--data-dir",
+        ])
+        .arg(dir);
+        Self::spawn(cmd)
+    }
+
+    /// Starts `photofinish serve` with `PHOTOFINISH_STORAGE` set to `storage`.
+    pub fn start_on_storage(storage: &str) -> Proc {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["serve", "--listen", "127.0.0.1:0"])
+            .env("PHOTOFINISH_STORAGE", storage);
+        Self::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
