@@ -62,6 +62,14 @@ pub fn reached_digits(at_us: i64) -> String {
     format!("{:018}", at_us.clamp(0, MAX_INSTANT_US))
 }
 
+/// Each digit `d` replaced by `9 − d` (the desc boards' tie-break digits).
+pub fn complement(digits: &str) -> String {
+    digits
+        .bytes()
+        .map(|d| char::from(b'9' - (d - b'0')))
+        .collect()
+}
+
 /// The `reached_at` inside a tie-break (digit-complemented on desc boards).
 pub fn reached_of(tiebreak: &[u8], order: Order) -> Option<i64> {
     let digits = tiebreak.get(..REACHED_DIGITS)?;
@@ -148,10 +156,7 @@ mod tests {
         let at = 1_795_000_000_123_456;
         let asc = format!("{}{:015}", reached_digits(at), 42);
         assert_eq!(reached_of(asc.as_bytes(), Order::Asc), Some(at));
-        let desc: String = asc
-            .chars()
-            .map(|c| char::from(b'9' - (c as u8 - b'0')))
-            .collect();
+        let desc = complement(&asc);
         assert_eq!(reached_of(desc.as_bytes(), Order::Desc), Some(at));
         assert_eq!(reached_of(b"12x", Order::Asc), None);
     }

@@ -229,6 +229,12 @@ impl RedisStore {
         self.remember(board, config)
     }
 
+    /// Fails with `BoardNotFound` unless the board exists (its config cached counts: a
+    /// stale entry is caught by the next script's config check).
+    pub async fn check_board(&self, board: &str) -> Result<(), RedisError> {
+        self.meta(board).await.map(|_| ())
+    }
+
     fn forget(&self, board: &str) {
         self.cache().remove(board);
     }
@@ -475,7 +481,8 @@ impl RedisStore {
                             .arg(meta.desc())
                             .arg(w.metadata.as_deref().unwrap_or(""))
                             .arg(keys.period_prefix())
-                            .arg(MAX_SCORE),
+                            .arg(MAX_SCORE)
+                            .arg(layout::complement(&layout::reached_digits(at_us))),
                     )
                     .await?;
                 match status(&v) {

@@ -132,6 +132,15 @@ impl Backend {
         Self::outcome(Self::enqueue(store, cmd, stamp)?).await
     }
 
+    /// Fails with 404 unless the board exists; cheap on both backends (the Redis backend
+    /// answers from its config cache when it can).
+    pub async fn check_board(&self, name: &str) -> Result<(), ApiError> {
+        match self {
+            Backend::Embedded(s) => Self::embedded_board(s, name).map(|_| ()),
+            Backend::Redis(r) => Ok(r.check_board(name).await?),
+        }
+    }
+
     /// Creates a board; `true` if it is new, `false` if it exists with the same config.
     pub async fn create_board(&self, name: &str, config: BoardConfig) -> Result<bool, ApiError> {
         match self {
@@ -264,7 +273,7 @@ impl Backend {
                 Ok(out)
             }
             Backend::Redis(r) => {
-                r.board(board).await?;
+                r.check_board(board).await?;
                 let mut out = Vec::with_capacity(writes.len());
                 for w in writes {
                     out.push(match w {

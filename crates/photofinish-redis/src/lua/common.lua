@@ -3,12 +3,17 @@
 local DIGIT_COMPLEMENT = {['0']='9',['1']='8',['2']='7',['3']='6',['4']='5',
                           ['5']='4',['6']='3',['7']='2',['8']='1',['9']='0'}
 
+-- Each digit d of an all-digit string replaced by 9 - d.
+local function complement(digits)
+  return (string.gsub(digits, '%d', DIGIT_COMPLEMENT))
+end
+
 -- The 33-digit tie-break (18-digit reached_at, 15-digit sequence), digit-complemented on
--- desc boards so that ZREVRANGE lists equal scores earliest first.
-local function tiebreak(reached18, seq, desc)
-  local tb = reached18 .. string.format('%015d', seq)
-  if desc then tb = (string.gsub(tb, '%d', DIGIT_COMPLEMENT)) end
-  return tb
+-- desc boards so that ZREVRANGE lists equal scores earliest first. `reached18c` is the
+-- complement of `reached18`, passed in so that the common path does no string rewriting.
+local function tiebreak(reached18, reached18c, seq, desc)
+  if desc then return reached18c .. string.format('%015d', 999999999999999 - seq) end
+  return reached18 .. string.format('%015d', seq)
 end
 
 -- 0-based position of an encoded member in the board's order.

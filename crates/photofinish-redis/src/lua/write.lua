@@ -1,7 +1,7 @@
 -- One write, atomically. KEYS: cfg seq periods clock z m meta d dc.
 -- ARGV: config, period id, period record ("start end floor"), member, op, value,
 -- stamped (1/0), reached_at (18 digits), clamp limit (18 digits), desc (1/0),
--- metadata ('' = keep), period key prefix, max |score|.
+-- metadata ('' = keep), period key prefix, max |score|, reached_at complemented.
 local bad = check_config(KEYS[1], ARGV[1])
 if bad then return {bad} end
 local pid, member, op = ARGV[2], ARGV[4], ARGV[5]
@@ -45,17 +45,21 @@ local new_s = old_s
 local tb = old_tb
 if changed then
   new_s = string.format('%.0f', new)
-  local seq = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
-  if seq > 999999999999999 then return {'ranking_full'} end
-  seq = redis.call('INCR', KEYS[2])
-  local reached = ARGV[8]
+  local seq = redis.call('INCR', KEYS[2])
+  if seq > 999999999999999 then
+    redis.call('DECR', KEYS[2]) -- nothing else has changed yet
+    return {'ranking_full'}
+  end
+  local reached, reached_c = ARGV[8], ARGV[14]
   if ARGV[7] == '1' then
     -- Stamped writes never go back in time on one board, whichever server stamped them.
     local last = redis.call('GET', KEYS[4])
-    if last and last > reached and last <= ARGV[9] then reached = last end
+    if last and last > reached and last <= ARGV[9] then
+      reached, reached_c = last, complement(last)
+    end
     if not last or reached > last then redis.call('SET', KEYS[4], reached) end
   end
-  tb = tiebreak(reached, seq, desc)
+  tb = tiebreak(reached, reached_c, seq, desc)
   if rec then
     redis.call('ZREM', KEYS[5], old_tb .. ':' .. member)
     dense_remove(KEYS[8], KEYS[9], old_s)

@@ -53,7 +53,7 @@ pub async fn post_score(
     JsonBody(body): JsonBody<WriteBody>,
 ) -> Result<Json<WriteResult>, ApiError> {
     validate_board_name(&board)?;
-    app.backend.board(&board).await?;
+    app.backend.check_board(&board).await?;
     let w = request(body)?;
     let member = w.member.clone();
     let written = app.backend.write(&board, w).await?;
@@ -75,7 +75,7 @@ pub async fn post_batch(
     JsonBody(body): JsonBody<BatchBody>,
 ) -> Result<Json<BatchResult>, ApiError> {
     validate_board_name(&board)?;
-    app.backend.board(&board).await?;
+    app.backend.check_board(&board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(
             Code::BatchTooLarge,

@@ -1,0 +1,203 @@
+//! `photofinish-bench`: one command that measures Photofinish beside the seeds' Redis
+//! approach. It starts what it needs (its own `redis-server` on a free loopback port, its own
+//! Photofinish servers on a temp data dir and on that Redis), loads the same N members into
+//! each target, drives the same Zipf-skewed mix for a fixed time from N concurrent clients,
+//! and prints one table. See docs/BENCHMARKS.md.
+
+mod alloc;
+mod drive;
+mod progress;
+mod targets;
+mod workload;
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use photofinish_redis::launch::RedisProcess;
+
+use crate::drive::{drive, Report, Settings};
+use crate::targets::Target;
+use crate::workload::Mix;
+
+/// Counts live heap bytes (for the engine's memory per member) on top of mimalloc.
+#[global_allocator]
+static GLOBAL: alloc::Counting<mimalloc::MiMalloc> = alloc::Counting::new(mimalloc::MiMalloc);
+
+#[derive(Debug, Parser)]
+#[command(name = "photofinish-bench", version, about)]
+struct Args {
+    #[command(subcommand)]
+    serve: Option<Internal>,
+    /// Members loaded into each target (16-byte ids).
+    #[arg(long, default_value_t = 1_000_000)]
+    members: u64,
+    /// Seconds each target is driven.
+    #[arg(long, default_value_t = 20)]
+    duration: u64,
+    /// Concurrent clients (OS threads for the engine, connections otherwise).
+    #[arg(long, default_value_t = 50)]
+    clients: usize,
+    /// Weights of writes, rank lookups, top-10 pages and around(5,5) windows.
+    #[arg(long, default_value = "40,40,10,10")]
+    mix: String,
+    /// Zipf exponent of member popularity (0 = uniform).
+    #[arg(long, default_value_t = 0.99)]
+    zipf: f64,
+    /// Targets to run, comma-separated: engine, http, http-redis, redis.
+    #[arg(long, default_value = "engine,http,http-redis,redis")]
+    targets: String,
+    /// fsync policy of the embedded HTTP target.
+    #[arg(long, default_value = "everysec")]
+    fsync: String,
+    /// A smoke run: 20,000 members, 3 s per target, 8 clients (under a minute).
+    #[arg(long)]
+    quick: bool,
+    /// Also print the results as JSON on the last line.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Internal {
+    /// (internal) run a Photofinish server for the harness; stops when stdin closes.
+    #[command(name = "__serve", hide = true)]
+    Serve {
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        #[arg(long)]
+        storage: Option<String>,
+        #[arg(long, default_value = "everysec")]
+        fsync: String,
+    },
+}
+
+async fn serve(
+    data_dir: Option<std::path::PathBuf>,
+    storage: Option<String>,
+    fsync: &str,
+) -> Result<()> {
+    use photofinish_server::serve::ServeOptions;
+    use tokio::io::AsyncReadExt;
+    let opts = ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        data_dir: data_dir.unwrap_or_else(|| "./photofinish-data".into()),
+        fsync: photofinish_store::FsyncPolicy::parse(fsync).context("fsync policy")?,
+        storage,
+        ..ServeOptions::default()
+    };
+    let stdin_closed = async {
+        let mut buf = [0u8; 64];
+        let mut stdin = tokio::io::stdin();
+        while matches!(stdin.read(&mut buf).await, Ok(n) if n > 0) {}
+    };
+    photofinish_server::serve::serve(
+        opts,
+        |addr| println!("photofinish listening on http://{addr}"),
+        stdin_closed,
+    )
+    .await?;
+    Ok(())
+}
+
+async fn run(mut args: Args) -> Result<()> {
+    if args.quick {
+        args.members = 20_000;
+        args.duration = 3;
+        args.clients = 8;
+    }
+    let settings = Settings {
+        duration: Duration::from_secs(args.duration),
+        clients: args.clients.max(1),
+        mix: Mix::parse(&args.mix).map_err(anyhow::Error::msg)?,
+        zipf: workload::Zipf::new(args.members, args.zipf),
+    };
+    let wanted: Vec<&str> = args.targets.split(',').map(str::trim).collect();
+    let n = args.members;
+    eprintln!(
+        "photofinish-bench: {n} members, {} s per target, {} clients, mix {} (write,rank,top10,around), zipf {}",
+        args.duration, settings.clients, args.mix, args.zipf
+    );
+    let mut reports: Vec<Report> = Vec::new();
+    let scratch = tempfile::tempdir()?;
+    let needs_redis = wanted.iter().any(|t| *t == "http-redis" || *t == "redis");
+    let redis = if needs_redis {
+        let dir = scratch.path().join("redis");
+        Some(
+            tokio::task::spawn_blocking(move || RedisProcess::start(&dir, &[]))
+                .await?
+                .context("starting redis-server (install Debian's redis-server package)")?,
+        )
+    } else {
+        None
+    };
+    for t in &wanted {
+        let report = match *t {
+            "engine" => {
+                let (target, memory) = Target::engine(n, alloc::live_bytes)?;
+                drive("engine (in process)", &target, memory, &settings).await?
+            }
+            "http" => {
+                let dir = scratch.path().join("data");
+                let serve_args = [
+                    "--data-dir".to_owned(),
+                    dir.to_string_lossy().into_owned(),
+                    "--fsync".to_owned(),
+                    args.fsync.clone(),
+                ];
+                let (target, memory) =
+                    Target::http("http (embedded)", n, &serve_args, None).await?;
+                let label = format!("http, embedded, fsync {}", args.fsync);
+                drive(&label, &target, memory, &settings).await?
+            }
+            "http-redis" => {
+                let url = redis.as_ref().context("redis")?.url();
+                let conn = redis::Client::open(url.as_str())?
+                    .get_multiplexed_async_connection()
+                    .await?;
+                let serve_args = ["--storage".to_owned(), url];
+                let (target, memory) =
+                    Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
+                drive("http, redis backend", &target, memory, &settings).await?
+            }
+            "redis" => {
+                let url = redis.as_ref().context("redis")?.url();
+                let (target, memory) = Target::seed(&url, n).await?;
+                drive("redis, seed 000 Lua", &target, memory, &settings).await?
+            }
+            other => anyhow::bail!("unknown target {other:?}: use engine, http, http-redis, redis"),
+        };
+        reports.push(report);
+    }
+    drive::print_table(&reports);
+    if args.json {
+        println!("{}", serde_json::to_string(&drive::json(&reports))?);
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = match args.serve {
+        Some(Internal::Serve {
+            data_dir,
+            storage,
+            ref fsync,
+        }) => runtime.block_on(serve(data_dir, storage, fsync)),
+        None => runtime.block_on(run(args)),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
