@@ -89,7 +89,11 @@ pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -
     let mut tallies = Vec::with_capacity(s.clients);
     match target.client() {
         Client::Engine(ranking, clock) => {
-            let handles: Vec<_> = (0..s.clients)
+            // In process, a client is an OS thread: more threads than cores would measure the
+            // scheduler, not the engine.
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let threads = s.clients.min(cores);
+            let handles: Vec<_> = (0..threads)
                 .map(|c| {
                     let (ranking, clock, s) = (ranking.clone(), clock.clone(), *s);
                     std::thread::spawn(move || {

@@ -35,7 +35,8 @@ struct Args {
     /// Seconds each target is driven.
     #[arg(long, default_value_t = 20)]
     duration: u64,
-    /// Concurrent clients (OS threads for the engine, connections otherwise).
+    /// Concurrent clients: HTTP connections or Redis requests in flight; for the engine, OS
+    /// threads, at most one per core.
     #[arg(long, default_value_t = 50)]
     clients: usize,
     /// Weights of writes, rank lookups, top-10 pages and around(5,5) windows.

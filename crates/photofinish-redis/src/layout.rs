@@ -46,7 +46,7 @@ impl BoardKeys {
     pub fn period_prefix(&self) -> String {
         format!("{}p:", self.base)
     }
-    /// One key of period `id`: `z`, `m`, `meta`, `d` or `dc`.
+    /// One key of period `id`: `z`, `m`, `meta` or `d`.
     pub fn period(&self, id: &str, part: &str) -> String {
         format!("{}p:{id}:{part}", self.base)
     }

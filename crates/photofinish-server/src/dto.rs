@@ -66,7 +66,8 @@ pub struct BoardList {
 pub struct WriteBody {
     /// Member name: 1–128 bytes of UTF-8 without control characters.
     pub member: String,
-    /// A JSON integer or a decimal string (for values past 2^53 from JavaScript).
+    /// A JSON integer or a decimal string (for values past 2^53 from JavaScript). The
+    /// embedded store takes the whole i64 range; the Redis backend ±(2^53 − 1).
     #[schema(value_type = Object, example = 100)]
     pub score: Value,
     /// `incr`, `best` or `set`; the board's default when absent.

@@ -42,9 +42,9 @@ pub enum Code {
     InvalidMember,
     /// 422: a score that is not an integer.
     ScoreNotInteger,
-    /// 422: an integer score outside i64.
+    /// 422: an integer score outside i64 (outside ±(2^53 − 1) on the Redis backend).
     ScoreOutOfRange,
-    /// 422: `incr` would leave i64.
+    /// 422: `incr` would leave i64 (±(2^53 − 1) on the Redis backend).
     ScoreOverflow,
     /// 422: an unknown operator.
     InvalidOp,
@@ -60,7 +60,7 @@ pub enum Code {
     PeriodNotRetained,
     /// 422: a ranking that cannot take more.
     RankingFull,
-    /// 503: the log cannot be written; nothing changed.
+    /// 503: the storage (the log, or Redis) cannot be written or reached; nothing changed.
     StorageUnavailable,
     /// 503: too many writes queued.
     Overloaded,

@@ -35,19 +35,17 @@ local function rank_of(z, d, pos, score, style, desc)
   return pos + 1
 end
 
--- The distinct-score set: a ZSET of scores and a hash of how many entries hold each.
-local function dense_add(d, dc, score)
-  if redis.call('HINCRBY', dc, score, 1) == 1 then redis.call('ZADD', d, score, score) end
+-- The distinct-score set `d`: a ZSET whose members and scores are the scores held in `z`.
+-- Call dense_add after adding an entry with `score` to z, dense_remove after removing one.
+local function dense_add(d, score)
+  redis.call('ZADD', d, score, score)
 end
-local function dense_remove(d, dc, score)
-  if redis.call('HINCRBY', dc, score, -1) <= 0 then
-    redis.call('HDEL', dc, score)
-    redis.call('ZREM', d, score)
-  end
+local function dense_remove(z, d, score)
+  if redis.call('ZCOUNT', z, score, score) == 0 then redis.call('ZREM', d, score) end
 end
 
 -- The period suffixes of one board-period's keys.
-local PERIOD_KEYS = {'z', 'm', 'meta', 'd', 'dc'}
+local PERIOD_KEYS = {'z', 'm', 'meta', 'd'}
 
 -- The board's config must be the one the server resolved the period with.
 local function check_config(cfg_key, expected)

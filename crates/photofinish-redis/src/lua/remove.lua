@@ -1,5 +1,5 @@
--- Removes a member from one board-period. KEYS: cfg periods z m meta d dc.
--- ARGV: config, period id, current (1/0).
+-- Removes a member from one board-period. KEYS: cfg periods z m meta d.
+-- ARGV: config, period id, current (1/0), member.
 local bad = check_config(KEYS[1], ARGV[1])
 if bad then return {bad} end
 if ARGV[3] ~= '1' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then
@@ -12,5 +12,5 @@ local score, tb = string.match(rec, '^(%S+) (%d+)$')
 redis.call('ZREM', KEYS[3], tb .. ':' .. member)
 redis.call('HDEL', KEYS[4], member)
 redis.call('HDEL', KEYS[5], member)
-dense_remove(KEYS[6], KEYS[7], score)
+dense_remove(KEYS[3], KEYS[6], score)
 return {'ok'}

@@ -1,4 +1,4 @@
--- One write, atomically. KEYS: cfg seq periods clock z m meta d dc.
+-- One write, atomically. KEYS: cfg seq periods clock z m meta d.
 -- ARGV: config, period id, period record ("start end floor"), member, op, value,
 -- stamped (1/0), reached_at (18 digits), clamp limit (18 digits), desc (1/0),
 -- metadata ('' = keep), period key prefix, max |score|, reached_at complemented.
@@ -62,10 +62,10 @@ if changed then
   tb = tiebreak(reached, reached_c, seq, desc)
   if rec then
     redis.call('ZREM', KEYS[5], old_tb .. ':' .. member)
-    dense_remove(KEYS[8], KEYS[9], old_s)
+    dense_remove(KEYS[5], KEYS[8], old_s)
   end
   redis.call('ZADD', KEYS[5], new_s, tb .. ':' .. member)
-  dense_add(KEYS[8], KEYS[9], new_s)
+  dense_add(KEYS[8], new_s)
   redis.call('HSET', KEYS[6], member, new_s .. ' ' .. tb)
 end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[7], member, ARGV[11]) end
