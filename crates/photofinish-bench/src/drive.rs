@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use crate::targets::{Client, Memory, Target};
-use crate::workload::{Mix, Rng, Zipf};
+use crate::targets::{cpu_seconds, Client, Memory, Target};
+use crate::workload::{Mix, Op, Rng, Zipf};
 
 /// What every target runs.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +20,15 @@ pub struct Settings {
     pub mix: Mix,
     /// Member popularity.
     pub zipf: Zipf,
+}
+
+impl Settings {
+    /// The next operation: its kind, its member and, for writes, the increment (1..=100).
+    fn draw(&self, rng: &mut Rng) -> (Op, u64, i64) {
+        let op = self.mix.pick(rng.next_u64());
+        let i = self.zipf.sample(rng);
+        (op, i, (rng.next_u64() % 100 + 1) as i64)
+    }
 }
 
 /// One target's results.
@@ -43,6 +52,11 @@ pub struct Report {
     pub memory: Memory,
     /// The server process's RSS after the run, bytes.
     pub rss: Option<u64>,
+    /// CPU time the working process (engine: this process; HTTP: the Photofinish server;
+    /// raw Redis: redis-server) spent per operation, µs.
+    pub cpu_us_per_op: Option<f64>,
+    /// For the HTTP server on Redis: redis-server's CPU time per operation, µs.
+    pub redis_cpu_us_per_op: Option<f64>,
 }
 
 impl Report {
@@ -81,9 +95,17 @@ fn percentile(sorted: &[u32], q: f64) -> f64 {
     f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
 }
 
-/// Drives `target` and reports.
-pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -> Result<Report> {
+/// Drives `target` and reports; `redis_pid` is the Redis behind an HTTP target, if any.
+pub async fn drive(
+    label: &str,
+    target: &Target,
+    memory: Memory,
+    s: &Settings,
+    redis_pid: Option<u32>,
+) -> Result<Report> {
     eprintln!("  running {label} for {} s", s.duration.as_secs());
+    let cpu = |pid: Option<u32>| pid.and_then(cpu_seconds);
+    let (cpu0, redis_cpu0) = (cpu(target.worker_pid()), cpu(redis_pid));
     let started = Instant::now();
     let deadline = started + s.duration;
     let mut tallies = Vec::with_capacity(s.clients);
@@ -100,9 +122,7 @@ pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -
                         let mut rng = Rng::new(c as u64 + 1);
                         let mut t = Tally::default();
                         while Instant::now() < deadline {
-                            let op = s.mix.pick(rng.next_u64());
-                            let i = s.zipf.sample(&mut rng);
-                            let delta = (rng.next_u64() % 100 + 1) as i64;
+                            let (op, i, delta) = s.draw(&mut rng);
                             let at = Instant::now();
                             t.record(at, Client::engine_op(&ranking, &clock, op, i, delta));
                         }
@@ -122,9 +142,7 @@ pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -
                         let mut rng = Rng::new(c as u64 + 1);
                         let mut t = Tally::default();
                         while Instant::now() < deadline {
-                            let op = s.mix.pick(rng.next_u64());
-                            let i = s.zipf.sample(&mut rng);
-                            let delta = (rng.next_u64() % 100 + 1) as i64;
+                            let (op, i, delta) = s.draw(&mut rng);
                             let at = Instant::now();
                             let r = client.op(op, i, delta).await;
                             t.record(at, r);
@@ -139,15 +157,21 @@ pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -
         }
     }
     let secs = started.elapsed().as_secs_f64();
+    let (cpu1, redis_cpu1) = (cpu(target.worker_pid()), cpu(redis_pid));
     let errors: u64 = tallies.iter().map(|t| t.errors).sum();
     if let Some(e) = tallies.iter().find_map(|t| t.first_error.clone()) {
         eprintln!("  {label}: {errors} operations failed; first: {e}");
     }
     let mut lat: Vec<u32> = tallies.into_iter().flat_map(|t| t.lat_ns).collect();
     lat.sort_unstable();
+    let ops = lat.len() as u64;
+    let per_op = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if ops > 0 => Some((b - a) * 1e6 / ops as f64),
+        _ => None,
+    };
     Ok(Report {
         label: label.to_owned(),
-        ops: lat.len() as u64,
+        ops,
         errors,
         secs,
         p50_us: percentile(&lat, 0.50),
@@ -155,6 +179,8 @@ pub async fn drive(label: &str, target: &Target, memory: Memory, s: &Settings) -
         p999_us: percentile(&lat, 0.999),
         memory,
         rss: target.server_rss(),
+        cpu_us_per_op: per_op(cpu0, cpu1),
+        redis_cpu_us_per_op: per_op(redis_cpu0, redis_cpu1),
     })
 }
 
@@ -163,6 +189,14 @@ fn memory_cell(m: Memory) -> String {
         Memory::Allocated(b) => format!("{b:.1} B (heap)"),
         Memory::Rss(b) => format!("{b:.1} B (rss)"),
         Memory::Redis(b) => format!("{b:.1} B (redis)"),
+    }
+}
+
+fn cpu_cell(r: &Report) -> String {
+    match (r.cpu_us_per_op, r.redis_cpu_us_per_op) {
+        (Some(c), Some(rc)) => format!("{c:.1} µs + redis {rc:.1} µs"),
+        (Some(c), None) => format!("{c:.1} µs"),
+        _ => "-".into(),
     }
 }
 
@@ -196,7 +230,7 @@ pub fn print_table(reports: &[Report]) {
         "memory/member",
         "vs redis",
     ];
-    let rows: Vec<[String; 8]> = reports
+    let rows: Vec<[String; 9]> = reports
         .iter()
         .map(|r| {
             [
@@ -207,6 +241,7 @@ pub fn print_table(reports: &[Report]) {
                 latency(r.p999_us),
                 r.errors.to_string(),
                 memory_cell(r.memory),
+                cpu_cell(r),
                 base.map_or("-".into(), |b| format!("{:.2}×", r.ops_per_sec() / b)),
             ]
         })
@@ -262,6 +297,8 @@ pub fn json(reports: &[Report]) -> Value {
                     "bytes_per_member": bytes,
                     "memory_measured_as": kind,
                     "server_rss": r.rss,
+                    "cpu_us_per_op": r.cpu_us_per_op,
+                    "redis_cpu_us_per_op": r.redis_cpu_us_per_op,
                     "vs_redis": base.map(|b| r.ops_per_sec() / b),
                 })
             })

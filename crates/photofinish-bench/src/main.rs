@@ -136,7 +136,7 @@ async fn run(mut args: Args) -> Result<()> {
         let report = match *t {
             "engine" => {
                 let (target, memory) = Target::engine(n, alloc::live_bytes)?;
-                drive("engine (in process)", &target, memory, &settings).await?
+                drive("engine (in process)", &target, memory, &settings, None).await?
             }
             "http" => {
                 let dir = scratch.path().join("data");
@@ -149,7 +149,7 @@ async fn run(mut args: Args) -> Result<()> {
                 let (target, memory) =
                     Target::http("http (embedded)", n, &serve_args, None).await?;
                 let label = format!("http, embedded, fsync {}", args.fsync);
-                drive(&label, &target, memory, &settings).await?
+                drive(&label, &target, memory, &settings, None).await?
             }
             "http-redis" => {
                 let url = redis.as_ref().context("redis")?.url();
@@ -159,12 +159,14 @@ async fn run(mut args: Args) -> Result<()> {
                 let serve_args = ["--storage".to_owned(), url];
                 let (target, memory) =
                     Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
-                drive("http, redis backend", &target, memory, &settings).await?
+                let redis_pid = redis.as_ref().and_then(RedisProcess::pid);
+                drive("http, redis backend", &target, memory, &settings, redis_pid).await?
             }
             "redis" => {
                 let url = redis.as_ref().context("redis")?.url();
-                let (target, memory) = Target::seed(&url, n).await?;
-                drive("redis, seed 000 Lua", &target, memory, &settings).await?
+                let pid = redis.as_ref().and_then(RedisProcess::pid);
+                let (target, memory) = Target::seed(&url, pid, n).await?;
+                drive("redis, seed 000 Lua", &target, memory, &settings, None).await?
             }
             other => anyhow::bail!("unknown target {other:?}: use engine, http, http-redis, redis"),
         };

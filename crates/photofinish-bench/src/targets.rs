@@ -64,6 +64,11 @@ impl ServerProc {
         Ok(Self { child, base })
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Resident memory of the server, bytes (Linux `/proc`).
     pub fn rss(&self) -> Option<u64> {
         let pid = self.child.id()?;
@@ -78,6 +83,17 @@ impl ServerProc {
             .ok()?;
         Some(kb * 1024)
     }
+}
+
+/// CPU time (user + system) process `pid` has used, seconds (Linux `/proc/<pid>/stat`,
+/// in clock ticks of 10 ms).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 /// Redis `used_memory`, bytes.
@@ -118,6 +134,8 @@ pub enum Target {
     },
     /// Raw Redis doing what the seeds do.
     Seed {
+        /// The redis-server process id (for its CPU time).
+        pid: Option<u32>,
         /// A multiplexed connection (cloned per client).
         conn: MultiplexedConnection,
         /// Seed 000's increment script.
@@ -227,8 +245,8 @@ impl Target {
         Ok((Self::Http { server, http }, memory))
     }
 
-    /// Raw Redis at `url`, loaded with `n` members scored the seed-000 way.
-    pub async fn seed(url: &str, n: u64) -> Result<(Self, Memory)> {
+    /// Raw Redis at `url` (process `pid`), loaded with `n` members scored the seed-000 way.
+    pub async fn seed(url: &str, pid: Option<u32>, n: u64) -> Result<(Self, Memory)> {
         let client = redis::Client::open(url)?;
         let mut conn = client.get_multiplexed_async_connection().await?;
         let before = redis_used_memory(&mut conn).await?;
@@ -248,6 +266,7 @@ impl Target {
         let per =
             redis_used_memory(&mut conn).await?.saturating_sub(before) as f64 / n.max(1) as f64;
         let target = Self::Seed {
+            pid,
             conn,
             incr: Arc::new(Script::new(SEED_INCR)),
             rank: Arc::new(Script::new(SEED_RANK)),
@@ -260,6 +279,16 @@ impl Target {
         match self {
             Target::Http { server, .. } => server.rss(),
             _ => None,
+        }
+    }
+
+    /// The process that does the target's work: this one for the engine, the Photofinish
+    /// server, or redis-server. With a Redis backend, Redis's own CPU is counted apart.
+    pub fn worker_pid(&self) -> Option<u32> {
+        match self {
+            Target::Engine { .. } => Some(std::process::id()),
+            Target::Http { server, .. } => server.pid(),
+            Target::Seed { pid, .. } => *pid,
         }
     }
 }
@@ -281,9 +310,9 @@ impl Target {
         match self {
             Target::Engine { ranking, clock } => Client::Engine(ranking.clone(), clock.clone()),
             Target::Http { server, http } => Client::Http(http.clone(), server.base.clone()),
-            Target::Seed { conn, incr, rank } => {
-                Client::Seed(conn.clone(), incr.clone(), rank.clone())
-            }
+            Target::Seed {
+                conn, incr, rank, ..
+            } => Client::Seed(conn.clone(), incr.clone(), rank.clone()),
         }
     }
 }

@@ -40,7 +40,15 @@ fn quick_mode_runs_every_target() {
             "{r}"
         );
         assert!(r["vs_redis"].as_f64().is_some_and(|x| x > 0.0), "{r}");
+        assert!(r["cpu_us_per_op"].as_f64().is_some_and(|c| c > 0.0), "{r}");
     }
+    assert!(
+        rows[2]["redis_cpu_us_per_op"]
+            .as_f64()
+            .is_some_and(|c| c > 0.0),
+        "the Redis behind the HTTP target is accounted: {}",
+        rows[2]
+    );
     // The table is printed too, one row per target.
     assert!(stdout.lines().any(|l| l.starts_with("target ")), "{stdout}");
 }

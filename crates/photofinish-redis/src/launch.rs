@@ -89,6 +89,11 @@ impl RedisProcess {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the server (SIGKILL) and waits for it.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -13,6 +13,11 @@ const REACHED_DIGITS: usize = 18;
 /// Digits of the whole tie-break: reached_at, then a 15-digit sequence.
 pub const TIEBREAK_DIGITS: usize = REACHED_DIGITS + 15;
 
+/// The keys of one board-period, in the order every period script takes them: the ranking
+/// ZSET, member → record, member → metadata, the distinct-score ZSET. (`PERIOD_KEYS` in
+/// `lua/common.lua` lists the same, for deleting a period.)
+pub const PERIOD_PARTS: [&str; 4] = ["z", "m", "meta", "d"];
+
 /// Key names of one board under a namespace.
 #[derive(Debug, Clone)]
 pub struct BoardKeys {

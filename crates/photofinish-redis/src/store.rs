@@ -13,10 +13,10 @@ use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::ranking::{Entry, Outcome};
 use photofinish_core::view::{BoardState, Rows, WriteRequest};
 use photofinish_core::{BoardConfig, Calendar, CoreError, Order, Period, PeriodRef, RankStyle};
-use redis::Value;
+use redis::{Script, ScriptInvocation, Value};
 
 use crate::conn::{Conn, Target};
-use crate::layout::{self, BoardKeys, MAX_SCORE};
+use crate::layout::{self, BoardKeys, MAX_SCORE, PERIOD_PARTS};
 use crate::scripts;
 
 /// Why an operation did nothing.
@@ -160,6 +160,42 @@ fn style_name(style: RankStyle) -> &'static str {
     }
 }
 
+/// The board script with its four keys (cfg, periods, seq, clock) and the operation name.
+fn board_call(keys: &BoardKeys, op: &str) -> ScriptInvocation<'static> {
+    let mut inv = scripts::BOARD.prepare_invoke();
+    inv.key(keys.config())
+        .key(keys.periods())
+        .key(keys.seq())
+        .key(keys.clock())
+        .arg(op);
+    inv
+}
+
+/// Adds the keys of period `id`, in the order every period script takes them.
+fn period_keys(inv: &mut ScriptInvocation<'_>, keys: &BoardKeys, id: &str) {
+    for part in PERIOD_PARTS {
+        inv.key(keys.period(id, part));
+    }
+}
+
+/// A read or remove script on one period: KEYS cfg, periods, the period's keys; ARGV config,
+/// period id, whether it is the current period.
+fn period_call(
+    script: &'static Script,
+    keys: &BoardKeys,
+    meta: &Meta,
+    period: &Period,
+    current: bool,
+) -> ScriptInvocation<'static> {
+    let mut inv = script.prepare_invoke();
+    inv.key(keys.config()).key(keys.periods());
+    period_keys(&mut inv, keys, &period.id);
+    inv.arg(&meta.text)
+        .arg(&period.id)
+        .arg(if current { "1" } else { "0" });
+    inv
+}
+
 /// Outcome of one attempt that may have met a stale cached config.
 enum Attempt<T> {
     Done(T),
@@ -274,15 +310,7 @@ impl RedisStore {
         let text = layout::config_text(&config);
         let v: Vec<Value> = self
             .conn
-            .script(
-                scripts::BOARD
-                    .key(keys.config())
-                    .key(keys.periods())
-                    .key(keys.seq())
-                    .key(keys.clock())
-                    .arg("create")
-                    .arg(&text),
-            )
+            .script(board_call(&keys, "create").arg(&text))
             .await?;
         let created = match status(&v) {
             b"created" => true,
@@ -316,15 +344,7 @@ impl RedisStore {
         let keys = self.keys(board);
         let v: Vec<Value> = self
             .conn
-            .script(
-                scripts::BOARD
-                    .key(keys.config())
-                    .key(keys.periods())
-                    .key(keys.seq())
-                    .key(keys.clock())
-                    .arg("drop")
-                    .arg(keys.period_prefix()),
-            )
+            .script(board_call(&keys, "drop").arg(keys.period_prefix()))
             .await?;
         self.forget(board);
         self.conn
@@ -352,12 +372,7 @@ impl RedisStore {
                 let v: Vec<Value> = self
                     .conn
                     .script(
-                        scripts::BOARD
-                            .key(keys.config())
-                            .key(keys.periods())
-                            .key(keys.seq())
-                            .key(keys.clock())
-                            .arg("count")
+                        board_call(&keys, "count")
                             .arg(&meta.text)
                             .arg(keys.period_prefix())
                             .arg(&current.id),
@@ -406,12 +421,7 @@ impl RedisStore {
                 let v: Vec<Value> = self
                     .conn
                     .script(
-                        scripts::BOARD
-                            .key(keys.config())
-                            .key(keys.periods())
-                            .key(keys.seq())
-                            .key(keys.clock())
-                            .arg("periods")
+                        board_call(&keys, "periods")
                             .arg(&meta.text)
                             .arg(keys.period_prefix()),
                     )
@@ -456,19 +466,16 @@ impl RedisStore {
                 let record = layout::period_record(&period, &meta.floor(&period));
                 let op = w.op.unwrap_or(meta.config.update);
                 let clamp = layout::reached_digits(period.end_us.saturating_sub(1));
+                let mut inv = scripts::WRITE.prepare_invoke();
+                inv.key(keys.config())
+                    .key(keys.seq())
+                    .key(keys.periods())
+                    .key(keys.clock());
+                period_keys(&mut inv, &keys, &period.id);
                 let v: Vec<Value> = self
                     .conn
                     .script(
-                        scripts::WRITE
-                            .key(keys.config())
-                            .key(keys.seq())
-                            .key(keys.periods())
-                            .key(keys.clock())
-                            .key(keys.period(&period.id, "z"))
-                            .key(keys.period(&period.id, "m"))
-                            .key(keys.period(&period.id, "meta"))
-                            .key(keys.period(&period.id, "d"))
-                            .arg(&meta.text)
+                        inv.arg(&meta.text)
                             .arg(&period.id)
                             .arg(record)
                             .arg(&w.member)
@@ -548,19 +555,8 @@ impl RedisStore {
             let keys = keys.clone();
             async move {
                 let (period, current) = Self::resolve(&meta, r, now)?;
-                let mut inv = scripts::READ.prepare_invoke();
-                inv.key(keys.config())
-                    .key(keys.periods())
-                    .key(keys.period(&period.id, "z"))
-                    .key(keys.period(&period.id, "m"))
-                    .key(keys.period(&period.id, "meta"))
-                    .key(keys.period(&period.id, "d"))
-                    .arg(&meta.text)
-                    .arg(&period.id)
-                    .arg(if current { "1" } else { "0" })
-                    .arg(meta.desc())
-                    .arg(style_name(style))
-                    .arg(mode);
+                let mut inv = period_call(&scripts::READ, &keys, &meta, &period, current);
+                inv.arg(meta.desc()).arg(style_name(style)).arg(mode);
                 for a in extra {
                     inv.arg(a);
                 }
@@ -689,17 +685,7 @@ impl RedisStore {
                 let v: Vec<Value> = self
                     .conn
                     .script(
-                        scripts::REMOVE
-                            .key(keys.config())
-                            .key(keys.periods())
-                            .key(keys.period(&period.id, "z"))
-                            .key(keys.period(&period.id, "m"))
-                            .key(keys.period(&period.id, "meta"))
-                            .key(keys.period(&period.id, "d"))
-                            .arg(&meta.text)
-                            .arg(&period.id)
-                            .arg(if current { "1" } else { "0" })
-                            .arg(member),
+                        period_call(&scripts::REMOVE, &keys, &meta, &period, current).arg(member),
                     )
                     .await?;
                 match status(&v) {

@@ -305,6 +305,19 @@ impl Backend {
         Ok((period, ranking))
     }
 
+    /// Runs `f` on the period `r` names and its ranking, under the board's read lock.
+    fn embedded_read<T>(
+        store: &Store,
+        board: &str,
+        r: &PeriodRef,
+        f: impl FnOnce(Period, Option<&photofinish_core::Ranking>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let handle = Self::embedded_board(store, board)?;
+        let b = read_lock(&handle);
+        let (period, ranking) = Self::embedded_period(&b, r, store.now_us())?;
+        f(period, ranking)
+    }
+
     /// A member's entry in `style` and the period's size.
     pub async fn member(
         &self,
@@ -314,16 +327,12 @@ impl Backend {
         r: &PeriodRef,
     ) -> Result<(Entry, u64), ApiError> {
         match self {
-            Backend::Embedded(s) => {
-                let handle = Self::embedded_board(s, board)?;
-                let b = read_lock(&handle);
-                let (period, ranking) = Self::embedded_period(&b, r, s.now_us())?;
-                let ranking = ranking.ok_or_else(|| member_missing(board, member, &period.id))?;
-                let e = ranking
-                    .member(member, style)
-                    .ok_or_else(|| member_missing(board, member, &period.id))?;
+            Backend::Embedded(s) => Self::embedded_read(s, board, r, |period, ranking| {
+                let missing = || member_missing(board, member, &period.id);
+                let ranking = ranking.ok_or_else(missing)?;
+                let e = ranking.member(member, style).ok_or_else(missing)?;
                 Ok((e, ranking.len()))
-            }
+            }),
             Backend::Redis(rs) => {
                 let (e, total, _) = rs.member(board, member, style, r).await?;
                 Ok((e, total))
@@ -363,10 +372,7 @@ impl Backend {
         r: &PeriodRef,
     ) -> Result<Rows, ApiError> {
         match self {
-            Backend::Embedded(s) => {
-                let handle = Self::embedded_board(s, board)?;
-                let b = read_lock(&handle);
-                let (period, ranking) = Self::embedded_period(&b, r, s.now_us())?;
+            Backend::Embedded(s) => Self::embedded_read(s, board, r, |period, ranking| {
                 let (total, entries) = match ranking {
                     None => (0, Vec::new()),
                     Some(rk) => (rk.len(), rk.page(offset, limit as usize, style)),
@@ -376,7 +382,7 @@ impl Backend {
                     period,
                     entries,
                 })
-            }
+            }),
             Backend::Redis(rs) => Ok(rs.page(board, offset, limit, style, r).await?),
         }
     }
@@ -391,20 +397,18 @@ impl Backend {
         r: &PeriodRef,
     ) -> Result<Rows, ApiError> {
         match self {
-            Backend::Embedded(s) => {
-                let handle = Self::embedded_board(s, board)?;
-                let b = read_lock(&handle);
-                let (period, ranking) = Self::embedded_period(&b, r, s.now_us())?;
-                let ranking = ranking.ok_or_else(|| member_missing(board, member, &period.id))?;
+            Backend::Embedded(s) => Self::embedded_read(s, board, r, |period, ranking| {
+                let missing = || member_missing(board, member, &period.id);
+                let ranking = ranking.ok_or_else(missing)?;
                 let entries = ranking
                     .around(member, before, after, style)
-                    .ok_or_else(|| member_missing(board, member, &period.id))?;
+                    .ok_or_else(missing)?;
                 Ok(Rows {
                     total: ranking.len(),
                     period,
                     entries,
                 })
-            }
+            }),
             Backend::Redis(rs) => Ok(rs.around(board, member, before, after, style, r).await?),
         }
     }

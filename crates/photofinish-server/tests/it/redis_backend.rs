@@ -18,26 +18,7 @@ async fn two_servers_count_every_increment(kind: Kind) {
     let a = Server::start(kind).await;
     let b = a.sibling().await;
     a.put("/v1/boards/b", json!({})).await;
-    let mut clients = Vec::new();
-    for i in 0..32 {
-        let http = reqwest::Client::new();
-        let base = if i % 2 == 0 { &a.base } else { &b.base };
-        let url = format!("{base}/v1/boards/b/scores");
-        clients.push(tokio::spawn(async move {
-            for _ in 0..1000 {
-                let resp = http
-                    .post(&url)
-                    .json(&json!({"member": "hot", "score": 1}))
-                    .send()
-                    .await
-                    .expect("send");
-                assert_eq!(resp.status(), 200);
-            }
-        }));
-    }
-    for c in clients {
-        c.await.expect("client");
-    }
+    increment_concurrently(&[&a.base, &b.base], "b", "hot", 32, 1000).await;
     let (ma, mb) = (
         a.get("/v1/boards/b/members/hot").await,
         b.get("/v1/boards/b/members/hot").await,

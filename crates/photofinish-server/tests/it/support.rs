@@ -254,6 +254,32 @@ impl Server {
     }
 }
 
+/// `clients` concurrent clients, spread round-robin over `bases`, each increment `member`
+/// of `board` by 1 `per_client` times; every answer must be 200.
+pub async fn increment_concurrently(
+    bases: &[&str],
+    board: &str,
+    member: &str,
+    clients: usize,
+    per_client: usize,
+) {
+    let mut tasks = Vec::new();
+    for i in 0..clients {
+        let http = reqwest::Client::new();
+        let url = format!("{}/v1/boards/{board}/scores", bases[i % bases.len()]);
+        let body = serde_json::json!({"member": member, "score": 1});
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..per_client {
+                let resp = http.post(&url).json(&body).send().await.expect("send");
+                assert_eq!(resp.status(), 200);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("client");
+    }
+}
+
 /// Asserts an error answer's status and code.
 pub fn assert_error(got: &(StatusCode, Value), status: u16, code: &str) {
     assert_eq!(got.0.as_u16(), status, "{got:?}");
