@@ -228,6 +228,7 @@ pub fn print_table(reports: &[Report]) {
         "p99.9",
         "errors",
         "memory/member",
+        "cpu/op",
         "vs redis",
     ];
     let rows: Vec<[String; 9]> = reports

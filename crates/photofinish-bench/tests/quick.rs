@@ -50,5 +50,26 @@ fn quick_mode_runs_every_target() {
         rows[2]
     );
     // The table is printed too, one row per target.
-    assert!(stdout.lines().any(|l| l.starts_with("target ")), "{stdout}");
+    let table: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('[')).collect();
+    let head: Vec<&str> = table[0].split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "target",
+            "ops/s",
+            "p50",
+            "p99",
+            "p99.9",
+            "errors",
+            "memory/member",
+            "cpu/op",
+            "vs",
+            "redis"
+        ],
+        "{stdout}"
+    );
+    assert_eq!(table.len(), 5, "{stdout}");
+    for row in &table[1..] {
+        assert!(row.ends_with('×'), "every row ends with its ratio: {row}");
+    }
 }
