@@ -3,10 +3,15 @@
 //! Every write carries its instant; the calendar maps it to a period, and the write lands in
 //! that period's ranking, created on first use. When a write opens a period newer than any
 //! before, periods that fall out of `retention` (counted back from the newest) are dropped,
-//! so retention depends only on the writes and replays identically. Reads name a period as
-//! `current` (the one containing "now"), `previous`, or an id.
+//! so retention depends only on the writes and replays identically. Readers see less: only
+//! the periods from [`Board::visible_floor_us`] on — retention counted back from the current
+//! period by the clock — so that a period leaves the board when it falls out of "the last
+//! `retention` periods", whether or not anyone wrote since (the Redis backend lets its keys
+//! expire at that moment). Reads name a period as `current` (the one containing "now"),
+//! `previous`, or an id.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::config::{BoardConfig, Op};
@@ -42,6 +47,8 @@ pub struct Board {
     calendar: Calendar,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
+    /// The last visible floor computed: (current period start, floor start).
+    visible_floor: Mutex<Option<(i64, i64)>>,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -68,6 +75,7 @@ impl Board {
             config,
             calendar,
             periods: BTreeMap::new(),
+            visible_floor: Mutex::new(None),
         })
     }
 
@@ -160,6 +168,22 @@ impl Board {
         };
         let floor = self.retention_floor(newest);
         self.periods.retain(|&start, _| start >= floor);
+    }
+
+    /// Start of the oldest period a reader at `now_us` sees: `retention` periods counted back
+    /// from the current one, the current one included. Older periods read as absent, and a
+    /// write into one is refused, even before a newer write purges it.
+    pub fn visible_floor_us(&self, now_us: i64) -> Result<i64, CoreError> {
+        let current = self.resolve(&PeriodRef::Current, now_us)?;
+        let mut cache = self.visible_floor.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((start, floor)) = *cache {
+            if start == current.start_us {
+                return Ok(floor);
+            }
+        }
+        let floor = self.retention_floor(&current);
+        *cache = Some((current.start_us, floor));
+        Ok(floor)
     }
 
     /// Resolves a period reference at instant `now_us` to a period of this board's calendar

@@ -71,13 +71,31 @@ impl From<redis::RedisError> for RedisError {
     }
 }
 
-/// A board's cached config and calendar, with the last retention floor computed.
+/// A board's cached config and calendar, with the last retention floor and expiry computed.
 #[derive(Debug)]
 struct Meta {
     config: BoardConfig,
     text: String,
     calendar: Calendar,
-    floor: Mutex<Option<(String, String)>>,
+    floor: Mutex<Option<(String, Period)>>,
+    expiry: Mutex<Option<(String, Option<i64>)>>,
+}
+
+/// `compute(key)`, unless `cache` already holds the answer for `key`.
+fn cached<T: Clone>(
+    cache: &Mutex<Option<(String, T)>>,
+    key: &str,
+    compute: impl FnOnce() -> T,
+) -> T {
+    let mut c = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((k, v)) = c.as_ref() {
+        if k == key {
+            return v.clone();
+        }
+    }
+    let v = compute();
+    *c = Some((key.to_owned(), v.clone()));
+    v
 }
 
 impl Meta {
@@ -89,17 +107,25 @@ impl Meta {
         }
     }
 
-    /// The retention floor of `period`, computed once per newest period.
-    fn floor(&self, period: &Period) -> String {
-        let mut cached = self.floor.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((id, floor)) = cached.as_ref() {
-            if *id == period.id {
-                return floor.clone();
-            }
-        }
-        let floor = layout::retention_floor(&self.calendar, self.config.retention, period);
-        *cached = Some((period.id.clone(), floor.clone()));
-        floor
+    /// The retention floor of `period`, computed once per period.
+    fn floor(&self, period: &Period) -> Period {
+        cached(&self.floor, &period.id, || {
+            layout::retention_floor(&self.calendar, self.config.retention, period)
+        })
+    }
+
+    /// When `period`'s keys expire, ms; computed once per period.
+    fn expiry_ms(&self, period: &Period) -> Option<i64> {
+        cached(&self.expiry, &period.id, || {
+            layout::expiry_ms(&self.calendar, self.config.retention, period)
+        })
+    }
+
+    /// The current period at `now_us` and the start of the oldest period readers see.
+    fn visible(&self, now_us: i64) -> Result<(Period, i64), RedisError> {
+        let current = self.calendar.period_at(now_us.clamp(0, MAX_INSTANT_US))?;
+        let floor = self.floor(&current).start_us;
+        Ok((current, floor))
     }
 }
 
@@ -244,6 +270,7 @@ impl RedisStore {
             calendar: Calendar::new(&config)?,
             config,
             floor: Mutex::new(None),
+            expiry: Mutex::new(None),
         });
         self.cache().insert(board.to_owned(), meta.clone());
         Ok(meta)
@@ -415,6 +442,7 @@ impl RedisStore {
     /// The periods holding a ranking, newest first, with their member counts.
     pub async fn periods(&self, board: &str) -> Result<Vec<(Period, u64)>, RedisError> {
         let keys = self.keys(board);
+        let now = self.now_us();
         self.with_meta(board, |meta| {
             let keys = keys.clone();
             async move {
@@ -429,13 +457,16 @@ impl RedisStore {
                 if let Some(a) = Self::common_status(&v)? {
                     return Ok(a);
                 }
+                let floor = meta.visible(now)?.1;
                 let mut out = Vec::new();
                 for row in v[1..].chunks(3) {
                     let id = text(row.first()).ok_or_else(|| bad_reply("periods"))?;
                     let record = text(row.get(1)).ok_or_else(|| bad_reply("periods"))?;
                     let period = layout::parse_period_record(&id, &record)
                         .ok_or_else(|| bad_reply("periods"))?;
-                    out.push((period, int(row.get(2)).unwrap_or(0).max(0) as u64));
+                    if period.start_us >= floor {
+                        out.push((period, int(row.get(2)).unwrap_or(0).max(0) as u64));
+                    }
                 }
                 out.sort_by_key(|(p, _)| std::cmp::Reverse(p.start_us));
                 Ok(Attempt::Done(out))
@@ -463,7 +494,11 @@ impl RedisStore {
                 };
                 validate_instant(at_us)?;
                 let period = meta.calendar.period_at(at_us)?;
-                let record = layout::period_record(&period, &meta.floor(&period));
+                if period.start_us < meta.visible(self.now_us())?.1 {
+                    return Err(CoreError::PeriodNotRetained(period.id).into());
+                }
+                let record = layout::period_record(&period, &meta.floor(&period).id);
+                let expiry = meta.expiry_ms(&period).unwrap_or(0);
                 let op = w.op.unwrap_or(meta.config.update);
                 let clamp = layout::reached_digits(period.end_us.saturating_sub(1));
                 let mut inv = scripts::WRITE.prepare_invoke();
@@ -488,7 +523,8 @@ impl RedisStore {
                             .arg(w.metadata.as_deref().unwrap_or(""))
                             .arg(keys.period_prefix())
                             .arg(MAX_SCORE)
-                            .arg(layout::complement(&layout::reached_digits(at_us))),
+                            .arg(layout::complement(&layout::reached_digits(at_us)))
+                            .arg(expiry),
                     )
                     .await?;
                 match status(&v) {
@@ -527,14 +563,18 @@ impl RedisStore {
         .await
     }
 
-    /// Resolves a period reference: the period and whether it is the current one.
+    /// Resolves a period reference: the period and whether it is the current one. A period
+    /// older than readers see is not found, whether or not its keys have expired yet.
     fn resolve(meta: &Meta, r: &PeriodRef, now_us: i64) -> Result<(Period, bool), RedisError> {
-        let current = meta.calendar.period_at(now_us.clamp(0, MAX_INSTANT_US))?;
+        let (current, floor) = meta.visible(now_us)?;
         let period = match r {
             PeriodRef::Current => current.clone(),
             PeriodRef::Previous => meta.calendar.previous(&current)?,
             PeriodRef::Id(id) => meta.calendar.parse(id)?,
         };
+        if period.start_us < floor {
+            return Err(RedisError::PeriodNotFound(period.id));
+        }
         let is_current = period.id == current.id;
         Ok((period, is_current))
     }

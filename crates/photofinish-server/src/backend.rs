@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use photofinish_core::ranking::{Entry, Outcome};
 use photofinish_core::view::{BoardState, Rows, WriteRequest};
-use photofinish_core::{Board, BoardConfig, Period, PeriodRef, RankStyle};
+use photofinish_core::{Board, BoardConfig, CoreError, Period, PeriodRef, RankStyle};
 use photofinish_redis::{RedisError, RedisStore};
 use photofinish_store::state::{read_lock, BoardHandle};
 use photofinish_store::{Applied, Command, Store};
@@ -203,7 +203,11 @@ impl Backend {
             Backend::Embedded(s) => {
                 let handle = Self::embedded_board(s, name)?;
                 let b = read_lock(&handle);
-                Ok(b.periods().map(|(p, r)| (p.clone(), r.len())).collect())
+                let floor = b.visible_floor_us(s.now_us())?;
+                Ok(b.periods()
+                    .filter(|(p, _)| p.start_us >= floor)
+                    .map(|(p, r)| (p.clone(), r.len()))
+                    .collect())
             }
             Backend::Redis(r) => Ok(r.periods(name).await?),
         }
@@ -232,11 +236,32 @@ impl Backend {
         }
     }
 
+    /// Refuses a write with an explicit `at` in a period readers no longer see (older than
+    /// retention counted back from the current period). The log's own rule, applied in the
+    /// writer, only knows the newest period written; this one needs the clock, so it runs
+    /// before the write is logged and replays never depend on when they run.
+    fn embedded_check_retained(
+        store: &Store,
+        board: &str,
+        at_us: Option<i64>,
+    ) -> Result<(), ApiError> {
+        let Some(at) = at_us else {
+            return Ok(());
+        };
+        let handle = Self::embedded_board(store, board)?;
+        let b = read_lock(&handle);
+        let period = b.calendar().period_at(at)?;
+        if period.start_us < b.visible_floor_us(store.now_us())? {
+            return Err(CoreError::PeriodNotRetained(period.id).into());
+        }
+        Ok(())
+    }
+
     /// Applies one write atomically.
     pub async fn write(&self, board: &str, w: WriteRequest) -> Result<Written, ApiError> {
         match self {
             Backend::Embedded(s) => {
-                Self::embedded_board(s, board)?;
+                Self::embedded_check_retained(s, board, w.at_us)?;
                 let (cmd, stamp) = Self::write_command(board, w);
                 Self::written(Self::execute(s, cmd, stamp).await?)
             }
@@ -259,7 +284,9 @@ impl Backend {
                 let pending: Vec<_> = writes
                     .into_iter()
                     .map(|w| {
-                        let (cmd, stamp) = Self::write_command(board, w?);
+                        let w = w?;
+                        Self::embedded_check_retained(s, board, w.at_us)?;
+                        let (cmd, stamp) = Self::write_command(board, w);
                         Self::enqueue(s, cmd, stamp)
                     })
                     .collect();
@@ -288,7 +315,7 @@ impl Backend {
 
     /// Resolves `r` on an embedded board: the period and its ranking, if any. The current
     /// period always resolves (empty before its first write); any other period without a
-    /// ranking is a 404.
+    /// ranking, or older than readers see, is a 404.
     fn embedded_period<'b>(
         b: &'b Board,
         r: &PeriodRef,
@@ -296,7 +323,8 @@ impl Backend {
     ) -> Result<(Period, Option<&'b photofinish_core::Ranking>), ApiError> {
         let period = b.resolve(r, now_us)?;
         let ranking = b.ranking(&period);
-        if ranking.is_none() && b.resolve(&PeriodRef::Current, now_us)? != period {
+        let hidden = period.start_us < b.visible_floor_us(now_us)?;
+        if hidden || (ranking.is_none() && b.resolve(&PeriodRef::Current, now_us)? != period) {
             return Err(ApiError::new(
                 Code::PeriodNotFound,
                 format!("no ranking for period {}", period.id),

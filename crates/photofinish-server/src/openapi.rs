@@ -16,7 +16,9 @@ use crate::routes::{boards, ops, reads, scores};
             Limits: body 2 MiB, batch 1000 entries, page 1000 rows, around 500 rows a side, \
             metadata 1 KiB, member 128 bytes, board name 64 bytes. Periods: `current` always \
             resolves (empty before its first write); any other period without data is 404 \
-            period_not_found. Writes into a period older than retention are 422 period_not_retained. \
+            period_not_found. Retention counts back from the current period (retention 8 on a daily \
+            board: today and the 7 days before); older periods read as 404 period_not_found and \
+            writes into them are 422 period_not_retained. \
             Storage: the embedded store holds scores over the whole i64 range; on the Redis \
             backend (--storage redis://...) scores are limited to +-(2^53 - 1) (422 \
             score_out_of_range / score_overflow beyond), and Redis being unreachable is 503 \

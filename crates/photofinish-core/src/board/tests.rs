@@ -120,3 +120,20 @@ fn boards_that_never_reset_have_one_period() {
         .expect("previous of all");
     assert_eq!(prev.id, "all");
 }
+
+#[test]
+fn readers_see_retention_counted_back_from_the_current_period() {
+    let mut b = daily(2);
+    write(&mut b, "a", 5, T0 + 3_600_000_000).expect("w");
+    // The same day and the next: the period is among the last two.
+    assert_eq!(b.visible_floor_us(T0 + 10), Ok(T0 - DAY));
+    assert_eq!(b.visible_floor_us(T0 + DAY + 10), Ok(T0));
+    // Two days on, nobody wrote since, yet readers no longer see it; the data is still
+    // there until a newer write purges it.
+    assert_eq!(b.visible_floor_us(T0 + 2 * DAY), Ok(T0 + DAY));
+    assert_eq!(b.periods().count(), 1);
+    // The cache follows the clock both ways.
+    assert_eq!(b.visible_floor_us(T0 + 10), Ok(T0 - DAY));
+    let never = Board::new(BoardConfig::default()).expect("board");
+    assert_eq!(never.visible_floor_us(T0), Ok(i64::MIN));
+}

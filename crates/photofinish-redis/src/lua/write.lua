@@ -1,7 +1,8 @@
 -- One write, atomically. KEYS: cfg seq periods clock z m meta d.
 -- ARGV: config, period id, period record ("start end floor"), member, op, value,
 -- stamped (1/0), reached_at (18 digits), clamp limit (18 digits), desc (1/0),
--- metadata ('' = keep), period key prefix, max |score|, reached_at complemented.
+-- metadata ('' = keep), period key prefix, max |score|, reached_at complemented,
+-- expiry of the period's keys (ms since the epoch; 0 = never).
 local bad = check_config(KEYS[1], ARGV[1])
 if bad then return {bad} end
 local pid, member, op = ARGV[2], ARGV[4], ARGV[5]
@@ -69,6 +70,15 @@ if changed then
   redis.call('HSET', KEYS[6], member, new_s .. ' ' .. tb)
 end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[7], member, ARGV[11]) end
+-- Retention by expiry: the period's keys go when the period leaves the last `retention`.
+if ARGV[15] ~= '0' then
+  if changed then
+    redis.call('PEXPIREAT', KEYS[5], ARGV[15])
+    redis.call('PEXPIREAT', KEYS[6], ARGV[15])
+    redis.call('PEXPIREAT', KEYS[8], ARGV[15])
+  end
+  if ARGV[11] ~= '' then redis.call('PEXPIREAT', KEYS[7], ARGV[15]) end
+end
 
 if opening then
   redis.call('HSET', KEYS[3], pid, ARGV[3])

@@ -117,8 +117,11 @@ async fn writes_either_side_of_each_boundary_land_in_the_right_period(kind: Kind
             "2026-11",
         ),
     ];
-    for (i, (config, boundary, before, after)) in cases.into_iter().enumerate() {
+    for (i, (mut config, boundary, before, after)) in cases.into_iter().enumerate() {
         let board = format!("p{i}");
+        // Readers see `retention` periods back from today's: the largest retention keeps
+        // these 2026 boundaries readable (daily ones until late 2028).
+        config["retention"] = json!(1000);
         assert_eq!(
             s.put(&format!("/v1/boards/{board}"), config.clone())
                 .await
@@ -160,36 +163,29 @@ async fn writes_either_side_of_each_boundary_land_in_the_right_period(kind: Kind
 
 async fn retention_purges_old_periods_and_the_purge_survives_restart(kind: Kind) {
     let s = Server::start(kind).await;
+    // Far-future days: the newest period written decides what is kept.
     s.put("/v1/boards/d", json!({"reset": "daily", "retention": 2}))
         .await;
-    for day in ["2026-11-01", "2026-11-02", "2026-11-03"] {
+    for day in ["2099-11-01", "2099-11-02", "2099-11-03"] {
         s.post(
             "/v1/boards/d/scores",
             json!({"member": "m", "score": 5, "at": format!("{day}T12:00:00Z")}),
         )
         .await;
     }
-    let ids = |v: &Value| -> Vec<String> {
-        v["periods"]
-            .as_array()
-            .expect("periods")
-            .iter()
-            .filter_map(|p| p["id"].as_str().map(str::to_owned))
-            .collect()
-    };
     assert_eq!(
         ids(&s.get("/v1/boards/d/periods").await.1),
-        ["2026-11-03", "2026-11-02"]
+        ["2099-11-03", "2099-11-02"]
     );
     assert_error(
-        &s.get("/v1/boards/d/entries?period=2026-11-01").await,
+        &s.get("/v1/boards/d/entries?period=2099-11-01").await,
         404,
         "period_not_found",
     );
     assert_error(
         &s.post(
             "/v1/boards/d/scores",
-            json!({"member": "m", "score": 1, "at": "2026-11-01T12:00:00Z"}),
+            json!({"member": "m", "score": 1, "at": "2099-11-01T12:00:00Z"}),
         )
         .await,
         422,
@@ -198,17 +194,60 @@ async fn retention_purges_old_periods_and_the_purge_survives_restart(kind: Kind)
     let s = s.restart().await;
     assert_eq!(
         ids(&s.get("/v1/boards/d/periods").await.1),
-        ["2026-11-03", "2026-11-02"]
+        ["2099-11-03", "2099-11-02"]
     );
     assert_error(
-        &s.get("/v1/boards/d/members/m?period=2026-11-01").await,
+        &s.get("/v1/boards/d/members/m?period=2099-11-01").await,
         404,
         "period_not_found",
     );
     s.stop().await;
 }
 
+/// Retention also counts back from today's period, written to or not: with retention 2 a
+/// daily board shows yesterday but not the day before, and refuses writes there.
+async fn retention_counts_back_from_the_current_period(kind: Kind) {
+    let s = Server::start(kind).await;
+    s.put("/v1/boards/c", json!({"reset": "daily", "retention": 2}))
+        .await;
+    let now = jiff::Timestamp::now();
+    let days_ago = |d: i64| (now - jiff::SignedDuration::from_hours(24 * d)).to_string();
+    let (st, w) = s
+        .post(
+            "/v1/boards/c/scores",
+            json!({"member": "m", "score": 5, "at": days_ago(1)}),
+        )
+        .await;
+    assert_eq!(st, 200, "{w}");
+    let yesterday = w["period"].as_str().expect("period").to_owned();
+    assert_eq!(
+        s.get("/v1/boards/c/entries?period=previous").await.1["total"],
+        1
+    );
+    assert_eq!(ids(&s.get("/v1/boards/c/periods").await.1), [yesterday]);
+    assert_error(
+        &s.post(
+            "/v1/boards/c/scores",
+            json!({"member": "m", "score": 5, "at": days_ago(2)}),
+        )
+        .await,
+        422,
+        "period_not_retained",
+    );
+    s.stop().await;
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v["periods"]
+        .as_array()
+        .expect("periods")
+        .iter()
+        .filter_map(|p| p["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
 conformance!(
+    retention_counts_back_from_the_current_period,
     retention_purges_old_periods_and_the_purge_survives_restart,
     writes_either_side_of_each_boundary_land_in_the_right_period,
 );

@@ -115,6 +115,45 @@ async fn keys_hold_the_real_scores() {
     s.stop().await;
 }
 
+/// Retention by expiry: a period's keys expire when it leaves the last `retention` periods
+/// (for yesterday on a daily board keeping 2: at the start of tomorrow); a board that never
+/// resets keeps its keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn period_keys_expire_when_they_leave_retention() {
+    let s = Server::start(Kind::Redis).await;
+    s.put(
+        "/v1/boards/daily",
+        json!({"reset": "daily", "retention": 2}),
+    )
+    .await;
+    s.put("/v1/boards/ever", json!({})).await;
+    let yesterday = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24)).to_string();
+    let (_, w) = s
+        .post(
+            "/v1/boards/daily/scores",
+            json!({"member": "m", "score": 1, "at": yesterday, "metadata": {"a": 1}}),
+        )
+        .await;
+    let pid = w["period"].as_str().expect("period").to_owned();
+    s.post("/v1/boards/ever/scores", json!({"member": "m", "score": 1}))
+        .await;
+    let ns = s.namespace().expect("namespace");
+    let mut c = shared_redis().client().expect("client");
+    let ttl = |c: &mut redis::Connection, key: String| -> i64 {
+        redis::cmd("PTTL").arg(key).query(c).expect("pttl")
+    };
+    let day_ms = 24 * 3600 * 1000;
+    for part in ["z", "m", "meta", "d"] {
+        let t = ttl(&mut c, format!("{ns}:{{daily}}:p:{pid}:{part}"));
+        assert!(0 < t && t <= day_ms, "{part}: pttl {t}");
+        assert_eq!(
+            ttl(&mut c, format!("{ns}:{{ever}}:p:all:{part}")),
+            if part == "meta" { -2 } else { -1 }
+        );
+    }
+    s.stop().await;
+}
+
 /// Writers hammer a server while its Redis (AOF, appendfsync always) is SIGKILLed and
 /// restarted. Every acknowledged increment is there afterwards; nothing unsent appeared;
 /// while Redis is down writes answer 503 `storage_unavailable`; and the same Photofinish
