@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use photofinish_core::clock::SystemClock;
+use photofinish_core::clock::{Clock, SystemClock};
 use photofinish_store::io::{RealStorage, Storage};
 use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 
@@ -32,6 +32,24 @@ pub struct ServeOptions {
     pub storage: Option<String>,
     /// Prefix of every Redis key (several deployments can share one Redis).
     pub redis_namespace: String,
+    /// Where "now" comes from: the system clock, unless a test pins it.
+    pub clock: SharedClock,
+}
+
+/// A clock shared by the backend and whoever set it (tests move a `ManualClock`).
+#[derive(Clone)]
+pub struct SharedClock(pub Arc<dyn Clock>);
+
+impl Default for SharedClock {
+    fn default() -> Self {
+        Self(Arc::new(SystemClock))
+    }
+}
+
+impl std::fmt::Debug for SharedClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SharedClock(now = {} µs)", self.0.now_us())
+    }
 }
 
 /// The default Redis key namespace.
@@ -46,6 +64,7 @@ impl Default for ServeOptions {
             segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
             storage: None,
             redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
+            clock: SharedClock::default(),
         }
     }
 }
@@ -88,11 +107,11 @@ pub async fn open_store(
         on_fsync: Some(Arc::new(move |d| m.observe_fsync(d))),
         ..StoreOptions::new(&opts.data_dir)
     };
-    let store = tokio::task::spawn_blocking(move || {
-        Store::open(storage, store_opts, Box::new(SystemClock))
-    })
-    .await
-    .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
+    let clock = opts.clock.0.clone();
+    let store =
+        tokio::task::spawn_blocking(move || Store::open(storage, store_opts, Box::new(clock)))
+            .await
+            .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
     Ok(Arc::new(store))
 }
 
@@ -117,8 +136,12 @@ pub async fn serve_with(
         None => Backend::Embedded(open_store(&opts, storage, &metrics).await?),
         Some(url) => {
             let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
-            let store =
-                RedisStore::connect(&target, &opts.redis_namespace, Box::new(SystemClock)).await?;
+            let store = RedisStore::connect(
+                &target,
+                &opts.redis_namespace,
+                Box::new(opts.clock.0.clone()),
+            )
+            .await?;
             Backend::Redis(Arc::new(store))
         }
     };

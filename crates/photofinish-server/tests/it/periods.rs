@@ -22,8 +22,12 @@ async fn period_of(s: &Server, board: &str, at: &str) -> String {
     w["period"].as_str().expect("period").to_owned()
 }
 
+/// 2026-11-22T12:00:00Z: the clock of the boundary test, so its fixed 2026 dates stay
+/// within retention whenever the test runs.
+const NOW_2026_11_22: i64 = 1_795_348_800_000_000;
+
 async fn writes_either_side_of_each_boundary_land_in_the_right_period(kind: Kind) {
-    let s = Server::start(kind).await;
+    let s = Server::start_at(kind, NOW_2026_11_22).await;
     // (config, boundary instant in UTC, period before, period from the boundary on)
     let cases: Vec<(Value, &str, &str, &str)> = vec![
         (
@@ -119,8 +123,7 @@ async fn writes_either_side_of_each_boundary_land_in_the_right_period(kind: Kind
     ];
     for (i, (mut config, boundary, before, after)) in cases.into_iter().enumerate() {
         let board = format!("p{i}");
-        // Readers see `retention` periods back from today's: the largest retention keeps
-        // these 2026 boundaries readable (daily ones until late 2028).
+        // Readers see `retention` periods back from the current one: keep all of 2026.
         config["retention"] = json!(1000);
         assert_eq!(
             s.put(&format!("/v1/boards/{board}"), config.clone())
@@ -237,6 +240,23 @@ async fn retention_counts_back_from_the_current_period(kind: Kind) {
     s.stop().await;
 }
 
+/// The server's clock decides the current period and stamps `reached_at` on every backend
+/// (which is what lets the boundary test pin its "now").
+async fn the_current_period_follows_the_server_clock(kind: Kind) {
+    // 2030-06-15T12:00:00Z
+    let s = Server::start_at(kind, 1_907_755_200_000_000).await;
+    s.put("/v1/boards/t", json!({"reset": "daily"})).await;
+    assert_eq!(s.get("/v1/boards/t").await.1["period"], "2030-06-15");
+    let (_, w) = s
+        .post("/v1/boards/t/scores", json!({"member": "m", "score": 1}))
+        .await;
+    assert_eq!(
+        (w["period"].as_str(), w["reached_at"].as_str()),
+        (Some("2030-06-15"), Some("2030-06-15T12:00:00.000000Z"))
+    );
+    s.stop().await;
+}
+
 fn ids(v: &Value) -> Vec<String> {
     v["periods"]
         .as_array()
@@ -247,6 +267,7 @@ fn ids(v: &Value) -> Vec<String> {
 }
 
 conformance!(
+    the_current_period_follows_the_server_clock,
     retention_counts_back_from_the_current_period,
     retention_purges_old_periods_and_the_purge_survives_restart,
     writes_either_side_of_each_boundary_land_in_the_right_period,

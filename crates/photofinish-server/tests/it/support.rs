@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use photofinish_core::clock::ManualClock;
 use photofinish_redis::launch::{RedisCluster, RedisProcess};
-use photofinish_server::serve::{serve_with, ServeOptions};
+use photofinish_server::serve::{serve_with, ServeOptions, SharedClock};
 use photofinish_store::io::{RealStorage, Storage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -91,8 +92,19 @@ pub struct Server {
 impl Server {
     /// A server on `kind`, with nothing in it.
     pub async fn start(kind: Kind) -> Server {
+        Self::start_clocked(kind, SharedClock::default()).await
+    }
+
+    /// [`Self::start`] with its clock pinned at `now_us` (a `ManualClock`).
+    pub async fn start_at(kind: Kind, now_us: i64) -> Server {
+        let clock = SharedClock(Arc::new(ManualClock::new(now_us)));
+        Self::start_clocked(kind, clock).await
+    }
+
+    async fn start_clocked(kind: Kind, clock: SharedClock) -> Server {
         let base = ServeOptions {
             listen: "127.0.0.1:0".into(),
+            clock,
             ..ServeOptions::default()
         };
         match kind {
