@@ -330,6 +330,28 @@ impl RedisStore {
         }
     }
 
+    /// Adds (`SADD`) or removes (`SREM`) `board` in the registry of board names.
+    async fn registry(&self, command: &str, board: &str) -> Result<(), RedisError> {
+        self.conn
+            .query::<i64>(
+                redis::cmd(command)
+                    .arg(layout::registry_key(&self.ns))
+                    .arg(board),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The registered board names, sorted.
+    async fn board_names(&self) -> Result<Vec<String>, RedisError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
+            .await?;
+        names.sort();
+        Ok(names)
+    }
+
     /// Creates a board; `Ok(true)` if new, `Ok(false)` if it exists with the same config.
     pub async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, RedisError> {
         config.validate()?;
@@ -355,13 +377,7 @@ impl RedisStore {
         };
         // The registry is on another slot: added after, idempotently, so a retried PUT
         // repairs an interrupted create.
-        self.conn
-            .query::<i64>(
-                redis::cmd("SADD")
-                    .arg(layout::registry_key(&self.ns))
-                    .arg(board),
-            )
-            .await?;
+        self.registry("SADD", board).await?;
         self.remember(board, config)?;
         Ok(created)
     }
@@ -374,13 +390,7 @@ impl RedisStore {
             .script(board_call(&keys, "drop").arg(keys.period_prefix()))
             .await?;
         self.forget(board);
-        self.conn
-            .query::<i64>(
-                redis::cmd("SREM")
-                    .arg(layout::registry_key(&self.ns))
-                    .arg(board),
-            )
-            .await?;
+        self.registry("SREM", board).await?;
         match status(&v) {
             b"ok" => Ok(()),
             b"no_board" => Err(RedisError::BoardNotFound(board.to_owned())),
@@ -421,11 +431,7 @@ impl RedisStore {
 
     /// Every board, by name.
     pub async fn boards(&self) -> Result<Vec<BoardState>, RedisError> {
-        let mut names: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
-            .await?;
-        names.sort();
+        let names = self.board_names().await?;
         let mut out = Vec::with_capacity(names.len());
         for name in names {
             match self.board(&name).await {
@@ -747,11 +753,7 @@ impl RedisStore {
 
     /// Number of boards and of members over all their retained periods (for metrics).
     pub async fn totals(&self) -> Result<(u64, u64), RedisError> {
-        let mut names: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
-            .await?;
-        names.sort();
+        let names = self.board_names().await?;
         let (mut boards, mut members) = (0, 0);
         for name in names {
             match self.periods(&name).await {
