@@ -96,6 +96,25 @@ impl Conn {
         }
     }
 
+    /// Loads a script into the script cache (of every master, on a cluster).
+    pub async fn load(&self, script: &redis::Script) -> RedisResult<()> {
+        match self.clone() {
+            Conn::Standalone(mut c) => script.load_async(&mut c).await.map(drop),
+            Conn::Cluster(mut c) => script.load_async(&mut c).await.map(drop),
+        }
+    }
+
+    /// Runs a pipeline whose commands fail one by one (`ignore_errors`).
+    pub async fn pipeline(
+        &self,
+        pipe: &redis::Pipeline,
+    ) -> RedisResult<Vec<RedisResult<redis::Value>>> {
+        match self.clone() {
+            Conn::Standalone(mut c) => pipe.query_async(&mut c).await,
+            Conn::Cluster(mut c) => pipe.query_async(&mut c).await,
+        }
+    }
+
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> RedisResult<T> {
         match self.clone() {

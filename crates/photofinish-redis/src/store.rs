@@ -222,6 +222,28 @@ fn period_call(
     inv
 }
 
+/// Where a pipelined batch may be run again one by one without reordering: `ran[i]` is
+/// `Some(true)` for an entry that was applied, `Some(false)` for one that failed without
+/// effect, `None` for one whose script did not run. The answer is the first entry that did
+/// not run, if no entry after it was applied.
+fn rerun_from(ran: &[Option<bool>]) -> Option<usize> {
+    let first = ran.iter().position(Option::is_none)?;
+    ran[first..]
+        .iter()
+        .all(|r| *r != Some(true))
+        .then_some(first)
+}
+
+/// A write's outcome and the period it landed in.
+pub type Written = (Outcome, Period);
+
+/// A write ready for the write script: its period, keys and arguments.
+struct PreparedWrite {
+    period: Period,
+    keys: Vec<String>,
+    args: Vec<String>,
+}
+
 /// Outcome of one attempt that may have met a stale cached config.
 enum Attempt<T> {
     Done(T),
@@ -481,92 +503,203 @@ impl RedisStore {
         .await
     }
 
-    /// Applies one write atomically.
-    pub async fn write(
+    /// Everything the write script needs for `w`, checked on this side first (range,
+    /// instant, retention by the clock).
+    fn prepare_write(
         &self,
-        board: &str,
+        meta: &Meta,
+        keys: &BoardKeys,
         w: &WriteRequest,
-    ) -> Result<(Outcome, Period), RedisError> {
+    ) -> Result<PreparedWrite, RedisError> {
         if w.value.abs() > MAX_SCORE {
             return Err(RedisError::ScoreOutOfRange(w.value));
         }
+        let (at_us, stamped) = match w.at_us {
+            Some(at) => (at, "0"),
+            None => (self.now_us(), "1"),
+        };
+        validate_instant(at_us)?;
+        let period = meta.calendar.period_at(at_us)?;
+        if period.start_us < meta.visible(self.now_us())?.1 {
+            return Err(CoreError::PeriodNotRetained(period.id).into());
+        }
+        let mut key_names = vec![keys.config(), keys.seq(), keys.periods(), keys.clock()];
+        key_names.extend(
+            PERIOD_PARTS
+                .iter()
+                .map(|part| keys.period(&period.id, part)),
+        );
+        let reached = layout::reached_digits(at_us);
+        let args = vec![
+            meta.text.clone(),
+            period.id.clone(),
+            layout::period_record(&period, &meta.floor(&period).id),
+            w.member.clone(),
+            w.op.unwrap_or(meta.config.update).as_str().to_owned(),
+            w.value.to_string(),
+            stamped.to_owned(),
+            reached.clone(),
+            layout::reached_digits(period.end_us.saturating_sub(1)),
+            meta.desc().to_owned(),
+            w.metadata.clone().unwrap_or_default(),
+            keys.period_prefix(),
+            MAX_SCORE.to_string(),
+            layout::complement(&reached),
+            meta.expiry_ms(&period).unwrap_or(0).to_string(),
+        ];
+        Ok(PreparedWrite {
+            period,
+            keys: key_names,
+            args,
+        })
+    }
+
+    /// The write script's answer: the outcome, or `None` if the cached config was stale.
+    fn parse_written(
+        meta: &Meta,
+        w: &WriteRequest,
+        period: Period,
+        v: &[Value],
+    ) -> Result<Option<Written>, RedisError> {
+        match status(v) {
+            b"period_not_retained" => return Err(CoreError::PeriodNotRetained(period.id).into()),
+            b"score_overflow" => {
+                return Err(RedisError::ScoreOverflow {
+                    old: bytes(v.get(1)).and_then(layout::parse_score).unwrap_or(0),
+                    delta: w.value,
+                })
+            }
+            b"ranking_full" => {
+                return Err(CoreError::RankingFull("sequence numbers exhausted").into())
+            }
+            _ => {}
+        }
+        if Self::common_status::<()>(v)?.is_some() {
+            return Ok(None);
+        }
+        let score = bytes(v.get(1))
+            .and_then(layout::parse_score)
+            .ok_or_else(|| bad_reply("write"))?;
+        let reached_at_us = bytes(v.get(3))
+            .and_then(|tb| layout::reached_of(tb, meta.config.order))
+            .ok_or_else(|| bad_reply("write"))?;
+        let outcome = Outcome {
+            score,
+            rank: int(v.get(2)).unwrap_or(0).max(0) as u64,
+            reached_at_us,
+            changed: int(v.get(4)) == Some(1),
+        };
+        Ok(Some((outcome, period)))
+    }
+
+    /// Applies one write atomically.
+    pub async fn write(&self, board: &str, w: &WriteRequest) -> Result<Written, RedisError> {
         let keys = self.keys(board);
         self.with_meta(board, |meta| {
             let keys = keys.clone();
             async move {
-                let (at_us, stamped) = match w.at_us {
-                    Some(at) => (at, "0"),
-                    None => (self.now_us(), "1"),
-                };
-                validate_instant(at_us)?;
-                let period = meta.calendar.period_at(at_us)?;
-                if period.start_us < meta.visible(self.now_us())?.1 {
-                    return Err(CoreError::PeriodNotRetained(period.id).into());
-                }
-                let record = layout::period_record(&period, &meta.floor(&period).id);
-                let expiry = meta.expiry_ms(&period).unwrap_or(0);
-                let op = w.op.unwrap_or(meta.config.update);
-                let clamp = layout::reached_digits(period.end_us.saturating_sub(1));
+                let p = self.prepare_write(&meta, &keys, w)?;
                 let mut inv = scripts::WRITE.prepare_invoke();
-                inv.key(keys.config())
-                    .key(keys.seq())
-                    .key(keys.periods())
-                    .key(keys.clock());
-                period_keys(&mut inv, &keys, &period.id);
-                let v: Vec<Value> = self
-                    .conn
-                    .script(
-                        inv.arg(&meta.text)
-                            .arg(&period.id)
-                            .arg(record)
-                            .arg(&w.member)
-                            .arg(op.as_str())
-                            .arg(w.value)
-                            .arg(stamped)
-                            .arg(layout::reached_digits(at_us))
-                            .arg(clamp)
-                            .arg(meta.desc())
-                            .arg(w.metadata.as_deref().unwrap_or(""))
-                            .arg(keys.period_prefix())
-                            .arg(MAX_SCORE)
-                            .arg(layout::complement(&layout::reached_digits(at_us)))
-                            .arg(expiry),
-                    )
-                    .await?;
-                match status(&v) {
-                    b"period_not_retained" => {
-                        return Err(CoreError::PeriodNotRetained(period.id).into())
-                    }
-                    b"score_overflow" => {
-                        return Err(RedisError::ScoreOverflow {
-                            old: bytes(v.get(1)).and_then(layout::parse_score).unwrap_or(0),
-                            delta: w.value,
-                        })
-                    }
-                    b"ranking_full" => {
-                        return Err(CoreError::RankingFull("sequence numbers exhausted").into())
-                    }
-                    _ => {}
+                for k in &p.keys {
+                    inv.key(k);
                 }
-                if let Some(a) = Self::common_status(&v)? {
-                    return Ok(a);
+                for a in &p.args {
+                    inv.arg(a);
                 }
-                let score = bytes(v.get(1))
-                    .and_then(layout::parse_score)
-                    .ok_or_else(|| bad_reply("write"))?;
-                let reached_at_us = bytes(v.get(3))
-                    .and_then(|tb| layout::reached_of(tb, meta.config.order))
-                    .ok_or_else(|| bad_reply("write"))?;
-                let outcome = Outcome {
-                    score,
-                    rank: int(v.get(2)).unwrap_or(0).max(0) as u64,
-                    reached_at_us,
-                    changed: int(v.get(4)) == Some(1),
-                };
-                Ok(Attempt::Done((outcome, period)))
+                let v: Vec<Value> = self.conn.script(&inv).await?;
+                Ok(match Self::parse_written(&meta, w, p.period, &v)? {
+                    Some(written) => Attempt::Done(written),
+                    None => Attempt::Stale,
+                })
             }
         })
         .await
+    }
+
+    /// Applies writes in order, each on its own, in one pipeline of scripts: one round trip
+    /// for the batch instead of one per write. Entries whose script did not run (the script
+    /// cache was flushed, or the board changed under a stale config) are run again one by
+    /// one when every later entry did not run either, so the order holds; otherwise they
+    /// fail. If the pipeline itself fails, the outcome of its entries is unknown and each
+    /// answers unavailable.
+    pub async fn write_many(
+        &self,
+        board: &str,
+        writes: &[WriteRequest],
+    ) -> Result<Vec<Result<Written, RedisError>>, RedisError> {
+        let meta = self.meta(board).await?;
+        let keys = self.keys(board);
+        let prepared: Vec<Result<PreparedWrite, RedisError>> = writes
+            .iter()
+            .map(|w| self.prepare_write(&meta, &keys, w))
+            .collect();
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for p in prepared.iter().flatten() {
+            let mut cmd = redis::cmd("EVALSHA");
+            cmd.arg(scripts::WRITE.get_hash())
+                .arg(p.keys.len())
+                .arg(&p.keys)
+                .arg(&p.args);
+            pipe.add_command(cmd);
+        }
+        let replies: Vec<redis::RedisResult<Value>> = if pipe.is_empty() {
+            Vec::new()
+        } else {
+            self.conn.load(&scripts::WRITE).await?;
+            match self.conn.pipeline(&pipe).await {
+                Ok(r) => r,
+                Err(e) => {
+                    let unknown = format!("outcome unknown, the batch's pipeline failed: {e}");
+                    return Ok(prepared
+                        .into_iter()
+                        .map(|p| p.and(Err(RedisError::Unavailable(unknown.clone()))))
+                        .collect());
+                }
+            }
+        };
+        // Per entry: Ok(Some) done, Ok(None) did not run (retry), Err failed.
+        let mut replies = replies.into_iter();
+        let mut out: Vec<Result<Option<Written>, RedisError>> = Vec::with_capacity(writes.len());
+        for (w, p) in writes.iter().zip(prepared) {
+            out.push(match p {
+                Err(e) => Err(e),
+                Ok(p) => match replies.next() {
+                    Some(Ok(Value::Array(v))) => Self::parse_written(&meta, w, p.period, &v),
+                    Some(Err(e))
+                        if e.kind()
+                            == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                    {
+                        Ok(None)
+                    }
+                    Some(Err(e)) => Err(e.into()),
+                    _ => Err(bad_reply("write")),
+                },
+            });
+        }
+        let ran: Vec<Option<bool>> = out
+            .iter()
+            .map(|r| match r {
+                Ok(Some(_)) => Some(true),
+                Ok(None) => None,
+                Err(_) => Some(false),
+            })
+            .collect();
+        let retry_from = rerun_from(&ran);
+        let mut result = Vec::with_capacity(out.len());
+        for (i, r) in out.into_iter().enumerate() {
+            result.push(match r {
+                Ok(Some(written)) => Ok(written),
+                Err(e) => Err(e),
+                Ok(None) if retry_from.is_some_and(|from| i >= from) => {
+                    self.write(board, &writes[i]).await
+                }
+                Ok(None) => Err(RedisError::Unavailable(
+                    "the board changed while the batch ran; retry this entry".into(),
+                )),
+            });
+        }
+        Ok(result)
     }
 
     /// Resolves a period reference: the period and whether it is the current one. A period
@@ -766,5 +899,21 @@ impl RedisStore {
             }
         }
         Ok((boards, members))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rerun_from;
+
+    #[test]
+    fn a_batch_reruns_only_an_unrun_tail() {
+        let (done, failed, unrun) = (Some(true), Some(false), None);
+        assert_eq!(rerun_from(&[done, done]), None);
+        assert_eq!(rerun_from(&[done, unrun, unrun]), Some(1));
+        assert_eq!(rerun_from(&[done, unrun, failed, unrun]), Some(1));
+        // An entry after the gap was applied: running the gap now would reorder.
+        assert_eq!(rerun_from(&[unrun, done]), None);
+        assert_eq!(rerun_from(&[]), None);
     }
 }

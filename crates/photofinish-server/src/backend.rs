@@ -301,14 +301,25 @@ impl Backend {
             }
             Backend::Redis(r) => {
                 r.check_board(board).await?;
-                let mut out = Vec::with_capacity(writes.len());
-                for w in writes {
-                    out.push(match w {
-                        Ok(w) => r.write(board, &w).await.map_err(ApiError::from),
+                let valid: Vec<WriteRequest> = writes
+                    .iter()
+                    .filter_map(|w| w.as_ref().ok().cloned())
+                    .collect();
+                let mut done = r.write_many(board, &valid).await?.into_iter();
+                Ok(writes
+                    .into_iter()
+                    .map(|w| match w {
+                        Ok(_) => done
+                            .next()
+                            .unwrap_or_else(|| {
+                                Err(photofinish_redis::RedisError::Unavailable(
+                                    "no answer for this entry".into(),
+                                ))
+                            })
+                            .map_err(ApiError::from),
                         Err(e) => Err(e),
-                    });
-                }
-                Ok(out)
+                    })
+                    .collect())
             }
         }
     }

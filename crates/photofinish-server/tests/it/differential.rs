@@ -1,5 +1,5 @@
 //! The same random operation sequence against the embedded store and a Redis backend: after
-//! every step both answer byte-identical JSON to every read — full listings in all three
+//! every step (single writes, batches, deletes) both answer byte-identical JSON to every read — full listings in all three
 //! rank styles, each member's rank, around windows, board and period views. Writes carry
 //! explicit `at` instants (drawn from a few values, so equal `reached_at` happens and the
 //! sequence decides), which makes both backends' answers deterministic.
@@ -84,16 +84,31 @@ async fn run(kind: Kind, seed: u64, order: &str, steps: usize) {
     let mut rng = Rng(seed);
     for step in 0..steps {
         let m = rng.pick(&members).clone();
+        let write = |rng: &mut Rng, m: String| {
+            let op = ["incr", "set", "best"][rng.below(3) as usize];
+            let mut w =
+                json!({"member": m, "score": rng.pick(&scores), "op": op, "at": rng.pick(&ats)});
+            if rng.below(4) == 0 {
+                w["metadata"] = json!({"step": step});
+            }
+            w
+        };
         let (path, body) = match rng.below(10) {
             0 => (format!("/v1/boards/x/members/{m}"), None),
-            r => {
-                let op = ["incr", "set", "best"][(r % 3) as usize];
-                let mut w = json!({"member": m, "score": rng.pick(&scores), "op": op, "at": rng.pick(&ats)});
-                if rng.below(4) == 0 {
-                    w["metadata"] = json!({"step": step});
-                }
-                ("/v1/boards/x/scores".to_owned(), Some(w))
+            // A batch: the same member may come twice; order must hold on both backends.
+            1 => {
+                let entries: Vec<Value> = (0..4)
+                    .map(|_| {
+                        let m = rng.pick(&members).clone();
+                        write(&mut rng, m)
+                    })
+                    .collect();
+                (
+                    "/v1/boards/x/scores:batch".to_owned(),
+                    Some(json!({ "entries": entries })),
+                )
             }
+            _ => ("/v1/boards/x/scores".to_owned(), Some(write(&mut rng, m))),
         };
         let (ra, rb) = match &body {
             Some(w) => (
