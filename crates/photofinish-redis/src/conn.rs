@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster_async::ClusterConnection;
-use redis::{Cmd, FromRedisValue, RedisResult, ScriptInvocation};
+use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, ScriptInvocation, Value};
 
 /// Where the data lives, parsed from `--storage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,36 +90,50 @@ impl Conn {
 
     /// Runs a script (EVALSHA, loading it on NOSCRIPT).
     pub async fn script<T: FromRedisValue>(&self, inv: &ScriptInvocation<'_>) -> RedisResult<T> {
-        match self.clone() {
-            Conn::Standalone(mut c) => inv.invoke_async(&mut c).await,
-            Conn::Cluster(mut c) => inv.invoke_async(&mut c).await,
-        }
+        inv.invoke_async(&mut self.clone()).await
     }
 
     /// Loads a script into the script cache (of every master, on a cluster).
     pub async fn load(&self, script: &redis::Script) -> RedisResult<()> {
-        match self.clone() {
-            Conn::Standalone(mut c) => script.load_async(&mut c).await.map(drop),
-            Conn::Cluster(mut c) => script.load_async(&mut c).await.map(drop),
-        }
+        script.load_async(&mut self.clone()).await.map(drop)
     }
 
     /// Runs a pipeline whose commands fail one by one (`ignore_errors`).
-    pub async fn pipeline(
-        &self,
-        pipe: &redis::Pipeline,
-    ) -> RedisResult<Vec<RedisResult<redis::Value>>> {
-        match self.clone() {
-            Conn::Standalone(mut c) => pipe.query_async(&mut c).await,
-            Conn::Cluster(mut c) => pipe.query_async(&mut c).await,
-        }
+    pub async fn pipeline(&self, pipe: &Pipeline) -> RedisResult<Vec<RedisResult<Value>>> {
+        pipe.query_async(&mut self.clone()).await
     }
 
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> RedisResult<T> {
-        match self.clone() {
-            Conn::Standalone(mut c) => cmd.query_async(&mut c).await,
-            Conn::Cluster(mut c) => cmd.query_async(&mut c).await,
+        cmd.query_async(&mut self.clone()).await
+    }
+}
+
+/// Every command goes to whichever connection this is.
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Standalone(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipe: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Standalone(c) => c.req_packed_commands(pipe, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipe, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Standalone(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
         }
     }
 }
