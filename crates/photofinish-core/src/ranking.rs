@@ -50,6 +50,15 @@ impl RankStyle {
             _ => None,
         }
     }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ordinal => "ordinal",
+            Self::Competition => "competition",
+            Self::Dense => "dense",
+        }
+    }
 }
 
 /// One write to a ranking, already resolved to an operator and an instant.

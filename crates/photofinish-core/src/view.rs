@@ -4,7 +4,7 @@
 
 use crate::calendar::Period;
 use crate::config::{BoardConfig, Op};
-use crate::ranking::Entry;
+use crate::ranking::{Entry, Outcome};
 
 /// A write as a client sends it, before its instant and period are resolved.
 #[derive(Debug, Clone)]
@@ -20,6 +20,9 @@ pub struct WriteRequest {
     /// New metadata (a serialized JSON object), `None` to keep.
     pub metadata: Option<String>,
 }
+
+/// A write's outcome and the period it landed in.
+pub type Written = (Outcome, Period);
 
 /// A board: its config, its current period and that period's member count.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use photofinish_core::calendar::{validate_instant, MAX_INSTANT_US};
 use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::ranking::{Entry, Outcome};
-use photofinish_core::view::{BoardState, Rows, WriteRequest};
+use photofinish_core::view::{BoardState, Rows, WriteRequest, Written};
 use photofinish_core::{BoardConfig, Calendar, CoreError, Order, Period, PeriodRef, RankStyle};
 use redis::{Script, ScriptInvocation, Value};
 
@@ -178,14 +178,6 @@ fn bad_reply(what: &str) -> RedisError {
     RedisError::Unavailable(format!("unexpected reply from redis to {what}"))
 }
 
-fn style_name(style: RankStyle) -> &'static str {
-    match style {
-        RankStyle::Ordinal => "ordinal",
-        RankStyle::Competition => "competition",
-        RankStyle::Dense => "dense",
-    }
-}
-
 /// The board script with its four keys (cfg, periods, seq, clock) and the operation name.
 fn board_call(keys: &BoardKeys, op: &str) -> ScriptInvocation<'static> {
     let mut inv = scripts::BOARD.prepare_invoke();
@@ -233,9 +225,6 @@ fn rerun_from(ran: &[Option<bool>]) -> Option<usize> {
         .all(|r| *r != Some(true))
         .then_some(first)
 }
-
-/// A write's outcome and the period it landed in.
-pub type Written = (Outcome, Period);
 
 /// A write ready for the write script: its period, keys and arguments.
 struct PreparedWrite {
@@ -735,7 +724,7 @@ impl RedisStore {
             async move {
                 let (period, current) = Self::resolve(&meta, r, now)?;
                 let mut inv = period_call(&scripts::READ, &keys, &meta, &period, current);
-                inv.arg(meta.desc()).arg(style_name(style)).arg(mode);
+                inv.arg(meta.desc()).arg(style.as_str()).arg(mode);
                 for a in extra {
                     inv.arg(a);
                 }

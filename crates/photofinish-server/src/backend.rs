@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use photofinish_core::ranking::{Entry, Outcome};
-use photofinish_core::view::{BoardState, Rows, WriteRequest};
+use photofinish_core::ranking::Entry;
+use photofinish_core::view::{BoardState, Rows, WriteRequest, Written};
 use photofinish_core::{Board, BoardConfig, CoreError, Period, PeriodRef, RankStyle};
 use photofinish_redis::{RedisError, RedisStore};
 use photofinish_store::state::{read_lock, BoardHandle};
@@ -27,9 +27,6 @@ pub enum Backend {
 type Pending = tokio::sync::oneshot::Receiver<
     Result<Result<Applied, photofinish_store::ApplyError>, photofinish_store::SubmitError>,
 >;
-
-/// A write's outcome and the period it landed in.
-pub type Written = (Outcome, Period);
 
 impl From<RedisError> for ApiError {
     fn from(e: RedisError) -> Self {

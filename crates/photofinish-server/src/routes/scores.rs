@@ -3,11 +3,10 @@
 use axum::extract::State;
 use axum::Json;
 use photofinish_core::config::{validate_board_name, validate_member_name};
-use photofinish_core::view::WriteRequest;
+use photofinish_core::view::{WriteRequest, Written};
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::backend::Written;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, Code, ErrorBody};
 use crate::input::{self, rfc3339_us, JsonBody, PathParams};
