@@ -331,8 +331,10 @@ impl Backend {
     ) -> Result<(Period, Option<&'b photofinish_core::Ranking>), ApiError> {
         let period = b.resolve(r, now_us)?;
         let ranking = b.ranking(&period);
-        let hidden = period.start_us < b.visible_floor_us(now_us)?;
-        if hidden || (ranking.is_none() && b.resolve(&PeriodRef::Current, now_us)? != period) {
+        // The current period is never older than retention: reads of it, nearly all reads,
+        // skip both checks (and the floor cache's lock).
+        let current = *r == PeriodRef::Current || b.resolve(&PeriodRef::Current, now_us)? == period;
+        if !current && (ranking.is_none() || period.start_us < b.visible_floor_us(now_us)?) {
             return Err(ApiError::new(
                 Code::PeriodNotFound,
                 format!("no ranking for period {}", period.id),
