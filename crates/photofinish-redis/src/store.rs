@@ -71,7 +71,8 @@ impl From<redis::RedisError> for RedisError {
     }
 }
 
-/// A board's cached config and calendar, with the last retention floor and expiry computed.
+/// A board's cached config and calendar, with the last retention floor and expiry computed
+/// and the current period.
 #[derive(Debug)]
 struct Meta {
     config: BoardConfig,
@@ -79,6 +80,7 @@ struct Meta {
     calendar: Calendar,
     floor: Mutex<Option<(String, Period)>>,
     expiry: Mutex<Option<(String, Option<i64>)>>,
+    current: Mutex<Option<(Period, i64)>>,
 }
 
 /// `compute(key)`, unless `cache` already holds the answer for `key`.
@@ -121,11 +123,21 @@ impl Meta {
         })
     }
 
-    /// The current period at `now_us` and the start of the oldest period readers see.
+    /// The current period at `now_us` and the start of the oldest period readers see, kept
+    /// until the clock leaves that period: no calendar work on the hot path, and apart from
+    /// the floor cache, which writes into other periods (imports) use.
     fn visible(&self, now_us: i64) -> Result<(Period, i64), RedisError> {
-        let current = self.calendar.period_at(now_us.clamp(0, MAX_INSTANT_US))?;
-        let floor = self.floor(&current).start_us;
-        Ok((current, floor))
+        let now = now_us.clamp(0, MAX_INSTANT_US);
+        let mut cached = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((current, floor)) = cached.as_ref() {
+            if current.contains(now) {
+                return Ok((current.clone(), *floor));
+            }
+        }
+        let current = self.calendar.period_at(now)?;
+        let floor = layout::retention_floor(&self.calendar, self.config.retention, &current);
+        *cached = Some((current.clone(), floor.start_us));
+        Ok((current, floor.start_us))
     }
 }
 
@@ -282,6 +294,7 @@ impl RedisStore {
             config,
             floor: Mutex::new(None),
             expiry: Mutex::new(None),
+            current: Mutex::new(None),
         });
         self.cache().insert(board.to_owned(), meta.clone());
         Ok(meta)
@@ -503,15 +516,22 @@ impl RedisStore {
         if w.value.abs() > MAX_SCORE {
             return Err(RedisError::ScoreOutOfRange(w.value));
         }
-        let (at_us, stamped) = match w.at_us {
-            Some(at) => (at, "0"),
-            None => (self.now_us(), "1"),
+        let (at_us, stamped, period) = match w.at_us {
+            // Stamped now: the current period, never older than retention.
+            None => {
+                let now = self.now_us();
+                validate_instant(now)?;
+                (now, "1", meta.visible(now)?.0)
+            }
+            Some(at) => {
+                validate_instant(at)?;
+                let period = meta.calendar.period_at(at)?;
+                if period.start_us < meta.visible(self.now_us())?.1 {
+                    return Err(CoreError::PeriodNotRetained(period.id).into());
+                }
+                (at, "0", period)
+            }
         };
-        validate_instant(at_us)?;
-        let period = meta.calendar.period_at(at_us)?;
-        if period.start_us < meta.visible(self.now_us())?.1 {
-            return Err(CoreError::PeriodNotRetained(period.id).into());
-        }
         let mut key_names = vec![keys.config(), keys.seq(), keys.periods(), keys.clock()];
         key_names.extend(
             PERIOD_PARTS
