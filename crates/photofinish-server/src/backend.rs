@@ -297,24 +297,25 @@ impl Backend {
                 Ok(out)
             }
             Backend::Redis(r) => {
-                r.check_board(board).await?;
-                let valid: Vec<WriteRequest> = writes
-                    .iter()
-                    .filter_map(|w| w.as_ref().ok().cloned())
+                // Valid entries go to Redis (which answers 404 for the whole batch if the
+                // board is gone); invalid ones keep their place and their error.
+                let mut valid = Vec::with_capacity(writes.len());
+                let slots: Vec<Result<(), ApiError>> = writes
+                    .into_iter()
+                    .map(|w| w.map(|w| valid.push(w)))
                     .collect();
                 let mut done = r.write_many(board, &valid).await?.into_iter();
-                Ok(writes
+                Ok(slots
                     .into_iter()
-                    .map(|w| match w {
-                        Ok(_) => done
-                            .next()
+                    .map(|slot| {
+                        slot?;
+                        done.next()
                             .unwrap_or_else(|| {
                                 Err(photofinish_redis::RedisError::Unavailable(
                                     "no answer for this entry".into(),
                                 ))
                             })
-                            .map_err(ApiError::from),
-                        Err(e) => Err(e),
+                            .map_err(ApiError::from)
                     })
                     .collect())
             }
