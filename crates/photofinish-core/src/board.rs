@@ -151,14 +151,9 @@ impl Board {
 
     /// Start of the oldest period retention keeps while `newest` is the newest period.
     fn retention_floor(&self, newest: &Period) -> i64 {
-        let mut p = newest.clone();
-        for _ in 1..self.config.retention {
-            match self.calendar.previous(&p) {
-                Ok(prev) if prev.start_us < p.start_us => p = prev,
-                _ => break,
-            }
-        }
-        p.start_us
+        self.calendar
+            .retention_floor(newest, self.config.retention)
+            .start_us
     }
 
     /// Drops periods older than the retention window counted back from the newest period.

@@ -97,6 +97,36 @@ impl Calendar {
         self.period_at(period.end_us)
     }
 
+    /// The oldest period a window of `retention` periods ending with `newest` keeps
+    /// (`newest` itself for a retention of 1, `all` for boards that never reset).
+    pub fn retention_floor(&self, newest: &Period, retention: u32) -> Period {
+        let mut p = newest.clone();
+        for _ in 1..retention {
+            match self.previous(&p) {
+                Ok(prev) if prev.start_us < p.start_us => p = prev,
+                _ => break,
+            }
+        }
+        p
+    }
+
+    /// When `period` leaves a window of `retention` periods that moves with the clock: the
+    /// start of the period `retention` later, µs. `None` for a period that never ends (`all`)
+    /// or one whose end lies past the calendar's range.
+    pub fn retention_end_us(&self, period: &Period, retention: u32) -> Option<i64> {
+        if period.end_us == i64::MAX {
+            return None;
+        }
+        let mut p = period.clone();
+        for _ in 0..retention {
+            match self.next(&p) {
+                Ok(next) if next.start_us > p.start_us => p = next,
+                _ => return None,
+            }
+        }
+        Some(p.start_us)
+    }
+
     /// Parses a period id of this board's schedule.
     pub fn parse(&self, id: &str) -> Result<Period, CoreError> {
         let malformed = || CoreError::MalformedPeriod(id.to_owned());

@@ -3,7 +3,7 @@
 //! equal ZSET scores list first-reached first, the period record, and the config text.
 
 use photofinish_core::calendar::MAX_INSTANT_US;
-use photofinish_core::{BoardConfig, Calendar, Order, Period};
+use photofinish_core::{BoardConfig, Order, Period};
 
 /// The largest |score| this backend holds: a ZSET score is an f64, exact to 2^53.
 pub const MAX_SCORE: i64 = (1 << 53) - 1;
@@ -115,36 +115,6 @@ pub fn parse_period_record(id: &str, record: &str) -> Option<Period> {
         end_us,
         id: id.to_owned(),
     })
-}
-
-/// The oldest period retention keeps while `newest` is the newest: the same walk as the
-/// embedded board's.
-pub fn retention_floor(calendar: &Calendar, retention: u32, newest: &Period) -> Period {
-    let mut p = newest.clone();
-    for _ in 1..retention {
-        match calendar.previous(&p) {
-            Ok(prev) if prev.start_us < p.start_us => p = prev,
-            _ => break,
-        }
-    }
-    p
-}
-
-/// When `period` leaves what readers see — the start of the period `retention` periods
-/// later, from which on it is older than retention counted back from the current period —
-/// in ms since the epoch, for `PEXPIREAT`. `None` for a period that never ends (`all`).
-pub fn expiry_ms(calendar: &Calendar, retention: u32, period: &Period) -> Option<i64> {
-    if period.end_us == i64::MAX {
-        return None;
-    }
-    let mut p = period.clone();
-    for _ in 0..retention {
-        match calendar.next(&p) {
-            Ok(next) if next.start_us > p.start_us => p = next,
-            _ => return None,
-        }
-    }
-    Some(p.start_us.div_euclid(1000))
 }
 
 /// The config as stored: compact JSON with a fixed field order, so that equal configs are

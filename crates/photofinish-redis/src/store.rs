@@ -112,14 +112,16 @@ impl Meta {
     /// The retention floor of `period`, computed once per period.
     fn floor(&self, period: &Period) -> Period {
         cached(&self.floor, &period.id, || {
-            layout::retention_floor(&self.calendar, self.config.retention, period)
+            self.calendar.retention_floor(period, self.config.retention)
         })
     }
 
     /// When `period`'s keys expire, ms; computed once per period.
     fn expiry_ms(&self, period: &Period) -> Option<i64> {
         cached(&self.expiry, &period.id, || {
-            layout::expiry_ms(&self.calendar, self.config.retention, period)
+            self.calendar
+                .retention_end_us(period, self.config.retention)
+                .map(|us| us.div_euclid(1000))
         })
     }
 
@@ -135,7 +137,9 @@ impl Meta {
             }
         }
         let current = self.calendar.period_at(now)?;
-        let floor = layout::retention_floor(&self.calendar, self.config.retention, &current);
+        let floor = self
+            .calendar
+            .retention_floor(&current, self.config.retention);
         *cached = Some((current.clone(), floor.start_us));
         Ok((current, floor.start_us))
     }

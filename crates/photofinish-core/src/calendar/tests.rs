@@ -253,3 +253,23 @@ fn instants_outside_the_supported_range_are_refused() {
     assert!(c.period_at(MAX_INSTANT_US).is_ok());
     assert!(c.period_at(MIN_INSTANT_US).is_ok());
 }
+
+#[test]
+fn retention_windows_walk_whole_periods() {
+    let c = cal(Reset::Daily, "Europe/Berlin", WeekStart::Monday);
+    let day = c.parse("2026-11-21").expect("id");
+    // Kept by a window of 2 ending on the 22nd; gone once the 23rd begins (Berlin time).
+    assert_eq!(
+        c.retention_floor(&c.parse("2026-11-22").expect("id"), 2).id,
+        "2026-11-21"
+    );
+    assert_eq!(c.retention_floor(&day, 1).id, "2026-11-21");
+    assert_eq!(
+        c.retention_end_us(&day, 2),
+        Some(us("2026-11-22T23:00:00Z"))
+    );
+    let never = cal(Reset::Never, "UTC", WeekStart::Monday);
+    let all = never.period_at(0).expect("all");
+    assert_eq!(never.retention_floor(&all, 8).id, "all");
+    assert_eq!(never.retention_end_us(&all, 8), None);
+}
