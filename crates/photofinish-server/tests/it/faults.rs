@@ -58,3 +58,48 @@ async fn storage_faults_answer_503_and_heal() {
     );
     s.stop().await;
 }
+
+/// At the default level a request that fails with a 5xx is logged at `warn` with its
+/// request id, and one that succeeds is not logged at all.
+#[tokio::test]
+async fn a_failed_request_is_logged_with_its_request_id() {
+    let logs = captured_logs();
+    let dir = tempfile::tempdir().expect("tmp");
+    let storage = FaultyStorage::default();
+    let faults = storage.faults.clone();
+    let s = Server::start_on(dir.path(), Arc::new(storage)).await;
+    s.put("/v1/boards/b", json!({})).await;
+    let send = |id: &'static str| {
+        s.http
+            .post(format!("{}/v1/boards/b/scores", s.base))
+            .header("x-request-id", id)
+            .json(&json!({"member": "a", "score": 1}))
+            .send()
+    };
+    let ok = send("log-test-ok-7f3a").await.expect("request");
+    assert_eq!(ok.status(), 200);
+    faults.set(Fault::DiskFull);
+    let failed = send("log-test-failed-7f3a").await.expect("request");
+    assert_eq!(failed.status(), 503);
+    assert_eq!(failed.headers()["x-request-id"], "log-test-failed-7f3a");
+    faults.set(Fault::None);
+    s.stop().await;
+    let text = String::from_utf8_lossy(&logs.lock().expect("logs")).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.contains("log-test-failed-7f3a"))
+        .unwrap_or_else(|| panic!("no log line for the failed request in:\n{text}"));
+    for part in [
+        "WARN",
+        "request failed",
+        "status=503",
+        "route=/v1/boards/{board}/scores",
+        "method=POST",
+    ] {
+        assert!(line.contains(part), "{part:?} missing from {line:?}");
+    }
+    assert!(
+        !text.contains("log-test-ok-7f3a"),
+        "a 200 was logged: {text}"
+    );
+}

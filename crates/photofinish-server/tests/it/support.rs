@@ -303,3 +303,33 @@ pub fn assert_error(got: &(StatusCode, Value), status: u16, code: &str) {
         "{got:?}"
     );
 }
+
+/// Everything logged at `warn` and above by this test binary, from the first call on: a
+/// global subscriber writing into a buffer (tests find their own lines by request id).
+pub fn captured_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
+    static LOGS: OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || LogSink(sink.clone()))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("no other subscriber");
+        buf
+    })
+    .clone()
+}
+
+struct LogSink(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogSink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("logs").extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
