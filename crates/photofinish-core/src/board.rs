@@ -94,7 +94,15 @@ impl Board {
         self.submit_with(w, true)
     }
 
-    /// [`Self::submit`] without computing the rank (log replay).
+    /// After log replay ([`Self::submit_unranked`]): builds the indexes it deferred.
+    pub fn rebuild_indexes(&mut self) {
+        for (_, ranking) in self.periods.values_mut() {
+            ranking.rebuild_index();
+        }
+    }
+
+    /// [`Self::submit`] for log replay: no rank, and each ranking's index is left for
+    /// [`Self::rebuild_indexes`] (see [`Ranking::submit_unranked`]).
     pub fn submit_unranked(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
         self.submit_with(w, false)
     }

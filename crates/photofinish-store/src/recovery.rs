@@ -151,6 +151,7 @@ pub fn replay(
         tail_len = read.valid_len;
         replayed.push(seg.clone());
     }
+    state.finish_replay();
     let replay_ms = started.elapsed().as_millis() as u64;
     Ok(Recovered {
         state,

@@ -97,9 +97,17 @@ impl State {
     }
 
     /// [`Self::apply`] for log replay: the same effect, but a write's rank is not computed
-    /// (`Outcome::rank` is 0), which makes recovery and compaction about a third cheaper.
+    /// (`Outcome::rank` is 0) and the rankings' indexes are left stale until
+    /// [`Self::finish_replay`], which must run before the state is read or served.
     pub fn replay(&self, cmd: &Command) -> Result<Applied, ApplyError> {
         self.apply_with(cmd, false)
+    }
+
+    /// Ends a replay: rebuilds every index [`Self::replay`] deferred, each in one pass.
+    pub fn finish_replay(&self) {
+        for (_, handle) in self.boards() {
+            write_lock(&handle).rebuild_indexes();
+        }
     }
 
     fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, ApplyError> {

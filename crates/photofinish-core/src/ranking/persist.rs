@@ -105,6 +105,7 @@ impl Ranking {
     /// Calls `f(member, score, reached_at_us, seq, metadata)` for every entry in rank order,
     /// without allocating: what a snapshot writes.
     pub fn for_each_entry(&self, mut f: impl FnMut(&str, i64, i64, u64, Option<&str>)) {
+        debug_assert!(!self.index_deferred, "read before rebuild_index");
         for id in self.index.iter_from(0) {
             let key = self.records.key_of(id);
             let name = std::str::from_utf8(self.records.name(id)).unwrap_or_default();

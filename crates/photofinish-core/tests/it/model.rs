@@ -198,7 +198,7 @@ fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u6
     // The same writes without ranks (as log replay applies them) must reach the same state.
     let mut unranked = Ranking::new(order);
     let mut model = Model::new();
-    for a in actions {
+    for (step, a) in actions.into_iter().enumerate() {
         match a {
             Action::Write {
                 member,
@@ -236,7 +236,19 @@ fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u6
             }
         }
         check(&r, &model, order, &probes);
+        if step % 13 == 12 {
+            // A replay's deferred index, rebuilt midway, must equal the maintained one;
+            // later unranked writes defer it again.
+            unranked.rebuild_index();
+            assert_eq!(
+                unranked.page(0, usize::MAX, RankStyle::Ordinal),
+                r.page(0, usize::MAX, RankStyle::Ordinal)
+            );
+        }
     }
+    unranked.rebuild_index();
+    assert_eq!(unranked.len(), r.len());
+    assert_eq!(unranked.next_seq(), r.next_seq());
     assert_eq!(
         unranked.page(0, usize::MAX, RankStyle::Dense),
         r.page(0, usize::MAX, RankStyle::Dense)
