@@ -5,7 +5,9 @@
 //!   is at most 16 bytes (longer names live once in a side slab);
 //! - a hash table from member name to record id that stores just the `u32` id and compares
 //!   names through the records, so each name is stored once;
-//! - the [`RankedIndex`] of record ids, which reads keys from the records.
+//! - the [`RankedIndex`] of record ids, which reads keys from the records. Log replay
+//!   ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
+//!   ([`Ranking::rebuild_index`]); the other two are always exact.
 //!
 //! Writes follow SPEC.md §2: `incr` is checked, `best` obeys the board order, and
 //! `reached_at` and the sequence move only when the score changes.
