@@ -101,10 +101,13 @@ pub async fn open_store(
     metrics: &Arc<Metrics>,
 ) -> Result<Arc<Store>, ServeError> {
     let m = metrics.clone();
+    let commit_due = Arc::new(tokio::sync::Notify::new());
+    let wake = commit_due.clone();
     let store_opts = StoreOptions {
         fsync: opts.fsync,
         segment_bytes: opts.segment_bytes,
         on_fsync: Some(Arc::new(move |d| m.observe_fsync(d))),
+        on_queued: Some(Arc::new(move || wake.notify_one())),
         ..StoreOptions::new(&opts.data_dir)
     };
     let clock = opts.clock.0.clone();
@@ -112,7 +115,26 @@ pub async fn open_store(
         tokio::task::spawn_blocking(move || Store::open(storage, store_opts, Box::new(clock)))
             .await
             .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
-    Ok(Arc::new(store))
+    let store = Arc::new(store);
+    tokio::spawn(committer(Arc::downgrade(&store), commit_due));
+    Ok(store)
+}
+
+/// Commits the writes queued under `everysec`/`never` (see `StoreOptions::on_queued`):
+/// woken by the first one queued, it first lets every request that is ready run, so one
+/// commit — one `write()` — takes them all and their answers go out together. Cheaper than
+/// handing each batch to a thread and back (docs/BENCHMARKS.md §2). Ends with the store.
+async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::Notify>) {
+    loop {
+        commit_due.notified().await;
+        tokio::task::yield_now().await;
+        let Some(store) = store.upgrade() else { return };
+        // A panic here must not leave later writes queued with no one to commit them.
+        let run = std::panic::AssertUnwindSafe(|| store.commit_queued());
+        if std::panic::catch_unwind(run).is_err() {
+            tracing::error!("a commit panicked; its writes were answered with an error");
+        }
+    }
 }
 
 /// Serves until `shutdown` completes; `on_ready` gets the bound address.

@@ -1,12 +1,23 @@
-//! The [`Store`]: one writer thread that owns the log, and a snapshotter beside it.
+//! The [`Store`]: the log behind one lock, a writer thread beside it, and a snapshotter.
 //!
-//! Write path: a request becomes a [`Command`] queued to the writer (bounded queue; full →
-//! `Overloaded`). The writer takes everything queued (group commit), stamps each command
-//! with the next LSN and — unless it carries an explicit `at` — the monotonic clock, appends
-//! the batch, fsyncs once under `always`, and only then applies the batch to the state and
-//! replies. If the append or fsync fails, the batch is cut from the file again and every
-//! command in it answers `Unavailable`: the state never saw it. Later batches retry, so
-//! writes resume when the disk does. Reads never pass through the writer.
+//! Write path: commands are committed in batches under the log's lock (group commit). A
+//! commit stamps each command with the next LSN and — unless it carries an explicit `at` —
+//! the monotonic clock, appends the batch, fsyncs once under `always`, and only then applies
+//! the batch to the state and replies; so LSN order is apply order. If the append or fsync
+//! fails, the batch is cut from the file again and every command in it answers
+//! `Unavailable`: the state never saw it. Later batches retry, so writes resume when the
+//! disk does. Reads never take the log's lock.
+//!
+//! Who commits depends on the policy. Under `always` a command is queued to the writer
+//! thread (bounded queue; full → `Overloaded`), which takes everything queued and shares one
+//! fsync among it. Under `everysec` and `never` nothing waits for an fsync, so no thread
+//! hand-off is needed: the command joins a shared queue (same bound), and the first one
+//! queued calls [`StoreOptions::on_queued`], whose owner runs [`Store::commit_queued`] soon
+//! (the server: a tokio task, after the requests that are ready have queued theirs, so one
+//! `write()` serves them all and their answers go out together). Without that hook the
+//! caller commits at once. Whoever holds the log commits what was queued meanwhile before
+//! it lets go, so nothing queued is left behind. The writer thread then only fsyncs about
+//! once a second. docs/BENCHMARKS.md §2 measures the designs tried.
 //!
 //! Snapshots: when a segment passes `segment_bytes`, the writer seals it and starts a new
 //! one; the snapshotter then rebuilds a private state from the last snapshot plus the sealed
@@ -16,7 +27,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -36,6 +47,8 @@ pub const MAX_BATCH_COMMANDS: usize = 4096;
 pub const DEFAULT_QUEUE_COMMANDS: usize = 65_536;
 /// Default segment size that triggers a new segment and a snapshot.
 pub const DEFAULT_SEGMENT_BYTES: u64 = 64 * 1024 * 1024;
+/// The encoding buffer is given back when a batch grew it past this.
+const KEEP_BUF_BYTES: usize = 1 << 20;
 /// How often the idle writer wakes to honour `everysec`.
 const TICK: Duration = Duration::from_millis(200);
 
@@ -76,6 +89,11 @@ pub struct StoreOptions {
     pub queue_commands: usize,
     /// Called with the duration of every fsync (metrics).
     pub on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+    /// Under `everysec` and `never`: called when a command is queued while nothing else
+    /// was; the callee must make [`Store::commit_queued`] run soon (the server wakes a task
+    /// for it, so that one commit takes every request that became ready meanwhile). Without
+    /// it the submitting thread commits at once.
+    pub on_queued: Option<Arc<dyn Fn() + Send + Sync>>,
     /// Write a snapshot of the live state at graceful shutdown, so the next start loads it
     /// instead of replaying the log (default on).
     pub snapshot_on_shutdown: bool,
@@ -90,6 +108,7 @@ impl StoreOptions {
             segment_bytes: DEFAULT_SEGMENT_BYTES,
             queue_commands: DEFAULT_QUEUE_COMMANDS,
             on_fsync: None,
+            on_queued: None,
             snapshot_on_shutdown: true,
         }
     }
@@ -135,6 +154,9 @@ impl Health {
         }
     }
     fn set(&self, err: Option<String>) {
+        if err.is_none() && !self.failing.load(Ordering::SeqCst) {
+            return; // the common case, once per commit: no lock
+        }
         self.failing.store(err.is_some(), Ordering::SeqCst);
         if let Ok(mut e) = self.last_error.lock() {
             *e = err;
@@ -147,6 +169,12 @@ pub struct Store {
     state: Arc<State>,
     clock: Arc<MonotonicClock<Box<dyn Clock>>>,
     health: Arc<Health>,
+    shared: Arc<Shared>,
+    /// Callers commit themselves (`everysec`, `never`) instead of queueing to the writer.
+    inline: bool,
+    queue_commands: usize,
+    on_queued: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// The writer's queue (`always`); `None` once shut down.
     tx: Mutex<Option<SyncSender<Job>>>,
     /// The writer returns the LSN of its last durable record, or `None` after a failure.
     writer: Mutex<Option<JoinHandle<Option<u64>>>>,
@@ -186,10 +214,10 @@ impl Store {
         let health = Arc::new(Health::default());
         let (snap_tx, snap_rx) = mpsc::channel::<u64>();
         let (tx, rx) = mpsc::sync_channel(opts.queue_commands);
-        let writer = Writer {
+        let log = Log {
             storage: storage.clone(),
             dir: opts.dir.clone(),
-            log,
+            file: log,
             seg_first,
             seg_len,
             next_lsn,
@@ -198,15 +226,22 @@ impl Store {
             dirty: false,
             last_sync: Instant::now(),
             broken_tail: false,
+            closed: false,
+            buf: Vec::new(),
             state: state.clone(),
             clock: clock.clone(),
             health: health.clone(),
-            snap_tx,
+            snap_tx: Some(snap_tx),
             on_fsync: opts.on_fsync.clone(),
         };
+        let shared = Arc::new(Shared {
+            log: Mutex::new(log),
+            queued: Mutex::new(Vec::new()),
+        });
+        let writer_shared = shared.clone();
         let w = std::thread::Builder::new()
             .name("pf-writer".into())
-            .spawn(move || writer.run(rx))
+            .spawn(move || writer_shared.run_writer(rx))
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         let (dir, snap_storage) = (opts.dir.clone(), storage.clone());
         let s = std::thread::Builder::new()
@@ -217,6 +252,10 @@ impl Store {
             state,
             clock,
             health,
+            shared,
+            inline: opts.fsync != FsyncPolicy::Always,
+            queue_commands: opts.queue_commands,
+            on_queued: opts.on_queued.clone(),
             tx: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(w)),
             snapshotter: Mutex::new(Some(s)),
@@ -241,9 +280,29 @@ impl Store {
         self.health.write_error()
     }
 
-    /// Queues `cmd`; `stamp` asks the writer to set its instant from the clock. `reply` is
-    /// called once the command is durable (per the fsync policy) and applied, or failed.
+    /// Queues `cmd`; `stamp` sets its instant from the clock at commit. `reply` is called
+    /// once the command is durable (per the fsync policy) and applied, or failed: under
+    /// `always` on the writer thread; under `everysec` and `never` usually before `submit`
+    /// returns, in the caller's thread, else in the thread that held the log. Either way it
+    /// must be quick.
     pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), SubmitError> {
+        if self.inline {
+            {
+                let mut queued = lock(&self.shared.queued);
+                if queued.len() >= self.queue_commands {
+                    return Err(SubmitError::Overloaded);
+                }
+                queued.push(Job { cmd, stamp, reply });
+                if queued.len() > 1 {
+                    return Ok(()); // whoever queued the first one arranged the commit
+                }
+            }
+            match &self.on_queued {
+                Some(wake) => wake(),
+                None => self.shared.commit_queued(),
+            }
+            return Ok(());
+        }
         let guard = self.tx.lock().map_err(|_| SubmitError::ShuttingDown)?;
         let tx = guard.as_ref().ok_or(SubmitError::ShuttingDown)?;
         match tx.try_send(Job { cmd, stamp, reply }) {
@@ -251,6 +310,13 @@ impl Store {
             Err(TrySendError::Full(_)) => Err(SubmitError::Overloaded),
             Err(TrySendError::Disconnected(_)) => Err(SubmitError::ShuttingDown),
         }
+    }
+
+    /// Commits everything queued under `everysec`/`never` (see
+    /// [`StoreOptions::on_queued`]); returns at once if another thread holds the log, which
+    /// then commits it.
+    pub fn commit_queued(&self) {
+        self.shared.commit_queued();
     }
 
     /// Stops taking commands, lets the writer finish the queued ones and sync, joins the
@@ -299,35 +365,64 @@ impl Drop for Store {
     }
 }
 
-struct Writer {
-    storage: Arc<dyn Storage>,
-    dir: PathBuf,
-    log: Box<dyn LogFile>,
-    seg_first: u64,
-    seg_len: u64,
-    next_lsn: u64,
-    fsync: FsyncPolicy,
-    segment_bytes: u64,
-    dirty: bool,
-    last_sync: Instant,
-    /// Bytes past `seg_len` may be in the file after a failed append: cut them first.
-    broken_tail: bool,
-    state: Arc<State>,
-    clock: Arc<MonotonicClock<Box<dyn Clock>>>,
-    health: Arc<Health>,
-    snap_tx: mpsc::Sender<u64>,
-    on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+/// Locks even if a panic poisoned the lock: the log's fields only change after the bytes
+/// they describe were written, so they stay true; a queue is a queue.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-impl Writer {
-    /// Runs until the queue closes; returns the LSN of the last durable record, or `None`
-    /// if the log ended unclean (a failed append or sync).
-    fn run(mut self, rx: Receiver<Job>) -> Option<u64> {
+/// What the store's callers and its writer thread share.
+struct Shared {
+    log: Mutex<Log>,
+    /// Commands waiting for whoever holds `log` next (`everysec`, `never`).
+    queued: Mutex<Vec<Job>>,
+}
+
+impl Shared {
+    /// Commits everything queued, unless another thread holds the log: that thread runs
+    /// this after letting go, so a queued command is never left behind.
+    fn commit_queued(&self) {
+        loop {
+            let mut log = match self.log.try_lock() {
+                Ok(log) => log,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => return,
+            };
+            let batch = std::mem::take(&mut *lock(&self.queued));
+            if !batch.is_empty() {
+                if log.closed {
+                    for job in batch {
+                        (job.reply)(Err(SubmitError::ShuttingDown));
+                    }
+                } else {
+                    log.commit(batch);
+                    log.rotate_if_full();
+                }
+            }
+            drop(log);
+            // A command queued while we held the log found it taken: commit it now.
+            if lock(&self.queued).is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Runs `f` on the log, then commits what was queued meanwhile.
+    fn with_log<R>(&self, f: impl FnOnce(&mut Log) -> R) -> R {
+        let r = f(&mut lock(&self.log));
+        self.commit_queued();
+        r
+    }
+
+    /// The writer thread, until the queue closes: group commits under `always`, the
+    /// `everysec` fsync under every policy. Returns the LSN of the last durable record, or
+    /// `None` if the log ended unclean (a failed append or sync).
+    fn run_writer(&self, rx: Receiver<Job>) -> Option<u64> {
         loop {
             let first = match rx.recv_timeout(TICK) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    self.sync_if_due();
+                    self.with_log(Log::sync_if_due);
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -339,10 +434,48 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            self.commit(batch);
-            self.sync_if_due();
-            self.rotate_if_full();
+            self.with_log(|log| {
+                log.commit(batch);
+                log.sync_if_due();
+                log.rotate_if_full();
+            });
         }
+        self.with_log(Log::finish)
+    }
+}
+
+/// The open log segment, where the next record goes, and what a commit needs.
+struct Log {
+    storage: Arc<dyn Storage>,
+    dir: PathBuf,
+    file: Box<dyn LogFile>,
+    seg_first: u64,
+    seg_len: u64,
+    next_lsn: u64,
+    fsync: FsyncPolicy,
+    segment_bytes: u64,
+    dirty: bool,
+    last_sync: Instant,
+    /// Bytes past `seg_len` may be in the file after a failed append: cut them first.
+    broken_tail: bool,
+    /// Shut down: queued commands are refused.
+    closed: bool,
+    /// Frames being encoded (kept to reuse its allocation).
+    buf: Vec<u8>,
+    state: Arc<State>,
+    clock: Arc<MonotonicClock<Box<dyn Clock>>>,
+    health: Arc<Health>,
+    /// Tells the snapshotter a segment was sealed; dropped at shutdown, which ends it.
+    snap_tx: Option<mpsc::Sender<u64>>,
+    on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+}
+
+impl Log {
+    /// Closes the log at shutdown (later commands are refused) and makes it durable; the
+    /// LSN of the last durable record, or `None` if the log ended unclean.
+    fn finish(&mut self) -> Option<u64> {
+        self.closed = true;
+        self.snap_tx = None;
         if self.dirty {
             if let Err(e) = self.sync() {
                 tracing::error!(error = %e, "final log sync failed");
@@ -355,7 +488,7 @@ impl Writer {
 
     fn sync(&mut self) -> std::io::Result<()> {
         let start = Instant::now();
-        self.log.sync()?;
+        self.file.sync()?;
         if let Some(f) = &self.on_fsync {
             f(start.elapsed());
         }
@@ -376,13 +509,13 @@ impl Writer {
         }
     }
 
-    /// Appends `buf` durably per policy; on error the file is cut back to where it was.
-    fn append(&mut self, buf: &[u8]) -> std::io::Result<()> {
+    /// Appends `self.buf` durably per policy; on error the file is cut back to where it was.
+    fn append(&mut self) -> std::io::Result<()> {
         if self.broken_tail {
-            self.log.truncate(self.seg_len)?;
+            self.file.truncate(self.seg_len)?;
             self.broken_tail = false;
         }
-        let result = self.log.append(buf).and_then(|()| {
+        let result = self.file.append(&self.buf).and_then(|()| {
             self.dirty = true;
             if self.fsync == FsyncPolicy::Always {
                 self.sync()
@@ -391,26 +524,31 @@ impl Writer {
             }
         });
         if result.is_err() {
-            self.broken_tail = self.log.truncate(self.seg_len).is_err();
+            self.broken_tail = self.file.truncate(self.seg_len).is_err();
         }
         result
     }
 
+    /// Stamps, logs, applies and answers `batch`, in order: all of it, or — when the log
+    /// cannot be written — none of it.
     fn commit(&mut self, mut batch: Vec<Job>) {
-        let mut buf = Vec::with_capacity(batch.len() * 64);
+        if self.buf.capacity() > KEEP_BUF_BYTES {
+            self.buf = Vec::new();
+        }
+        self.buf.clear();
         for (i, job) in batch.iter_mut().enumerate() {
             match &mut job.cmd {
                 Command::Write { at_us, .. } if job.stamp => *at_us = self.clock.now_us(),
                 Command::DeleteMember { now_us, .. } => *now_us = self.clock.now_us(),
                 _ => {}
             }
-            encode_frame(&mut buf, self.next_lsn + i as u64, &job.cmd);
+            encode_frame(&mut self.buf, self.next_lsn + i as u64, &job.cmd);
         }
-        match self.append(&buf) {
+        match self.append() {
             Ok(()) => {
                 self.health.set(None);
                 self.next_lsn += batch.len() as u64;
-                self.seg_len += buf.len() as u64;
+                self.seg_len += self.buf.len() as u64;
                 for job in batch {
                     let result = self.state.apply(&job.cmd);
                     (job.reply)(Ok(result));
@@ -433,11 +571,13 @@ impl Writer {
         let path = self.dir.join(segment_name(self.next_lsn));
         let opened = self.sync().and_then(|()| self.storage.open_log(&path, 0));
         match opened {
-            Ok(log) => {
-                self.log = log;
+            Ok(file) => {
+                self.file = file;
                 self.seg_first = self.next_lsn;
                 self.seg_len = 0;
-                let _ = self.snap_tx.send(self.seg_first);
+                if let Some(tx) = &self.snap_tx {
+                    let _ = tx.send(self.seg_first);
+                }
             }
             Err(e) => tracing::warn!(error = %e, "could not start a new log segment; will retry"),
         }

@@ -4,16 +4,27 @@
 use std::sync::Arc;
 
 use photofinish_store::io::{Fault, FaultyStorage};
+use photofinish_store::FsyncPolicy;
 use serde_json::json;
 
 use crate::support::*;
 
 #[tokio::test]
 async fn storage_faults_answer_503_and_heal() {
+    for policy in [
+        FsyncPolicy::Always,
+        FsyncPolicy::EverySec,
+        FsyncPolicy::Never,
+    ] {
+        storage_faults_answer_503_and_heal_with(policy).await;
+    }
+}
+
+async fn storage_faults_answer_503_and_heal_with(policy: FsyncPolicy) {
     let dir = tempfile::tempdir().expect("tmp");
     let storage = FaultyStorage::default();
     let faults = storage.faults.clone();
-    let s = Server::start_on(dir.path(), Arc::new(storage)).await;
+    let s = Server::start_fsync(dir.path(), Arc::new(storage), policy).await;
     s.put("/v1/boards/b", json!({})).await;
     s.post("/v1/boards/b/scores", json!({"member": "a", "score": 10}))
         .await;
@@ -40,7 +51,7 @@ async fn storage_faults_answer_503_and_heal() {
         assert_eq!(
             s.get("/v1/boards/b/entries").await,
             before,
-            "{fault:?}: reads changed"
+            "{policy:?} {fault:?}: reads changed"
         );
         assert_eq!(s.get("/healthz").await.1["status"], "degraded");
         faults.set(Fault::None);

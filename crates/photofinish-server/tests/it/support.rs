@@ -135,11 +135,21 @@ impl Server {
         }
     }
 
-    /// A server on the embedded store in `dir`, through `storage`.
+    /// A server on the embedded store in `dir` (fsync `always`), through `storage`.
     pub async fn start_on(dir: &Path, storage: Arc<dyn Storage>) -> Server {
+        Self::start_fsync(dir, storage, photofinish_store::FsyncPolicy::Always).await
+    }
+
+    /// A server on the embedded store in `dir` with fsync `policy`, through `storage`.
+    pub async fn start_fsync(
+        dir: &Path,
+        storage: Arc<dyn Storage>,
+        policy: photofinish_store::FsyncPolicy,
+    ) -> Server {
         let opts = ServeOptions {
             listen: "127.0.0.1:0".into(),
             data_dir: dir.to_path_buf(),
+            fsync: policy,
             ..ServeOptions::default()
         };
         Self::start_with(opts, storage, Kind::Embedded).await

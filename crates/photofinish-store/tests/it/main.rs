@@ -4,4 +4,5 @@ mod support;
 
 mod damage;
 mod faults;
+mod policies;
 mod recovery;
