@@ -153,7 +153,16 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.code.parts().1;
-        (status, Json(self.body())).into_response()
+        let mut resp = (status, Json(self.body())).into_response();
+        if matches!(self.code, Code::BodyTooLarge) {
+            // The rest of the body was never read, so this connection cannot carry another
+            // request: say so, or a client would reuse it and fail writing its next one.
+            resp.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
+        resp
     }
 }
 
