@@ -1,13 +1,14 @@
 //! Helpers: open a store on a directory, submit synchronously, read a member.
 
 use std::path::Path;
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex, Weak};
+use std::time::Duration;
 
 use photofinish_core::clock::ManualClock;
 use photofinish_core::{BoardConfig, PeriodRef, RankStyle};
 use photofinish_store::io::Storage;
 use photofinish_store::{
-    Applied, ApplyError, Command, Store, StoreError, StoreOptions, SubmitError,
+    Applied, ApplyError, Command, FsyncPolicy, Store, StoreError, StoreOptions, SubmitError,
 };
 
 /// 2026-11-22T00:00:00Z
@@ -114,3 +115,55 @@ pub fn files(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// How a test store's queued commands get committed.
+#[derive(Debug, Clone, Copy)]
+pub enum Committer {
+    /// By the submitting thread (no `on_queued` hook).
+    Inline,
+    /// By a separate thread that `on_queued` wakes, like the server's task.
+    Woken,
+}
+
+/// A store with `policy` and `committer` on `storage`, and the committer thread if any
+/// (it ends once the store is dropped). `snapshot` = snapshot at shutdown.
+pub fn open_policy(
+    storage: Arc<dyn Storage>,
+    dir: &Path,
+    (policy, committer): (FsyncPolicy, Committer),
+    snapshot: bool,
+) -> Arc<Store> {
+    let mut opts = StoreOptions::new(dir);
+    opts.fsync = policy;
+    opts.snapshot_on_shutdown = snapshot;
+    let (tx, rx) = mpsc::channel::<()>();
+    if let Committer::Woken = committer {
+        let tx = Mutex::new(tx);
+        opts.on_queued = Some(Arc::new(move || {
+            let _ = tx.lock().expect("tx").send(());
+        }));
+    }
+    let store = Arc::new(Store::open(storage, opts, Box::new(ManualClock::new(T0))).expect("open"));
+    if let Committer::Woken = committer {
+        let weak: Weak<Store> = Arc::downgrade(&store);
+        std::thread::spawn(move || loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(()) => match weak.upgrade() {
+                    Some(s) => s.commit_queued(),
+                    None => return,
+                },
+                Err(mpsc::RecvTimeoutError::Timeout) if weak.strong_count() > 0 => {}
+                Err(_) => return,
+            }
+        });
+    }
+    store
+}
+
+/// The policies that commit without the writer thread, with each kind of committer.
+pub const SETUPS: [(FsyncPolicy, Committer); 4] = [
+    (FsyncPolicy::EverySec, Committer::Inline),
+    (FsyncPolicy::EverySec, Committer::Woken),
+    (FsyncPolicy::Never, Committer::Inline),
+    (FsyncPolicy::Never, Committer::Woken),
+];
