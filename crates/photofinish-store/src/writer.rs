@@ -282,9 +282,9 @@ impl Store {
 
     /// Queues `cmd`; `stamp` sets its instant from the clock at commit. `reply` is called
     /// once the command is durable (per the fsync policy) and applied, or failed: under
-    /// `always` on the writer thread; under `everysec` and `never` usually before `submit`
-    /// returns, in the caller's thread, else in the thread that held the log. Either way it
-    /// must be quick.
+    /// `always` on the writer thread; under `everysec` and `never` in whichever thread
+    /// commits it — the one [`StoreOptions::on_queued`] woke, or without that hook usually
+    /// the caller before `submit` returns. Either way it must be quick.
     pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), SubmitError> {
         if self.inline {
             {
