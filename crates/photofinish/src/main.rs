@@ -13,7 +13,25 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Turns transparent huge pages off for this process. mimalloc asks the kernel for them
+/// (`MADV_HUGEPAGE`), and every first touch of such a page zeroes 2 MiB: the snapshotter,
+/// which builds and drops a whole private state per compaction, spent more CPU zeroing
+/// pages than replaying the log, while the ranking's random reads gained nothing
+/// measurable from the bigger pages (docs/BENCHMARKS.md §2 and §1).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn disable_transparent_huge_pages() {
+    // SAFETY: prctl(PR_SET_THP_DISABLE) takes plain integers and touches no memory of
+    // ours; it sets a flag on this process that later page faults consult. Failing (an
+    // old kernel) only leaves the default, so the result is ignored.
+    let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn disable_transparent_huge_pages() {}
+
 fn main() -> std::process::ExitCode {
+    disable_transparent_huge_pages();
     let args = cli::Args::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,

@@ -169,3 +169,18 @@ fn serve_on_redis_keeps_no_state_of_its_own() {
     assert!(err.contains("unknown storage"), "{err}");
     assert!(!err.contains("Error {"), "no debug output: {err}");
 }
+
+/// The server turns transparent huge pages off for itself (see `main.rs`): on Linux the
+/// kernel reports the flag as `THP_enabled: 0` in the process status (kernels before 5.0
+/// lack the line; then there is nothing to check).
+#[test]
+#[cfg(target_os = "linux")]
+fn the_server_runs_without_transparent_huge_pages() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let proc = Proc::start(dir.path(), "never");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", proc.child.id()))
+        .expect("read /proc status");
+    if let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) {
+        assert_eq!(line.split_whitespace().nth(1), Some("0"), "{line}");
+    }
+}
