@@ -12,7 +12,9 @@
 # Each run starts right after a snapshot, so it measures between compactions (a run of
 # ~20 s at 50K/s ends before the next one); bench/http.sh measures with them.
 # With REDIS=1 each round also runs redis-benchmark with the seed-000 Lua increment on a
-# 1M-member ZSET and prints the same columns for redis-server and redis-benchmark.
+# 1M-member ZSET and prints the same columns for redis-server and redis-benchmark
+# (REDIS_REQS requests, default 700,000 — about 15 s; 3,000,000 matches a 60-s DURATION).
+# A DURATION of 60s or more includes the compactions the writes cause (~1 per 1.3M writes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=$1 DUR=$2
@@ -55,7 +57,7 @@ for round in $(seq "$ROUNDS"); do
     python3 bench/redis_load.py zb 1000000 | redis-cli -p $RPORT --pipe >/dev/null
     INCR=$(redis-cli -p $RPORT script load "$(cat bench/seed000_incr.lua)")
     RPID=$(cat "$WORK/redis.pid")
-    REQS=700000
+    REQS=${REDIS_REQS:-700000}
     C0=$(ticks "$RPID")
     redis-benchmark -p $RPORT -c 50 -n $REQS -r 1000000 -q EVALSHA "$INCR" 2 zb pf00__rand_int__ 1 0.0000123 > "$WORK/rb.out" &
     B=$!
