@@ -24,7 +24,7 @@ export PF_N=1000000
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-per_req() { echo $(( ($2 - $1) * 1000000 / $(getconf CLK_TCK) / $3 )); }
+per_req() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) * 1000000 / hz / n }'; }
 # CPU ticks of a process, sampled until it exits.
 follow() { local t=0 n; while kill -0 "$1" 2>/dev/null; do n=$(ticks "$1"); [ "$n" -gt 0 ] && t=$n; sleep 0.2; done; echo "$t"; }
 
@@ -46,7 +46,7 @@ for round in $(seq "$ROUNDS"); do
     sleep 0.3; W0=$(ticks $W); W1=$(follow $W)
     C1=$(ticks $PID)
     REQS=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
-    printf '%-40s %9s ops/s  p99 %-7s server %3s µs/req  wrk %3s µs/req\n' "$BIN" \
+    printf '%-40s %9s ops/s  p99 %-7s server %4s µs/req  wrk %4s µs/req\n' "$BIN" \
       "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
       "$(per_req "$C0" "$C1" "$REQS")" "$(per_req "$W0" "$W1" "$REQS")"
     kill -TERM $PID; wait $PID || true
@@ -63,7 +63,7 @@ for round in $(seq "$ROUNDS"); do
     B=$!
     sleep 0.3; B0=$(ticks $B); B1=$(follow $B)
     C1=$(ticks "$RPID")
-    printf '%-40s %9s ops/s  p50 %-7s server %3s µs/req  bench %3s µs/req\n' "redis seed-000 Lua increment" \
+    printf '%-40s %9s ops/s  p50 %-7s server %4s µs/req  bench %4s µs/req\n' "redis seed-000 Lua increment" \
       "$(tr '\r' '\n' < "$WORK/rb.out" | grep -o '[0-9.]* requests per second' | cut -d' ' -f1)" \
       "$(tr '\r' '\n' < "$WORK/rb.out" | grep -o 'p50=[0-9.]* msec' | cut -d= -f2)" \
       "$(per_req "$C0" "$C1" "$REQS")" "$(per_req "$B0" "$B1" "$REQS")"
