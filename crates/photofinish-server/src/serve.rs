@@ -101,13 +101,18 @@ pub async fn open_store(
     metrics: &Arc<Metrics>,
 ) -> Result<Arc<Store>, ServeError> {
     let m = metrics.clone();
-    let commit_due = Arc::new(tokio::sync::Notify::new());
-    let wake = commit_due.clone();
+    // Under `always` the store's writer thread commits (one fsync per batch): no task.
+    let commit_due =
+        (opts.fsync != FsyncPolicy::Always).then(|| Arc::new(tokio::sync::Notify::new()));
+    let on_queued = commit_due.clone().map(|due| {
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(move || due.notify_one());
+        wake
+    });
     let store_opts = StoreOptions {
         fsync: opts.fsync,
         segment_bytes: opts.segment_bytes,
         on_fsync: Some(Arc::new(move |d| m.observe_fsync(d))),
-        on_queued: Some(Arc::new(move || wake.notify_one())),
+        on_queued,
         ..StoreOptions::new(&opts.data_dir)
     };
     let clock = opts.clock.0.clone();
@@ -116,7 +121,9 @@ pub async fn open_store(
             .await
             .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
     let store = Arc::new(store);
-    tokio::spawn(committer(Arc::downgrade(&store), commit_due));
+    if let Some(due) = commit_due {
+        tokio::spawn(committer(Arc::downgrade(&store), due));
+    }
     Ok(store)
 }
 
