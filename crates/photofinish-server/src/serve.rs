@@ -101,18 +101,16 @@ pub async fn open_store(
     metrics: &Arc<Metrics>,
 ) -> Result<Arc<Store>, ServeError> {
     let m = metrics.clone();
-    // Under `always` the store's writer thread commits (one fsync per batch): no task.
+    // The committer task, unless the store's writer thread commits (`always`).
     let commit_due =
-        (opts.fsync != FsyncPolicy::Always).then(|| Arc::new(tokio::sync::Notify::new()));
-    let on_queued = commit_due.clone().map(|due| {
-        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(move || due.notify_one());
-        wake
-    });
+        (!opts.fsync.writer_thread_commits()).then(|| Arc::new(tokio::sync::Notify::new()));
     let store_opts = StoreOptions {
         fsync: opts.fsync,
         segment_bytes: opts.segment_bytes,
         on_fsync: Some(Arc::new(move |d| m.observe_fsync(d))),
-        on_queued,
+        on_queued: commit_due
+            .clone()
+            .map(|due| Arc::new(move || due.notify_one()) as Arc<dyn Fn() + Send + Sync>),
         ..StoreOptions::new(&opts.data_dir)
     };
     let clock = opts.clock.0.clone();

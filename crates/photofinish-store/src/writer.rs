@@ -74,6 +74,13 @@ impl FsyncPolicy {
             _ => None,
         }
     }
+
+    /// Whether the writer thread commits (`always`: one fsync per batch). Under the other
+    /// policies nothing waits for an fsync: commands are queued for whoever the store's
+    /// [`StoreOptions::on_queued`] hook wakes, or committed by the caller without one.
+    pub fn writer_thread_commits(self) -> bool {
+        self == Self::Always
+    }
 }
 
 /// How to open a store.
@@ -253,7 +260,7 @@ impl Store {
             clock,
             health,
             shared,
-            inline: opts.fsync != FsyncPolicy::Always,
+            inline: !opts.fsync.writer_thread_commits(),
             queue_commands: opts.queue_commands,
             on_queued: opts.on_queued.clone(),
             tx: Mutex::new(Some(tx)),
