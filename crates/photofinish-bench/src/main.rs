@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use photofinish_redis::launch::RedisProcess;
+use photofinish_testkit::redis::RedisProcess;
 
 use crate::drive::{drive, Report, Settings};
 use crate::targets::Target;

@@ -3,20 +3,20 @@
 //! Every write carries its instant; the calendar maps it to a period, and the write lands in
 //! that period's ranking, created on first use. When a write opens a period newer than any
 //! before, periods that fall out of `retention` (counted back from the newest) are dropped,
-//! so retention depends only on the writes and replays identically. Readers see less: only
-//! the periods from [`Board::visible_floor_us`] on — retention counted back from the current
-//! period by the clock — so that a period leaves the board when it falls out of "the last
-//! `retention` periods", whether or not anyone wrote since (the Redis backend lets its keys
-//! expire at that moment). Reads name a period as `current` (the one containing "now"),
-//! `previous`, or an id.
+//! so retention depends only on the writes and replays identically. Readers see less: the
+//! board's [`PeriodWindow`] — retention counted back from the current period by the clock —
+//! so that a period leaves the board when it falls out of "the last `retention` periods",
+//! whether or not anyone wrote since (the Redis backend lets its keys expire at that
+//! moment). Reads name a period as `current` (the one containing "now"), `previous`, or an
+//! id.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::config::{BoardConfig, Op};
-use crate::error::CoreError;
+use crate::error::BoardError;
 use crate::ranking::{Outcome, Ranking, Write};
+use crate::window::PeriodWindow;
 
 /// How a read names a period.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,17 +38,24 @@ impl PeriodRef {
             id => Self::Id(id.to_owned()),
         }
     }
+
+    /// The wire form: `current`, `previous`, or the id.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Current => "current",
+            Self::Previous => "previous",
+            Self::Id(id) => id,
+        }
+    }
 }
 
 /// One board. See the module docs.
 #[derive(Debug)]
 pub struct Board {
     config: BoardConfig,
-    calendar: Calendar,
+    window: PeriodWindow,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
-    /// The last visible floor computed: (current period start, floor start).
-    visible_floor: Mutex<Option<(i64, i64)>>,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -68,14 +75,13 @@ pub struct BoardWrite<'a> {
 
 impl Board {
     /// A new, empty board; fails on an invalid config.
-    pub fn new(config: BoardConfig) -> Result<Self, CoreError> {
+    pub fn new(config: BoardConfig) -> Result<Self, BoardError> {
         config.validate()?;
-        let calendar = Calendar::new(&config)?;
+        let window = PeriodWindow::new(&config)?;
         Ok(Self {
             config,
-            calendar,
+            window,
             periods: BTreeMap::new(),
-            visible_floor: Mutex::new(None),
         })
     }
 
@@ -86,11 +92,16 @@ impl Board {
 
     /// The board's calendar.
     pub fn calendar(&self) -> &Calendar {
-        &self.calendar
+        self.window.calendar()
+    }
+
+    /// The board's period window: what readers see and writes may name, by the clock.
+    pub fn window(&self) -> &PeriodWindow {
+        &self.window
     }
 
     /// Applies a write in the period containing its instant. On error nothing changed.
-    pub fn submit(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
+    pub fn submit(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), BoardError> {
         self.submit_with(w, true)
     }
 
@@ -103,7 +114,7 @@ impl Board {
 
     /// [`Self::submit`] for log replay: no rank, and each ranking's index is left for
     /// [`Self::rebuild_indexes`] (see [`Ranking::submit_unranked`]).
-    pub fn submit_unranked(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), CoreError> {
+    pub fn submit_unranked(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), BoardError> {
         self.submit_with(w, false)
     }
 
@@ -111,18 +122,18 @@ impl Board {
         &mut self,
         w: &BoardWrite<'_>,
         ranked: bool,
-    ) -> Result<(Outcome, Period), CoreError> {
+    ) -> Result<(Outcome, Period), BoardError> {
         validate_instant(w.at_us)?;
         let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
         let period = match newest {
             // Nearly every write lands in the newest period: no calendar, no retention walk.
             Some(p) if p.contains(w.at_us) => p.clone(),
             _ => {
-                let period = self.calendar.period_at(w.at_us)?;
+                let period = self.calendar().period_at(w.at_us)?;
                 // Only a write older than the newest period can fall outside retention.
                 if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
-                    if period.start_us < self.retention_floor(newest) {
-                        return Err(CoreError::PeriodNotRetained(period.id));
+                    if period.start_us < self.window.retention_floor(newest).start_us {
+                        return Err(BoardError::PeriodNotRetained(period.id));
                     }
                 }
                 period
@@ -157,52 +168,49 @@ impl Board {
         result.map(|o| (o, period))
     }
 
-    /// Start of the oldest period retention keeps while `newest` is the newest period.
-    fn retention_floor(&self, newest: &Period) -> i64 {
-        self.calendar
-            .retention_floor(newest, self.config.retention)
-            .start_us
-    }
-
     /// Drops periods older than the retention window counted back from the newest period.
     fn enforce_retention(&mut self) {
         let Some((_, (newest, _))) = self.periods.last_key_value() else {
             return;
         };
-        let floor = self.retention_floor(newest);
+        let floor = self.window.retention_floor(newest).start_us;
         self.periods.retain(|&start, _| start >= floor);
     }
 
-    /// Start of the oldest period a reader at `now_us` sees: `retention` periods counted back
-    /// from the current one, the current one included. Older periods read as absent, and a
-    /// write into one is refused, even before a newer write purges it.
-    pub fn visible_floor_us(&self, now_us: i64) -> Result<i64, CoreError> {
-        let current = self.resolve(&PeriodRef::Current, now_us)?;
-        let mut cache = self.visible_floor.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((start, floor)) = *cache {
-            if start == current.start_us {
-                return Ok(floor);
-            }
+    /// The period `r` names at `now_us`, by the calendar alone (it may hold no ranking:
+    /// nothing written in it yet, or purged). See [`PeriodWindow::period_of`].
+    pub fn resolve(&self, r: &PeriodRef, now_us: i64) -> Result<Period, BoardError> {
+        match self.newest_if_current(r, now_us) {
+            Some(p) => Ok(p.clone()),
+            None => self.window.period_of(r, now_us),
         }
-        let floor = self.retention_floor(&current);
-        *cache = Some((current.start_us, floor));
-        Ok(floor)
     }
 
-    /// Resolves a period reference at instant `now_us` to a period of this board's calendar
-    /// (which may hold no ranking: nothing written in it yet, or purged).
-    pub fn resolve(&self, r: &PeriodRef, now_us: i64) -> Result<Period, CoreError> {
+    /// The newest period, if `r` is `current` and the newest period contains `now_us`: the
+    /// common case, answered without the calendar or the window's cache.
+    fn newest_if_current(&self, r: &PeriodRef, now_us: i64) -> Option<&Period> {
+        let (_, (newest, _)) = self.periods.last_key_value()?;
         let now = now_us.clamp(0, crate::calendar::MAX_INSTANT_US);
-        // The newest period is usually the current one: no calendar needed then.
-        let current = match self.periods.last_key_value() {
-            Some((_, (p, _))) if p.contains(now) => p.clone(),
-            _ => self.calendar.period_at(now)?,
-        };
-        match r {
-            PeriodRef::Current => Ok(current),
-            PeriodRef::Previous => self.calendar.previous(&current),
-            PeriodRef::Id(id) => self.calendar.parse(id),
+        (*r == PeriodRef::Current && newest.contains(now)).then_some(newest)
+    }
+
+    /// What a reader at `now_us` sees of period `r`: the period and its ranking, if any.
+    /// The current period always resolves (empty before its first write); any other period
+    /// without a ranking, or older than the window, is `period_not_found`.
+    pub fn read(
+        &self,
+        r: &PeriodRef,
+        now_us: i64,
+    ) -> Result<(Period, Option<&Ranking>), BoardError> {
+        if let Some(p) = self.newest_if_current(r, now_us) {
+            return Ok((p.clone(), self.ranking(p)));
         }
+        let resolved = self.window.resolve(r, now_us)?;
+        let ranking = self.ranking(&resolved.period);
+        if ranking.is_none() && !resolved.is_current {
+            return Err(BoardError::PeriodNotFound(resolved.period.id));
+        }
+        Ok((resolved.period, ranking))
     }
 
     /// The ranking of `period`, if one exists.

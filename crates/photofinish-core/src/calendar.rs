@@ -11,7 +11,7 @@ use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 
 use crate::config::{BoardConfig, Reset, WeekStart};
-use crate::error::CoreError;
+use crate::error::BoardError;
 
 /// Earliest instant a write may carry: the Unix epoch. Period ids have 4-digit years.
 pub const MIN_INSTANT_US: i64 = 0;
@@ -37,11 +37,11 @@ impl Period {
 }
 
 /// Checks that `at_us` is an instant a write may carry.
-pub fn validate_instant(at_us: i64) -> Result<(), CoreError> {
+pub fn validate_instant(at_us: i64) -> Result<(), BoardError> {
     if (MIN_INSTANT_US..=MAX_INSTANT_US).contains(&at_us) {
         Ok(())
     } else {
-        Err(CoreError::TimeOutOfRange(at_us))
+        Err(BoardError::TimeOutOfRange(at_us))
     }
 }
 
@@ -55,9 +55,9 @@ pub struct Calendar {
 
 impl Calendar {
     /// The calendar of `config`; fails on an unknown time zone.
-    pub fn new(config: &BoardConfig) -> Result<Self, CoreError> {
+    pub fn new(config: &BoardConfig) -> Result<Self, BoardError> {
         let tz = TimeZone::get(&config.timezone).map_err(|_| {
-            CoreError::InvalidConfig(format!("unknown time zone {:?}", config.timezone))
+            BoardError::InvalidConfig(format!("unknown time zone {:?}", config.timezone))
         })?;
         Ok(Self {
             reset: config.reset,
@@ -67,9 +67,9 @@ impl Calendar {
     }
 
     /// The period that contains `at_us` (which must pass [`validate_instant`]).
-    pub fn period_at(&self, at_us: i64) -> Result<Period, CoreError> {
+    pub fn period_at(&self, at_us: i64) -> Result<Period, BoardError> {
         let ts =
-            Timestamp::from_microsecond(at_us).map_err(|_| CoreError::TimeOutOfRange(at_us))?;
+            Timestamp::from_microsecond(at_us).map_err(|_| BoardError::TimeOutOfRange(at_us))?;
         let day = ts.to_zoned(self.tz.clone()).date();
         let first = match self.reset {
             Reset::Never => return Ok(all()),
@@ -78,11 +78,11 @@ impl Calendar {
             Reset::Monthly => day.first_of_month(),
         };
         self.period_from_first_day(first)
-            .ok_or(CoreError::TimeOutOfRange(at_us))
+            .ok_or(BoardError::TimeOutOfRange(at_us))
     }
 
     /// The period just before `period` (the same period for `all`).
-    pub fn previous(&self, period: &Period) -> Result<Period, CoreError> {
+    pub fn previous(&self, period: &Period) -> Result<Period, BoardError> {
         if self.reset == Reset::Never {
             return Ok(all());
         }
@@ -90,7 +90,7 @@ impl Calendar {
     }
 
     /// The period just after `period` (the same period for `all`).
-    pub fn next(&self, period: &Period) -> Result<Period, CoreError> {
+    pub fn next(&self, period: &Period) -> Result<Period, BoardError> {
         if self.reset == Reset::Never {
             return Ok(all());
         }
@@ -128,8 +128,8 @@ impl Calendar {
     }
 
     /// Parses a period id of this board's schedule.
-    pub fn parse(&self, id: &str) -> Result<Period, CoreError> {
-        let malformed = || CoreError::MalformedPeriod(id.to_owned());
+    pub fn parse(&self, id: &str) -> Result<Period, BoardError> {
+        let malformed = || BoardError::MalformedPeriod(id.to_owned());
         let first = match (self.reset, self.week_start) {
             (Reset::Never, _) => {
                 return if id == "all" {

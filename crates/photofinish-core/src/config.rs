@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::CoreError;
+use crate::error::BoardError;
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
 pub const MAX_BOARD_NAME_BYTES: usize = 64;
@@ -120,12 +120,12 @@ impl Default for BoardConfig {
 
 impl BoardConfig {
     /// Checks every field; the time zone must be a known IANA name.
-    pub fn validate(&self) -> Result<(), CoreError> {
+    pub fn validate(&self) -> Result<(), BoardError> {
         jiff::tz::TimeZone::get(&self.timezone).map_err(|_| {
-            CoreError::InvalidConfig(format!("unknown time zone {:?}", self.timezone))
+            BoardError::InvalidConfig(format!("unknown time zone {:?}", self.timezone))
         })?;
         if self.retention == 0 || self.retention > MAX_RETENTION_PERIODS {
-            return Err(CoreError::InvalidConfig(format!(
+            return Err(BoardError::InvalidConfig(format!(
                 "retention {} is outside 1..={MAX_RETENTION_PERIODS}",
                 self.retention
             )));
@@ -135,7 +135,7 @@ impl BoardConfig {
 }
 
 /// Checks a board name: `[A-Za-z0-9_.-]{1,64}`.
-pub fn validate_board_name(name: &str) -> Result<(), CoreError> {
+pub fn validate_board_name(name: &str) -> Result<(), BoardError> {
     let ok = !name.is_empty()
         && name.len() <= MAX_BOARD_NAME_BYTES
         && name
@@ -144,19 +144,19 @@ pub fn validate_board_name(name: &str) -> Result<(), CoreError> {
     if ok {
         Ok(())
     } else {
-        Err(CoreError::InvalidBoardName(name.to_owned()))
+        Err(BoardError::InvalidBoardName(name.to_owned()))
     }
 }
 
 /// Checks a member name: 1 to 128 bytes of UTF-8 without control characters.
-pub fn validate_member_name(name: &str) -> Result<(), CoreError> {
+pub fn validate_member_name(name: &str) -> Result<(), BoardError> {
     let ok = !name.is_empty()
         && name.len() <= MAX_MEMBER_NAME_BYTES
         && !name.chars().any(char::is_control);
     if ok {
         Ok(())
     } else {
-        Err(CoreError::InvalidMemberName(name.to_owned()))
+        Err(BoardError::InvalidMemberName(name.to_owned()))
     }
 }
 
@@ -191,7 +191,7 @@ mod tests {
             timezone: "Mars/Olympus".into(),
             ..BoardConfig::default()
         };
-        assert!(matches!(tz.validate(), Err(CoreError::InvalidConfig(m)) if m.contains("Mars")));
+        assert!(matches!(tz.validate(), Err(BoardError::InvalidConfig(m)) if m.contains("Mars")));
         let zero = BoardConfig {
             retention: 0,
             ..BoardConfig::default()

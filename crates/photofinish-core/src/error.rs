@@ -1,12 +1,142 @@
-//! Errors of the ranking semantics. Each variant is a rule a write or a query broke; the
-//! server maps every variant to one stable `snake_case` code and an HTTP status in one table,
-//! so the names here are part of the public contract.
+//! Every error a board operation can answer, and the stable codes of every error any door
+//! answers. [`BoardError`] is what the [`Leaderboard`](crate::service::Leaderboard) service
+//! and the semantics below it return, on every backend; each variant has one message (here)
+//! and one code ([`BoardError::code`]). [`ErrorCode`] lists every code a client can see —
+//! including the input errors only a door raises (a malformed body, an unknown route) — so a
+//! door maps codes to its own protocol (an HTTP status, a RESP error) from one table.
 
 use thiserror::Error;
 
-/// A rule of SPEC.md §2 that an input or an operation broke. Nothing was changed.
+use crate::config::BoardConfig;
+
+/// Every stable error code, on every door. The wire names are part of the public contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The body is not JSON, or not the expected shape.
+    MalformedJson,
+    /// A parameter that breaks its rules (negative offset, unknown ranking, …).
+    InvalidParameter,
+    /// A board name outside `[A-Za-z0-9_.-]{1,64}`.
+    InvalidBoardName,
+    /// A malformed period id.
+    InvalidPeriod,
+    /// No such route.
+    NotFound,
+    /// No such board.
+    BoardNotFound,
+    /// No such member in the period.
+    MemberNotFound,
+    /// No ranking for that period.
+    PeriodNotFound,
+    /// The route exists, the method does not.
+    MethodNotAllowed,
+    /// The board exists with another config.
+    BoardConfigConflict,
+    /// The body is over the limit.
+    BodyTooLarge,
+    /// A batch over the entry limit.
+    BatchTooLarge,
+    /// A member name that breaks the rules.
+    InvalidMember,
+    /// A score that is not an integer.
+    ScoreNotInteger,
+    /// An integer score outside what the backend holds.
+    ScoreOutOfRange,
+    /// An `incr` whose result leaves what the backend holds.
+    ScoreOverflow,
+    /// An unknown operator.
+    InvalidOp,
+    /// Metadata that is not a JSON object.
+    InvalidMetadata,
+    /// Metadata over 1 KiB.
+    MetadataTooLarge,
+    /// A config field with a value it does not take (unknown time zone, …).
+    InvalidConfig,
+    /// An `at` that is not RFC 3339 or outside the supported range.
+    InvalidTime,
+    /// A write into a period older than the board retains.
+    PeriodNotRetained,
+    /// A ranking that cannot take more.
+    RankingFull,
+    /// The storage (the log, or Redis) cannot be written or reached; nothing changed.
+    StorageUnavailable,
+    /// Too many writes queued.
+    Overloaded,
+    /// The server is shutting down.
+    ShuttingDown,
+}
+
+macro_rules! code_names {
+    ($($variant:ident => $name:literal),+ $(,)?) => {
+        impl ErrorCode {
+            /// Every code, in declaration order (for tables and tests).
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),+];
+            /// The `snake_case` wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $name),+ }
+            }
+        }
+    };
+}
+code_names!(
+    MalformedJson => "malformed_json",
+    InvalidParameter => "invalid_parameter",
+    InvalidBoardName => "invalid_board_name",
+    InvalidPeriod => "invalid_period",
+    NotFound => "not_found",
+    BoardNotFound => "board_not_found",
+    MemberNotFound => "member_not_found",
+    PeriodNotFound => "period_not_found",
+    MethodNotAllowed => "method_not_allowed",
+    BoardConfigConflict => "board_config_conflict",
+    BodyTooLarge => "body_too_large",
+    BatchTooLarge => "batch_too_large",
+    InvalidMember => "invalid_member",
+    ScoreNotInteger => "score_not_integer",
+    ScoreOutOfRange => "score_out_of_range",
+    ScoreOverflow => "score_overflow",
+    InvalidOp => "invalid_op",
+    InvalidMetadata => "invalid_metadata",
+    MetadataTooLarge => "metadata_too_large",
+    InvalidConfig => "invalid_config",
+    InvalidTime => "invalid_time",
+    PeriodNotRetained => "period_not_retained",
+    RankingFull => "ranking_full",
+    StorageUnavailable => "storage_unavailable",
+    Overloaded => "overloaded",
+    ShuttingDown => "shutting_down",
+);
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The range of scores a backend holds exactly, named in range errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreLimit {
+    /// The whole i64 range (the embedded store).
+    I64,
+    /// ±(2^53 − 1), what an f64 ZSET score holds exactly (the Redis backend).
+    F64Exact,
+}
+
+impl std::fmt::Display for ScoreLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ScoreLimit::I64 => "the 64-bit integer range",
+            ScoreLimit::F64Exact => {
+                "±9007199254740991 (2^53 − 1), the range the Redis backend holds exactly"
+            }
+        })
+    }
+}
+
+/// Why a board operation changed nothing. Messages are lowercase sentences with the
+/// offending value; [`Self::code`] is the stable code.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum CoreError {
+pub enum BoardError {
     /// A board name outside `[A-Za-z0-9_.-]{1,64}`.
     #[error("invalid board name {0:?}: use 1 to 64 of A-Z a-z 0-9 _ . -")]
     InvalidBoardName(String),
@@ -16,13 +146,23 @@ pub enum CoreError {
     /// A board config field with a value it does not take.
     #[error("invalid board config: {0}")]
     InvalidConfig(String),
-    /// An `incr` whose result leaves the i64 range.
-    #[error("score overflow: {old} + {delta} leaves the 64-bit integer range")]
+    /// An `incr` whose result leaves the range of scores held.
+    #[error("score overflow: {old} + {delta} leaves {limit}")]
     ScoreOverflow {
         /// The score before the write.
         old: i64,
         /// The increment asked for.
         delta: i64,
+        /// The range it leaves.
+        limit: ScoreLimit,
+    },
+    /// A score outside the range the backend holds.
+    #[error("score {score} is outside {limit}")]
+    ScoreOutOfRange {
+        /// The score.
+        score: i64,
+        /// The range.
+        limit: ScoreLimit,
     },
     /// A timestamp outside the range Photofinish accepts for `at`.
     #[error("time out of range: {0} µs since the epoch")]
@@ -39,4 +179,108 @@ pub enum CoreError {
     /// A period id that does not parse for this board's reset schedule.
     #[error("malformed period id {0:?}")]
     MalformedPeriod(String),
+    /// No board of that name.
+    #[error("board {0:?} does not exist")]
+    BoardNotFound(String),
+    /// The board exists with another config.
+    #[error(
+        "board {board:?} exists with a different config: {}",
+        config_json(existing)
+    )]
+    ConfigConflict {
+        /// Board name.
+        board: String,
+        /// The config it has.
+        existing: Box<BoardConfig>,
+    },
+    /// The member is not ranked in that period.
+    #[error("member {member:?} is not ranked on board {board:?} in period {period}")]
+    MemberNotFound {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Period id.
+        period: String,
+    },
+    /// A period other than the current one that holds no ranking, or one older than the
+    /// board retains.
+    #[error("no ranking for period {0}")]
+    PeriodNotFound(String),
+    /// The storage (the log's disk, or Redis) failed; nothing changed.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// Too many writes queued in front of the storage.
+    #[error("too many writes queued")]
+    Overloaded,
+    /// The service is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+}
+
+fn config_json(c: &BoardConfig) -> String {
+    serde_json::to_string(c).unwrap_or_default()
+}
+
+impl BoardError {
+    /// The stable code of this error: the one table from error to code.
+    pub fn code(&self) -> ErrorCode {
+        use BoardError as E;
+        match self {
+            E::InvalidBoardName(_) => ErrorCode::InvalidBoardName,
+            E::InvalidMemberName(_) => ErrorCode::InvalidMember,
+            E::InvalidConfig(_) => ErrorCode::InvalidConfig,
+            E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
+            E::ScoreOutOfRange { .. } => ErrorCode::ScoreOutOfRange,
+            E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
+            E::RankingFull(_) => ErrorCode::RankingFull,
+            E::MetadataTooLarge(_) => ErrorCode::MetadataTooLarge,
+            E::PeriodNotRetained(_) => ErrorCode::PeriodNotRetained,
+            E::MalformedPeriod(_) => ErrorCode::InvalidPeriod,
+            E::BoardNotFound(_) => ErrorCode::BoardNotFound,
+            E::ConfigConflict { .. } => ErrorCode::BoardConfigConflict,
+            E::MemberNotFound { .. } => ErrorCode::MemberNotFound,
+            E::PeriodNotFound(_) => ErrorCode::PeriodNotFound,
+            E::Unavailable(_) => ErrorCode::StorageUnavailable,
+            E::Overloaded => ErrorCode::Overloaded,
+            E::ShuttingDown => ErrorCode::ShuttingDown,
+        }
+    }
+
+    /// A `MemberNotFound` for `member` of `board` in period `period`.
+    pub fn member_not_found(board: &str, member: &str, period: &str) -> Self {
+        BoardError::MemberNotFound {
+            board: board.to_owned(),
+            member: member.to_owned(),
+            period: period.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            let s = c.as_str();
+            assert!(seen.insert(s), "{s} twice");
+            assert!(
+                s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_conflict_names_the_existing_config() {
+        let e = BoardError::ConfigConflict {
+            board: "b".into(),
+            existing: Box::default(),
+        };
+        assert_eq!(e.code(), ErrorCode::BoardConfigConflict);
+        assert!(e.to_string().contains(r#""order":"desc""#), "{e}");
+    }
 }

@@ -15,9 +15,12 @@
 //! - [`calendar`]: the period calendar: (config, instant) → period id and `[start, end)`.
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
-//! - [`error`]: every rule an input can break.
-//! - [`view`]: the backend-neutral shapes of board operations (write request, board
-//!   summary, rows).
+//! - [`window`]: the period window: which periods readers see and writes may name.
+//! - [`error`]: [`BoardError`], every way an operation can fail, and [`ErrorCode`], every
+//!   stable code a client can see.
+//! - [`service`]: [`Leaderboard`], the service every door calls and every backend
+//!   implements.
+//! - [`view`]: the backend-neutral shapes the service takes and answers.
 
 pub mod board;
 pub mod calendar;
@@ -27,12 +30,16 @@ pub mod error;
 pub mod index;
 pub mod key;
 pub mod ranking;
+pub mod service;
 pub mod slab;
 pub mod view;
+pub mod window;
 
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};
 pub use config::{BoardConfig, Op, Order, Reset, WeekStart};
-pub use error::CoreError;
+pub use error::{BoardError, ErrorCode};
 pub use key::Key;
 pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};
+pub use service::{Around, Leaderboard};
+pub use window::PeriodWindow;

@@ -16,7 +16,7 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use std::hash::BuildHasher;
 
 use crate::config::{validate_member_name, Op, Order, MAX_METADATA_BYTES};
-use crate::error::CoreError;
+use crate::error::{BoardError, ScoreLimit};
 use crate::index::{KeyOf, RankedIndex};
 use crate::key::Key;
 use crate::slab::Slab;
@@ -233,7 +233,7 @@ impl Ranking {
     }
 
     /// Applies one write atomically: on error nothing changed.
-    pub fn submit(&mut self, w: &Write<'_>) -> Result<Outcome, CoreError> {
+    pub fn submit(&mut self, w: &Write<'_>) -> Result<Outcome, BoardError> {
         self.submit_with(w, true)
     }
 
@@ -242,7 +242,7 @@ impl Ranking {
     /// to date: it is dropped at the first such call and rebuilt in one pass by
     /// [`Self::rebuild_index`], which must run before the ranking is read again (replay
     /// does it once at its end). The descents were ~40% of a replay's cost.
-    pub fn submit_unranked(&mut self, w: &Write<'_>) -> Result<Outcome, CoreError> {
+    pub fn submit_unranked(&mut self, w: &Write<'_>) -> Result<Outcome, BoardError> {
         if !self.index_deferred {
             self.index_deferred = true;
             self.index = RankedIndex::new();
@@ -268,23 +268,24 @@ impl Ranking {
         self.index_deferred = false;
     }
 
-    fn submit_with(&mut self, w: &Write<'_>, ranked: bool) -> Result<Outcome, CoreError> {
+    fn submit_with(&mut self, w: &Write<'_>, ranked: bool) -> Result<Outcome, BoardError> {
         if ranked {
             self.rebuild_index();
         }
         validate_member_name(w.member)?;
         if let Some(m) = w.metadata {
             if m.len() > MAX_METADATA_BYTES {
-                return Err(CoreError::MetadataTooLarge(m.len()));
+                return Err(BoardError::MetadataTooLarge(m.len()));
             }
         }
         let existing = self.find(w.member);
         let old = existing.map(|id| self.order.denormalize(self.records.slab.get(id).nscore));
         let new = match (w.op, old) {
             (Op::Incr, None) => w.value,
-            (Op::Incr, Some(old)) => old.checked_add(w.value).ok_or(CoreError::ScoreOverflow {
+            (Op::Incr, Some(old)) => old.checked_add(w.value).ok_or(BoardError::ScoreOverflow {
                 old,
                 delta: w.value,
+                limit: ScoreLimit::I64,
             })?,
             (Op::Set, _) => w.value,
             (Op::Best, None) => w.value,
@@ -293,7 +294,7 @@ impl Ranking {
         };
         let changed = old != Some(new);
         if changed && self.next_seq > MAX_SEQ {
-            return Err(CoreError::RankingFull("sequence numbers exhausted"));
+            return Err(BoardError::RankingFull("sequence numbers exhausted"));
         }
         let id = match existing {
             Some(id) => {
@@ -342,7 +343,7 @@ impl Ranking {
         }
     }
 
-    fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, CoreError> {
+    fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, BoardError> {
         let id = self.push_record(member, score, at_us, self.next_seq)?;
         self.next_seq += 1;
         if !self.index_deferred {
@@ -359,7 +360,7 @@ impl Ranking {
         score: i64,
         at_us: i64,
         seq: u64,
-    ) -> Result<u32, CoreError> {
+    ) -> Result<u32, BoardError> {
         let mut name = [0u8; INLINE_NAME_BYTES];
         let mut long = None;
         if member.len() <= INLINE_NAME_BYTES {
@@ -369,7 +370,7 @@ impl Ranking {
                 .records
                 .long_names
                 .insert(member.into())
-                .ok_or(CoreError::RankingFull("too many long member names"))?;
+                .ok_or(BoardError::RankingFull("too many long member names"))?;
             name[..4].copy_from_slice(&lid.to_le_bytes());
             long = Some(lid);
         }
@@ -383,7 +384,7 @@ impl Ranking {
             if let Some(lid) = long {
                 self.records.release_long_name(lid);
             }
-            return Err(CoreError::RankingFull("too many members"));
+            return Err(BoardError::RankingFull("too many members"));
         };
         Ok(id)
     }
@@ -395,7 +396,7 @@ impl Ranking {
         score: i64,
         at_us: i64,
         seq: u64,
-    ) -> Result<u32, CoreError> {
+    ) -> Result<u32, BoardError> {
         let id = self.new_record(member, score, at_us, seq)?;
         let (records, hasher) = (&self.records, &self.hasher);
         let hash = hasher.hash_one(member.as_bytes());
@@ -411,7 +412,7 @@ impl Ranking {
             hashbrown::hash_table::Entry::Occupied(_) => {
                 // Callers check first; snapshot loading relies on this to refuse duplicates.
                 self.records.release(id);
-                Err(CoreError::InvalidMemberName(format!(
+                Err(BoardError::InvalidMemberName(format!(
                     "{member} (duplicate)"
                 )))
             }
@@ -518,5 +519,79 @@ impl Ranking {
         self.records.slab.reserved_bytes()
             + self.index.reserved_bytes()
             + self.members.capacity() * (std::mem::size_of::<u32>() + 1)
+    }
+
+    /// Checks that the structures agree and panics with what is wrong if not: every live
+    /// record is in the member table exactly once, under its own name; every long name
+    /// belongs to a record; every metadata entry and every indexed id is a member; sequence
+    /// numbers are below [`Self::next_seq`]; the index holds exactly the members and passes
+    /// [`RankedIndex::check_invariants`]. While the index is deferred
+    /// ([`Self::submit_unranked`] until [`Self::rebuild_index`]) it is stale by design, so
+    /// only its emptiness is checked. A test and debugging aid: O(n), for tests only.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) {
+        let records = &self.records;
+        let member_of = |id: u32| {
+            let name = records.name(id);
+            let hash = self.hasher.hash_one(name);
+            self.members
+                .find(hash, |&o| records.name(o) == name)
+                .copied()
+        };
+        let mut long = 0;
+        for &id in self.members.iter() {
+            let name = String::from_utf8_lossy(records.name(id));
+            assert_eq!(
+                member_of(id),
+                Some(id),
+                "ranking: record {id} ({name:?}) is not found under its name"
+            );
+            let key = records.key_of(id);
+            assert!(
+                key.seq > 0 && key.seq < self.next_seq,
+                "ranking: record {id} ({name:?}) has seq {} outside 1..{}",
+                key.seq,
+                self.next_seq
+            );
+            long += usize::from(records.slab.get(id).name_len() > INLINE_NAME_BYTES);
+        }
+        assert_eq!(
+            records.slab.len(),
+            self.members.len(),
+            "ranking: live records and members differ"
+        );
+        assert_eq!(
+            records.long_names.len(),
+            long,
+            "ranking: live long names and long-named members differ"
+        );
+        for &id in self.metadata.keys() {
+            assert_eq!(
+                member_of(id),
+                Some(id),
+                "ranking: metadata kept for record {id}, not a member"
+            );
+        }
+        if self.index_deferred {
+            assert!(
+                self.index.is_empty(),
+                "ranking: the deferred index is not empty"
+            );
+            return;
+        }
+        self.index.check_invariants(records);
+        assert_eq!(
+            self.index.len(),
+            self.len(),
+            "ranking: the index and the member table differ in size"
+        );
+        // With equal sizes and the index's ids distinct, this makes the two sets equal.
+        for id in self.index.iter_from(0) {
+            assert_eq!(
+                member_of(id),
+                Some(id),
+                "ranking: indexed id {id} is not a member"
+            );
+        }
     }
 }

@@ -1,10 +1,12 @@
-//! The backend-neutral shapes of board operations: a write before its period is resolved,
-//! a board's summary and a page of rows. The embedded store and the Redis backend both
-//! answer in these, so the server maps one set of types to JSON.
+//! The backend-neutral shapes of board operations: what the
+//! [`Leaderboard`](crate::service::Leaderboard) service takes and answers. The embedded
+//! store and the Redis backend both answer in these, so every door maps one set of types to
+//! its protocol.
 
+use crate::board::PeriodRef;
 use crate::calendar::Period;
 use crate::config::{BoardConfig, Op};
-use crate::ranking::{Entry, Outcome};
+use crate::ranking::{Entry, Outcome, RankStyle};
 
 /// A write as a client sends it, before its instant and period are resolved.
 #[derive(Debug, Clone)]
@@ -22,7 +24,31 @@ pub struct WriteRequest {
 }
 
 /// A write's outcome and the period it landed in.
-pub type Written = (Outcome, Period);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOutcome {
+    /// Score, ordinal rank, reached_at, whether the score changed.
+    pub outcome: Outcome,
+    /// The period the write landed in.
+    pub period: Period,
+}
+
+/// How a read ranks and which period it reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The rank style.
+    pub ranking: RankStyle,
+    /// The period.
+    pub period: PeriodRef,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            ranking: RankStyle::Ordinal,
+            period: PeriodRef::Current,
+        }
+    }
+}
 
 /// A board: its config, its current period and that period's member count.
 #[derive(Debug, Clone)]
@@ -37,6 +63,26 @@ pub struct BoardState {
     pub members: u64,
 }
 
+/// A period that holds a ranking, with its member count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeriodSummary {
+    /// The period.
+    pub period: Period,
+    /// Members ranked in it.
+    pub members: u64,
+}
+
+/// One member's entry with the size of its period.
+#[derive(Debug, Clone)]
+pub struct MemberRow {
+    /// The entry, ranked in the style asked.
+    pub entry: Entry,
+    /// Entries in the period.
+    pub total: u64,
+    /// The period read.
+    pub period: Period,
+}
+
 /// A page of entries with the ranking's size and the period read.
 #[derive(Debug, Clone)]
 pub struct Rows {
@@ -46,4 +92,13 @@ pub struct Rows {
     pub period: Period,
     /// The rows.
     pub entries: Vec<Entry>,
+}
+
+/// How many boards there are and how many entries they hold over all retained periods.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Boards.
+    pub boards: u64,
+    /// Entries over every retained period of every board.
+    pub members: u64,
 }

@@ -10,8 +10,12 @@ pub const MAX_SCORE: i64 = (1 << 53) - 1;
 
 /// Digits of the `reached_at` part of the tie-break (µs up to year 9999).
 const REACHED_DIGITS: usize = 18;
-/// Digits of the whole tie-break: reached_at, then a 15-digit sequence.
-pub const TIEBREAK_DIGITS: usize = REACHED_DIGITS + 15;
+/// Digits of the sequence part of the tie-break.
+const SEQ_DIGITS: usize = 15;
+/// The largest sequence the tie-break holds (`MAX_SEQ` in `common.lua`).
+pub const MAX_SEQ: i64 = 10_i64.pow(SEQ_DIGITS as u32) - 1;
+/// Digits of the whole tie-break: reached_at, then the sequence.
+pub const TIEBREAK_DIGITS: usize = REACHED_DIGITS + SEQ_DIGITS;
 
 /// The keys of one board-period, in the order every period script takes them: the ranking
 /// ZSET, member → record, member → metadata, the distinct-score ZSET. (`PERIOD_KEYS` in

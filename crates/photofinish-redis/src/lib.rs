@@ -9,17 +9,18 @@
 //! INCR) at the front of the ZSET member. docs/redis-layout.md describes every key.
 //!
 //! # Layout
-//! - [`store`]: [`RedisStore`], every board operation.
+//! - [`store`]: [`RedisStore`], the core's `Leaderboard` service on Redis, one module per
+//!   group of operations.
 //! - [`layout`]: key names and value encodings.
-//! - [`scripts`]: the Lua scripts (`src/lua/`).
+//! - [`scripts`]: the Lua scripts, each beside the struct naming its keys and arguments.
+//! - [`reply`]: strict reading of script replies.
 //! - [`conn`]: the standalone or cluster connection, and the storage URL.
-//! - [`launch`]: starting throwaway `redis-server` processes (tests, benchmarks).
 
 pub mod conn;
-pub mod launch;
 pub mod layout;
+pub mod reply;
 pub mod scripts;
 pub mod store;
 
 pub use conn::Target;
-pub use store::{RedisError, RedisStore};
+pub use store::RedisStore;

@@ -1,21 +1,21 @@
-//! The shared application state and the helpers that turn the backends' neutral answers
-//! into API views.
+//! The shared application state — the service behind every route, and the metrics — and
+//! the helpers that turn the service's neutral answers into API views.
 
 use std::sync::Arc;
 
 use photofinish_core::ranking::Entry;
 use photofinish_core::view::{BoardState, Rows};
+use photofinish_core::Leaderboard;
 use serde_json::value::RawValue;
 
-use crate::backend::Backend;
 use crate::dto::{BoardView, EntriesPage, EntryView};
 use crate::input::rfc3339_us;
 use crate::metrics::Metrics;
 
 /// Everything a handler needs.
 pub struct App {
-    /// Where the data lives.
-    pub backend: Backend,
+    /// The service: the embedded store or Redis, chosen at start-up; routes never ask which.
+    pub service: Arc<dyn Leaderboard>,
     /// Prometheus metrics.
     pub metrics: Arc<Metrics>,
 }

@@ -12,12 +12,14 @@ use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::config::MAX_METADATA_BYTES;
+use photofinish_core::view::ReadOptions;
 use photofinish_core::{Op, PeriodRef, RankStyle};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{ApiError, Code};
+use crate::error::ApiError;
 use crate::limits::MAX_BODY_BYTES;
+use photofinish_core::ErrorCode;
 
 /// A JSON body of at most [`MAX_BODY_BYTES`], parsed into `T`.
 pub struct JsonBody<T>(pub T);
@@ -30,7 +32,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
             .await
             .map_err(|_| {
                 ApiError::new(
-                    Code::BodyTooLarge,
+                    ErrorCode::BodyTooLarge,
                     format!("request body is over the {MAX_BODY_BYTES}-byte limit"),
                 )
             })?;
@@ -45,8 +47,12 @@ pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     } else {
         body
     };
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::new(Code::MalformedJson, format!("malformed JSON body: {e}")))
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::new(
+            ErrorCode::MalformedJson,
+            format!("malformed JSON body: {e}"),
+        )
+    })
 }
 
 /// Path parameters, percent-decoded; a path that does not decode is a 400.
@@ -59,7 +65,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathPar
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| PathParams(p.0))
-            .map_err(|e| ApiError::new(Code::InvalidParameter, format!("malformed path: {e}")))
+            .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, format!("malformed path: {e}")))
     }
 }
 
@@ -75,7 +81,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
             .map(|q| Params(q.0))
             .map_err(|e| {
                 ApiError::new(
-                    Code::InvalidParameter,
+                    ErrorCode::InvalidParameter,
                     format!("malformed query string: {e}"),
                 )
             })
@@ -90,13 +96,13 @@ impl Params {
         };
         let v: u64 = raw.parse().map_err(|_| {
             ApiError::new(
-                Code::InvalidParameter,
+                ErrorCode::InvalidParameter,
                 format!("{name} must be a non-negative integer, got {raw:?}"),
             )
         })?;
         if v > max {
             return Err(ApiError::new(
-                Code::InvalidParameter,
+                ErrorCode::InvalidParameter,
                 format!("{name} is {v}, over the limit of {max}"),
             ));
         }
@@ -109,11 +115,19 @@ impl Params {
             None => Ok(RankStyle::Ordinal),
             Some(s) => RankStyle::parse(s).ok_or_else(|| {
                 ApiError::new(
-                    Code::InvalidParameter,
+                    ErrorCode::InvalidParameter,
                     format!("ranking must be ordinal, competition or dense, got {s:?}"),
                 )
             }),
         }
+    }
+
+    /// `ranking` and `period` together.
+    pub fn read_options(&self) -> Result<ReadOptions, ApiError> {
+        Ok(ReadOptions {
+            ranking: self.ranking()?,
+            period: self.period(),
+        })
     }
 
     /// `period`: current (default), previous or an id.
@@ -131,7 +145,7 @@ pub fn score(v: &Value) -> Result<i64, ApiError> {
         Value::String(s) => s.clone(),
         other => {
             return Err(ApiError::new(
-                Code::ScoreNotInteger,
+                ErrorCode::ScoreNotInteger,
                 format!("score must be an integer or a decimal string, got {other}"),
             ))
         }
@@ -143,13 +157,13 @@ fn parse_integer(text: &str) -> Result<i64, ApiError> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::new(
-            Code::ScoreNotInteger,
+            ErrorCode::ScoreNotInteger,
             format!("score must be a whole number, got {text:?}"),
         ));
     }
     text.parse::<i64>().map_err(|_| {
         ApiError::new(
-            Code::ScoreOutOfRange,
+            ErrorCode::ScoreOutOfRange,
             format!(
                 "score {text} is outside the 64-bit range {} to {}",
                 i64::MIN,
@@ -165,12 +179,12 @@ pub fn op(v: Option<&Value>) -> Result<Option<Op>, ApiError> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Op::parse(s).map(Some).ok_or_else(|| {
             ApiError::new(
-                Code::InvalidOp,
+                ErrorCode::InvalidOp,
                 format!("op must be incr, best or set, got {s:?}"),
             )
         }),
         Some(other) => Err(ApiError::new(
-            Code::InvalidOp,
+            ErrorCode::InvalidOp,
             format!("op must be incr, best or set, got {other}"),
         )),
     }
@@ -184,7 +198,7 @@ pub fn metadata(v: Option<&Value>) -> Result<Option<String>, ApiError> {
             let s = obj.to_string();
             if s.len() > MAX_METADATA_BYTES {
                 return Err(ApiError::new(
-                    Code::MetadataTooLarge,
+                    ErrorCode::MetadataTooLarge,
                     format!(
                         "metadata is {} bytes serialized, over the {MAX_METADATA_BYTES}-byte limit",
                         s.len()
@@ -194,7 +208,7 @@ pub fn metadata(v: Option<&Value>) -> Result<Option<String>, ApiError> {
             Ok(Some(s))
         }
         Some(other) => Err(ApiError::new(
-            Code::InvalidMetadata,
+            ErrorCode::InvalidMetadata,
             format!("metadata must be a JSON object, got {}", kind(other)),
         )),
     }
@@ -218,7 +232,7 @@ pub fn at(v: Option<&Value>) -> Result<Option<i64>, ApiError> {
         Some(Value::String(s)) => s,
         Some(other) => {
             return Err(ApiError::new(
-                Code::InvalidTime,
+                ErrorCode::InvalidTime,
                 format!(
                     "at must be an RFC 3339 timestamp string, got {}",
                     kind(other)
@@ -228,7 +242,7 @@ pub fn at(v: Option<&Value>) -> Result<Option<i64>, ApiError> {
     };
     let ts: jiff::Timestamp = s.parse().map_err(|_| {
         ApiError::new(
-            Code::InvalidTime,
+            ErrorCode::InvalidTime,
             format!("at must be an RFC 3339 timestamp, got {s:?}"),
         )
     })?;
@@ -256,16 +270,16 @@ mod tests {
         assert_eq!(ok("-9223372036854775808").ok(), Some(i64::MIN));
         assert_eq!(ok("\"9223372036854775807\"").ok(), Some(i64::MAX));
         for (j, code) in [
-            ("9223372036854775808", Code::ScoreOutOfRange),
-            ("\"-9223372036854775809\"", Code::ScoreOutOfRange),
-            ("1e400", Code::ScoreNotInteger),
-            ("1.5", Code::ScoreNotInteger),
-            ("1.0", Code::ScoreNotInteger),
-            ("\"NaN\"", Code::ScoreNotInteger),
-            ("\"\"", Code::ScoreNotInteger),
-            ("\" 1\"", Code::ScoreNotInteger),
-            ("true", Code::ScoreNotInteger),
-            ("null", Code::ScoreNotInteger),
+            ("9223372036854775808", ErrorCode::ScoreOutOfRange),
+            ("\"-9223372036854775809\"", ErrorCode::ScoreOutOfRange),
+            ("1e400", ErrorCode::ScoreNotInteger),
+            ("1.5", ErrorCode::ScoreNotInteger),
+            ("1.0", ErrorCode::ScoreNotInteger),
+            ("\"NaN\"", ErrorCode::ScoreNotInteger),
+            ("\"\"", ErrorCode::ScoreNotInteger),
+            ("\" 1\"", ErrorCode::ScoreNotInteger),
+            ("true", ErrorCode::ScoreNotInteger),
+            ("null", ErrorCode::ScoreNotInteger),
         ] {
             assert_eq!(ok(j).map_err(|e| e.code).err(), Some(code), "{j}");
         }

@@ -7,13 +7,13 @@
 //! - [`input`]: request parsing and every input rule; the body and query extractors.
 //! - [`dto`]: JSON shapes with their OpenAPI schemas; [`openapi`]: the document.
 //! - [`error`]: [`ApiError`](error::ApiError) and the code/status table.
-//! - [`backend`]: the embedded and Redis backends behind one set of operations.
-//! - [`app`]: shared state and view helpers; [`middleware`]: request id, logs, metrics.
+//! - [`app`]: shared state (the core's `Leaderboard` service, whichever backend it is) and
+//!   view helpers; [`middleware`]: request id, logs, metrics.
 //! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
-//! - [`serve`]: open the store, bind, serve, shut down gracefully.
+//! - [`serve`]: open the store or connect to Redis (the one place that knows there are
+//!   two), bind, serve, shut down gracefully.
 
 pub mod app;
-pub mod backend;
 pub mod dto;
 pub mod error;
 pub mod input;
@@ -30,7 +30,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{boards, ops, reads, scores};
+use crate::routes::{boards, entries, members, ops, scores};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -45,14 +45,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/boards/{board}/periods", get(boards::list_periods))
         .route("/v1/boards/{board}/scores", post(scores::post_score))
         .route("/v1/boards/{board}/scores:batch", post(scores::post_batch))
-        .route("/v1/boards/{board}/entries", get(reads::get_entries))
+        .route("/v1/boards/{board}/entries", get(entries::get_entries))
         .route(
             "/v1/boards/{board}/members/{member}",
-            get(reads::get_member).delete(reads::delete_member),
+            get(members::get_member).delete(members::delete_member),
         )
         .route(
             "/v1/boards/{board}/members/{member}/around",
-            get(reads::get_around),
+            get(members::get_around),
         )
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use photofinish_core::view::Totals;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -108,12 +109,12 @@ impl Metrics {
     }
 
     /// The text exposition, with the state-derived gauges brought up to date.
-    /// `totals` is (boards, members over all retained periods), `None` if the backend could
-    /// not count them (the gauges keep their last value).
-    pub fn render(&self, totals: Option<(u64, u64)>, write_failing: bool) -> String {
-        if let Some((boards, members)) = totals {
-            self.boards.set(boards as i64);
-            self.members.set(members as i64);
+    /// `totals` is `None` if the backend could not count them (the gauges keep their last
+    /// value).
+    pub fn render(&self, totals: Option<Totals>, write_failing: bool) -> String {
+        if let Some(t) = totals {
+            self.boards.set(t.boards as i64);
+            self.members.set(t.members as i64);
         }
         self.write_failing.set(i64::from(write_failing));
         let mut out = String::new();

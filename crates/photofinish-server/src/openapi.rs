@@ -4,7 +4,7 @@ use utoipa::OpenApi;
 
 use crate::dto::*;
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::routes::{boards, ops, reads, scores};
+use crate::routes::{boards, entries, members, ops, scores};
 
 /// The API description served at `/openapi.json`.
 #[derive(OpenApi)]
@@ -32,10 +32,10 @@ use crate::routes::{boards, ops, reads, scores};
         boards::list_periods,
         scores::post_score,
         scores::post_batch,
-        reads::get_member,
-        reads::delete_member,
-        reads::get_entries,
-        reads::get_around,
+        members::get_member,
+        members::delete_member,
+        entries::get_entries,
+        members::get_around,
         ops::healthz,
         ops::metrics,
         ops::openapi,

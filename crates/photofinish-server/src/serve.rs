@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use photofinish_core::clock::{Clock, SystemClock};
+use photofinish_core::{BoardError, Leaderboard};
 use photofinish_store::io::{RealStorage, Storage};
 use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 
 use photofinish_redis::{RedisStore, Target};
 
 use crate::app::App;
-use crate::backend::Backend;
 use crate::metrics::Metrics;
 
 /// How to serve.
@@ -88,7 +88,7 @@ pub enum ServeError {
     StorageUrl(String),
     /// Redis could not be reached at start-up.
     #[error("cannot connect to redis: {0}")]
-    Redis(#[from] photofinish_redis::RedisError),
+    Redis(BoardError),
     /// The server failed while running.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -159,17 +159,16 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let metrics = Arc::new(Metrics::new());
-    let backend = match &opts.storage {
-        None => Backend::Embedded(open_store(&opts, storage, &metrics).await?),
+    // The one place that knows there are two backends: from here on, only the service.
+    let service: Arc<dyn Leaderboard> = match &opts.storage {
+        None => open_store(&opts, storage, &metrics).await?,
         Some(url) => {
             let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
-            let store = RedisStore::connect(
-                &target,
-                &opts.redis_namespace,
-                Box::new(opts.clock.0.clone()),
-            )
-            .await?;
-            Backend::Redis(Arc::new(store))
+            let clock = Box::new(opts.clock.0.clone());
+            let store = RedisStore::connect(&target, &opts.redis_namespace, clock)
+                .await
+                .map_err(ServeError::Redis)?;
+            Arc::new(store)
         }
     };
     let listener = tokio::net::TcpListener::bind(&opts.listen)
@@ -189,18 +188,16 @@ pub async fn serve_with(
     }
     on_ready(addr);
     let app = Arc::new(App {
-        backend: backend.clone(),
+        service: service.clone(),
         metrics,
     });
     let result = axum::serve(listener, crate::router(app))
         .with_graceful_shutdown(shutdown)
         .await;
-    if let Backend::Embedded(store) = backend {
-        tracing::info!("stopped accepting; draining the log writer");
-        tokio::task::spawn_blocking(move || store.shutdown())
-            .await
-            .ok();
-    }
+    tracing::info!("stopped accepting; shutting the service down");
+    tokio::task::spawn_blocking(move || service.shutdown())
+        .await
+        .ok();
     result?;
     Ok(())
 }

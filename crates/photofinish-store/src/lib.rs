@@ -15,6 +15,8 @@
 //! - [`writer`]: the [`Store`]: one writer thread that sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
+//! - [`service`]: the store as the core's `Leaderboard` service: writes become logged
+//!   commands, reads ask the rankings under a board's read lock.
 
 use std::path::{Path, PathBuf};
 
@@ -24,13 +26,14 @@ pub mod compaction;
 pub mod io;
 pub mod log;
 pub mod recovery;
+pub mod service;
 pub mod snapshot;
 pub mod state;
 pub mod writer;
 
 pub use command::Command;
-pub use state::{Applied, ApplyError, State};
-pub use writer::{FsyncPolicy, Reply, Store, StoreOptions, SubmitError};
+pub use state::{Applied, State};
+pub use writer::{FsyncPolicy, Reply, Store, StoreOptions};
 
 /// Why the store cannot open or go on.
 #[derive(Debug, thiserror::Error)]

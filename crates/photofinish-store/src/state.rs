@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::board::BoardWrite;
-use photofinish_core::{Board, BoardConfig, CoreError, Outcome, Period, PeriodRef};
+use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef};
 
 use crate::command::Command;
 
@@ -21,35 +21,6 @@ pub enum Applied {
     Written(Outcome, Period),
     /// The member was removed.
     MemberRemoved,
-}
-
-/// Why a command changed nothing.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ApplyError {
-    /// No board of that name.
-    #[error("board {0:?} does not exist")]
-    BoardNotFound(String),
-    /// The board exists with another config.
-    #[error("board {board:?} exists with a different config")]
-    ConfigConflict {
-        /// Board name.
-        board: String,
-        /// The config it has.
-        existing: Box<BoardConfig>,
-    },
-    /// No such member in the period.
-    #[error("member {member:?} is not ranked on board {board:?} in period {period}")]
-    MemberNotFound {
-        /// Board name.
-        board: String,
-        /// Member name.
-        member: String,
-        /// Period id.
-        period: String,
-    },
-    /// A rule of the ranking semantics.
-    #[error(transparent)]
-    Core(#[from] CoreError),
 }
 
 /// A shared handle to one board.
@@ -78,6 +49,12 @@ impl State {
         read_lock(&self.boards).get(name).cloned()
     }
 
+    /// The board called `name`, or `BoardNotFound`.
+    pub fn require(&self, name: &str) -> Result<BoardHandle, BoardError> {
+        self.board(name)
+            .ok_or_else(|| BoardError::BoardNotFound(name.to_owned()))
+    }
+
     /// All boards, by name.
     pub fn boards(&self) -> Vec<(String, BoardHandle)> {
         read_lock(&self.boards)
@@ -92,14 +69,14 @@ impl State {
     }
 
     /// Applies one command. On error nothing changed.
-    pub fn apply(&self, cmd: &Command) -> Result<Applied, ApplyError> {
+    pub fn apply(&self, cmd: &Command) -> Result<Applied, BoardError> {
         self.apply_with(cmd, true)
     }
 
     /// [`Self::apply`] for log replay: the same effect, but a write's rank is not computed
     /// (`Outcome::rank` is 0) and the rankings' indexes are left stale until
     /// [`Self::finish_replay`], which must run before the state is read or served.
-    pub fn replay(&self, cmd: &Command) -> Result<Applied, ApplyError> {
+    pub fn replay(&self, cmd: &Command) -> Result<Applied, BoardError> {
         self.apply_with(cmd, false)
     }
 
@@ -110,7 +87,7 @@ impl State {
         }
     }
 
-    fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, ApplyError> {
+    fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
             Command::CreateBoard { board, config } => {
                 let mut boards = write_lock(&self.boards);
@@ -119,7 +96,7 @@ impl State {
                     return if existing == *config {
                         Ok(Applied::BoardCreated(false))
                     } else {
-                        Err(ApplyError::ConfigConflict {
+                        Err(BoardError::ConfigConflict {
                             board: board.clone(),
                             existing: Box::new(existing),
                         })
@@ -133,7 +110,7 @@ impl State {
                 let mut boards = write_lock(&self.boards);
                 match boards.remove(board) {
                     Some(_) => Ok(Applied::BoardDeleted),
-                    None => Err(ApplyError::BoardNotFound(board.clone())),
+                    None => Err(BoardError::BoardNotFound(board.clone())),
                 }
             }
             Command::Write {
@@ -144,9 +121,7 @@ impl State {
                 at_us,
                 metadata,
             } => {
-                let handle = self
-                    .board(board)
-                    .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
+                let handle = self.require(board)?;
                 let mut b = write_lock(&handle);
                 let w = BoardWrite {
                     member,
@@ -168,20 +143,14 @@ impl State {
                 member,
                 now_us,
             } => {
-                let handle = self
-                    .board(board)
-                    .ok_or_else(|| ApplyError::BoardNotFound(board.clone()))?;
+                let handle = self.require(board)?;
                 let mut b = write_lock(&handle);
                 let p = b.resolve(&PeriodRef::parse(period), *now_us)?;
                 let removed = b.ranking_mut(&p).is_some_and(|r| r.remove(member));
                 if removed {
                     Ok(Applied::MemberRemoved)
                 } else {
-                    Err(ApplyError::MemberNotFound {
-                        board: board.clone(),
-                        member: member.clone(),
-                        period: p.id,
-                    })
+                    Err(BoardError::member_not_found(board, member, &p.id))
                 }
             }
         }

@@ -32,13 +32,14 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use photofinish_core::clock::{Clock, MonotonicClock};
+use photofinish_core::BoardError;
 
 use crate::command::Command;
 use crate::compaction::{remove_covered, snapshotter, write_snapshot};
 use crate::io::{LogFile, Storage};
 use crate::log::{encode_frame, segment_name};
 use crate::recovery::{replay, scan};
-use crate::state::{Applied, ApplyError, State};
+use crate::state::{Applied, State};
 use crate::StoreError;
 
 /// Most commands one group commit takes: bounds the batch buffer and reply latency.
@@ -121,22 +122,8 @@ impl StoreOptions {
     }
 }
 
-/// Why a command was not applied.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SubmitError {
-    /// The log could not be written; nothing changed.
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    /// The writer's queue is full.
-    #[error("too many writes queued")]
-    Overloaded,
-    /// The store is shutting down.
-    #[error("the server is shutting down")]
-    ShuttingDown,
-}
-
 /// Receives the result of one command.
-pub type Reply = Box<dyn FnOnce(Result<Result<Applied, ApplyError>, SubmitError>) + Send>;
+pub type Reply = Box<dyn FnOnce(Result<Applied, BoardError>) + Send>;
 
 struct Job {
     cmd: Command,
@@ -292,12 +279,12 @@ impl Store {
     /// `always` on the writer thread; under `everysec` and `never` in whichever thread
     /// commits it — the one [`StoreOptions::on_queued`] woke, or without that hook usually
     /// the caller before `submit` returns. Either way it must be quick.
-    pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), SubmitError> {
+    pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), BoardError> {
         if self.inline {
             {
                 let mut queued = lock(&self.shared.queued);
                 if queued.len() >= self.queue_commands {
-                    return Err(SubmitError::Overloaded);
+                    return Err(BoardError::Overloaded);
                 }
                 queued.push(Job { cmd, stamp, reply });
                 if queued.len() > 1 {
@@ -310,12 +297,12 @@ impl Store {
             }
             return Ok(());
         }
-        let guard = self.tx.lock().map_err(|_| SubmitError::ShuttingDown)?;
-        let tx = guard.as_ref().ok_or(SubmitError::ShuttingDown)?;
+        let guard = self.tx.lock().map_err(|_| BoardError::ShuttingDown)?;
+        let tx = guard.as_ref().ok_or(BoardError::ShuttingDown)?;
         match tx.try_send(Job { cmd, stamp, reply }) {
             Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => Err(SubmitError::Overloaded),
-            Err(TrySendError::Disconnected(_)) => Err(SubmitError::ShuttingDown),
+            Err(TrySendError::Full(_)) => Err(BoardError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => Err(BoardError::ShuttingDown),
         }
     }
 
@@ -399,7 +386,7 @@ impl Shared {
             if !batch.is_empty() {
                 if log.closed {
                     for job in batch {
-                        (job.reply)(Err(SubmitError::ShuttingDown));
+                        (job.reply)(Err(BoardError::ShuttingDown));
                     }
                 } else {
                     log.commit(batch);
@@ -558,14 +545,14 @@ impl Log {
                 self.seg_len += self.buf.len() as u64;
                 for job in batch {
                     let result = self.state.apply(&job.cmd);
-                    (job.reply)(Ok(result));
+                    (job.reply)(result);
                 }
             }
             Err(e) => {
                 tracing::error!(error = %e, commands = batch.len(), "log append failed; writes refused");
                 self.health.set(Some(e.to_string()));
                 for job in batch {
-                    (job.reply)(Err(SubmitError::Unavailable(e.to_string())));
+                    (job.reply)(Err(BoardError::Unavailable(e.to_string())));
                 }
             }
         }

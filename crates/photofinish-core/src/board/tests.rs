@@ -23,7 +23,7 @@ fn write(
     member: &str,
     value: i64,
     at_us: i64,
-) -> Result<(Outcome, Period), CoreError> {
+) -> Result<(Outcome, Period), BoardError> {
     b.submit(&BoardWrite {
         member,
         op: None,
@@ -85,7 +85,7 @@ fn retention_drops_periods_counted_back_from_the_newest() {
     // A write into a purged day is refused and changes nothing.
     assert_eq!(
         write(&mut b, "b", 1, T0).map(|_| ()),
-        Err(CoreError::PeriodNotRetained("2026-11-22".into()))
+        Err(BoardError::PeriodNotRetained("2026-11-22".into()))
     );
     assert_eq!(b.periods().count(), 3);
     // The oldest retained day still takes writes.
@@ -126,14 +126,26 @@ fn readers_see_retention_counted_back_from_the_current_period() {
     let mut b = daily(2);
     write(&mut b, "a", 5, T0 + 3_600_000_000).expect("w");
     // The same day and the next: the period is among the last two.
-    assert_eq!(b.visible_floor_us(T0 + 10), Ok(T0 - DAY));
-    assert_eq!(b.visible_floor_us(T0 + DAY + 10), Ok(T0));
+    assert_eq!(
+        b.window().visible(T0 + 10).map(|v| v.floor_us),
+        Ok(T0 - DAY)
+    );
+    assert_eq!(
+        b.window().visible(T0 + DAY + 10).map(|v| v.floor_us),
+        Ok(T0)
+    );
     // Two days on, nobody wrote since, yet readers no longer see it; the data is still
     // there until a newer write purges it.
-    assert_eq!(b.visible_floor_us(T0 + 2 * DAY), Ok(T0 + DAY));
+    assert_eq!(
+        b.window().visible(T0 + 2 * DAY).map(|v| v.floor_us),
+        Ok(T0 + DAY)
+    );
     assert_eq!(b.periods().count(), 1);
     // The cache follows the clock both ways.
-    assert_eq!(b.visible_floor_us(T0 + 10), Ok(T0 - DAY));
+    assert_eq!(
+        b.window().visible(T0 + 10).map(|v| v.floor_us),
+        Ok(T0 - DAY)
+    );
     let never = Board::new(BoardConfig::default()).expect("board");
-    assert_eq!(never.visible_floor_us(T0), Ok(i64::MIN));
+    assert_eq!(never.window().visible(T0).map(|v| v.floor_us), Ok(i64::MIN));
 }

@@ -113,7 +113,7 @@ fn iso_week_53_spans_the_new_year() {
     // 2025 has 52 weeks: W53 names no week; 2025-12-29 is in 2026-W01.
     assert!(matches!(
         c.parse("2025-W53"),
-        Err(CoreError::MalformedPeriod(_))
+        Err(BoardError::MalformedPeriod(_))
     ));
     assert_eq!(
         c.period_at(us("2025-12-29T00:00:00Z")).expect("p").id,

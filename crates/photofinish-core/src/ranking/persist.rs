@@ -28,8 +28,8 @@ impl Ranking {
     pub fn from_sorted<'a>(
         order: Order,
         len: usize,
-        entries: impl Iterator<Item = Result<SavedEntry<'a>, CoreError>>,
-    ) -> Result<Ranking, CoreError> {
+        entries: impl Iterator<Item = Result<SavedEntry<'a>, BoardError>>,
+    ) -> Result<Ranking, BoardError> {
         let mut r = Ranking::new(order);
         let mut ids = Vec::with_capacity(len);
         let mut last: Option<Key> = None;
@@ -37,7 +37,7 @@ impl Ranking {
             let e = e?;
             validate_member_name(e.member)?;
             if e.seq == 0 || e.seq > MAX_SEQ {
-                return Err(CoreError::RankingFull("sequence number out of range"));
+                return Err(BoardError::RankingFull("sequence number out of range"));
             }
             let key = Key {
                 nscore: order.normalize(e.score),
@@ -45,7 +45,7 @@ impl Ranking {
                 seq: e.seq,
             };
             if last.is_some_and(|l| l >= key) {
-                return Err(CoreError::InvalidMemberName(format!(
+                return Err(BoardError::InvalidMemberName(format!(
                     "{} (duplicate or out of order)",
                     e.member
                 )));
@@ -67,7 +67,7 @@ impl Ranking {
     /// in, so consecutive inserts touch neighbouring memory instead of 10M random places.
     /// The bucket mask follows hashbrown's power-of-two layout; were it ever different, only
     /// the speed would suffer. Fails on a duplicate member.
-    fn fill_member_table(&mut self, ids: &[u32]) -> Result<(), CoreError> {
+    fn fill_member_table(&mut self, ids: &[u32]) -> Result<(), BoardError> {
         self.members.reserve(ids.len(), |_| 0);
         let buckets = (self.members.capacity() * 8 / 7).max(1).next_power_of_two() as u64;
         let (records, hasher) = (&self.records, &self.hasher);
@@ -87,7 +87,7 @@ impl Ranking {
                     slot.insert(id);
                 }
                 hashbrown::hash_table::Entry::Occupied(_) => {
-                    return Err(CoreError::InvalidMemberName(format!(
+                    return Err(BoardError::InvalidMemberName(format!(
                         "{} (duplicate)",
                         String::from_utf8_lossy(name)
                     )));

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use photofinish_core::{CoreError, Op, Order, Outcome, RankStyle, Ranking, Write};
+use photofinish_core::error::ScoreLimit;
+use photofinish_core::{BoardError, Op, Order, Outcome, RankStyle, Ranking, Write};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -43,12 +44,13 @@ impl Model {
         op: Op,
         value: i64,
         at: i64,
-    ) -> Result<Outcome, CoreError> {
+    ) -> Result<Outcome, BoardError> {
         let old = self.entries.get(member).map(|e| e.0);
         let new = match (op, old) {
-            (Op::Incr, Some(o)) => o.checked_add(value).ok_or(CoreError::ScoreOverflow {
+            (Op::Incr, Some(o)) => o.checked_add(value).ok_or(BoardError::ScoreOverflow {
                 old: o,
                 delta: value,
+                limit: ScoreLimit::I64,
             })?,
             (Op::Best, Some(o)) => {
                 let better = match order {
@@ -235,11 +237,14 @@ fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u6
                 unranked.remove(&m);
             }
         }
+        r.check_invariants();
+        unranked.check_invariants();
         check(&r, &model, order, &probes);
         if step % 13 == 12 {
             // A replay's deferred index, rebuilt midway, must equal the maintained one;
             // later unranked writes defer it again.
             unranked.rebuild_index();
+            unranked.check_invariants();
             assert_eq!(
                 unranked.page(0, usize::MAX, RankStyle::Ordinal),
                 r.page(0, usize::MAX, RankStyle::Ordinal)
@@ -247,6 +252,7 @@ fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u6
         }
     }
     unranked.rebuild_index();
+    unranked.check_invariants();
     assert_eq!(unranked.len(), r.len());
     assert_eq!(unranked.next_seq(), r.next_seq());
     assert_eq!(
@@ -293,9 +299,10 @@ fn overflow_is_an_error_that_changes_nothing() {
     let before = r.member("a", RankStyle::Ordinal);
     assert_eq!(
         r.submit(&w(1, 2)),
-        Err(CoreError::ScoreOverflow {
+        Err(BoardError::ScoreOverflow {
             old: i64::MAX,
-            delta: 1
+            delta: 1,
+            limit: ScoreLimit::I64,
         })
     );
     assert_eq!(r.member("a", RankStyle::Ordinal), before);
@@ -307,9 +314,10 @@ fn overflow_is_an_error_that_changes_nothing() {
     assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, -1);
     assert_eq!(
         r.submit(&w(i64::MIN, 4)),
-        Err(CoreError::ScoreOverflow {
+        Err(BoardError::ScoreOverflow {
             old: -1,
-            delta: i64::MIN
+            delta: i64::MIN,
+            limit: ScoreLimit::I64,
         })
     );
 }
@@ -394,7 +402,7 @@ fn metadata_is_replaced_when_given_and_kept_when_omitted() {
     let big = format!(r#"{{"x":"{}"}}"#, "y".repeat(1100));
     assert!(matches!(
         r.submit(&w(5, Some(&big))),
-        Err(CoreError::MetadataTooLarge(_))
+        Err(BoardError::MetadataTooLarge(_))
     ));
     assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, 2);
 }
@@ -410,7 +418,7 @@ fn invalid_members_change_nothing() {
             at_us: 1,
             metadata: None,
         });
-        assert!(matches!(got, Err(CoreError::InvalidMemberName(_))));
+        assert!(matches!(got, Err(BoardError::InvalidMemberName(_))));
     }
     assert!(r.is_empty());
 }
@@ -450,6 +458,7 @@ fn saved_entries_reload_into_an_identical_ranking() {
         Ranking::from_sorted(Order::Desc, saved.len(), entries)
     };
     let mut copy = load(&saved).expect("load");
+    copy.check_invariants();
     copy.reserve_seq(r.next_seq());
     for style in STYLES {
         assert_eq!(copy.page(0, 10, style), r.page(0, 10, style));
@@ -466,6 +475,7 @@ fn saved_entries_reload_into_an_identical_ranking() {
         metadata: None,
     };
     assert_eq!(copy.submit(&w), r.submit(&w));
+    copy.check_invariants();
 }
 
 #[test]
@@ -496,7 +506,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
         saved.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
     });
     type Saved = (String, i64, i64, u64, Option<String>);
-    fn entry(e: &Saved) -> Result<SavedEntry<'_>, CoreError> {
+    fn entry(e: &Saved) -> Result<SavedEntry<'_>, BoardError> {
         Ok(SavedEntry {
             member: &e.0,
             score: e.1,
@@ -507,6 +517,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     }
     let bulk =
         Ranking::from_sorted(Order::Asc, saved.len(), saved.iter().map(entry)).expect("bulk");
+    bulk.check_invariants();
     for style in STYLES {
         assert_eq!(
             bulk.page(0, usize::MAX, style),

@@ -9,8 +9,9 @@ use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
 
 use crate::app::{board_view, AppState};
 use crate::dto::{BoardConfigBody, BoardList, BoardView, PeriodList, PeriodView};
-use crate::error::{ApiError, Code, ErrorBody};
+use crate::error::{ApiError, ErrorBody};
 use crate::input::{rfc3339_us, JsonBody, PathParams};
+use photofinish_core::ErrorCode;
 
 fn field<T>(
     value: Option<String>,
@@ -23,7 +24,7 @@ fn field<T>(
         None => Ok(default),
         Some(s) => parse(&s).ok_or_else(|| {
             ApiError::new(
-                Code::InvalidConfig,
+                ErrorCode::InvalidConfig,
                 format!("{name} must be one of {allowed}, got {s:?}"),
             )
         }),
@@ -81,19 +82,19 @@ pub async fn put_board(
 ) -> Result<impl IntoResponse, ApiError> {
     validate_board_name(&board)?;
     let config = config(body)?;
-    let created = app.backend.create_board(&board, config).await?;
+    let created = app.service.create_board(&board, config).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, Json(board_view(app.backend.board(&board).await?))))
+    Ok((status, Json(board_view(app.service.board(&board).await?))))
 }
 
 /// All boards.
 #[utoipa::path(get, path = "/v1/boards", tag = "boards", responses((status = 200, body = BoardList)))]
 pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>, ApiError> {
-    let boards = app.backend.boards().await?;
+    let boards = app.service.boards().await?;
     Ok(Json(BoardList {
         boards: boards.into_iter().map(board_view).collect(),
     }))
@@ -108,7 +109,7 @@ pub async fn get_board(
     PathParams(board): PathParams<String>,
 ) -> Result<Json<BoardView>, ApiError> {
     validate_board_name(&board)?;
-    Ok(Json(board_view(app.backend.board(&board).await?)))
+    Ok(Json(board_view(app.service.board(&board).await?)))
 }
 
 /// Delete a board and all its periods.
@@ -120,7 +121,7 @@ pub async fn delete_board(
     PathParams(board): PathParams<String>,
 ) -> Result<StatusCode, ApiError> {
     validate_board_name(&board)?;
-    app.backend.delete_board(&board).await?;
+    app.service.delete_board(&board).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -135,15 +136,15 @@ pub async fn list_periods(
     validate_board_name(&board)?;
     let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
     let periods = app
-        .backend
+        .service
         .periods(&board)
         .await?
         .into_iter()
-        .map(|(p, members)| PeriodView {
-            starts_at: bound(p.start_us),
-            ends_at: bound(p.end_us),
-            id: p.id,
-            members,
+        .map(|p| PeriodView {
+            starts_at: bound(p.period.start_us),
+            ends_at: bound(p.period.end_us),
+            id: p.period.id,
+            members: p.members,
         })
         .collect();
     Ok(Json(PeriodList { periods }))

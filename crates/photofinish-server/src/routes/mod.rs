@@ -1,6 +1,8 @@
-//! One file per resource: boards (and periods), scores, reads, ops.
+//! One file per resource: boards (and their periods), scores, entries (pages), members
+//! (one member, around it, its removal), and ops.
 
 pub mod boards;
+pub mod entries;
+pub mod members;
 pub mod ops;
-pub mod reads;
 pub mod scores;

@@ -9,13 +9,14 @@ use utoipa::OpenApi;
 
 use crate::app::AppState;
 use crate::dto::Health;
-use crate::error::{ApiError, Code};
+use crate::error::ApiError;
 use crate::openapi::ApiDoc;
+use photofinish_core::ErrorCode;
 
 /// Liveness: always 200 while the process serves; `degraded` while writes fail.
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
 pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
-    let storage_error = app.backend.health().await;
+    let storage_error = app.service.health().await;
     let status = if storage_error.is_some() {
         "degraded"
     } else {
@@ -30,8 +31,8 @@ pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
 /// Prometheus metrics in the OpenMetrics text format.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
 pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
-    let failing = app.backend.health().await.is_some();
-    let totals = app.backend.totals().await.ok();
+    let failing = app.service.health().await.is_some();
+    let totals = app.service.totals().await.ok();
     let body = app.metrics.render(totals, failing);
     (
         [(
@@ -53,10 +54,13 @@ pub async fn openapi() -> impl IntoResponse {
 
 /// Unknown route.
 pub async fn not_found() -> ApiError {
-    ApiError::new(Code::NotFound, "no such route")
+    ApiError::new(ErrorCode::NotFound, "no such route")
 }
 
 /// Known route, unknown method.
 pub async fn method_not_allowed() -> ApiError {
-    ApiError::new(Code::MethodNotAllowed, "method not allowed on this route")
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "method not allowed on this route",
+    )
 }

@@ -3,14 +3,16 @@
 use axum::extract::State;
 use axum::Json;
 use photofinish_core::config::{validate_board_name, validate_member_name};
-use photofinish_core::view::{WriteRequest, Written};
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::BoardError;
 use serde_json::Value;
 
 use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
-use crate::error::{ApiError, Code, ErrorBody};
+use crate::error::{ApiError, ErrorBody};
 use crate::input::{self, rfc3339_us, JsonBody, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
+use photofinish_core::ErrorCode;
 
 /// Checks a write and builds its request.
 fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
@@ -24,14 +26,15 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
     })
 }
 
-fn result(member: String, (o, period): Written) -> WriteResult {
+fn result(member: String, w: WriteOutcome) -> WriteResult {
+    let o = w.outcome;
     WriteResult {
         member,
         score: o.score,
         rank: o.rank,
         reached_at: rfc3339_us(o.reached_at_us),
         changed: o.changed,
-        period: period.id,
+        period: w.period.id,
     }
 }
 
@@ -52,10 +55,10 @@ pub async fn post_score(
     JsonBody(body): JsonBody<WriteBody>,
 ) -> Result<Json<WriteResult>, ApiError> {
     validate_board_name(&board)?;
-    app.backend.check_board(&board).await?;
+    app.service.check_board(&board).await?;
     let w = request(body)?;
     let member = w.member.clone();
-    let written = app.backend.write(&board, w).await?;
+    let written = app.service.write(&board, w).await?;
     Ok(Json(result(member, written)))
 }
 
@@ -74,35 +77,47 @@ pub async fn post_batch(
     JsonBody(body): JsonBody<BatchBody>,
 ) -> Result<Json<BatchResult>, ApiError> {
     validate_board_name(&board)?;
-    app.backend.check_board(&board).await?;
+    app.service.check_board(&board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(
-            Code::BatchTooLarge,
+            ErrorCode::BatchTooLarge,
             format!(
                 "batch has {} entries, over the limit of {MAX_BATCH_ENTRIES}",
                 body.entries.len()
             ),
         ));
     }
-    let mut members = Vec::with_capacity(body.entries.len());
-    let writes: Vec<_> = body
+    // Entries that fail their input rules keep their place and their error; the valid
+    // ones go to the service together, in order.
+    let mut valid = Vec::with_capacity(body.entries.len());
+    let slots: Vec<Result<String, ApiError>> = body
         .entries
         .into_iter()
         .map(|entry| {
             let w = serde_json::from_value::<WriteBody>(entry)
-                .map_err(|e| ApiError::new(Code::MalformedJson, format!("malformed entry: {e}")))
-                .and_then(request);
-            members.push(w.as_ref().map(|w| w.member.clone()).unwrap_or_default());
-            w
+                .map_err(|e| {
+                    ApiError::new(ErrorCode::MalformedJson, format!("malformed entry: {e}"))
+                })
+                .and_then(request)?;
+            let member = w.member.clone();
+            valid.push(w);
+            Ok(member)
         })
         .collect();
-    let outcomes = app.backend.write_batch(&board, writes).await?;
-    let results = outcomes
+    let mut applied = app.service.write_batch(&board, valid).await?.into_iter();
+    let results = slots
         .into_iter()
-        .zip(members)
-        .map(|(r, member)| match r {
-            Ok(w) => serde_json::to_value(result(member, w)).unwrap_or(Value::Null),
-            Err(e) => serde_json::to_value(e.body()).unwrap_or(Value::Null),
+        .map(|slot| {
+            let answer = slot.and_then(|member| {
+                let outcome = applied.next().unwrap_or_else(|| {
+                    Err(BoardError::Unavailable("no answer for this entry".into()))
+                })?;
+                Ok(result(member, outcome))
+            });
+            match answer {
+                Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
+                Err(e) => serde_json::to_value(e.body()).unwrap_or(Value::Null),
+            }
         })
         .collect();
     Ok(Json(BatchResult { results }))

@@ -1,6 +1,5 @@
 //! End-to-end tests of the HTTP API against a real server bound on 127.0.0.1:0.
 
-#[macro_use]
 mod support;
 
 mod api;

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use photofinish_redis::launch::RedisProcess;
 use photofinish_server::serve::ServeOptions;
 use photofinish_store::io::RealStorage;
+use photofinish_testkit::redis::RedisProcess;
 use serde_json::json;
 
 use crate::support::*;

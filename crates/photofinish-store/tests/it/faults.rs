@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use photofinish_core::BoardError;
 use photofinish_store::io::{Fault, FaultyStorage, RealStorage};
-use photofinish_store::{FsyncPolicy, SubmitError};
+use photofinish_store::FsyncPolicy;
 
 use crate::support::*;
 
@@ -31,7 +32,7 @@ fn faults_refuse_writes_without_changing_state(setup: (FsyncPolicy, Committer)) 
             faults.set(fault);
             let refused = submit(&store, incr("b", "a", 100));
             assert!(
-                matches!(refused, Err(SubmitError::Unavailable(_))),
+                matches!(refused, Err(BoardError::Unavailable(_))),
                 "{setup:?} {fault:?}: {refused:?}"
             );
             assert!(store.write_error().is_some());
@@ -42,7 +43,7 @@ fn faults_refuse_writes_without_changing_state(setup: (FsyncPolicy, Committer)) 
             );
             assert!(matches!(
                 submit(&store, incr("b", "new", 1)),
-                Err(SubmitError::Unavailable(_))
+                Err(BoardError::Unavailable(_))
             ));
             assert_eq!(score(&store, "b", "new"), None);
             faults.set(Fault::None);

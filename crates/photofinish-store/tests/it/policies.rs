@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
+use photofinish_core::BoardError;
 use photofinish_store::io::RealStorage;
-use photofinish_store::{Command, Store, SubmitError};
+use photofinish_store::{Command, Store};
 
 use crate::support::*;
 
@@ -96,7 +97,7 @@ fn a_shut_down_store_refuses_writes() {
         store.shutdown();
         let refused = submit(&store, incr("b", "a", 1));
         assert!(
-            matches!(refused, Err(SubmitError::ShuttingDown)),
+            matches!(refused, Err(BoardError::ShuttingDown)),
             "{policy:?} {committer:?}: {refused:?}"
         );
         assert_eq!(score(&store, "b", "a"), None);

@@ -5,11 +5,9 @@ use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
 use photofinish_core::clock::ManualClock;
-use photofinish_core::{BoardConfig, PeriodRef, RankStyle};
+use photofinish_core::{BoardConfig, BoardError, PeriodRef, RankStyle};
 use photofinish_store::io::Storage;
-use photofinish_store::{
-    Applied, ApplyError, Command, FsyncPolicy, Store, StoreError, StoreOptions, SubmitError,
-};
+use photofinish_store::{Applied, Command, FsyncPolicy, Store, StoreError, StoreOptions};
 
 /// 2026-11-22T00:00:00Z
 pub const T0: i64 = 1_795_305_600_000_000;
@@ -28,10 +26,17 @@ pub fn open(dir: &Path) -> Store {
     open_with(Arc::new(photofinish_store::io::RealStorage), dir, 1 << 30).expect("open")
 }
 
-pub fn submit(store: &Store, cmd: Command) -> Result<Result<Applied, ApplyError>, SubmitError> {
+/// Submits `cmd` and waits: the outer error is the log's (not durable: unavailable,
+/// overloaded, shutting down), the inner one the semantics' (logged, changed nothing).
+pub fn submit(store: &Store, cmd: Command) -> Result<Result<Applied, BoardError>, BoardError> {
     let (tx, rx) = mpsc::channel();
     store.submit(cmd, true, Box::new(move |r| drop(tx.send(r))))?;
-    rx.recv().expect("reply")
+    match rx.recv().expect("reply") {
+        Err(
+            e @ (BoardError::Unavailable(_) | BoardError::Overloaded | BoardError::ShuttingDown),
+        ) => Err(e),
+        applied => Ok(applied),
+    }
 }
 
 pub fn create(store: &Store, board: &str) {

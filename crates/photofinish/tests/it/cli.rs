@@ -20,7 +20,7 @@ fn run(args: &[&str], server: &str) -> (bool, String, String) {
 #[test]
 fn client_prints_tables_json_and_plain_errors() {
     let dir = tempfile::tempdir().expect("tmp");
-    let proc = Proc::start(dir.path(), "everysec");
+    let proc = Proc::start(BIN, dir.path(), "everysec");
     let s = proc.base.as_str();
     assert!(
         run(
@@ -85,7 +85,7 @@ fn client_prints_tables_json_and_plain_errors() {
 #[test]
 fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
     let dir = tempfile::tempdir().expect("tmp");
-    let proc = Proc::start(dir.path(), "always");
+    let proc = Proc::start(BIN, dir.path(), "always");
     let s = proc.base.clone();
     assert!(run(&["board", "create", "b"], &s).0);
     for i in 0..5 {
@@ -118,7 +118,7 @@ fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
 #[test]
 fn sigterm_drains_and_exits_zero_with_writes_durable() {
     let dir = tempfile::tempdir().expect("tmp");
-    let mut proc = Proc::start(dir.path(), "never");
+    let mut proc = Proc::start(BIN, dir.path(), "never");
     let s = proc.base.clone();
     assert!(run(&["board", "create", "b"], &s).0);
     for i in 0..20 {
@@ -133,7 +133,7 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
     let status = proc.child.wait().expect("wait");
     assert!(status.success(), "exit status {status:?}");
     // fsync=never, yet nothing is lost: shutdown syncs the log.
-    let proc = Proc::start(dir.path(), "always");
+    let proc = Proc::start(BIN, dir.path(), "always");
     let (ok, out, _) = run(&["--json", "rank", "b", "m"], &proc.base);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
@@ -145,14 +145,14 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
 #[test]
 fn serve_on_redis_keeps_no_state_of_its_own() {
     let dir = tempfile::tempdir().expect("tmp");
-    let redis = photofinish_redis::launch::RedisProcess::start(dir.path(), &[]).expect("redis");
-    let first = Proc::start_on_storage(&redis.url());
+    let redis = photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
+    let first = Proc::start_on_storage(BIN, &redis.url());
     assert!(run(&["board", "create", "r", "--order", "asc"], &first.base).0);
     for (m, v) in [("ann", "30"), ("bob", "12")] {
         assert!(run(&["submit", "r", m, v], &first.base).0);
     }
     first.kill9();
-    let second = Proc::start_on_storage(&redis.url());
+    let second = Proc::start_on_storage(BIN, &redis.url());
     let (ok, out, _) = run(&["--json", "rank", "r", "bob"], &second.base);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
@@ -177,7 +177,7 @@ fn serve_on_redis_keeps_no_state_of_its_own() {
 #[cfg(target_os = "linux")]
 fn the_server_runs_without_transparent_huge_pages() {
     let dir = tempfile::tempdir().expect("tmp");
-    let proc = Proc::start(dir.path(), "never");
+    let proc = Proc::start(BIN, dir.path(), "never");
     let status = std::fs::read_to_string(format!("/proc/{}/status", proc.child.id()))
         .expect("read /proc status");
     if let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) {

@@ -48,7 +48,7 @@ async fn acknowledged_writes_survive_sigkill() {
     let sent: Arc<Vec<AtomicU64>> = Arc::new((0..WRITERS).map(|_| AtomicU64::new(0)).collect());
     let mut total_acked = 0;
     for cycle in 0..=CYCLES {
-        let proc = tokio::task::block_in_place(|| Proc::start(dir.path(), "always"));
+        let proc = tokio::task::block_in_place(|| Proc::start(BIN, dir.path(), "always"));
         let base = proc.base.clone();
         let put = http
             .put(format!("{base}/v1/boards/crash"))

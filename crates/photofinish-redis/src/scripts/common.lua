@@ -1,5 +1,31 @@
 -- Shared helpers, prepended to every Photofinish script (see docs/redis-layout.md).
 -- Every key a script touches carries the board's hash tag, so a script runs on one slot.
+-- The constants below are named the same in Rust (`scripts/mod.rs`, `layout.rs`).
+
+-- Status words, the first element of every reply (`status` in scripts/mod.rs).
+local S_OK = 'ok'
+local S_NO_BOARD = 'no_board'
+local S_CONFIG_CHANGED = 'config_changed'
+local S_PERIOD_NOT_FOUND = 'period_not_found'
+local S_MEMBER_NOT_FOUND = 'member_not_found'
+local S_PERIOD_NOT_RETAINED = 'period_not_retained'
+local S_SCORE_OVERFLOW = 'score_overflow'
+local S_RANKING_FULL = 'ranking_full'
+local S_CREATED = 'created'
+local S_SAME = 'same'
+local S_CONFLICT = 'conflict'
+
+-- Flags passed as ARGV: '1' true, '0' false.
+local TRUE = '1'
+
+-- The largest sequence the 15-digit tie-break holds (MAX_SEQ in layout.rs).
+local MAX_SEQ = 999999999999999
+-- Where a member's name starts in its ZSET member: after the 33-digit tie-break and ':'
+-- (TIEBREAK_DIGITS + 2, 1-based, in layout.rs).
+local NAME_START = 35
+-- A period's keys expire never when the expiry argument is this.
+local NO_EXPIRY = '0'
+
 local DIGIT_COMPLEMENT = {['0']='9',['1']='8',['2']='7',['3']='6',['4']='5',
                           ['5']='4',['6']='3',['7']='2',['8']='1',['9']='0'}
 
@@ -12,7 +38,7 @@ end
 -- desc boards so that ZREVRANGE lists equal scores earliest first. `reached18c` is the
 -- complement of `reached18`, passed in so that the common path does no string rewriting.
 local function tiebreak(reached18, reached18c, seq, desc)
-  if desc then return reached18c .. string.format('%015d', 999999999999999 - seq) end
+  if desc then return reached18c .. string.format('%015d', MAX_SEQ - seq) end
   return reached18 .. string.format('%015d', seq)
 end
 
@@ -44,13 +70,23 @@ local function dense_remove(z, d, score)
   if redis.call('ZCOUNT', z, score, score) == 0 then redis.call('ZREM', d, score) end
 end
 
--- The period suffixes of one board-period's keys.
+-- A member's record in the `m` hash: "<score> <tie-break>".
+local function parse_record(rec)
+  return string.match(rec, '^(%S+) (%d+)$')
+end
+
+-- The period suffixes of one board-period's keys (PERIOD_PARTS in layout.rs).
 local PERIOD_KEYS = {'z', 'm', 'meta', 'd'}
 
 -- The board's config must be the one the server resolved the period with.
 local function check_config(cfg_key, expected)
   local cfg = redis.call('GET', cfg_key)
-  if not cfg then return 'no_board' end
-  if cfg ~= expected then return 'config_changed' end
+  if not cfg then return S_NO_BOARD end
+  if cfg ~= expected then return S_CONFIG_CHANGED end
   return nil
+end
+
+-- A period other than the current one must hold a ranking to be read.
+local function period_exists(periods_key, pid, is_current)
+  return is_current == TRUE or redis.call('HEXISTS', periods_key, pid) == 1
 end

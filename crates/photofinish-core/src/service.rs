@@ -1,0 +1,107 @@
+//! The service: [`Leaderboard`], every operation of SPEC.md §3 on a board, as one trait that
+//! every backend implements once (the embedded store, Redis) and every door calls (HTTP,
+//! and later RESP and the event stream). A door never learns which backend answers; a
+//! backend never learns which door asked. Everything crosses in the shapes of
+//! [`crate::view`] and fails with a [`BoardError`].
+//!
+//! Inputs arrive checked by the door's parsing (names, scores, metadata size are validated
+//! again where the semantics need them). The trait is object safe (`Arc<dyn Leaderboard>`):
+//! one boxed future per call, far below the cost of a request (docs/BENCHMARKS.md §2).
+
+use async_trait::async_trait;
+
+use crate::board::PeriodRef;
+use crate::config::BoardConfig;
+use crate::error::BoardError;
+use crate::view::{
+    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+};
+
+/// Rows around a member: how many above and below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Around {
+    /// Rows above the member.
+    pub before: u64,
+    /// Rows below the member.
+    pub after: u64,
+}
+
+/// Every board operation. See the module docs.
+#[async_trait]
+pub trait Leaderboard: Send + Sync {
+    /// Now on the service's clock, µs since the epoch (never going backwards).
+    fn now_us(&self) -> i64;
+
+    /// `None` while writes can succeed, else why they cannot.
+    async fn health(&self) -> Option<String>;
+
+    /// Boards and entries over all retained periods (for the metrics gauges).
+    async fn totals(&self) -> Result<Totals, BoardError>;
+
+    /// Creates a board: `true` if new, `false` if it exists with the same config;
+    /// `ConfigConflict` if it exists with another.
+    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError>;
+
+    /// `BoardNotFound` unless the board exists; cheap (no ranking is read).
+    async fn check_board(&self, board: &str) -> Result<(), BoardError>;
+
+    /// One board's config, current period and its member count.
+    async fn board(&self, board: &str) -> Result<BoardState, BoardError>;
+
+    /// Every board, by name.
+    async fn boards(&self) -> Result<Vec<BoardState>, BoardError>;
+
+    /// Deletes a board and all its periods.
+    async fn delete_board(&self, board: &str) -> Result<(), BoardError>;
+
+    /// The periods that hold a ranking and readers see, newest first.
+    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError>;
+
+    /// Applies one write atomically.
+    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError>;
+
+    /// Applies writes in order, each succeeding or failing on its own (one answer per
+    /// write, in order); the outer error is for the whole batch (no such board).
+    async fn write_batch(
+        &self,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError>;
+
+    /// One member's entry.
+    async fn member(
+        &self,
+        board: &str,
+        member: &str,
+        read: &ReadOptions,
+    ) -> Result<MemberRow, BoardError>;
+
+    /// Up to `limit` entries from 0-based `offset`.
+    async fn page(
+        &self,
+        board: &str,
+        offset: u64,
+        limit: u64,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError>;
+
+    /// The rows around `member`; near either end the window shifts to keep its size where
+    /// the ranking has the entries.
+    async fn around(
+        &self,
+        board: &str,
+        member: &str,
+        window: Around,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError>;
+
+    /// Removes a member from a period.
+    async fn remove(&self, board: &str, member: &str, period: &PeriodRef)
+        -> Result<(), BoardError>;
+
+    /// Stops taking writes and makes every acknowledged one durable (the embedded store
+    /// drains its writer, syncs and snapshots); reads may still be answered. It may block
+    /// for as long as that takes: call it where blocking is allowed (not on an async
+    /// runtime's worker).
+    fn shutdown(&self);
+}

@@ -1,0 +1,41 @@
+-- Board-level operations. Keys and arguments: `BoardCall` in scripts/board.rs.
+--   create:  config JSON          → {'created'|'same'|'conflict', stored config}
+--   drop:    period key prefix    → {'ok'} or {'no_board'}
+--   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
+--   count:   config, prefix, id   → {'ok', members of that period}
+local K_CFG, K_PERIODS, K_SEQ, K_CLOCK = unpack(KEYS)
+local OP = ARGV[1]
+if OP == 'create' then
+  local CONFIG = ARGV[2]
+  local cfg = redis.call('GET', K_CFG)
+  if not cfg then
+    redis.call('SET', K_CFG, CONFIG)
+    return {S_CREATED, CONFIG}
+  end
+  if cfg == CONFIG then return {S_SAME, cfg} end
+  return {S_CONFLICT, cfg}
+end
+if OP == 'drop' then
+  local PERIOD_PREFIX = ARGV[2]
+  if redis.call('EXISTS', K_CFG) == 0 then return {S_NO_BOARD} end
+  for _, id in ipairs(redis.call('HKEYS', K_PERIODS)) do
+    for _, s in ipairs(PERIOD_KEYS) do redis.call('UNLINK', PERIOD_PREFIX .. id .. ':' .. s) end
+  end
+  redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK)
+  return {S_OK}
+end
+local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]
+local bad = check_config(K_CFG, CONFIG)
+if bad then return {bad} end
+if OP == 'periods' then
+  local out = {S_OK}
+  local all = redis.call('HGETALL', K_PERIODS)
+  for i = 1, #all, 2 do
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+    out[#out + 1] = redis.call('ZCARD', PERIOD_PREFIX .. all[i] .. ':z')
+  end
+  return out
+end
+-- count
+return {S_OK, redis.call('ZCARD', PERIOD_PREFIX .. ARGV[4] .. ':z')}

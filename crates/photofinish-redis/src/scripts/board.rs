@@ -1,0 +1,57 @@
+//! The keys and arguments of `board.lua`, named, in the order the script unpacks them.
+
+use redis::ScriptInvocation;
+
+use crate::layout::BoardKeys;
+
+/// A board-level operation of `board.lua`.
+#[derive(Debug, Clone, Copy)]
+pub enum BoardCall<'a> {
+    /// Create the board with this config text (or confirm, or conflict).
+    Create {
+        /// The config text.
+        config_text: &'a str,
+    },
+    /// Drop the board and every period.
+    Drop,
+    /// List the periods with their member counts.
+    Periods {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+    },
+    /// Count the members of one period.
+    Count {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// The period id.
+        period_id: &'a str,
+    },
+}
+
+impl BoardCall<'_> {
+    /// KEYS: cfg periods seq clock; ARGV: OP, then the operation's own.
+    pub fn invocation(&self, keys: &BoardKeys) -> ScriptInvocation<'static> {
+        let mut inv = super::BOARD.prepare_invoke();
+        inv.key(keys.config())
+            .key(keys.periods())
+            .key(keys.seq())
+            .key(keys.clock());
+        match self {
+            BoardCall::Create { config_text } => inv.arg("create").arg(*config_text),
+            BoardCall::Drop => inv.arg("drop").arg(keys.period_prefix()),
+            BoardCall::Periods { config_text } => inv
+                .arg("periods")
+                .arg(*config_text)
+                .arg(keys.period_prefix()),
+            BoardCall::Count {
+                config_text,
+                period_id,
+            } => inv
+                .arg("count")
+                .arg(*config_text)
+                .arg(keys.period_prefix())
+                .arg(*period_id),
+        };
+        inv
+    }
+}

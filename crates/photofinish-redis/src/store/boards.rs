@@ -1,0 +1,179 @@
+//! Board-level operations: create, drop, describe, list, periods and totals. The board
+//! registry (a SET of names, for listing) lives on its own slot, so it is kept beside the
+//! board's own keys, idempotently.
+
+use photofinish_core::view::{BoardState, PeriodSummary, Totals};
+use photofinish_core::{BoardConfig, BoardError};
+
+use super::{common_status, unavailable, Attempt, RedisStore};
+use crate::layout;
+use crate::scripts::board::BoardCall;
+use crate::scripts::status;
+
+impl RedisStore {
+    /// Adds (`SADD`) or removes (`SREM`) `board` in the registry of board names.
+    async fn registry(&self, command: &str, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(
+                redis::cmd(command)
+                    .arg(layout::registry_key(&self.ns))
+                    .arg(board),
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    /// The registered board names, sorted.
+    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(layout::registry_key(&self.ns)))
+            .await
+            .map_err(unavailable)?;
+        names.sort();
+        Ok(names)
+    }
+
+    /// Creates a board; `Ok(true)` if new, `Ok(false)` if it exists with the same config.
+    pub(super) async fn create(
+        &self,
+        board: &str,
+        config: BoardConfig,
+    ) -> Result<bool, BoardError> {
+        config.validate()?;
+        let keys = self.keys(board);
+        let config_text = layout::config_text(&config);
+        let call = BoardCall::Create {
+            config_text: &config_text,
+        };
+        let r = self.run("board", &call.invocation(&keys)).await?;
+        let created = match r.status()? {
+            status::CREATED => true,
+            status::SAME => false,
+            status::CONFLICT => {
+                let existing = layout::parse_config(r.bytes(1)?)
+                    .ok_or_else(|| r.malformed(1, "is no config"))?;
+                return Err(BoardError::ConfigConflict {
+                    board: board.to_owned(),
+                    existing: Box::new(existing),
+                });
+            }
+            other => return Err(r.malformed(0, &format!("is {other:?}"))),
+        };
+        // The registry is on another slot: added after, idempotently, so a retried create
+        // repairs an interrupted one.
+        self.registry("SADD", board).await?;
+        self.remember(board, config)?;
+        Ok(created)
+    }
+
+    /// Deletes a board and all its periods.
+    pub(super) async fn drop_board(&self, board: &str) -> Result<(), BoardError> {
+        let keys = self.keys(board);
+        let r = self
+            .run("board", &BoardCall::Drop.invocation(&keys))
+            .await?;
+        self.forget(board);
+        self.registry("SREM", board).await?;
+        match r.status()? {
+            status::OK => Ok(()),
+            status::NO_BOARD => Err(BoardError::BoardNotFound(board.to_owned())),
+            other => Err(r.malformed(0, &format!("is {other:?}"))),
+        }
+    }
+
+    /// A board's config, current period and member count.
+    pub(super) async fn describe(&self, board: &str) -> Result<BoardState, BoardError> {
+        let keys = self.keys(board);
+        let now = self.now_us();
+        self.with_board(board, |cached| {
+            let keys = keys.clone();
+            async move {
+                let current = cached.window.visible(now)?.current;
+                let call = BoardCall::Count {
+                    config_text: &cached.config_text,
+                    period_id: &current.id,
+                };
+                let r = self.run("board", &call.invocation(&keys)).await?;
+                if let Some(a) = common_status(&r)? {
+                    return Ok(a);
+                }
+                Ok(Attempt::Done(BoardState {
+                    name: board.to_owned(),
+                    config: cached.config.clone(),
+                    members: r.count(1)?,
+                    current,
+                }))
+            }
+        })
+        .await
+    }
+
+    /// Every board, by name.
+    pub(super) async fn list(&self) -> Result<Vec<BoardState>, BoardError> {
+        let names = self.board_names().await?;
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            match self.describe(&name).await {
+                Ok(b) => out.push(b),
+                // Deleted between the registry read and now, or a delete interrupted
+                // before its registry step: not a board.
+                Err(BoardError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The periods holding a ranking that readers see, newest first, with member counts.
+    pub(super) async fn period_list(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
+        let keys = self.keys(board);
+        let now = self.now_us();
+        self.with_board(board, |cached| {
+            let keys = keys.clone();
+            async move {
+                let call = BoardCall::Periods {
+                    config_text: &cached.config_text,
+                };
+                let r = self.run("board", &call.invocation(&keys)).await?;
+                if let Some(a) = common_status(&r)? {
+                    return Ok(a);
+                }
+                let floor_us = cached.window.visible(now)?.floor_us;
+                let mut out = Vec::new();
+                for row in r.rows(1, 3)? {
+                    let at = 1 + row * 3;
+                    let id = r.text(at)?;
+                    let period = layout::parse_period_record(&id, &r.text(at + 1)?)
+                        .ok_or_else(|| r.malformed(at + 1, "is no period record"))?;
+                    if period.start_us >= floor_us {
+                        out.push(PeriodSummary {
+                            period,
+                            members: r.count(at + 2)?,
+                        });
+                    }
+                }
+                out.sort_by_key(|p| std::cmp::Reverse(p.period.start_us));
+                Ok(Attempt::Done(out))
+            }
+        })
+        .await
+    }
+
+    /// Number of boards and of members over all their retained periods (for metrics).
+    pub(super) async fn count_all(&self) -> Result<Totals, BoardError> {
+        let mut totals = Totals::default();
+        for name in self.board_names().await? {
+            match self.period_list(&name).await {
+                Ok(ps) => {
+                    totals.boards += 1;
+                    totals.members += ps.iter().map(|p| p.members).sum::<u64>();
+                }
+                Err(BoardError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(totals)
+    }
+}

@@ -1,0 +1,213 @@
+//! [`RedisStore`]: every board operation of SPEC.md §2 on Redis. The server resolves the
+//! period (the calendar needs the board's time zone, which Lua does not have) with the
+//! core's [`PeriodWindow`], then one script does the whole operation atomically on the
+//! board's slot. Each script first checks that the board's stored config is the one the
+//! period was resolved with, so a board deleted or re-created through another Photofinish
+//! server is noticed, the cached config dropped, and the operation retried once with the
+//! fresh one.
+//!
+//! - [`boards`]: create, drop, describe and list boards and their periods.
+//! - [`writes`]: one write, and batches as one pipeline of write scripts.
+//! - [`reads`]: member, page and around reads, and removing a member.
+//! - `service.rs`: the core's `Leaderboard` trait over these.
+
+mod boards;
+mod reads;
+mod service;
+mod writes;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use photofinish_core::clock::{Clock, MonotonicClock};
+use photofinish_core::{BoardConfig, BoardError, Order, Period, PeriodWindow};
+
+use crate::conn::{Conn, Target};
+use crate::layout::{self, BoardKeys};
+use crate::reply::Reply;
+use crate::scripts::status;
+
+/// What the store keeps of one board: its config (and the text scripts compare), the
+/// period window, and per-period values computed once (the retention floor and expiry of
+/// the period writes last landed in).
+#[derive(Debug)]
+struct CachedBoard {
+    config: BoardConfig,
+    config_text: String,
+    window: PeriodWindow,
+    floor: Mutex<Option<(String, Period)>>,
+    expiry: Mutex<Option<(String, Option<i64>)>>,
+}
+
+/// `compute(key)`, unless `cache` already holds the answer for `key`.
+fn cached<T: Clone>(
+    cache: &Mutex<Option<(String, T)>>,
+    key: &str,
+    compute: impl FnOnce() -> T,
+) -> T {
+    let mut c = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((k, v)) = c.as_ref() {
+        if k == key {
+            return v.clone();
+        }
+    }
+    let v = compute();
+    *c = Some((key.to_owned(), v.clone()));
+    v
+}
+
+impl CachedBoard {
+    fn desc(&self) -> bool {
+        self.config.order == Order::Desc
+    }
+
+    /// The retention floor of `period`, computed once per period.
+    fn floor(&self, period: &Period) -> Period {
+        cached(&self.floor, &period.id, || {
+            self.window.retention_floor(period)
+        })
+    }
+
+    /// When `period`'s keys expire, ms; computed once per period.
+    fn expiry_ms(&self, period: &Period) -> Option<i64> {
+        cached(&self.expiry, &period.id, || {
+            self.window
+                .retention_end_us(period)
+                .map(|us| us.div_euclid(1000))
+        })
+    }
+}
+
+/// The Redis backend. See the module docs.
+pub struct RedisStore {
+    conn: Conn,
+    ns: String,
+    clock: MonotonicClock<Box<dyn Clock>>,
+    boards: Mutex<HashMap<String, Arc<CachedBoard>>>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("conn", &self.conn)
+            .field("ns", &self.ns)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Outcome of one attempt that may have met a stale cached config.
+enum Attempt<T> {
+    Done(T),
+    Stale,
+}
+
+/// A Redis error: the storage is unavailable, and nothing changed.
+pub(crate) fn unavailable(e: redis::RedisError) -> BoardError {
+    BoardError::Unavailable(format!("redis: {e}"))
+}
+
+impl RedisStore {
+    /// Connects to `target`; keys go under namespace `ns` (default `pf`).
+    pub async fn connect(
+        target: &Target,
+        ns: &str,
+        clock: Box<dyn Clock>,
+    ) -> Result<Self, BoardError> {
+        Ok(Self {
+            conn: Conn::connect(target).await.map_err(unavailable)?,
+            ns: ns.to_owned(),
+            clock: MonotonicClock::new(clock),
+            boards: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Now, µs since the epoch, never going backwards.
+    pub fn now_us(&self) -> i64 {
+        self.clock.now_us()
+    }
+
+    /// `None` when Redis answers a PING, else why not.
+    pub async fn health(&self) -> Option<String> {
+        match self.conn.query::<String>(&redis::cmd("PING")).await {
+            Ok(_) => None,
+            Err(e) => Some(format!("redis is unavailable: {e}")),
+        }
+    }
+
+    fn keys(&self, board: &str) -> BoardKeys {
+        BoardKeys::new(&self.ns, board)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CachedBoard>>> {
+        self.boards.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn remember(&self, board: &str, config: BoardConfig) -> Result<Arc<CachedBoard>, BoardError> {
+        let cached = Arc::new(CachedBoard {
+            config_text: layout::config_text(&config),
+            window: PeriodWindow::new(&config)?,
+            config,
+            floor: Mutex::new(None),
+            expiry: Mutex::new(None),
+        });
+        self.cache().insert(board.to_owned(), cached.clone());
+        Ok(cached)
+    }
+
+    fn forget(&self, board: &str) {
+        self.cache().remove(board);
+    }
+
+    /// The board's config, from the cache or from Redis.
+    async fn cached(&self, board: &str) -> Result<Arc<CachedBoard>, BoardError> {
+        if let Some(m) = self.cache().get(board) {
+            return Ok(m.clone());
+        }
+        let raw: Option<Vec<u8>> = self
+            .conn
+            .query(redis::cmd("GET").arg(self.keys(board).config()))
+            .await
+            .map_err(unavailable)?;
+        let raw = raw.ok_or_else(|| BoardError::BoardNotFound(board.to_owned()))?;
+        let config = layout::parse_config(&raw).ok_or_else(|| {
+            BoardError::Unavailable(format!("board {board:?} has an unreadable config"))
+        })?;
+        self.remember(board, config)
+    }
+
+    /// Runs `f` with the board's config; on a stale cache, forgets it and runs once more.
+    async fn with_board<T, F, Fut>(&self, board: &str, f: F) -> Result<T, BoardError>
+    where
+        F: Fn(Arc<CachedBoard>) -> Fut,
+        Fut: std::future::Future<Output = Result<Attempt<T>, BoardError>>,
+    {
+        for _ in 0..2 {
+            let cached = self.cached(board).await?;
+            match f(cached).await? {
+                Attempt::Done(t) => return Ok(t),
+                Attempt::Stale => self.forget(board),
+            }
+        }
+        Err(BoardError::BoardNotFound(board.to_owned()))
+    }
+
+    /// Runs a script and reads its reply strictly.
+    async fn run(
+        &self,
+        script: &'static str,
+        inv: &redis::ScriptInvocation<'_>,
+    ) -> Result<Reply, BoardError> {
+        let v: redis::Value = self.conn.script(inv).await.map_err(unavailable)?;
+        Reply::new(script, v)
+    }
+}
+
+/// The statuses every config-checking script may answer: `Ok(None)` to go on with an `ok`
+/// reply, `Some(Stale)` for a stale cache; any other status is a malformed reply.
+fn common_status<T>(r: &Reply) -> Result<Option<Attempt<T>>, BoardError> {
+    match r.status()? {
+        status::OK => Ok(None),
+        status::CONFIG_CHANGED | status::NO_BOARD => Ok(Some(Attempt::Stale)),
+        other => Err(r.malformed(0, &format!("is {:?}", String::from_utf8_lossy(other)))),
+    }
+}

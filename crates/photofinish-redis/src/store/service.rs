@@ -1,0 +1,119 @@
+//! The Redis store as the core's [`Leaderboard`] service: each method is one of the store's
+//! operations (in `boards.rs`, `writes.rs`, `reads.rs`).
+
+use async_trait::async_trait;
+use photofinish_core::view::{
+    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+};
+use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
+
+use super::RedisStore;
+use crate::scripts::read::ReadMode;
+
+#[async_trait]
+impl Leaderboard for RedisStore {
+    fn now_us(&self) -> i64 {
+        RedisStore::now_us(self)
+    }
+
+    async fn health(&self) -> Option<String> {
+        RedisStore::health(self).await
+    }
+
+    async fn totals(&self) -> Result<Totals, BoardError> {
+        self.count_all().await
+    }
+
+    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
+        self.create(board, config).await
+    }
+
+    async fn check_board(&self, board: &str) -> Result<(), BoardError> {
+        // A cached config counts: a stale entry is caught by the next script's check.
+        self.cached(board).await.map(drop)
+    }
+
+    async fn board(&self, board: &str) -> Result<BoardState, BoardError> {
+        self.describe(board).await
+    }
+
+    async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
+        self.list().await
+    }
+
+    async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
+        self.drop_board(board).await
+    }
+
+    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
+        self.period_list(board).await
+    }
+
+    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
+        self.write_one(board, &w).await
+    }
+
+    async fn write_batch(
+        &self,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+        self.write_many(board, &writes).await
+    }
+
+    async fn member(
+        &self,
+        board: &str,
+        member: &str,
+        read: &ReadOptions,
+    ) -> Result<MemberRow, BoardError> {
+        let mut rows = self
+            .read(board, &read.period, read.ranking, ReadMode::Member(member))
+            .await?;
+        let entry = rows.entries.pop().ok_or_else(|| {
+            BoardError::Unavailable("the read script answered a member read with no row".into())
+        })?;
+        Ok(MemberRow {
+            entry,
+            total: rows.total,
+            period: rows.period,
+        })
+    }
+
+    async fn page(
+        &self,
+        board: &str,
+        offset: u64,
+        limit: u64,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        let mode = ReadMode::Page { offset, limit };
+        self.read(board, &read.period, read.ranking, mode).await
+    }
+
+    async fn around(
+        &self,
+        board: &str,
+        member: &str,
+        window: Around,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        let mode = ReadMode::Around {
+            member,
+            before: window.before,
+            after: window.after,
+        };
+        self.read(board, &read.period, read.ranking, mode).await
+    }
+
+    async fn remove(
+        &self,
+        board: &str,
+        member: &str,
+        period: &PeriodRef,
+    ) -> Result<(), BoardError> {
+        self.remove_member(board, member, period).await
+    }
+
+    fn shutdown(&self) {}
+}

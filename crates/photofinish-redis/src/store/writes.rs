@@ -1,0 +1,243 @@
+//! Writes: each one write script, prepared on this side first (score range, instant, the
+//! period window by the clock); a batch is one pipeline of write scripts.
+
+use photofinish_core::calendar::validate_instant;
+use photofinish_core::error::ScoreLimit;
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::{BoardError, Outcome, Period};
+use redis::Value;
+
+use super::{unavailable, Attempt, CachedBoard, RedisStore};
+use crate::layout::{self, BoardKeys, MAX_SCORE};
+use crate::reply::Reply;
+use crate::scripts::{self, status, write::WriteCall};
+
+/// A write ready for the write script: its period, keys and arguments.
+struct PreparedWrite {
+    period: Period,
+    keys: Vec<String>,
+    args: Vec<String>,
+}
+
+/// Where a pipelined batch may be run again one by one without reordering: `ran[i]` is
+/// `Some(true)` for an entry that was applied, `Some(false)` for one that failed without
+/// effect, `None` for one whose script did not run. The answer is the first entry that did
+/// not run, if no entry after it was applied.
+fn rerun_from(ran: &[Option<bool>]) -> Option<usize> {
+    let first = ran.iter().position(Option::is_none)?;
+    ran[first..]
+        .iter()
+        .all(|r| *r != Some(true))
+        .then_some(first)
+}
+
+impl RedisStore {
+    /// Everything the write script needs for `w`, checked on this side first (range,
+    /// instant, the period window by the clock).
+    fn prepare_write(
+        &self,
+        cached: &CachedBoard,
+        keys: &BoardKeys,
+        w: &WriteRequest,
+    ) -> Result<PreparedWrite, BoardError> {
+        if w.value.abs() > MAX_SCORE {
+            return Err(BoardError::ScoreOutOfRange {
+                score: w.value,
+                limit: ScoreLimit::F64Exact,
+            });
+        }
+        let now = self.now_us();
+        let (at_us, period) = match w.at_us {
+            // Stamped now: the current period, never older than the window.
+            None => {
+                validate_instant(now)?;
+                (now, cached.window.visible(now)?.current)
+            }
+            Some(at) => (at, cached.window.write_period(at, now)?),
+        };
+        let floor = cached.floor(&period);
+        let call = WriteCall {
+            keys,
+            config_text: &cached.config_text,
+            period: &period,
+            floor_id: &floor.id,
+            member: &w.member,
+            op: w.op.unwrap_or(cached.config.update),
+            value: w.value,
+            stamped: w.at_us.is_none(),
+            reached_at_us: at_us,
+            desc: cached.desc(),
+            metadata: w.metadata.as_deref(),
+            max_score: MAX_SCORE,
+            expiry_ms: cached.expiry_ms(&period),
+        };
+        Ok(PreparedWrite {
+            keys: call.keys(),
+            args: call.args(),
+            period,
+        })
+    }
+
+    /// The write script's answer: the outcome, or `None` if the cached config was stale.
+    fn parse_written(
+        cached: &CachedBoard,
+        w: &WriteRequest,
+        period: Period,
+        r: &Reply,
+    ) -> Result<Option<WriteOutcome>, BoardError> {
+        match r.status()? {
+            status::PERIOD_NOT_RETAINED => return Err(BoardError::PeriodNotRetained(period.id)),
+            status::SCORE_OVERFLOW => {
+                return Err(BoardError::ScoreOverflow {
+                    old: r.score(1)?,
+                    delta: w.value,
+                    limit: ScoreLimit::F64Exact,
+                })
+            }
+            status::RANKING_FULL => {
+                return Err(BoardError::RankingFull("sequence numbers exhausted"))
+            }
+            _ => {}
+        }
+        if super::common_status::<()>(r)?.is_some() {
+            return Ok(None);
+        }
+        let tiebreak = r.bytes(3)?;
+        let outcome = Outcome {
+            score: r.score(1)?,
+            rank: r.count(2)?,
+            reached_at_us: layout::reached_of(tiebreak, cached.config.order)
+                .ok_or_else(|| r.malformed(3, "is no tie-break"))?,
+            changed: r.flag(4)?,
+        };
+        Ok(Some(WriteOutcome { outcome, period }))
+    }
+
+    /// Applies one write atomically.
+    pub(super) async fn write_one(
+        &self,
+        board: &str,
+        w: &WriteRequest,
+    ) -> Result<WriteOutcome, BoardError> {
+        let keys = self.keys(board);
+        self.with_board(board, |cached| {
+            let keys = keys.clone();
+            async move {
+                let p = self.prepare_write(&cached, &keys, w)?;
+                let inv = scripts::write::invocation(&p.keys, &p.args);
+                let r = self.run("write", &inv).await?;
+                Ok(match Self::parse_written(&cached, w, p.period, &r)? {
+                    Some(written) => Attempt::Done(written),
+                    None => Attempt::Stale,
+                })
+            }
+        })
+        .await
+    }
+
+    /// Applies writes in order, each on its own, in one pipeline of scripts: one round trip
+    /// for the batch instead of one per write. Entries whose script did not run (the script
+    /// cache was flushed, or the board changed under a stale config) are run again one by
+    /// one when every later entry did not run either, so the order holds; otherwise they
+    /// fail. If the pipeline itself fails, the outcome of its entries is unknown and each
+    /// answers unavailable.
+    pub(super) async fn write_many(
+        &self,
+        board: &str,
+        writes: &[WriteRequest],
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+        let cached = self.cached(board).await?;
+        let keys = self.keys(board);
+        let prepared: Vec<Result<PreparedWrite, BoardError>> = writes
+            .iter()
+            .map(|w| self.prepare_write(&cached, &keys, w))
+            .collect();
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for p in prepared.iter().flatten() {
+            let mut cmd = redis::cmd("EVALSHA");
+            cmd.arg(scripts::WRITE.get_hash())
+                .arg(p.keys.len())
+                .arg(&p.keys)
+                .arg(&p.args);
+            pipe.add_command(cmd);
+        }
+        let replies: Vec<redis::RedisResult<Value>> = if pipe.is_empty() {
+            Vec::new()
+        } else {
+            self.conn.load(&scripts::WRITE).await.map_err(unavailable)?;
+            match self.conn.pipeline(&pipe).await {
+                Ok(r) => r,
+                Err(e) => {
+                    let unknown = format!("outcome unknown, the batch's pipeline failed: {e}");
+                    return Ok(prepared
+                        .into_iter()
+                        .map(|p| p.and(Err(BoardError::Unavailable(unknown.clone()))))
+                        .collect());
+                }
+            }
+        };
+        // Per entry: Ok(Some) done, Ok(None) did not run (retry), Err failed.
+        let mut replies = replies.into_iter();
+        let mut out: Vec<Result<Option<WriteOutcome>, BoardError>> =
+            Vec::with_capacity(writes.len());
+        for (w, p) in writes.iter().zip(prepared) {
+            out.push(match p {
+                Err(e) => Err(e),
+                Ok(p) => match replies.next() {
+                    Some(Ok(v)) => Reply::new("write", v)
+                        .and_then(|r| Self::parse_written(&cached, w, p.period, &r)),
+                    Some(Err(e))
+                        if e.kind()
+                            == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                    {
+                        Ok(None)
+                    }
+                    Some(Err(e)) => Err(unavailable(e)),
+                    None => Err(BoardError::Unavailable(
+                        "the batch's pipeline answered fewer replies than it had scripts".into(),
+                    )),
+                },
+            });
+        }
+        let ran: Vec<Option<bool>> = out
+            .iter()
+            .map(|r| match r {
+                Ok(Some(_)) => Some(true),
+                Ok(None) => None,
+                Err(_) => Some(false),
+            })
+            .collect();
+        let retry_from = rerun_from(&ran);
+        let mut result = Vec::with_capacity(out.len());
+        for (i, r) in out.into_iter().enumerate() {
+            result.push(match r {
+                Ok(Some(written)) => Ok(written),
+                Err(e) => Err(e),
+                Ok(None) if retry_from.is_some_and(|from| i >= from) => {
+                    self.write_one(board, &writes[i]).await
+                }
+                Ok(None) => Err(BoardError::Unavailable(
+                    "the board changed while the batch ran; retry this entry".into(),
+                )),
+            });
+        }
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rerun_from;
+
+    #[test]
+    fn a_batch_reruns_only_an_unrun_tail() {
+        let (done, failed, unrun) = (Some(true), Some(false), None);
+        assert_eq!(rerun_from(&[done, done]), None);
+        assert_eq!(rerun_from(&[done, unrun, unrun]), Some(1));
+        assert_eq!(rerun_from(&[done, unrun, failed, unrun]), Some(1));
+        // An entry after the gap was applied: running the gap now would reorder.
+        assert_eq!(rerun_from(&[unrun, done]), None);
+        assert_eq!(rerun_from(&[]), None);
+    }
+}

@@ -1,0 +1,32 @@
+//! `GET /v1/boards/{board}/entries`: a page of the ranking.
+
+use axum::extract::State;
+use axum::Json;
+use photofinish_core::config::validate_board_name;
+
+use crate::app::{page_view, AppState};
+use crate::dto::EntriesPage;
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{Params, PathParams};
+use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+
+/// A page of the ranking.
+#[utoipa::path(get, path = "/v1/boards/{board}/entries", tag = "reads",
+    params(("board" = String, Path, description = "Board name"),
+        ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
+        ("limit" = Option<u64>, Query, description = "rows, default 10, at most 1000"),
+        ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
+        ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
+    responses((status = 200, body = EntriesPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_entries(
+    State(app): State<AppState>,
+    PathParams(board): PathParams<String>,
+    q: Params,
+) -> Result<Json<EntriesPage>, ApiError> {
+    let offset = q.u64("offset", 0, u64::MAX)?;
+    let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
+    let read = q.read_options()?;
+    validate_board_name(&board)?;
+    let rows = app.service.page(&board, offset, limit, &read).await?;
+    Ok(Json(page_view(rows)))
+}

@@ -1,0 +1,283 @@
+//! The embedded store as the [`Leaderboard`] service: writes become logged [`Command`]s
+//! (queued with [`Store::submit`], answered once durable and applied); reads take one
+//! board's read lock and ask the core's [`Board`] and rankings directly, never waiting for
+//! the writer.
+//!
+//! Checks that need the clock run here, before a command is logged, never in
+//! [`State::apply`](crate::State::apply): a write with an explicit `at` older than the
+//! board's window is refused here, so replaying the log never depends on when it runs.
+
+use async_trait::async_trait;
+use futures_channel::oneshot;
+use photofinish_core::view::{
+    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+};
+use photofinish_core::{
+    Around, Board, BoardConfig, BoardError, Leaderboard, Period, PeriodRef, Ranking,
+};
+
+use crate::command::Command;
+use crate::state::{read_lock, Applied};
+use crate::writer::Store;
+
+/// A queued command's answer, once it is durable and applied (or refused).
+type Pending = oneshot::Receiver<Result<Applied, BoardError>>;
+
+impl Store {
+    /// Queues `cmd` (stamped with the clock at commit when `stamp`).
+    fn enqueue(&self, cmd: Command, stamp: bool) -> Result<Pending, BoardError> {
+        let (tx, rx) = oneshot::channel();
+        self.submit(cmd, stamp, Box::new(move |r| drop(tx.send(r))))?;
+        Ok(rx)
+    }
+
+    /// Waits for a queued command.
+    async fn outcome(rx: Pending) -> Result<Applied, BoardError> {
+        rx.await.map_err(|_| BoardError::ShuttingDown)?
+    }
+
+    async fn execute(&self, cmd: Command, stamp: bool) -> Result<Applied, BoardError> {
+        Self::outcome(self.enqueue(cmd, stamp)?).await
+    }
+
+    /// Runs `f` on `board` under its read lock.
+    fn with_board<T>(
+        &self,
+        board: &str,
+        f: impl FnOnce(&Board) -> Result<T, BoardError>,
+    ) -> Result<T, BoardError> {
+        let handle = self.state().require(board)?;
+        let b = read_lock(&handle);
+        f(&b)
+    }
+
+    /// Runs `f` on the period `r` names and its ranking (if it has one), under the board's
+    /// read lock; see [`Board::read`] for which periods a reader sees.
+    fn with_period<T>(
+        &self,
+        board: &str,
+        r: &PeriodRef,
+        f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
+    ) -> Result<T, BoardError> {
+        self.with_board(board, |b| {
+            let (period, ranking) = b.read(r, self.now_us())?;
+            f(period, ranking)
+        })
+    }
+
+    fn board_state(&self, name: &str, b: &Board) -> Result<BoardState, BoardError> {
+        let (current, ranking) = b.read(&PeriodRef::Current, self.now_us())?;
+        Ok(BoardState {
+            name: name.to_owned(),
+            config: b.config().clone(),
+            members: ranking.map_or(0, Ranking::len),
+            current,
+        })
+    }
+
+    /// The logged command of write `w`, after the clock's check: a write with an explicit
+    /// `at` must name a period readers still see (the log's own retention rule only knows
+    /// the newest period written).
+    fn write_command(&self, board: &str, w: WriteRequest) -> Result<(Command, bool), BoardError> {
+        if let Some(at) = w.at_us {
+            self.with_board(board, |b| b.window().write_period(at, self.now_us()))?;
+        }
+        let cmd = Command::Write {
+            board: board.to_owned(),
+            member: w.member,
+            op: w.op,
+            value: w.value,
+            at_us: w.at_us.unwrap_or(0),
+            metadata: w.metadata,
+        };
+        Ok((cmd, w.at_us.is_none()))
+    }
+}
+
+fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
+    match applied {
+        Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+        other => Err(BoardError::Unavailable(format!(
+            "the log answered a write with {other:?}"
+        ))),
+    }
+}
+
+#[async_trait]
+impl Leaderboard for Store {
+    fn now_us(&self) -> i64 {
+        Store::now_us(self)
+    }
+
+    async fn health(&self) -> Option<String> {
+        self.write_error()
+    }
+
+    async fn totals(&self) -> Result<Totals, BoardError> {
+        let boards = self.state().boards();
+        let members = boards
+            .iter()
+            .map(|(_, b)| read_lock(b).total_members())
+            .sum();
+        Ok(Totals {
+            boards: boards.len() as u64,
+            members,
+        })
+    }
+
+    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
+        config.validate()?;
+        let cmd = Command::CreateBoard {
+            board: board.to_owned(),
+            config,
+        };
+        Ok(self.execute(cmd, false).await? == Applied::BoardCreated(true))
+    }
+
+    async fn check_board(&self, board: &str) -> Result<(), BoardError> {
+        self.state().require(board).map(|_| ())
+    }
+
+    async fn board(&self, board: &str) -> Result<BoardState, BoardError> {
+        self.with_board(board, |b| self.board_state(board, b))
+    }
+
+    async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
+        self.state()
+            .boards()
+            .into_iter()
+            .map(|(name, handle)| self.board_state(&name, &read_lock(&handle)))
+            .collect()
+    }
+
+    async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
+        self.state().require(board)?;
+        let cmd = Command::DeleteBoard {
+            board: board.to_owned(),
+        };
+        self.execute(cmd, false).await.map(|_| ())
+    }
+
+    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
+        self.with_board(board, |b| {
+            let floor_us = b.window().visible(self.now_us())?.floor_us;
+            Ok(b.periods()
+                .filter(|(p, _)| p.start_us >= floor_us)
+                .map(|(p, r)| PeriodSummary {
+                    period: p.clone(),
+                    members: r.len(),
+                })
+                .collect())
+        })
+    }
+
+    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
+        let (cmd, stamp) = self.write_command(board, w)?;
+        written(self.execute(cmd, stamp).await?)
+    }
+
+    async fn write_batch(
+        &self,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+        self.state().require(board)?;
+        // Queue every entry first, in order, then collect: the log applies them in queue
+        // order, and one group commit can carry the whole batch.
+        let pending: Vec<_> = writes
+            .into_iter()
+            .map(|w| {
+                let (cmd, stamp) = self.write_command(board, w)?;
+                self.enqueue(cmd, stamp)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(pending.len());
+        for p in pending {
+            out.push(match p {
+                Ok(rx) => Self::outcome(rx).await.and_then(written),
+                Err(e) => Err(e),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn member(
+        &self,
+        board: &str,
+        member: &str,
+        read: &ReadOptions,
+    ) -> Result<MemberRow, BoardError> {
+        self.with_period(board, &read.period, |period, ranking| {
+            let entry = ranking.and_then(|r| r.member(member, read.ranking));
+            let (entry, ranking) = entry
+                .zip(ranking)
+                .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
+            Ok(MemberRow {
+                entry,
+                total: ranking.len(),
+                period,
+            })
+        })
+    }
+
+    async fn page(
+        &self,
+        board: &str,
+        offset: u64,
+        limit: u64,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        self.with_period(board, &read.period, |period, ranking| {
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            Ok(Rows {
+                total: ranking.map_or(0, Ranking::len),
+                entries: ranking.map_or_else(Vec::new, |r| r.page(offset, limit, read.ranking)),
+                period,
+            })
+        })
+    }
+
+    async fn around(
+        &self,
+        board: &str,
+        member: &str,
+        window: Around,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        self.with_period(board, &read.period, |period, ranking| {
+            let rows = ranking.and_then(|r| {
+                r.around(member, window.before, window.after, read.ranking)
+                    .map(|entries| (entries, r.len()))
+            });
+            let (entries, total) =
+                rows.ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
+            Ok(Rows {
+                total,
+                period,
+                entries,
+            })
+        })
+    }
+
+    async fn remove(
+        &self,
+        board: &str,
+        member: &str,
+        period: &PeriodRef,
+    ) -> Result<(), BoardError> {
+        // A period the reader cannot see is a 404 before anything is logged; the command
+        // resolves `period` again at the instant it is logged, as replays will.
+        self.with_period(board, period, |_, _| Ok(()))?;
+        let cmd = Command::DeleteMember {
+            board: board.to_owned(),
+            period: period.as_str().to_owned(),
+            member: member.to_owned(),
+            now_us: 0,
+        };
+        self.execute(cmd, true).await.map(|_| ())
+    }
+
+    fn shutdown(&self) {
+        Store::shutdown(self);
+    }
+}

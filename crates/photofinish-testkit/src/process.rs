@@ -1,0 +1,72 @@
+//! The real `photofinish` binary as a child process, for tests that must kill it (`kill -9`)
+//! or drive it through its command line. The caller names the binary: Cargo tells a
+//! binary crate's own tests where it is (`env!("CARGO_BIN_EXE_photofinish")`).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A running server process.
+pub struct Proc {
+    /// The process.
+    pub child: Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+}
+
+impl Proc {
+    /// Starts `photofinish serve` on a free port and waits for its "listening" line.
+    pub fn start(bin: &str, dir: &Path, fsync: &str) -> Proc {
+        let mut cmd = Command::new(bin);
+        cmd.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fsync",
+            fsync,
+            "--data-dir",
+        ])
+        .arg(dir);
+        Self::spawn(cmd)
+    }
+
+    /// Starts `photofinish serve` with `PHOTOFINISH_STORAGE` set to `storage`.
+    pub fn start_on_storage(bin: &str, storage: &str) -> Proc {
+        let mut cmd = Command::new(bin);
+        cmd.args(["serve", "--listen", "127.0.0.1:0"])
+            .env("PHOTOFINISH_STORAGE", storage);
+        Self::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn photofinish");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read listening line");
+        let base = line
+            .trim()
+            .strip_prefix("photofinish listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Proc { child, base }
+    }
+
+    /// SIGKILL, then reap.
+    pub fn kill9(mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("wait");
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

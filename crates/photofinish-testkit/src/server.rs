@@ -1,0 +1,331 @@
+//! A real server on a free loopback port, in this process: on the embedded store in a temp
+//! data dir, or on Redis (standalone or a 3-master cluster, each started once per test
+//! binary from `redis-server` and shared, with a fresh key namespace per server); and the
+//! `conformance!` macro that runs one test on all three.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crate::redis::{RedisCluster, RedisProcess};
+use photofinish_core::clock::ManualClock;
+use photofinish_server::serve::{serve_with, ServeOptions, SharedClock};
+use photofinish_store::io::{RealStorage, Storage};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+/// Which backend a conformance test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The embedded store.
+    Embedded,
+    /// A standalone Redis.
+    Redis,
+    /// A 3-master Redis Cluster.
+    Cluster,
+}
+
+impl Kind {
+    /// The largest score the backend holds: i64 on the embedded store, 2^53 − 1 on Redis.
+    pub fn max_score(self) -> i64 {
+        match self {
+            Kind::Embedded => i64::MAX,
+            Kind::Redis | Kind::Cluster => (1 << 53) - 1,
+        }
+    }
+}
+
+/// Runs each named `async fn(Kind)` as three tests: on the embedded store, on a standalone
+/// Redis and on a 3-master Redis Cluster.
+#[macro_export]
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use $crate::server::Kind;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn embedded() {
+                super::$name(Kind::Embedded).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn redis() {
+                super::$name(Kind::Redis).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn cluster() {
+                super::$name(Kind::Cluster).await
+            }
+        }
+    )*};
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("photofinish-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The standalone Redis this test binary shares.
+pub fn shared_redis() -> &'static RedisProcess {
+    static REDIS: OnceLock<RedisProcess> = OnceLock::new();
+    REDIS.get_or_init(|| RedisProcess::start(&scratch("redis"), &[]).expect("start redis-server"))
+}
+
+/// The Redis Cluster this test binary shares.
+pub fn shared_cluster() -> &'static RedisCluster {
+    static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| RedisCluster::start(&scratch("cluster"), 3).expect("start cluster"))
+}
+
+/// A key namespace no other server in this run uses.
+pub fn fresh_namespace() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("t{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A running server and an HTTP client for it.
+pub struct Server {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The client.
+    pub http: reqwest::Client,
+    /// The backend.
+    pub kind: Kind,
+    opts: ServeOptions,
+    storage: Arc<dyn Storage>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    dir: Option<Arc<tempfile::TempDir>>,
+}
+
+impl Server {
+    /// A server on `kind`, with nothing in it.
+    pub async fn start(kind: Kind) -> Server {
+        Self::start_clocked(kind, SharedClock::default()).await
+    }
+
+    /// [`Self::start`] with its clock pinned at `now_us` (a `ManualClock`).
+    pub async fn start_at(kind: Kind, now_us: i64) -> Server {
+        let clock = SharedClock(Arc::new(ManualClock::new(now_us)));
+        Self::start_clocked(kind, clock).await
+    }
+
+    async fn start_clocked(kind: Kind, clock: SharedClock) -> Server {
+        let base = ServeOptions {
+            listen: "127.0.0.1:0".into(),
+            clock,
+            ..ServeOptions::default()
+        };
+        match kind {
+            Kind::Embedded => {
+                let dir = Arc::new(tempfile::tempdir().expect("tmp"));
+                let opts = ServeOptions {
+                    data_dir: dir.path().to_path_buf(),
+                    ..base
+                };
+                let mut s = Self::start_with(opts, Arc::new(RealStorage), kind).await;
+                s.dir = Some(dir);
+                s
+            }
+            Kind::Redis | Kind::Cluster => {
+                let url = tokio::task::spawn_blocking(move || match kind {
+                    Kind::Cluster => shared_cluster().url(),
+                    _ => shared_redis().url(),
+                })
+                .await
+                .expect("redis");
+                let opts = ServeOptions {
+                    storage: Some(url),
+                    redis_namespace: fresh_namespace(),
+                    ..base
+                };
+                Self::start_with(opts, Arc::new(RealStorage), kind).await
+            }
+        }
+    }
+
+    /// A server on the embedded store in `dir` (fsync `always`), through `storage`.
+    pub async fn start_on(dir: &Path, storage: Arc<dyn Storage>) -> Server {
+        Self::start_fsync(dir, storage, photofinish_store::FsyncPolicy::Always).await
+    }
+
+    /// A server on the embedded store in `dir` with fsync `policy`, through `storage`.
+    pub async fn start_fsync(
+        dir: &Path,
+        storage: Arc<dyn Storage>,
+        policy: photofinish_store::FsyncPolicy,
+    ) -> Server {
+        let opts = ServeOptions {
+            listen: "127.0.0.1:0".into(),
+            data_dir: dir.to_path_buf(),
+            fsync: policy,
+            ..ServeOptions::default()
+        };
+        Self::start_with(opts, storage, Kind::Embedded).await
+    }
+
+    /// A server with `opts`.
+    pub async fn start_with(opts: ServeOptions, storage: Arc<dyn Storage>, kind: Kind) -> Server {
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (serve_opts, serve_storage) = (opts.clone(), storage.clone());
+        let task = tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stop_rx.await;
+            };
+            serve_with(
+                serve_opts,
+                serve_storage,
+                move |addr| {
+                    let _ = ready_tx.send(addr);
+                },
+                shutdown,
+            )
+            .await
+            .expect("serve");
+        });
+        let addr = ready_rx.await.expect("server ready");
+        Server {
+            base: format!("http://{addr}"),
+            http: reqwest::Client::new(),
+            kind,
+            opts,
+            storage,
+            stop: Some(stop_tx),
+            task: Some(task),
+            dir: None,
+        }
+    }
+
+    /// Another server on the same data (the same Redis namespace, or the same data dir once
+    /// this one has stopped); `self` keeps running.
+    pub async fn sibling(&self) -> Server {
+        let mut s = Self::start_with(self.opts.clone(), self.storage.clone(), self.kind).await;
+        s.dir = self.dir.clone();
+        s
+    }
+
+    /// Stops gracefully and starts a new server on the same data.
+    pub async fn restart(mut self) -> Server {
+        let dir = self.dir.take();
+        let (opts, storage, kind) = (self.opts.clone(), self.storage.clone(), self.kind);
+        self.stop().await;
+        let mut s = Self::start_with(opts, storage, kind).await;
+        s.dir = dir;
+        s
+    }
+
+    /// The Redis key namespace, on a Redis backend.
+    pub fn namespace(&self) -> Option<&str> {
+        self.opts
+            .storage
+            .as_ref()
+            .map(|_| self.opts.redis_namespace.as_str())
+    }
+
+    /// Graceful stop: in-flight requests finish, the log is synced.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            t.await.expect("server task");
+        }
+    }
+
+    /// Sends a request with an optional JSON body; the status and the body as JSON (a
+    /// non-JSON body as a JSON string, an empty one as null).
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("request");
+        let status = resp.status();
+        let text = resp.text().await.expect("body");
+        let v = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, v)
+    }
+
+    /// Sends `body` as it is, labelled JSON.
+    pub async fn raw(&self, method: Method, path: &str, body: &str) -> (StatusCode, Value) {
+        let resp = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("request");
+        let status = resp.status();
+        let v = resp.json().await.unwrap_or(Value::Null);
+        (status, v)
+    }
+
+    /// `GET path`.
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, None).await
+    }
+
+    /// `PUT path` with a JSON body.
+    pub async fn put(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PUT, path, Some(body)).await
+    }
+
+    /// `POST path` with a JSON body.
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, path, Some(body)).await
+    }
+
+    /// `DELETE path`.
+    pub async fn delete(&self, path: &str) -> (StatusCode, Value) {
+        self.call(Method::DELETE, path, None).await
+    }
+}
+
+/// `clients` concurrent clients, spread round-robin over `bases`, each increment `member`
+/// of `board` by 1 `per_client` times; every answer must be 200.
+pub async fn increment_concurrently(
+    bases: &[&str],
+    board: &str,
+    member: &str,
+    clients: usize,
+    per_client: usize,
+) {
+    let mut tasks = Vec::new();
+    for i in 0..clients {
+        let http = reqwest::Client::new();
+        let url = format!("{}/v1/boards/{board}/scores", bases[i % bases.len()]);
+        let body = serde_json::json!({"member": member, "score": 1});
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..per_client {
+                let resp = http.post(&url).json(&body).send().await.expect("send");
+                assert_eq!(resp.status(), 200);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("client");
+    }
+}
+
+/// Asserts an error answer's status and code.
+pub fn assert_error(got: &(StatusCode, Value), status: u16, code: &str) {
+    assert_eq!(got.0.as_u16(), status, "{got:?}");
+    assert_eq!(got.1["error"]["code"], code, "{got:?}");
+    assert!(
+        got.1["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{got:?}"
+    );
+}
