@@ -9,7 +9,7 @@
 //!   ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
 //!   ([`Ranking::rebuild_index`]); the other two are always exact.
 //!
-//! Writes follow SPEC.md §2: `incr` is checked, `best` obeys the board order, and
+//! Writes follow docs/SPEC.md §2: `incr` is checked, `best` obeys the board order, and
 //! `reached_at` and the sequence move only when the score changes.
 
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
@@ -412,8 +412,8 @@ impl Ranking {
             hashbrown::hash_table::Entry::Occupied(_) => {
                 // Callers check first; snapshot loading relies on this to refuse duplicates.
                 self.records.release(id);
-                Err(BoardError::InvalidMemberName(format!(
-                    "{member} (duplicate)"
+                Err(BoardError::InvalidEntries(format!(
+                    "member {member:?} appears twice"
                 )))
             }
         }
@@ -540,16 +540,18 @@ impl Ranking {
         };
         let mut long = 0;
         for &id in self.members.iter() {
-            let name = String::from_utf8_lossy(records.name(id));
+            let name = || String::from_utf8_lossy(records.name(id));
             assert_eq!(
                 member_of(id),
                 Some(id),
-                "ranking: record {id} ({name:?}) is not found under its name"
+                "ranking: record {id} ({:?}) is not found under its name",
+                name()
             );
             let key = records.key_of(id);
             assert!(
                 key.seq > 0 && key.seq < self.next_seq,
-                "ranking: record {id} ({name:?}) has seq {} outside 1..{}",
+                "ranking: record {id} ({:?}) has seq {} outside 1..{}",
+                name(),
                 key.seq,
                 self.next_seq
             );

@@ -11,6 +11,7 @@
 //! the index: remove, change the key, insert again.
 
 mod build;
+mod invariants;
 mod node;
 mod remove;
 

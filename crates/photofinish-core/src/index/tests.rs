@@ -42,7 +42,10 @@ fn check(index: &RankedIndex, keys: &Keys, live: &[u32]) {
     }
 }
 
-fn run(ops: Vec<(bool, u16, i64)>, scores: i64) {
+/// Applies `ops` (insert a key with score `score % scores`, or remove the live id at `pick`)
+/// and checks the tree against the model every 997 steps and at the end, and its
+/// invariants after every `invariants_every`-th operation and at the end.
+fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
     let mut keys = Keys::default();
     let mut index = RankedIndex::new();
     let mut live: Vec<u32> = Vec::new();
@@ -64,18 +67,22 @@ fn run(ops: Vec<(bool, u16, i64)>, scores: i64) {
             assert!(index.remove(id, keys.0[id as usize], &keys));
             assert!(!index.remove(id, keys.0[id as usize], &keys));
         }
+        if i % invariants_every == 0 {
+            index.check_invariants(&keys);
+        }
         if i % 997 == 0 {
             check(&index, &keys, &live);
         }
     }
     check(&index, &keys, &live);
+    index.check_invariants(&keys);
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     #[test]
     fn tree_matches_sorted_vec(ops in prop::collection::vec((prop::bool::weighted(0.6), any::<u16>(), any::<i64>()), 1..3000), scores in 1i64..40) {
-        run(ops, scores);
+        run(ops, scores, 1);
     }
 }
 
@@ -83,7 +90,9 @@ proptest! {
 fn grows_and_shrinks_through_several_levels() {
     let mut ops: Vec<(bool, u16, i64)> = (0..20_000).map(|i| (true, 0, i * 7919)).collect();
     ops.extend((0..20_000).map(|i| (false, (i * 31) as u16, 0)));
-    run(ops, i64::MAX);
+    // 40k operations on up to 20k entries: checking the invariants after each would be
+    // quadratic, so every 50th (the only test with three levels and inner-node merges).
+    run(ops, i64::MAX, 50);
 }
 
 #[test]
@@ -101,6 +110,7 @@ fn sequential_loads_fill_leaves() {
     }
     // 100k ids in leaves of 63 or 64: about 1,600 leaves, not the 3,100 of half-full ones.
     assert!(index.leaves.len() < 1_700, "{} leaves", index.leaves.len());
+    index.check_invariants(&keys);
 }
 
 proptest! {
@@ -116,6 +126,7 @@ proptest! {
         order.sort_by_key(|&id| keys.0[id as usize]);
         let mut index = RankedIndex::from_sorted(&order, &keys);
         let mut live = order.clone();
+        index.check_invariants(&keys);
         check(&index, &keys, &live);
         for (insert, s) in more {
             if insert || live.is_empty() {
@@ -127,7 +138,123 @@ proptest! {
                 let id = live.swap_remove((s as usize) % live.len());
                 prop_assert!(index.remove(id, keys.0[id as usize], &keys));
             }
+            index.check_invariants(&keys);
         }
         check(&index, &keys, &live);
     }
+}
+
+/// `n` ids with three entries per score, bulk-built.
+fn bulk(n: u32) -> (RankedIndex, Keys) {
+    let keys = Keys(
+        (0..n)
+            .map(|i| Key {
+                nscore: i64::from(i / 3),
+                reached_at_us: 0,
+                seq: u64::from(i) + 1,
+            })
+            .collect(),
+    );
+    let ids: Vec<u32> = (0..n).collect();
+    (RankedIndex::from_sorted(&ids, &keys), keys)
+}
+
+#[test]
+fn bulk_builds_keep_the_invariants_at_fill_boundaries() {
+    // Bulk builds fill nodes to 56 of 64; sizes around multiples of 56 leave a last leaf or
+    // a last inner node with a single entry or child.
+    let fill = (LEAF_CAP * 7 / 8) as u32;
+    for n in [
+        0,
+        1,
+        2,
+        fill - 1,
+        fill,
+        fill + 1,
+        fill * fill,
+        fill * (fill + 1),
+        fill * (fill + 1) + 1,
+    ] {
+        let (mut index, keys) = bulk(n);
+        index.check_invariants(&keys);
+        // Emptying from both ends takes the thin last nodes apart through the merge rules.
+        for k in 0..n.min(200) {
+            let id = if k % 2 == 0 { k / 2 } else { n - 1 - k / 2 };
+            assert!(index.remove(id, keys.0[id as usize], &keys));
+            index.check_invariants(&keys);
+        }
+    }
+}
+
+/// A two-level bulk-built index for corrupting in the tests below.
+fn two_levels() -> (RankedIndex, Keys) {
+    let (index, keys) = bulk(1_000);
+    assert_eq!(index.height, 1);
+    index.check_invariants(&keys);
+    (index, keys)
+}
+
+#[test]
+#[should_panic(expected = "kept entry count")]
+fn invariants_catch_a_wrong_child_count() {
+    let (mut index, keys) = two_levels();
+    index.inners.get_mut(index.root).counts[1] += 1;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "kept distinct count")]
+fn invariants_catch_a_wrong_distinct_count() {
+    let (mut index, keys) = two_levels();
+    index.inners.get_mut(index.root).distinct[2] -= 1;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "group bit 2")]
+fn invariants_catch_a_wrong_group_bit() {
+    let (mut index, keys) = two_levels();
+    let leaf = index.inners.get(index.root).children[0];
+    // Entries 0..3 share a score: entry 2 does not start a group.
+    index.leaves.get_mut(leaf).groups |= 1 << 2;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "not above")]
+fn invariants_catch_keys_out_of_order() {
+    let (mut index, keys) = two_levels();
+    let leaf = index.inners.get(index.root).children[3];
+    index.leaves.get_mut(leaf).ids.swap(4, 5);
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "has prev")]
+fn invariants_catch_a_broken_leaf_chain() {
+    let (mut index, keys) = two_levels();
+    let leaf = index.inners.get(index.root).children[4];
+    index.leaves.get_mut(leaf).prev = NIL;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "len is")]
+fn invariants_catch_a_wrong_len() {
+    let (mut index, keys) = two_levels();
+    index.len += 1;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "appears twice")]
+fn invariants_catch_a_repeated_id() {
+    let (mut index, keys) = two_levels();
+    let (first, later) = {
+        let root = index.inners.get(index.root);
+        (root.children[0], root.children[3])
+    };
+    let id = index.leaves.get(first).ids[0];
+    index.leaves.get_mut(later).ids[4] = id;
+    index.check_invariants(&keys);
 }

@@ -466,7 +466,10 @@ fn saved_entries_reload_into_an_identical_ranking() {
     assert_eq!(copy.next_seq(), r.next_seq());
     let mut dup = saved.clone();
     dup.push(("a".into(), i64::MIN, 1, 99, None));
-    assert!(load(&dup).is_err(), "duplicate");
+    assert!(
+        matches!(load(&dup), Err(BoardError::InvalidEntries(m)) if m.contains("\"a\" appears twice")),
+        "duplicate"
+    );
     let w = Write {
         member: "z",
         op: Op::Set,
@@ -528,13 +531,19 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     let mut swapped = saved.clone();
     swapped.swap(10, 11);
     assert!(
-        Ranking::from_sorted(Order::Asc, swapped.len(), swapped.iter().map(entry)).is_err(),
+        matches!(
+            Ranking::from_sorted(Order::Asc, swapped.len(), swapped.iter().map(entry)),
+            Err(BoardError::InvalidEntries(m)) if m.contains("out of order")
+        ),
         "out of order"
     );
     let mut dup = saved.clone();
     dup[20].0 = dup[19].0.clone();
     assert!(
-        Ranking::from_sorted(Order::Asc, dup.len(), dup.iter().map(entry)).is_err(),
+        matches!(
+            Ranking::from_sorted(Order::Asc, dup.len(), dup.iter().map(entry)),
+            Err(BoardError::InvalidEntries(_))
+        ),
         "duplicate"
     );
 }

@@ -1,0 +1,288 @@
+//! The ranked index's invariant checker, [`RankedIndex::check_invariants`]: an O(n) walk
+//! that recomputes everything the tree keeps (order, counts, summaries, group bits, fill,
+//! the leaf chain) and panics naming the node and what is wrong. The property tests call it
+//! after every operation; nothing in the served paths does.
+
+use super::node::{self, NIL};
+use super::{KeyOf, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
+use crate::key::Key;
+
+/// What [`RankedIndex::check_invariants`] recomputes for a subtree: a [`Summary`] with
+/// wide counts, so that a root over `u32::MAX` entries would not wrap.
+struct Checked {
+    count: u64,
+    distinct: u64,
+    min_key: Key,
+    max_score: i64,
+}
+
+/// What [`RankedIndex::check_invariants`] gathers on its walk from the root.
+struct Walk {
+    /// Leaves in the order the walk reached them (left to right).
+    leaves: Vec<u32>,
+    /// Inner nodes reached.
+    inners: usize,
+    /// The last key seen and the leaf holding it, to check order across leaves.
+    last: Option<(Key, u32)>,
+}
+
+impl RankedIndex {
+    /// Checks every structural invariant of the tree and panics, naming the node and what
+    /// is wrong, at the first one broken. A test and debugging aid, never called by the
+    /// index itself: O(n) time (each key is read once) and O(n) memory.
+    ///
+    /// Checked:
+    /// - order: keys strictly increase inside every leaf and from each leaf to the next;
+    ///   the `prev`/`next` chain runs through exactly the leaves reachable from the root,
+    ///   left to right, with no `prev` on the first and no `next` on the last;
+    /// - counts: `len` is the number of ids, and every per-child [`Summary`] in an inner
+    ///   node equals the one recomputed from that child (entry count, distinct scores,
+    ///   exact minimum key, maximum score);
+    /// - score-group masks: bit 0 is set in every non-empty leaf (its first entry always
+    ///   starts a group *within the leaf*), bit `i > 0` iff entry `i`'s score differs from
+    ///   entry `i - 1`'s, and no bit at or past the leaf's length;
+    /// - fill: no node over capacity; no empty node but an empty root leaf; a root inner
+    ///   node has at least two children. Nothing more: a split can leave a leaf with one
+    ///   entry (a key past either end splits a full leaf at 1 or `LEAF_CAP - 1`), removal
+    ///   merges a node under a quarter full only when the pair fits in three quarters and
+    ///   never borrows, and a bulk build's last node on each level takes the remainder —
+    ///   so any non-root node may hold a single entry or child;
+    /// - height: descending `height` levels from the root lands on leaves everywhere (the
+    ///   leaves so reached are exactly the chain, and every live node of both slabs is
+    ///   reached, so no node leaked or hangs at another depth); `height < MAX_HEIGHT`;
+    /// - ids: no id appears twice. This follows from the strict order along the whole chain
+    ///   (an id has one key, so a repeated id is a repeated key); a failed order check
+    ///   looks for an earlier copy of the id so that the message says which it was.
+    #[doc(hidden)]
+    pub fn check_invariants(&self, keys: &impl KeyOf) {
+        assert!(
+            self.height < MAX_HEIGHT,
+            "index: height {} leaves no room in the path buffers ({MAX_HEIGHT})",
+            self.height
+        );
+        let mut walk = Walk {
+            leaves: Vec::new(),
+            inners: 0,
+            last: None,
+        };
+        let total = self.check_node(self.root, self.height, true, keys, &mut walk);
+        let counted = total.as_ref().map_or(0, |t| t.count);
+        assert_eq!(
+            self.len, counted,
+            "index: len is {} but the tree holds {counted} ids",
+            self.len
+        );
+        // The leaf chain must visit exactly the leaves reached from the root, in order.
+        let chain = &walk.leaves;
+        let first = self.leaves.get(chain[0]);
+        assert_eq!(
+            first.prev, NIL,
+            "index: first leaf {} has prev {} instead of none",
+            chain[0], first.prev
+        );
+        for pair in chain.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let next = self.leaves.get(a).next;
+            assert_eq!(
+                next, b,
+                "index: leaf {a} has next {next}, but the leaf after it in the tree is {b}"
+            );
+            let prev = self.leaves.get(b).prev;
+            assert_eq!(
+                prev, a,
+                "index: leaf {b} has prev {prev}, but the leaf before it in the tree is {a}"
+            );
+        }
+        let last = chain[chain.len() - 1];
+        let next = self.leaves.get(last).next;
+        assert_eq!(
+            next, NIL,
+            "index: last leaf {last} has next {next} instead of none"
+        );
+        // Every live node is in the tree: nothing leaked, nothing released twice.
+        assert_eq!(
+            self.leaves.len(),
+            chain.len(),
+            "index: {} live leaves in the slab but {} reachable from root {}",
+            self.leaves.len(),
+            chain.len(),
+            self.root
+        );
+        assert_eq!(
+            self.inners.len(),
+            walk.inners,
+            "index: {} live inner nodes in the slab but {} reachable from root {}",
+            self.inners.len(),
+            walk.inners,
+            self.root
+        );
+    }
+
+    /// Checks the subtree of `node` at `level` (0: a leaf) and returns its recomputed
+    /// summary, or `None` for an empty root leaf. Part of [`Self::check_invariants`].
+    fn check_node(
+        &self,
+        node: u32,
+        level: usize,
+        is_root: bool,
+        keys: &impl KeyOf,
+        walk: &mut Walk,
+    ) -> Option<Checked> {
+        assert_ne!(node, NIL, "index: a child at level {level} is NIL");
+        if level == 0 {
+            return self.check_leaf(node, is_root, keys, walk);
+        }
+        walk.inners += 1;
+        let inner = self.inners.get(node);
+        let n = inner.len as usize;
+        assert!(
+            n <= INNER_CAP,
+            "index: inner node {node} (level {level}) has {n} children, over {INNER_CAP}"
+        );
+        let least = if is_root { 2 } else { 1 };
+        assert!(
+            n >= least,
+            "index: inner node {node} (level {level}{}) has {n} children, fewer than {least}",
+            if is_root { ", the root" } else { "" }
+        );
+        let mut total: Option<Checked> = None;
+        for slot in 0..n {
+            let child = inner.children[slot];
+            let Some(got) = self.check_node(child, level - 1, false, keys, walk) else {
+                panic!(
+                    "index: inner node {node} (level {level}) slot {slot}: child {child} is empty"
+                );
+            };
+            let kept = inner.child_summary(slot);
+            // Formatted only when an assertion fails.
+            let what = || format!("inner node {node} (level {level}), slot {slot} (child {child})");
+            assert_eq!(
+                u64::from(kept.count),
+                got.count,
+                "index: {}: kept entry count {} but the child holds {}",
+                what(),
+                kept.count,
+                got.count
+            );
+            assert_eq!(
+                u64::from(kept.distinct),
+                got.distinct,
+                "index: {}: kept distinct count {} but the child has {}",
+                what(),
+                kept.distinct,
+                got.distinct
+            );
+            assert_eq!(
+                kept.min_key,
+                got.min_key,
+                "index: {}: kept minimum key {:?} but the child's first key is {:?}",
+                what(),
+                kept.min_key,
+                got.min_key
+            );
+            assert_eq!(
+                kept.max_score,
+                got.max_score,
+                "index: {}: kept maximum score {} but the child's last score is {}",
+                what(),
+                kept.max_score,
+                got.max_score
+            );
+            total = Some(match total {
+                None => got,
+                Some(t) => Checked {
+                    count: t.count + got.count,
+                    // A score running across the boundary is one group, not two.
+                    distinct: t.distinct + got.distinct
+                        - u64::from(t.max_score == got.min_key.nscore),
+                    min_key: t.min_key,
+                    max_score: got.max_score,
+                },
+            });
+        }
+        total
+    }
+
+    /// Checks leaf `node` and returns its recomputed summary, or `None` if it is an empty
+    /// root. Part of [`Self::check_invariants`].
+    fn check_leaf(
+        &self,
+        node: u32,
+        is_root: bool,
+        keys: &impl KeyOf,
+        walk: &mut Walk,
+    ) -> Option<Checked> {
+        walk.leaves.push(node);
+        let leaf = self.leaves.get(node);
+        let n = leaf.len as usize;
+        assert!(
+            n <= LEAF_CAP,
+            "index: leaf {node} has {n} entries, over {LEAF_CAP}"
+        );
+        assert!(
+            leaf.groups & !node::low_bits(n) == 0,
+            "index: leaf {node} of {n} entries has group bits past its end: {:#x}",
+            leaf.groups
+        );
+        if n == 0 {
+            assert!(is_root, "index: leaf {node} is empty but not the root");
+            return None;
+        }
+        let mut distinct = 0u64;
+        let mut first: Option<Key> = None;
+        let mut prev: Option<Key> = None;
+        for (i, &id) in leaf.ids().iter().enumerate() {
+            let key = keys.key_of(id);
+            if let Some((last, at)) = walk.last {
+                if last >= key {
+                    if let Some(first) = self.earlier_copy(id, &walk.leaves, i) {
+                        panic!(
+                            "index: id {id} appears twice: in leaf {first} and again in leaf \
+                             {node} at {i}"
+                        );
+                    }
+                    panic!(
+                        "index: leaf {node} entry {i} (id {id}) has key {key:?}, not above the \
+                         key before it {last:?} (in leaf {at})"
+                    );
+                }
+            }
+            walk.last = Some((key, node));
+            // Bit 0 means "first entry of its score in this leaf", so it is always set.
+            let starts = prev.is_none_or(|p| p.nscore != key.nscore);
+            let bit = leaf.groups & (1 << i) != 0;
+            assert_eq!(
+                bit,
+                starts,
+                "index: leaf {node} group bit {i} is {bit} but entry {i} (id {id}, score {}) \
+                 {} a score group in the leaf",
+                key.nscore,
+                if starts { "starts" } else { "does not start" }
+            );
+            distinct += u64::from(starts);
+            first.get_or_insert(key);
+            prev = Some(key);
+        }
+        // `n > 0`, so both are set.
+        Some(Checked {
+            count: n as u64,
+            distinct,
+            min_key: first.unwrap_or(Key::first_of_score(0)),
+            max_score: prev.map_or(0, |k| k.nscore),
+        })
+    }
+
+    /// The leaf among `leaves` (the last one only up to entry `before`) that holds `id`,
+    /// if any. Only for [`Self::check_invariants`]'s failure message.
+    fn earlier_copy(&self, id: u32, leaves: &[u32], before: usize) -> Option<u32> {
+        let (&current, done) = leaves.split_last()?;
+        done.iter()
+            .copied()
+            .find(|&l| self.leaves.get(l).find(id).is_some())
+            .or_else(|| {
+                self.leaves.get(current).ids()[..before]
+                    .contains(&id)
+                    .then_some(current)
+            })
+    }
+}
