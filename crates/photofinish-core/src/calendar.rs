@@ -2,7 +2,7 @@
 //!
 //! A periodic board keeps one ranking per period: a local calendar day, a local week
 //! (Monday or Sunday start) or a local calendar month in the board's time zone, computed
-//! with jiff so that DST changes give 23- and 25-hour days. Ids follow SPEC.md §2:
+//! with jiff so that DST changes give 23- and 25-hour days. Ids follow docs/SPEC.md §2:
 //! `2026-11-22`, `2026-W47` (ISO weeks), `2026-11-22~w` (Sunday weeks, the first day),
 //! `2026-11`, and `all` for boards that never reset.
 

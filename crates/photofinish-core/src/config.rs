@@ -1,4 +1,4 @@
-//! Board configuration and the validation of names (SPEC.md §2).
+//! Board configuration and the validation of names (docs/SPEC.md §2).
 //!
 //! Everything a client can name is checked here, once, with a message that shows the
 //! offending value: board names, member names and each config field. Limits are named
@@ -10,13 +10,13 @@ use crate::error::BoardError;
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
 pub const MAX_BOARD_NAME_BYTES: usize = 64;
-/// Longest member name, in bytes (SPEC.md §2); names longer than 16 bytes cost a side table.
+/// Longest member name, in bytes (docs/SPEC.md §2); names longer than 16 bytes cost a side table.
 pub const MAX_MEMBER_NAME_BYTES: usize = 128;
 /// Most periods a board may retain: each retained period is a full ranking in memory.
 pub const MAX_RETENTION_PERIODS: u32 = 1000;
-/// Largest serialized metadata per entry (SPEC.md §2): it is stored with every entry.
+/// Largest serialized metadata per entry (docs/SPEC.md §2): it is stored with every entry.
 pub const MAX_METADATA_BYTES: usize = 1024;
-/// Periods kept when the config does not say (SPEC.md §2).
+/// Periods kept when the config does not say (docs/SPEC.md §2).
 pub const DEFAULT_RETENTION_PERIODS: u32 = 8;
 
 /// Which scores are better.

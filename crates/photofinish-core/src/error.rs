@@ -58,6 +58,8 @@ pub enum ErrorCode {
     PeriodNotRetained,
     /// A ranking that cannot take more.
     RankingFull,
+    /// Saved or imported entries that cannot form a ranking (duplicate, out of order).
+    InvalidEntries,
     /// The storage (the log, or Redis) cannot be written or reached; nothing changed.
     StorageUnavailable,
     /// Too many writes queued.
@@ -102,6 +104,7 @@ code_names!(
     InvalidTime => "invalid_time",
     PeriodNotRetained => "period_not_retained",
     RankingFull => "ranking_full",
+    InvalidEntries => "invalid_entries",
     StorageUnavailable => "storage_unavailable",
     Overloaded => "overloaded",
     ShuttingDown => "shutting_down",
@@ -170,6 +173,10 @@ pub enum BoardError {
     /// A ranking that cannot take another member (u32 ids exhausted) or another write.
     #[error("ranking is full: {0}")]
     RankingFull(&'static str),
+    /// Entries given in bulk (a snapshot, an import) that cannot form a ranking: a member
+    /// twice, keys out of order, a sequence number out of range.
+    #[error("invalid entries: {0}")]
+    InvalidEntries(String),
     /// Metadata over [`crate::config::MAX_METADATA_BYTES`].
     #[error("metadata is {0} bytes, more than the 1024 allowed")]
     MetadataTooLarge(usize),
@@ -234,6 +241,7 @@ impl BoardError {
             E::ScoreOutOfRange { .. } => ErrorCode::ScoreOutOfRange,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
             E::RankingFull(_) => ErrorCode::RankingFull,
+            E::InvalidEntries(_) => ErrorCode::InvalidEntries,
             E::MetadataTooLarge(_) => ErrorCode::MetadataTooLarge,
             E::PeriodNotRetained(_) => ErrorCode::PeriodNotRetained,
             E::MalformedPeriod(_) => ErrorCode::InvalidPeriod,

@@ -1,4 +1,4 @@
-//! The order key: the strict total order of SPEC.md §2 as a plain tuple, never a packed float.
+//! The order key: the strict total order of docs/SPEC.md §2 as a plain tuple, never a packed float.
 //!
 //! A [`Key`] is `(nscore, reached_at_us, seq)` compared lexicographically, smaller first. The
 //! score is *normalized* by the board's [`Order`] so that "better" always means "smaller":

@@ -1,4 +1,4 @@
-//! The service: [`Leaderboard`], every operation of SPEC.md §3 on a board, as one trait that
+//! The service: [`Leaderboard`], every operation of docs/SPEC.md §3 on a board, as one trait that
 //! every backend implements once (the embedded store, Redis) and every door calls (HTTP,
 //! and later RESP and the event stream). A door never learns which backend answers; a
 //! backend never learns which door asked. Everything crosses in the shapes of

@@ -1,6 +1,6 @@
 //! # Photofinish on Redis
 //!
-//! The SPEC.md §2 semantics on Redis or Valkey, standalone or cluster, with no state in the
+//! The docs/SPEC.md §2 semantics on Redis or Valkey, standalone or cluster, with no state in the
 //! Photofinish process but a config cache: several servers can share one Redis.
 //!
 //! Each write is one Lua script (EVALSHA, reloaded on NOSCRIPT) that runs on the board's

@@ -33,7 +33,8 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidConfig
         | C::InvalidTime
         | C::PeriodNotRetained
-        | C::RankingFull => S::UNPROCESSABLE_ENTITY,
+        | C::RankingFull
+        | C::InvalidEntries => S::UNPROCESSABLE_ENTITY,
         C::StorageUnavailable | C::Overloaded | C::ShuttingDown => S::SERVICE_UNAVAILABLE,
     }
 }

@@ -1,6 +1,6 @@
 //! # Photofinish server
 //!
-//! HTTP API v1 (SPEC.md §3) over the embedded store or Redis.
+//! HTTP API v1 (docs/SPEC.md §3) over the embedded store or Redis.
 //!
 //! # Layout
 //! - [`routes`]: the handlers, one file per resource.

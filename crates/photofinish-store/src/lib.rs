@@ -12,7 +12,8 @@
 //! - [`state`]: the served boards and [`State::apply`](state::State::apply), the only code
 //!   that changes them.
 //! - [`recovery`]: newest snapshot + log replay.
-//! - [`writer`]: the [`Store`]: one writer thread that sequences, logs (group commit), then
+//! - [`writer`]: the [`Store`]: the log behind one lock; whoever commits (the writer thread
+//!   under `fsync=always`, else the caller's committer) sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
 //! - [`service`]: the store as the core's `Leaderboard` service: writes become logged

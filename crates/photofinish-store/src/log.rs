@@ -69,12 +69,23 @@ fn frame_at(buf: &[u8], off: usize) -> Result<(u64, &[u8], usize), DecodeError> 
 /// What reading one segment found.
 #[derive(Debug)]
 pub struct SegmentRead {
-    /// The whole frames, in order: `(lsn, command)`.
-    pub frames: Vec<(u64, Command)>,
+    /// The whole frames, in order.
+    pub frames: Vec<Frame>,
     /// Length of the valid prefix.
     pub valid_len: u64,
     /// Why the tail past `valid_len` was cut, if it was.
     pub torn: Option<String>,
+}
+
+/// One whole frame of a segment.
+#[derive(Debug)]
+pub struct Frame {
+    /// Where the frame starts in the file (named in errors about it).
+    pub offset: u64,
+    /// Its log sequence number.
+    pub lsn: u64,
+    /// The command it records.
+    pub cmd: Command,
 }
 
 /// A damaged record with valid records after it: start-up must stop.
@@ -95,7 +106,11 @@ pub fn read_segment(buf: &[u8]) -> Result<SegmentRead, Damage> {
             .and_then(|(lsn, payload, n)| Ok((lsn, Command::decode(payload)?, n)));
         match parsed {
             Ok((lsn, cmd, n)) => {
-                frames.push((lsn, cmd));
+                frames.push(Frame {
+                    offset: off as u64,
+                    lsn,
+                    cmd,
+                });
                 off += n;
             }
             Err(e) => {

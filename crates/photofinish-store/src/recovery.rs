@@ -120,23 +120,25 @@ pub fn replay(
             }
             tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
         }
-        for (expected, (lsn, cmd)) in (seg.first_lsn..).zip(read.frames.iter()) {
-            if *lsn != expected {
-                return Err(StoreError::Corrupt {
-                    file: seg.path.clone(),
-                    offset: 0,
-                    reason: format!("record lsn {lsn} where {expected} was due"),
-                });
+        for (expected, frame) in (seg.first_lsn..).zip(read.frames.iter()) {
+            let (lsn, cmd) = (frame.lsn, &frame.cmd);
+            let corrupt = |reason: String| StoreError::Corrupt {
+                file: seg.path.clone(),
+                offset: frame.offset,
+                reason,
+            };
+            if lsn != expected {
+                return Err(corrupt(format!(
+                    "record lsn {lsn} where {expected} was due"
+                )));
             }
-            if *lsn <= last_lsn {
+            if lsn <= last_lsn {
                 continue;
             }
-            if *lsn != last_lsn + 1 {
-                return Err(StoreError::Corrupt {
-                    file: seg.path.clone(),
-                    offset: 0,
-                    reason: format!("log resumes at lsn {lsn} after {last_lsn}: records missing"),
-                });
+            if lsn != last_lsn + 1 {
+                return Err(corrupt(format!(
+                    "log resumes at lsn {lsn} after {last_lsn}: records missing"
+                )));
             }
             if let crate::command::Command::Write { at_us, .. }
             | crate::command::Command::DeleteMember { now_us: at_us, .. } = cmd
@@ -145,7 +147,7 @@ pub fn replay(
             }
             // Errors are part of the history: the command failed the same way when served.
             let _ = state.replay(cmd);
-            last_lsn = *lsn;
+            last_lsn = lsn;
             replayed_records += 1;
         }
         tail_len = read.valid_len;

@@ -163,9 +163,9 @@ pub struct Store {
     state: Arc<State>,
     clock: Arc<MonotonicClock<Box<dyn Clock>>>,
     health: Arc<Health>,
-    shared: Arc<Shared>,
+    sequencer: Arc<Sequencer>,
     /// Callers commit themselves (`everysec`, `never`) instead of queueing to the writer.
-    inline: bool,
+    caller_commits: bool,
     queue_commands: usize,
     on_queued: Option<Arc<dyn Fn() + Send + Sync>>,
     /// The writer's queue (`always`); `None` once shut down.
@@ -208,7 +208,7 @@ impl Store {
         let health = Arc::new(Health::default());
         let (snap_tx, snap_rx) = mpsc::channel::<u64>();
         let (tx, rx) = mpsc::sync_channel(opts.queue_commands);
-        let log = Log {
+        let log = LogWriter {
             storage: storage.clone(),
             dir: opts.dir.clone(),
             file: log,
@@ -228,14 +228,14 @@ impl Store {
             snap_tx: Some(snap_tx),
             on_fsync: opts.on_fsync.clone(),
         };
-        let shared = Arc::new(Shared {
+        let sequencer = Arc::new(Sequencer {
             log: Mutex::new(log),
             queued: Mutex::new(Vec::new()),
         });
-        let writer_shared = shared.clone();
+        let writer_sequencer = sequencer.clone();
         let w = std::thread::Builder::new()
             .name("pf-writer".into())
-            .spawn(move || writer_shared.run_writer(rx))
+            .spawn(move || writer_sequencer.run_writer(rx))
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         let (dir, snap_storage) = (opts.dir.clone(), storage.clone());
         let s = std::thread::Builder::new()
@@ -246,8 +246,8 @@ impl Store {
             state,
             clock,
             health,
-            shared,
-            inline: !opts.fsync.writer_thread_commits(),
+            sequencer,
+            caller_commits: !opts.fsync.writer_thread_commits(),
             queue_commands: opts.queue_commands,
             on_queued: opts.on_queued.clone(),
             tx: Mutex::new(Some(tx)),
@@ -280,9 +280,9 @@ impl Store {
     /// commits it — the one [`StoreOptions::on_queued`] woke, or without that hook usually
     /// the caller before `submit` returns. Either way it must be quick.
     pub fn submit(&self, cmd: Command, stamp: bool, reply: Reply) -> Result<(), BoardError> {
-        if self.inline {
+        if self.caller_commits {
             {
-                let mut queued = lock(&self.shared.queued);
+                let mut queued = lock(&self.sequencer.queued);
                 if queued.len() >= self.queue_commands {
                     return Err(BoardError::Overloaded);
                 }
@@ -293,7 +293,7 @@ impl Store {
             }
             match &self.on_queued {
                 Some(wake) => wake(),
-                None => self.shared.commit_queued(),
+                None => self.sequencer.commit_queued(),
             }
             return Ok(());
         }
@@ -310,7 +310,7 @@ impl Store {
     /// [`StoreOptions::on_queued`]); returns at once if another thread holds the log, which
     /// then commits it.
     pub fn commit_queued(&self) {
-        self.shared.commit_queued();
+        self.sequencer.commit_queued();
     }
 
     /// Stops taking commands, lets the writer finish the queued ones and sync, joins the
@@ -365,14 +365,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// What the store's callers and its writer thread share.
-struct Shared {
-    log: Mutex<Log>,
+/// Puts commands in log order: the open log behind its lock, and the queue of commands
+/// waiting for whoever holds it next. The store's callers and its writer thread share it.
+struct Sequencer {
+    log: Mutex<LogWriter>,
     /// Commands waiting for whoever holds `log` next (`everysec`, `never`).
     queued: Mutex<Vec<Job>>,
 }
 
-impl Shared {
+impl Sequencer {
     /// Commits everything queued, unless another thread holds the log: that thread runs
     /// this after letting go, so a queued command is never left behind.
     fn commit_queued(&self) {
@@ -402,7 +403,7 @@ impl Shared {
     }
 
     /// Runs `f` on the log, then commits what was queued meanwhile.
-    fn with_log<R>(&self, f: impl FnOnce(&mut Log) -> R) -> R {
+    fn with_log<R>(&self, f: impl FnOnce(&mut LogWriter) -> R) -> R {
         let r = f(&mut lock(&self.log));
         self.commit_queued();
         r
@@ -416,7 +417,7 @@ impl Shared {
             let first = match rx.recv_timeout(TICK) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    self.with_log(Log::sync_if_due);
+                    self.with_log(LogWriter::sync_if_due);
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -434,12 +435,13 @@ impl Shared {
                 log.rotate_if_full();
             });
         }
-        self.with_log(Log::finish)
+        self.with_log(LogWriter::finish)
     }
 }
 
-/// The open log segment, where the next record goes, and what a commit needs.
-struct Log {
+/// The writing end of the log: the open segment, where the next record goes, and what a
+/// commit needs (the state to apply to, the clock to stamp with).
+struct LogWriter {
     storage: Arc<dyn Storage>,
     dir: PathBuf,
     file: Box<dyn LogFile>,
@@ -464,7 +466,7 @@ struct Log {
     on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
 }
 
-impl Log {
+impl LogWriter {
     /// Closes the log at shutdown (later commands are refused) and makes it durable; the
     /// LSN of the last durable record, or `None` if the log ended unclean.
     fn finish(&mut self) -> Option<u64> {

@@ -37,7 +37,10 @@ impl Ranking {
             let e = e?;
             validate_member_name(e.member)?;
             if e.seq == 0 || e.seq > MAX_SEQ {
-                return Err(BoardError::RankingFull("sequence number out of range"));
+                return Err(BoardError::InvalidEntries(format!(
+                    "member {:?} has sequence number {}, outside 1..={MAX_SEQ}",
+                    e.member, e.seq
+                )));
             }
             let key = Key {
                 nscore: order.normalize(e.score),
@@ -45,8 +48,8 @@ impl Ranking {
                 seq: e.seq,
             };
             if last.is_some_and(|l| l >= key) {
-                return Err(BoardError::InvalidMemberName(format!(
-                    "{} (duplicate or out of order)",
+                return Err(BoardError::InvalidEntries(format!(
+                    "member {:?} is out of order or a duplicate",
                     e.member
                 )));
             }
@@ -87,8 +90,8 @@ impl Ranking {
                     slot.insert(id);
                 }
                 hashbrown::hash_table::Entry::Occupied(_) => {
-                    return Err(BoardError::InvalidMemberName(format!(
-                        "{} (duplicate)",
+                    return Err(BoardError::InvalidEntries(format!(
+                        "member {:?} appears twice",
                         String::from_utf8_lossy(name)
                     )));
                 }

@@ -1,4 +1,4 @@
-//! The seed articles' scenarios (SPEC.md §1), as named tests.
+//! The seed articles' scenarios (docs/SPEC.md §1), as named tests.
 
 use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
 

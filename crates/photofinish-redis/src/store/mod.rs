@@ -1,4 +1,4 @@
-//! [`RedisStore`]: every board operation of SPEC.md §2 on Redis. The server resolves the
+//! [`RedisStore`]: every board operation of docs/SPEC.md §2 on Redis. The server resolves the
 //! period (the calendar needs the board's time zone, which Lua does not have) with the
 //! core's [`PeriodWindow`], then one script does the whole operation atomically on the
 //! board's slot. Each script first checks that the board's stored config is the one the
@@ -20,11 +20,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use photofinish_core::clock::{Clock, MonotonicClock};
+use photofinish_core::window::Resolved;
 use photofinish_core::{BoardConfig, BoardError, Order, Period, PeriodWindow};
 
 use crate::conn::{Conn, Target};
 use crate::layout::{self, BoardKeys};
 use crate::reply::Reply;
+use crate::scripts::read::PeriodTarget;
 use crate::scripts::status;
 
 /// What the store keeps of one board: its config (and the text scripts compare), the
@@ -59,6 +61,16 @@ fn cached<T: Clone>(
 impl CachedBoard {
     fn desc(&self) -> bool {
         self.config.order == Order::Desc
+    }
+
+    /// The board-period a read or remove of `resolved` acts on.
+    fn target<'a>(&'a self, keys: &'a BoardKeys, resolved: &'a Resolved) -> PeriodTarget<'a> {
+        PeriodTarget {
+            keys,
+            config_text: &self.config_text,
+            period: &resolved.period,
+            is_current: resolved.is_current,
+        }
     }
 
     /// The retention floor of `period`, computed once per period.

@@ -6,7 +6,7 @@ use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
 
 use super::{common_status, Attempt, RedisStore};
 use crate::layout;
-use crate::scripts::read::{self, PeriodTarget, ReadMode};
+use crate::scripts::read::{self, ReadMode};
 use crate::scripts::status;
 
 /// The rank of the row after one at `(score, rank)`, at 0-based position `pos`: the same
@@ -36,12 +36,7 @@ impl RedisStore {
             let keys = keys.clone();
             async move {
                 let resolved = cached.window.resolve(r, now)?;
-                let target = PeriodTarget {
-                    keys: &keys,
-                    config_text: &cached.config_text,
-                    period: &resolved.period,
-                    is_current: resolved.is_current,
-                };
+                let target = cached.target(&keys, &resolved);
                 let reply = self
                     .run("read", &read::read(&target, cached.desc(), style, mode))
                     .await?;
@@ -102,12 +97,7 @@ impl RedisStore {
             let keys = keys.clone();
             async move {
                 let resolved = cached.window.resolve(r, now)?;
-                let target = PeriodTarget {
-                    keys: &keys,
-                    config_text: &cached.config_text,
-                    period: &resolved.period,
-                    is_current: resolved.is_current,
-                };
+                let target = cached.target(&keys, &resolved);
                 let reply = self.run("remove", &read::remove(&target, member)).await?;
                 let period = resolved.period;
                 match reply.status()? {

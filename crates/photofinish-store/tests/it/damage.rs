@@ -1,5 +1,6 @@
 //! Log damage: a torn tail at every byte offset of the last records recovers exactly the
-//! whole records before it; a flipped byte mid-log refuses start-up, naming file and offset.
+//! whole records before it; a flipped byte mid-log, or a record missing from the sequence,
+//! refuses start-up, naming file and offset.
 
 use photofinish_store::StoreError;
 
@@ -84,4 +85,44 @@ fn a_flipped_byte_mid_log_refuses_to_start_and_names_file_and_offset() {
     }
     // Nothing was cut: the file is as it was.
     assert_eq!(std::fs::read(&seg).expect("read"), bytes);
+}
+
+#[test]
+fn a_gap_in_sequence_numbers_names_the_offset_of_the_record_after_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let seg = dir.path().join(photofinish_store::log::segment_name(1));
+    // Three whole, checksummed records numbered 1, 2, 4: record 3 is missing.
+    let mut bytes = Vec::new();
+    let mut third_record_at = 0;
+    for (i, lsn) in [1u64, 2, 4].into_iter().enumerate() {
+        if i == 2 {
+            third_record_at = bytes.len() as u64;
+        }
+        let cmd = if i == 0 {
+            photofinish_store::Command::CreateBoard {
+                board: "b".into(),
+                config: photofinish_core::BoardConfig::default(),
+            }
+        } else {
+            incr("b", "m", 1)
+        };
+        photofinish_store::log::encode_frame(&mut bytes, lsn, &cmd);
+    }
+    std::fs::write(&seg, &bytes).expect("write");
+    match open_with(
+        std::sync::Arc::new(photofinish_store::io::RealStorage),
+        dir.path(),
+        1 << 30,
+    ) {
+        Err(StoreError::Corrupt {
+            file,
+            offset,
+            reason,
+        }) => {
+            assert_eq!((file, offset), (seg, third_record_at), "{reason}");
+            assert!(reason.contains("lsn 4 where 3 was due"), "{reason}");
+        }
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(_) => panic!("a log with a gap was accepted"),
+    }
 }
