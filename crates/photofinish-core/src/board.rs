@@ -16,6 +16,7 @@ use crate::calendar::{validate_instant, Calendar, Period};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
 use crate::ranking::{Outcome, Ranking, Write};
+use crate::view::BoardPatch;
 use crate::window::PeriodWindow;
 
 /// How a read names a period.
@@ -88,6 +89,16 @@ impl Board {
     /// The board's config.
     pub fn config(&self) -> &BoardConfig {
         &self.config
+    }
+
+    /// Changes the board's changeable settings. On error nothing changed.
+    pub fn patch(&mut self, patch: &BoardPatch) -> Result<(), BoardError> {
+        let config = patch.apply(&self.config)?;
+        if config.retention != self.config.retention {
+            self.window = PeriodWindow::new(&config)?;
+        }
+        self.config = config;
+        Ok(())
     }
 
     /// The board's calendar.

@@ -103,6 +103,26 @@ pub struct BoardConfig {
     pub week_start: WeekStart,
     /// How many periods are kept, the current one included.
     pub retention: u32,
+    /// Settings that change neither the order nor the periods (who may read and write):
+    /// they may change over the board's life. Flattened into the config's JSON, each left
+    /// out while it has its default, so a config without them reads and prints as before.
+    #[serde(flatten)]
+    pub settings: BoardSettings,
+}
+
+/// The settings of a board that may change over its life (`PATCH /v1/boards/{board}`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct BoardSettings {
+    /// Reads need no credential (docs/SPEC.md §6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub public_read: bool,
+    /// Players (JWT) may write their own member (docs/SPEC.md §6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub player_writes: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for BoardConfig {
@@ -114,6 +134,7 @@ impl Default for BoardConfig {
             timezone: "UTC".to_owned(),
             week_start: WeekStart::Monday,
             retention: DEFAULT_RETENTION_PERIODS,
+            settings: BoardSettings::default(),
         }
     }
 }
@@ -131,6 +152,16 @@ impl BoardConfig {
             )));
         }
         Ok(())
+    }
+
+    /// Whether `other` differs from this config only in what may change over a board's
+    /// life (retention and the settings), not in how entries are ordered or grouped.
+    pub fn same_order_and_periods(&self, other: &BoardConfig) -> bool {
+        self.order == other.order
+            && self.update == other.update
+            && self.reset == other.reset
+            && self.timezone == other.timezone
+            && self.week_start == other.week_start
     }
 }
 
@@ -197,6 +228,31 @@ mod tests {
             ..BoardConfig::default()
         };
         assert!(zero.validate().is_err());
+    }
+
+    #[test]
+    fn settings_at_their_defaults_leave_the_json_as_it_was() {
+        let plain = BoardConfig::default();
+        let text = serde_json::to_string(&plain).expect("json");
+        assert_eq!(
+            text,
+            r#"{"order":"desc","update":"incr","reset":"never","timezone":"UTC","week_start":"monday","retention":8}"#
+        );
+        let open = BoardConfig {
+            settings: BoardSettings {
+                public_read: true,
+                player_writes: false,
+            },
+            ..BoardConfig::default()
+        };
+        let text = serde_json::to_string(&open).expect("json");
+        assert!(
+            text.ends_with(r#""retention":8,"public_read":true}"#),
+            "{text}"
+        );
+        let back: BoardConfig = serde_json::from_str(&text).expect("parse");
+        assert_eq!(back, open);
+        assert!(open.same_order_and_periods(&plain));
     }
 
     #[test]

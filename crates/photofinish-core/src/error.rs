@@ -66,6 +66,10 @@ pub enum ErrorCode {
     Overloaded,
     /// The server is shutting down.
     ShuttingDown,
+    /// No valid credential where one is needed.
+    Unauthorized,
+    /// A valid credential that does not allow this.
+    Forbidden,
 }
 
 macro_rules! code_names {
@@ -108,7 +112,17 @@ code_names!(
     StorageUnavailable => "storage_unavailable",
     Overloaded => "overloaded",
     ShuttingDown => "shutting_down",
+    Unauthorized => "unauthorized",
+    Forbidden => "forbidden",
 );
+
+impl ErrorCode {
+    /// Whether this code refuses a caller or a load the server protects itself from (as
+    /// opposed to reporting bad input or a failure): counted by reason in the metrics.
+    pub fn is_refusal(self) -> bool {
+        matches!(self, ErrorCode::Unauthorized | ErrorCode::Forbidden)
+    }
+}
 
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -223,6 +237,12 @@ pub enum BoardError {
     /// The service is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// No valid credential where one is needed (docs/SPEC.md §6).
+    #[error("unauthorized: {0}")]
+    Unauthorized(String),
+    /// A valid credential that does not allow this (docs/SPEC.md §6).
+    #[error("forbidden: {0}")]
+    Forbidden(String),
 }
 
 fn config_json(c: &BoardConfig) -> String {
@@ -252,6 +272,8 @@ impl BoardError {
             E::Unavailable(_) => ErrorCode::StorageUnavailable,
             E::Overloaded => ErrorCode::Overloaded,
             E::ShuttingDown => ErrorCode::ShuttingDown,
+            E::Unauthorized(_) => ErrorCode::Unauthorized,
+            E::Forbidden(_) => ErrorCode::Forbidden,
         }
     }
 

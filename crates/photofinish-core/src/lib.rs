@@ -4,6 +4,7 @@
 //! socket, tokio or HTTP. The server and the storage crates build on it.
 //!
 //! # Layout
+//! - [`access`]: who may do what (docs/SPEC.md §6), as one pure decision.
 //! - [`config`]: board config (order, default operator, reset, time zone, week start,
 //!   retention) and the validation of board and member names.
 //! - [`key`]: the order key `(score, reached_at, seq)`, normalized so smaller is better.
@@ -22,6 +23,7 @@
 //!   implements.
 //! - [`view`]: the backend-neutral shapes the service takes and answers.
 
+pub mod access;
 pub mod board;
 pub mod calendar;
 pub mod clock;
@@ -37,7 +39,7 @@ pub mod window;
 
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};
-pub use config::{BoardConfig, Op, Order, Reset, WeekStart};
+pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;
 pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};

@@ -14,7 +14,8 @@ use crate::board::PeriodRef;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::view::{
-    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
+    WriteRequest,
 };
 
 /// Rows around a member: how many above and below.
@@ -44,6 +45,15 @@ pub trait Leaderboard: Send + Sync {
 
     /// `BoardNotFound` unless the board exists; cheap (no ranking is read).
     async fn check_board(&self, board: &str) -> Result<(), BoardError>;
+
+    /// A board's config; cheap (the Redis backend answers from its cache, which every
+    /// script checks).
+    async fn config(&self, board: &str) -> Result<BoardConfig, BoardError>;
+
+    /// Changes a board's changeable settings atomically (concurrent patches of different
+    /// fields all take effect) and answers the board as it is now.
+    async fn update_board(&self, board: &str, patch: &BoardPatch)
+        -> Result<BoardState, BoardError>;
 
     /// One board's config, current period and its member count.
     async fn board(&self, board: &str) -> Result<BoardState, BoardError>;

@@ -6,6 +6,7 @@
 use crate::board::PeriodRef;
 use crate::calendar::Period;
 use crate::config::{BoardConfig, Op};
+use crate::error::BoardError;
 use crate::ranking::{Entry, Outcome, RankStyle};
 
 /// A write as a client sends it, before its instant and period are resolved.
@@ -101,4 +102,36 @@ pub struct Totals {
     pub boards: u64,
     /// Entries over every retained period of every board.
     pub members: u64,
+}
+
+/// A change to a board's changeable settings (`PATCH /v1/boards/{board}`): each field
+/// `None` leaves it as it is. Order, operator, reset, time zone and week start are fixed
+/// for a board's life, so they are not here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct BoardPatch {
+    /// Periods kept.
+    pub retention: Option<u32>,
+    /// Reads need no credential.
+    pub public_read: Option<bool>,
+    /// Players may write their own member.
+    pub player_writes: Option<bool>,
+}
+
+impl BoardPatch {
+    /// `config` with this patch applied, checked.
+    pub fn apply(&self, config: &BoardConfig) -> Result<BoardConfig, BoardError> {
+        let mut c = config.clone();
+        if let Some(r) = self.retention {
+            c.retention = r;
+        }
+        if let Some(p) = self.public_read {
+            c.settings.public_read = p;
+        }
+        if let Some(p) = self.player_writes {
+            c.settings.player_writes = p;
+        }
+        c.validate()?;
+        Ok(c)
+    }
 }

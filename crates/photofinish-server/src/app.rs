@@ -5,17 +5,23 @@ use std::sync::Arc;
 
 use photofinish_core::ranking::Entry;
 use photofinish_core::view::{BoardState, Rows};
-use photofinish_core::Leaderboard;
 use serde_json::value::RawValue;
 
+use crate::auth::Authenticator;
 use crate::dto::{BoardView, EntriesPage, EntryView};
+use crate::gate::Gate;
 use crate::input::rfc3339_us;
 use crate::metrics::Metrics;
 
 /// Everything a handler needs.
 pub struct App {
-    /// The service: the embedded store or Redis, chosen at start-up; routes never ask which.
-    pub service: Arc<dyn Leaderboard>,
+    /// The service behind the access rules: the embedded store or Redis, chosen at
+    /// start-up; routes never ask which.
+    pub gate: Gate,
+    /// Who a request is.
+    pub auth: Arc<Authenticator>,
+    /// The OpenAPI document as this server is configured, rendered once.
+    pub openapi: String,
     /// Prometheus metrics.
     pub metrics: Arc<Metrics>,
 }
@@ -34,6 +40,8 @@ pub fn board_view(b: BoardState) -> BoardView {
         timezone: c.timezone,
         week_start: c.week_start.as_str().into(),
         retention: c.retention,
+        public_read: c.settings.public_read,
+        player_writes: c.settings.player_writes,
         members: b.members,
         next_reset_at: (b.current.end_us != i64::MAX).then(|| rfc3339_us(b.current.end_us)),
         period: b.current.id,

@@ -26,6 +26,23 @@ pub struct BoardConfigBody {
     pub week_start: Option<String>,
     /// Periods kept, 1 to 1000.
     pub retention: Option<u32>,
+    /// Reads need no credential (default false).
+    pub public_read: Option<bool>,
+    /// Players (JWT) may write their own member (default false).
+    pub player_writes: Option<bool>,
+}
+
+/// A change to a board's settings; fields left out stay as they are. Order, update,
+/// reset, timezone and week_start are fixed for the board's life.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoardPatchBody {
+    /// Periods kept, 1 to 1000.
+    pub retention: Option<u32>,
+    /// Reads need no credential.
+    pub public_read: Option<bool>,
+    /// Players (JWT) may write their own member.
+    pub player_writes: Option<bool>,
 }
 
 /// A board as the API shows it.
@@ -45,6 +62,10 @@ pub struct BoardView {
     pub week_start: String,
     /// Periods kept.
     pub retention: u32,
+    /// Reads need no credential.
+    pub public_read: bool,
+    /// Players may write their own member.
+    pub player_writes: bool,
     /// Members in the current period.
     pub members: u64,
     /// The current period id (`all` for boards that never reset).

@@ -33,9 +33,11 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidConfig
         | C::InvalidTime
         | C::PeriodNotRetained
-        | C::RankingFull
-        | C::InvalidEntries => S::UNPROCESSABLE_ENTITY,
+        | C::RankingFull => S::UNPROCESSABLE_ENTITY,
         C::StorageUnavailable | C::Overloaded | C::ShuttingDown => S::SERVICE_UNAVAILABLE,
+        C::Unauthorized => S::UNAUTHORIZED,
+        C::Forbidden => S::FORBIDDEN,
+        C::InvalidEntries => S::UNPROCESSABLE_ENTITY,
     }
 }
 
@@ -90,6 +92,14 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = status(self.code);
         let mut resp = (status, Json(self.body())).into_response();
+        // The middleware counts refusals by code.
+        resp.extensions_mut().insert(self.code);
+        if self.code == ErrorCode::Unauthorized {
+            resp.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer realm=\"photofinish\""),
+            );
+        }
         if matches!(self.code, ErrorCode::BodyTooLarge) {
             // The rest of the body was never read, so this connection cannot carry another
             // request: say so, or a client would reuse it and fail writing its next one.

@@ -13,10 +13,12 @@ use axum::http::request::Parts;
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::view::ReadOptions;
-use photofinish_core::{Op, PeriodRef, RankStyle};
+use photofinish_core::{BoardError, Op, PeriodRef, RankStyle};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::app::AppState;
+use crate::auth::{bearer, Identity};
 use crate::error::ApiError;
 use crate::limits::MAX_BODY_BYTES;
 use photofinish_core::ErrorCode;
@@ -66,6 +68,29 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathPar
             .await
             .map(|p| PathParams(p.0))
             .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, format!("malformed path: {e}")))
+    }
+}
+
+/// Who the request is: from `Authorization: Bearer <token>` (docs/SPEC.md §6). A
+/// credential that does not check out is a 401, never anonymous.
+pub struct Auth(pub Identity);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        let header = match parts.headers.get(axum::http::header::AUTHORIZATION) {
+            None => None,
+            Some(v) => {
+                let v = v.to_str().map_err(|_| {
+                    ApiError::from(BoardError::Unauthorized(
+                        "the Authorization header is not ASCII".into(),
+                    ))
+                })?;
+                Some(bearer(v)?)
+            }
+        };
+        Ok(Auth(app.auth.identify(header)?))
     }
 }
 

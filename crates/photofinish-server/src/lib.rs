@@ -7,20 +7,28 @@
 //! - [`input`]: request parsing and every input rule; the body and query extractors.
 //! - [`dto`]: JSON shapes with their OpenAPI schemas; [`openapi`]: the document.
 //! - [`error`]: [`ApiError`](error::ApiError) and the code/status table.
+//! - [`auth`]: credentials → a caller (API keys from the keys file, players' JWTs);
+//!   [`gate`]: the service behind the access rules, what every route calls; [`rate`]:
+//!   rates as operators write them.
 //! - [`app`]: shared state (the core's `Leaderboard` service, whichever backend it is) and
 //!   view helpers; [`middleware`]: request id, logs, metrics.
 //! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
+//! - [`listen`]: the accept loop, TLS, per-connection limits.
 //! - [`serve`]: open the store or connect to Redis (the one place that knows there are
 //!   two), bind, serve, shut down gracefully.
 
 pub mod app;
+pub mod auth;
 pub mod dto;
 pub mod error;
+pub mod gate;
 pub mod input;
 pub mod limits;
+pub mod listen;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
+pub mod rate;
 pub mod routes;
 pub mod serve;
 
@@ -40,6 +48,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/v1/boards/{board}",
             put(boards::put_board)
                 .get(boards::get_board)
+                .patch(boards::patch_board)
                 .delete(boards::delete_board),
         )
         .route("/v1/boards/{board}/periods", get(boards::list_periods))

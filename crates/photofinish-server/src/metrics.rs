@@ -1,4 +1,5 @@
-//! Prometheus metrics: requests by route, method and status; request latency by route;
+//! Prometheus metrics: requests by route, method and status; refusals by reason; request
+//! latency by route;
 //! boards and members (counted at scrape time); log fsync latency; whether writes fail.
 
 use std::time::Duration;
@@ -22,6 +23,13 @@ pub struct RequestLabels {
     pub status: u16,
 }
 
+/// Labels of the refusal counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RefusalLabels {
+    /// The error code, e.g. `unauthorized`.
+    pub reason: String,
+}
+
 /// Labels of a latency histogram.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
@@ -43,6 +51,8 @@ pub struct Metrics {
     pub latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
     /// Log fsync latency.
     pub fsync: Histogram,
+    /// Requests refused, by reason (the error code).
+    pub refusals: Family<RefusalLabels, Counter>,
     boards: Gauge,
     members: Gauge,
     write_failing: Gauge,
@@ -78,6 +88,12 @@ impl Metrics {
             "Write-ahead log fsync latency",
             fsync.clone(),
         );
+        let refusals = Family::<RefusalLabels, Counter>::default();
+        registry.register(
+            "refusals",
+            "Requests refused, by reason: unauthorized, forbidden, …",
+            refusals.clone(),
+        );
         let boards = Gauge::default();
         registry.register("boards", "Boards", boards.clone());
         let members = Gauge::default();
@@ -97,6 +113,7 @@ impl Metrics {
             requests,
             latency,
             fsync,
+            refusals,
             boards,
             members,
             write_failing,

@@ -19,7 +19,8 @@ use axum::response::Response;
 use tracing::Instrument;
 
 use crate::app::AppState;
-use crate::metrics::{RequestLabels, RouteLabels};
+use crate::metrics::{RefusalLabels, RequestLabels, RouteLabels};
+use photofinish_core::ErrorCode;
 
 /// Longest client-supplied request id kept; longer ones are replaced.
 const MAX_REQUEST_ID_BYTES: usize = 64;
@@ -81,6 +82,18 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
         .latency
         .get_or_create(&RouteLabels { route })
         .observe(elapsed.as_secs_f64());
+    if let Some(code) = resp
+        .extensions()
+        .get::<ErrorCode>()
+        .filter(|c| c.is_refusal())
+    {
+        app.metrics
+            .refusals
+            .get_or_create(&RefusalLabels {
+                reason: code.as_str().to_owned(),
+            })
+            .inc();
+    }
     if let Ok(v) = HeaderValue::from_str(&id) {
         resp.headers_mut().insert("x-request-id", v);
     }

@@ -1,5 +1,12 @@
-//! The OpenAPI 3 document, generated from the handlers' annotations and the DTOs.
+//! The OpenAPI 3 document, generated from the handlers' annotations and the DTOs, then
+//! fitted to how the running server is configured ([`document`]): the bearer scheme, and
+//! per operation whether a credential is required (a server with credentials), optional
+//! (an open server; reads, which `public_read` boards serve to anyone) or not asked for
+//! (`/healthz`, `/openapi.json`), with the 401 and 403 answers that follow.
 
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
 use crate::dto::*;
@@ -28,6 +35,7 @@ use crate::routes::{boards, entries, members, ops, scores};
         boards::put_board,
         boards::list_boards,
         boards::get_board,
+        boards::patch_board,
         boards::delete_board,
         boards::list_periods,
         scores::post_score,
@@ -42,6 +50,7 @@ use crate::routes::{boards, entries, members, ops, scores};
     ),
     components(schemas(
         BoardConfigBody,
+        BoardPatchBody,
         BoardView,
         BoardList,
         WriteBody,
@@ -59,3 +68,77 @@ use crate::routes::{boards, entries, members, ops, scores};
     ))
 )]
 pub struct ApiDoc;
+
+/// Paths that never ask for a credential.
+const ALWAYS_OPEN: [&str; 2] = ["/healthz", "/openapi.json"];
+
+/// Whether anyone may call this operation without a credential on a server with
+/// credentials: reads, which `public_read` boards serve to anyone (`/metrics` excepted).
+fn anonymous_allowed(path: &str, method: &str) -> bool {
+    method == "get" && path.starts_with("/v1/")
+}
+
+fn error_response(description: &str) -> utoipa::openapi::Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
+
+fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool) {
+    op.security = Some(security);
+    if refusals {
+        let r = &mut op.responses.responses;
+        r.entry("401".into()).or_insert_with(|| {
+            error_response("No valid credential (unauthorized); WWW-Authenticate: Bearer").into()
+        });
+        r.entry("403".into()).or_insert_with(|| {
+            error_response("The credential does not allow this (forbidden)").into()
+        });
+    }
+}
+
+/// The document as a server configured this way serves it.
+pub fn document(has_credentials: bool) -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "bearer",
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some(
+                    "An API key (pf_…, from `photofinish key new`) or a player's JWT",
+                ))
+                .build(),
+        ),
+    );
+    let bearer = || SecurityRequirement::new("bearer", Vec::<String>::new());
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let ops = [
+            ("get", &mut item.get),
+            ("put", &mut item.put),
+            ("post", &mut item.post),
+            ("delete", &mut item.delete),
+            ("patch", &mut item.patch),
+        ];
+        for (method, op) in ops {
+            let Some(op) = op.as_mut() else { continue };
+            if ALWAYS_OPEN.contains(&path.as_str()) {
+                secure(op, vec![SecurityRequirement::default()], false);
+            } else if !has_credentials {
+                secure(op, vec![SecurityRequirement::default(), bearer()], false);
+            } else if anonymous_allowed(path, method) {
+                secure(op, vec![SecurityRequirement::default(), bearer()], true);
+            } else {
+                secure(op, vec![bearer()], true);
+            }
+        }
+    }
+    doc
+}

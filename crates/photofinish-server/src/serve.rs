@@ -1,5 +1,7 @@
-//! Running the server: open (recover) the embedded store or connect to Redis, bind, serve until the shutdown signal, then
-//! stop accepting, finish in-flight requests, let the writer drain and sync, and return.
+//! Running the server: load the credentials (and refuse to serve an open server beyond
+//! loopback: protected mode), open (recover) the embedded store or connect to Redis, bind,
+//! serve until the shutdown signal, then stop accepting, finish in-flight requests, let the
+//! writer drain and sync, and return.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -14,6 +16,10 @@ use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 use photofinish_redis::{RedisStore, Target};
 
 use crate::app::App;
+use crate::auth::jwt::JwtOptions;
+use crate::auth::Authenticator;
+use crate::gate::Gate;
+use crate::listen::TlsFiles;
 use crate::metrics::Metrics;
 
 /// How to serve.
@@ -34,6 +40,14 @@ pub struct ServeOptions {
     pub redis_namespace: String,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
+    /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
+    pub keys: Option<PathBuf>,
+    /// How to verify players' tokens, if they are taken.
+    pub jwt: Option<JwtOptions>,
+    /// Serve without credentials on a non-loopback address (protected mode off).
+    pub allow_unauthenticated: bool,
+    /// Serve HTTPS with this certificate and key.
+    pub tls: Option<TlsFiles>,
 }
 
 /// A clock shared by the backend and whoever set it (tests move a `ManualClock`).
@@ -65,6 +79,10 @@ impl Default for ServeOptions {
             storage: None,
             redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
             clock: SharedClock::default(),
+            keys: None,
+            jwt: None,
+            allow_unauthenticated: false,
+            tls: None,
         }
     }
 }
@@ -92,6 +110,23 @@ pub enum ServeError {
     /// The server failed while running.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
+    /// The keys file, the JWT key or the TLS files cannot be used.
+    #[error("{0}")]
+    Credentials(String),
+    /// Protected mode: no credentials, and an address other hosts can reach.
+    #[error("refusing to serve {0} without credentials: anyone who can reach it could change every board. Give --keys FILE (see `photofinish key new`) or --jwt-key, or pass --allow-unauthenticated to serve it open anyway")]
+    Unprotected(String),
+}
+
+impl ServeError {
+    /// The exit status `photofinish serve` ends with: 2 for a refused configuration
+    /// (protected mode, unusable credentials), 1 for anything else.
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            ServeError::Unprotected(_) | ServeError::Credentials(_) => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Opens the store with `storage` (the real file system unless a test injects faults).
@@ -142,6 +177,24 @@ async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::N
     }
 }
 
+/// Re-reads the keys file on every SIGHUP; a file that cannot be used keeps the keys in
+/// force, and the log says why.
+async fn reload_on_sighup(auth: Arc<Authenticator>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+        tracing::warn!("cannot listen for SIGHUP; the keys file will not be re-read");
+        return;
+    };
+    while hup.recv().await.is_some() {
+        match auth.reload() {
+            Ok(keys) => tracing::info!(keys, "keys file re-read"),
+            Err(e) => {
+                tracing::error!(error = %e, "keys file not re-read; the old keys stay in force")
+            }
+        }
+    }
+}
+
 /// Serves until `shutdown` completes; `on_ready` gets the bound address.
 pub async fn serve(
     opts: ServeOptions,
@@ -158,6 +211,26 @@ pub async fn serve_with(
     on_ready: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let auth = Authenticator::new(opts.keys.clone(), opts.jwt.as_ref())
+        .map_err(ServeError::Credentials)?;
+    let resolved: Vec<SocketAddr> = tokio::net::lookup_host(&opts.listen)
+        .await
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let loopback = crate::listen::is_loopback(&opts.listen, &resolved);
+    if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
+        return Err(ServeError::Unprotected(opts.listen.clone()));
+    }
+    let tls = opts
+        .tls
+        .as_ref()
+        .map(crate::listen::tls_acceptor)
+        .transpose()
+        .map_err(ServeError::Credentials)?;
+    if tls.is_none() && !loopback && auth.has_credentials() {
+        tracing::warn!(listen = %opts.listen, "serving plain HTTP on a non-loopback address: API keys and player tokens travel in clear; use --tls-cert/--tls-key or a TLS-terminating proxy");
+    }
+    let auth = Arc::new(auth);
     let metrics = Arc::new(Metrics::new());
     // The one place that knows there are two backends: from here on, only the service.
     let service: Arc<dyn Leaderboard> = match &opts.storage {
@@ -178,26 +251,31 @@ pub async fn serve_with(
             source,
         })?;
     let addr = listener.local_addr()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     match &opts.storage {
         None => {
-            tracing::info!(%addr, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening")
+            tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening")
         }
         Some(url) => {
-            tracing::info!(%addr, storage = %url, namespace = %opts.redis_namespace, "listening")
+            tracing::info!(%addr, scheme, storage = %url, namespace = %opts.redis_namespace, "listening")
         }
     }
     on_ready(addr);
+    let reload = tokio::spawn(reload_on_sighup(auth.clone()));
+    let openapi = crate::openapi::document(auth.has_credentials())
+        .to_json()
+        .unwrap_or_default();
     let app = Arc::new(App {
-        service: service.clone(),
+        gate: Gate::new(service.clone()),
+        auth,
+        openapi,
         metrics,
     });
-    let result = axum::serve(listener, crate::router(app))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    crate::listen::serve(listener, crate::router(app), tls, shutdown).await;
+    reload.abort();
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())
         .await
         .ok();
-    result?;
     Ok(())
 }

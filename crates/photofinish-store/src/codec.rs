@@ -47,6 +47,15 @@ impl Enc {
             }
         }
     }
+    /// Appends a value as a JSON `str` (the extensible parts: board settings, patches).
+    pub fn json<T: serde::Serialize>(&mut self, v: &T) {
+        self.str(&serde_json::to_string(v).unwrap_or_default());
+    }
+    /// Appends a board config with its settings (see docs/format.md, `config2`).
+    pub fn config2(&mut self, c: &BoardConfig) {
+        self.config(c);
+        self.json(&c.settings);
+    }
     /// Appends a board config (see docs/format.md).
     pub fn config(&mut self, c: &BoardConfig) {
         self.u8(match c.order {
@@ -180,6 +189,18 @@ impl<'a> Dec<'a> {
         }
     }
     /// A board config written by [`Enc::config`].
+    /// Reads a JSON `str`.
+    pub fn json<T: serde::de::DeserializeOwned>(&mut self) -> Result<T, DecodeError> {
+        let text = self.str()?;
+        serde_json::from_str(&text).map_err(|e| DecodeError(format!("bad JSON {text:?}: {e}")))
+    }
+    /// Reads a board config with its settings (`config2`).
+    pub fn config2(&mut self) -> Result<BoardConfig, DecodeError> {
+        let mut c = self.config()?;
+        c.settings = self.json()?;
+        Ok(c)
+    }
+    /// Reads a board config without settings (`config`, the first format): they default.
     pub fn config(&mut self) -> Result<BoardConfig, DecodeError> {
         let bad = |what: &str, b: u8| DecodeError(format!("bad {what} {b}"));
         let order = match self.u8()? {
@@ -209,6 +230,7 @@ impl<'a> Dec<'a> {
             timezone,
             week_start,
             retention,
+            settings: Default::default(),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! A command is logged with everything its effect depends on — in particular the instant the
 //! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
 
+use photofinish_core::view::BoardPatch;
 use photofinish_core::{BoardConfig, Op};
 
 use crate::codec::{op_code, Dec, DecodeError, Enc};
@@ -37,6 +38,13 @@ pub enum Command {
         /// New metadata (a serialized JSON object), or `None` to keep it.
         metadata: Option<String>,
     },
+    /// Change a board's changeable settings.
+    PatchBoard {
+        /// Board name.
+        board: String,
+        /// The change.
+        patch: BoardPatch,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -50,10 +58,13 @@ pub enum Command {
     },
 }
 
-const CREATE_BOARD: u8 = 1;
+/// CreateBoard as the first format wrote it: a config without settings (read only).
+const CREATE_BOARD_V1: u8 = 1;
 const DELETE_BOARD: u8 = 2;
 const WRITE: u8 = 3;
 const DELETE_MEMBER: u8 = 4;
+const CREATE_BOARD: u8 = 5;
+const PATCH_BOARD: u8 = 6;
 
 impl Command {
     /// The board the command is about.
@@ -62,7 +73,8 @@ impl Command {
             Command::CreateBoard { board, .. }
             | Command::DeleteBoard { board }
             | Command::Write { board, .. }
-            | Command::DeleteMember { board, .. } => board,
+            | Command::DeleteMember { board, .. }
+            | Command::PatchBoard { board, .. } => board,
         }
     }
 
@@ -72,7 +84,12 @@ impl Command {
             Command::CreateBoard { board, config } => {
                 e.u8(CREATE_BOARD);
                 e.str(board);
-                e.config(config);
+                e.config2(config);
+            }
+            Command::PatchBoard { board, patch } => {
+                e.u8(PATCH_BOARD);
+                e.str(board);
+                e.json(patch);
             }
             Command::DeleteBoard { board } => {
                 e.u8(DELETE_BOARD);
@@ -113,9 +130,17 @@ impl Command {
     pub fn decode(payload: &[u8]) -> Result<Command, DecodeError> {
         let mut d = Dec::new(payload);
         let cmd = match d.u8()? {
-            CREATE_BOARD => Command::CreateBoard {
+            CREATE_BOARD_V1 => Command::CreateBoard {
                 board: d.str()?,
                 config: d.config()?,
+            },
+            CREATE_BOARD => Command::CreateBoard {
+                board: d.str()?,
+                config: d.config2()?,
+            },
+            PATCH_BOARD => Command::PatchBoard {
+                board: d.str()?,
+                patch: d.json()?,
             },
             DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
             WRITE => Command::Write {
@@ -138,5 +163,63 @@ impl Command {
             return Err(DecodeError("trailing bytes after command".into()));
         }
         Ok(cmd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use photofinish_core::BoardSettings;
+
+    /// Logs written before board settings existed (kind 1, config without settings)
+    /// still replay: the settings take their defaults.
+    #[test]
+    fn a_first_format_create_board_still_decodes() {
+        let config = BoardConfig {
+            retention: 3,
+            ..BoardConfig::default()
+        };
+        let mut e = Enc::default();
+        e.u8(CREATE_BOARD_V1);
+        e.str("b");
+        e.config(&config);
+        let cmd = Command::decode(&e.0).expect("decodes");
+        assert_eq!(
+            cmd,
+            Command::CreateBoard {
+                board: "b".into(),
+                config: config.clone(),
+            }
+        );
+    }
+
+    #[test]
+    fn settings_and_patches_round_trip() {
+        let config = BoardConfig {
+            settings: BoardSettings {
+                public_read: true,
+                player_writes: true,
+            },
+            ..BoardConfig::default()
+        };
+        let patch = BoardPatch {
+            retention: Some(9),
+            public_read: Some(false),
+            player_writes: None,
+        };
+        for cmd in [
+            Command::CreateBoard {
+                board: "b".into(),
+                config,
+            },
+            Command::PatchBoard {
+                board: "b".into(),
+                patch,
+            },
+        ] {
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
     }
 }

@@ -10,7 +10,8 @@
 use async_trait::async_trait;
 use futures_channel::oneshot;
 use photofinish_core::view::{
-    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
+    WriteRequest,
 };
 use photofinish_core::{
     Around, Board, BoardConfig, BoardError, Leaderboard, Period, PeriodRef, Ranking,
@@ -136,6 +137,25 @@ impl Leaderboard for Store {
 
     async fn check_board(&self, board: &str) -> Result<(), BoardError> {
         self.state().require(board).map(|_| ())
+    }
+
+    async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
+        self.with_board(board, |b| Ok(b.config().clone()))
+    }
+
+    async fn update_board(
+        &self,
+        board: &str,
+        patch: &BoardPatch,
+    ) -> Result<BoardState, BoardError> {
+        // Checked here too, so a patch that breaks a rule is refused before it is logged.
+        self.with_board(board, |b| patch.apply(b.config()).map(drop))?;
+        let cmd = Command::PatchBoard {
+            board: board.to_owned(),
+            patch: patch.clone(),
+        };
+        self.execute(cmd, false).await?;
+        self.with_board(board, |b| self.board_state(board, b))
     }
 
     async fn board(&self, board: &str) -> Result<BoardState, BoardError> {

@@ -15,7 +15,9 @@ use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
 /// First 8 bytes of every snapshot file: name and format version 1.
-pub const MAGIC: &[u8; 8] = b"PFSNAP01";
+pub const MAGIC: &[u8; 8] = b"PFSNAP02";
+/// The first format: board configs without settings. Still read.
+const MAGIC_V1: &[u8; 8] = b"PFSNAP01";
 
 /// A writer that keeps the CRC32C of everything written through it.
 struct CrcWriter<'a> {
@@ -54,7 +56,7 @@ pub fn write(
         let board = read_lock(&handle);
         let mut e = Enc::default();
         e.str(&name);
-        e.config(board.config());
+        e.config2(board.config());
         let periods: Vec<(&Period, &Ranking)> = board.periods().collect();
         e.u32(periods.len() as u32);
         w.write_all(&e.0)?;
@@ -90,7 +92,8 @@ pub struct Loaded {
 
 /// Reads a snapshot file's bytes.
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
-    if buf.len() < MAGIC.len() + 4 || &buf[..8] != MAGIC {
+    let v1 = buf.get(..8) == Some(MAGIC_V1.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1) {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -104,7 +107,7 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let state = State::default();
     for _ in 0..d.u32()? {
         let name = d.str()?;
-        let config = d.config()?;
+        let config = if v1 { d.config()? } else { d.config2()? };
         let mut board =
             Board::new(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
         for _ in 0..d.u32()? {

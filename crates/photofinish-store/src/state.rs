@@ -21,6 +21,8 @@ pub enum Applied {
     Written(Outcome, Period),
     /// The member was removed.
     MemberRemoved,
+    /// The board's settings were changed.
+    BoardPatched,
 }
 
 /// A shared handle to one board.
@@ -136,6 +138,11 @@ impl State {
                     b.submit_unranked(&w)?
                 };
                 Ok(Applied::Written(outcome, period))
+            }
+            Command::PatchBoard { board, patch } => {
+                let handle = self.require(board)?;
+                write_lock(&handle).patch(patch)?;
+                Ok(Applied::BoardPatched)
             }
             Command::DeleteMember {
                 board,

@@ -38,6 +38,26 @@ impl Proc {
         Self::spawn(cmd)
     }
 
+    /// Starts `photofinish serve` on a free loopback port with the data in `dir` and the
+    /// extra `args` (credentials, TLS).
+    pub fn start_with(bin: &str, dir: &Path, args: &[&str]) -> Proc {
+        let mut cmd = Command::new(bin);
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .args(args);
+        Self::spawn(cmd)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Runs `cmd` (a `photofinish serve …`) and waits for its "listening" line.
+    pub fn spawn_command(cmd: Command) -> Proc {
+        Self::spawn(cmd)
+    }
+
     fn spawn(mut cmd: Command) -> Proc {
         let mut child = cmd
             .stdout(Stdio::piped())

@@ -111,11 +111,18 @@ impl Server {
     }
 
     async fn start_clocked(kind: Kind, clock: SharedClock) -> Server {
-        let base = ServeOptions {
+        Self::start_configured(kind, |o| ServeOptions { clock, ..o }).await
+    }
+
+    /// A server on `kind` whose options `configure` adjusts (credentials, TLS, a clock).
+    pub async fn start_configured(
+        kind: Kind,
+        configure: impl FnOnce(ServeOptions) -> ServeOptions,
+    ) -> Server {
+        let base = configure(ServeOptions {
             listen: "127.0.0.1:0".into(),
-            clock,
             ..ServeOptions::default()
-        };
+        });
         match kind {
             Kind::Embedded => {
                 let dir = Arc::new(tempfile::tempdir().expect("tmp"));
@@ -241,7 +248,21 @@ impl Server {
         path: &str,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
+        self.call_as(None, method, path, body).await
+    }
+
+    /// [`Self::call`] with `Authorization: Bearer <token>` when `token` is given.
+    pub async fn call_as(
+        &self,
+        token: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
         if let Some(b) = body {
             req = req.json(&b);
         }

@@ -23,6 +23,9 @@ pub struct Args {
         default_value = "http://127.0.0.1:7770"
     )]
     server: String,
+    /// Credential for client commands: an API key (`pf_…`) or a player's token.
+    #[arg(long, global = true, env = "PHOTOFINISH_TOKEN", hide_env_values = true)]
+    token: Option<String>,
     /// Print the server's JSON instead of a table.
     #[arg(long, global = true)]
     json: bool,
@@ -54,6 +57,13 @@ enum Command {
         /// Prefix of every Redis key.
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
+        #[command(flatten)]
+        access: AccessFlags,
+    },
+    /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
+    Key {
+        #[command(subcommand)]
+        command: crate::keys_cmd::KeyCommand,
     },
     /// Create, list, show or delete boards.
     Board {
@@ -130,6 +140,62 @@ enum Command {
     },
 }
 
+/// Who may use the server (docs/SPEC.md §6) and how it is reached.
+#[derive(Debug, clap::Args)]
+struct AccessFlags {
+    /// API keys file (made with `photofinish key new`); re-read on SIGHUP.
+    #[arg(long, env = "PHOTOFINISH_KEYS")]
+    keys: Option<PathBuf>,
+    /// PEM public key (RS256, ES256 or EdDSA) that verifies players' tokens.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_JWT_KEY",
+        conflicts_with = "jwt_hs256_secret_file"
+    )]
+    jwt_key: Option<PathBuf>,
+    /// File whose bytes (trailing whitespace trimmed) are the HS256 secret of players' tokens.
+    #[arg(long, env = "PHOTOFINISH_JWT_HS256_SECRET_FILE")]
+    jwt_hs256_secret_file: Option<PathBuf>,
+    /// Required `iss` of players' tokens.
+    #[arg(long, env = "PHOTOFINISH_JWT_ISSUER")]
+    jwt_issuer: Option<String>,
+    /// Required `aud` of players' tokens.
+    #[arg(long, env = "PHOTOFINISH_JWT_AUDIENCE")]
+    jwt_audience: Option<String>,
+    /// Serve without any credential on a non-loopback address.
+    #[arg(long, env = "PHOTOFINISH_ALLOW_UNAUTHENTICATED")]
+    allow_unauthenticated: bool,
+    /// TLS certificate chain (PEM); serve HTTPS.
+    #[arg(long, env = "PHOTOFINISH_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, env = "PHOTOFINISH_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+impl AccessFlags {
+    fn apply(self, opts: ServeOptions) -> ServeOptions {
+        use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
+        let key = match (self.jwt_key, self.jwt_hs256_secret_file) {
+            (Some(pem), _) => Some(JwtKey::Pem(pem)),
+            (None, Some(secret)) => Some(JwtKey::Hs256SecretFile(secret)),
+            (None, None) => None,
+        };
+        let tls = self.tls_cert.zip(self.tls_key);
+        ServeOptions {
+            keys: self.keys,
+            jwt: key.map(|key| JwtOptions {
+                key,
+                issuer: self.jwt_issuer,
+                audience: self.jwt_audience,
+            }),
+            allow_unauthenticated: self.allow_unauthenticated,
+            tls: tls.map(|(cert, key)| photofinish_server::listen::TlsFiles { cert, key }),
+            ..opts
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum BoardCommand {
     /// Create a board (or confirm it exists with the same config).
@@ -178,7 +244,7 @@ fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
 
 /// Runs the parsed command line.
 pub async fn run(args: Args) -> Result<()> {
-    let client = Client::new(&args.server)?;
+    let client = Client::new(&args.server, args.token.as_deref())?;
     let json = args.json;
     match args.command {
         Command::Serve {
@@ -187,20 +253,22 @@ pub async fn run(args: Args) -> Result<()> {
             fsync,
             storage,
             redis_namespace,
+            access,
         } => {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
                 anyhow!("--fsync must be always, everysec or never, got {fsync:?}")
             })?;
-            serve(ServeOptions {
+            serve(access.apply(ServeOptions {
                 listen,
                 data_dir,
                 fsync,
                 storage,
                 redis_namespace,
                 ..ServeOptions::default()
-            })
+            }))
             .await
         }
+        Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Board { command } => match command {
             BoardCommand::Create {
                 name,
@@ -363,9 +431,10 @@ async fn serve(opts: ServeOptions) -> Result<()> {
         .with_ansi(ansi)
         .with_writer(std::io::stderr)
         .init();
+    let scheme = if opts.tls.is_some() { "https" } else { "http" };
     photofinish_server::serve::serve(
         opts,
-        |addr| println!("photofinish listening on http://{addr}"),
+        |addr| println!("photofinish listening on {scheme}://{addr}"),
         shutdown_signal(),
     )
     .await?;

@@ -8,6 +8,7 @@ use serde_json::Value;
 pub struct Client {
     base: String,
     http: reqwest::Client,
+    token: Option<String>,
 }
 
 /// Percent-encodes one path segment (everything but unreserved characters).
@@ -24,14 +25,16 @@ fn encode_segment(s: &str) -> String {
 }
 
 impl Client {
-    /// A client for the server at `base` (e.g. `http://127.0.0.1:7770`).
-    pub fn new(base: &str) -> Result<Self> {
+    /// A client for the server at `base` (e.g. `http://127.0.0.1:7770`), sending `token`
+    /// as `Authorization: Bearer` when given.
+    pub fn new(base: &str, token: Option<&str>) -> Result<Self> {
         let http = reqwest::Client::builder()
             .build()
             .map_err(|e| anyhow!("cannot build an HTTP client: {e}"))?;
         Ok(Self {
             base: base.trim_end_matches('/').to_owned(),
             http,
+            token: token.map(str::to_owned),
         })
     }
 
@@ -46,6 +49,9 @@ impl Client {
         let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
         let url = format!("{}/{}", self.base, path.join("/"));
         let mut req = self.http.request(method, &url).query(query);
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
         if let Some(b) = body {
             req = req.json(&b);
         }

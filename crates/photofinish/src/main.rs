@@ -4,6 +4,7 @@
 
 mod cli;
 mod client;
+mod keys_cmd;
 mod table;
 
 use clap::Parser;
@@ -44,7 +45,11 @@ fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
+            // A refused configuration (protected mode, unusable credentials) exits 2.
+            let status = e
+                .downcast_ref::<photofinish_server::serve::ServeError>()
+                .map_or(1, photofinish_server::serve::ServeError::exit_status);
+            std::process::ExitCode::from(status as u8)
         }
     }
 }

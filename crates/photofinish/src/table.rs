@@ -142,3 +142,28 @@ pub fn boards(v: &Value) -> String {
         .unwrap_or_default();
     grid(&BOARD_HEADERS, &rows)
 }
+
+/// The keys of a keys file: name, scope, boards, rate, created.
+pub fn keys(v: &Value) -> String {
+    let rows: Vec<Vec<Value>> = v["keys"]
+        .as_array()
+        .map(|ks| {
+            ks.iter()
+                .map(|k| {
+                    let boards = k["boards"]
+                        .as_array()
+                        .map(|b| b.iter().map(cell).collect::<Vec<_>>().join(","))
+                        .unwrap_or_default();
+                    vec![
+                        k["name"].clone(),
+                        k["scope"].clone(),
+                        Value::String(boards),
+                        k["rate"].clone(),
+                        k["created_at"].clone(),
+                    ]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    grid(&["name", "scope", "boards", "rate", "created_at"], &rows)
+}

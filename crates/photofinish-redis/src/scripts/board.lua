@@ -1,6 +1,7 @@
 -- Board-level operations. Keys and arguments: `BoardCall` in scripts/board.rs.
 --   create:  config JSON          → {'created'|'same'|'conflict', stored config}
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
+--   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
 --   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
 --   count:   config, prefix, id   → {'ok', members of that period}
 local K_CFG, K_PERIODS, K_SEQ, K_CLOCK = unpack(KEYS)
@@ -22,6 +23,13 @@ if OP == 'drop' then
     for _, s in ipairs(PERIOD_KEYS) do redis.call('UNLINK', PERIOD_PREFIX .. id .. ':' .. s) end
   end
   redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK)
+  return {S_OK}
+end
+if OP == 'patch' then
+  local EXPECTED, CONFIG = ARGV[2], ARGV[3]
+  local bad = check_config(K_CFG, EXPECTED)
+  if bad then return {bad} end
+  redis.call('SET', K_CFG, CONFIG)
   return {S_OK}
 end
 local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]

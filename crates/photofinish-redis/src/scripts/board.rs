@@ -14,6 +14,13 @@ pub enum BoardCall<'a> {
     },
     /// Drop the board and every period.
     Drop,
+    /// Replace the config text, if it is still `expected_text`.
+    Patch {
+        /// The config text the change was computed from.
+        expected_text: &'a str,
+        /// The new config text.
+        config_text: &'a str,
+    },
     /// List the periods with their member counts.
     Periods {
         /// The config text the caller holds (the script checks it).
@@ -39,6 +46,10 @@ impl BoardCall<'_> {
         match self {
             BoardCall::Create { config_text } => inv.arg("create").arg(*config_text),
             BoardCall::Drop => inv.arg("drop").arg(keys.period_prefix()),
+            BoardCall::Patch {
+                expected_text,
+                config_text,
+            } => inv.arg("patch").arg(*expected_text).arg(*config_text),
             BoardCall::Periods { config_text } => inv
                 .arg("periods")
                 .arg(*config_text)

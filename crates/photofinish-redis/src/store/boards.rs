@@ -5,7 +5,13 @@
 use photofinish_core::view::{BoardState, PeriodSummary, Totals};
 use photofinish_core::{BoardConfig, BoardError};
 
+use photofinish_core::view::BoardPatch;
+
 use super::{common_status, unavailable, Attempt, RedisStore};
+
+/// Compare-and-set rounds a patch tries before giving up (each loses only to another
+/// change of the same board landing in between).
+const MAX_PATCH_ATTEMPTS: usize = 5;
 use crate::layout;
 use crate::scripts::board::BoardCall;
 use crate::scripts::status;
@@ -64,8 +70,37 @@ impl RedisStore {
         // The registry is on another slot: added after, idempotently, so a retried create
         // repairs an interrupted one.
         self.registry("SADD", board).await?;
-        self.remember(board, config)?;
+        // The text stored is the one that counts: ours if created or the same.
+        let stored = String::from_utf8_lossy(r.bytes(1)?).into_owned();
+        self.remember(board, config, stored)?;
         Ok(created)
+    }
+
+    /// Changes a board's settings: compare-and-set of its config text, so a concurrent
+    /// change (from this server or another) is never lost; on a lost race the fresh
+    /// config is read and the patch applied again.
+    pub(super) async fn patch(&self, board: &str, patch: &BoardPatch) -> Result<(), BoardError> {
+        let keys = self.keys(board);
+        for _ in 0..MAX_PATCH_ATTEMPTS {
+            let cached = self.cached(board).await?;
+            let config = patch.apply(&cached.config)?;
+            let text = layout::config_text(&config);
+            let call = BoardCall::Patch {
+                expected_text: &cached.config_text,
+                config_text: &text,
+            };
+            let r = self.run("board", &call.invocation(&keys)).await?;
+            match common_status::<()>(&r)? {
+                None => {
+                    self.remember(board, config, text)?;
+                    return Ok(());
+                }
+                Some(_) => self.forget(board),
+            }
+        }
+        Err(BoardError::Unavailable(format!(
+            "board {board:?} kept changing; patch not applied"
+        )))
     }
 
     /// Deletes a board and all its periods.

@@ -154,9 +154,16 @@ impl RedisStore {
         self.boards.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn remember(&self, board: &str, config: BoardConfig) -> Result<Arc<CachedBoard>, BoardError> {
+    /// Caches `config`, stored in Redis as `config_text` (the very text scripts compare:
+    /// a config written by an older version may print differently today).
+    fn remember(
+        &self,
+        board: &str,
+        config: BoardConfig,
+        config_text: String,
+    ) -> Result<Arc<CachedBoard>, BoardError> {
         let cached = Arc::new(CachedBoard {
-            config_text: layout::config_text(&config),
+            config_text,
             window: PeriodWindow::new(&config)?,
             config,
             floor: Mutex::new(None),
@@ -184,7 +191,10 @@ impl RedisStore {
         let config = layout::parse_config(&raw).ok_or_else(|| {
             BoardError::Unavailable(format!("board {board:?} has an unreadable config"))
         })?;
-        self.remember(board, config)
+        let text = String::from_utf8(raw).map_err(|_| {
+            BoardError::Unavailable(format!("board {board:?} has a config that is not UTF-8"))
+        })?;
+        self.remember(board, config, text)
     }
 
     /// Runs `f` with the board's config; on a stale cache, forgets it and runs once more.

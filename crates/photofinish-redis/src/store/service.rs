@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 use photofinish_core::view::{
-    BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome, WriteRequest,
+    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
+    WriteRequest,
 };
 use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
 
@@ -31,6 +32,19 @@ impl Leaderboard for RedisStore {
     async fn check_board(&self, board: &str) -> Result<(), BoardError> {
         // A cached config counts: a stale entry is caught by the next script's check.
         self.cached(board).await.map(drop)
+    }
+
+    async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
+        Ok(self.cached(board).await?.config.clone())
+    }
+
+    async fn update_board(
+        &self,
+        board: &str,
+        patch: &BoardPatch,
+    ) -> Result<BoardState, BoardError> {
+        self.patch(board, patch).await?;
+        self.describe(board).await
     }
 
     async fn board(&self, board: &str) -> Result<BoardState, BoardError> {

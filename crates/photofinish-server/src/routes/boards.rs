@@ -5,12 +5,13 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use photofinish_core::config::validate_board_name;
-use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
+use photofinish_core::view::BoardPatch;
+use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
 
 use crate::app::{board_view, AppState};
-use crate::dto::{BoardConfigBody, BoardList, BoardView, PeriodList, PeriodView};
+use crate::dto::{BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView};
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, JsonBody, PathParams};
+use crate::input::{rfc3339_us, Auth, JsonBody, PathParams};
 use photofinish_core::ErrorCode;
 
 fn field<T>(
@@ -59,6 +60,10 @@ fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
         )?,
         timezone: body.timezone.unwrap_or(d.timezone),
         retention: body.retention.unwrap_or(d.retention),
+        settings: BoardSettings {
+            public_read: body.public_read.unwrap_or(false),
+            player_writes: body.player_writes.unwrap_or(false),
+        },
     };
     c.validate()?;
     Ok(c)
@@ -77,24 +82,31 @@ fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
 pub async fn put_board(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<BoardConfigBody>,
 ) -> Result<impl IntoResponse, ApiError> {
     validate_board_name(&board)?;
     let config = config(body)?;
-    let created = app.service.create_board(&board, config).await?;
+    let created = app.gate.create_board(&id.caller, &board, config).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, Json(board_view(app.service.board(&board).await?))))
+    Ok((
+        status,
+        Json(board_view(app.gate.board(&id.caller, &board).await?)),
+    ))
 }
 
 /// All boards.
 #[utoipa::path(get, path = "/v1/boards", tag = "boards", responses((status = 200, body = BoardList)))]
-pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>, ApiError> {
-    let boards = app.service.boards().await?;
+pub async fn list_boards(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+) -> Result<Json<BoardList>, ApiError> {
+    let boards = app.gate.boards(&id.caller).await?;
     Ok(Json(BoardList {
         boards: boards.into_iter().map(board_view).collect(),
     }))
@@ -106,10 +118,38 @@ pub async fn list_boards(State(app): State<AppState>) -> Result<Json<BoardList>,
     responses((status = 200, body = BoardView), (status = 404, body = ErrorBody)))]
 pub async fn get_board(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
 ) -> Result<Json<BoardView>, ApiError> {
     validate_board_name(&board)?;
-    Ok(Json(board_view(app.service.board(&board).await?)))
+    Ok(Json(board_view(app.gate.board(&id.caller, &board).await?)))
+}
+
+/// Change a board's retention or access flags (admin); the rest of its config is fixed.
+#[utoipa::path(patch, path = "/v1/boards/{board}", tag = "boards",
+    params(("board" = String, Path, description = "Board name, [A-Za-z0-9_.-]{1,64}")),
+    request_body(content = BoardPatchBody, description = "The settings to change"),
+    responses(
+        (status = 200, description = "The board as it is now", body = BoardView),
+        (status = 400, description = "Invalid board name or malformed body", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody),
+        (status = 422, description = "Invalid setting (e.g. retention 0)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn patch_board(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    JsonBody(body): JsonBody<BoardPatchBody>,
+) -> Result<Json<BoardView>, ApiError> {
+    validate_board_name(&board)?;
+    let patch = BoardPatch {
+        retention: body.retention,
+        public_read: body.public_read,
+        player_writes: body.player_writes,
+    };
+    Ok(Json(board_view(
+        app.gate.update_board(&id.caller, &board, &patch).await?,
+    )))
 }
 
 /// Delete a board and all its periods.
@@ -118,10 +158,11 @@ pub async fn get_board(
     responses((status = 204, description = "Deleted"), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn delete_board(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
 ) -> Result<StatusCode, ApiError> {
     validate_board_name(&board)?;
-    app.service.delete_board(&board).await?;
+    app.gate.delete_board(&id.caller, &board).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -131,13 +172,14 @@ pub async fn delete_board(
     responses((status = 200, body = PeriodList), (status = 404, body = ErrorBody)))]
 pub async fn list_periods(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
 ) -> Result<Json<PeriodList>, ApiError> {
     validate_board_name(&board)?;
     let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
     let periods = app
-        .service
-        .periods(&board)
+        .gate
+        .periods(&id.caller, &board)
         .await?
         .into_iter()
         .map(|p| PeriodView {

@@ -7,7 +7,7 @@ use photofinish_core::config::validate_board_name;
 use crate::app::{page_view, AppState};
 use crate::dto::EntriesPage;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{Params, PathParams};
+use crate::input::{Auth, Params, PathParams};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 
 /// A page of the ranking.
@@ -20,6 +20,7 @@ use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
     responses((status = 200, body = EntriesPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_entries(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
     q: Params,
 ) -> Result<Json<EntriesPage>, ApiError> {
@@ -27,6 +28,9 @@ pub async fn get_entries(
     let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
     let read = q.read_options()?;
     validate_board_name(&board)?;
-    let rows = app.service.page(&board, offset, limit, &read).await?;
+    let rows = app
+        .gate
+        .page(&id.caller, &board, offset, limit, &read)
+        .await?;
     Ok(Json(page_view(rows)))
 }

@@ -10,7 +10,7 @@ use photofinish_core::{Around, ErrorCode};
 use crate::app::{page_view, raw_metadata, AppState};
 use crate::dto::{EntriesPage, MemberView};
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, Params, PathParams};
+use crate::input::{rfc3339_us, Auth, Params, PathParams};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 
 /// A member's score and rank.
@@ -21,12 +21,13 @@ use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
     responses((status = 200, body = MemberView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_member(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams((board, member)): PathParams<(String, String)>,
     q: Params,
 ) -> Result<Json<MemberView>, ApiError> {
     let read = q.read_options()?;
     validate_board_name(&board)?;
-    let row = app.service.member(&board, &member, &read).await?;
+    let row = app.gate.member(&id.caller, &board, &member, &read).await?;
     let e = row.entry;
     Ok(Json(MemberView {
         member: e.member,
@@ -45,6 +46,7 @@ pub async fn get_member(
     responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn delete_member(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams((board, member)): PathParams<(String, String)>,
     q: Params,
 ) -> Result<StatusCode, ApiError> {
@@ -52,7 +54,9 @@ pub async fn delete_member(
         .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
     let period = q.period();
     validate_board_name(&board)?;
-    app.service.remove(&board, &member, &period).await?;
+    app.gate
+        .remove(&id.caller, &board, &member, &period)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -66,6 +70,7 @@ pub async fn delete_member(
     responses((status = 200, body = EntriesPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_around(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams((board, member)): PathParams<(String, String)>,
     q: Params,
 ) -> Result<Json<EntriesPage>, ApiError> {
@@ -75,6 +80,9 @@ pub async fn get_around(
     };
     let read = q.read_options()?;
     validate_board_name(&board)?;
-    let rows = app.service.around(&board, &member, window, &read).await?;
+    let rows = app
+        .gate
+        .around(&id.caller, &board, &member, window, &read)
+        .await?;
     Ok(Json(page_view(rows)))
 }

@@ -5,18 +5,18 @@ use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::Json;
-use utoipa::OpenApi;
 
 use crate::app::AppState;
 use crate::dto::Health;
 use crate::error::ApiError;
-use crate::openapi::ApiDoc;
+use crate::input::Auth;
+use photofinish_core::access::Action;
 use photofinish_core::ErrorCode;
 
 /// Liveness: always 200 while the process serves; `degraded` while writes fail.
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
 pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
-    let storage_error = app.service.health().await;
+    let storage_error = app.gate.service().health().await;
     let status = if storage_error.is_some() {
         "degraded"
     } else {
@@ -30,26 +30,28 @@ pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
 
 /// Prometheus metrics in the OpenMetrics text format.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
-pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
-    let failing = app.service.health().await.is_some();
-    let totals = app.service.totals().await.ok();
+pub async fn metrics(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+) -> Result<impl IntoResponse, ApiError> {
+    app.gate.admit(&id.caller, Action::Metrics).await?;
+    let service = app.gate.service();
+    let failing = service.health().await.is_some();
+    let totals = service.totals().await.ok();
     let body = app.metrics.render(totals, failing);
-    (
+    Ok((
         [(
             CONTENT_TYPE,
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
         )],
         body,
-    )
+    ))
 }
 
 /// This API's OpenAPI 3 document.
 #[utoipa::path(get, path = "/openapi.json", tag = "ops", responses((status = 200, description = "OpenAPI document", content_type = "application/json")))]
-pub async fn openapi() -> impl IntoResponse {
-    (
-        [(CONTENT_TYPE, "application/json")],
-        ApiDoc::openapi().to_json().unwrap_or_default(),
-    )
+pub async fn openapi(State(app): State<AppState>) -> impl IntoResponse {
+    ([(CONTENT_TYPE, "application/json")], app.openapi.clone())
 }
 
 /// Unknown route.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{self, rfc3339_us, JsonBody, PathParams};
+use crate::input::{self, rfc3339_us, Auth, JsonBody, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
 
@@ -51,14 +51,15 @@ fn result(member: String, w: WriteOutcome) -> WriteResult {
         (status = 503, description = "Storage unavailable; nothing changed", body = ErrorBody)))]
 pub async fn post_score(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<WriteBody>,
 ) -> Result<Json<WriteResult>, ApiError> {
     validate_board_name(&board)?;
-    app.service.check_board(&board).await?;
+    app.gate.check_write_target(&id.caller, &board).await?;
     let w = request(body)?;
     let member = w.member.clone();
-    let written = app.service.write(&board, w).await?;
+    let written = app.gate.write(&id.caller, &board, w).await?;
     Ok(Json(result(member, written)))
 }
 
@@ -73,11 +74,12 @@ pub async fn post_score(
         (status = 413, description = "More than 1000 entries, or body too large", body = ErrorBody)))]
 pub async fn post_batch(
     State(app): State<AppState>,
+    Auth(id): Auth,
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<BatchBody>,
 ) -> Result<Json<BatchResult>, ApiError> {
     validate_board_name(&board)?;
-    app.service.check_board(&board).await?;
+    app.gate.check_write_target(&id.caller, &board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(
             ErrorCode::BatchTooLarge,
@@ -104,7 +106,11 @@ pub async fn post_batch(
             Ok(member)
         })
         .collect();
-    let mut applied = app.service.write_batch(&board, valid).await?.into_iter();
+    let mut applied = app
+        .gate
+        .write_batch(&id.caller, &board, valid)
+        .await?
+        .into_iter();
     let results = slots
         .into_iter()
         .map(|slot| {

@@ -347,7 +347,7 @@ async fn ops_endpoints(kind: Kind) {
     }
     assert_error(&s.get("/v2/nothing").await, 404, "not_found");
     assert_error(
-        &s.call(Method::PATCH, "/v1/boards/b", None).await,
+        &s.call(Method::POST, "/v1/boards/b", None).await,
         405,
         "method_not_allowed",
     );

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod access;
 mod api;
 mod bad_input;
 mod concurrency;

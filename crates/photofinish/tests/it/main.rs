@@ -2,5 +2,6 @@
 
 mod support;
 
+mod access;
 mod cli;
 mod crash;

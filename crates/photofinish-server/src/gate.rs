@@ -1,0 +1,220 @@
+//! The gate: the service as a door sees it. Every operation takes the [`Caller`] and runs
+//! the core's access rules ([`photofinish_core::access::authorize`]) before the service
+//! does anything, so a refused request changes nothing, on every door (HTTP now, RESP
+//! next) and every backend. Doors hold a `Gate`, never the bare service.
+//!
+//! A board's access flags (`public_read`, `player_writes`) are read only when the rule
+//! needs them: for an anonymous read and a player's write. A board that does not exist has
+//! no flags: anonymous callers are then refused as for a private board (names do not
+//! leak), everyone else hears `board_not_found` from the service.
+
+use std::sync::Arc;
+
+use photofinish_core::access::{authorize, may_list, unauthorized, Action, BoardFlags, Caller};
+use photofinish_core::view::{
+    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
+};
+use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
+
+/// The service behind the access rules. See the module docs.
+#[derive(Clone)]
+pub struct Gate {
+    service: Arc<dyn Leaderboard>,
+}
+
+fn flags_of(c: &BoardConfig) -> BoardFlags {
+    BoardFlags {
+        public_read: c.settings.public_read,
+        player_writes: c.settings.player_writes,
+    }
+}
+
+impl Gate {
+    /// A gate in front of `service`.
+    pub fn new(service: Arc<dyn Leaderboard>) -> Self {
+        Self { service }
+    }
+
+    /// The service itself, for what no caller asks for (health, shutdown).
+    pub fn service(&self) -> &Arc<dyn Leaderboard> {
+        &self.service
+    }
+
+    /// A board's flags, or `None` if it does not exist.
+    async fn flags(&self, board: &str) -> Result<Option<BoardFlags>, BoardError> {
+        match self.service.config(board).await {
+            Ok(c) => Ok(Some(flags_of(&c))),
+            Err(BoardError::BoardNotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Allows `action` for `caller` or refuses it (`unauthorized`, `forbidden`).
+    pub async fn admit(&self, caller: &Caller, action: Action<'_>) -> Result<(), BoardError> {
+        let needs_flags = matches!(
+            (caller, action),
+            (Caller::Anonymous, Action::Read { .. })
+                | (Caller::Player { .. }, Action::Write { .. })
+        );
+        let flags = match action {
+            Action::Read { board } | Action::Write { board, .. } if needs_flags => {
+                self.flags(board).await?
+            }
+            _ => None,
+        };
+        authorize(caller, &action, flags)
+    }
+
+    /// Before a write's body is checked: `unauthorized` for a caller who may not write at
+    /// all, then `board_not_found` for a board that does not exist.
+    pub async fn check_write_target(&self, caller: &Caller, board: &str) -> Result<(), BoardError> {
+        if *caller == Caller::Anonymous {
+            return Err(unauthorized());
+        }
+        self.service.check_board(board).await
+    }
+
+    /// Creates a board (admin).
+    pub async fn create_board(
+        &self,
+        caller: &Caller,
+        board: &str,
+        config: BoardConfig,
+    ) -> Result<bool, BoardError> {
+        self.admit(caller, Action::Manage { board }).await?;
+        self.service.create_board(board, config).await
+    }
+
+    /// Changes a board's settings (admin).
+    pub async fn update_board(
+        &self,
+        caller: &Caller,
+        board: &str,
+        patch: &BoardPatch,
+    ) -> Result<BoardState, BoardError> {
+        self.admit(caller, Action::Manage { board }).await?;
+        self.service.update_board(board, patch).await
+    }
+
+    /// Deletes a board (admin).
+    pub async fn delete_board(&self, caller: &Caller, board: &str) -> Result<(), BoardError> {
+        self.admit(caller, Action::Manage { board }).await?;
+        self.service.delete_board(board).await
+    }
+
+    /// One board.
+    pub async fn board(&self, caller: &Caller, board: &str) -> Result<BoardState, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.board(board).await
+    }
+
+    /// The boards `caller` may read.
+    pub async fn boards(&self, caller: &Caller) -> Result<Vec<BoardState>, BoardError> {
+        let mut boards = self.service.boards().await?;
+        boards.retain(|b| may_list(caller, &b.name, flags_of(&b.config)));
+        Ok(boards)
+    }
+
+    /// A board's periods.
+    pub async fn periods(
+        &self,
+        caller: &Caller,
+        board: &str,
+    ) -> Result<Vec<PeriodSummary>, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.periods(board).await
+    }
+
+    /// One write.
+    pub async fn write(
+        &self,
+        caller: &Caller,
+        board: &str,
+        w: WriteRequest,
+    ) -> Result<WriteOutcome, BoardError> {
+        let action = Action::Write {
+            board,
+            member: &w.member,
+            with_at: w.at_us.is_some(),
+        };
+        self.admit(caller, action).await?;
+        self.service.write(board, w).await
+    }
+
+    /// A batch: authorized whole, before anything applies — one entry the caller may not
+    /// write refuses the batch.
+    pub async fn write_batch(
+        &self,
+        caller: &Caller,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+        if *caller != Caller::Open {
+            let needs_flags = matches!(caller, Caller::Player { .. });
+            let flags = if needs_flags {
+                self.flags(board).await?
+            } else {
+                None
+            };
+            for w in &writes {
+                let action = Action::Write {
+                    board,
+                    member: &w.member,
+                    with_at: w.at_us.is_some(),
+                };
+                authorize(caller, &action, flags)?;
+            }
+        }
+        self.service.write_batch(board, writes).await
+    }
+
+    /// One member's entry.
+    pub async fn member(
+        &self,
+        caller: &Caller,
+        board: &str,
+        member: &str,
+        read: &ReadOptions,
+    ) -> Result<MemberRow, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.member(board, member, read).await
+    }
+
+    /// A page.
+    pub async fn page(
+        &self,
+        caller: &Caller,
+        board: &str,
+        offset: u64,
+        limit: u64,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.page(board, offset, limit, read).await
+    }
+
+    /// The rows around a member.
+    pub async fn around(
+        &self,
+        caller: &Caller,
+        board: &str,
+        member: &str,
+        window: Around,
+        read: &ReadOptions,
+    ) -> Result<Rows, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.around(board, member, window, read).await
+    }
+
+    /// Removes a member (write scope; never a player).
+    pub async fn remove(
+        &self,
+        caller: &Caller,
+        board: &str,
+        member: &str,
+        period: &PeriodRef,
+    ) -> Result<(), BoardError> {
+        self.admit(caller, Action::RemoveMember { board }).await?;
+        self.service.remove(board, member, period).await
+    }
+}

@@ -1,0 +1,133 @@
+//! The HTTP listener: accept connections, optionally wrap them in TLS (rustls), and serve
+//! each with hyper, until shutdown; then stop accepting and let every connection finish
+//! the request it is serving. Each request carries the peer address
+//! (`axum::extract::ConnectInfo`).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tower::ServiceExt;
+
+/// How long a client may take to send a request's headers (docs/SPEC.md §7).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a TLS handshake may take before the connection is dropped.
+pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// PEM files of a TLS certificate chain and its private key.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
+/// A rustls acceptor for `files`; the error names the file and what is wrong.
+pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let named = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+    let certs = CertificateDer::pem_file_iter(&files.cert)
+        .map_err(|e| named(&files.cert, &e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| named(&files.cert, &e))?;
+    if certs.is_empty() {
+        return Err(named(&files.cert, &"no certificate in the file"));
+    }
+    let key = PrivateKeyDer::from_pem_file(&files.key).map_err(|e| named(&files.key, &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| format!("{} and {}: {e}", files.cert.display(), files.key.display()))?;
+    let mut config = config;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then waits for the requests
+/// in flight.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    tls: Option<TlsAcceptor>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    let builder = Arc::new(builder);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of file descriptors, or the peer gave up before we accepted:
+                    // back off briefly instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+            req.extensions_mut().insert(ConnectInfo(peer));
+            router.clone().oneshot(req.map(axum::body::Body::new))
+        });
+        let builder = builder.clone();
+        match &tls {
+            None => {
+                let conn = builder.serve_connection(TokioIo::new(stream), service);
+                let conn = graceful.watch(conn.into_owned());
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+            }
+            Some(acceptor) => {
+                let acceptor = acceptor.clone();
+                let watcher = graceful.watcher();
+                tokio::spawn(async move {
+                    let handshake =
+                        tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
+                    let Ok(Ok(stream)) = handshake else {
+                        tracing::debug!(%peer, "TLS handshake failed or timed out");
+                        return;
+                    };
+                    let conn = builder.serve_connection(TokioIo::new(stream), service);
+                    let _ = watcher.watch(conn.into_owned()).await;
+                });
+            }
+        }
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// Whether `listen` (`host:port`) names only loopback addresses.
+pub fn is_loopback(listen: &str, resolved: &[SocketAddr]) -> bool {
+    let host = listen.rsplit_once(':').map_or(listen, |(h, _)| h);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    !resolved.is_empty() && resolved.iter().all(|a| a.ip().is_loopback())
+}

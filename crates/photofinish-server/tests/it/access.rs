@@ -1,0 +1,661 @@
+//! Access control (docs/SPEC.md §6), end to end over HTTP on every backend: every endpoint
+//! × every kind of caller answers as the rules say, and every refusal (401, 403) leaves
+//! the boards exactly as they were. Then the players' tokens case by case, the listing,
+//! public boards, the OpenAPI document's security, and TLS.
+
+use std::path::{Path, PathBuf};
+
+use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+use photofinish_core::access::Scope;
+use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
+use photofinish_server::auth::keys;
+use photofinish_server::serve::ServeOptions;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/fixtures")
+        .join(name)
+}
+
+fn now_s() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
+}
+
+/// A token signed with the ES256 test key, with `claims`.
+fn es256(claims: Value) -> String {
+    let pem = std::fs::read(fixture("es256-private.pem")).expect("key");
+    let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
+    encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
+}
+
+/// A valid player token for `member`.
+fn player(member: &str) -> String {
+    es256(json!({"sub": member, "exp": now_s() + 600, "iss": "studio", "aud": "game"}))
+}
+
+/// The credentials of one test server.
+struct Creds {
+    admin: String,
+    write_b: String,
+    read: String,
+    metrics: String,
+    other_glob: String,
+    ann: String,
+    dir: tempfile::TempDir,
+}
+
+impl Creds {
+    fn new() -> Creds {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut stored = Vec::new();
+        let mut make = |name: &str, scope, boards: &[&str]| {
+            let boards = boards.iter().map(|b| (*b).to_owned()).collect();
+            let (k, secret) = keys::new_key(name, scope, boards, None, "t".into()).expect("key");
+            stored.push(k);
+            secret.expose().to_owned()
+        };
+        let admin = make("admin", Scope::Admin, &[]);
+        let write_b = make("game-server", Scope::Write, &["b", "pub*"]);
+        let read = make("reader", Scope::Read, &[]);
+        let metrics = make("prometheus", Scope::Metrics, &[]);
+        let other_glob = make("season-writer", Scope::Write, &["season-*"]);
+        keys::write_file(&dir.path().join("keys.json"), stored).expect("keys file");
+        Creds {
+            admin,
+            write_b,
+            read,
+            metrics,
+            other_glob,
+            ann: player("ann"),
+            dir,
+        }
+    }
+
+    fn keys_file(&self) -> PathBuf {
+        self.dir.path().join("keys.json")
+    }
+
+    fn configure(&self, o: ServeOptions) -> ServeOptions {
+        ServeOptions {
+            keys: Some(self.keys_file()),
+            jwt: Some(JwtOptions {
+                key: JwtKey::Pem(fixture("es256-public.pem")),
+                issuer: Some("studio".into()),
+                audience: Some("game".into()),
+            }),
+            ..o
+        }
+    }
+}
+
+async fn start(kind: Kind) -> (Server, Creds) {
+    let creds = Creds::new();
+    let s = Server::start_configured(kind, |o| creds.configure(o)).await;
+    (s, creds)
+}
+
+/// Board `b` (players may write, not public) with ann 5 and bob 3, and board `pub`
+/// (public) with carl 1, made fresh by the admin key.
+async fn reset(s: &Server, admin: &str) {
+    for board in ["b", "pub", "b2"] {
+        s.call_as(
+            Some(admin),
+            Method::DELETE,
+            &format!("/v1/boards/{board}"),
+            None,
+        )
+        .await;
+    }
+    let b = json!({"player_writes": true});
+    let (st, _) = s
+        .call_as(Some(admin), Method::PUT, "/v1/boards/b", Some(b))
+        .await;
+    assert_eq!(st, 201);
+    let p = json!({"public_read": true});
+    let (st, _) = s
+        .call_as(Some(admin), Method::PUT, "/v1/boards/pub", Some(p))
+        .await;
+    assert_eq!(st, 201);
+    let batch = json!({"entries": [
+        {"member": "ann", "score": 5, "op": "set"},
+        {"member": "bob", "score": 3, "op": "set"},
+    ]});
+    let (st, _) = s
+        .call_as(
+            Some(admin),
+            Method::POST,
+            "/v1/boards/b/scores:batch",
+            Some(batch),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let one = json!({"member": "carl", "score": 1});
+    s.call_as(
+        Some(admin),
+        Method::POST,
+        "/v1/boards/pub/scores",
+        Some(one),
+    )
+    .await;
+}
+
+/// Everything a caller could have changed, as the admin sees it.
+async fn state(s: &Server, admin: &str) -> Value {
+    let mut out = Vec::new();
+    out.push(
+        s.call_as(Some(admin), Method::GET, "/v1/boards", None)
+            .await
+            .1,
+    );
+    for board in ["b", "pub", "b2"] {
+        let path = format!("/v1/boards/{board}/entries?limit=100");
+        out.push(s.call_as(Some(admin), Method::GET, &path, None).await.1);
+    }
+    Value::Array(out)
+}
+
+/// What an endpoint asks for, for the expected-answer table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Need {
+    Open,
+    List,
+    Read,
+    Manage,
+    Write,
+    WriteAt,
+    WriteOther,
+    Remove,
+    Metrics,
+}
+
+fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
+    let at = "2026-01-01T00:00:00Z";
+    vec![
+        (Need::Open, Method::GET, "/healthz", None),
+        (Need::Open, Method::GET, "/openapi.json", None),
+        (Need::List, Method::GET, "/v1/boards", None),
+        (Need::Read, Method::GET, "/v1/boards/b", None),
+        (Need::Read, Method::GET, "/v1/boards/b/periods", None),
+        (Need::Read, Method::GET, "/v1/boards/b/entries", None),
+        (Need::Read, Method::GET, "/v1/boards/b/members/ann", None),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/b/members/ann/around",
+            None,
+        ),
+        (Need::Manage, Method::PUT, "/v1/boards/b2", Some(json!({}))),
+        (
+            Need::Manage,
+            Method::PATCH,
+            "/v1/boards/b",
+            Some(json!({"retention": 9})),
+        ),
+        (Need::Manage, Method::DELETE, "/v1/boards/b", None),
+        (
+            Need::Write,
+            Method::POST,
+            "/v1/boards/b/scores",
+            Some(json!({"member": "ann", "score": 1})),
+        ),
+        (
+            Need::Write,
+            Method::POST,
+            "/v1/boards/b/scores:batch",
+            Some(json!({"entries": [{"member": "ann", "score": 1}]})),
+        ),
+        (
+            Need::WriteAt,
+            Method::POST,
+            "/v1/boards/b/scores",
+            Some(json!({"member": "ann", "score": 1, "at": at})),
+        ),
+        (
+            Need::WriteOther,
+            Method::POST,
+            "/v1/boards/b/scores",
+            Some(json!({"member": "bob", "score": 1})),
+        ),
+        (
+            Need::WriteOther,
+            Method::POST,
+            "/v1/boards/b/scores:batch",
+            Some(
+                json!({"entries": [{"member": "ann", "score": 1}, {"member": "bob", "score": 1}]}),
+            ),
+        ),
+        (
+            Need::Remove,
+            Method::DELETE,
+            "/v1/boards/b/members/bob",
+            None,
+        ),
+        (Need::Metrics, Method::GET, "/metrics", None),
+    ]
+}
+
+/// The status each kind of caller must get (2xx as 200: success of any kind).
+fn expected(caller: &str, need: Need) -> u16 {
+    use Need::*;
+    let ok = 200;
+    match (caller, need) {
+        (_, Open) => ok,
+        ("garbage" | "expired" | "revoked", _) => 401,
+        ("none", List) => ok,
+        ("none", _) => 401,
+        ("admin", _) => ok,
+        ("write_b", Read | List | Write | WriteOther | Remove) => ok,
+        ("read", Read | List) => ok,
+        ("metrics", Metrics | List) => ok,
+        ("other_glob", List) => ok,
+        ("ann", Read | List | Write) => ok,
+        _ => 403,
+    }
+}
+
+async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
+    let (s, c) = start(kind).await;
+    let expired =
+        es256(json!({"sub": "ann", "exp": now_s() - 120, "iss": "studio", "aud": "game"}));
+    let callers: Vec<(&str, Option<String>)> = vec![
+        ("none", None),
+        ("admin", Some(c.admin.clone())),
+        ("write_b", Some(c.write_b.clone())),
+        ("read", Some(c.read.clone())),
+        ("metrics", Some(c.metrics.clone())),
+        ("other_glob", Some(c.other_glob.clone())),
+        ("ann", Some(c.ann.clone())),
+        ("garbage", Some("not-a-token".into())),
+        ("expired", Some(expired)),
+        (
+            "revoked",
+            Some("pf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into()),
+        ),
+    ];
+    for (need, method, path, body) in endpoints() {
+        for (name, token) in &callers {
+            reset(&s, &c.admin).await;
+            let before = state(&s, &c.admin).await;
+            let got = s
+                .call_as(token.as_deref(), method.clone(), path, body.clone())
+                .await;
+            let want = expected(name, need);
+            let case = format!("{name} {method} {path} {body:?}: {got:?}");
+            if want == 200 {
+                assert!(got.0.is_success(), "{case}");
+            } else {
+                let code = if want == 401 {
+                    "unauthorized"
+                } else {
+                    "forbidden"
+                };
+                assert_error(&got, want, code);
+                assert_eq!(state(&s, &c.admin).await, before, "{case}: state changed");
+            }
+        }
+    }
+    s.stop().await;
+}
+
+async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kind) {
+    let (s, c) = start(kind).await;
+    reset(&s, &c.admin).await;
+    let names = |v: &Value| -> Vec<String> {
+        v["boards"]
+            .as_array()
+            .expect("boards")
+            .iter()
+            .map(|b| b["name"].as_str().expect("name").to_owned())
+            .collect()
+    };
+    let list = |t: Option<String>| {
+        let s = &s;
+        async move {
+            s.call_as(t.as_deref(), Method::GET, "/v1/boards", None)
+                .await
+        }
+    };
+    assert_eq!(names(&list(None).await.1), ["pub"]);
+    assert_eq!(names(&list(Some(c.admin.clone())).await.1), ["b", "pub"]);
+    assert_eq!(
+        names(&list(Some(c.other_glob.clone())).await.1),
+        Vec::<String>::new()
+    );
+    assert_eq!(names(&list(Some(c.ann.clone())).await.1), ["b", "pub"]);
+    // Anonymous reads of a public board work; of a private or missing one they are 401,
+    // so a name's existence does not leak.
+    assert_eq!(s.get("/v1/boards/pub/entries").await.0, 200);
+    assert_eq!(s.get("/v1/boards/pub/members/carl").await.0, 200);
+    assert_error(&s.get("/v1/boards/b/entries").await, 401, "unauthorized");
+    assert_error(&s.get("/v1/boards/nope/entries").await, 401, "unauthorized");
+    let nope = s
+        .call_as(Some(&c.admin), Method::GET, "/v1/boards/nope", None)
+        .await;
+    assert_error(&nope, 404, "board_not_found");
+    // A player writing to a board without player_writes is forbidden, and it changes
+    // nothing; the admin turns it on with PATCH and the same write goes through.
+    let w = json!({"member": "ann", "score": 2});
+    let before = state(&s, &c.admin).await;
+    let refused = s
+        .call_as(
+            Some(&c.ann),
+            Method::POST,
+            "/v1/boards/pub/scores",
+            Some(w.clone()),
+        )
+        .await;
+    assert_error(&refused, 403, "forbidden");
+    assert_eq!(state(&s, &c.admin).await, before);
+    let patch = json!({"player_writes": true});
+    let (st, b) = s
+        .call_as(Some(&c.admin), Method::PATCH, "/v1/boards/pub", Some(patch))
+        .await;
+    assert_eq!(
+        (st.as_u16(), &b["player_writes"], &b["public_read"]),
+        (200, &json!(true), &json!(true))
+    );
+    let ok = s
+        .call_as(Some(&c.ann), Method::POST, "/v1/boards/pub/scores", Some(w))
+        .await;
+    assert_eq!(ok.0, 200, "{ok:?}");
+    // The 401 says how to authenticate.
+    let resp = s
+        .http
+        .get(format!("{}/v1/boards/b", s.base))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(resp.status(), 401);
+    let challenge = resp.headers().get("www-authenticate").expect("challenge");
+    assert!(challenge.to_str().expect("ascii").starts_with("Bearer"));
+    // Refusals are counted by reason.
+    let (_, text) = s
+        .call_as(Some(&c.metrics), Method::GET, "/metrics", None)
+        .await;
+    let text = text.as_str().expect("text").to_owned();
+    assert!(
+        text.contains("photofinish_refusals_total{reason=\"unauthorized\"}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("photofinish_refusals_total{reason=\"forbidden\"}"),
+        "{text}"
+    );
+    s.stop().await;
+}
+
+conformance!(
+    every_endpoint_answers_every_caller_by_the_rules,
+    listings_and_public_boards_show_only_what_the_caller_may_read,
+);
+
+/// Each way a player token can be wrong is a 401, and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_player_tokens_are_refused() {
+    let (s, c) = start(Kind::Embedded).await;
+    reset(&s, &c.admin).await;
+    let now = now_s();
+    let claims = |over: Value| {
+        let mut base = json!({"sub": "ann", "exp": now + 600, "iss": "studio", "aud": "game"});
+        for (k, v) in over.as_object().expect("object") {
+            if v.is_null() {
+                base.as_object_mut().expect("object").remove(k);
+            } else {
+                base[k] = v.clone();
+            }
+        }
+        base
+    };
+    let hs_with_public_key = {
+        // Algorithm confusion: an HMAC token keyed with the server's public key.
+        let public = std::fs::read(fixture("es256-public.pem")).expect("pem");
+        encode(
+            &Header::new(Algorithm::HS256),
+            &claims(json!({})),
+            &EncodingKey::from_secret(&public),
+        )
+        .expect("sign")
+    };
+    let rs256 = {
+        let pem = std::fs::read(fixture("rs256-private.pem")).expect("pem");
+        encode(
+            &Header::new(Algorithm::RS256),
+            &claims(json!({})),
+            &EncodingKey::from_rsa_pem(&pem).expect("rsa"),
+        )
+        .expect("sign")
+    };
+    let unsigned = {
+        use base64::Engine;
+        let b64 =
+            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        format!(
+            "{}.{}.",
+            b64(&json!({"alg": "none", "typ": "JWT"})),
+            b64(&claims(json!({})))
+        )
+    };
+    let valid = player("ann");
+    let mut tampered = valid.clone();
+    let sig_start = tampered.rfind('.').expect("dot") + 1;
+    let flipped = if tampered.as_bytes()[sig_start] == b'A' {
+        "B"
+    } else {
+        "A"
+    };
+    tampered.replace_range(sig_start..=sig_start, flipped);
+    let cases = [
+        (
+            "expired beyond the leeway",
+            es256(claims(json!({"exp": now - 60}))),
+        ),
+        ("not yet valid", es256(claims(json!({"nbf": now + 600})))),
+        ("no exp", es256(claims(json!({"exp": null})))),
+        ("no sub", es256(claims(json!({"sub": null})))),
+        (
+            "wrong issuer",
+            es256(claims(json!({"iss": "someone-else"}))),
+        ),
+        ("no issuer", es256(claims(json!({"iss": null})))),
+        (
+            "wrong audience",
+            es256(claims(json!({"aud": "other-game"}))),
+        ),
+        ("bad signature", tampered),
+        ("truncated", valid[..valid.len() - 10].to_owned()),
+        ("HS256 keyed with the public key", hs_with_public_key),
+        ("another algorithm", rs256),
+        ("alg none", unsigned),
+    ];
+    let write = json!({"member": "ann", "score": 1});
+    for (what, token) in cases {
+        let before = state(&s, &c.admin).await;
+        let got = s
+            .call_as(
+                Some(&token),
+                Method::POST,
+                "/v1/boards/b/scores",
+                Some(write.clone()),
+            )
+            .await;
+        assert_eq!(got.0, 401, "{what}: {got:?}");
+        assert_eq!(got.1["error"]["code"], "unauthorized", "{what}");
+        assert_eq!(state(&s, &c.admin).await, before, "{what}: state changed");
+    }
+    // Within the 30 s leeway an expired token still works.
+    let lenient = es256(claims(json!({"exp": now - 10})));
+    let got = s
+        .call_as(
+            Some(&lenient),
+            Method::POST,
+            "/v1/boards/b/scores",
+            Some(write.clone()),
+        )
+        .await;
+    assert_eq!(got.0, 200, "{got:?}");
+    // A verified token served from the cache still answers for its own member only.
+    let ann = player("ann");
+    for _ in 0..3 {
+        let ok = s
+            .call_as(
+                Some(&ann),
+                Method::POST,
+                "/v1/boards/b/scores",
+                Some(write.clone()),
+            )
+            .await;
+        assert_eq!(ok.0, 200);
+        let bob = json!({"member": "bob", "score": 1});
+        let refused = s
+            .call_as(Some(&ann), Method::POST, "/v1/boards/b/scores", Some(bob))
+            .await;
+        assert_eq!(refused.0, 403);
+    }
+    s.stop().await;
+}
+
+/// RS256 and EdDSA keys and an HS256 secret file verify their own tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_key_kind_verifies_its_tokens() {
+    let secret_dir = tempfile::tempdir().expect("tmp");
+    let secret_file = secret_dir.path().join("hs256.secret");
+    std::fs::write(&secret_file, b"a-long-shared-secret-of-the-studio\n").expect("secret");
+    let pem = |n: &str| std::fs::read(fixture(n)).expect("pem");
+    let claims = json!({"sub": "ann", "exp": now_s() + 600});
+    let kinds: Vec<(JwtKey, Algorithm, EncodingKey)> = vec![
+        (
+            JwtKey::Pem(fixture("rs256-public.pem")),
+            Algorithm::RS256,
+            EncodingKey::from_rsa_pem(&pem("rs256-private.pem")).expect("rsa"),
+        ),
+        (
+            JwtKey::Pem(fixture("eddsa-public.pem")),
+            Algorithm::EdDSA,
+            EncodingKey::from_ed_pem(&pem("eddsa-private.pem")).expect("ed"),
+        ),
+        (
+            JwtKey::Hs256SecretFile(secret_file.clone()),
+            Algorithm::HS256,
+            // The file's trailing newline is not part of the secret.
+            EncodingKey::from_secret(b"a-long-shared-secret-of-the-studio"),
+        ),
+    ];
+    for (key, alg, signer) in kinds {
+        let s = Server::start_configured(Kind::Embedded, |o| ServeOptions {
+            jwt: Some(JwtOptions {
+                key,
+                issuer: None,
+                audience: None,
+            }),
+            ..o
+        })
+        .await;
+        let token = encode(&Header::new(alg), &claims, &signer).expect("sign");
+        let got = s
+            .call_as(Some(&token), Method::GET, "/v1/boards", None)
+            .await;
+        assert_eq!(got.0, 200, "{alg:?}: {got:?}");
+        let es = es256(claims.clone());
+        let refused = s.call_as(Some(&es), Method::GET, "/v1/boards", None).await;
+        assert_eq!(refused.0, 401, "{alg:?} took an ES256 token");
+        // JWT alone: no keys file, so an API-key-shaped token is unknown.
+        let key = s
+            .call_as(Some("pf_x"), Method::GET, "/v1/boards", None)
+            .await;
+        assert_eq!(key.0, 401);
+        s.stop().await;
+    }
+}
+
+/// The document says what the server asks for: optional on an open server, required (with
+/// 401/403 answers) on one with credentials except for reads and the open routes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_follows_the_configuration() {
+    let open = Server::start(Kind::Embedded).await;
+    let (_, doc) = open.get("/openapi.json").await;
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+    let post = &doc["paths"]["/v1/boards/{board}/scores"]["post"];
+    assert_eq!(post["security"], json!([{}, {"bearer": []}]));
+    assert!(post["responses"].get("401").is_none());
+    open.stop().await;
+
+    let (s, _c) = start(Kind::Embedded).await;
+    let (_, doc) = s.get("/openapi.json").await;
+    let op = |path: &str, method: &str| doc["paths"][path][method].clone();
+    let post = op("/v1/boards/{board}/scores", "post");
+    assert_eq!(post["security"], json!([{"bearer": []}]));
+    assert!(post["responses"].get("401").is_some() && post["responses"].get("403").is_some());
+    assert_eq!(
+        op("/v1/boards/{board}/entries", "get")["security"],
+        json!([{}, {"bearer": []}])
+    );
+    assert_eq!(op("/metrics", "get")["security"], json!([{"bearer": []}]));
+    assert_eq!(op("/healthz", "get")["security"], json!([{}]));
+    assert_eq!(
+        op("/v1/boards/{board}", "patch")["security"],
+        json!([{"bearer": []}])
+    );
+    s.stop().await;
+}
+
+/// HTTPS with a certificate made here: a client that trusts it talks to the server; the
+/// server still answers plain HTTP with nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_round_trip_with_a_self_signed_certificate() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).expect("cert");
+    let (cert_file, key_file) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_file, cert.cert.pem()).expect("cert");
+    std::fs::write(&key_file, cert.key_pair.serialize_pem()).expect("key");
+    let s = Server::start_configured(Kind::Embedded, |o| ServeOptions {
+        tls: Some(photofinish_server::listen::TlsFiles {
+            cert: cert_file,
+            key: key_file,
+        }),
+        ..o
+    })
+    .await;
+    let port = s.base.rsplit(':').next().expect("port").to_owned();
+    let client = reqwest::Client::builder()
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(cert.cert.pem().as_bytes()).expect("root"),
+        )
+        .tls_built_in_root_certs(false)
+        .build()
+        .expect("client");
+    let base = format!("https://localhost:{port}");
+    let put = client
+        .put(format!("{base}/v1/boards/t"))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("https");
+    assert_eq!(put.status(), 201);
+    let health: Value = client
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .expect("get")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(health["status"], "ok");
+    // Plain HTTP to the TLS port gets no HTTP answer.
+    assert!(s
+        .http
+        .get(format!("{}/healthz", s.base))
+        .send()
+        .await
+        .is_err());
+    s.stop().await;
+}
