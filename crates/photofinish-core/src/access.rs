@@ -172,6 +172,13 @@ pub enum Action<'a> {
         /// Whether the write carries an explicit `at` (admin only).
         with_at: bool,
     },
+    /// Write anything to a board: what a write endpoint checks before it reads the body,
+    /// so a caller who may not write there learns nothing (not even whether the board
+    /// exists). Each entry is then checked as a `Write`.
+    WriteTo {
+        /// The board.
+        board: &'a str,
+    },
     /// Remove a member from a period.
     RemoveMember {
         /// The board.
@@ -193,6 +200,7 @@ impl Action<'_> {
         match *self {
             Action::Read { board }
             | Action::Write { board, .. }
+            | Action::WriteTo { board }
             | Action::RemoveMember { board }
             | Action::Manage { board } => Some(board),
             Action::Operate | Action::Metrics => None,
@@ -228,6 +236,10 @@ pub fn authorize(
         Caller::Key(key) => authorize_key(key, action),
         Caller::Player { member } => match *action {
             Action::Read { .. } => Ok(()),
+            Action::WriteTo { .. } if flags.is_some_and(|f| !f.player_writes) => Err(forbidden(
+                "this board does not take players' writes (player_writes is off)".into(),
+            )),
+            Action::WriteTo { .. } => Ok(()),
             Action::Write {
                 member: m, with_at, ..
             } => {
@@ -265,7 +277,9 @@ fn authorize_key(key: &KeyGrant, action: &Action<'_>) -> Result<(), BoardError> 
     }
     let allowed = match action {
         Action::Read { .. } => key.scope.reads(),
-        Action::Write { with_at: false, .. } | Action::RemoveMember { .. } => key.scope.writes(),
+        Action::Write { with_at: false, .. }
+        | Action::WriteTo { .. }
+        | Action::RemoveMember { .. } => key.scope.writes(),
         Action::Write { with_at: true, .. } | Action::Manage { .. } | Action::Operate => {
             key.scope == Scope::Admin
         }

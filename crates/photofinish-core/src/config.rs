@@ -153,16 +153,6 @@ impl BoardConfig {
         }
         Ok(())
     }
-
-    /// Whether `other` differs from this config only in what may change over a board's
-    /// life (retention and the settings), not in how entries are ordered or grouped.
-    pub fn same_order_and_periods(&self, other: &BoardConfig) -> bool {
-        self.order == other.order
-            && self.update == other.update
-            && self.reset == other.reset
-            && self.timezone == other.timezone
-            && self.week_start == other.week_start
-    }
 }
 
 /// Checks a board name: `[A-Za-z0-9_.-]{1,64}`.
@@ -252,7 +242,6 @@ mod tests {
         );
         let back: BoardConfig = serde_json::from_str(&text).expect("parse");
         assert_eq!(back, open);
-        assert!(open.same_order_and_periods(&plain));
     }
 
     #[test]

@@ -117,8 +117,8 @@ code_names!(
 );
 
 impl ErrorCode {
-    /// Whether this code refuses a caller or a load the server protects itself from (as
-    /// opposed to reporting bad input or a failure): counted by reason in the metrics.
+    /// Whether this code refuses a caller (as opposed to reporting bad input or a
+    /// failure): counted by reason in the metrics.
     pub fn is_refusal(self) -> bool {
         matches!(self, ErrorCode::Unauthorized | ErrorCode::Forbidden)
     }

@@ -103,7 +103,7 @@ impl Reply {
     /// Groups of `width` fields from `from` on; the count must divide evenly.
     pub fn rows(&self, from: usize, width: usize) -> Result<std::ops::Range<usize>, BoardError> {
         let n = self.values.len().saturating_sub(from);
-        if self.values.len() < from || n % width != 0 {
+        if self.values.len() < from || !n.is_multiple_of(width) {
             return Err(malformed(
                 self.script,
                 &format!("{n} fields after {from} are not rows of {width}"),

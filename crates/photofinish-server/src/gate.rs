@@ -10,11 +10,34 @@
 
 use std::sync::Arc;
 
-use photofinish_core::access::{authorize, may_list, unauthorized, Action, BoardFlags, Caller};
+use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
 };
 use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
+
+/// What one entry of a write request claims to write, read before its input rules: the
+/// member (if the entry names one as a string) and whether it carries an `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteClaim {
+    /// The member named, if any.
+    pub member: Option<String>,
+    /// Whether the entry carries an explicit `at`.
+    pub with_at: bool,
+}
+
+impl WriteClaim {
+    /// The claim of a raw JSON entry.
+    pub fn of(entry: &serde_json::Value) -> Self {
+        Self {
+            member: entry
+                .get("member")
+                .and_then(|m| m.as_str())
+                .map(str::to_owned),
+            with_at: entry.get("at").is_some_and(|a| !a.is_null()),
+        }
+    }
+}
 
 /// The service behind the access rules. See the module docs.
 #[derive(Clone)]
@@ -49,28 +72,33 @@ impl Gate {
         }
     }
 
+    /// The board's flags when the rule for `caller` and `action` depends on them (an
+    /// anonymous read, a player's write), else `None` without asking the service.
+    async fn flags_for(
+        &self,
+        caller: &Caller,
+        action: &Action<'_>,
+    ) -> Result<Option<BoardFlags>, BoardError> {
+        match (caller, *action) {
+            (Caller::Anonymous, Action::Read { board })
+            | (Caller::Player { .. }, Action::Write { board, .. } | Action::WriteTo { board }) => {
+                self.flags(board).await
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Allows `action` for `caller` or refuses it (`unauthorized`, `forbidden`).
     pub async fn admit(&self, caller: &Caller, action: Action<'_>) -> Result<(), BoardError> {
-        let needs_flags = matches!(
-            (caller, action),
-            (Caller::Anonymous, Action::Read { .. })
-                | (Caller::Player { .. }, Action::Write { .. })
-        );
-        let flags = match action {
-            Action::Read { board } | Action::Write { board, .. } if needs_flags => {
-                self.flags(board).await?
-            }
-            _ => None,
-        };
+        let flags = self.flags_for(caller, &action).await?;
         authorize(caller, &action, flags)
     }
 
-    /// Before a write's body is checked: `unauthorized` for a caller who may not write at
-    /// all, then `board_not_found` for a board that does not exist.
+    /// Before a write's body is read: whether `caller` may write to `board` at all (so a
+    /// caller who may not learns nothing, not even whether it exists), then
+    /// `board_not_found` for a board that does not exist.
     pub async fn check_write_target(&self, caller: &Caller, board: &str) -> Result<(), BoardError> {
-        if *caller == Caller::Anonymous {
-            return Err(unauthorized());
-        }
+        self.admit(caller, Action::WriteTo { board }).await?;
         self.service.check_board(board).await
     }
 
@@ -142,28 +170,28 @@ impl Gate {
     }
 
     /// A batch: authorized whole, before anything applies — one entry the caller may not
-    /// write refuses the batch.
+    /// write refuses the batch. `claims` are what every entry of the request says it
+    /// writes (entries that failed their input rules included); `writes` the valid ones.
     pub async fn write_batch(
         &self,
         caller: &Caller,
         board: &str,
+        claims: &[WriteClaim],
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        if *caller != Caller::Open {
-            let needs_flags = matches!(caller, Caller::Player { .. });
-            let flags = if needs_flags {
-                self.flags(board).await?
-            } else {
-                None
+        let to = Action::WriteTo { board };
+        let flags = self.flags_for(caller, &to).await?;
+        authorize(caller, &to, flags)?;
+        for claim in claims {
+            let Some(member) = claim.member.as_deref() else {
+                continue; // no member: it fails its input rules and is never applied
             };
-            for w in &writes {
-                let action = Action::Write {
-                    board,
-                    member: &w.member,
-                    with_at: w.at_us.is_some(),
-                };
-                authorize(caller, &action, flags)?;
-            }
+            let action = Action::Write {
+                board,
+                member,
+                with_at: claim.with_at,
+            };
+            authorize(caller, &action, flags)?;
         }
         self.service.write_batch(board, writes).await
     }

@@ -1,7 +1,7 @@
 //! The HTTP listener: accept connections, optionally wrap them in TLS (rustls), and serve
-//! each with hyper, until shutdown; then stop accepting and let every connection finish
-//! the request it is serving. Each request carries the peer address
-//! (`axum::extract::ConnectInfo`).
+//! each with hyper (HTTP/1.1, a header timeout), until shutdown; then stop accepting and
+//! let every connection finish the request it is serving, for at most [`SHUTDOWN_GRACE`].
+//! Each request carries the peer address (`axum::extract::ConnectInfo`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -22,6 +22,8 @@ use tower::ServiceExt;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a TLS handshake may take before the connection is dropped.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long shutdown waits for the requests in flight before it closes their connections.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// PEM files of a TLS certificate chain and its private key.
 #[derive(Debug, Clone)]
@@ -65,7 +67,8 @@ pub async fn serve(
     tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    let mut builder = Builder::new(TokioExecutor::new());
+    // HTTP/1.1 only: the auto builder would also sniff for HTTP/2, a step with no timer.
+    let mut builder = Builder::new(TokioExecutor::new()).http1_only();
     builder
         .http1()
         .timer(TokioTimer::new())
@@ -119,7 +122,15 @@ pub async fn serve(
         }
     }
     drop(listener);
-    graceful.shutdown().await;
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace_s = SHUTDOWN_GRACE.as_secs(),
+            "requests still in flight at shutdown were cut off"
+        );
+    }
 }
 
 /// Whether `listen` (`host:port`) names only loopback addresses.

@@ -179,9 +179,8 @@ async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::N
 
 /// Re-reads the keys file on every SIGHUP; a file that cannot be used keeps the keys in
 /// force, and the log says why.
-async fn reload_on_sighup(auth: Arc<Authenticator>) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+async fn reload_on_sighup(auth: Arc<Authenticator>, hup: Option<tokio::signal::unix::Signal>) {
+    let Some(mut hup) = hup else {
         tracing::warn!("cannot listen for SIGHUP; the keys file will not be re-read");
         return;
     };
@@ -211,6 +210,9 @@ pub async fn serve_with(
     on_ready: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    // Take SIGHUP first thing: its default action ends the process, and an operator may
+    // send it (after `key revoke`) while a long recovery is still running.
+    let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     let auth = Authenticator::new(opts.keys.clone(), opts.jwt.as_ref())
         .map_err(ServeError::Credentials)?;
     let resolved: Vec<SocketAddr> = tokio::net::lookup_host(&opts.listen)
@@ -261,7 +263,7 @@ pub async fn serve_with(
         }
     }
     on_ready(addr);
-    let reload = tokio::spawn(reload_on_sighup(auth.clone()));
+    let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
     let openapi = crate::openapi::document(auth.has_credentials())
         .to_json()
         .unwrap_or_default();

@@ -188,7 +188,6 @@ impl<'a> Dec<'a> {
             b => Err(DecodeError(format!("bad operator {b}"))),
         }
     }
-    /// A board config written by [`Enc::config`].
     /// Reads a JSON `str`.
     pub fn json<T: serde::de::DeserializeOwned>(&mut self) -> Result<T, DecodeError> {
         let text = self.str()?;

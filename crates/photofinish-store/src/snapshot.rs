@@ -14,7 +14,7 @@ use photofinish_core::{Board, Period, Ranking};
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot file: name and format version 1.
+/// First 8 bytes of every snapshot this version writes: name and format version 2.
 pub const MAGIC: &[u8; 8] = b"PFSNAP02";
 /// The first format: board configs without settings. Still read.
 const MAGIC_V1: &[u8; 8] = b"PFSNAP01";

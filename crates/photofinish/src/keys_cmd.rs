@@ -89,13 +89,14 @@ pub fn run(command: KeyCommand, json: bool) -> Result<()> {
             table::print(json, &v, table::keys)
         }
         KeyCommand::Revoke { keys: path, name } => {
-            let mut stored = keys::read_file(&path, false)?;
-            let before = stored.len();
-            stored.retain(|k| k.name != name);
-            if stored.len() == before {
-                return Err(anyhow!("no key named {name:?} in {}", path.display()));
-            }
-            keys::write_file(&path, stored)?;
+            keys::update(&path, |stored| {
+                let before = stored.len();
+                stored.retain(|k| k.name != name);
+                if stored.len() == before {
+                    return Err(format!("no key named {name:?}"));
+                }
+                Ok(())
+            })?;
             eprintln!(
                 "revoked {name:?}; send SIGHUP to running servers (kill -HUP <pid>) to apply"
             );

@@ -121,7 +121,7 @@ const STYLES: [RankStyle; 3] = [RankStyle::Ordinal, RankStyle::Competition, Rank
 
 fn name(m: u16) -> String {
     // Short names stay inline in the record; every seventh is long enough for the side table.
-    if m % 7 == 0 {
+    if m.is_multiple_of(7) {
         format!("member-with-a-long-name-{m:05}")
     } else {
         format!("m{m}")

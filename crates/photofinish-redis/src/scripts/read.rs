@@ -36,6 +36,10 @@ impl PeriodTarget<'_> {
     }
 }
 
+/// The largest offset passed to Lua: its numbers are doubles, exact to 2^53; any larger
+/// offset is past the end of every ranking anyway.
+const MAX_EXACT_OFFSET: u64 = 1 << 53;
+
 /// What a read returns rows of.
 #[derive(Debug, Clone, Copy)]
 pub enum ReadMode<'a> {
@@ -82,7 +86,7 @@ pub fn read(
     match mode {
         ReadMode::Member(m) => inv.arg("member").arg(m),
         ReadMode::Page { offset, limit } => {
-            inv.arg("page").arg(offset.min(i64::MAX as u64)).arg(limit)
+            inv.arg("page").arg(offset.min(MAX_EXACT_OFFSET)).arg(limit)
         }
         ReadMode::Around {
             member,

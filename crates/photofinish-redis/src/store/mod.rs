@@ -182,12 +182,44 @@ impl RedisStore {
         if let Some(m) = self.cache().get(board) {
             return Ok(m.clone());
         }
-        let raw: Option<Vec<u8>> = self
-            .conn
+        self.fetch(board).await
+    }
+
+    /// The board's config as Redis holds it now (the cache kept when it is unchanged): for
+    /// decisions that must not rest on this server's cache, such as who may read a board
+    /// that another server's PATCH just made private.
+    async fn fresh(&self, board: &str) -> Result<Arc<CachedBoard>, BoardError> {
+        let cached = self.cache().get(board).cloned();
+        match (cached, self.stored_config(board).await?) {
+            (_, None) => {
+                self.forget(board);
+                Err(BoardError::BoardNotFound(board.to_owned()))
+            }
+            (Some(c), Some(raw)) if c.config_text.as_bytes() == raw.as_slice() => Ok(c),
+            (_, Some(raw)) => self.parse_and_remember(board, raw),
+        }
+    }
+
+    /// Reads the board's config from Redis and caches it.
+    async fn fetch(&self, board: &str) -> Result<Arc<CachedBoard>, BoardError> {
+        let raw = self.stored_config(board).await?;
+        let raw = raw.ok_or_else(|| BoardError::BoardNotFound(board.to_owned()))?;
+        self.parse_and_remember(board, raw)
+    }
+
+    /// The board's config text as Redis holds it, `None` if there is no such board.
+    async fn stored_config(&self, board: &str) -> Result<Option<Vec<u8>>, BoardError> {
+        self.conn
             .query(redis::cmd("GET").arg(self.keys(board).config()))
             .await
-            .map_err(unavailable)?;
-        let raw = raw.ok_or_else(|| BoardError::BoardNotFound(board.to_owned()))?;
+            .map_err(unavailable)
+    }
+
+    fn parse_and_remember(
+        &self,
+        board: &str,
+        raw: Vec<u8>,
+    ) -> Result<Arc<CachedBoard>, BoardError> {
         let config = layout::parse_config(&raw).ok_or_else(|| {
             BoardError::Unavailable(format!("board {board:?} has an unreadable config"))
         })?;

@@ -35,7 +35,8 @@ impl Leaderboard for RedisStore {
     }
 
     async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
-        Ok(self.cached(board).await?.config.clone())
+        // Read from Redis, not the cache: access decisions rest on it (docs/security.md).
+        Ok(self.fresh(board).await?.config.clone())
     }
 
     async fn update_board(

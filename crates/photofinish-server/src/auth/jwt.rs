@@ -138,11 +138,6 @@ impl JwtVerifier {
         })
     }
 
-    /// The algorithm tokens must use.
-    pub fn algorithm(&self) -> Algorithm {
-        self.validation.algorithms[0]
-    }
-
     /// The member a valid `token` speaks for, or why it is refused.
     pub fn verify(&self, token: &str) -> Result<String, BoardError> {
         if token.len() > MAX_TOKEN_BYTES {

@@ -239,7 +239,37 @@ pub fn load(path: &Path) -> Result<KeySet, KeysError> {
     KeySet::from_stored(&stored).map_err(|r| invalid(path, r))
 }
 
-/// Writes `keys` to `path` atomically, readable by its owner only.
+/// Reads the keys of `path` (none if it is missing), lets `change` edit them, and writes
+/// them back — holding an exclusive lock on `<path>.lock` throughout, so two commands
+/// changing one file never lose each other's change.
+pub fn update<T>(
+    path: &Path,
+    change: impl FnOnce(&mut Vec<StoredKey>) -> Result<T, String>,
+) -> Result<T, KeysError> {
+    let io = |p: &Path| {
+        let p = p.display().to_string();
+        move |source| KeysError::Io { path: p, source }
+    };
+    let lock_path = path.with_file_name(format!(
+        "{}.lock",
+        path.file_name()
+            .map_or_else(|| "keys".into(), |n| n.to_string_lossy())
+    ));
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    lock.lock().map_err(io(&lock_path))?;
+    let mut keys = read_file(path, true)?;
+    let out = change(&mut keys).map_err(|r| invalid(path, r))?;
+    write_file(path, keys)?;
+    Ok(out)
+}
+
+/// Writes `keys` to `path` atomically (a new temporary file beside it, fsynced, renamed),
+/// readable by its owner only.
 pub fn write_file(path: &Path, keys: Vec<StoredKey>) -> Result<(), KeysError> {
     check(&keys).map_err(|r| invalid(path, r))?;
     let io = |source| KeysError::Io {
@@ -251,20 +281,35 @@ pub fn write_file(path: &Path, keys: Vec<StoredKey>) -> Result<(), KeysError> {
         keys,
     })
     .map_err(|e| invalid(path, e.to_string()))?;
-    let tmp = path.with_extension("tmp");
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.{nonce}.tmp",
+        path.file_name()
+            .map_or_else(|| "keys".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
     {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        // create_new: never reuse (or follow a link at) a name someone else made.
         let mut f = std::fs::OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .mode(0o600)
             .open(&tmp)
             .map_err(io)?;
-        f.write_all(&text).map_err(io)?;
-        f.write_all(b"\n").map_err(io)?;
-        f.sync_all().map_err(io)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(io)?;
+        let written = f
+            .write_all(&text)
+            .and_then(|()| f.write_all(b"\n"))
+            .and_then(|()| f.sync_all());
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
     }
     std::fs::rename(&tmp, path).map_err(io)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

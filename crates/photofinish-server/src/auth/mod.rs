@@ -73,11 +73,6 @@ impl Authenticator {
         self.keys_file.is_some() || self.jwt.is_some()
     }
 
-    /// Whether player tokens are accepted.
-    pub fn takes_player_tokens(&self) -> bool {
-        self.jwt.is_some()
-    }
-
     fn key_set(&self) -> Arc<keys::KeySet> {
         self.keys.read().unwrap_or_else(|p| p.into_inner()).clone()
     }

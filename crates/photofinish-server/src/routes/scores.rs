@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
+use crate::gate::WriteClaim;
 use crate::input::{self, rfc3339_us, Auth, JsonBody, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
@@ -89,8 +90,10 @@ pub async fn post_batch(
             ),
         ));
     }
-    // Entries that fail their input rules keep their place and their error; the valid
-    // ones go to the service together, in order.
+    // Every entry is authorized before anything applies, even one that fails its input
+    // rules; those keep their place and their error, the valid ones go to the service
+    // together, in order.
+    let claims: Vec<WriteClaim> = body.entries.iter().map(WriteClaim::of).collect();
     let mut valid = Vec::with_capacity(body.entries.len());
     let slots: Vec<Result<String, ApiError>> = body
         .entries
@@ -108,7 +111,7 @@ pub async fn post_batch(
         .collect();
     let mut applied = app
         .gate
-        .write_batch(&id.caller, &board, valid)
+        .write_batch(&id.caller, &board, &claims, valid)
         .await?
         .into_iter();
     let results = slots

@@ -365,6 +365,52 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
         .call_as(Some(&c.ann), Method::POST, "/v1/boards/pub/scores", Some(w))
         .await;
     assert_eq!(ok.0, 200, "{ok:?}");
+    // A write endpoint checks the caller before the board: a key that may not write there
+    // gets 403 whether the board exists or not, and an empty batch is no way around it.
+    for board in ["b", "nope"] {
+        for key in [&c.read, &c.other_glob, &c.metrics] {
+            let path = format!("/v1/boards/{board}/scores");
+            let got = s
+                .call_as(
+                    Some(key),
+                    Method::POST,
+                    &path,
+                    Some(json!({"member": "x", "score": 1})),
+                )
+                .await;
+            assert_error(&got, 403, "forbidden");
+            let path = format!("/v1/boards/{board}/scores:batch");
+            let got = s
+                .call_as(Some(key), Method::POST, &path, Some(json!({"entries": []})))
+                .await;
+            assert_error(&got, 403, "forbidden");
+        }
+    }
+    // Every entry of a player's batch is checked before anything applies, even one that
+    // fails its input rules: ann's valid write does not go through beside bob's.
+    let before = state(&s, &c.admin).await;
+    let batch =
+        json!({"entries": [{"member": "ann", "score": 1}, {"member": "bob", "score": "x"}]});
+    let got = s
+        .call_as(
+            Some(&c.ann),
+            Method::POST,
+            "/v1/boards/b/scores:batch",
+            Some(batch),
+        )
+        .await;
+    assert_error(&got, 403, "forbidden");
+    let batch = json!({"entries": [{"member": "ann", "score": 1}, {"member": "ann", "score": 1, "at": "bad"}]});
+    let got = s
+        .call_as(
+            Some(&c.ann),
+            Method::POST,
+            "/v1/boards/b/scores:batch",
+            Some(batch),
+        )
+        .await;
+    assert_error(&got, 403, "forbidden");
+    assert_eq!(state(&s, &c.admin).await, before);
     // The 401 says how to authenticate.
     let resp = s
         .http
