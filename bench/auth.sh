@@ -8,6 +8,8 @@
 # tell the cost of verifying from the cost of the bytes.
 #
 # Usage: bench/auth.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 3 15s 100000 10000)
+# PIN=1: the server on CPU 0 and wrk (one thread) on CPU 1 (taskset), so neither takes the
+# other's core: steadier per-request numbers on a 2-core machine.
 # Needs: cargo build --release -p photofinish && cargo build --release -p photofinish-server
 #        --example player_tokens; wrk; python3. fsync everysec, 50 connections. Prints
 # ops/s, p99, and the server's and wrk's CPU µs per request (utime+stime from /proc).
@@ -17,6 +19,8 @@ ROUNDS=${1:-3} DUR=${2:-15s} N=${3:-100000} PLAYERS=${4:-10000}
 BIN=target/release/photofinish
 TOKENS_BIN=target/release/examples/player_tokens
 PORT=7792
+SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
+if [ "${PIN:-0}" = 1 ]; then SERVER_PIN="taskset -c 0" WRK_PIN="taskset -c 1" WRK_THREADS=1; fi
 WORK=$(mktemp -d)
 PID=""
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$WORK"' EXIT
@@ -39,13 +43,13 @@ kill -TERM $PID; wait $PID || true; PID=""
 run() { # label, env for wrk, serve flags...
   local label=$1 wrk_env=$2; shift 2
   rm -rf "$WORK/d"; cp -r "$WORK/template" "$WORK/d"
-  $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync everysec "$@" >/dev/null 2>&1 &
+  $SERVER_PIN $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync everysec "$@" >/dev/null 2>&1 &
   PID=$!
   sleep 1.5
-  env PF_N=$PLAYERS $wrk_env wrk -t2 -c50 -d5s -s bench/wrk/submit.lua http://127.0.0.1:$PORT > /dev/null
+  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d5s -s bench/wrk/submit.lua http://127.0.0.1:$PORT > /dev/null
   local c0 c1 w w0 w1 reqs
   c0=$(ticks $PID)
-  env PF_N=$PLAYERS $wrk_env wrk -t2 -c50 -d"$DUR" --latency -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/wrk.out" &
+  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$DUR" --latency -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/wrk.out" &
   w=$!
   sleep 0.3; w0=$(ticks $w); w1=$(follow $w)
   c1=$(ticks $PID)

@@ -177,6 +177,18 @@ async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::N
     }
 }
 
+/// `url` with any password replaced by `***`, for logs.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
 /// Re-reads the keys file on every SIGHUP; a file that cannot be used keeps the keys in
 /// force, and the log says why.
 async fn reload_on_sighup(auth: Arc<Authenticator>, hup: Option<tokio::signal::unix::Signal>) {
@@ -259,7 +271,7 @@ pub async fn serve_with(
             tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening")
         }
         Some(url) => {
-            tracing::info!(%addr, scheme, storage = %url, namespace = %opts.redis_namespace, "listening")
+            tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, "listening")
         }
     }
     on_ready(addr);
@@ -280,4 +292,19 @@ pub async fn serve_with(
         .await
         .ok();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_never_reach_the_log() {
+        assert_eq!(
+            redact("redis://:secret@10.0.0.1:6379/0"),
+            "redis://:***@10.0.0.1:6379/0"
+        );
+        assert_eq!(redact("redis://u:p@h:1"), "redis://u:***@h:1");
+        assert_eq!(redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
 }

@@ -2,6 +2,9 @@
 --   create:  config JSON          → {'created'|'same'|'conflict', stored config}
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
 --   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
+--   retain:  config, prefix, then per period: id, record, expiry ms ('0' = never)
+--            → {'ok'}: after a retention change, each period that still exists gets its
+--            record (floor) and its keys' expiry under the new retention
 --   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
 --   count:   config, prefix, id   → {'ok', members of that period}
 local K_CFG, K_PERIODS, K_SEQ, K_CLOCK = unpack(KEYS)
@@ -35,6 +38,20 @@ end
 local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]
 local bad = check_config(K_CFG, CONFIG)
 if bad then return {bad} end
+if OP == 'retain' then
+  for i = 4, #ARGV, 3 do
+    local id, record, expiry = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    if redis.call('HEXISTS', K_PERIODS, id) == 1 then
+      redis.call('HSET', K_PERIODS, id, record)
+      for _, s in ipairs(PERIOD_KEYS) do
+        local key = PERIOD_PREFIX .. id .. ':' .. s
+        if expiry == NO_EXPIRY then redis.call('PERSIST', key)
+        else redis.call('PEXPIREAT', key, expiry) end
+      end
+    end
+  end
+  return {S_OK}
+end
 if OP == 'periods' then
   local out = {S_OK}
   local all = redis.call('HGETALL', K_PERIODS)

@@ -26,6 +26,14 @@ pub enum BoardCall<'a> {
         /// The config text the caller holds (the script checks it).
         config_text: &'a str,
     },
+    /// After a retention change: give each listed period its record and its keys'
+    /// expiry (ms since the epoch, `None` for never) under the new retention.
+    Retain {
+        /// The (new) config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// Per period: id, record, expiry.
+        periods: &'a [(String, String, Option<i64>)],
+    },
     /// Count the members of one period.
     Count {
         /// The config text the caller holds (the script checks it).
@@ -54,6 +62,18 @@ impl BoardCall<'_> {
                 .arg("periods")
                 .arg(*config_text)
                 .arg(keys.period_prefix()),
+            BoardCall::Retain {
+                config_text,
+                periods,
+            } => {
+                inv.arg("retain")
+                    .arg(*config_text)
+                    .arg(keys.period_prefix());
+                for (id, record, expiry) in periods.iter() {
+                    inv.arg(id).arg(record).arg(expiry.unwrap_or(0));
+                }
+                &mut inv
+            }
             BoardCall::Count {
                 config_text,
                 period_id,

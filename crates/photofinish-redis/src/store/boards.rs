@@ -7,7 +7,7 @@ use photofinish_core::{BoardConfig, BoardError};
 
 use photofinish_core::view::BoardPatch;
 
-use super::{common_status, unavailable, Attempt, RedisStore};
+use super::{common_status, unavailable, Attempt, CachedBoard, RedisStore};
 
 /// Compare-and-set rounds a patch tries before giving up (each loses only to another
 /// change of the same board landing in between).
@@ -92,7 +92,11 @@ impl RedisStore {
             let r = self.run("board", &call.invocation(&keys)).await?;
             match common_status::<()>(&r)? {
                 None => {
-                    self.remember(board, config, text)?;
+                    let retention_changed = config.retention != cached.config.retention;
+                    let now = self.remember(board, config, text)?;
+                    if retention_changed {
+                        self.retain(board, &now).await?;
+                    }
                     return Ok(());
                 }
                 Some(_) => self.forget(board),
@@ -101,6 +105,36 @@ impl RedisStore {
         Err(BoardError::Unavailable(format!(
             "board {board:?} kept changing; patch not applied"
         )))
+    }
+
+    /// After a retention change, the periods already written get the floor and expiry the
+    /// new retention gives them (what a write would have set), so Redis keeps the same
+    /// periods the embedded store does. A write racing the change sets its own period's
+    /// from the new config already; this only catches up the rest.
+    async fn retain(&self, board: &str, cached: &CachedBoard) -> Result<(), BoardError> {
+        // period_list hides periods older than the window; they expire as they were set to.
+        // Each record gets the floor it has as the newest (write.lua consults the newest's).
+        let updates: Vec<(String, String, Option<i64>)> = self
+            .period_list(board)
+            .await?
+            .iter()
+            .map(|p| {
+                let floor = cached.floor(&p.period);
+                (
+                    p.period.id.clone(),
+                    layout::period_record(&p.period, &floor.id),
+                    cached.expiry_ms(&p.period),
+                )
+            })
+            .collect();
+        let call = BoardCall::Retain {
+            config_text: &cached.config_text,
+            periods: &updates,
+        };
+        let keys = self.keys(board);
+        let r = self.run("board", &call.invocation(&keys)).await?;
+        common_status::<()>(&r)?;
+        Ok(())
     }
 
     /// Deletes a board and all its periods.

@@ -27,6 +27,25 @@ pub const LEEWAY_SECONDS: u64 = 30;
 pub const MAX_CACHED_TOKENS: usize = 100_000;
 /// Longest token accepted: real ones are well under 2 KiB.
 pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
+/// Shortest HS256 secret taken: RFC 7518 §3.2 asks for a key of at least the hash's size.
+pub const MIN_HS256_SECRET_BYTES: usize = 32;
+/// The DER of the P-256 curve's OID (1.2.840.10045.3.1.7), as an EC public key names it.
+const P256_OID_DER: [u8; 10] = [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+
+/// Whether a PEM public key names the P-256 curve (ES256's; P-384 would load, then refuse
+/// every token).
+fn is_p256(pem: &[u8]) -> bool {
+    use base64::Engine;
+    let text = String::from_utf8_lossy(pem);
+    let body: String = text
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect::<Vec<_>>()
+        .concat();
+    base64::engine::general_purpose::STANDARD
+        .decode(body.trim())
+        .is_ok_and(|der| der.windows(P256_OID_DER.len()).any(|w| w == P256_OID_DER))
+}
 
 /// Where the verification key comes from.
 #[derive(Debug, Clone)]
@@ -90,8 +109,11 @@ impl JwtVerifier {
                     .iter()
                     .rposition(|b| !b.is_ascii_whitespace())
                     .map_or(0, |i| i + 1);
-                if end == 0 {
-                    return Err(format!("{}: the HS256 secret is empty", path.display()));
+                if end < MIN_HS256_SECRET_BYTES {
+                    return Err(format!(
+                        "{}: the HS256 secret has {end} bytes; use at least {MIN_HS256_SECRET_BYTES}",
+                        path.display()
+                    ));
                 }
                 (DecodingKey::from_secret(&bytes[..end]), Algorithm::HS256)
             }
@@ -100,6 +122,12 @@ impl JwtVerifier {
                 if let Ok(k) = DecodingKey::from_rsa_pem(&pem) {
                     (k, Algorithm::RS256)
                 } else if let Ok(k) = DecodingKey::from_ec_pem(&pem) {
+                    if !is_p256(&pem) {
+                        return Err(format!(
+                            "{}: an EC key must be on the P-256 curve (ES256)",
+                            path.display()
+                        ));
+                    }
                     (k, Algorithm::ES256)
                 } else if let Ok(k) = DecodingKey::from_ed_pem(&pem) {
                     (k, Algorithm::EdDSA)

@@ -567,6 +567,29 @@ async fn bad_player_tokens_are_refused() {
     s.stop().await;
 }
 
+/// Keys that would load and then refuse every token, or a guessable secret, stop start-up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusable_jwt_keys_stop_start_up() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let short = dir.path().join("short.secret");
+    std::fs::write(&short, b"too-short\n").expect("secret");
+    let p384 = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P384_SHA384).expect("p384");
+    let p384_pem = dir.path().join("p384.pem");
+    std::fs::write(&p384_pem, p384.public_key_pem()).expect("pem");
+    for (key, why) in [
+        (JwtKey::Hs256SecretFile(short), "at least 32"),
+        (JwtKey::Pem(p384_pem), "P-256"),
+    ] {
+        let opts = JwtOptions {
+            key,
+            issuer: None,
+            audience: None,
+        };
+        let err = photofinish_server::auth::jwt::JwtVerifier::new(&opts).expect_err("refused");
+        assert!(err.contains(why), "{err}");
+    }
+}
+
 /// RS256 and EdDSA keys and an HS256 secret file verify their own tokens.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_key_kind_verifies_its_tokens() {

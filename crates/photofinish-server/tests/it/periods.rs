@@ -266,7 +266,61 @@ fn ids(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Raising `retention` with PATCH takes effect for the periods already written: a write
+/// into a period that was outside the old window and is inside the new one goes through,
+/// and reads see it; on Redis the older periods' keys now expire later too.
+async fn raising_retention_reaches_the_periods_already_written(kind: Kind) {
+    let s = Server::start(kind).await;
+    s.put("/v1/boards/d", json!({"reset": "daily", "retention": 2}))
+        .await;
+    let days_ago =
+        |n: i64| (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * n)).to_string();
+    let (st, w) = s
+        .post(
+            "/v1/boards/d/scores",
+            json!({"member": "a", "score": 1, "at": days_ago(1)}),
+        )
+        .await;
+    assert_eq!(st, 200, "{w}");
+    let yesterday = w["period"].as_str().expect("period").to_owned();
+    s.post("/v1/boards/d/scores", json!({"member": "a", "score": 1}))
+        .await;
+    let old = json!({"member": "b", "score": 1, "at": days_ago(3)});
+    assert_error(
+        &s.post("/v1/boards/d/scores", old.clone()).await,
+        422,
+        "period_not_retained",
+    );
+    let (st, b) = s
+        .call(
+            reqwest::Method::PATCH,
+            "/v1/boards/d",
+            Some(json!({"retention": 5})),
+        )
+        .await;
+    assert_eq!((st.as_u16(), &b["retention"]), (200, &json!(5)));
+    let (st, w) = s.post("/v1/boards/d/scores", old).await;
+    assert_eq!(st, 200, "{w}");
+    let three_days_ago = w["period"].as_str().expect("period").to_owned();
+    let (st, e) = s
+        .get(&format!("/v1/boards/d/entries?period={three_days_ago}"))
+        .await;
+    assert_eq!((st.as_u16(), &e["total"]), (200, &json!(1)), "{e}");
+    if let (Kind::Redis, Some(ns)) = (kind, s.namespace()) {
+        let mut c = shared_redis().client().expect("client");
+        let key = format!("{ns}:{{d}}:p:{yesterday}:z");
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut c).expect("pttl");
+        let two_days_ms = 2 * 24 * 3600 * 1000;
+        assert!(
+            ttl > two_days_ms,
+            "{key} still expires as under retention 2: pttl {ttl}"
+        );
+    }
+    s.stop().await;
+}
+
 conformance!(
+    raising_retention_reaches_the_periods_already_written,
     the_current_period_follows_the_server_clock,
     retention_counts_back_from_the_current_period,
     retention_purges_old_periods_and_the_purge_survives_restart,
