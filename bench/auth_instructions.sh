@@ -20,11 +20,11 @@ WRITE=$($BIN key new --keys "$WORK/keys.json" --name game --scope write)
 target/release/examples/player_tokens "$PLAYERS" > "$WORK/tokens"
 JWT=(--jwt-key crates/photofinish-server/tests/it/fixtures/es256-public.pem)
 
-measure() { # label, env for wrk, serve flags...
+measure() { # label, env for wrk, serve flags (an open server ignores the admin token)
   local label=$1 wrk_env=$2; shift 2
   rm -rf "$WORK/d" "$WORK"/callgrind.*
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.%p" \
-    $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync everysec --keys "$WORK/keys.json" "${@}" >/dev/null 2>&1 &
+    $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync everysec "$@" >/dev/null 2>&1 &
   VG=$!
   for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/healthz && break; sleep 0.5; done
   PF_TOKEN=$ADMIN python3 bench/load.py http://127.0.0.1:$PORT bench "$N" '{"player_writes":true}' 2>/dev/null
@@ -41,28 +41,7 @@ measure() { # label, env for wrk, serve flags...
   kill -TERM $VG; wait $VG 2>/dev/null || true; VG=""
 }
 
-# An open server with the keys file still given would not be open: "none" drops --keys.
-measure_open() {
-  local label=$1 wrk_env=$2
-  rm -rf "$WORK/d" "$WORK"/callgrind.*
-  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.%p" \
-    $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync everysec >/dev/null 2>&1 &
-  VG=$!
-  for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:$PORT/healthz && break; sleep 0.5; done
-  python3 bench/load.py http://127.0.0.1:$PORT bench "$N" '{"player_writes":true}' 2>/dev/null
-  env PF_N=$PLAYERS $wrk_env wrk -t1 -c8 -d10s -s bench/wrk/submit.lua http://127.0.0.1:$PORT > /dev/null
-  callgrind_control -i on $VG > /dev/null
-  env PF_N=$PLAYERS $wrk_env wrk -t1 -c8 -d"$DUR" -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/wrk.out"
-  callgrind_control -i off $VG > /dev/null
-  callgrind_control -d $VG > /dev/null
-  sleep 1
-  local reqs ir
-  reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
-  ir=$(cat "$WORK"/callgrind.* | awk '/^summary:/{s+=$2} /^totals:/{t+=$2} END{print (s>0?s:t)}')
-  printf '%-22s %8s requests  %14s instructions  %8.0f instructions/request\n' "$label" "$reqs" "$ir" "$(awk -v i="$ir" -v r="$reqs" 'BEGIN{print i/r}')"
-  kill -TERM $VG; wait $VG 2>/dev/null || true; VG=""
-}
-
-measure_open "no credential (open)" "PF_X=1"
-measure "API key" "PF_TOKEN=$WRITE"
-measure "player ES256 token" "PF_TOKENS=$WORK/tokens" "${JWT[@]}"
+KEYS=(--keys "$WORK/keys.json")
+measure "no credential (open)" "PF_X=1"
+measure "API key" "PF_TOKEN=$WRITE" "${KEYS[@]}"
+measure "player ES256 token" "PF_TOKENS=$WORK/tokens" "${KEYS[@]}" "${JWT[@]}"
