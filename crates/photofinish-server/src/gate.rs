@@ -39,6 +39,31 @@ impl WriteClaim {
     }
 }
 
+/// A board a caller may write to, as [`Gate::check_write_target`] found it: the caller,
+/// and the board's flags if the caller's rule needed them.
+#[derive(Debug)]
+pub struct WriteTarget<'a> {
+    caller: &'a Caller,
+    board: &'a str,
+    flags: Option<BoardFlags>,
+}
+
+impl WriteTarget<'_> {
+    /// Whether the caller may write `member` (with an `at` or not). An entry naming no
+    /// member fails its input rules and is never applied, so it needs no rule.
+    fn authorize(&self, member: Option<&str>, with_at: bool) -> Result<(), BoardError> {
+        let Some(member) = member else {
+            return Ok(());
+        };
+        let action = Action::Write {
+            board: self.board,
+            member,
+            with_at,
+        };
+        authorize(self.caller, &action, self.flags)
+    }
+}
+
 /// The service behind the access rules. See the module docs.
 #[derive(Clone)]
 pub struct Gate {
@@ -81,9 +106,7 @@ impl Gate {
     ) -> Result<Option<BoardFlags>, BoardError> {
         match (caller, *action) {
             (Caller::Anonymous, Action::Read { board })
-            | (Caller::Player { .. }, Action::Write { board, .. } | Action::WriteTo { board }) => {
-                self.flags(board).await
-            }
+            | (Caller::Player { .. }, Action::WriteTo { board }) => self.flags(board).await,
             _ => Ok(None),
         }
     }
@@ -96,10 +119,22 @@ impl Gate {
 
     /// Before a write's body is read: whether `caller` may write to `board` at all (so a
     /// caller who may not learns nothing, not even whether it exists), then
-    /// `board_not_found` for a board that does not exist.
-    pub async fn check_write_target(&self, caller: &Caller, board: &str) -> Result<(), BoardError> {
-        self.admit(caller, Action::WriteTo { board }).await?;
-        self.service.check_board(board).await
+    /// `board_not_found` for a board that does not exist. The answer carries what the
+    /// check read, so the write itself does not read the board's flags again.
+    pub async fn check_write_target<'a>(
+        &self,
+        caller: &'a Caller,
+        board: &'a str,
+    ) -> Result<WriteTarget<'a>, BoardError> {
+        let to = Action::WriteTo { board };
+        let flags = self.flags_for(caller, &to).await?;
+        authorize(caller, &to, flags)?;
+        self.service.check_board(board).await?;
+        Ok(WriteTarget {
+            caller,
+            board,
+            flags,
+        })
     }
 
     /// Creates a board (admin).
@@ -153,47 +188,30 @@ impl Gate {
         self.service.periods(board).await
     }
 
-    /// One write.
+    /// One write to a checked target.
     pub async fn write(
         &self,
-        caller: &Caller,
-        board: &str,
+        target: &WriteTarget<'_>,
         w: WriteRequest,
     ) -> Result<WriteOutcome, BoardError> {
-        let action = Action::Write {
-            board,
-            member: &w.member,
-            with_at: w.at_us.is_some(),
-        };
-        self.admit(caller, action).await?;
-        self.service.write(board, w).await
+        target.authorize(Some(&w.member), w.at_us.is_some())?;
+        self.service.write(target.board, w).await
     }
 
-    /// A batch: authorized whole, before anything applies — one entry the caller may not
-    /// write refuses the batch. `claims` are what every entry of the request says it
-    /// writes (entries that failed their input rules included); `writes` the valid ones.
+    /// A batch to a checked target: authorized whole, before anything applies — one entry
+    /// the caller may not write refuses the batch. `claims` are what every entry of the
+    /// request says it writes (entries that failed their input rules included); `writes`
+    /// the valid ones.
     pub async fn write_batch(
         &self,
-        caller: &Caller,
-        board: &str,
+        target: &WriteTarget<'_>,
         claims: &[WriteClaim],
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        let to = Action::WriteTo { board };
-        let flags = self.flags_for(caller, &to).await?;
-        authorize(caller, &to, flags)?;
         for claim in claims {
-            let Some(member) = claim.member.as_deref() else {
-                continue; // no member: it fails its input rules and is never applied
-            };
-            let action = Action::Write {
-                board,
-                member,
-                with_at: claim.with_at,
-            };
-            authorize(caller, &action, flags)?;
+            target.authorize(claim.member.as_deref(), claim.with_at)?;
         }
-        self.service.write_batch(board, writes).await
+        self.service.write_batch(target.board, writes).await
     }
 
     /// One member's entry.

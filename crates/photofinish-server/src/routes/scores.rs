@@ -57,10 +57,10 @@ pub async fn post_score(
     JsonBody(body): JsonBody<WriteBody>,
 ) -> Result<Json<WriteResult>, ApiError> {
     validate_board_name(&board)?;
-    app.gate.check_write_target(&id.caller, &board).await?;
+    let target = app.gate.check_write_target(&id.caller, &board).await?;
     let w = request(body)?;
     let member = w.member.clone();
-    let written = app.gate.write(&id.caller, &board, w).await?;
+    let written = app.gate.write(&target, w).await?;
     Ok(Json(result(member, written)))
 }
 
@@ -80,7 +80,7 @@ pub async fn post_batch(
     JsonBody(body): JsonBody<BatchBody>,
 ) -> Result<Json<BatchResult>, ApiError> {
     validate_board_name(&board)?;
-    app.gate.check_write_target(&id.caller, &board).await?;
+    let target = app.gate.check_write_target(&id.caller, &board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(
             ErrorCode::BatchTooLarge,
@@ -111,7 +111,7 @@ pub async fn post_batch(
         .collect();
     let mut applied = app
         .gate
-        .write_batch(&id.caller, &board, &claims, valid)
+        .write_batch(&target, &claims, valid)
         .await?
         .into_iter();
     let results = slots
