@@ -185,6 +185,13 @@ impl KeySet {
     }
 }
 
+fn io_error(path: &Path, source: std::io::Error) -> KeysError {
+    KeysError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
 fn invalid(path: &Path, reason: impl Into<String>) -> KeysError {
     KeysError::Invalid {
         path: path.display().to_string(),
@@ -197,12 +204,7 @@ pub fn read_file(path: &Path, missing_ok: bool) -> Result<Vec<StoredKey>, KeysEr
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if missing_ok && e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(KeysError::Io {
-                path: path.display().to_string(),
-                source,
-            })
-        }
+        Err(source) => return Err(io_error(path, source)),
     };
     let file: KeysFile = serde_json::from_slice(&bytes)
         .map_err(|e| invalid(path, format!("not a keys file: {e}")))?;
@@ -246,10 +248,6 @@ pub fn update<T>(
     path: &Path,
     change: impl FnOnce(&mut Vec<StoredKey>) -> Result<T, String>,
 ) -> Result<T, KeysError> {
-    let io = |p: &Path| {
-        let p = p.display().to_string();
-        move |source| KeysError::Io { path: p, source }
-    };
     let lock_path = path.with_file_name(format!(
         "{}.lock",
         path.file_name()
@@ -260,8 +258,8 @@ pub fn update<T>(
         .create(true)
         .truncate(false)
         .open(&lock_path)
-        .map_err(io(&lock_path))?;
-    lock.lock().map_err(io(&lock_path))?;
+        .map_err(|e| io_error(&lock_path, e))?;
+    lock.lock().map_err(|e| io_error(&lock_path, e))?;
     let mut keys = read_file(path, true)?;
     let out = change(&mut keys).map_err(|r| invalid(path, r))?;
     write_file(path, keys)?;
@@ -272,10 +270,7 @@ pub fn update<T>(
 /// readable by its owner only.
 pub fn write_file(path: &Path, keys: Vec<StoredKey>) -> Result<(), KeysError> {
     check(&keys).map_err(|r| invalid(path, r))?;
-    let io = |source| KeysError::Io {
-        path: path.display().to_string(),
-        source,
-    };
+    let io = |source| io_error(path, source);
     let text = serde_json::to_vec_pretty(&KeysFile {
         version: FILE_VERSION,
         keys,
