@@ -19,6 +19,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod conns;
 pub mod dto;
 pub mod error;
 pub mod gate;

@@ -1,7 +1,8 @@
-//! The HTTP listener: accept connections, optionally wrap them in TLS (rustls), and serve
-//! each with hyper (HTTP/1.1, a header timeout), until shutdown; then stop accepting and
-//! let every connection finish the request it is serving, for at most [`SHUTDOWN_GRACE`].
-//! Each request carries the peer address (`axum::extract::ConnectInfo`).
+//! The HTTP listener: accept connections (under the cap and timeouts of [`crate::conns`]),
+//! optionally wrap them in TLS (rustls), and serve each with hyper (HTTP/1.1), until
+//! shutdown; then stop accepting and let every connection finish the request it is serving,
+//! for at most [`SHUTDOWN_GRACE`]. Each request carries the peer address
+//! (`axum::extract::ConnectInfo`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -18,8 +19,8 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
-/// How long a client may take to send a request's headers (docs/SPEC.md §7).
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::conns::{Connections, MarkIdle, Watched};
+
 /// How long a TLS handshake may take before the connection is dropped.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long shutdown waits for the requests in flight before it closes their connections.
@@ -60,19 +61,23 @@ pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, String> {
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then waits for the requests
-/// in flight.
+/// in flight. `on_refusal` runs for every connection refused or evicted at the cap.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     tls: Option<TlsAcceptor>,
+    connections: Arc<Connections>,
+    on_refusal: impl Fn() + Send + Sync + 'static,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     // HTTP/1.1 only: the auto builder would also sniff for HTTP/2, a step with no timer.
+    // The header and idle deadlines are `conns`' (hyper's header timer would also cut idle
+    // keep-alive connections at the header timeout).
     let mut builder = Builder::new(TokioExecutor::new()).http1_only();
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT);
+        .header_read_timeout(None);
     let builder = Arc::new(builder);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -90,19 +95,36 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let Some(registered) = connections.admit(&on_refusal) else {
+            drop(stream); // over the cap with every connection busy: closed at once
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let router = router.clone();
+        let conn = registered.conn().clone();
         let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+            conn.busy();
             req.extensions_mut().insert(ConnectInfo(peer));
-            router.clone().oneshot(req.map(axum::body::Body::new))
+            let conn = conn.clone();
+            let answer = router.clone().oneshot(req.map(axum::body::Body::new));
+            async move {
+                let res = answer.await?;
+                Ok::<_, std::convert::Infallible>(res.map(|body| MarkIdle::new(body, conn)))
+            }
         });
         let builder = builder.clone();
+        let watch = registered.conn().clone();
         match &tls {
             None => {
-                let conn = builder.serve_connection(TokioIo::new(stream), service);
+                let io = TokioIo::new(Watched::new(stream, watch.clone()));
+                let conn = builder.serve_connection(io, service);
                 let conn = graceful.watch(conn.into_owned());
                 tokio::spawn(async move {
-                    let _ = conn.await;
+                    tokio::select! {
+                        _ = conn => {}
+                        () = watch.watchdog() => {}
+                    }
+                    drop(registered);
                 });
             }
             Some(acceptor) => {
@@ -115,8 +137,13 @@ pub async fn serve(
                         tracing::debug!(%peer, "TLS handshake failed or timed out");
                         return;
                     };
-                    let conn = builder.serve_connection(TokioIo::new(stream), service);
-                    let _ = watcher.watch(conn.into_owned()).await;
+                    let io = TokioIo::new(Watched::new(stream, watch.clone()));
+                    let conn = watcher.watch(builder.serve_connection(io, service).into_owned());
+                    tokio::select! {
+                        _ = conn => {}
+                        () = watch.watchdog() => {}
+                    }
+                    drop(registered);
                 });
             }
         }

@@ -23,6 +23,9 @@ pub struct RequestLabels {
     pub status: u16,
 }
 
+/// The refusal reason of a connection closed at the cap (the others are error codes).
+pub const CONNECTION_CAP: &str = "connection_cap";
+
 /// Labels of the refusal counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RefusalLabels {

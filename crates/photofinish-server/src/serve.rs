@@ -18,6 +18,7 @@ use photofinish_redis::{RedisStore, Target};
 use crate::app::App;
 use crate::auth::jwt::JwtOptions;
 use crate::auth::Authenticator;
+use crate::conns::{Connections, Limits};
 use crate::gate::Gate;
 use crate::listen::TlsFiles;
 use crate::metrics::Metrics;
@@ -48,6 +49,11 @@ pub struct ServeOptions {
     pub allow_unauthenticated: bool,
     /// Serve HTTPS with this certificate and key.
     pub tls: Option<TlsFiles>,
+    /// A request's headers must arrive within this (docs/SPEC.md §7).
+    pub header_timeout: std::time::Duration,
+    /// Connections held at once; `None` for the cap under the open-file limit
+    /// ([`crate::conns::cap_for`]), which also bounds a given value.
+    pub max_connections: Option<u64>,
 }
 
 /// A clock shared by the backend and whoever set it (tests move a `ManualClock`).
@@ -83,6 +89,8 @@ impl Default for ServeOptions {
             jwt: None,
             allow_unauthenticated: false,
             tls: None,
+            header_timeout: crate::conns::DEFAULT_HEADER_TIMEOUT,
+            max_connections: None,
         }
     }
 }
@@ -206,6 +214,36 @@ async fn reload_on_sighup(auth: Arc<Authenticator>, hup: Option<tokio::signal::u
     }
 }
 
+/// The connection limits for `opts`, after raising the open-file limit as far as it goes.
+fn connection_limits(opts: &ServeOptions) -> Limits {
+    let nofile = crate::conns::raise_open_file_limit();
+    let cap = crate::conns::cap_for(nofile);
+    let max_connections = match opts.max_connections {
+        Some(asked) if asked > cap => {
+            tracing::warn!(
+                asked,
+                cap,
+                open_file_limit = nofile,
+                "--max-connections is above what the open-file limit allows; using the cap"
+            );
+            cap
+        }
+        Some(asked) => asked.max(1),
+        None => cap,
+    };
+    tracing::info!(
+        max_connections,
+        open_file_limit = nofile,
+        header_timeout_s = opts.header_timeout.as_secs_f64(),
+        "connection limits"
+    );
+    Limits {
+        header_timeout: opts.header_timeout,
+        idle_timeout: crate::conns::IDLE_TIMEOUT,
+        max_connections,
+    }
+}
+
 /// Serves until `shutdown` completes; `on_ready` gets the bound address.
 pub async fn serve(
     opts: ServeOptions,
@@ -285,7 +323,17 @@ pub async fn serve_with(
         openapi,
         metrics,
     });
-    crate::listen::serve(listener, crate::router(app), tls, shutdown).await;
+    let connections = Connections::new(connection_limits(&opts));
+    let refusals = app.metrics.refusals.clone();
+    let on_refusal = move || {
+        refusals
+            .get_or_create(&crate::metrics::RefusalLabels {
+                reason: crate::metrics::CONNECTION_CAP.to_owned(),
+            })
+            .inc();
+    };
+    let router = crate::router(app);
+    crate::listen::serve(listener, router, tls, connections, on_refusal, shutdown).await;
     reload.abort();
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())

@@ -59,6 +59,8 @@ enum Command {
         redis_namespace: String,
         #[command(flatten)]
         access: AccessFlags,
+        #[command(flatten)]
+        limits: LimitFlags,
     },
     /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
     Key {
@@ -196,6 +198,34 @@ impl AccessFlags {
     }
 }
 
+/// Limits against abuse and floods (docs/SPEC.md §7).
+#[derive(Debug, clap::Args)]
+struct LimitFlags {
+    /// Seconds a request's headers may take, counted from the connection's accept or the
+    /// request's first byte.
+    #[arg(long, env = "PHOTOFINISH_HEADER_TIMEOUT", default_value_t = 10.0)]
+    header_timeout: f64,
+    /// Connections held at once (default: the open-file limit less a reserve).
+    #[arg(long, env = "PHOTOFINISH_MAX_CONNECTIONS")]
+    max_connections: Option<u64>,
+}
+
+impl LimitFlags {
+    fn apply(self, opts: ServeOptions) -> Result<ServeOptions> {
+        if !(self.header_timeout > 0.0 && self.header_timeout <= 3600.0) {
+            return Err(anyhow!(
+                "--header-timeout must be in (0, 3600] seconds, got {}",
+                self.header_timeout
+            ));
+        }
+        Ok(ServeOptions {
+            header_timeout: std::time::Duration::from_secs_f64(self.header_timeout),
+            max_connections: self.max_connections,
+            ..opts
+        })
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum BoardCommand {
     /// Create a board (or confirm it exists with the same config).
@@ -254,19 +284,20 @@ pub async fn run(args: Args) -> Result<()> {
             storage,
             redis_namespace,
             access,
+            limits,
         } => {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
                 anyhow!("--fsync must be always, everysec or never, got {fsync:?}")
             })?;
-            serve(access.apply(ServeOptions {
+            let opts = access.apply(ServeOptions {
                 listen,
                 data_dir,
                 fsync,
                 storage,
                 redis_namespace,
                 ..ServeOptions::default()
-            }))
-            .await
+            });
+            serve(limits.apply(opts)?).await
         }
         Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Board { command } => match command {

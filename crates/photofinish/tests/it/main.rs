@@ -4,4 +4,5 @@ mod support;
 
 mod access;
 mod cli;
+mod conns;
 mod crash;
