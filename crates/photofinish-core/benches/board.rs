@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
                     value: 1,
                     at_us: NOON + i as i64,
                     metadata: None,
+                    over_budget: None,
                 };
                 black_box(board.submit(&w).ok())
             })

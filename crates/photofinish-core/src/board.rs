@@ -12,10 +12,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
-use crate::ranking::{Outcome, Ranking, Write};
+use crate::ranking::{resulting_score, Outcome, Ranking, Write};
 use crate::view::BoardPatch;
 use crate::window::PeriodWindow;
 
@@ -72,6 +73,8 @@ pub struct BoardWrite<'a> {
     pub at_us: i64,
     /// New metadata, or `None` to keep the current one.
     pub metadata: Option<&'a str>,
+    /// The memory budget was over when the write was admitted: it may not add a member.
+    pub over_budget: Option<OverBudget>,
 }
 
 impl Board {
@@ -150,9 +153,11 @@ impl Board {
                 period
             }
         };
+        let op = w.op.unwrap_or(self.config.update);
+        self.check_rules(&period, w, op)?;
         let write = Write {
             member: w.member,
-            op: w.op.unwrap_or(self.config.update),
+            op,
             value: w.value,
             at_us: w.at_us,
             metadata: w.metadata,
@@ -177,6 +182,23 @@ impl Board {
             }
         }
         result.map(|o| (o, period))
+    }
+
+    /// The board's score rules and the memory budget, for a write of `op` landing in
+    /// `period`; nothing to look up when neither applies.
+    fn check_rules(&self, period: &Period, w: &BoardWrite<'_>, op: Op) -> Result<(), BoardError> {
+        let rules = &self.config.settings.rules;
+        if rules.is_empty() && w.over_budget.is_none() {
+            return Ok(());
+        }
+        let ranking = self.ranking(period);
+        let old = ranking.and_then(|r| r.score_of(w.member));
+        let new = resulting_score(self.config.order, op, old, w.value)?;
+        rules.check(op, w.value, old, new, ranking.map_or(0, Ranking::len))?;
+        match w.over_budget {
+            Some(over) if old.is_none() => Err(over.refusal()),
+            _ => Ok(()),
+        }
     }
 
     /// Drops periods older than the retention window counted back from the newest period.
@@ -242,6 +264,14 @@ impl Board {
     /// The periods that hold a ranking, newest first, with their member counts.
     pub fn periods(&self) -> impl Iterator<Item = (&Period, &Ranking)> {
         self.periods.values().rev().map(|(p, r)| (p, r))
+    }
+
+    /// An estimate of the board's size in memory, over all retained periods.
+    pub fn estimated_bytes(&self) -> u64 {
+        self.periods
+            .values()
+            .map(|(_, r)| r.estimated_bytes())
+            .sum()
     }
 
     /// Total members over all retained periods.

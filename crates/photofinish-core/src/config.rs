@@ -119,6 +119,92 @@ pub struct BoardSettings {
     /// Players (JWT) may write their own member (docs/SPEC.md §6).
     #[serde(default, skip_serializing_if = "is_false")]
     pub player_writes: bool,
+    /// What a write may do to a score, and how many members a period takes.
+    #[serde(flatten)]
+    pub rules: ScoreRules,
+}
+
+/// A board's score rules (docs/SPEC.md §7), each absent by default. Checked by
+/// [`ScoreRules::check`] on every backend; a write that breaks one changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ScoreRules {
+    /// Lowest score a write may leave (inclusive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_score: Option<i64>,
+    /// Highest score a write may leave (inclusive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_score: Option<i64>,
+    /// Largest absolute value of an `incr`'s operand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increment: Option<u64>,
+    /// Most members one period holds; a write adding one beyond it is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_members: Option<u64>,
+}
+
+impl ScoreRules {
+    /// Whether no rule is set (the common case: nothing to check).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The rules' own consistency.
+    pub fn validate(&self) -> Result<(), BoardError> {
+        if let (Some(lo), Some(hi)) = (self.min_score, self.max_score) {
+            if lo > hi {
+                return Err(BoardError::InvalidConfig(format!(
+                    "min_score {lo} is greater than max_score {hi}"
+                )));
+            }
+        }
+        if self.max_members == Some(0) {
+            return Err(BoardError::InvalidConfig(
+                "max_members 0 would refuse every write; leave it out for no limit".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a write: `op` with operand `value` took the score from `old` (`None`: a new
+    /// member) to `new`. `members` is how many the period holds; `admit_new` is false while
+    /// the server's memory estimate is over its limit. A `best` (or any write) that leaves
+    /// the score as it was passes the score bounds.
+    pub fn check(
+        &self,
+        op: Op,
+        value: i64,
+        old: Option<i64>,
+        new: i64,
+        members: u64,
+    ) -> Result<(), BoardError> {
+        if op == Op::Incr {
+            if let Some(max) = self.max_increment {
+                if value.unsigned_abs() > max {
+                    return Err(BoardError::ScoreRejected(format!(
+                        "an increment of {value} is larger than max_increment {max}"
+                    )));
+                }
+            }
+        }
+        if old != Some(new) {
+            if let Some(lo) = self.min_score.filter(|lo| new < *lo) {
+                return Err(BoardError::ScoreRejected(format!(
+                    "the score would be {new}, below min_score {lo}"
+                )));
+            }
+            if let Some(hi) = self.max_score.filter(|hi| new > *hi) {
+                return Err(BoardError::ScoreRejected(format!(
+                    "the score would be {new}, above max_score {hi}"
+                )));
+            }
+        }
+        if old.is_none() {
+            if let Some(max) = self.max_members.filter(|m| members >= *m) {
+                return Err(BoardError::BoardFull(max));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -151,7 +237,7 @@ impl BoardConfig {
                 self.retention
             )));
         }
-        Ok(())
+        self.settings.rules.validate()
     }
 }
 
@@ -231,7 +317,7 @@ mod tests {
         let open = BoardConfig {
             settings: BoardSettings {
                 public_read: true,
-                player_writes: false,
+                ..BoardSettings::default()
             },
             ..BoardConfig::default()
         };
@@ -242,6 +328,51 @@ mod tests {
         );
         let back: BoardConfig = serde_json::from_str(&text).expect("parse");
         assert_eq!(back, open);
+    }
+
+    #[test]
+    fn score_rules() {
+        let rules = ScoreRules {
+            min_score: Some(0),
+            max_score: Some(100),
+            max_increment: Some(10),
+            max_members: Some(2),
+        };
+        assert!(rules.validate().is_ok());
+        let code = |r: Result<(), BoardError>| r.err().map(|e| e.code().as_str());
+        // incr: the operand's size, then the resulting score.
+        assert_eq!(
+            code(rules.check(Op::Incr, 11, Some(0), 11, 1)),
+            Some("score_rejected")
+        );
+        assert_eq!(
+            code(rules.check(Op::Incr, -10, Some(5), -5, 1)),
+            Some("score_rejected")
+        );
+        assert_eq!(code(rules.check(Op::Incr, 10, Some(90), 100, 1)), None);
+        // set: bounds inclusive; max_increment does not apply.
+        assert_eq!(
+            code(rules.check(Op::Set, 101, Some(5), 101, 1)),
+            Some("score_rejected")
+        );
+        assert_eq!(code(rules.check(Op::Set, 100, Some(5), 100, 1)), None);
+        // best that leaves the score as it is passes, even out of bounds.
+        assert_eq!(code(rules.check(Op::Best, -50, Some(7), 7, 1)), None);
+        // a new member beyond max_members; an existing one still updates.
+        assert_eq!(
+            code(rules.check(Op::Set, 1, None, 1, 2)),
+            Some("board_full")
+        );
+        assert_eq!(code(rules.check(Op::Set, 1, Some(0), 1, 2)), None);
+        let inverted = ScoreRules {
+            min_score: Some(5),
+            max_score: Some(4),
+            ..ScoreRules::default()
+        };
+        assert!(matches!(
+            inverted.validate(),
+            Err(BoardError::InvalidConfig(_))
+        ));
     }
 
     #[test]

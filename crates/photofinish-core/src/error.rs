@@ -70,6 +70,23 @@ pub enum ErrorCode {
     Unauthorized,
     /// A valid credential that does not allow this.
     Forbidden,
+    /// Over a rate limit; retry after the `Retry-After` seconds.
+    RateLimited,
+    /// A write that breaks the board's score rules (`min_score`, `max_score`,
+    /// `max_increment`).
+    ScoreRejected,
+    /// A write that would add a member beyond the board's `max_members`.
+    BoardFull,
+    /// A board beyond the server's `--max-boards`.
+    TooManyBoards,
+    /// A write adding a member while the memory estimate is over `--max-memory`.
+    InsufficientStorage,
+    /// An `Idempotency-Key` header that is not 1 to 255 printable ASCII characters.
+    InvalidIdempotencyKey,
+    /// An `Idempotency-Key` already used with another request.
+    IdempotencyKeyReused,
+    /// An `Idempotency-Key` whose first request is still being applied.
+    IdempotencyKeyInFlight,
 }
 
 macro_rules! code_names {
@@ -114,13 +131,37 @@ code_names!(
     ShuttingDown => "shutting_down",
     Unauthorized => "unauthorized",
     Forbidden => "forbidden",
+    RateLimited => "rate_limited",
+    ScoreRejected => "score_rejected",
+    BoardFull => "board_full",
+    TooManyBoards => "too_many_boards",
+    InsufficientStorage => "insufficient_storage",
+    InvalidIdempotencyKey => "invalid_idempotency_key",
+    IdempotencyKeyReused => "idempotency_key_reused",
+    IdempotencyKeyInFlight => "idempotency_key_in_flight",
 );
 
 impl ErrorCode {
-    /// Whether this code refuses a caller (as opposed to reporting bad input or a
-    /// failure): counted by reason in the metrics.
+    /// The code of a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == s)
+    }
+
+    /// Whether this code refuses a caller or a write by a rule or limit (as opposed to
+    /// reporting bad input or a failure): counted by reason in the metrics
+    /// (docs/SPEC.md §7).
     pub fn is_refusal(self) -> bool {
-        matches!(self, ErrorCode::Unauthorized | ErrorCode::Forbidden)
+        use ErrorCode as C;
+        matches!(
+            self,
+            C::Unauthorized
+                | C::Forbidden
+                | C::RateLimited
+                | C::ScoreRejected
+                | C::BoardFull
+                | C::TooManyBoards
+                | C::InsufficientStorage
+        )
     }
 }
 
@@ -243,6 +284,46 @@ pub enum BoardError {
     /// A valid credential that does not allow this (docs/SPEC.md §6).
     #[error("forbidden: {0}")]
     Forbidden(String),
+    /// Over a rate limit (docs/SPEC.md §7).
+    #[error("rate limited: {what}; retry in {retry_after_s} s")]
+    RateLimited {
+        /// Whose limit: `key "ci"`, `player "p1"`, `address 10.0.0.1`.
+        what: String,
+        /// Whole seconds until a request would pass, at least 1.
+        retry_after_s: u64,
+    },
+    /// A write that breaks the board's score rules.
+    #[error("score rejected: {0}")]
+    ScoreRejected(String),
+    /// A write that would add a member beyond the board's `max_members`.
+    #[error("board is full: the period holds its maximum of {0} members; existing members may still update")]
+    BoardFull(u64),
+    /// A board beyond the server's limit.
+    #[error("too many boards: the server holds at most {0}")]
+    TooManyBoards(u64),
+    /// A write adding a member while the memory estimate is over the limit.
+    #[error("insufficient storage: the data is estimated at {estimate} bytes, over the limit of {limit}; existing members may still update")]
+    InsufficientStorage {
+        /// The estimate, bytes.
+        estimate: u64,
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// An `Idempotency-Key` already used (by this credential, on this board) with another
+    /// request.
+    #[error("idempotency key {0:?} was used with a different request")]
+    IdempotencyKeyReused(String),
+    /// An `Idempotency-Key` whose first request is still being applied.
+    #[error("idempotency key {0:?}: its first request is still being applied; retry later")]
+    IdempotencyKeyInFlight(String),
+    /// An error remembered with an idempotent batch, answered again on a replay.
+    #[error("{message}")]
+    Remembered {
+        /// Its code.
+        code: ErrorCode,
+        /// Its message.
+        message: String,
+    },
 }
 
 fn config_json(c: &BoardConfig) -> String {
@@ -274,6 +355,14 @@ impl BoardError {
             E::ShuttingDown => ErrorCode::ShuttingDown,
             E::Unauthorized(_) => ErrorCode::Unauthorized,
             E::Forbidden(_) => ErrorCode::Forbidden,
+            E::RateLimited { .. } => ErrorCode::RateLimited,
+            E::ScoreRejected(_) => ErrorCode::ScoreRejected,
+            E::BoardFull(_) => ErrorCode::BoardFull,
+            E::TooManyBoards(_) => ErrorCode::TooManyBoards,
+            E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,
+            E::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
+            E::IdempotencyKeyInFlight(_) => ErrorCode::IdempotencyKeyInFlight,
+            E::Remembered { code, .. } => *code,
         }
     }
 

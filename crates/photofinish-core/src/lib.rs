@@ -25,6 +25,7 @@
 
 pub mod access;
 pub mod board;
+pub mod budget;
 pub mod calendar;
 pub mod clock;
 pub mod config;
@@ -39,7 +40,7 @@ pub mod window;
 
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};
-pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
+pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;
 pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};

@@ -78,6 +78,27 @@ pub struct Write<'a> {
     pub metadata: Option<&'a str>,
 }
 
+/// The score `op` with operand `value` leaves, from `old` (`None`: the member is new).
+pub fn resulting_score(
+    order: Order,
+    op: Op,
+    old: Option<i64>,
+    value: i64,
+) -> Result<i64, BoardError> {
+    Ok(match (op, old) {
+        (Op::Incr, None) => value,
+        (Op::Incr, Some(old)) => old.checked_add(value).ok_or(BoardError::ScoreOverflow {
+            old,
+            delta: value,
+            limit: ScoreLimit::I64,
+        })?,
+        (Op::Set, _) => value,
+        (Op::Best, None) => value,
+        (Op::Best, Some(old)) if order.is_better(value, old) => value,
+        (Op::Best, Some(old)) => old,
+    })
+}
+
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
@@ -224,6 +245,12 @@ impl Ranking {
         self.next_seq
     }
 
+    /// A member's score, if it is ranked.
+    pub fn score_of(&self, member: &str) -> Option<i64> {
+        self.find(member)
+            .map(|id| self.order.denormalize(self.records.slab.get(id).nscore))
+    }
+
     fn find(&self, member: &str) -> Option<u32> {
         let hash = self.hasher.hash_one(member.as_bytes());
         let records = &self.records;
@@ -280,18 +307,7 @@ impl Ranking {
         }
         let existing = self.find(w.member);
         let old = existing.map(|id| self.order.denormalize(self.records.slab.get(id).nscore));
-        let new = match (w.op, old) {
-            (Op::Incr, None) => w.value,
-            (Op::Incr, Some(old)) => old.checked_add(w.value).ok_or(BoardError::ScoreOverflow {
-                old,
-                delta: w.value,
-                limit: ScoreLimit::I64,
-            })?,
-            (Op::Set, _) => w.value,
-            (Op::Best, None) => w.value,
-            (Op::Best, Some(old)) if self.order.is_better(w.value, old) => w.value,
-            (Op::Best, Some(old)) => old,
-        };
+        let new = resulting_score(self.order, w.op, old, w.value)?;
         let changed = old != Some(new);
         if changed && self.next_seq > MAX_SEQ {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
@@ -519,6 +535,17 @@ impl Ranking {
         self.records.slab.reserved_bytes()
             + self.index.reserved_bytes()
             + self.members.capacity() * (std::mem::size_of::<u32>() + 1)
+    }
+
+    /// An estimate of this ranking's size in memory: its structures
+    /// ([`Self::reserved_bytes`]) and its metadata, with a word per stored string.
+    pub fn estimated_bytes(&self) -> u64 {
+        let metadata: usize = self
+            .metadata
+            .values()
+            .map(|m| m.len() + 2 * std::mem::size_of::<usize>())
+            .sum();
+        (self.reserved_bytes() + metadata) as u64
     }
 
     /// Checks that the structures agree and panics with what is wrong if not: every live

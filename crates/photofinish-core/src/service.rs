@@ -36,6 +36,10 @@ pub trait Leaderboard: Send + Sync {
     /// `None` while writes can succeed, else why they cannot.
     async fn health(&self) -> Option<String>;
 
+    /// An estimate of the data's size, bytes, for the memory budget (docs/SPEC.md §7): the
+    /// embedded store's rankings, or the memory Redis reports in use.
+    async fn memory_estimate(&self) -> Result<u64, BoardError>;
+
     /// Boards and entries over all retained periods (for the metrics gauges).
     async fn totals(&self) -> Result<Totals, BoardError>;
 

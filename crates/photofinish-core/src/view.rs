@@ -4,6 +4,7 @@
 //! its protocol.
 
 use crate::board::PeriodRef;
+use crate::budget::OverBudget;
 use crate::calendar::Period;
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
@@ -22,6 +23,9 @@ pub struct WriteRequest {
     pub at_us: Option<i64>,
     /// New metadata (a serialized JSON object), `None` to keep.
     pub metadata: Option<String>,
+    /// The server's memory budget was over when the write was admitted: it may not add a
+    /// member (docs/SPEC.md §7).
+    pub over_budget: Option<OverBudget>,
 }
 
 /// A write's outcome and the period it landed in.
@@ -116,6 +120,27 @@ pub struct BoardPatch {
     pub public_read: Option<bool>,
     /// Players may write their own member.
     pub player_writes: Option<bool>,
+    /// Score rules: `Some(None)` removes the rule, `Some(Some(v))` sets it.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub min_score: Option<Option<i64>>,
+    /// See `min_score`.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub max_score: Option<Option<i64>>,
+    /// See `min_score`.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub max_increment: Option<Option<u64>>,
+    /// See `min_score`.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub max_members: Option<Option<u64>>,
+}
+
+/// A field that is present: `null` is `Some(None)` (absent is `None`, by `default`).
+pub fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
 }
 
 impl BoardPatch {
@@ -130,6 +155,23 @@ impl BoardPatch {
         }
         if let Some(p) = self.player_writes {
             c.settings.player_writes = p;
+        }
+        let rules = &mut c.settings.rules;
+        for (field, change) in [
+            (&mut rules.min_score, self.min_score),
+            (&mut rules.max_score, self.max_score),
+        ] {
+            if let Some(v) = change {
+                *field = v;
+            }
+        }
+        for (field, change) in [
+            (&mut rules.max_increment, self.max_increment),
+            (&mut rules.max_members, self.max_members),
+        ] {
+            if let Some(v) = change {
+                *field = v;
+            }
         }
         c.validate()?;
         Ok(c)

@@ -52,6 +52,7 @@ fn purged_periods_release_their_memory() {
             value: 1,
             at_us,
             metadata: Some(r#"{"k":1}"#),
+            over_budget: None,
         }
     }
     board.submit(&w("seed", NOON)).expect("w");

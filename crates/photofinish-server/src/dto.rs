@@ -30,6 +30,17 @@ pub struct BoardConfigBody {
     pub public_read: Option<bool>,
     /// Players (JWT) may write their own member (default false).
     pub player_writes: Option<bool>,
+    /// Lowest score a write may leave (inclusive; an integer or a decimal string).
+    #[schema(value_type = Option<i64>)]
+    pub min_score: Option<Value>,
+    /// Highest score a write may leave (inclusive; an integer or a decimal string).
+    #[schema(value_type = Option<i64>)]
+    pub max_score: Option<Value>,
+    /// Largest absolute operand of an `incr`.
+    pub max_increment: Option<u64>,
+    /// Most members per period (at least 1); a write adding one beyond it gets
+    /// `board_full`.
+    pub max_members: Option<u64>,
 }
 
 /// A change to a board's settings; fields left out stay as they are. Order, update,
@@ -43,6 +54,22 @@ pub struct BoardPatchBody {
     pub public_read: Option<bool>,
     /// Players (JWT) may write their own member.
     pub player_writes: Option<bool>,
+    /// Lowest score a write may leave; `null` removes the rule.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<i64>)]
+    pub min_score: Option<Option<Value>>,
+    /// Highest score a write may leave; `null` removes the rule.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<i64>)]
+    pub max_score: Option<Option<Value>>,
+    /// Largest absolute operand of an `incr`; `null` removes the rule.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<u64>)]
+    pub max_increment: Option<Option<u64>>,
+    /// Most members per period; `null` removes the rule.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<u64>)]
+    pub max_members: Option<Option<u64>>,
 }
 
 /// A board as the API shows it.
@@ -66,6 +93,18 @@ pub struct BoardView {
     pub public_read: bool,
     /// Players may write their own member.
     pub player_writes: bool,
+    /// Lowest score a write may leave, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_score: Option<i64>,
+    /// Highest score a write may leave, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_score: Option<i64>,
+    /// Largest absolute operand of an `incr`, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_increment: Option<u64>,
+    /// Most members per period, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_members: Option<u64>,
     /// Members in the current period.
     pub members: u64,
     /// The current period id (`all` for boards that never reset).

@@ -16,12 +16,15 @@ pub fn status(code: ErrorCode) -> StatusCode {
     use ErrorCode as C;
     use StatusCode as S;
     match code {
-        C::MalformedJson | C::InvalidParameter | C::InvalidBoardName | C::InvalidPeriod => {
-            S::BAD_REQUEST
-        }
+        C::MalformedJson
+        | C::InvalidParameter
+        | C::InvalidBoardName
+        | C::InvalidPeriod
+        | C::InvalidConfig
+        | C::InvalidIdempotencyKey => S::BAD_REQUEST,
         C::NotFound | C::BoardNotFound | C::MemberNotFound | C::PeriodNotFound => S::NOT_FOUND,
         C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,
-        C::BoardConfigConflict => S::CONFLICT,
+        C::BoardConfigConflict | C::IdempotencyKeyInFlight => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
         | C::ScoreNotInteger
@@ -30,10 +33,15 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidOp
         | C::InvalidMetadata
         | C::MetadataTooLarge
-        | C::InvalidConfig
         | C::InvalidTime
         | C::PeriodNotRetained
-        | C::RankingFull => S::UNPROCESSABLE_ENTITY,
+        | C::RankingFull
+        | C::ScoreRejected
+        | C::BoardFull
+        | C::TooManyBoards
+        | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
+        C::InsufficientStorage => S::INSUFFICIENT_STORAGE,
+        C::RateLimited => S::TOO_MANY_REQUESTS,
         C::StorageUnavailable | C::Overloaded | C::ShuttingDown => S::SERVICE_UNAVAILABLE,
         C::Unauthorized => S::UNAUTHORIZED,
         C::Forbidden => S::FORBIDDEN,

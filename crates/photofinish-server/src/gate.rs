@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
+use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
 };
@@ -68,6 +69,7 @@ impl WriteTarget<'_> {
 #[derive(Clone)]
 pub struct Gate {
     service: Arc<dyn Leaderboard>,
+    budget: Option<Arc<MemoryBudget>>,
 }
 
 fn flags_of(c: &BoardConfig) -> BoardFlags {
@@ -80,7 +82,26 @@ fn flags_of(c: &BoardConfig) -> BoardFlags {
 impl Gate {
     /// A gate in front of `service`.
     pub fn new(service: Arc<dyn Leaderboard>) -> Self {
-        Self { service }
+        Self {
+            service,
+            budget: None,
+        }
+    }
+
+    /// Puts writes under the memory budget `budget` (docs/SPEC.md §7): while its estimate
+    /// is over the limit, each write carries that verdict and may not add a member.
+    pub fn with_budget(mut self, budget: Arc<MemoryBudget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The memory budget, if writes are under one.
+    pub fn budget(&self) -> Option<&Arc<MemoryBudget>> {
+        self.budget.as_ref()
+    }
+
+    fn over_budget(&self) -> Option<OverBudget> {
+        self.budget.as_ref().and_then(|b| b.over())
     }
 
     /// The service itself, for what no caller asks for (health, shutdown).
@@ -195,6 +216,10 @@ impl Gate {
         w: WriteRequest,
     ) -> Result<WriteOutcome, BoardError> {
         target.authorize(Some(&w.member), w.at_us.is_some())?;
+        let w = WriteRequest {
+            over_budget: self.over_budget(),
+            ..w
+        };
         self.service.write(target.board, w).await
     }
 
@@ -211,6 +236,11 @@ impl Gate {
         for claim in claims {
             target.authorize(claim.member.as_deref(), claim.with_at)?;
         }
+        let over_budget = self.over_budget();
+        let writes = writes
+            .into_iter()
+            .map(|w| WriteRequest { over_budget, ..w })
+            .collect();
         self.service.write_batch(target.board, writes).await
     }
 

@@ -59,6 +59,8 @@ pub struct Metrics {
     boards: Gauge,
     members: Gauge,
     write_failing: Gauge,
+    memory_estimate: Gauge,
+    memory_limit: Gauge,
 }
 
 impl Default for Metrics {
@@ -111,7 +113,21 @@ impl Metrics {
             "1 while the log cannot be written",
             write_failing.clone(),
         );
+        let memory_estimate = Gauge::default();
+        registry.register(
+            "memory_estimate_bytes",
+            "The data's estimated size, sampled each second (embedded: rankings and metadata; Redis: used_memory)",
+            memory_estimate.clone(),
+        );
+        let memory_limit = Gauge::default();
+        registry.register(
+            "memory_limit_bytes",
+            "--max-memory: over it, writes adding members are refused",
+            memory_limit.clone(),
+        );
         Self {
+            memory_estimate,
+            memory_limit,
             registry,
             requests,
             latency,
@@ -131,7 +147,19 @@ impl Metrics {
     /// The text exposition, with the state-derived gauges brought up to date.
     /// `totals` is `None` if the backend could not count them (the gauges keep their last
     /// value).
-    pub fn render(&self, totals: Option<Totals>, write_failing: bool) -> String {
+    /// `memory` is the budget's estimate and limit, bytes.
+    pub fn render(
+        &self,
+        totals: Option<Totals>,
+        write_failing: bool,
+        memory: Option<(u64, u64)>,
+    ) -> String {
+        if let Some((estimate, limit)) = memory {
+            self.memory_estimate
+                .set(i64::try_from(estimate).unwrap_or(i64::MAX));
+            self.memory_limit
+                .set(i64::try_from(limit).unwrap_or(i64::MAX));
+        }
         if let Some(t) = totals {
             self.boards.set(t.boards as i64);
             self.members.set(t.members as i64);

@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use photofinish_core::budget::MemoryBudget;
 use photofinish_core::clock::{Clock, SystemClock};
 use photofinish_core::{BoardError, Leaderboard};
 use photofinish_store::io::{RealStorage, Storage};
@@ -54,6 +55,58 @@ pub struct ServeOptions {
     /// Connections held at once; `None` for the cap under the open-file limit
     /// ([`crate::conns::cap_for`]), which also bounds a given value.
     pub max_connections: Option<u64>,
+    /// Most boards (docs/SPEC.md §7); `None` for no limit.
+    pub max_boards: Option<u64>,
+    /// The memory budget, bytes; `None` for 75% of physical memory.
+    pub max_memory: Option<u64>,
+}
+
+/// Boards a server holds unless told otherwise (docs/SPEC.md §7).
+pub const DEFAULT_MAX_BOARDS: u64 = 10_000;
+/// How often the memory estimate is sampled.
+pub const MEMORY_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// 75% of physical memory (`MemTotal` of /proc/meminfo), or 4 GiB if it cannot be read.
+pub fn default_max_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+    });
+    total.map_or(4 << 30, |t| t / 4 * 3)
+}
+
+/// Samples the service's memory estimate into `budget` until the service is gone.
+async fn sample_memory(service: std::sync::Weak<dyn Leaderboard>, budget: Arc<MemoryBudget>) {
+    let mut tick = tokio::time::interval(MEMORY_SAMPLE_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(service) = service.upgrade() else {
+            return;
+        };
+        match service.memory_estimate().await {
+            Ok(bytes) => {
+                let was_over = budget.over().is_some();
+                budget.set_estimate(bytes);
+                match (was_over, budget.over().is_some()) {
+                    (false, true) => tracing::warn!(
+                        estimate = bytes,
+                        limit = budget.limit(),
+                        "memory estimate over --max-memory: writes adding members are refused"
+                    ),
+                    (true, false) => tracing::info!(
+                        estimate = bytes,
+                        limit = budget.limit(),
+                        "memory estimate back under --max-memory"
+                    ),
+                    _ => {}
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "memory estimate unavailable"),
+        }
+    }
 }
 
 /// A clock shared by the backend and whoever set it (tests move a `ManualClock`).
@@ -91,6 +144,8 @@ impl Default for ServeOptions {
             tls: None,
             header_timeout: crate::conns::DEFAULT_HEADER_TIMEOUT,
             max_connections: None,
+            max_boards: Some(DEFAULT_MAX_BOARDS),
+            max_memory: None,
         }
     }
 }
@@ -154,6 +209,7 @@ pub async fn open_store(
         on_queued: commit_due
             .clone()
             .map(|due| Arc::new(move || due.notify_one()) as Arc<dyn Fn() + Send + Sync>),
+        max_boards: opts.max_boards,
         ..StoreOptions::new(&opts.data_dir)
     };
     let clock = opts.clock.0.clone();
@@ -293,7 +349,7 @@ pub async fn serve_with(
             let store = RedisStore::connect(&target, &opts.redis_namespace, clock)
                 .await
                 .map_err(ServeError::Redis)?;
-            Arc::new(store)
+            Arc::new(store.with_max_boards(opts.max_boards))
         }
     };
     let listener = tokio::net::TcpListener::bind(&opts.listen)
@@ -317,8 +373,13 @@ pub async fn serve_with(
     let openapi = crate::openapi::document(auth.has_credentials())
         .to_json()
         .unwrap_or_default();
+    let budget = Arc::new(MemoryBudget::new(
+        opts.max_memory.unwrap_or_else(default_max_memory),
+    ));
+    tracing::info!(max_memory = budget.limit(), max_boards = ?opts.max_boards, "data limits");
+    tokio::spawn(sample_memory(Arc::downgrade(&service), budget.clone()));
     let app = Arc::new(App {
-        gate: Gate::new(service.clone()),
+        gate: Gate::new(service.clone()).with_budget(budget),
         auth,
         openapi,
         metrics,

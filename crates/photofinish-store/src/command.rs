@@ -3,6 +3,7 @@
 //! A command is logged with everything its effect depends on — in particular the instant the
 //! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
 
+use photofinish_core::budget::OverBudget;
 use photofinish_core::view::BoardPatch;
 use photofinish_core::{BoardConfig, Op};
 
@@ -17,6 +18,9 @@ pub enum Command {
         board: String,
         /// Its config.
         config: BoardConfig,
+        /// The server's board limit when the command was sequenced (`None` in logs from
+        /// before limits: no limit).
+        max_boards: Option<u64>,
     },
     /// Delete a board and all its periods.
     DeleteBoard {
@@ -37,6 +41,8 @@ pub enum Command {
         at_us: i64,
         /// New metadata (a serialized JSON object), or `None` to keep it.
         metadata: Option<String>,
+        /// The memory budget was over when the write was admitted: it may not add a member.
+        over_budget: Option<OverBudget>,
     },
     /// Change a board's changeable settings.
     PatchBoard {
@@ -65,6 +71,10 @@ const WRITE: u8 = 3;
 const DELETE_MEMBER: u8 = 4;
 const CREATE_BOARD: u8 = 5;
 const PATCH_BOARD: u8 = 6;
+/// CreateBoard with the board limit in force.
+const CREATE_BOARD_LIMITED: u8 = 7;
+/// Write with the memory budget's verdict (only while it is over: otherwise `WRITE`).
+const WRITE_OVER_BUDGET: u8 = 8;
 
 impl Command {
     /// The board the command is about.
@@ -81,10 +91,21 @@ impl Command {
     /// Appends the encoded command (docs/format.md, "Payload").
     pub fn encode(&self, e: &mut Enc) {
         match self {
-            Command::CreateBoard { board, config } => {
-                e.u8(CREATE_BOARD);
+            Command::CreateBoard {
+                board,
+                config,
+                max_boards,
+            } => {
+                e.u8(if max_boards.is_some() {
+                    CREATE_BOARD_LIMITED
+                } else {
+                    CREATE_BOARD
+                });
                 e.str(board);
                 e.config2(config);
+                if let Some(max) = max_boards {
+                    e.u64(*max);
+                }
             }
             Command::PatchBoard { board, patch } => {
                 e.u8(PATCH_BOARD);
@@ -102,14 +123,23 @@ impl Command {
                 value,
                 at_us,
                 metadata,
+                over_budget,
             } => {
-                e.u8(WRITE);
+                e.u8(if over_budget.is_some() {
+                    WRITE_OVER_BUDGET
+                } else {
+                    WRITE
+                });
                 e.str(board);
                 e.str(member);
                 e.u8(op_code(*op));
                 e.i64(*value);
                 e.i64(*at_us);
                 e.opt_str(metadata.as_deref());
+                if let Some(over) = over_budget {
+                    e.u64(over.estimate);
+                    e.u64(over.limit);
+                }
             }
             Command::DeleteMember {
                 board,
@@ -133,23 +163,37 @@ impl Command {
             CREATE_BOARD_V1 => Command::CreateBoard {
                 board: d.str()?,
                 config: d.config()?,
+                max_boards: None,
             },
-            CREATE_BOARD => Command::CreateBoard {
+            kind @ (CREATE_BOARD | CREATE_BOARD_LIMITED) => Command::CreateBoard {
                 board: d.str()?,
                 config: d.config2()?,
+                max_boards: if kind == CREATE_BOARD_LIMITED {
+                    Some(d.u64()?)
+                } else {
+                    None
+                },
             },
             PATCH_BOARD => Command::PatchBoard {
                 board: d.str()?,
                 patch: d.json()?,
             },
             DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
-            WRITE => Command::Write {
+            kind @ (WRITE | WRITE_OVER_BUDGET) => Command::Write {
                 board: d.str()?,
                 member: d.str()?,
                 op: d.op()?,
                 value: d.i64()?,
                 at_us: d.i64()?,
                 metadata: d.opt_str()?,
+                over_budget: if kind == WRITE_OVER_BUDGET {
+                    Some(OverBudget {
+                        estimate: d.u64()?,
+                        limit: d.u64()?,
+                    })
+                } else {
+                    None
+                },
             },
             DELETE_MEMBER => Command::DeleteMember {
                 board: d.str()?,
@@ -189,6 +233,7 @@ mod tests {
             Command::CreateBoard {
                 board: "b".into(),
                 config: config.clone(),
+                max_boards: None,
             }
         );
     }
@@ -199,6 +244,12 @@ mod tests {
             settings: BoardSettings {
                 public_read: true,
                 player_writes: true,
+                rules: photofinish_core::ScoreRules {
+                    min_score: Some(-5),
+                    max_score: Some(i64::MAX),
+                    max_increment: Some(10),
+                    max_members: Some(3),
+                },
             },
             ..BoardConfig::default()
         };
@@ -206,11 +257,32 @@ mod tests {
             retention: Some(9),
             public_read: Some(false),
             player_writes: None,
+            min_score: Some(None),
+            max_members: Some(Some(4)),
+            ..BoardPatch::default()
         };
         for cmd in [
             Command::CreateBoard {
                 board: "b".into(),
+                config: config.clone(),
+                max_boards: None,
+            },
+            Command::CreateBoard {
+                board: "b".into(),
                 config,
+                max_boards: Some(10_000),
+            },
+            Command::Write {
+                board: "b".into(),
+                member: "m".into(),
+                op: None,
+                value: 1,
+                at_us: 2,
+                metadata: None,
+                over_budget: Some(OverBudget {
+                    estimate: 5,
+                    limit: 4,
+                }),
             },
             Command::PatchBoard {
                 board: "b".into(),

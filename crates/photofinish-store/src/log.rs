@@ -162,6 +162,7 @@ mod tests {
                 value: lsn as i64,
                 at_us: 7,
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),
+                over_budget: None,
             };
             encode_frame(&mut buf, lsn, &cmd);
         }

@@ -90,6 +90,7 @@ impl Store {
             value: w.value,
             at_us: w.at_us.unwrap_or(0),
             metadata: w.metadata,
+            over_budget: w.over_budget,
         };
         Ok((cmd, w.at_us.is_none()))
     }
@@ -114,6 +115,10 @@ impl Leaderboard for Store {
         self.write_error()
     }
 
+    async fn memory_estimate(&self) -> Result<u64, BoardError> {
+        Ok(self.state().estimated_bytes())
+    }
+
     async fn totals(&self) -> Result<Totals, BoardError> {
         let boards = self.state().boards();
         let members = boards
@@ -131,6 +136,7 @@ impl Leaderboard for Store {
         let cmd = Command::CreateBoard {
             board: board.to_owned(),
             config,
+            max_boards: self.max_boards(),
         };
         Ok(self.execute(cmd, false).await? == Applied::BoardCreated(true))
     }

@@ -70,6 +70,15 @@ impl State {
         write_lock(&self.boards).insert(name, Arc::new(RwLock::new(board)));
     }
 
+    /// An estimate of the data's size in memory, bytes: every ranking's structures and
+    /// metadata (docs/SPEC.md §7, `--max-memory`).
+    pub fn estimated_bytes(&self) -> u64 {
+        self.boards()
+            .iter()
+            .map(|(name, b)| name.len() as u64 + read_lock(b).estimated_bytes())
+            .sum()
+    }
+
     /// Applies one command. On error nothing changed.
     pub fn apply(&self, cmd: &Command) -> Result<Applied, BoardError> {
         self.apply_with(cmd, true)
@@ -91,7 +100,11 @@ impl State {
 
     fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
-            Command::CreateBoard { board, config } => {
+            Command::CreateBoard {
+                board,
+                config,
+                max_boards,
+            } => {
                 let mut boards = write_lock(&self.boards);
                 if let Some(existing) = boards.get(board) {
                     let existing = read_lock(existing).config().clone();
@@ -103,6 +116,9 @@ impl State {
                             existing: Box::new(existing),
                         })
                     };
+                }
+                if let Some(max) = max_boards.filter(|m| boards.len() as u64 >= *m) {
+                    return Err(BoardError::TooManyBoards(max));
                 }
                 let b = Board::new(config.clone())?;
                 boards.insert(board.clone(), Arc::new(RwLock::new(b)));
@@ -122,6 +138,7 @@ impl State {
                 value,
                 at_us,
                 metadata,
+                over_budget,
             } => {
                 let handle = self.require(board)?;
                 let mut b = write_lock(&handle);
@@ -131,6 +148,7 @@ impl State {
                     value: *value,
                     at_us: *at_us,
                     metadata: metadata.as_deref(),
+                    over_budget: *over_budget,
                 };
                 let (outcome, period) = if ranked {
                     b.submit(&w)?

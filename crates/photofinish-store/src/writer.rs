@@ -105,6 +105,8 @@ pub struct StoreOptions {
     /// Write a snapshot of the live state at graceful shutdown, so the next start loads it
     /// instead of replaying the log (default on).
     pub snapshot_on_shutdown: bool,
+    /// Most boards (docs/SPEC.md §7); `None` for no limit.
+    pub max_boards: Option<u64>,
 }
 
 impl StoreOptions {
@@ -118,6 +120,7 @@ impl StoreOptions {
             on_fsync: None,
             on_queued: None,
             snapshot_on_shutdown: true,
+            max_boards: None,
         }
     }
 }
@@ -176,6 +179,7 @@ pub struct Store {
     storage: Arc<dyn Storage>,
     dir: PathBuf,
     snapshot_on_shutdown: bool,
+    max_boards: Option<u64>,
 }
 
 impl Store {
@@ -256,6 +260,7 @@ impl Store {
             storage,
             dir: opts.dir,
             snapshot_on_shutdown: opts.snapshot_on_shutdown,
+            max_boards: opts.max_boards,
         })
     }
 
@@ -267,6 +272,11 @@ impl Store {
     /// The store's monotonic clock, µs since the epoch.
     pub fn now_us(&self) -> i64 {
         self.clock.now_us()
+    }
+
+    /// The board limit put on every create.
+    pub fn max_boards(&self) -> Option<u64> {
+        self.max_boards
     }
 
     /// The last write error, while writes are failing.

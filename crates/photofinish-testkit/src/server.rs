@@ -212,6 +212,19 @@ impl Server {
         s
     }
 
+    /// [`Self::restart`] with options `configure` adjusts (a budget, a limit).
+    pub async fn restart_with(
+        mut self,
+        configure: impl FnOnce(ServeOptions) -> ServeOptions,
+    ) -> Server {
+        let dir = self.dir.take();
+        let (opts, storage, kind) = (self.opts.clone(), self.storage.clone(), self.kind);
+        self.stop().await;
+        let mut s = Self::start_with(configure(opts), storage, kind).await;
+        s.dir = dir;
+        s
+    }
+
     /// Stops gracefully and starts a new server on the same data.
     pub async fn restart(mut self) -> Server {
         let dir = self.dir.take();

@@ -208,6 +208,41 @@ struct LimitFlags {
     /// Connections held at once (default: the open-file limit less a reserve).
     #[arg(long, env = "PHOTOFINISH_MAX_CONNECTIONS")]
     max_connections: Option<u64>,
+    /// Most boards; creating one more is refused (too_many_boards). 0 for no limit.
+    #[arg(long, env = "PHOTOFINISH_MAX_BOARDS", default_value_t = photofinish_server::serve::DEFAULT_MAX_BOARDS)]
+    max_boards: u64,
+    /// Memory budget for the data, bytes with an optional suffix (512MiB, 4GiB, 2GB);
+    /// over it, writes adding members are refused (507). Default: 75% of physical memory.
+    #[arg(long, env = "PHOTOFINISH_MAX_MEMORY", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+}
+
+/// A size: digits and an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size like 512MiB or 4GiB"))?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "TiB" => 1 << 40,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}: use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB"
+            ))
+        }
+    };
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 impl LimitFlags {
@@ -221,6 +256,8 @@ impl LimitFlags {
         Ok(ServeOptions {
             header_timeout: std::time::Duration::from_secs_f64(self.header_timeout),
             max_connections: self.max_connections,
+            max_boards: (self.max_boards > 0).then_some(self.max_boards),
+            max_memory: self.max_memory,
             ..opts
         })
     }
@@ -493,4 +530,20 @@ async fn shutdown_signal() {
         () = term => {},
     }
     tracing::info!("shutdown signal received");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_bytes("2GB"), Ok(2_000_000_000));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("4 parsecs").is_err());
+        assert!(parse_bytes("99999999999TiB").is_err());
+        assert!(parse_bytes("").is_err());
+    }
 }

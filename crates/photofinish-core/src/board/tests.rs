@@ -30,6 +30,7 @@ fn write(
         value,
         at_us,
         metadata: None,
+        over_budget: None,
     })
 }
 
@@ -102,6 +103,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
         value: 1,
         at_us: T0,
         metadata: None,
+        over_budget: None,
     });
     assert!(bad.is_err());
     assert_eq!(b.periods().count(), 0);

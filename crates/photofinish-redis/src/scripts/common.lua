@@ -14,6 +14,8 @@ local S_RANKING_FULL = 'ranking_full'
 local S_CREATED = 'created'
 local S_SAME = 'same'
 local S_CONFLICT = 'conflict'
+local S_RULE_BROKEN = 'rule_broken'
+local S_OVER_BUDGET = 'over_budget'
 
 -- Flags passed as ARGV: '1' true, '0' false.
 local TRUE = '1'

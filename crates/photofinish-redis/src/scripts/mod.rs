@@ -50,6 +50,11 @@ pub mod status {
     pub const SAME: &[u8] = b"same";
     /// `create`: the board exists with another config.
     pub const CONFLICT: &[u8] = b"conflict";
+    /// `write`: a score rule refuses it; then the old score (`""` for none), the new one
+    /// and the period's member count.
+    pub const RULE_BROKEN: &[u8] = b"rule_broken";
+    /// `write`: it would add a member while the memory budget is over.
+    pub const OVER_BUDGET: &[u8] = b"over_budget";
 }
 
 /// A flag argument as the scripts read it (`TRUE` in `common.lua`).

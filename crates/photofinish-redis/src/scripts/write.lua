@@ -1,7 +1,8 @@
 -- One write, atomically. Keys and arguments: `WriteCall` in scripts/write.rs.
 local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_Z, K_M, K_META, K_D = unpack(KEYS)
 local CONFIG, PERIOD_ID, PERIOD_RECORD, MEMBER, OP, VALUE, STAMPED, REACHED, CLAMP, DESC,
-      METADATA, PERIOD_PREFIX, MAX_SCORE, REACHED_C, EXPIRY_MS = unpack(ARGV)
+      METADATA, PERIOD_PREFIX, MAX_SCORE, REACHED_C, EXPIRY_MS,
+      MIN_RULE, MAX_RULE, MAX_INCREMENT, MAX_MEMBERS, OVER_BUDGET = unpack(ARGV)
 
 local bad = check_config(K_CFG, CONFIG)
 if bad then return {bad} end
@@ -40,6 +41,19 @@ elseif (desc and v > old) or (not desc and v < old) then
 else
   new = old
 end
+-- The board's score rules and the memory budget (ScoreRules::check in Rust words the
+-- refusal from what this returns).
+if MIN_RULE ~= '' or MAX_RULE ~= '' or MAX_INCREMENT ~= '' or MAX_MEMBERS ~= '' then
+  local members = redis.call('HLEN', K_M)
+  local broken = OP == 'incr' and MAX_INCREMENT ~= '' and math.abs(v) > tonumber(MAX_INCREMENT)
+  if new ~= old then
+    broken = broken or (MIN_RULE ~= '' and new < tonumber(MIN_RULE))
+      or (MAX_RULE ~= '' and new > tonumber(MAX_RULE))
+  end
+  broken = broken or (old == nil and MAX_MEMBERS ~= '' and members >= tonumber(MAX_MEMBERS))
+  if broken then return {S_RULE_BROKEN, old_s or '', string.format('%.0f', new), members} end
+end
+if old == nil and OVER_BUDGET == TRUE then return {S_OVER_BUDGET} end
 local changed = old == nil or new ~= old
 local new_s = old_s
 local tb = old_tb

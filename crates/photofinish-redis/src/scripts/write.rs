@@ -1,6 +1,6 @@
 //! The keys and arguments of `write.lua`, named, in the order the script unpacks them.
 
-use photofinish_core::{Op, Period};
+use photofinish_core::{Op, Period, ScoreRules};
 use redis::ScriptInvocation;
 
 use super::flag;
@@ -35,6 +35,10 @@ pub struct WriteCall<'a> {
     pub max_score: i64,
     /// When the period's keys expire, ms since the epoch; `None` for never.
     pub expiry_ms: Option<i64>,
+    /// The board's score rules.
+    pub rules: &'a ScoreRules,
+    /// The memory budget is over: the write may not add a member.
+    pub over_budget: bool,
 }
 
 impl WriteCall<'_> {
@@ -47,7 +51,8 @@ impl WriteCall<'_> {
     }
 
     /// ARGV: CONFIG PERIOD_ID PERIOD_RECORD MEMBER OP VALUE STAMPED REACHED CLAMP DESC
-    /// METADATA PERIOD_PREFIX MAX_SCORE REACHED_C EXPIRY_MS.
+    /// METADATA PERIOD_PREFIX MAX_SCORE REACHED_C EXPIRY_MS MIN_RULE MAX_RULE MAX_INCREMENT
+    /// MAX_MEMBERS OVER_BUDGET (a rule left out is `""`).
     pub fn args(&self) -> Vec<String> {
         let reached = layout::reached_digits(self.reached_at_us);
         vec![
@@ -67,8 +72,17 @@ impl WriteCall<'_> {
             self.max_score.to_string(),
             layout::complement(&reached),
             self.expiry_ms.unwrap_or(0).to_string(),
+            rule(self.rules.min_score),
+            rule(self.rules.max_score),
+            rule(self.rules.max_increment),
+            rule(self.rules.max_members),
+            flag(self.over_budget).to_owned(),
         ]
     }
+}
+
+fn rule(v: Option<impl ToString>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
 }
 
 /// The invocation of the write script with `keys` and `args`.

@@ -48,6 +48,23 @@ impl RedisStore {
         config: BoardConfig,
     ) -> Result<bool, BoardError> {
         config.validate()?;
+        if let Some(max) = self.max_boards {
+            let registry = layout::registry_key(&self.ns);
+            let count: u64 = self
+                .conn
+                .query(redis::cmd("SCARD").arg(&registry))
+                .await
+                .map_err(unavailable)?;
+            let known = count >= max
+                && self
+                    .conn
+                    .query::<bool>(redis::cmd("SISMEMBER").arg(&registry).arg(board))
+                    .await
+                    .map_err(unavailable)?;
+            if count >= max && !known {
+                return Err(BoardError::TooManyBoards(max));
+            }
+        }
         let keys = self.keys(board);
         let config_text = layout::config_text(&config);
         let call = BoardCall::Create {

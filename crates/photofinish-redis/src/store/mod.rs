@@ -96,6 +96,8 @@ pub struct RedisStore {
     ns: String,
     clock: MonotonicClock<Box<dyn Clock>>,
     boards: Mutex<HashMap<String, Arc<CachedBoard>>>,
+    /// Most boards in the namespace (docs/SPEC.md §7); `None` for no limit.
+    max_boards: Option<u64>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -111,6 +113,21 @@ impl std::fmt::Debug for RedisStore {
 enum Attempt<T> {
     Done(T),
     Stale,
+}
+
+/// Every string in a reply (a node's INFO text, or each node's in a cluster's map).
+fn collect_text(v: &redis::Value, out: &mut Vec<String>) {
+    match v {
+        redis::Value::BulkString(b) => out.push(String::from_utf8_lossy(b).into_owned()),
+        redis::Value::SimpleString(s) | redis::Value::VerbatimString { text: s, .. } => {
+            out.push(s.clone())
+        }
+        redis::Value::Array(items) | redis::Value::Set(items) => {
+            items.iter().for_each(|i| collect_text(i, out))
+        }
+        redis::Value::Map(pairs) => pairs.iter().for_each(|(_, v)| collect_text(v, out)),
+        _ => {}
+    }
 }
 
 /// A Redis error: the storage is unavailable, and nothing changed.
@@ -130,7 +147,40 @@ impl RedisStore {
             ns: ns.to_owned(),
             clock: MonotonicClock::new(clock),
             boards: Mutex::new(HashMap::new()),
+            max_boards: None,
         })
+    }
+
+    /// Refuses creating a board beyond `max` in the namespace (`too_many_boards`). The
+    /// registry of names is counted before the create: concurrent creates on several
+    /// servers may pass it together, so the bound may be exceeded by as many.
+    pub fn with_max_boards(mut self, max: Option<u64>) -> Self {
+        self.max_boards = max;
+        self
+    }
+
+    /// The memory Redis reports in use (`INFO memory`, `used_memory`), bytes; on a cluster,
+    /// summed over the nodes that answer.
+    pub async fn used_memory(&self) -> Result<u64, BoardError> {
+        let info: redis::Value = self
+            .conn
+            .query(redis::cmd("INFO").arg("memory"))
+            .await
+            .map_err(unavailable)?;
+        let mut texts = Vec::new();
+        collect_text(&info, &mut texts);
+        let found: Vec<u64> = texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter_map(|l| l.strip_prefix("used_memory:"))
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        if found.is_empty() {
+            return Err(BoardError::Unavailable(
+                "redis INFO has no used_memory".into(),
+            ));
+        }
+        Ok(found.iter().sum())
     }
 
     /// Now, µs since the epoch, never going backwards.

@@ -21,6 +21,10 @@ impl Leaderboard for RedisStore {
         RedisStore::health(self).await
     }
 
+    async fn memory_estimate(&self) -> Result<u64, BoardError> {
+        self.used_memory().await
+    }
+
     async fn totals(&self) -> Result<Totals, BoardError> {
         self.count_all().await
     }

@@ -70,6 +70,8 @@ impl RedisStore {
             metadata: w.metadata.as_deref(),
             max_score: MAX_SCORE,
             expiry_ms: cached.expiry_ms(&period),
+            rules: &cached.config.settings.rules,
+            over_budget: w.over_budget.is_some(),
         };
         Ok(PreparedWrite {
             keys: call.keys(),
@@ -97,6 +99,13 @@ impl RedisStore {
             status::RANKING_FULL => {
                 return Err(BoardError::RankingFull("sequence numbers exhausted"))
             }
+            status::RULE_BROKEN => return Err(Self::rule_refusal(cached, w, r)),
+            status::OVER_BUDGET => {
+                return Err(w.over_budget.map_or_else(
+                    || r.malformed(0, "over_budget for a write admitted within budget"),
+                    |over| over.refusal(),
+                ))
+            }
             _ => {}
         }
         if super::common_status::<()>(r)?.is_some() {
@@ -111,6 +120,33 @@ impl RedisStore {
             changed: r.flag(4)?,
         };
         Ok(Some(WriteOutcome { outcome, period }))
+    }
+
+    /// The refusal the board's rules give a write the script found breaking one: the
+    /// rules' own check words it, from the old score, the new one and the member count
+    /// the script read.
+    fn rule_refusal(cached: &CachedBoard, w: &WriteRequest, r: &Reply) -> BoardError {
+        let read = || -> Result<(Option<i64>, i64, u64), BoardError> {
+            let old = match r.bytes(1)? {
+                b"" => None,
+                _ => Some(r.score(1)?),
+            };
+            Ok((old, r.score(2)?, r.count(3)?))
+        };
+        let (old, new, members) = match read() {
+            Ok(read) => read,
+            Err(e) => return e,
+        };
+        let op = w.op.unwrap_or(cached.config.update);
+        match cached
+            .config
+            .settings
+            .rules
+            .check(op, w.value, old, new, members)
+        {
+            Err(e) => e,
+            Ok(()) => r.malformed(0, "a broken rule the board's rules do not break"),
+        }
     }
 
     /// Applies one write atomically.

@@ -6,7 +6,8 @@ use axum::response::IntoResponse;
 use axum::Json;
 use photofinish_core::config::validate_board_name;
 use photofinish_core::view::BoardPatch;
-use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
+use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
+use serde_json::Value;
 
 use crate::app::{board_view, AppState};
 use crate::dto::{BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView};
@@ -29,6 +30,16 @@ fn field<T>(
                 format!("{name} must be one of {allowed}, got {s:?}"),
             )
         }),
+    }
+}
+
+/// A score bound of the config (`min_score`, `max_score`): a score as writes take it.
+fn bound(v: Option<&Value>, name: &str) -> Result<Option<i64>, ApiError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => crate::input::score(v)
+            .map(Some)
+            .map_err(|e| ApiError::new(ErrorCode::InvalidConfig, format!("{name}: {}", e.message))),
     }
 }
 
@@ -63,6 +74,12 @@ fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),
+            rules: ScoreRules {
+                min_score: bound(body.min_score.as_ref(), "min_score")?,
+                max_score: bound(body.max_score.as_ref(), "max_score")?,
+                max_increment: body.max_increment,
+                max_members: body.max_members,
+            },
         },
     };
     c.validate()?;
@@ -146,6 +163,16 @@ pub async fn patch_board(
         retention: body.retention,
         public_read: body.public_read,
         player_writes: body.player_writes,
+        min_score: body
+            .min_score
+            .map(|v| bound(v.as_ref(), "min_score"))
+            .transpose()?,
+        max_score: body
+            .max_score
+            .map(|v| bound(v.as_ref(), "max_score"))
+            .transpose()?,
+        max_increment: body.max_increment,
+        max_members: body.max_members,
     };
     Ok(Json(board_view(
         app.gate.update_board(&id.caller, &board, &patch).await?,

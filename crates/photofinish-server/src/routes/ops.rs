@@ -38,7 +38,8 @@ pub async fn metrics(
     let service = app.gate.service();
     let failing = service.health().await.is_some();
     let totals = service.totals().await.ok();
-    let body = app.metrics.render(totals, failing);
+    let memory = app.gate.budget().map(|b| (b.estimate(), b.limit()));
+    let body = app.metrics.render(totals, failing, memory);
     Ok((
         [(
             CONTENT_TYPE,

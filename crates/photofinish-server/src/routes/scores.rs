@@ -24,6 +24,7 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
         metadata: input::metadata(w.metadata.as_ref())?,
         at_us: input::at(w.at.as_ref())?,
         member: w.member,
+        over_budget: None, // the gate sets it
     })
 }
 

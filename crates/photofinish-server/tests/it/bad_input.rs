@@ -236,8 +236,14 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
         (json!({"reset": "hourly"}), "invalid_config"),
         (json!({"retention": 0}), "invalid_config"),
         (json!({"week_start": "friday"}), "invalid_config"),
+        (json!({"min_score": 5, "max_score": 4}), "invalid_config"),
+        (json!({"max_members": 0}), "invalid_config"),
+        (
+            json!({"max_score": "9223372036854775808"}),
+            "invalid_config",
+        ),
     ] {
-        assert_error(&s.put("/v1/boards/new", body).await, 422, code);
+        assert_error(&s.put("/v1/boards/new", body).await, 400, code);
     }
     assert_error(
         &s.raw(Method::PUT, "/v1/boards/new", r#"{"colour":"red"}"#)

@@ -8,5 +8,6 @@ mod bad_input;
 mod concurrency;
 mod differential;
 mod faults;
+mod limits;
 mod periods;
 mod redis_backend;

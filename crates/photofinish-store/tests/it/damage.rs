@@ -102,6 +102,7 @@ fn a_gap_in_sequence_numbers_names_the_offset_of_the_record_after_it() {
             photofinish_store::Command::CreateBoard {
                 board: "b".into(),
                 config: photofinish_core::BoardConfig::default(),
+                max_boards: None,
             }
         } else {
             incr("b", "m", 1)

@@ -123,6 +123,7 @@ fn board_config_conflicts_and_deletes_survive_restart() {
             Command::CreateBoard {
                 board: "keep".into(),
                 config: cfg,
+                max_boards: None,
             },
         )
         .expect("durable");
@@ -224,6 +225,7 @@ fn retention_purges_replay_identically_from_the_log() {
             Command::CreateBoard {
                 board: "d".into(),
                 config,
+                max_boards: None,
             },
         )
         .expect("durable")
@@ -236,6 +238,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 value: 1,
                 at_us: T0 + day * DAY,
                 metadata: None,
+                over_budget: None,
             };
             let (tx, rx) = std::sync::mpsc::channel();
             store

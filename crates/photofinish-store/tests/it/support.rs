@@ -43,6 +43,7 @@ pub fn create(store: &Store, board: &str) {
     let cmd = Command::CreateBoard {
         board: board.into(),
         config: BoardConfig::default(),
+        max_boards: None,
     };
     submit(store, cmd).expect("durable").expect("created");
 }
@@ -55,6 +56,7 @@ pub fn incr(board: &str, member: &str, value: i64) -> Command {
         value,
         at_us: 0,
         metadata: None,
+        over_budget: None,
     }
 }
 
