@@ -20,6 +20,8 @@ pub struct App {
     pub gate: Gate,
     /// Who a request is.
     pub auth: Arc<Authenticator>,
+    /// The rate limits, on a server with credentials (an open server has none).
+    pub limiter: Option<Arc<crate::rate::Limiter>>,
     /// The OpenAPI document as this server is configured, rendered once.
     pub openapi: String,
     /// Prometheus metrics.

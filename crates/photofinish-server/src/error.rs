@@ -56,6 +56,8 @@ pub struct ApiError {
     pub code: ErrorCode,
     /// The message: lowercase, no trailing period, with the offending value.
     pub message: String,
+    /// Whole seconds after which a rate-limited request would pass (`Retry-After`).
+    pub retry_after_s: Option<u64>,
 }
 
 impl ApiError {
@@ -64,6 +66,7 @@ impl ApiError {
         Self {
             code,
             message: message.into(),
+            retry_after_s: None,
         }
     }
 }
@@ -108,6 +111,10 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from_static("Bearer realm=\"photofinish\""),
             );
         }
+        if let Some(s) = self.retry_after_s {
+            resp.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, s.into());
+        }
         if matches!(self.code, ErrorCode::BodyTooLarge) {
             // The rest of the body was never read, so this connection cannot carry another
             // request: say so, or a client would reuse it and fail writing its next one.
@@ -122,6 +129,13 @@ impl IntoResponse for ApiError {
 
 impl From<BoardError> for ApiError {
     fn from(e: BoardError) -> Self {
-        ApiError::new(e.code(), e.to_string())
+        let retry_after_s = match &e {
+            BoardError::RateLimited { retry_after_s, .. } => Some(*retry_after_s),
+            _ => None,
+        };
+        ApiError {
+            retry_after_s,
+            ..ApiError::new(e.code(), e.to_string())
+        }
     }
 }

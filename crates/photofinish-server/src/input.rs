@@ -72,7 +72,8 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathPar
 }
 
 /// Who the request is: from `Authorization: Bearer <token>` (docs/SPEC.md §6). A
-/// credential that does not check out is a 401, never anonymous.
+/// credential that does not check out is a 401, never anonymous. The request then takes
+/// one token from its caller's rate limit (docs/SPEC.md §7): 429 when there is none.
 pub struct Auth(pub Identity);
 
 impl FromRequestParts<AppState> for Auth {
@@ -94,7 +95,15 @@ impl FromRequestParts<AppState> for Auth {
                 Some(bearer(v)?)
             }
         };
-        Ok(Auth(app.auth.identify(header)?))
+        let id = app.auth.identify(header)?;
+        if let Some(limiter) = &app.limiter {
+            let peer = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip());
+            limiter.check(&id.caller, id.rate, peer)?;
+        }
+        Ok(Auth(id))
     }
 }
 

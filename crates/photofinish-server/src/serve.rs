@@ -23,6 +23,7 @@ use crate::conns::{Connections, Limits};
 use crate::gate::Gate;
 use crate::listen::TlsFiles;
 use crate::metrics::Metrics;
+use crate::rate::{Limiter, Rate};
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -59,6 +60,10 @@ pub struct ServeOptions {
     pub max_boards: Option<u64>,
     /// The memory budget, bytes; `None` for 75% of physical memory.
     pub max_memory: Option<u64>,
+    /// Each player's rate (docs/SPEC.md §7).
+    pub player_rate: Rate,
+    /// Each anonymous client address's rate, on a server with credentials.
+    pub anonymous_rate: Rate,
 }
 
 /// Boards a server holds unless told otherwise (docs/SPEC.md §7).
@@ -75,6 +80,16 @@ pub fn default_max_memory() -> u64 {
             .map(|kib| kib * 1024)
     });
     total.map_or(4 << 30, |t| t / 4 * 3)
+}
+
+/// Drops the rate buckets that are full again, every [`crate::rate::FORGET_INTERVAL`].
+async fn forget_idle_buckets(limiter: std::sync::Weak<Limiter>) {
+    let mut tick = tokio::time::interval(crate::rate::FORGET_INTERVAL);
+    loop {
+        tick.tick().await;
+        let Some(l) = limiter.upgrade() else { return };
+        l.forget_idle();
+    }
 }
 
 /// Samples the service's memory estimate into `budget` until the service is gone.
@@ -146,6 +161,8 @@ impl Default for ServeOptions {
             max_connections: None,
             max_boards: Some(DEFAULT_MAX_BOARDS),
             max_memory: None,
+            player_rate: crate::rate::DEFAULT_PLAYER_RATE,
+            anonymous_rate: crate::rate::DEFAULT_ANONYMOUS_RATE,
         }
     }
 }
@@ -378,7 +395,14 @@ pub async fn serve_with(
     ));
     tracing::info!(max_memory = budget.limit(), max_boards = ?opts.max_boards, "data limits");
     tokio::spawn(sample_memory(Arc::downgrade(&service), budget.clone()));
+    let limiter = auth
+        .has_credentials()
+        .then(|| Arc::new(Limiter::new(opts.player_rate, opts.anonymous_rate)));
+    if let Some(l) = &limiter {
+        tokio::spawn(forget_idle_buckets(Arc::downgrade(l)));
+    }
     let app = Arc::new(App {
+        limiter,
         gate: Gate::new(service.clone()).with_budget(budget),
         auth,
         openapi,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::{Parser, Subcommand};
+use photofinish_server::rate::Rate;
 use photofinish_server::serve::ServeOptions;
 use photofinish_store::FsyncPolicy;
 use serde_json::{json, Map, Value};
@@ -215,6 +216,13 @@ struct LimitFlags {
     /// over it, writes adding members are refused (507). Default: 75% of physical memory.
     #[arg(long, env = "PHOTOFINISH_MAX_MEMORY", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+    /// Each player's rate: N/s or N/min, optionally ,burst=B (burst: one second's worth).
+    #[arg(long, env = "PHOTOFINISH_PLAYER_RATE", default_value = "10/s,burst=20", value_parser = Rate::parse)]
+    player_rate: Rate,
+    /// Each client address's rate for requests without a credential (servers with
+    /// credentials only).
+    #[arg(long, env = "PHOTOFINISH_ANONYMOUS_RATE", default_value = "100/s", value_parser = Rate::parse)]
+    anonymous_rate: Rate,
 }
 
 /// A size: digits and an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB).
@@ -258,6 +266,8 @@ impl LimitFlags {
             max_connections: self.max_connections,
             max_boards: (self.max_boards > 0).then_some(self.max_boards),
             max_memory: self.max_memory,
+            player_rate: self.player_rate,
+            anonymous_rate: self.anonymous_rate,
             ..opts
         })
     }

@@ -10,4 +10,5 @@ mod differential;
 mod faults;
 mod limits;
 mod periods;
+mod rates;
 mod redis_backend;

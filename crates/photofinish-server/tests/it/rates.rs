@@ -1,0 +1,190 @@
+//! Rate limits (docs/SPEC.md §7) over HTTP: an API key held to its `--rate`, players to
+//! `--player-rate` (each on its own), anonymous readers of a public board to
+//! `--anonymous-rate` per address. Over a limit is 429 `rate_limited` with `Retry-After`,
+//! changes nothing, and passes again once that wait is over.
+
+use std::time::Duration;
+
+use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+use photofinish_core::access::Scope;
+use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
+use photofinish_server::auth::keys;
+use photofinish_server::rate::Rate;
+use photofinish_server::serve::ServeOptions;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/fixtures")
+        .join(name)
+}
+
+fn player(member: &str) -> String {
+    let pem = std::fs::read(fixture("es256-private.pem")).expect("key");
+    let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 600;
+    let claims = json!({"sub": member, "exp": exp});
+    encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
+}
+
+/// One request with `token`; the status, the `Retry-After` header and the body.
+async fn send(
+    s: &Server,
+    token: Option<&str>,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Option<u64>, Value) {
+    let mut req = reqwest::Client::new().request(method, format!("{}{path}", s.base));
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let retry = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    (status, retry, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn over_a_rate_limit_is_429_until_retry_after(kind: Kind) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (admin_key, admin) =
+        keys::new_key("admin", Scope::Admin, vec![], None, "t".into()).expect("key");
+    // 60/min: a burst of one, one more each second.
+    let (ci_key, ci) = keys::new_key(
+        "ci",
+        Scope::Write,
+        vec![],
+        Some("60/min".into()),
+        "t".into(),
+    )
+    .expect("key");
+    let keys_file = dir.path().join("keys.json");
+    keys::write_file(&keys_file, vec![admin_key, ci_key]).expect("keys file");
+    let s = Server::start_configured(kind, |o| ServeOptions {
+        keys: Some(keys_file),
+        jwt: Some(JwtOptions {
+            key: JwtKey::Pem(fixture("es256-public.pem")),
+            issuer: None,
+            audience: None,
+        }),
+        player_rate: Rate::parse("1/min,burst=2").expect("rate"),
+        anonymous_rate: Rate::parse("1/min,burst=3").expect("rate"),
+        ..o
+    })
+    .await;
+    let admin = admin.expose().to_owned();
+    let ci = ci.expose().to_owned();
+    let put = send(
+        &s,
+        Some(&admin),
+        Method::PUT,
+        "/v1/boards/b",
+        Some(json!({"public_read": true, "player_writes": true})),
+    )
+    .await;
+    assert_eq!(put.0, 201, "{put:?}");
+    let entries = || send(&s, Some(&admin), Method::GET, "/v1/boards/b/entries", None);
+    let submit = |token: String, member: &str, score: i64| {
+        let body = json!({"member": member, "score": score});
+        let s = &s;
+        async move {
+            send(
+                s,
+                Some(&token),
+                Method::POST,
+                "/v1/boards/b/scores",
+                Some(body),
+            )
+            .await
+        }
+    };
+
+    // The key: one request, then 429 with a wait; the refused write changed nothing.
+    assert_eq!(submit(ci.clone(), "k", 1).await.0, 200);
+    let before = entries().await;
+    let refused = submit(ci.clone(), "k", 1).await;
+    assert_eq!(refused.0, 429, "{refused:?}");
+    assert_eq!(refused.2["error"]["code"], "rate_limited");
+    let wait = refused.1.expect("Retry-After");
+    assert!((1..=2).contains(&wait), "Retry-After {wait}");
+    assert_eq!(entries().await, before);
+    tokio::time::sleep(Duration::from_secs(wait)).await;
+    assert_eq!(
+        submit(ci.clone(), "k", 1).await.0,
+        200,
+        "not passing after Retry-After"
+    );
+    // The admin key has no rate.
+    for _ in 0..30 {
+        assert_eq!(entries().await.0, 200);
+    }
+
+    // Players: each has a bucket of two.
+    let (ann, bob) = (player("ann"), player("bob"));
+    assert_eq!(submit(ann.clone(), "ann", 1).await.0, 200);
+    assert_eq!(submit(ann.clone(), "ann", 1).await.0, 200);
+    let before = entries().await;
+    let refused = submit(ann.clone(), "ann", 1).await;
+    assert_eq!(
+        (refused.0, &refused.2["error"]["code"]),
+        (429, &json!("rate_limited"))
+    );
+    assert!(
+        refused.1.is_some_and(|w| (1..=60).contains(&w)),
+        "{refused:?}"
+    );
+    assert_eq!(entries().await, before);
+    assert_eq!(
+        submit(bob.clone(), "bob", 1).await.0,
+        200,
+        "bob pays for ann"
+    );
+
+    // Anonymous reads of the public board: three per address, then 429.
+    for _ in 0..3 {
+        assert_eq!(
+            send(&s, None, Method::GET, "/v1/boards/b/entries", None)
+                .await
+                .0,
+            200
+        );
+    }
+    let refused = send(&s, None, Method::GET, "/v1/boards/b/entries", None).await;
+    assert_eq!(refused.0, 429, "{refused:?}");
+    assert!(refused.1.is_some());
+
+    // Counted by reason.
+    let metrics = send(&s, Some(&admin), Method::GET, "/metrics", None).await;
+    let text = reqwest::Client::new()
+        .get(format!("{}/metrics", s.base))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(metrics.0, 200);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("photofinish_refusals_total{reason=\"rate_limited\"}"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.ends_with(" 3"), "{line}");
+    s.stop().await;
+}
+
+conformance!(over_a_rate_limit_is_429_until_retry_after,);
