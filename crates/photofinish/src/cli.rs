@@ -59,9 +59,9 @@ enum Command {
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
         #[command(flatten)]
-        access: AccessFlags,
+        access: Box<AccessFlags>,
         #[command(flatten)]
-        limits: LimitFlags,
+        limits: Box<LimitFlags>,
     },
     /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
     Key {
