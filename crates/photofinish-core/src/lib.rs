@@ -30,6 +30,7 @@ pub mod calendar;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod idempotency;
 pub mod index;
 pub mod key;
 pub mod ranking;

@@ -208,6 +208,10 @@ pub struct Ranking {
     /// Index upkeep is deferred (log replay, see [`Ranking::submit_unranked`]): `index` is
     /// empty until [`Ranking::rebuild_index`].
     index_deferred: bool,
+    /// A ranked write came in the middle of a replay (an idempotent write, whose answer
+    /// holds its rank): the index was rebuilt for it, and later replayed writes keep it up
+    /// to date instead of deferring it again, so a replay rebuilds at most once.
+    keep_index: bool,
 }
 
 impl Ranking {
@@ -222,6 +226,7 @@ impl Ranking {
             index: RankedIndex::new(),
             next_seq: 1,
             index_deferred: false,
+            keep_index: false,
         }
     }
 
@@ -270,6 +275,9 @@ impl Ranking {
     /// [`Self::rebuild_index`], which must run before the ranking is read again (replay
     /// does it once at its end). The descents were ~40% of a replay's cost.
     pub fn submit_unranked(&mut self, w: &Write<'_>) -> Result<Outcome, BoardError> {
+        if self.keep_index {
+            return self.submit_with(w, true).map(|o| Outcome { rank: 0, ..o });
+        }
         if !self.index_deferred {
             self.index_deferred = true;
             self.index = RankedIndex::new();
@@ -296,7 +304,8 @@ impl Ranking {
     }
 
     fn submit_with(&mut self, w: &Write<'_>, ranked: bool) -> Result<Outcome, BoardError> {
-        if ranked {
+        if ranked && self.index_deferred {
+            self.keep_index = true;
             self.rebuild_index();
         }
         validate_member_name(w.member)?;

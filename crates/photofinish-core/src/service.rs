@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use crate::board::PeriodRef;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
+use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
 use crate::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -112,6 +113,17 @@ pub trait Leaderboard: Send + Sync {
     /// Removes a member from a period.
     async fn remove(&self, board: &str, member: &str, period: &PeriodRef)
         -> Result<(), BoardError>;
+
+    /// Applies `op` on `board` under an idempotency key (docs/SPEC.md §7): the remembered
+    /// answer if the key was used with the same request (nothing applied), else the
+    /// operation and its answer remembered in the same atomic step (only if it succeeded).
+    /// The same key with another request is `idempotency_key_reused`.
+    async fn keyed(
+        &self,
+        board: &str,
+        key: &IdempotencyKey,
+        op: Keyed,
+    ) -> Result<Replayable, BoardError>;
 
     /// Stops taking writes and makes every acknowledged one durable (the embedded store
     /// drains its writer, syncs and snapshots); reads may still be answered. It may block

@@ -56,7 +56,7 @@ impl Default for ReadOptions {
 }
 
 /// A board: its config, its current period and that period's member count.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardState {
     /// Board name.
     pub name: String,

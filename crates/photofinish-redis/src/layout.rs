@@ -55,6 +55,10 @@ impl BoardKeys {
     pub fn period_prefix(&self) -> String {
         format!("{}p:", self.base)
     }
+    /// The record of an idempotency key (`IdempotencyKey::id`), with its TTL.
+    pub fn idempotency(&self, id: &str) -> String {
+        format!("{}idem:{id}", self.base)
+    }
     /// One key of period `id`: `z`, `m`, `meta` or `d`.
     pub fn period(&self, id: &str, part: &str) -> String {
         format!("{}p:{id}:{part}", self.base)

@@ -61,6 +61,19 @@ impl Reply {
         }
     }
 
+    /// Field `at`, itself an array, as a reply of the same script.
+    pub fn nested(&self, at: usize) -> Result<Reply, BoardError> {
+        match self.values.get(at) {
+            Some(v @ Value::Array(_)) => Reply::new(self.script, v.clone()),
+            _ => Err(self.malformed(at, "is not an array")),
+        }
+    }
+
+    /// Every field from `from` on, each an array, as replies of the same script.
+    pub fn nested_all(&self, from: usize) -> Result<Vec<Reply>, BoardError> {
+        (from..self.values.len()).map(|i| self.nested(i)).collect()
+    }
+
     /// Field `at` as UTF-8 text.
     pub fn text(&self, at: usize) -> Result<String, BoardError> {
         let b = self.bytes(at)?;

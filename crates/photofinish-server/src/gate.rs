@@ -8,10 +8,14 @@
 //! no flags: anonymous callers are then refused as for a private board (names do not
 //! leak), everyone else hears `board_not_found` from the service.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
+use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
+
+use crate::idempotency::KeyedRequest;
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
 };
@@ -70,6 +74,34 @@ impl WriteTarget<'_> {
 pub struct Gate {
     service: Arc<dyn Leaderboard>,
     budget: Option<Arc<MemoryBudget>>,
+    /// How long idempotency keys are kept, µs.
+    idempotency_ttl_us: i64,
+    /// Keys whose first request is being applied by this server.
+    in_flight: Arc<Mutex<HashSet<String>>>,
+}
+
+/// A key in flight; dropping it lets the key be used again.
+struct InFlight {
+    id: String,
+    set: Arc<Mutex<HashSet<String>>>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.set
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
+}
+
+/// Whose keys a caller's are: keys are scoped per credential (docs/SPEC.md §7).
+fn scope_of(caller: &Caller) -> String {
+    match caller {
+        Caller::Open | Caller::Anonymous => "anonymous".into(),
+        Caller::Key(grant) => format!("key:{}", grant.name),
+        Caller::Player { member } => format!("player:{member}"),
+    }
 }
 
 fn flags_of(c: &BoardConfig) -> BoardFlags {
@@ -85,7 +117,110 @@ impl Gate {
         Self {
             service,
             budget: None,
+            idempotency_ttl_us: DEFAULT_TTL_US,
+            in_flight: Arc::default(),
         }
+    }
+
+    /// Keeps idempotency keys for `ttl` (docs/SPEC.md §7: at least 24 h in service).
+    pub fn with_idempotency_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.idempotency_ttl_us = i64::try_from(ttl.as_micros()).unwrap_or(i64::MAX);
+        self
+    }
+
+    /// Runs `op` under the caller's key: 409 `idempotency_key_in_flight` while a request
+    /// with the same key is being applied here, else the service's answer.
+    async fn keyed(
+        &self,
+        caller: &Caller,
+        board: &str,
+        request: KeyedRequest,
+        op: Keyed,
+    ) -> Result<Replayable, BoardError> {
+        let key = IdempotencyKey {
+            scope: scope_of(caller),
+            key: request.key,
+            fingerprint: request.fingerprint,
+            ttl_us: self.idempotency_ttl_us,
+        };
+        let id = key.id(board);
+        let _guard = {
+            let mut set = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            if !set.insert(id.clone()) {
+                return Err(BoardError::IdempotencyKeyInFlight(key.key));
+            }
+            InFlight {
+                id,
+                set: self.in_flight.clone(),
+            }
+        };
+        self.service.keyed(board, &key, op).await
+    }
+
+    /// [`Self::write`] under an idempotency key.
+    pub async fn keyed_write(
+        &self,
+        target: &WriteTarget<'_>,
+        request: KeyedRequest,
+        w: WriteRequest,
+    ) -> Result<Replayable, BoardError> {
+        target.authorize(Some(&w.member), w.at_us.is_some())?;
+        let w = WriteRequest {
+            over_budget: self.over_budget(),
+            ..w
+        };
+        self.keyed(target.caller, target.board, request, Keyed::Write(w))
+            .await
+    }
+
+    /// [`Self::write_batch`] under an idempotency key.
+    pub async fn keyed_batch(
+        &self,
+        target: &WriteTarget<'_>,
+        claims: &[WriteClaim],
+        request: KeyedRequest,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Replayable, BoardError> {
+        for claim in claims {
+            target.authorize(claim.member.as_deref(), claim.with_at)?;
+        }
+        let over_budget = self.over_budget();
+        let writes = writes
+            .into_iter()
+            .map(|w| WriteRequest { over_budget, ..w })
+            .collect();
+        self.keyed(target.caller, target.board, request, Keyed::Batch(writes))
+            .await
+    }
+
+    /// [`Self::remove`] under an idempotency key.
+    pub async fn keyed_remove(
+        &self,
+        caller: &Caller,
+        board: &str,
+        request: KeyedRequest,
+        member: &str,
+        period: &PeriodRef,
+    ) -> Result<Replayable, BoardError> {
+        self.admit(caller, Action::RemoveMember { board }).await?;
+        let op = Keyed::Remove {
+            member: member.to_owned(),
+            period: period.clone(),
+        };
+        self.keyed(caller, board, request, op).await
+    }
+
+    /// [`Self::create_board`] under an idempotency key.
+    pub async fn keyed_create(
+        &self,
+        caller: &Caller,
+        board: &str,
+        request: KeyedRequest,
+        config: BoardConfig,
+    ) -> Result<Replayable, BoardError> {
+        self.admit(caller, Action::Manage { board }).await?;
+        self.keyed(caller, board, request, Keyed::Create(config))
+            .await
     }
 
     /// Puts writes under the memory budget `budget` (docs/SPEC.md §7): while its estimate

@@ -23,6 +23,7 @@ pub mod conns;
 pub mod dto;
 pub mod error;
 pub mod gate;
+pub mod idempotency;
 pub mod input;
 pub mod limits;
 pub mod listen;

@@ -100,6 +100,76 @@ fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool
         r.entry("403".into()).or_insert_with(|| {
             error_response("The credential does not allow this (forbidden)").into()
         });
+        r.entry("429".into()).or_insert_with(|| {
+            let mut resp = error_response(
+                "Over the caller's rate limit (rate_limited); nothing changed. Retry after the Retry-After seconds",
+            );
+            resp.headers.insert(
+                "Retry-After".into(),
+                utoipa::openapi::HeaderBuilder::new()
+                    .schema(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::Integer))
+                    .description(Some("Whole seconds, at least 1"))
+                    .build(),
+            );
+            resp.into()
+        });
+    }
+}
+
+/// The operations that take an `Idempotency-Key` (docs/SPEC.md §7), and whether each may
+/// add members (then it can meet the memory budget).
+const KEYED_OPERATIONS: [(&str, &str, bool); 4] = [
+    ("put", "/v1/boards/{board}", false),
+    ("post", "/v1/boards/{board}/scores", true),
+    ("post", "/v1/boards/{board}/scores:batch", true),
+    ("delete", "/v1/boards/{board}/members/{member}", false),
+];
+
+/// Adds the `Idempotency-Key` header, the replay's `Idempotent-Replayed` header and the
+/// key's refusals to a keyed operation; and 507 to one that may add members.
+fn keyed(op: &mut Operation, adds_members: bool) {
+    let param = utoipa::openapi::path::ParameterBuilder::new()
+        .name("Idempotency-Key")
+        .parameter_in(utoipa::openapi::path::ParameterIn::Header)
+        .required(utoipa::openapi::Required::False)
+        .description(Some(
+            "1 to 255 printable ASCII characters (else 400 invalid_idempotency_key). A repeat of the same request by the same credential on the same board within the key's lifetime (24 h by default) answers the first answer again with Idempotent-Replayed: true and applies nothing; the same key with another request is 422 idempotency_key_reused; while the first is being applied, 409 idempotency_key_in_flight. Only 2xx answers are remembered.",
+        ))
+        .schema(Some(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::Type::String)
+                .min_length(Some(1))
+                .max_length(Some(255)),
+        ))
+        .build();
+    op.parameters.get_or_insert_with(Vec::new).push(param);
+    let r = &mut op.responses.responses;
+    for (code, resp) in r.iter_mut() {
+        if let (true, utoipa::openapi::RefOr::T(resp)) = (code.starts_with('2'), resp) {
+            resp.headers.insert(
+                "Idempotent-Replayed".into(),
+                utoipa::openapi::HeaderBuilder::new()
+                    .schema(
+                        utoipa::openapi::ObjectBuilder::new()
+                            .schema_type(utoipa::openapi::Type::String)
+                            .enum_values(Some(["true"])),
+                    )
+                    .description(Some("Present on the replay of a remembered answer"))
+                    .build(),
+            );
+        }
+    }
+    r.entry("409".into()).or_insert_with(|| {
+        error_response("idempotency_key_in_flight: the key's first request is still being applied")
+            .into()
+    });
+    r.entry("422".into()).or_insert_with(|| {
+        error_response("A rule broken (idempotency_key_reused, …); nothing changed").into()
+    });
+    if adds_members {
+        r.entry("507".into()).or_insert_with(|| {
+            error_response("insufficient_storage: the memory estimate is over --max-memory; a write adding a member is refused (existing members still update)").into()
+        });
     }
 }
 
@@ -129,6 +199,12 @@ pub fn document(has_credentials: bool) -> utoipa::openapi::OpenApi {
         ];
         for (method, op) in ops {
             let Some(op) = op.as_mut() else { continue };
+            if let Some((_, _, adds)) = KEYED_OPERATIONS
+                .iter()
+                .find(|(m, p, _)| *m == method && p == path)
+            {
+                keyed(op, *adds);
+            }
             if ALWAYS_OPEN.contains(&path.as_str()) {
                 secure(op, vec![SecurityRequirement::default()], false);
             } else if !has_credentials {

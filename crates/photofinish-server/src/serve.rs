@@ -64,6 +64,8 @@ pub struct ServeOptions {
     pub player_rate: Rate,
     /// Each anonymous client address's rate, on a server with credentials.
     pub anonymous_rate: Rate,
+    /// How long idempotency keys are kept (docs/SPEC.md §7; the CLI takes ≥ 24 h).
+    pub idempotency_ttl: std::time::Duration,
 }
 
 /// Boards a server holds unless told otherwise (docs/SPEC.md §7).
@@ -163,6 +165,7 @@ impl Default for ServeOptions {
             max_memory: None,
             player_rate: crate::rate::DEFAULT_PLAYER_RATE,
             anonymous_rate: crate::rate::DEFAULT_ANONYMOUS_RATE,
+            idempotency_ttl: std::time::Duration::from_secs(24 * 3600),
         }
     }
 }
@@ -403,7 +406,9 @@ pub async fn serve_with(
     }
     let app = Arc::new(App {
         limiter,
-        gate: Gate::new(service.clone()).with_budget(budget),
+        gate: Gate::new(service.clone())
+            .with_budget(budget)
+            .with_idempotency_ttl(opts.idempotency_ttl),
         auth,
         openapi,
         metrics,

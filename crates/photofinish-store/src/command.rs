@@ -51,6 +51,16 @@ pub enum Command {
         /// The change.
         patch: BoardPatch,
     },
+    /// Commands applied under an idempotency key: a write, a batch of writes, a member
+    /// delete or a board create, with the key in the same record.
+    Keyed {
+        /// The key.
+        key: KeyRecord,
+        /// Whether `cmds` is a batch (answered entry by entry) rather than one command.
+        batch: bool,
+        /// The commands.
+        cmds: Vec<Command>,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -64,6 +74,24 @@ pub enum Command {
     },
 }
 
+/// What a keyed command is logged with (docs/SPEC.md §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// The key's identity: scope, board, key ([`photofinish_core::idempotency::IdempotencyKey::id`]).
+    pub id: String,
+    /// SHA-256 of the request.
+    pub fingerprint: [u8; 32],
+    /// How long it is kept, µs.
+    pub ttl_us: i64,
+    /// The writer's clock when the command was sequenced (stamped at commit): the key
+    /// expires at `now_us + ttl_us`, and the inner writes without an `at` take this instant.
+    pub now_us: i64,
+}
+
+/// The `at_us` of a write inside a keyed command that the commit stamps with the record's
+/// `now_us` (never a valid instant: those are ≥ 0).
+pub const STAMP_AT_COMMIT: i64 = i64::MIN;
+
 /// CreateBoard as the first format wrote it: a config without settings (read only).
 const CREATE_BOARD_V1: u8 = 1;
 const DELETE_BOARD: u8 = 2;
@@ -75,6 +103,8 @@ const PATCH_BOARD: u8 = 6;
 const CREATE_BOARD_LIMITED: u8 = 7;
 /// Write with the memory budget's verdict (only while it is over: otherwise `WRITE`).
 const WRITE_OVER_BUDGET: u8 = 8;
+/// Commands under an idempotency key.
+const KEYED: u8 = 9;
 
 impl Command {
     /// The board the command is about.
@@ -85,6 +115,7 @@ impl Command {
             | Command::Write { board, .. }
             | Command::DeleteMember { board, .. }
             | Command::PatchBoard { board, .. } => board,
+            Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
         }
     }
 
@@ -141,6 +172,18 @@ impl Command {
                     e.u64(over.limit);
                 }
             }
+            Command::Keyed { key, batch, cmds } => {
+                e.u8(KEYED);
+                e.str(&key.id);
+                e.0.extend_from_slice(&key.fingerprint);
+                e.i64(key.ttl_us);
+                e.i64(key.now_us);
+                e.u8(u8::from(*batch));
+                e.u32(cmds.len() as u32);
+                for c in cmds {
+                    c.encode(e);
+                }
+            }
             Command::DeleteMember {
                 board,
                 period,
@@ -159,7 +202,38 @@ impl Command {
     /// Decodes a whole payload.
     pub fn decode(payload: &[u8]) -> Result<Command, DecodeError> {
         let mut d = Dec::new(payload);
+        let cmd = Self::decode_from(&mut d)?;
+        if !d.is_done() {
+            return Err(DecodeError("trailing bytes after command".into()));
+        }
+        Ok(cmd)
+    }
+
+    fn decode_from(d: &mut Dec<'_>) -> Result<Command, DecodeError> {
         let cmd = match d.u8()? {
+            KEYED => {
+                let id = d.str()?;
+                let mut fingerprint = [0u8; 32];
+                fingerprint.copy_from_slice(d.take(32)?);
+                let key = KeyRecord {
+                    id,
+                    fingerprint,
+                    ttl_us: d.i64()?,
+                    now_us: d.i64()?,
+                };
+                let batch = d.u8()? != 0;
+                let n = d.u32()?;
+                let mut cmds = Vec::with_capacity(n.min(4096) as usize);
+                for _ in 0..n {
+                    match Self::decode_from(d)? {
+                        Command::Keyed { .. } => {
+                            return Err(DecodeError("a keyed command inside a keyed one".into()))
+                        }
+                        c => cmds.push(c),
+                    }
+                }
+                Command::Keyed { key, batch, cmds }
+            }
             CREATE_BOARD_V1 => Command::CreateBoard {
                 board: d.str()?,
                 config: d.config()?,
@@ -203,9 +277,6 @@ impl Command {
             },
             k => return Err(DecodeError(format!("unknown command kind {k}"))),
         };
-        if !d.is_done() {
-            return Err(DecodeError("trailing bytes after command".into()));
-        }
         Ok(cmd)
     }
 }
@@ -283,6 +354,32 @@ mod tests {
                     estimate: 5,
                     limit: 4,
                 }),
+            },
+            Command::Keyed {
+                key: KeyRecord {
+                    id: "key:ci\u{1}b\u{1}retry-1".into(),
+                    fingerprint: [9; 32],
+                    ttl_us: 86_400_000_000,
+                    now_us: 77,
+                },
+                batch: true,
+                cmds: vec![
+                    Command::Write {
+                        board: "b".into(),
+                        member: "m".into(),
+                        op: Some(photofinish_core::Op::Set),
+                        value: -1,
+                        at_us: STAMP_AT_COMMIT,
+                        metadata: Some("{}".into()),
+                        over_budget: None,
+                    },
+                    Command::DeleteMember {
+                        board: "b".into(),
+                        period: "current".into(),
+                        member: "m".into(),
+                        now_us: 0,
+                    },
+                ],
             },
             Command::PatchBoard {
                 board: "b".into(),

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 pub mod codec;
 pub mod command;
 pub mod compaction;
+pub mod idempotency;
 pub mod io;
 pub mod log;
 pub mod recovery;

@@ -9,6 +9,7 @@
 
 use async_trait::async_trait;
 use futures_channel::oneshot;
+use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -17,8 +18,8 @@ use photofinish_core::{
     Around, Board, BoardConfig, BoardError, Leaderboard, Period, PeriodRef, Ranking,
 };
 
-use crate::command::Command;
-use crate::state::{read_lock, Applied};
+use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
+use crate::state::{board_state_at, read_lock, Applied};
 use crate::writer::Store;
 
 /// A queued command's answer, once it is durable and applied (or refused).
@@ -67,13 +68,21 @@ impl Store {
     }
 
     fn board_state(&self, name: &str, b: &Board) -> Result<BoardState, BoardError> {
-        let (current, ranking) = b.read(&PeriodRef::Current, self.now_us())?;
-        Ok(BoardState {
-            name: name.to_owned(),
-            config: b.config().clone(),
-            members: ranking.map_or(0, Ranking::len),
-            current,
-        })
+        board_state_at(name, b, self.now_us())
+    }
+
+    /// The inner command of a keyed write: stamped at commit unless it names its `at`;
+    /// its window is checked when it is applied, at the record's instant.
+    fn keyed_write(board: &str, w: WriteRequest) -> Command {
+        Command::Write {
+            board: board.to_owned(),
+            member: w.member,
+            op: w.op,
+            value: w.value,
+            at_us: w.at_us.unwrap_or(STAMP_AT_COMMIT),
+            metadata: w.metadata,
+            over_budget: w.over_budget,
+        }
     }
 
     /// The logged command of write `w`, after the clock's check: a write with an explicit
@@ -301,6 +310,79 @@ impl Leaderboard for Store {
             now_us: 0,
         };
         self.execute(cmd, true).await.map(|_| ())
+    }
+
+    async fn keyed(
+        &self,
+        board: &str,
+        key: &IdempotencyKey,
+        op: Keyed,
+    ) -> Result<Replayable, BoardError> {
+        let id = key.id(board);
+        // A key already remembered is answered without the log.
+        if let Some(r) = self.state().idempotency().get(&id) {
+            if r.expires_us > self.now_us() {
+                return if r.fingerprint == key.fingerprint {
+                    Ok(Replayable {
+                        answer: r.answer.clone(),
+                        replayed: true,
+                    })
+                } else {
+                    Err(BoardError::IdempotencyKeyReused(key.key.clone()))
+                };
+            }
+        }
+        let (batch, cmds) = match op {
+            Keyed::Write(w) => (false, vec![Self::keyed_write(board, w)]),
+            Keyed::Batch(writes) => {
+                self.state().require(board)?;
+                let cmds = writes.into_iter().map(|w| Self::keyed_write(board, w));
+                (true, cmds.collect())
+            }
+            Keyed::Remove { member, period } => (
+                false,
+                vec![Command::DeleteMember {
+                    board: board.to_owned(),
+                    period: period.as_str().to_owned(),
+                    member,
+                    now_us: 0,
+                }],
+            ),
+            Keyed::Create(config) => {
+                config.validate()?;
+                (
+                    false,
+                    vec![Command::CreateBoard {
+                        board: board.to_owned(),
+                        config,
+                        max_boards: self.max_boards(),
+                    }],
+                )
+            }
+        };
+        let cmd = Command::Keyed {
+            key: KeyRecord {
+                id,
+                fingerprint: key.fingerprint,
+                ttl_us: key.ttl_us,
+                now_us: 0,
+            },
+            batch,
+            cmds,
+        };
+        match self.execute(cmd, false).await? {
+            Applied::Keyed(answer) => Ok(Replayable {
+                answer,
+                replayed: false,
+            }),
+            Applied::Replayed(answer) => Ok(Replayable {
+                answer,
+                replayed: true,
+            }),
+            other => Err(BoardError::Unavailable(format!(
+                "the log answered a keyed command with {other:?}"
+            ))),
+        }
     }
 
     fn shutdown(&self) {

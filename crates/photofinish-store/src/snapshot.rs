@@ -14,9 +14,11 @@ use photofinish_core::{Board, Period, Ranking};
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 2.
-pub const MAGIC: &[u8; 8] = b"PFSNAP02";
-/// The first format: board configs without settings. Still read.
+/// First 8 bytes of every snapshot this version writes: name and format version 3.
+pub const MAGIC: &[u8; 8] = b"PFSNAP03";
+/// The second format: no idempotency keys. Still read.
+const MAGIC_V2: &[u8; 8] = b"PFSNAP02";
+/// The first format: board configs without settings, no idempotency keys. Still read.
 const MAGIC_V1: &[u8; 8] = b"PFSNAP01";
 
 /// A writer that keeps the CRC32C of everything written through it.
@@ -75,6 +77,16 @@ pub fn write(
             w.write_all(&e.0)?;
         }
     }
+    // The remembered idempotency keys (format 3).
+    let mut e = Enc::default();
+    {
+        let table = state.idempotency();
+        e.u32(table.len() as u32);
+        for (id, r) in table.iter() {
+            crate::idempotency::encode(&mut e, id, r);
+        }
+    }
+    w.write_all(&e.0)?;
     let crc = w.crc;
     w.inner.write_all(&crc.to_le_bytes())
 }
@@ -93,7 +105,8 @@ pub struct Loaded {
 /// Reads a snapshot file's bytes.
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let v1 = buf.get(..8) == Some(MAGIC_V1.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1) {
+    let v2 = buf.get(..8) == Some(MAGIC_V2.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2) {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -147,6 +160,13 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
             board.insert_ranking(period, ranking);
         }
         state.insert_board(name, board);
+    }
+    if !v1 && !v2 {
+        let mut table = state.idempotency();
+        for _ in 0..d.u32()? {
+            let (id, r) = crate::idempotency::decode(&mut d)?;
+            table.insert(id, r);
+        }
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -3,12 +3,15 @@
 //! commands through it, so a replay rebuilds exactly what was served.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::board::BoardWrite;
-use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef};
+use photofinish_core::idempotency::Answer;
+use photofinish_core::view::{BoardState, WriteOutcome};
+use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
 
-use crate::command::Command;
+use crate::command::{Command, KeyRecord};
+use crate::idempotency::{Remembered, Table};
 
 /// What applying a command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +26,10 @@ pub enum Applied {
     MemberRemoved,
     /// The board's settings were changed.
     BoardPatched,
+    /// A keyed command was applied; its answer is remembered.
+    Keyed(Answer),
+    /// A keyed command's key was remembered with the same request: nothing was applied.
+    Replayed(Answer),
 }
 
 /// A shared handle to one board.
@@ -32,6 +39,19 @@ pub type BoardHandle = Arc<RwLock<Board>>;
 #[derive(Debug, Default)]
 pub struct State {
     boards: RwLock<BTreeMap<String, BoardHandle>>,
+    /// Remembered idempotency keys (applied only by the one thread that applies commands).
+    idempotency: Mutex<Table>,
+}
+
+/// Board `name` as a reader at `now_us` sees it.
+pub fn board_state_at(name: &str, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
+    let (current, ranking) = b.read(&PeriodRef::Current, now_us)?;
+    Ok(BoardState {
+        name: name.to_owned(),
+        config: b.config().clone(),
+        members: ranking.map_or(0, Ranking::len),
+        current,
+    })
 }
 
 /// Reads through a lock even if a panic poisoned it: one failed request must not take
@@ -77,6 +97,11 @@ impl State {
             .iter()
             .map(|(name, b)| name.len() as u64 + read_lock(b).estimated_bytes())
             .sum()
+    }
+
+    /// The remembered idempotency keys.
+    pub fn idempotency(&self) -> MutexGuard<'_, Table> {
+        self.idempotency.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Applies one command. On error nothing changed.
@@ -157,6 +182,7 @@ impl State {
                 };
                 Ok(Applied::Written(outcome, period))
             }
+            Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
             Command::PatchBoard { board, patch } => {
                 let handle = self.require(board)?;
                 write_lock(&handle).patch(patch)?;
@@ -179,5 +205,79 @@ impl State {
                 }
             }
         }
+    }
+
+    /// A keyed command: the remembered answer if its key is known with the same request,
+    /// else the commands and their answer remembered (if they succeeded). Applied ranked
+    /// even in a replay: the answer holds the rank the write got.
+    fn apply_keyed(
+        &self,
+        key: &KeyRecord,
+        batch: bool,
+        cmds: &[Command],
+    ) -> Result<Applied, BoardError> {
+        let mut table = self.idempotency();
+        table.expire(key.now_us);
+        if let Some(r) = table.get(&key.id) {
+            return if r.fingerprint == key.fingerprint {
+                Ok(Applied::Replayed(r.answer.clone()))
+            } else {
+                Err(BoardError::IdempotencyKeyReused(
+                    key.id.rsplit('\u{1}').next().unwrap_or_default().to_owned(),
+                ))
+            };
+        }
+        // The checks by the clock that unkeyed commands get before they are logged run
+        // here, at the record's own instant, so a replay decides alike.
+        let written = |c: &Command| {
+            if let Command::Write { board, at_us, .. } = c {
+                let handle = self.require(board)?;
+                read_lock(&handle)
+                    .window()
+                    .write_period(*at_us, key.now_us)?;
+            }
+            match self.apply_with(c, true)? {
+                Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+                other => Err(BoardError::Unavailable(format!(
+                    "a write applied as {other:?}"
+                ))),
+            }
+        };
+        let answer = match cmds {
+            _ if batch => {
+                if let Some(first) = cmds.first() {
+                    self.require(first.board())?;
+                }
+                Answer::Batch(cmds.iter().map(written).collect())
+            }
+            [c @ Command::Write { .. }] => Answer::Written(written(c)?),
+            [c @ Command::DeleteMember { board, period, .. }] => {
+                let handle = self.require(board)?;
+                read_lock(&handle).read(&PeriodRef::parse(period), key.now_us)?;
+                self.apply_with(c, true)?;
+                Answer::Removed
+            }
+            [c @ Command::CreateBoard { board, .. }] => {
+                let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
+                let handle = self.require(board)?;
+                let state = board_state_at(board, &read_lock(&handle), key.now_us)?;
+                Answer::Created { created, state }
+            }
+            other => {
+                return Err(BoardError::InvalidEntries(format!(
+                    "a keyed record of {} commands that is no batch",
+                    other.len()
+                )))
+            }
+        };
+        table.insert(
+            key.id.clone(),
+            Remembered {
+                fingerprint: key.fingerprint,
+                expires_us: key.now_us.saturating_add(key.ttl_us),
+                answer: answer.clone(),
+            },
+        );
+        Ok(Applied::Keyed(answer))
     }
 }

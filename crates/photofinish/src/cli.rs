@@ -223,6 +223,34 @@ struct LimitFlags {
     /// credentials only).
     #[arg(long, env = "PHOTOFINISH_ANONYMOUS_RATE", default_value = "100/s", value_parser = Rate::parse)]
     anonymous_rate: Rate,
+    /// How long Idempotency-Keys are remembered: seconds, or with a unit (36h, 2d); at
+    /// least 24h.
+    #[arg(long, env = "PHOTOFINISH_IDEMPOTENCY_TTL", default_value = "24h", value_parser = parse_ttl)]
+    idempotency_ttl: std::time::Duration,
+}
+
+/// A key lifetime: digits with an optional unit (s, m, h, d), at least 24 h (docs/SPEC.md §7).
+fn parse_ttl(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration like 24h or 2d"))?;
+    let scale = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        other => return Err(format!("unknown unit {other:?} in {s:?}: use s, m, h or d")),
+    };
+    let secs = n
+        .checked_mul(scale)
+        .ok_or_else(|| format!("{s:?} is too long"))?;
+    if secs < 86_400 {
+        return Err(format!("{s:?} is under 24h: keys are kept at least a day, so a client's retries are recognised"));
+    }
+    Ok(std::time::Duration::from_secs(secs))
 }
 
 /// A size: digits and an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB).
@@ -268,6 +296,7 @@ impl LimitFlags {
             max_memory: self.max_memory,
             player_rate: self.player_rate,
             anonymous_rate: self.anonymous_rate,
+            idempotency_ttl: self.idempotency_ttl,
             ..opts
         })
     }
@@ -555,5 +584,14 @@ mod tests {
         assert!(parse_bytes("4 parsecs").is_err());
         assert!(parse_bytes("99999999999TiB").is_err());
         assert!(parse_bytes("").is_err());
+    }
+
+    #[test]
+    fn ttls() {
+        use super::parse_ttl;
+        assert_eq!(parse_ttl("24h").map(|d| d.as_secs()), Ok(86_400));
+        assert_eq!(parse_ttl("2d").map(|d| d.as_secs()), Ok(172_800));
+        assert!(parse_ttl("1h").is_err());
+        assert!(parse_ttl("forever").is_err());
     }
 }

@@ -16,6 +16,10 @@ local S_SAME = 'same'
 local S_CONFLICT = 'conflict'
 local S_RULE_BROKEN = 'rule_broken'
 local S_OVER_BUDGET = 'over_budget'
+local S_APPLIED = 'applied'
+local S_REPLAYED = 'replayed'
+local S_KEY_REUSED = 'key_reused'
+local S_REFUSED = 'refused'
 
 -- Flags passed as ARGV: '1' true, '0' false.
 local TRUE = '1'

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use redis::Script;
 
 pub mod board;
+pub mod keyed;
 pub mod read;
 pub mod write;
 
@@ -17,12 +18,24 @@ fn with_common(body: &str) -> Script {
     Script::new(&format!("{COMMON}\n{body}"))
 }
 
+const WRITE_FN: &str = include_str!("write_fn.lua");
+const REMOVE_FN: &str = include_str!("remove_fn.lua");
+
 /// One write: retention check, operator, sequence, ZSET and indexes, period bookkeeping.
-pub static WRITE: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("write.lua")));
+pub static WRITE: LazyLock<Script> =
+    LazyLock::new(|| with_common(&format!("{WRITE_FN}\n{}", include_str!("write.lua"))));
 /// Member, page and around reads.
 pub static READ: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("read.lua")));
 /// Removing a member from a period.
-pub static REMOVE: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("remove.lua")));
+pub static REMOVE: LazyLock<Script> =
+    LazyLock::new(|| with_common(&format!("{REMOVE_FN}\n{}", include_str!("remove.lua"))));
+/// A write, batch, remove or create under an idempotency key, with the key's record.
+pub static KEYED: LazyLock<Script> = LazyLock::new(|| {
+    with_common(&format!(
+        "{WRITE_FN}\n{REMOVE_FN}\n{}",
+        include_str!("keyed.lua")
+    ))
+});
 /// Board create, drop, period listing and member counts.
 pub static BOARD: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("board.lua")));
 
@@ -55,6 +68,14 @@ pub mod status {
     pub const RULE_BROKEN: &[u8] = b"rule_broken";
     /// `write`: it would add a member while the memory budget is over.
     pub const OVER_BUDGET: &[u8] = b"over_budget";
+    /// `keyed`: applied; the answer follows.
+    pub const APPLIED: &[u8] = b"applied";
+    /// `keyed`: the key was used with the same request; the remembered answer follows.
+    pub const REPLAYED: &[u8] = b"replayed";
+    /// `keyed`: the key was used with another request.
+    pub const KEY_REUSED: &[u8] = b"key_reused";
+    /// `keyed`: an entry the server refused before the call; its code and message follow.
+    pub const REFUSED: &[u8] = b"refused";
 }
 
 /// A flag argument as the scripts read it (`TRUE` in `common.lua`).
@@ -85,6 +106,12 @@ mod tests {
             ("S_CREATED", status::CREATED),
             ("S_SAME", status::SAME),
             ("S_CONFLICT", status::CONFLICT),
+            ("S_RULE_BROKEN", status::RULE_BROKEN),
+            ("S_OVER_BUDGET", status::OVER_BUDGET),
+            ("S_APPLIED", status::APPLIED),
+            ("S_REPLAYED", status::REPLAYED),
+            ("S_KEY_REUSED", status::KEY_REUSED),
+            ("S_REFUSED", status::REFUSED),
         ] {
             let line = format!("local {name} = '{}'", String::from_utf8_lossy(word));
             assert!(COMMON.contains(&line), "common.lua lacks {line:?}");

@@ -22,6 +22,24 @@ pub struct PeriodTarget<'a> {
 }
 
 impl PeriodTarget<'_> {
+    /// The KEYS and ARGV of [`Self::invocation`], then `extra` arguments (the keyed
+    /// script runs the same function with them).
+    pub fn parts(&self, extra: &[&str]) -> (Vec<String>, Vec<String>) {
+        let mut keys = vec![self.keys.config(), self.keys.periods()];
+        keys.extend(
+            PERIOD_PARTS
+                .iter()
+                .map(|p| self.keys.period(&self.period.id, p)),
+        );
+        let mut args = vec![
+            self.config_text.to_owned(),
+            self.period.id.clone(),
+            flag(self.is_current).to_owned(),
+        ];
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        (keys, args)
+    }
+
     /// KEYS: cfg periods, then the period's z m meta d; ARGV: CONFIG PERIOD_ID IS_CURRENT.
     pub fn invocation(&self, script: &'static Script) -> ScriptInvocation<'static> {
         let mut inv = script.prepare_invoke();

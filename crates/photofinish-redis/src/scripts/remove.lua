@@ -1,16 +1,3 @@
--- Removes a member from one board-period. Keys and arguments: `RemoveCall` in
--- scripts/remove.rs.
-local K_CFG, K_PERIODS, K_Z, K_M, K_META, K_D = unpack(KEYS)
-local CONFIG, PERIOD_ID, IS_CURRENT, MEMBER = unpack(ARGV)
-
-local bad = check_config(K_CFG, CONFIG)
-if bad then return {bad} end
-if not period_exists(K_PERIODS, PERIOD_ID, IS_CURRENT) then return {S_PERIOD_NOT_FOUND} end
-local rec = redis.call('HGET', K_M, MEMBER)
-if not rec then return {S_MEMBER_NOT_FOUND} end
-local score, tb = parse_record(rec)
-redis.call('ZREM', K_Z, tb .. ':' .. MEMBER)
-redis.call('HDEL', K_M, MEMBER)
-redis.call('HDEL', K_META, MEMBER)
-dense_remove(K_Z, K_D, score)
-return {S_OK}
+-- Removes a member from one board-period. Keys and arguments: `PeriodTarget` and the
+-- member, in scripts/read.rs.
+return apply_remove(KEYS, ARGV)

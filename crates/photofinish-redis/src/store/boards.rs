@@ -18,7 +18,7 @@ use crate::scripts::status;
 
 impl RedisStore {
     /// Adds (`SADD`) or removes (`SREM`) `board` in the registry of board names.
-    async fn registry(&self, command: &str, board: &str) -> Result<(), BoardError> {
+    pub(super) async fn registry(&self, command: &str, board: &str) -> Result<(), BoardError> {
         self.conn
             .query::<i64>(
                 redis::cmd(command)
@@ -41,6 +41,29 @@ impl RedisStore {
         Ok(names)
     }
 
+    /// `too_many_boards` if creating `board` would pass the namespace's board limit.
+    pub(super) async fn check_board_limit(&self, board: &str) -> Result<(), BoardError> {
+        let Some(max) = self.max_boards else {
+            return Ok(());
+        };
+        let registry = layout::registry_key(&self.ns);
+        let count: u64 = self
+            .conn
+            .query(redis::cmd("SCARD").arg(&registry))
+            .await
+            .map_err(unavailable)?;
+        let known = count >= max
+            && self
+                .conn
+                .query::<bool>(redis::cmd("SISMEMBER").arg(&registry).arg(board))
+                .await
+                .map_err(unavailable)?;
+        if count >= max && !known {
+            return Err(BoardError::TooManyBoards(max));
+        }
+        Ok(())
+    }
+
     /// Creates a board; `Ok(true)` if new, `Ok(false)` if it exists with the same config.
     pub(super) async fn create(
         &self,
@@ -48,23 +71,7 @@ impl RedisStore {
         config: BoardConfig,
     ) -> Result<bool, BoardError> {
         config.validate()?;
-        if let Some(max) = self.max_boards {
-            let registry = layout::registry_key(&self.ns);
-            let count: u64 = self
-                .conn
-                .query(redis::cmd("SCARD").arg(&registry))
-                .await
-                .map_err(unavailable)?;
-            let known = count >= max
-                && self
-                    .conn
-                    .query::<bool>(redis::cmd("SISMEMBER").arg(&registry).arg(board))
-                    .await
-                    .map_err(unavailable)?;
-            if count >= max && !known {
-                return Err(BoardError::TooManyBoards(max));
-            }
-        }
+        self.check_board_limit(board).await?;
         let keys = self.keys(board);
         let config_text = layout::config_text(&config);
         let call = BoardCall::Create {

@@ -12,6 +12,7 @@
 //! - `service.rs`: the core's `Leaderboard` trait over these.
 
 mod boards;
+mod keyed;
 mod reads;
 mod service;
 mod writes;

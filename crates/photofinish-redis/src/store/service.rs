@@ -2,6 +2,7 @@
 //! operations (in `boards.rs`, `writes.rs`, `reads.rs`).
 
 use async_trait::async_trait;
+use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -19,6 +20,15 @@ impl Leaderboard for RedisStore {
 
     async fn health(&self) -> Option<String> {
         RedisStore::health(self).await
+    }
+
+    async fn keyed(
+        &self,
+        board: &str,
+        key: &IdempotencyKey,
+        op: Keyed,
+    ) -> Result<Replayable, BoardError> {
+        self.keyed_op(board, key, op).await
     }
 
     async fn memory_estimate(&self) -> Result<u64, BoardError> {

@@ -13,10 +13,10 @@ use crate::reply::Reply;
 use crate::scripts::{self, status, write::WriteCall};
 
 /// A write ready for the write script: its period, keys and arguments.
-struct PreparedWrite {
-    period: Period,
-    keys: Vec<String>,
-    args: Vec<String>,
+pub(super) struct PreparedWrite {
+    pub(super) period: Period,
+    pub(super) keys: Vec<String>,
+    pub(super) args: Vec<String>,
 }
 
 /// Where a pipelined batch may be run again one by one without reordering: `ran[i]` is
@@ -34,7 +34,7 @@ fn rerun_from(ran: &[Option<bool>]) -> Option<usize> {
 impl RedisStore {
     /// Everything the write script needs for `w`, checked on this side first (range,
     /// instant, the period window by the clock).
-    fn prepare_write(
+    pub(super) fn prepare_write(
         &self,
         cached: &CachedBoard,
         keys: &BoardKeys,
@@ -81,7 +81,7 @@ impl RedisStore {
     }
 
     /// The write script's answer: the outcome, or `None` if the cached config was stale.
-    fn parse_written(
+    pub(super) fn parse_written(
         cached: &CachedBoard,
         w: &WriteRequest,
         period: Period,

@@ -1,11 +1,14 @@
 //! `PUT/GET/DELETE /v1/boards/{board}`, `GET /v1/boards`, `GET /v1/boards/{board}/periods`.
 
+use crate::idempotency::{replayed, KeyedJson};
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_board_name;
+use photofinish_core::idempotency::Answer;
 use photofinish_core::view::BoardPatch;
+use photofinish_core::BoardError;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 use serde_json::Value;
 
@@ -101,10 +104,30 @@ pub async fn put_board(
     State(app): State<AppState>,
     Auth(id): Auth,
     PathParams(board): PathParams<String>,
-    JsonBody(body): JsonBody<BoardConfigBody>,
-) -> Result<impl IntoResponse, ApiError> {
+    KeyedJson(body, keyed): KeyedJson<BoardConfigBody>,
+) -> Result<Response, ApiError> {
     validate_board_name(&board)?;
     let config = config(body)?;
+    if let Some(keyed) = keyed {
+        let r = app
+            .gate
+            .keyed_create(&id.caller, &board, keyed, config)
+            .await?;
+        let Answer::Created { created, state } = r.answer else {
+            return Err(
+                BoardError::Unavailable(format!("the service answered {:?}", r.answer)).into(),
+            );
+        };
+        let status = if created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        };
+        return Ok(replayed(
+            (status, Json(board_view(state))).into_response(),
+            r.replayed,
+        ));
+    }
     let created = app.gate.create_board(&id.caller, &board, config).await?;
     let status = if created {
         StatusCode::CREATED
@@ -114,7 +137,8 @@ pub async fn put_board(
     Ok((
         status,
         Json(board_view(app.gate.board(&id.caller, &board).await?)),
-    ))
+    )
+        .into_response())
 }
 
 /// All boards.

@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::{validate_board_name, validate_member_name};
 use photofinish_core::{Around, ErrorCode};
@@ -10,6 +11,7 @@ use photofinish_core::{Around, ErrorCode};
 use crate::app::{page_view, raw_metadata, AppState};
 use crate::dto::{EntriesPage, MemberView};
 use crate::error::{ApiError, ErrorBody};
+use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{rfc3339_us, Auth, Params, PathParams};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 
@@ -49,15 +51,30 @@ pub async fn delete_member(
     Auth(id): Auth,
     PathParams((board, member)): PathParams<(String, String)>,
     q: Params,
-) -> Result<StatusCode, ApiError> {
+    KeyHeader(keyed): KeyHeader,
+) -> Result<Response, ApiError> {
     validate_member_name(&member)
         .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
     let period = q.period();
     validate_board_name(&board)?;
-    app.gate
-        .remove(&id.caller, &board, &member, &period)
-        .await?;
-    Ok(StatusCode::NO_CONTENT)
+    let was_replayed = match keyed {
+        None => {
+            app.gate
+                .remove(&id.caller, &board, &member, &period)
+                .await?;
+            false
+        }
+        Some(keyed) => {
+            app.gate
+                .keyed_remove(&id.caller, &board, keyed, &member, &period)
+                .await?
+                .replayed
+        }
+    };
+    Ok(replayed(
+        StatusCode::NO_CONTENT.into_response(),
+        was_replayed,
+    ))
 }
 
 /// The rows around a member; the window shifts at the top and bottom to keep its size.

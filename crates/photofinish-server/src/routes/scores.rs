@@ -1,8 +1,10 @@
 //! `POST /v1/boards/{board}/scores` and `POST /v1/boards/{board}/scores:batch`.
 
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardError;
 use serde_json::Value;
@@ -11,7 +13,8 @@ use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::WriteClaim;
-use crate::input::{self, rfc3339_us, Auth, JsonBody, PathParams};
+use crate::idempotency::{replayed, KeyedJson};
+use crate::input::{self, rfc3339_us, Auth, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
 
@@ -55,14 +58,29 @@ pub async fn post_score(
     State(app): State<AppState>,
     Auth(id): Auth,
     PathParams(board): PathParams<String>,
-    JsonBody(body): JsonBody<WriteBody>,
-) -> Result<Json<WriteResult>, ApiError> {
+    KeyedJson(body, keyed): KeyedJson<WriteBody>,
+) -> Result<Response, ApiError> {
     validate_board_name(&board)?;
     let target = app.gate.check_write_target(&id.caller, &board).await?;
     let w = request(body)?;
     let member = w.member.clone();
-    let written = app.gate.write(&target, w).await?;
-    Ok(Json(result(member, written)))
+    let Some(keyed) = keyed else {
+        let written = app.gate.write(&target, w).await?;
+        return Ok(Json(result(member, written)).into_response());
+    };
+    let r = app.gate.keyed_write(&target, keyed, w).await?;
+    match r.answer {
+        Answer::Written(written) => Ok(replayed(
+            Json(result(member, written)).into_response(),
+            r.replayed,
+        )),
+        other => Err(unexpected(&other)),
+    }
+}
+
+/// The error for an answer of the wrong kind (the service broke its contract).
+fn unexpected(answer: &Answer) -> ApiError {
+    BoardError::Unavailable(format!("the service answered {answer:?}")).into()
 }
 
 /// Submit up to 1000 scores, applied in order; each entry succeeds or fails on its own.
@@ -78,8 +96,8 @@ pub async fn post_batch(
     State(app): State<AppState>,
     Auth(id): Auth,
     PathParams(board): PathParams<String>,
-    JsonBody(body): JsonBody<BatchBody>,
-) -> Result<Json<BatchResult>, ApiError> {
+    KeyedJson(body, keyed): KeyedJson<BatchBody>,
+) -> Result<Response, ApiError> {
     validate_board_name(&board)?;
     let target = app.gate.check_write_target(&id.caller, &board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
@@ -110,11 +128,17 @@ pub async fn post_batch(
             Ok(member)
         })
         .collect();
-    let mut applied = app
-        .gate
-        .write_batch(&target, &claims, valid)
-        .await?
-        .into_iter();
+    let (applied, was_replayed) = match keyed {
+        None => (app.gate.write_batch(&target, &claims, valid).await?, false),
+        Some(keyed) => {
+            let r = app.gate.keyed_batch(&target, &claims, keyed, valid).await?;
+            match r.answer {
+                Answer::Batch(entries) => (entries, r.replayed),
+                other => return Err(unexpected(&other)),
+            }
+        }
+    };
+    let mut applied = applied.into_iter();
     let results = slots
         .into_iter()
         .map(|slot| {
@@ -130,5 +154,8 @@ pub async fn post_batch(
             }
         })
         .collect();
-    Ok(Json(BatchResult { results }))
+    Ok(replayed(
+        Json(BatchResult { results }).into_response(),
+        was_replayed,
+    ))
 }

@@ -8,6 +8,7 @@ mod bad_input;
 mod concurrency;
 mod differential;
 mod faults;
+mod idempotency;
 mod limits;
 mod periods;
 mod rates;

@@ -6,3 +6,4 @@ mod access;
 mod cli;
 mod conns;
 mod crash;
+mod retries;

@@ -1,0 +1,106 @@
+//! The HTTP side of idempotent requests (docs/SPEC.md §7): the `Idempotency-Key` header
+//! (1 to 255 printable ASCII characters, else 400 `invalid_idempotency_key`) and the
+//! request's fingerprint — SHA-256 of the method, the path with its query and the body —
+//! read by the extractors here; the answer of a replay carries `Idempotent-Replayed: true`
+//! ([`replayed`]). What a key means is the service's (`Leaderboard::keyed`); who may use
+//! it, and the one-at-a-time rule per key, the gate's.
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
+use axum::response::Response;
+use photofinish_core::idempotency::validate_key;
+use photofinish_core::ErrorCode;
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+use crate::input::parse_json;
+use crate::limits::MAX_BODY_BYTES;
+
+/// The request header naming a key.
+pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+/// The answer header of a replay.
+pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// A request's key and fingerprint.
+#[derive(Debug, Clone)]
+pub struct KeyedRequest {
+    /// The key.
+    pub key: String,
+    /// SHA-256 of method, path and query, body.
+    pub fingerprint: [u8; 32],
+}
+
+fn fingerprint(method: &Method, uri: &Uri, body: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(method.as_str());
+    h.update([0]);
+    h.update(uri.path_and_query().map_or(uri.path(), |p| p.as_str()));
+    h.update([0]);
+    h.update(body);
+    h.finalize().into()
+}
+
+/// The key the headers name, checked; `None` without one.
+fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(v) = headers.get(&IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let key = v.to_str().map_err(|_| {
+        ApiError::new(
+            ErrorCode::InvalidIdempotencyKey,
+            "Idempotency-Key must be printable ASCII",
+        )
+    })?;
+    validate_key(key).map_err(|m| ApiError::new(ErrorCode::InvalidIdempotencyKey, m))?;
+    Ok(Some(key.to_owned()))
+}
+
+/// A JSON body (at most [`MAX_BODY_BYTES`]) parsed into `T`, and the request's key.
+pub struct KeyedJson<T>(pub T, pub Option<KeyedRequest>);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for KeyedJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        let key = key_of(&parts.headers)?;
+        let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    ErrorCode::BodyTooLarge,
+                    format!("request body is over the {MAX_BODY_BYTES}-byte limit"),
+                )
+            })?;
+        let keyed = key.map(|key| KeyedRequest {
+            fingerprint: fingerprint(&parts.method, &parts.uri, &body),
+            key,
+        });
+        Ok(KeyedJson(parse_json(&body)?, keyed))
+    }
+}
+
+/// The key of a request without a body (a member delete).
+pub struct KeyHeader(pub Option<KeyedRequest>);
+
+impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        Ok(KeyHeader(key_of(&parts.headers)?.map(|key| KeyedRequest {
+            fingerprint: fingerprint(&parts.method, &parts.uri, b""),
+            key,
+        })))
+    }
+}
+
+/// Marks `resp` as a replay when `replayed`.
+pub fn replayed(mut resp: Response, replayed: bool) -> Response {
+    if replayed {
+        resp.headers_mut()
+            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+    }
+    resp
+}
