@@ -6,6 +6,8 @@
 # sends writes (callgrind_control -i on/off), and prints instructions per request.
 #
 # Usage: bench/auth_instructions.sh [DURATION] [MEMBERS] [PLAYERS]   (defaults 20s 2000 1000)
+# SET=idempotency: instead, writes without a key (padded to the same size) against writes
+# each carrying a fresh Idempotency-Key (docs/BENCHMARKS.md §8).
 # Needs the release builds bench/auth.sh needs, valgrind, wrk, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,9 @@ VG=""
 trap '[ -n "$VG" ] && kill $VG 2>/dev/null; rm -rf "$WORK"' EXIT
 ADMIN=$($BIN key new --keys "$WORK/keys.json" --name admin --scope admin)
 WRITE=$($BIN key new --keys "$WORK/keys.json" --name game --scope write)
-target/release/examples/player_tokens "$PLAYERS" > "$WORK/tokens"
+if [ "${SET:-credentials}" = credentials ]; then
+  target/release/examples/player_tokens "$PLAYERS" > "$WORK/tokens"
+fi
 JWT=(--jwt-key crates/photofinish-server/tests/it/fixtures/es256-public.pem)
 
 measure() { # label, env for wrk, serve flags (an open server ignores the admin token)
@@ -46,6 +50,11 @@ measure() { # label, env for wrk, serve flags (an open server ignores the admin 
 }
 
 KEYS=(--keys "$WORK/keys.json")
+if [ "${SET:-credentials}" = idempotency ]; then
+  measure "no key, key-size pad" "PF_PAD=34"
+  measure "Idempotency-Key each" "PF_IDEM=1"
+  exit 0
+fi
 measure "no credential (open)" "PF_X=1"
 measure "API key" "PF_TOKEN=$WRITE" "${KEYS[@]}"
 measure "player ES256 token" "PF_TOKENS=$WORK/tokens" "${KEYS[@]}" "${JWT[@]}"

@@ -4,10 +4,14 @@
 -- PF_TOKEN: send `Authorization: Bearer PF_TOKEN` (an API key). PF_TOKENS: a file whose
 -- line i+1 is member i's player token; each request then carries its member's own token.
 -- PF_PAD: add an `X-Pad` header of that many bytes (to compare requests of equal size).
+-- PF_IDEM=1: each request carries its own `Idempotency-Key` (a random prefix per thread and
+-- a counter: 24 bytes, never repeated).
 local n = tonumber(os.getenv("PF_N") or "1000000")
 local board = os.getenv("PF_BOARD") or "bench"
 local token = os.getenv("PF_TOKEN")
 local tokens_file = os.getenv("PF_TOKENS")
+local idem = os.getenv("PF_IDEM") == "1"
+local idem_prefix, idem_count = nil, 0
 math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
 local head, tail, tokens
 init = function()
@@ -22,11 +26,16 @@ init = function()
     n = math.min(n, #tokens)
   end
   tail = "Content-Length: "
+  idem_prefix = string.format("%08x", math.random(0, 0x7fffffff))
 end
 request = function()
   local i = math.random(0, n - 1)
   local body = string.format('{"member":"player%010d","score":%d}', i, math.random(1, 100))
   local auth = ""
   if tokens then auth = "Authorization: Bearer " .. tokens[i + 1] .. "\r\n" end
+  if idem then
+    idem_count = idem_count + 1
+    auth = auth .. "Idempotency-Key: " .. idem_prefix .. string.format("%016d", idem_count) .. "\r\n"
+  end
   return head .. auth .. tail .. #body .. "\r\n\r\n" .. body
 end

@@ -71,6 +71,55 @@ enum Internal {
         #[arg(long, default_value = "everysec")]
         fsync: String,
     },
+    /// Heap bytes per remembered idempotency key in the embedded store's table (counted
+    /// by the allocator), for N keys of single writes.
+    #[command(name = "idempotency-memory")]
+    IdempotencyMemory {
+        #[arg(long, default_value_t = 1_000_000)]
+        keys: u64,
+    },
+}
+
+/// Fills the embedded store's idempotency table with `n` keys, each the answer of one write
+/// (what a keyed submit remembers), and prints the heap bytes per key.
+fn idempotency_memory(n: u64) {
+    use photofinish_core::idempotency::Answer;
+    use photofinish_core::view::WriteOutcome;
+    use photofinish_store::idempotency::{key_hash, Remembered, Table};
+    let before = alloc::live_bytes();
+    let mut table = Table::new(usize::try_from(n).unwrap_or(usize::MAX));
+    for i in 0..n {
+        let id = format!("key:game\u{1}bench\u{1}{i:08x}-{:016}", i * 7);
+        let answer = Answer::Written(WriteOutcome {
+            outcome: photofinish_core::Outcome {
+                score: i as i64,
+                rank: i + 1,
+                reached_at_us: 1_700_000_000_000_000 + i as i64,
+                changed: true,
+            },
+            period: photofinish_core::Period {
+                id: "2026-W48".into(),
+                start_us: 0,
+                end_us: 1,
+            },
+        });
+        let fingerprint = [(i % 251) as u8; 16];
+        let expires_us = 1_800_000_000_000_000 + i as i64;
+        table.insert(
+            key_hash(&id),
+            Remembered {
+                fingerprint,
+                expires_us,
+                answer,
+            },
+        );
+    }
+    let bytes = alloc::live_bytes().saturating_sub(before);
+    println!(
+        "{n} keys: {bytes} heap bytes, {:.0} bytes per remembered key",
+        bytes as f64 / n as f64
+    );
+    drop(table);
 }
 
 async fn serve(
@@ -194,6 +243,10 @@ fn main() -> std::process::ExitCode {
             storage,
             ref fsync,
         }) => runtime.block_on(serve(data_dir, storage, fsync)),
+        Some(Internal::IdempotencyMemory { keys }) => {
+            idempotency_memory(keys);
+            Ok(())
+        }
         None => runtime.block_on(run(args)),
     };
     match result {

@@ -87,8 +87,8 @@ pub enum Answer {
     Created {
         /// New, or the same config existed.
         created: bool,
-        /// The board at that moment.
-        state: BoardState,
+        /// The board at that moment (boxed: the common answers stay small).
+        state: Box<BoardState>,
     },
 }
 

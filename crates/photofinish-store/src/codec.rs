@@ -126,6 +126,14 @@ impl<'a> Dec<'a> {
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
+    /// 16 bytes.
+    pub fn array16(&mut self) -> Result<[u8; 16], DecodeError> {
+        self.array::<16>()
+    }
+    /// A little-endian u128.
+    pub fn u128(&mut self) -> Result<u128, DecodeError> {
+        self.array16().map(u128::from_le_bytes)
+    }
     /// One byte.
     pub fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.array::<1>()?[0])

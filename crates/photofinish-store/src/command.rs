@@ -77,10 +77,12 @@ pub enum Command {
 /// What a keyed command is logged with (docs/SPEC.md §7).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {
-    /// The key's identity: scope, board, key ([`photofinish_core::idempotency::IdempotencyKey::id`]).
-    pub id: String,
-    /// SHA-256 of the request.
-    pub fingerprint: [u8; 32],
+    /// The key's identity: scope, board and key
+    /// ([`photofinish_core::idempotency::IdempotencyKey::id`]), hashed
+    /// ([`crate::idempotency::key_hash`]).
+    pub id: u128,
+    /// The request's fingerprint ([`crate::idempotency::short_fingerprint`]).
+    pub fingerprint: [u8; 16],
     /// How long it is kept, µs.
     pub ttl_us: i64,
     /// The writer's clock when the command was sequenced (stamped at commit): the key
@@ -174,7 +176,7 @@ impl Command {
             }
             Command::Keyed { key, batch, cmds } => {
                 e.u8(KEYED);
-                e.str(&key.id);
+                e.0.extend_from_slice(&key.id.to_le_bytes());
                 e.0.extend_from_slice(&key.fingerprint);
                 e.i64(key.ttl_us);
                 e.i64(key.now_us);
@@ -212,12 +214,9 @@ impl Command {
     fn decode_from(d: &mut Dec<'_>) -> Result<Command, DecodeError> {
         let cmd = match d.u8()? {
             KEYED => {
-                let id = d.str()?;
-                let mut fingerprint = [0u8; 32];
-                fingerprint.copy_from_slice(d.take(32)?);
                 let key = KeyRecord {
-                    id,
-                    fingerprint,
+                    id: d.u128()?,
+                    fingerprint: d.array16()?,
                     ttl_us: d.i64()?,
                     now_us: d.i64()?,
                 };
@@ -357,8 +356,8 @@ mod tests {
             },
             Command::Keyed {
                 key: KeyRecord {
-                    id: "key:ci\u{1}b\u{1}retry-1".into(),
-                    fingerprint: [9; 32],
+                    id: crate::idempotency::key_hash("key:ci\u{1}b\u{1}retry-1"),
+                    fingerprint: [9; 16],
                     ttl_us: 86_400_000_000,
                     now_us: 77,
                 },

@@ -14,11 +14,25 @@ use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
 
 use crate::codec::{Dec, DecodeError, Enc};
 
+/// A key's identity in the table and the log: the first 16 bytes of SHA-256 of
+/// `IdempotencyKey::id` (scope, board, key) — fixed size, no allocation, and a collision
+/// as likely as guessing a 128-bit secret.
+pub fn key_hash(id: &str) -> u128 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(id.as_bytes());
+    u128::from_le_bytes(d[..16].try_into().unwrap_or_default())
+}
+
+/// A request fingerprint as the log and table keep it: its first 16 bytes.
+pub fn short_fingerprint(fp: &[u8; 32]) -> [u8; 16] {
+    fp[..16].try_into().unwrap_or_default()
+}
+
 /// One remembered key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Remembered {
-    /// SHA-256 of the request it answered.
-    pub fingerprint: [u8; 32],
+    /// The request it answered ([`short_fingerprint`]).
+    pub fingerprint: [u8; 16],
     /// When it may be forgotten, µs since the epoch.
     pub expires_us: i64,
     /// The answer.
@@ -28,8 +42,8 @@ pub struct Remembered {
 /// The table. See the module docs.
 #[derive(Debug)]
 pub struct Table {
-    keys: HashMap<String, Remembered>,
-    by_expiry: BTreeSet<(i64, String)>,
+    keys: HashMap<u128, Remembered>,
+    by_expiry: BTreeSet<(i64, u128)>,
     max_keys: usize,
 }
 
@@ -71,15 +85,15 @@ impl Table {
         }
     }
 
-    /// The key `id`, if remembered.
-    pub fn get(&self, id: &str) -> Option<&Remembered> {
-        self.keys.get(id)
+    /// The key `id` ([`key_hash`]), if remembered.
+    pub fn get(&self, id: u128) -> Option<&Remembered> {
+        self.keys.get(&id)
     }
 
     /// Remembers `id`; at the bound, the key expiring first goes.
-    pub fn insert(&mut self, id: String, r: Remembered) {
+    pub fn insert(&mut self, id: u128, r: Remembered) {
         if let Some(old) = self.keys.remove(&id) {
-            self.by_expiry.remove(&(old.expires_us, id.clone()));
+            self.by_expiry.remove(&(old.expires_us, id));
         }
         while self.keys.len() >= self.max_keys {
             match self.by_expiry.pop_first() {
@@ -89,15 +103,15 @@ impl Table {
                 None => break,
             }
         }
-        self.by_expiry.insert((r.expires_us, id.clone()));
+        self.by_expiry.insert((r.expires_us, id));
         self.keys.insert(id, r);
     }
 
     /// Every key, in expiry order (snapshots).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Remembered)> {
+    pub fn iter(&self) -> impl Iterator<Item = (u128, &Remembered)> {
         self.by_expiry
             .iter()
-            .filter_map(|(_, id)| self.keys.get(id).map(|r| (id.as_str(), r)))
+            .filter_map(|(_, id)| self.keys.get(id).map(|r| (*id, r)))
     }
 }
 
@@ -141,8 +155,8 @@ fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
 }
 
 /// Appends a remembered key (snapshots).
-pub fn encode(e: &mut Enc, id: &str, r: &Remembered) {
-    e.str(id);
+pub fn encode(e: &mut Enc, id: u128, r: &Remembered) {
+    e.0.extend_from_slice(&id.to_le_bytes());
     e.0.extend_from_slice(&r.fingerprint);
     e.i64(r.expires_us);
     match &r.answer {
@@ -180,10 +194,9 @@ pub fn encode(e: &mut Enc, id: &str, r: &Remembered) {
 }
 
 /// Reads a remembered key written by [`encode`].
-pub fn decode(d: &mut Dec<'_>) -> Result<(String, Remembered), DecodeError> {
-    let id = d.str()?;
-    let mut fingerprint = [0u8; 32];
-    fingerprint.copy_from_slice(d.take(32)?);
+pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
+    let id = d.u128()?;
+    let fingerprint = d.array16()?;
     let expires_us = d.i64()?;
     let answer = match d.u8()? {
         WRITTEN => Answer::Written(dec_written(d)?),
@@ -208,12 +221,12 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(String, Remembered), DecodeError> {
         REMOVED => Answer::Removed,
         CREATED => Answer::Created {
             created: d.u8()? != 0,
-            state: BoardState {
+            state: Box::new(BoardState {
                 name: d.str()?,
                 config: d.config2()?,
                 current: dec_period(d)?,
                 members: d.u64()?,
-            },
+            }),
         },
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
@@ -233,7 +246,7 @@ mod tests {
 
     fn remembered(expires_us: i64) -> Remembered {
         Remembered {
-            fingerprint: [7; 32],
+            fingerprint: [7; 16],
             expires_us,
             answer: Answer::Removed,
         }
@@ -242,12 +255,12 @@ mod tests {
     #[test]
     fn keys_expire_in_order_and_the_bound_holds() {
         let mut t = Table::new(2);
-        t.insert("a".into(), remembered(10));
-        t.insert("b".into(), remembered(20));
-        t.insert("c".into(), remembered(30)); // "a" goes early
-        assert!(t.get("a").is_none() && t.get("b").is_some() && t.get("c").is_some());
+        t.insert(1, remembered(10));
+        t.insert(2, remembered(20));
+        t.insert(3, remembered(30)); // 1 goes early
+        assert!(t.get(1).is_none() && t.get(2).is_some() && t.get(3).is_some());
         t.expire(20);
-        assert!(t.get("b").is_none());
+        assert!(t.get(2).is_none());
         assert_eq!(t.len(), 1);
     }
 
@@ -279,12 +292,12 @@ mod tests {
             Answer::Removed,
             Answer::Created {
                 created: true,
-                state: BoardState {
+                state: Box::new(BoardState {
                     name: "b".into(),
                     config: photofinish_core::BoardConfig::default(),
                     current: period,
                     members: 0,
-                },
+                }),
             },
         ] {
             let r = Remembered {
@@ -292,9 +305,9 @@ mod tests {
                 ..remembered(9)
             };
             let mut e = Enc::default();
-            encode(&mut e, "id", &r);
+            encode(&mut e, u128::MAX - 5, &r);
             let mut d = Dec::new(&e.0);
-            assert_eq!(decode(&mut d).expect("decodes"), ("id".to_owned(), r));
+            assert_eq!(decode(&mut d).expect("decodes"), (u128::MAX - 5, r));
             assert!(d.is_done());
         }
     }

@@ -19,6 +19,7 @@ use photofinish_core::{
 };
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
+use crate::idempotency::{key_hash, short_fingerprint};
 use crate::state::{board_state_at, read_lock, Applied};
 use crate::writer::Store;
 
@@ -318,11 +319,12 @@ impl Leaderboard for Store {
         key: &IdempotencyKey,
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
-        let id = key.id(board);
+        let id = key_hash(&key.id(board));
+        let fingerprint = short_fingerprint(&key.fingerprint);
         // A key already remembered is answered without the log.
-        if let Some(r) = self.state().idempotency().get(&id) {
+        if let Some(r) = self.state().idempotency().get(id) {
             if r.expires_us > self.now_us() {
-                return if r.fingerprint == key.fingerprint {
+                return if r.fingerprint == fingerprint {
                     Ok(Replayable {
                         answer: r.answer.clone(),
                         replayed: true,
@@ -363,14 +365,20 @@ impl Leaderboard for Store {
         let cmd = Command::Keyed {
             key: KeyRecord {
                 id,
-                fingerprint: key.fingerprint,
+                fingerprint,
                 ttl_us: key.ttl_us,
                 now_us: 0,
             },
             batch,
             cmds,
         };
-        match self.execute(cmd, false).await? {
+        let applied = self.execute(cmd, false).await.map_err(|e| match e {
+            BoardError::IdempotencyKeyReused(_) => {
+                BoardError::IdempotencyKeyReused(key.key.clone())
+            }
+            e => e,
+        })?;
+        match applied {
             Applied::Keyed(answer) => Ok(Replayable {
                 answer,
                 replayed: false,

@@ -218,13 +218,12 @@ impl State {
     ) -> Result<Applied, BoardError> {
         let mut table = self.idempotency();
         table.expire(key.now_us);
-        if let Some(r) = table.get(&key.id) {
+        if let Some(r) = table.get(key.id) {
+            // The key's text is not logged (only its hash): the service names it.
             return if r.fingerprint == key.fingerprint {
                 Ok(Applied::Replayed(r.answer.clone()))
             } else {
-                Err(BoardError::IdempotencyKeyReused(
-                    key.id.rsplit('\u{1}').next().unwrap_or_default().to_owned(),
-                ))
+                Err(BoardError::IdempotencyKeyReused(String::new()))
             };
         }
         // The checks by the clock that unkeyed commands get before they are logged run
@@ -261,7 +260,10 @@ impl State {
                 let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
                 let handle = self.require(board)?;
                 let state = board_state_at(board, &read_lock(&handle), key.now_us)?;
-                Answer::Created { created, state }
+                Answer::Created {
+                    created,
+                    state: Box::new(state),
+                }
             }
             other => {
                 return Err(BoardError::InvalidEntries(format!(
@@ -271,7 +273,7 @@ impl State {
             }
         };
         table.insert(
-            key.id.clone(),
+            key.id,
             Remembered {
                 fingerprint: key.fingerprint,
                 expires_us: key.now_us.saturating_add(key.ttl_us),

@@ -288,7 +288,10 @@ impl RedisStore {
         self.registry("SADD", board).await?;
         self.remember(board, stored_config, stored)?;
         Ok(Replayable {
-            answer: Answer::Created { created, state },
+            answer: Answer::Created {
+                created,
+                state: Box::new(state),
+            },
             replayed,
         })
     }

@@ -124,7 +124,7 @@ pub async fn put_board(
             StatusCode::OK
         };
         return Ok(replayed(
-            (status, Json(board_view(state))).into_response(),
+            (status, Json(board_view(*state))).into_response(),
             r.replayed,
         ));
     }
