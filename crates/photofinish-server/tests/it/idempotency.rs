@@ -316,7 +316,57 @@ async fn keys_expire(kind: Kind) {
     s.stop().await;
 }
 
+async fn keys_are_scoped_per_credential(kind: Kind) {
+    use photofinish_core::access::Scope;
+    use photofinish_server::auth::keys;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (a_key, a) = keys::new_key("a", Scope::Admin, vec![], None, "t".into()).expect("key");
+    let (b_key, b) = keys::new_key("b", Scope::Write, vec![], None, "t".into()).expect("key");
+    let file = dir.path().join("keys.json");
+    keys::write_file(&file, vec![a_key, b_key]).expect("keys file");
+    let s = Server::start_configured(kind, |o| ServeOptions {
+        keys: Some(file),
+        ..o
+    })
+    .await;
+    let post = |token: String| {
+        let base = s.base.clone();
+        async move {
+            let resp = reqwest::Client::new()
+                .post(format!("{base}/v1/boards/shared/scores"))
+                .bearer_auth(token)
+                .header("Idempotency-Key", "same-key")
+                .json(&json!({"member": "m", "score": 1}))
+                .send()
+                .await
+                .expect("post");
+            (
+                resp.status().as_u16(),
+                resp.headers().contains_key("idempotent-replayed"),
+            )
+        }
+    };
+    let (a, b) = (a.expose().to_owned(), b.expose().to_owned());
+    let put = s
+        .call_as(Some(&a), Method::PUT, "/v1/boards/shared", Some(json!({})))
+        .await;
+    assert_eq!(put.0, 201);
+    assert_eq!(post(a.clone()).await, (200, false));
+    assert_eq!(
+        post(b.clone()).await,
+        (200, false),
+        "another credential's key is its own"
+    );
+    assert_eq!(post(b).await, (200, true));
+    let m = s
+        .call_as(Some(&a), Method::GET, "/v1/boards/shared/members/m", None)
+        .await;
+    assert_eq!(m.1["score"], 2);
+    s.stop().await;
+}
+
 conformance!(
+    keys_are_scoped_per_credential,
     a_repeat_answers_the_first_answer_and_applies_nothing,
     refusals_are_not_remembered_and_bad_keys_are_400,
     concurrent_duplicates_apply_once,

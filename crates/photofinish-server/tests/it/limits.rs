@@ -191,6 +191,19 @@ async fn over_the_memory_budget_only_new_members_are_refused(kind: Kind) {
         "insufficient_storage",
     );
     assert_eq!(entries(&s, "m").await, before);
+    // In a batch only the entry adding a member is refused.
+    let (status, batch) = s
+        .post(
+            "/v1/boards/m/scores:batch",
+            json!({"entries": [{"member": "first", "score": 1}, {"member": "newcomer", "score": 1}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{batch}");
+    assert_eq!(batch["results"][0]["score"], 2, "{batch}");
+    assert_eq!(
+        batch["results"][1]["error"]["code"], "insufficient_storage",
+        "{batch}"
+    );
     // Existing members update; reads go on; the gauges show why.
     let (status, updated) = s
         .post(
@@ -198,7 +211,7 @@ async fn over_the_memory_budget_only_new_members_are_refused(kind: Kind) {
             json!({"member": "first", "score": 5}),
         )
         .await;
-    assert_eq!((status.as_u16(), &updated["score"]), (200, &json!(6)));
+    assert_eq!((status.as_u16(), &updated["score"]), (200, &json!(7)));
     assert_eq!(s.get("/v1/boards/m/entries").await.0, 200);
     let metrics = s.get("/metrics").await;
     let text = metrics.1.as_str().map(str::to_owned).unwrap_or_default();
