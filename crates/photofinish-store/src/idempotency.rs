@@ -45,7 +45,13 @@ pub struct Table {
     keys: HashMap<u128, Remembered>,
     by_expiry: BTreeSet<(i64, u128)>,
     max_keys: usize,
+    /// Keys forgotten before they expired, because the table was full.
+    evicted_early: u64,
 }
+
+/// Heap bytes one remembered key of a single write takes, measured at a million keys
+/// (docs/BENCHMARKS.md §8): counted in the memory estimate.
+pub const BYTES_PER_KEY: u64 = 310;
 
 impl Default for Table {
     fn default() -> Self {
@@ -60,6 +66,7 @@ impl Table {
             keys: HashMap::new(),
             by_expiry: BTreeSet::new(),
             max_keys: max_keys.max(1),
+            evicted_early: 0,
         }
     }
 
@@ -99,6 +106,14 @@ impl Table {
             match self.by_expiry.pop_first() {
                 Some((_, victim)) => {
                     self.keys.remove(&victim);
+                    if self.evicted_early.is_multiple_of(100_000) {
+                        tracing::warn!(
+                            max_keys = self.max_keys,
+                            evicted_early = self.evicted_early + 1,
+                            "idempotency table full: keys are forgotten before they expire, oldest first"
+                        );
+                    }
+                    self.evicted_early += 1;
                 }
                 None => break,
             }

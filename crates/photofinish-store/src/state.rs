@@ -91,12 +91,14 @@ impl State {
     }
 
     /// An estimate of the data's size in memory, bytes: every ranking's structures and
-    /// metadata (docs/SPEC.md §7, `--max-memory`).
+    /// metadata, and the remembered idempotency keys (docs/SPEC.md §7, `--max-memory`).
     pub fn estimated_bytes(&self) -> u64 {
-        self.boards()
+        let boards: u64 = self
+            .boards()
             .iter()
             .map(|(name, b)| name.len() as u64 + read_lock(b).estimated_bytes())
-            .sum()
+            .sum();
+        boards + self.idempotency().len() as u64 * crate::idempotency::BYTES_PER_KEY
     }
 
     /// The remembered idempotency keys.
