@@ -6,7 +6,8 @@
 //! it (docs/format.md). Expired keys go as later commands pass their instant; past
 //! `max_keys` the key expiring first is forgotten early, so memory stays bounded.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{BoardState, WriteOutcome};
@@ -39,11 +40,33 @@ pub struct Remembered {
     pub answer: Answer,
 }
 
-/// The table. See the module docs.
+/// Hashes a key hash: its low 64 bits (already uniform — it comes from SHA-256).
+#[derive(Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
+
+/// The table. See the module docs. Keys are kept in insertion order, which is expiry order
+/// while the lifetime stays the same (after a restart with a shorter one, a key may stay a
+/// little past its expiry in the queue; lookups check the expiry themselves).
 #[derive(Debug)]
 pub struct Table {
-    keys: HashMap<u128, Remembered>,
-    by_expiry: BTreeSet<(i64, u128)>,
+    keys: HashMap<u128, Remembered, BuildHasherDefault<KeyHasher>>,
+    /// (expiry, key) in insertion order; an entry whose expiry no longer matches the map's
+    /// (the key was remembered again) is skipped.
+    order: VecDeque<(i64, u128)>,
     max_keys: usize,
     /// Keys forgotten before they expired, because the table was full.
     evicted_early: u64,
@@ -63,8 +86,8 @@ impl Table {
     /// An empty table keeping at most `max_keys` keys.
     pub fn new(max_keys: usize) -> Self {
         Self {
-            keys: HashMap::new(),
-            by_expiry: BTreeSet::new(),
+            keys: HashMap::default(),
+            order: VecDeque::new(),
             max_keys: max_keys.max(1),
             evicted_early: 0,
         }
@@ -80,53 +103,60 @@ impl Table {
         self.keys.is_empty()
     }
 
-    /// Forgets every key expired at `now_us`.
+    /// Forgets every key expired at `now_us` (from the front of the queue).
     pub fn expire(&mut self, now_us: i64) {
-        while let Some((at, _)) = self.by_expiry.first() {
-            if *at > now_us {
+        while let Some(&(at, id)) = self.order.front() {
+            if at > now_us {
                 break;
             }
-            if let Some((_, id)) = self.by_expiry.pop_first() {
-                self.keys.remove(&id);
-            }
+            self.order.pop_front();
+            self.forget_if_current(at, id);
         }
     }
 
-    /// The key `id` ([`key_hash`]), if remembered.
-    pub fn get(&self, id: u128) -> Option<&Remembered> {
-        self.keys.get(&id)
+    /// Removes `id` if the queue entry `(at, id)` is its current one.
+    fn forget_if_current(&mut self, at: i64, id: u128) -> bool {
+        if self.keys.get(&id).is_some_and(|r| r.expires_us == at) {
+            self.keys.remove(&id);
+            return true;
+        }
+        false
     }
 
-    /// Remembers `id`; at the bound, the key expiring first goes.
+    /// The key `id` ([`key_hash`]), if remembered and not expired at `now_us`.
+    pub fn get(&self, id: u128, now_us: i64) -> Option<&Remembered> {
+        self.keys.get(&id).filter(|r| r.expires_us > now_us)
+    }
+
+    /// Remembers `id`; at the bound, the key remembered first goes.
     pub fn insert(&mut self, id: u128, r: Remembered) {
-        if let Some(old) = self.keys.remove(&id) {
-            self.by_expiry.remove(&(old.expires_us, id));
-        }
-        while self.keys.len() >= self.max_keys {
-            match self.by_expiry.pop_first() {
-                Some((_, victim)) => {
-                    self.keys.remove(&victim);
-                    if self.evicted_early.is_multiple_of(100_000) {
-                        tracing::warn!(
-                            max_keys = self.max_keys,
-                            evicted_early = self.evicted_early + 1,
-                            "idempotency table full: keys are forgotten before they expire, oldest first"
-                        );
-                    }
-                    self.evicted_early += 1;
+        self.order.push_back((r.expires_us, id));
+        self.keys.insert(id, r);
+        while self.keys.len() > self.max_keys {
+            let Some((at, victim)) = self.order.pop_front() else {
+                break;
+            };
+            if self.forget_if_current(at, victim) {
+                if self.evicted_early.is_multiple_of(100_000) {
+                    tracing::warn!(
+                        max_keys = self.max_keys,
+                        evicted_early = self.evicted_early + 1,
+                        "idempotency table full: keys are forgotten before they expire, oldest first"
+                    );
                 }
-                None => break,
+                self.evicted_early += 1;
             }
         }
-        self.by_expiry.insert((r.expires_us, id));
-        self.keys.insert(id, r);
     }
 
-    /// Every key, in expiry order (snapshots).
+    /// Every key, oldest first (snapshots).
     pub fn iter(&self) -> impl Iterator<Item = (u128, &Remembered)> {
-        self.by_expiry
-            .iter()
-            .filter_map(|(_, id)| self.keys.get(id).map(|r| (*id, r)))
+        self.order.iter().filter_map(|(at, id)| {
+            self.keys
+                .get(id)
+                .filter(|r| r.expires_us == *at)
+                .map(|r| (*id, r))
+        })
     }
 }
 
@@ -273,9 +303,10 @@ mod tests {
         t.insert(1, remembered(10));
         t.insert(2, remembered(20));
         t.insert(3, remembered(30)); // 1 goes early
-        assert!(t.get(1).is_none() && t.get(2).is_some() && t.get(3).is_some());
+        assert!(t.get(1, 0).is_none() && t.get(2, 0).is_some() && t.get(3, 0).is_some());
+        assert!(t.get(3, 30).is_none(), "expired at its instant");
         t.expire(20);
-        assert!(t.get(2).is_none());
+        assert!(t.get(2, 0).is_none());
         assert_eq!(t.len(), 1);
     }
 

@@ -322,17 +322,15 @@ impl Leaderboard for Store {
         let id = key_hash(&key.id(board));
         let fingerprint = short_fingerprint(&key.fingerprint);
         // A key already remembered is answered without the log.
-        if let Some(r) = self.state().idempotency().get(id) {
-            if r.expires_us > self.now_us() {
-                return if r.fingerprint == fingerprint {
-                    Ok(Replayable {
-                        answer: r.answer.clone(),
-                        replayed: true,
-                    })
-                } else {
-                    Err(BoardError::IdempotencyKeyReused(key.key.clone()))
-                };
-            }
+        if let Some(r) = self.state().idempotency().get(id, self.now_us()) {
+            return if r.fingerprint == fingerprint {
+                Ok(Replayable {
+                    answer: r.answer.clone(),
+                    replayed: true,
+                })
+            } else {
+                Err(BoardError::IdempotencyKeyReused(key.key.clone()))
+            };
         }
         let (batch, cmds) = match op {
             Keyed::Write(w) => (false, vec![Self::keyed_write(board, w)]),

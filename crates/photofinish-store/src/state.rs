@@ -220,7 +220,7 @@ impl State {
     ) -> Result<Applied, BoardError> {
         let mut table = self.idempotency();
         table.expire(key.now_us);
-        if let Some(r) = table.get(key.id) {
+        if let Some(r) = table.get(key.id, key.now_us) {
             // The key's text is not logged (only its hash): the service names it.
             return if r.fingerprint == key.fingerprint {
                 Ok(Applied::Replayed(r.answer.clone()))
