@@ -74,7 +74,7 @@ pub struct Table {
 
 /// Heap bytes one remembered key of a single write takes, measured at a million keys
 /// (docs/BENCHMARKS.md §8): counted in the memory estimate.
-pub const BYTES_PER_KEY: u64 = 310;
+pub const BYTES_PER_KEY: u64 = 280;
 
 impl Default for Table {
     fn default() -> Self {
