@@ -219,6 +219,15 @@ impl Registered {
     pub fn conn(&self) -> &Arc<Conn> {
         &self.conn
     }
+
+    /// Drives `conn` (the connection being served) until it ends or its watchdog closes it
+    /// (dropping it closes the socket); then the registration ends.
+    pub async fn run(self, conn: impl std::future::Future) {
+        tokio::select! {
+            _ = conn => {}
+            () = self.conn.watchdog() => {}
+        }
+    }
 }
 
 impl Drop for Registered {

@@ -164,11 +164,7 @@ impl Gate {
         request: KeyedRequest,
         w: WriteRequest,
     ) -> Result<Replayable, BoardError> {
-        target.authorize(Some(&w.member), w.at_us.is_some())?;
-        let w = WriteRequest {
-            over_budget: self.over_budget(),
-            ..w
-        };
+        let w = self.admit_write(target, w)?;
         self.keyed(target.caller, target.board, request, Keyed::Write(w))
             .await
     }
@@ -181,14 +177,7 @@ impl Gate {
         request: KeyedRequest,
         writes: Vec<WriteRequest>,
     ) -> Result<Replayable, BoardError> {
-        for claim in claims {
-            target.authorize(claim.member.as_deref(), claim.with_at)?;
-        }
-        let over_budget = self.over_budget();
-        let writes = writes
-            .into_iter()
-            .map(|w| WriteRequest { over_budget, ..w })
-            .collect();
+        let writes = self.admit_batch(target, claims, writes)?;
         self.keyed(target.caller, target.board, request, Keyed::Batch(writes))
             .await
     }
@@ -350,12 +339,40 @@ impl Gate {
         target: &WriteTarget<'_>,
         w: WriteRequest,
     ) -> Result<WriteOutcome, BoardError> {
+        let w = self.admit_write(target, w)?;
+        self.service.write(target.board, w).await
+    }
+
+    /// Write `w` to a checked target, if the caller may write its member: with the memory
+    /// budget's verdict on it.
+    fn admit_write(
+        &self,
+        target: &WriteTarget<'_>,
+        w: WriteRequest,
+    ) -> Result<WriteRequest, BoardError> {
         target.authorize(Some(&w.member), w.at_us.is_some())?;
-        let w = WriteRequest {
+        Ok(WriteRequest {
             over_budget: self.over_budget(),
             ..w
-        };
-        self.service.write(target.board, w).await
+        })
+    }
+
+    /// A batch's writes to a checked target, if the caller may write every entry's claim:
+    /// each with the memory budget's verdict on it.
+    fn admit_batch(
+        &self,
+        target: &WriteTarget<'_>,
+        claims: &[WriteClaim],
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<WriteRequest>, BoardError> {
+        for claim in claims {
+            target.authorize(claim.member.as_deref(), claim.with_at)?;
+        }
+        let over_budget = self.over_budget();
+        Ok(writes
+            .into_iter()
+            .map(|w| WriteRequest { over_budget, ..w })
+            .collect())
     }
 
     /// A batch to a checked target: authorized whole, before anything applies — one entry
@@ -368,14 +385,7 @@ impl Gate {
         claims: &[WriteClaim],
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        for claim in claims {
-            target.authorize(claim.member.as_deref(), claim.with_at)?;
-        }
-        let over_budget = self.over_budget();
-        let writes = writes
-            .into_iter()
-            .map(|w| WriteRequest { over_budget, ..w })
-            .collect();
+        let writes = self.admit_batch(target, claims, writes)?;
         self.service.write_batch(target.board, writes).await
     }
 

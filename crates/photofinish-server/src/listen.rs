@@ -113,19 +113,12 @@ pub async fn serve(
             }
         });
         let builder = builder.clone();
-        let watch = registered.conn().clone();
         match &tls {
             None => {
-                let io = TokioIo::new(Watched::new(stream, watch.clone()));
+                let io = TokioIo::new(Watched::new(stream, registered.conn().clone()));
                 let conn = builder.serve_connection(io, service);
                 let conn = graceful.watch(conn.into_owned());
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = conn => {}
-                        () = watch.watchdog() => {}
-                    }
-                    drop(registered);
-                });
+                tokio::spawn(registered.run(conn));
             }
             Some(acceptor) => {
                 let acceptor = acceptor.clone();
@@ -137,13 +130,9 @@ pub async fn serve(
                         tracing::debug!(%peer, "TLS handshake failed or timed out");
                         return;
                     };
-                    let io = TokioIo::new(Watched::new(stream, watch.clone()));
+                    let io = TokioIo::new(Watched::new(stream, registered.conn().clone()));
                     let conn = watcher.watch(builder.serve_connection(io, service).into_owned());
-                    tokio::select! {
-                        _ = conn => {}
-                        () = watch.watchdog() => {}
-                    }
-                    drop(registered);
+                    registered.run(conn).await;
                 });
             }
         }

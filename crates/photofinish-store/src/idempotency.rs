@@ -29,6 +29,10 @@ pub fn short_fingerprint(fp: &[u8; 32]) -> [u8; 16] {
     fp[..16].try_into().unwrap_or_default()
 }
 
+/// A remembered key met with another request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyReused;
+
 /// One remembered key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Remembered {
@@ -126,6 +130,23 @@ impl Table {
     /// The key `id` ([`key_hash`]), if remembered and not expired at `now_us`.
     pub fn get(&self, id: u128, now_us: i64) -> Option<&Remembered> {
         self.keys.get(&id).filter(|r| r.expires_us > now_us)
+    }
+
+    /// What a request with key `id` and `fingerprint` meets at `now_us`: nothing (a new
+    /// key), the remembered answer (the same request again), or [`KeyReused`].
+    pub fn recall(
+        &self,
+        id: u128,
+        fingerprint: [u8; 16],
+        now_us: i64,
+    ) -> Option<Result<&Answer, KeyReused>> {
+        self.get(id, now_us).map(|r| {
+            if r.fingerprint == fingerprint {
+                Ok(&r.answer)
+            } else {
+                Err(KeyReused)
+            }
+        })
     }
 
     /// Remembers `id`; at the bound, the key remembered first goes.

@@ -19,7 +19,7 @@ use photofinish_core::{
 };
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
-use crate::idempotency::{key_hash, short_fingerprint};
+use crate::idempotency::{key_hash, short_fingerprint, KeyReused};
 use crate::state::{board_state_at, read_lock, Applied};
 use crate::writer::Store;
 
@@ -72,15 +72,15 @@ impl Store {
         board_state_at(name, b, self.now_us())
     }
 
-    /// The inner command of a keyed write: stamped at commit unless it names its `at`;
-    /// its window is checked when it is applied, at the record's instant.
-    fn keyed_write(board: &str, w: WriteRequest) -> Command {
+    /// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
+    /// commit stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one).
+    fn write_cmd(board: &str, w: WriteRequest, at_us: i64) -> Command {
         Command::Write {
             board: board.to_owned(),
             member: w.member,
             op: w.op,
             value: w.value,
-            at_us: w.at_us.unwrap_or(STAMP_AT_COMMIT),
+            at_us: w.at_us.unwrap_or(at_us),
             metadata: w.metadata,
             over_budget: w.over_budget,
         }
@@ -93,16 +93,8 @@ impl Store {
         if let Some(at) = w.at_us {
             self.with_board(board, |b| b.window().write_period(at, self.now_us()))?;
         }
-        let cmd = Command::Write {
-            board: board.to_owned(),
-            member: w.member,
-            op: w.op,
-            value: w.value,
-            at_us: w.at_us.unwrap_or(0),
-            metadata: w.metadata,
-            over_budget: w.over_budget,
-        };
-        Ok((cmd, w.at_us.is_none()))
+        let stamp = w.at_us.is_none();
+        Ok((Self::write_cmd(board, w, 0), stamp))
     }
 }
 
@@ -322,21 +314,26 @@ impl Leaderboard for Store {
         let id = key_hash(&key.id(board));
         let fingerprint = short_fingerprint(&key.fingerprint);
         // A key already remembered is answered without the log.
-        if let Some(r) = self.state().idempotency().get(id, self.now_us()) {
-            return if r.fingerprint == fingerprint {
-                Ok(Replayable {
-                    answer: r.answer.clone(),
+        if let Some(recalled) = self
+            .state()
+            .idempotency()
+            .recall(id, fingerprint, self.now_us())
+        {
+            return match recalled {
+                Ok(answer) => Ok(Replayable {
+                    answer: answer.clone(),
                     replayed: true,
-                })
-            } else {
-                Err(BoardError::IdempotencyKeyReused(key.key.clone()))
+                }),
+                Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(key.key.clone())),
             };
         }
         let (batch, cmds) = match op {
-            Keyed::Write(w) => (false, vec![Self::keyed_write(board, w)]),
+            Keyed::Write(w) => (false, vec![Self::write_cmd(board, w, STAMP_AT_COMMIT)]),
             Keyed::Batch(writes) => {
                 self.state().require(board)?;
-                let cmds = writes.into_iter().map(|w| Self::keyed_write(board, w));
+                let cmds = writes
+                    .into_iter()
+                    .map(|w| Self::write_cmd(board, w, STAMP_AT_COMMIT));
                 (true, cmds.collect())
             }
             Keyed::Remove { member, period } => (

@@ -11,7 +11,7 @@ use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
-use crate::idempotency::{Remembered, Table};
+use crate::idempotency::{KeyReused, Remembered, Table};
 
 /// What applying a command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,12 +220,11 @@ impl State {
     ) -> Result<Applied, BoardError> {
         let mut table = self.idempotency();
         table.expire(key.now_us);
-        if let Some(r) = table.get(key.id, key.now_us) {
+        if let Some(recalled) = table.recall(key.id, key.fingerprint, key.now_us) {
             // The key's text is not logged (only its hash): the service names it.
-            return if r.fingerprint == key.fingerprint {
-                Ok(Applied::Replayed(r.answer.clone()))
-            } else {
-                Err(BoardError::IdempotencyKeyReused(String::new()))
+            return match recalled {
+                Ok(answer) => Ok(Applied::Replayed(answer.clone())),
+                Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(String::new())),
             };
         }
         // The checks by the clock that unkeyed commands get before they are logged run

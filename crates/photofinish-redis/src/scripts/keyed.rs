@@ -47,7 +47,7 @@ pub enum Entry {
 }
 
 /// One call of the keyed script. See `keyed.lua`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct KeyedCall {
     /// The key's record.
     pub record_key: String,

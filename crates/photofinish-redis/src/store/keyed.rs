@@ -57,13 +57,7 @@ impl RedisStore {
             return self.keyed_create(board, &keys, base, key, config).await;
         }
         self.with_board(board, |cached| {
-            let (keys, op) = (keys.clone(), &op);
-            let base = KeyedCall {
-                entries: Vec::new(),
-                record_key: base.record_key.clone(),
-                fingerprint: base.fingerprint.clone(),
-                ..base
-            };
+            let (keys, op, base) = (keys.clone(), &op, base.clone());
             async move {
                 match op {
                     Keyed::Write(w) => {

@@ -1,6 +1,6 @@
 //! `PUT/GET/DELETE /v1/boards/{board}`, `GET /v1/boards`, `GET /v1/boards/{board}/periods`.
 
-use crate::idempotency::{replayed, KeyedJson};
+use crate::idempotency::{replayed, unexpected, KeyedJson};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -8,7 +8,6 @@ use axum::Json;
 use photofinish_core::config::validate_board_name;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::BoardPatch;
-use photofinish_core::BoardError;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 use serde_json::Value;
 
@@ -96,9 +95,9 @@ fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
     responses(
         (status = 201, description = "Created", body = BoardView),
         (status = 200, description = "Exists with the same config", body = BoardView),
-        (status = 400, description = "Invalid board name or malformed body", body = ErrorBody),
+        (status = 400, description = "Invalid board name, malformed body or invalid config (invalid_config: unknown time zone, min_score > max_score, …)", body = ErrorBody),
         (status = 409, description = "Exists with a different config", body = ErrorBody),
-        (status = 422, description = "Invalid config (e.g. unknown time zone)", body = ErrorBody),
+        (status = 422, description = "Too many boards (too_many_boards)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
 pub async fn put_board(
     State(app): State<AppState>,
@@ -114,9 +113,7 @@ pub async fn put_board(
             .keyed_create(&id.caller, &board, keyed, config)
             .await?;
         let Answer::Created { created, state } = r.answer else {
-            return Err(
-                BoardError::Unavailable(format!("the service answered {:?}", r.answer)).into(),
-            );
+            return Err(unexpected(&r.answer));
         };
         let status = if created {
             StatusCode::CREATED
@@ -172,9 +169,8 @@ pub async fn get_board(
     request_body(content = BoardPatchBody, description = "The settings to change"),
     responses(
         (status = 200, description = "The board as it is now", body = BoardView),
-        (status = 400, description = "Invalid board name or malformed body", body = ErrorBody),
+        (status = 400, description = "Invalid board name, malformed body or invalid setting (invalid_config: retention 0, min_score > max_score, …)", body = ErrorBody),
         (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 422, description = "Invalid setting (e.g. retention 0)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
 pub async fn patch_board(
     State(app): State<AppState>,

@@ -13,7 +13,7 @@ use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
 use crate::gate::WriteClaim;
-use crate::idempotency::{replayed, KeyedJson};
+use crate::idempotency::{replayed, unexpected, KeyedJson};
 use crate::input::{self, rfc3339_us, Auth, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
@@ -76,11 +76,6 @@ pub async fn post_score(
         )),
         other => Err(unexpected(&other)),
     }
-}
-
-/// The error for an answer of the wrong kind (the service broke its contract).
-fn unexpected(answer: &Answer) -> ApiError {
-    BoardError::Unavailable(format!("the service answered {answer:?}")).into()
 }
 
 /// Submit up to 1000 scores, applied in order; each entry succeeds or fails on its own.

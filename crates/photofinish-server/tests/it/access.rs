@@ -3,7 +3,7 @@
 //! the boards exactly as they were. Then the players' tokens case by case, the listing,
 //! public boards, the OpenAPI document's security, and TLS.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use photofinish_core::access::Scope;
@@ -14,26 +14,6 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::support::*;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/fixtures")
-        .join(name)
-}
-
-fn now_s() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs() as i64
-}
-
-/// A token signed with the ES256 test key, with `claims`.
-fn es256(claims: Value) -> String {
-    let pem = std::fs::read(fixture("es256-private.pem")).expect("key");
-    let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
-    encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
-}
 
 /// A valid player token for `member`.
 fn player(member: &str) -> String {

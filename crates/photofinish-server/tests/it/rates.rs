@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use photofinish_core::access::Scope;
 use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
 use photofinish_server::auth::keys;
@@ -16,22 +15,9 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-fn fixture(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/fixtures")
-        .join(name)
-}
-
+/// A player's token (no issuer or audience: the server asks for none).
 fn player(member: &str) -> String {
-    let pem = std::fs::read(fixture("es256-private.pem")).expect("key");
-    let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
-    let exp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs()
-        + 600;
-    let claims = json!({"sub": member, "exp": exp});
-    encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
+    es256(json!({"sub": member, "exp": now_s() + 600}))
 }
 
 /// One request with `token`; the status, the `Retry-After` header and the body.

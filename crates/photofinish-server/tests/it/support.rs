@@ -35,3 +35,26 @@ impl std::io::Write for LogSink {
         Ok(())
     }
 }
+
+/// A file of `tests/it/fixtures` (test keys and certificates).
+pub fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/fixtures")
+        .join(name)
+}
+
+/// Now, whole seconds since the epoch (token claims).
+pub fn now_s() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
+}
+
+/// A token signed with the ES256 test key, with `claims`.
+pub fn es256(claims: serde_json::Value) -> String {
+    use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+    let pem = std::fs::read(fixture("es256-private.pem")).expect("key");
+    let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
+    encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
+}

@@ -5,34 +5,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::*;
 
 const WRITERS: usize = 8;
 const CYCLES: usize = 12;
-
-async fn scores(http: &reqwest::Client, base: &str) -> Vec<(String, i64)> {
-    let v: Value = http
-        .get(format!("{base}/v1/boards/crash/entries?limit=1000"))
-        .send()
-        .await
-        .expect("get")
-        .json()
-        .await
-        .expect("json");
-    v["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .map(|e| {
-            (
-                e["member"].as_str().expect("m").to_owned(),
-                e["score"].as_i64().expect("s"),
-            )
-        })
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn acknowledged_writes_survive_sigkill() {
@@ -58,7 +36,7 @@ async fn acknowledged_writes_survive_sigkill() {
             .expect("put");
         assert!(put.status().is_success());
         // Check the recovered state against what the writers know, then settle the bounds.
-        let got = scores(&http, &base).await;
+        let got = scores(&http, &base, "crash").await;
         for (member, score) in &got {
             let i: usize = member
                 .strip_prefix('w')

@@ -70,21 +70,10 @@ async fn retry_after_kill_9(start: &(dyn Fn() -> Proc + Sync)) {
     assert_eq!((again.0, again.1, &again.2), (200, true, &first.2));
     let again = keyed_post(&http, &base, "twice", "/v1/boards/b/scores:batch", &many).await;
     assert_eq!((again.0, again.1, &again.2), (200, true, &batch.2));
-    let entries: Value = http
-        .get(format!("{base}/v1/boards/b/entries"))
-        .send()
-        .await
-        .expect("get")
-        .json()
-        .await
-        .expect("json");
-    let scores: Vec<(&Value, &Value)> = entries["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .map(|e| (&e["member"], &e["score"]))
-        .collect();
-    assert_eq!(scores, [(&json!("m"), &json!(8)), (&json!("n"), &json!(2))]);
+    assert_eq!(
+        scores(&http, &base, "b").await,
+        [("m".to_owned(), 8), ("n".to_owned(), 2)]
+    );
     // A new request under a used key is refused, after the restart too.
     let reused = keyed_post(
         &http,

@@ -16,3 +16,26 @@ impl Rng {
         (z ^ (z >> 31)) % n
     }
 }
+
+/// The (member, score) rows of `board`'s current period, best first (up to 1000).
+pub async fn scores(http: &reqwest::Client, base: &str, board: &str) -> Vec<(String, i64)> {
+    let v: serde_json::Value = http
+        .get(format!("{base}/v1/boards/{board}/entries?limit=1000"))
+        .send()
+        .await
+        .expect("get")
+        .json()
+        .await
+        .expect("json");
+    v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["member"].as_str().expect("m").to_owned(),
+                e["score"].as_i64().expect("s"),
+            )
+        })
+        .collect()
+}
