@@ -87,6 +87,8 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// An `Idempotency-Key` whose first request is still being applied.
     IdempotencyKeyInFlight,
+    /// More event streams or watched boards than the server serves at once.
+    TooManyStreams,
 }
 
 macro_rules! code_names {
@@ -139,6 +141,7 @@ code_names!(
     InvalidIdempotencyKey => "invalid_idempotency_key",
     IdempotencyKeyReused => "idempotency_key_reused",
     IdempotencyKeyInFlight => "idempotency_key_in_flight",
+    TooManyStreams => "too_many_streams",
 );
 
 impl ErrorCode {
@@ -161,6 +164,7 @@ impl ErrorCode {
                 | C::BoardFull
                 | C::TooManyBoards
                 | C::InsufficientStorage
+                | C::TooManyStreams
         )
     }
 }
@@ -301,6 +305,14 @@ pub enum BoardError {
     /// A board beyond the server's limit.
     #[error("too many boards: the server holds at most {0}")]
     TooManyBoards(u64),
+    /// More event streams, or boards with live events, than the server serves at once.
+    #[error("too many event streams: the server serves at most {limit} {what} at once")]
+    TooManyStreams {
+        /// The limit.
+        limit: usize,
+        /// What is counted: `streams`, `watched boards`.
+        what: &'static str,
+    },
     /// A write adding a member while the memory estimate is over the limit.
     #[error("insufficient storage: the data is estimated at {estimate} bytes, over the limit of {limit}; existing members may still update")]
     InsufficientStorage {
@@ -359,6 +371,7 @@ impl BoardError {
             E::ScoreRejected(_) => ErrorCode::ScoreRejected,
             E::BoardFull(_) => ErrorCode::BoardFull,
             E::TooManyBoards(_) => ErrorCode::TooManyBoards,
+            E::TooManyStreams { .. } => ErrorCode::TooManyStreams,
             E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,
             E::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             E::IdempotencyKeyInFlight(_) => ErrorCode::IdempotencyKeyInFlight,

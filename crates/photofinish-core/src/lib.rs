@@ -17,6 +17,7 @@
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`window`]: the period window: which periods readers see and writes may name.
+//! - [`events`]: a board's live events in a bounded ring, with ids for replay.
 //! - [`error`]: [`BoardError`], every way an operation can fail, and [`ErrorCode`], every
 //!   stable code a client can see.
 //! - [`service`]: [`Leaderboard`], the service every door calls and every backend
@@ -30,6 +31,7 @@ pub mod calendar;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod events;
 pub mod idempotency;
 pub mod index;
 pub mod key;

@@ -8,11 +8,14 @@
 //! again where the semantics need them). The trait is object safe (`Arc<dyn Leaderboard>`):
 //! one boxed future per call, far below the cost of a request (docs/BENCHMARKS.md §2).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use crate::board::PeriodRef;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
+use crate::events::EventFeed;
 use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
 use crate::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
@@ -124,6 +127,17 @@ pub trait Leaderboard: Send + Sync {
         key: &IdempotencyKey,
         op: Keyed,
     ) -> Result<Replayable, BoardError>;
+
+    /// The board's live events (docs/SPEC.md §8): this process's feed of them, started if
+    /// nobody watched the board yet (on Redis, a reader of the board's stream, which every
+    /// node's writes append to). `BoardNotFound` unless the board exists;
+    /// `too_many_streams` when the process watches its most boards.
+    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError>;
+
+    /// Sends the reset event of the board's current period unless it was sent (by the
+    /// first write in it, another reader or another node). Readers call it when a period
+    /// ends, so that a quiet board announces its new period too.
+    async fn announce_period(&self, board: &str) -> Result<(), BoardError>;
 
     /// Stops taking writes and makes every acknowledged one durable (the embedded store
     /// drains its writer, syncs and snapshots); reads may still be answered. It may block

@@ -62,12 +62,18 @@ impl std::fmt::Debug for Conn {
 impl Conn {
     /// Connects to `target`. Fails if Redis cannot be reached now.
     pub async fn connect(target: &Target) -> RedisResult<Self> {
+        Self::connect_with(target, RESPONSE_TIMEOUT).await
+    }
+
+    /// [`Self::connect`] with requests that may wait up to `response_timeout` (a blocking
+    /// read's connection of its own).
+    pub async fn connect_with(target: &Target, response_timeout: Duration) -> RedisResult<Self> {
         match target {
             Target::Standalone(url) => {
                 let client = redis::Client::open(url.as_str())?;
                 let config = redis::aio::ConnectionManagerConfig::new()
                     .set_connection_timeout(Some(CONNECT_TIMEOUT))
-                    .set_response_timeout(Some(RESPONSE_TIMEOUT))
+                    .set_response_timeout(Some(response_timeout))
                     .set_number_of_retries(1)
                     .set_min_delay(Duration::from_millis(20))
                     .set_max_delay(Duration::from_millis(200));
@@ -78,7 +84,7 @@ impl Conn {
             Target::Cluster(nodes) => {
                 let client = redis::cluster::ClusterClientBuilder::new(nodes.clone())
                     .connection_timeout(CONNECT_TIMEOUT)
-                    .response_timeout(RESPONSE_TIMEOUT)
+                    .response_timeout(response_timeout)
                     .retries(2)
                     .min_retry_wait(20)
                     .max_retry_wait(200)

@@ -47,6 +47,14 @@ impl BoardKeys {
     pub fn clock(&self) -> String {
         format!("{}clock", self.base)
     }
+    /// The board's event stream (docs/SPEC.md §8).
+    pub fn events(&self) -> String {
+        format!("{}events", self.base)
+    }
+    /// The current period last announced on the event stream.
+    pub fn announced(&self) -> String {
+        format!("{}announced", self.base)
+    }
     /// Hash of period id → period record.
     pub fn periods(&self) -> String {
         format!("{}periods", self.base)

@@ -26,6 +26,12 @@ pub struct App {
     pub openapi: String,
     /// Prometheus metrics.
     pub metrics: Arc<Metrics>,
+    /// Event streams that may open (docs/SPEC.md §8): one permit each.
+    pub streams: Arc<tokio::sync::Semaphore>,
+    /// The number of permits `streams` started with.
+    pub streams_limit: usize,
+    /// Turns `true` when the server stops: event streams end.
+    pub closing: tokio::sync::watch::Receiver<bool>,
 }
 
 /// The state axum hands to handlers.

@@ -42,7 +42,9 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
         C::InsufficientStorage => S::INSUFFICIENT_STORAGE,
         C::RateLimited => S::TOO_MANY_REQUESTS,
-        C::StorageUnavailable | C::Overloaded | C::ShuttingDown => S::SERVICE_UNAVAILABLE,
+        C::StorageUnavailable | C::Overloaded | C::ShuttingDown | C::TooManyStreams => {
+            S::SERVICE_UNAVAILABLE
+        }
         C::Unauthorized => S::UNAUTHORIZED,
         C::Forbidden => S::FORBIDDEN,
         C::InvalidEntries => S::UNPROCESSABLE_ENTITY,

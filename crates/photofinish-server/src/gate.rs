@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
+use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
 
 use crate::idempotency::KeyedRequest;
@@ -314,6 +315,12 @@ impl Gate {
     pub async fn board(&self, caller: &Caller, board: &str) -> Result<BoardState, BoardError> {
         self.admit(caller, Action::Read { board }).await?;
         self.service.board(board).await
+    }
+
+    /// A board's live events (whoever may read the board).
+    pub async fn events(&self, caller: &Caller, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.events(board).await
     }
 
     /// The boards `caller` may read.

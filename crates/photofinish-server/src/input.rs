@@ -84,18 +84,18 @@ impl FromRequestParts<AppState> for Auth {
             // An open server ignores credentials, well-formed or not.
             return Ok(Auth(app.auth.identify(None)?));
         }
-        let header = match parts.headers.get(axum::http::header::AUTHORIZATION) {
-            None => None,
+        let token = match parts.headers.get(axum::http::header::AUTHORIZATION) {
+            None => query_token(parts).map(std::borrow::Cow::Owned),
             Some(v) => {
                 let v = v.to_str().map_err(|_| {
                     ApiError::from(BoardError::Unauthorized(
                         "the Authorization header is not ASCII".into(),
                     ))
                 })?;
-                Some(bearer(v)?)
+                Some(std::borrow::Cow::Borrowed(bearer(v)?))
             }
         };
-        let id = app.auth.identify(header)?;
+        let id = app.auth.identify(token.as_deref())?;
         if let Some(limiter) = &app.limiter {
             let peer = parts
                 .extensions
@@ -105,6 +105,20 @@ impl FromRequestParts<AppState> for Auth {
         }
         Ok(Auth(id))
     }
+}
+
+/// The `access_token` query parameter, taken on the event stream only: browsers'
+/// `EventSource` cannot send an `Authorization` header (docs/security.md says why nowhere
+/// else: tokens in URLs end up in logs).
+fn query_token(parts: &Parts) -> Option<String> {
+    if !parts.uri.path().ends_with("/events") {
+        return None;
+    }
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(parts.uri.query()?).ok()?;
+    pairs
+        .into_iter()
+        .find(|(k, _)| k == "access_token")
+        .map(|(_, v)| v)
 }
 
 /// The query string as a map; a malformed query string is a 400.

@@ -40,7 +40,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{boards, entries, members, ops, scores};
+use crate::routes::{boards, entries, events, members, ops, scores};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -65,6 +65,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/v1/boards/{board}/members/{member}/around",
             get(members::get_around),
         )
+        .route("/v1/boards/{board}/events", get(events::get_events))
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .route("/openapi.json", get(ops::openapi))

@@ -11,7 +11,7 @@ use utoipa::OpenApi;
 
 use crate::dto::*;
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::routes::{boards, entries, members, ops, scores};
+use crate::routes::{boards, entries, events, members, ops, scores};
 
 /// The API description served at `/openapi.json`.
 #[derive(OpenApi)]
@@ -44,6 +44,7 @@ use crate::routes::{boards, entries, members, ops, scores};
         members::delete_member,
         entries::get_entries,
         members::get_around,
+        events::get_events,
         ops::healthz,
         ops::metrics,
         ops::openapi,

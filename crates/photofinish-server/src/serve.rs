@@ -404,7 +404,19 @@ pub async fn serve_with(
     if let Some(l) = &limiter {
         tokio::spawn(forget_idle_buckets(Arc::downgrade(l)));
     }
+    let limits = connection_limits(&opts);
+    // Event streams last until their consumer leaves: at shutdown they are ended, so the
+    // graceful stop waits only for ordinary requests.
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
+    let shutdown = async move {
+        shutdown.await;
+        let _ = closing_tx.send(true);
+    };
+    let streams_limit = crate::limits::max_event_streams(limits.max_connections);
     let app = Arc::new(App {
+        streams: Arc::new(tokio::sync::Semaphore::new(streams_limit)),
+        streams_limit,
+        closing,
         limiter,
         gate: Gate::new(service.clone())
             .with_budget(budget)
@@ -413,7 +425,7 @@ pub async fn serve_with(
         openapi,
         metrics,
     });
-    let connections = Connections::new(connection_limits(&opts));
+    let connections = Connections::new(limits);
     let refusals = app.metrics.refusals.clone();
     let on_refusal = move || {
         refusals

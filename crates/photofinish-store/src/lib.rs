@@ -16,6 +16,7 @@
 //!   under `fsync=always`, else the caller's committer) sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
+//! - [`events`]: what the writer publishes to watched boards' live event feeds.
 //! - [`service`]: the store as the core's `Leaderboard` service: writes become logged
 //!   commands, reads ask the rankings under a board's read lock.
 
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 pub mod codec;
 pub mod command;
 pub mod compaction;
+pub mod events;
 pub mod idempotency;
 pub mod io;
 pub mod log;

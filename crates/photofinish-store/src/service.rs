@@ -7,8 +7,11 @@
 //! [`State::apply`](crate::State::apply): a write with an explicit `at` older than the
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use futures_channel::oneshot;
+use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
@@ -386,6 +389,14 @@ impl Leaderboard for Store {
                 "the log answered a keyed command with {other:?}"
             ))),
         }
+    }
+
+    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+        self.watch(board)
+    }
+
+    async fn announce_period(&self, board: &str) -> Result<(), BoardError> {
+        self.announce_current(board)
     }
 
     fn shutdown(&self) {

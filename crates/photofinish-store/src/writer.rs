@@ -41,6 +41,7 @@ use crate::log::{encode_frame, segment_name};
 use crate::recovery::{replay, scan};
 use crate::state::{Applied, State};
 use crate::StoreError;
+use photofinish_core::events::Feeds;
 
 /// Most commands one group commit takes: bounds the batch buffer and reply latency.
 pub const MAX_BATCH_COMMANDS: usize = 4096;
@@ -180,6 +181,8 @@ pub struct Store {
     dir: PathBuf,
     snapshot_on_shutdown: bool,
     max_boards: Option<u64>,
+    /// Live event feeds of watched boards (docs/SPEC.md §8), published by the commit.
+    feeds: Arc<Feeds>,
 }
 
 impl Store {
@@ -210,6 +213,7 @@ impl Store {
 
         let state = Arc::new(rec.state);
         let health = Arc::new(Health::default());
+        let feeds = Arc::new(Feeds::default());
         let (snap_tx, snap_rx) = mpsc::channel::<u64>();
         let (tx, rx) = mpsc::sync_channel(opts.queue_commands);
         let log = LogWriter {
@@ -229,6 +233,7 @@ impl Store {
             state: state.clone(),
             clock: clock.clone(),
             health: health.clone(),
+            feeds: feeds.clone(),
             snap_tx: Some(snap_tx),
             on_fsync: opts.on_fsync.clone(),
         };
@@ -261,7 +266,13 @@ impl Store {
             dir: opts.dir,
             snapshot_on_shutdown: opts.snapshot_on_shutdown,
             max_boards: opts.max_boards,
+            feeds,
         })
+    }
+
+    /// The live event feeds.
+    pub(crate) fn feeds(&self) -> &Feeds {
+        &self.feeds
     }
 
     /// The served state (for reads).
@@ -471,6 +482,7 @@ struct LogWriter {
     state: Arc<State>,
     clock: Arc<MonotonicClock<Box<dyn Clock>>>,
     health: Arc<Health>,
+    feeds: Arc<Feeds>,
     /// Tells the snapshotter a segment was sealed; dropped at shutdown, which ends it.
     snap_tx: Option<mpsc::Sender<u64>>,
     on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
@@ -571,6 +583,10 @@ impl LogWriter {
                 self.seg_len += self.buf.len() as u64;
                 for job in batch {
                     let result = self.state.apply(&job.cmd);
+                    if !self.feeds.is_empty() {
+                        let now = self.clock.now_us();
+                        crate::events::publish(&self.feeds, &self.state, &job.cmd, &result, now);
+                    }
                     (job.reply)(result);
                 }
             }

@@ -6,8 +6,10 @@
 //! - [`server`]: a real server in this process on any backend (`Kind`), an HTTP client
 //!   for it, and `conformance!`, which runs one test on the embedded store, a standalone
 //!   Redis and a Redis Cluster.
+//! - [`sse`]: a Server-Sent Events client that reads one event at a time.
 //! - [`process`]: the `photofinish` binary as a child process (for `kill -9`).
 
 pub mod process;
 pub mod redis;
 pub mod server;
+pub mod sse;

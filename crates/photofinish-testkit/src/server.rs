@@ -110,6 +110,11 @@ impl Server {
         Self::start_clocked(kind, clock).await
     }
 
+    /// [`Self::start`] on a manual clock the test moves.
+    pub async fn start_manual(kind: Kind, clock: Arc<ManualClock>) -> Server {
+        Self::start_clocked(kind, SharedClock(clock)).await
+    }
+
     async fn start_clocked(kind: Kind, clock: SharedClock) -> Server {
         Self::start_configured(kind, |o| ServeOptions { clock, ..o }).await
     }

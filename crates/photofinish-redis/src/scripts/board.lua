@@ -1,19 +1,21 @@
 -- Board-level operations. Keys and arguments: `BoardCall` in scripts/board.rs.
 --   create:  config JSON          → {'created'|'same'|'conflict', stored config}
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
+--   announce: config, period id, previous id → {'ok'}: the period's reset event, once
 --   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
 --   retain:  config, prefix, then per period: id, record, expiry ms ('0' = never)
 --            → {'ok'}: after a retention change, each period that still exists gets its
 --            record (floor) and its keys' expiry under the new retention
 --   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
 --   count:   config, prefix, id   → {'ok', members of that period}
-local K_CFG, K_PERIODS, K_SEQ, K_CLOCK = unpack(KEYS)
+local K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_EV, K_ANN = unpack(KEYS)
 local OP = ARGV[1]
 if OP == 'create' then
   local CONFIG = ARGV[2]
   local cfg = redis.call('GET', K_CFG)
   if not cfg then
     redis.call('SET', K_CFG, CONFIG)
+    redis.call('PERSIST', K_EV) -- a stream left by a deletion a moment ago goes on
     return {S_CREATED, CONFIG}
   end
   if cfg == CONFIG then return {S_SAME, cfg} end
@@ -25,7 +27,19 @@ if OP == 'drop' then
   for _, id in ipairs(redis.call('HKEYS', K_PERIODS)) do
     for _, s in ipairs(PERIOD_KEYS) do redis.call('UNLINK', PERIOD_PREFIX .. id .. ':' .. s) end
   end
-  redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK)
+  redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_ANN)
+  -- Readers on every node learn the board is gone; the stream itself goes a minute later,
+  -- and a board created again meanwhile goes on numbering after it.
+  emit(K_EV, 'k', 'deleted')
+  redis.call('PEXPIRE', K_EV, EVENTS_DELETED_TTL_MS)
+  return {S_OK}
+end
+if OP == 'announce' then
+  -- A period began: its reset event, unless a write or another node sent it already.
+  local CONFIG, PERIOD_ID, PREVIOUS = ARGV[2], ARGV[3], ARGV[4]
+  local bad = check_config(K_CFG, CONFIG)
+  if bad then return {bad} end
+  announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
   return {S_OK}
 end
 if OP == 'patch' then

@@ -34,6 +34,15 @@ pub enum BoardCall<'a> {
         /// Per period: id, record, expiry.
         periods: &'a [(String, String, Option<i64>)],
     },
+    /// Send the reset event of the board's current period, unless one was sent.
+    Announce {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// The current period's id.
+        period_id: &'a str,
+        /// The id of the period before it.
+        previous_id: &'a str,
+    },
     /// Count the members of one period.
     Count {
         /// The config text the caller holds (the script checks it).
@@ -44,16 +53,27 @@ pub enum BoardCall<'a> {
 }
 
 impl BoardCall<'_> {
-    /// KEYS: cfg periods seq clock; ARGV: OP, then the operation's own.
+    /// KEYS: cfg periods seq clock events announced; ARGV: OP, then the operation's own.
     pub fn invocation(&self, keys: &BoardKeys) -> ScriptInvocation<'static> {
         let mut inv = super::BOARD.prepare_invoke();
         inv.key(keys.config())
             .key(keys.periods())
             .key(keys.seq())
-            .key(keys.clock());
+            .key(keys.clock())
+            .key(keys.events())
+            .key(keys.announced());
         match self {
             BoardCall::Create { config_text } => inv.arg("create").arg(*config_text),
             BoardCall::Drop => inv.arg("drop").arg(keys.period_prefix()),
+            BoardCall::Announce {
+                config_text,
+                period_id,
+                previous_id,
+            } => inv
+                .arg("announce")
+                .arg(*config_text)
+                .arg(*period_id)
+                .arg(*previous_id),
             BoardCall::Patch {
                 expected_text,
                 config_text,

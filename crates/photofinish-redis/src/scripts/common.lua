@@ -96,3 +96,23 @@ end
 local function period_exists(periods_key, pid, is_current)
   return is_current == TRUE or redis.call('HEXISTS', periods_key, pid) == 1
 end
+
+-- Live events (docs/SPEC.md §8): each board's stream, capped to at least EVENTS_KEPT entries,
+-- ids 0-1, 0-2, … (the sequence part is the event id readers see). Fields: k (kind: score,
+-- remove, reset, deleted), m member, s score, r rank, a reached_at µs, p period, q previous.
+local EVENTS_KEPT = '10000'
+-- How long a deleted board's stream outlives it, so every node's reader sees the end.
+local EVENTS_DELETED_TTL_MS = 60000
+
+local function emit(K_EV, ...)
+  redis.call('XADD', K_EV, 'MAXLEN', '~', EVENTS_KEPT, '0-*', ...)
+end
+
+-- Sends the reset of PERIOD_ID once, whichever node or write gets here first: only when the
+-- last period announced on the board is an earlier one (the first is only recorded).
+local function announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
+  local last = redis.call('GET', K_ANN)
+  if last and last >= PERIOD_ID then return end
+  redis.call('SET', K_ANN, PERIOD_ID)
+  if last then emit(K_EV, 'k', 'reset', 'p', PERIOD_ID, 'q', PREVIOUS) end
+end

@@ -8,7 +8,8 @@
 -- with no keys was refused on the server's side before the call: its two arguments are the
 -- error's code and message, answered in its place ({S_REFUSED, code, message}).
 -- MODE: write (one entry), batch (entries in order, each on its own), remove (one entry),
--- create (one entry: config key; CONFIG PERIOD_ID PERIOD_START PERIOD_END PERIOD_PREFIX).
+-- create (one entry: config and event stream keys; CONFIG PERIOD_ID PERIOD_START PERIOD_END
+-- PERIOD_PREFIX).
 -- Answers {S_APPLIED, answer} or {S_REPLAYED, answer}, {S_KEY_REUSED}, or the operation's
 -- own refusal (not remembered).
 local K_IDEM = KEYS[1]
@@ -66,12 +67,13 @@ elseif MODE == 'remove' then
   answer = apply_remove(e[1], e[2])
   if answer[1] ~= S_OK then return answer end
 else
-  local K_CFG = entries[1][1][1]
+  local K_CFG, K_EV = entries[1][1][1], entries[1][1][2]
   local CONFIG, PERIOD_ID, PERIOD_START, PERIOD_END, PERIOD_PREFIX = unpack(entries[1][2])
   local cfg = redis.call('GET', K_CFG)
   local status = S_SAME
   if not cfg then
     redis.call('SET', K_CFG, CONFIG)
+    redis.call('PERSIST', K_EV) -- a stream left by a deletion a moment ago goes on
     cfg, status = CONFIG, S_CREATED
   elseif cfg ~= CONFIG then
     return {S_CONFLICT, cfg}

@@ -22,7 +22,7 @@ pub struct PeriodTarget<'a> {
 }
 
 impl PeriodTarget<'_> {
-    /// The KEYS and ARGV of [`Self::invocation`], then `extra` arguments (the keyed
+    /// The KEYS and ARGV of a remove ([`remove`]), then `extra` arguments (the keyed
     /// script runs the same function with them).
     pub fn parts(&self, extra: &[&str]) -> (Vec<String>, Vec<String>) {
         let mut keys = vec![self.keys.config(), self.keys.periods()];
@@ -31,6 +31,7 @@ impl PeriodTarget<'_> {
                 .iter()
                 .map(|p| self.keys.period(&self.period.id, p)),
         );
+        keys.push(self.keys.events());
         let mut args = vec![
             self.config_text.to_owned(),
             self.period.id.clone(),
@@ -115,9 +116,10 @@ pub fn read(
     inv
 }
 
-/// One call of the remove script: the target's arguments, then MEMBER.
+/// One call of the remove script: the target's keys and the board's event stream; the
+/// target's arguments, then MEMBER.
 pub fn remove(target: &PeriodTarget<'_>, member: &str) -> ScriptInvocation<'static> {
     let mut inv = target.invocation(&super::REMOVE);
-    inv.arg(member);
+    inv.key(target.keys.events()).arg(member);
     inv
 }

@@ -2,7 +2,7 @@
 -- arguments of `PeriodTarget` and the member (scripts/read.rs). Used alone (remove.lua) and
 -- under an idempotency key (keyed.lua).
 local function apply_remove(KEYS, ARGV)
-  local K_CFG, K_PERIODS, K_Z, K_M, K_META, K_D = unpack(KEYS)
+  local K_CFG, K_PERIODS, K_Z, K_M, K_META, K_D, K_EV = unpack(KEYS)
   local CONFIG, PERIOD_ID, IS_CURRENT, MEMBER = unpack(ARGV)
 
   local bad = check_config(K_CFG, CONFIG)
@@ -15,5 +15,6 @@ local function apply_remove(KEYS, ARGV)
   redis.call('HDEL', K_M, MEMBER)
   redis.call('HDEL', K_META, MEMBER)
   dense_remove(K_Z, K_D, score)
+  if IS_CURRENT == TRUE then emit(K_EV, 'k', 'remove', 'm', MEMBER, 'p', PERIOD_ID) end
   return {S_OK}
 end

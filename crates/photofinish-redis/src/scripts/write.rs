@@ -39,20 +39,26 @@ pub struct WriteCall<'a> {
     pub rules: &'a ScoreRules,
     /// The memory budget is over: the write may not add a member.
     pub over_budget: bool,
+    /// The period is the current one: a change sends a score event (docs/SPEC.md §8).
+    pub emit: bool,
+    /// The id of the period before `period` (for the reset event a write may send first).
+    pub previous_id: &'a str,
 }
 
 impl WriteCall<'_> {
-    /// KEYS: cfg seq periods clock, then the period's z m meta d.
+    /// KEYS: cfg seq periods clock, then the period's z m meta d, then events announced.
     pub fn keys(&self) -> Vec<String> {
         let k = self.keys;
         let mut keys = vec![k.config(), k.seq(), k.periods(), k.clock()];
         keys.extend(PERIOD_PARTS.iter().map(|p| k.period(&self.period.id, p)));
+        keys.push(k.events());
+        keys.push(k.announced());
         keys
     }
 
     /// ARGV: CONFIG PERIOD_ID PERIOD_RECORD MEMBER OP VALUE STAMPED REACHED CLAMP DESC
     /// METADATA PERIOD_PREFIX MAX_SCORE REACHED_C EXPIRY_MS MIN_RULE MAX_RULE MAX_INCREMENT
-    /// MAX_MEMBERS OVER_BUDGET (a rule left out is `""`).
+    /// MAX_MEMBERS OVER_BUDGET EMIT PREVIOUS (a rule left out is `""`).
     pub fn args(&self) -> Vec<String> {
         let reached = layout::reached_digits(self.reached_at_us);
         vec![
@@ -77,6 +83,8 @@ impl WriteCall<'_> {
             rule(self.rules.max_increment),
             rule(self.rules.max_members),
             flag(self.over_budget).to_owned(),
+            flag(self.emit).to_owned(),
+            self.previous_id.to_owned(),
         ]
     }
 }

@@ -2,10 +2,10 @@
 -- `WriteCall` in scripts/write.rs. Used alone (write.lua) and under an idempotency key
 -- (keyed.lua).
 local function apply_write(KEYS, ARGV)
-  local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_Z, K_M, K_META, K_D = unpack(KEYS)
+  local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_Z, K_M, K_META, K_D, K_EV, K_ANN = unpack(KEYS)
   local CONFIG, PERIOD_ID, PERIOD_RECORD, MEMBER, OP, VALUE, STAMPED, REACHED, CLAMP, DESC,
         METADATA, PERIOD_PREFIX, MAX_SCORE, REACHED_C, EXPIRY_MS,
-        MIN_RULE, MAX_RULE, MAX_INCREMENT, MAX_MEMBERS, OVER_BUDGET = unpack(ARGV)
+        MIN_RULE, MAX_RULE, MAX_INCREMENT, MAX_MEMBERS, OVER_BUDGET, EMIT, PREVIOUS = unpack(ARGV)
 
   local bad = check_config(K_CFG, CONFIG)
   if bad then return {bad} end
@@ -112,5 +112,11 @@ local function apply_write(KEYS, ARGV)
     end
   end
   local pos = position(K_Z, tb .. ':' .. MEMBER, desc)
+  if changed and EMIT == TRUE then
+    announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
+    local reached = string.sub(tb, 1, 18)
+    if desc then reached = complement(reached) end
+    emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_s, 'r', pos + 1, 'a', reached, 'p', PERIOD_ID)
+  end
   return {S_OK, new_s, pos + 1, tb, changed and 1 or 0}
 end

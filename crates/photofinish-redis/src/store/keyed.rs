@@ -232,7 +232,7 @@ impl RedisStore {
         let call = KeyedCall {
             mode: Mode::Create,
             entries: vec![Entry::Run {
-                keys: vec![keys.config()],
+                keys: vec![keys.config(), keys.events()],
                 args: vec![
                     text,
                     current.id.clone(),

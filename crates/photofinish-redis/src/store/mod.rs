@@ -9,9 +9,11 @@
 //! - [`boards`]: create, drop, describe and list boards and their periods.
 //! - [`writes`]: one write, and batches as one pipeline of write scripts.
 //! - [`reads`]: member, page and around reads, and removing a member.
+//! - [`events`]: live events: the board's stream read into this node's feed.
 //! - `service.rs`: the core's `Leaderboard` trait over these.
 
 mod boards;
+mod events;
 mod keyed;
 mod reads;
 mod service;
@@ -21,6 +23,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use photofinish_core::clock::{Clock, MonotonicClock};
+use photofinish_core::events::Feeds;
 use photofinish_core::window::Resolved;
 use photofinish_core::{BoardConfig, BoardError, Order, Period, PeriodWindow};
 
@@ -40,6 +43,7 @@ struct CachedBoard {
     window: PeriodWindow,
     floor: Mutex<Option<(String, Period)>>,
     expiry: Mutex<Option<(String, Option<i64>)>>,
+    previous: Mutex<Option<(String, String)>>,
 }
 
 /// `compute(key)`, unless `cache` already holds the answer for `key`.
@@ -81,6 +85,17 @@ impl CachedBoard {
         })
     }
 
+    /// The id of the period before `period` (`""` for none); computed once per period.
+    fn previous(&self, period: &Period) -> String {
+        cached(&self.previous, &period.id, || {
+            self.window
+                .calendar()
+                .previous(period)
+                .map(|p| p.id)
+                .unwrap_or_default()
+        })
+    }
+
     /// When `period`'s keys expire, ms; computed once per period.
     fn expiry_ms(&self, period: &Period) -> Option<i64> {
         cached(&self.expiry, &period.id, || {
@@ -94,6 +109,10 @@ impl CachedBoard {
 /// The Redis backend. See the module docs.
 pub struct RedisStore {
     conn: Conn,
+    /// Where Redis is (a watched board's reader connects on its own).
+    target: Target,
+    /// Live event feeds of the boards this node's readers watch.
+    feeds: Arc<Feeds>,
     ns: String,
     clock: MonotonicClock<Box<dyn Clock>>,
     boards: Mutex<HashMap<String, Arc<CachedBoard>>>,
@@ -145,6 +164,8 @@ impl RedisStore {
     ) -> Result<Self, BoardError> {
         Ok(Self {
             conn: Conn::connect(target).await.map_err(unavailable)?,
+            target: target.clone(),
+            feeds: Arc::new(Feeds::default()),
             ns: ns.to_owned(),
             clock: MonotonicClock::new(clock),
             boards: Mutex::new(HashMap::new()),
@@ -219,6 +240,7 @@ impl RedisStore {
             config,
             floor: Mutex::new(None),
             expiry: Mutex::new(None),
+            previous: Mutex::new(None),
         });
         self.cache().insert(board.to_owned(), cached.clone());
         Ok(cached)

@@ -1,7 +1,10 @@
 //! The Redis store as the core's [`Leaderboard`] service: each method is one of the store's
 //! operations (in `boards.rs`, `writes.rs`, `reads.rs`).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
+use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
@@ -142,6 +145,14 @@ impl Leaderboard for RedisStore {
         period: &PeriodRef,
     ) -> Result<(), BoardError> {
         self.remove_member(board, member, period).await
+    }
+
+    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+        self.watch(board).await
+    }
+
+    async fn announce_period(&self, board: &str) -> Result<(), BoardError> {
+        self.announce_current(board).await
     }
 
     fn shutdown(&self) {}

@@ -47,15 +47,17 @@ impl RedisStore {
             });
         }
         let now = self.now_us();
+        let current = cached.window.visible(now)?.current;
         let (at_us, period) = match w.at_us {
             // Stamped now: the current period, never older than the window.
             None => {
                 validate_instant(now)?;
-                (now, cached.window.visible(now)?.current)
+                (now, current.clone())
             }
             Some(at) => (at, cached.window.write_period(at, now)?),
         };
         let floor = cached.floor(&period);
+        let previous = cached.previous(&period);
         let call = WriteCall {
             keys,
             config_text: &cached.config_text,
@@ -72,6 +74,8 @@ impl RedisStore {
             expiry_ms: cached.expiry_ms(&period),
             rules: &cached.config.settings.rules,
             over_budget: w.over_budget.is_some(),
+            emit: period.id == current.id,
+            previous_id: &previous,
         };
         Ok(PreparedWrite {
             keys: call.keys(),

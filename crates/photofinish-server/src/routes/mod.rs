@@ -1,8 +1,9 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal), and ops.
+//! (one member, around it, its removal), live events, and ops.
 
 pub mod boards;
 pub mod entries;
+pub mod events;
 pub mod members;
 pub mod ops;
 pub mod scores;

@@ -7,6 +7,7 @@ mod api;
 mod bad_input;
 mod concurrency;
 mod differential;
+mod events;
 mod faults;
 mod idempotency;
 mod limits;

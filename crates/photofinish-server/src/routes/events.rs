@@ -1,0 +1,265 @@
+//! `GET /v1/boards/{board}/events` (docs/SPEC.md §8): the board's live events as
+//! Server-Sent Events. A thin adapter over the backend's feed ([`EventFeed`]): each stream
+//! keeps only the id it last sent and reads the shared ring after it, so a slow consumer
+//! costs no memory; one that falls out of the ring is disconnected. `Last-Event-ID` replays
+//! what the ring still holds, else the stream opens with `resync`. When the board's period
+//! ends the stream asks the backend to announce the next (each reset is sent once,
+//! whichever stream, write or node gets there first).
+
+use std::collections::{HashSet, VecDeque};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use futures_util::Stream;
+use photofinish_core::config::validate_board_name;
+use photofinish_core::events::{Event, EventFeed, EventKind, Read};
+use photofinish_core::{BoardError, ErrorCode};
+use serde_json::json;
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{rfc3339_us, Auth, PathParams};
+use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
+
+/// The live events of a board.
+#[utoipa::path(get, path = "/v1/boards/{board}/events", tag = "events",
+    params(("board" = String, Path, description = "Board name, [A-Za-z0-9_.-]{1,64}", pattern = r"^[A-Za-z0-9_.-]{1,64}$"),
+        ("members" = Option<Vec<String>>, Query, description = "Only score and remove events of these members (reset always passes). One `members=a,b` is split on commas; repeated `members=` are taken one name each (for names with commas). At most 1000 names.", style = Form, explode = true),
+        ("access_token" = Option<String>, Query, description = "The bearer token, for clients that cannot send headers (browsers' EventSource); accepted on this endpoint only"),
+        ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: what followed it is replayed while the board's last 10,000 events hold it, else the stream opens with `resync`")),
+    responses(
+        (status = 200, description = "An event stream: `score` {member, score, rank, reached_at, period}, `remove` {member, period}, `reset` {period, previous}, `resync` {} (reload what you show); each with an increasing integer id; a keep-alive comment every 15 s", content_type = "text/event-stream", body = String),
+        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody),
+        (status = 503, description = "Too many event streams (too_many_streams) or storage unavailable", body = ErrorBody)))]
+pub async fn get_events(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
+    validate_board_name(&board)?;
+    let filter = member_filter(query.as_deref())?;
+    let last_seen = last_event_id(&headers)?;
+    let permit =
+        app.streams
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| BoardError::TooManyStreams {
+                limit: app.streams_limit,
+                what: "event streams",
+            })?;
+    let feed = app.gate.events(&id.caller, &board).await?;
+    let reader = Reader {
+        app: app.clone(),
+        board,
+        after: last_seen.unwrap_or_else(|| feed.last_id()),
+        resync_first: last_seen.is_some(),
+        feed,
+        filter,
+        queue: VecDeque::new(),
+        period_end_us: None,
+        closing: app.closing.clone(),
+        _permit: permit,
+    };
+    let stream =
+        futures_util::stream::unfold(
+            reader,
+            |mut r| async move { r.next().await.map(|e| (Ok(e), r)) },
+        );
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(EVENTS_KEEP_ALIVE)))
+}
+
+/// The member names of `members=` parameters (see the route's docs), `None` for all.
+fn member_filter(query: Option<&str>) -> Result<Option<HashSet<String>>, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query.unwrap_or("")).map_err(|e| {
+            ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("malformed query string: {e}"),
+            )
+        })?;
+    let mut values = Vec::new();
+    for (k, v) in pairs {
+        match k.as_str() {
+            "members" => values.push(v),
+            "access_token" => {}
+            other => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidParameter,
+                    format!(
+                        "unknown parameter {other:?}: this endpoint takes members and access_token"
+                    ),
+                ))
+            }
+        }
+    }
+    let names: HashSet<String> = match values.len() {
+        0 => return Ok(None),
+        1 => values[0].split(',').map(str::to_owned).collect(),
+        _ => values.into_iter().collect(),
+    };
+    if names.len() > MAX_EVENT_FILTER_MEMBERS {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!(
+                "members names {} members: at most {MAX_EVENT_FILTER_MEMBERS}",
+                names.len()
+            ),
+        ));
+    }
+    for n in &names {
+        photofinish_core::config::validate_member_name(n)?;
+    }
+    Ok(Some(names))
+}
+
+/// The `Last-Event-ID` header: a non-negative integer, or absent.
+fn last_event_id(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
+    let Some(v) = headers.get("last-event-id") else {
+        return Ok(None);
+    };
+    let text = v.to_str().unwrap_or("").trim();
+    text.parse().map(Some).map_err(|_| {
+        ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("invalid Last-Event-ID {text:?}: an event id is a non-negative integer"),
+        )
+    })
+}
+
+/// One consumer's place in the feed.
+struct Reader {
+    app: AppState,
+    board: String,
+    feed: Arc<EventFeed>,
+    /// The id of the last event sent (or skipped by the filter).
+    after: u64,
+    /// The consumer gave a `Last-Event-ID`: if it is no longer held, say `resync` first.
+    resync_first: bool,
+    filter: Option<HashSet<String>>,
+    queue: VecDeque<SseEvent>,
+    /// When the current period ends, µs (fetched lazily; `i64::MAX` for never).
+    period_end_us: Option<i64>,
+    /// The server is stopping: the stream ends.
+    closing: tokio::sync::watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Reader {
+    /// The next SSE event; `None` ends the stream (board deleted, consumer too slow).
+    async fn next(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(e) = self.queue.pop_front() {
+                return Some(e);
+            }
+            if *self.closing.borrow() {
+                return None;
+            }
+            match self.feed.read(self.after) {
+                Read::Closed => return None,
+                Read::Behind { last_id } if self.resync_first => {
+                    self.resync_first = false;
+                    self.after = last_id;
+                    return Some(
+                        SseEvent::default()
+                            .event("resync")
+                            .id(last_id.to_string())
+                            .data("{}"),
+                    );
+                }
+                Read::Behind { .. } => {
+                    tracing::info!(board = %self.board, "an event consumer fell more than the ring behind; disconnected");
+                    return None;
+                }
+                Read::Events(events) if events.is_empty() => {
+                    self.resync_first = false;
+                    self.wait().await;
+                }
+                Read::Events(events) => {
+                    self.resync_first = false;
+                    for e in events {
+                        self.after = e.id;
+                        if self.passes(&e) {
+                            self.queue.push_back(sse(&e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn passes(&self, e: &Event) -> bool {
+        match (&self.filter, e.kind.member()) {
+            (Some(names), Some(m)) => names.contains(m),
+            _ => true,
+        }
+    }
+
+    /// Waits for the next event, or for the period to end (then asks for its reset).
+    async fn wait(&mut self) {
+        let service = self.app.gate.service().clone();
+        let end = match self.period_end_us {
+            Some(end) => end,
+            None => {
+                let end = match service.board(&self.board).await {
+                    Ok(b) => b.current.end_us,
+                    Err(_) => i64::MAX,
+                };
+                self.period_end_us = Some(end);
+                end
+            }
+        };
+        let now = service.now_us();
+        let until_end = u64::try_from(end.saturating_sub(now)).unwrap_or(0);
+        let pause = Duration::from_micros(until_end).min(MAX_PERIOD_WAIT);
+        let mut closing = self.closing.clone();
+        tokio::select! {
+            () = self.feed.changed(self.after) => {}
+            _ = async { drop(closing.wait_for(|c| *c).await) } => {}
+            () = tokio::time::sleep(pause) => {
+                if service.now_us() >= end {
+                    // Announced once over every stream and node; a failure is retried on
+                    // the next wake.
+                    if let Err(e) = service.announce_period(&self.board).await {
+                        tracing::debug!(board = %self.board, error = %e, "period announce failed");
+                    }
+                    self.period_end_us = None;
+                }
+            }
+        }
+    }
+}
+
+/// An event on the wire.
+fn sse(e: &Event) -> SseEvent {
+    let (name, data) = match &e.kind {
+        EventKind::Score {
+            member,
+            score,
+            rank,
+            reached_at_us,
+            period,
+        } => (
+            "score",
+            json!({"member": member, "score": score, "rank": rank,
+                   "reached_at": rfc3339_us(*reached_at_us), "period": period}),
+        ),
+        EventKind::Remove { member, period } => {
+            ("remove", json!({"member": member, "period": period}))
+        }
+        EventKind::Reset { period, previous } => {
+            ("reset", json!({"period": period, "previous": previous}))
+        }
+    };
+    SseEvent::default()
+        .event(name)
+        .id(e.id.to_string())
+        .data(data.to_string())
+}

@@ -1,0 +1,147 @@
+//! Live events on the embedded store (docs/SPEC.md §8): the writer publishes what each
+//! applied command changed in a board's current period to that board's feed, if someone
+//! watches it ([`publish`]); readers find the feed through [`Store::watch`]. Nothing here
+//! runs during recovery or in the snapshotter: only the live writer publishes.
+//!
+//! Event ids start, for each new feed, at the clock's µs: a feed made after a restart
+//! numbers above every id a reader could hold from before it (while fewer than a million
+//! events a second are published), so such a reader is told to resync, never given wrong
+//! events.
+
+use std::sync::Arc;
+
+use photofinish_core::events::{EventFeed, EventKind, Feeds, EVENT_RING_LEN};
+use photofinish_core::idempotency::Answer;
+use photofinish_core::{BoardError, Outcome, Period, PeriodRef};
+
+use crate::command::Command;
+use crate::state::{read_lock, Applied, State};
+use crate::writer::Store;
+
+/// Publishes the events of `cmd`, applied at `now_us` with `applied`.
+pub(crate) fn publish(
+    feeds: &Feeds,
+    state: &State,
+    cmd: &Command,
+    applied: &Result<Applied, BoardError>,
+    now_us: i64,
+) {
+    let Ok(applied) = applied else { return };
+    match (cmd, applied) {
+        (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
+        (Command::Write { .. }, Applied::Written(outcome, period)) => {
+            written(feeds, state, cmd, outcome, period, now_us)
+        }
+        (Command::DeleteMember { .. }, Applied::MemberRemoved) => removed(feeds, state, cmd),
+        (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
+            (Answer::Written(w), [c]) => written(feeds, state, c, &w.outcome, &w.period, now_us),
+            (Answer::Batch(results), _) => {
+                for (c, r) in cmds.iter().zip(results) {
+                    if let Ok(w) = r {
+                        written(feeds, state, c, &w.outcome, &w.period, now_us);
+                    }
+                }
+            }
+            (Answer::Removed, [c]) => removed(feeds, state, c),
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// A score event for a write that changed a score in the current period (after the
+/// period's reset event, if this write is the first to land in it).
+fn written(
+    feeds: &Feeds,
+    state: &State,
+    cmd: &Command,
+    outcome: &Outcome,
+    period: &Period,
+    now_us: i64,
+) {
+    let Command::Write { board, member, .. } = cmd else {
+        return;
+    };
+    if !outcome.changed || !period.contains(now_us) {
+        return;
+    }
+    let Some(feed) = feeds.get(board) else { return };
+    announce(&feed, state, board, period);
+    feed.push(EventKind::Score {
+        member: member.clone(),
+        score: outcome.score,
+        rank: outcome.rank,
+        reached_at_us: outcome.reached_at_us,
+        period: period.id.clone(),
+    });
+}
+
+/// A remove event for a member removed from the current period.
+fn removed(feeds: &Feeds, state: &State, cmd: &Command) {
+    let Command::DeleteMember {
+        board,
+        period,
+        member,
+        now_us,
+    } = cmd
+    else {
+        return;
+    };
+    let Some(feed) = feeds.get(board) else { return };
+    let Some(handle) = state.board(board) else {
+        return;
+    };
+    let current = {
+        let b = read_lock(&handle);
+        let asked = b.resolve(&PeriodRef::parse(period), *now_us);
+        let current = b.resolve(&PeriodRef::Current, *now_us);
+        match (asked, current) {
+            (Ok(asked), Ok(current)) if asked == current => current,
+            _ => return,
+        }
+    };
+    feed.push(EventKind::Remove {
+        member: member.clone(),
+        period: current.id,
+    });
+}
+
+/// Sends `period`'s reset event unless the feed has (it records the first it learns).
+fn announce(feed: &EventFeed, state: &State, board: &str, period: &Period) {
+    feed.announce(&period.id, || {
+        state
+            .board(board)
+            .and_then(|h| read_lock(&h).calendar().previous(period).ok())
+            .map(|p| p.id)
+            .unwrap_or_default()
+    });
+}
+
+impl Store {
+    /// The board's feed, made on first watch (docs/SPEC.md §8).
+    pub(crate) fn watch(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+        let handle = self.state().require(board)?;
+        let now = self.now_us();
+        let current = read_lock(&handle).resolve(&PeriodRef::Current, now)?;
+        let feeds = self.feeds();
+        feeds.sweep(board);
+        let (feed, new) = feeds.watch(board, 1, || {
+            EventFeed::new(u64::try_from(now).unwrap_or(0), EVENT_RING_LEN)
+        })?;
+        if new {
+            feed.announce(&current.id, String::new);
+        }
+        Ok(feed)
+    }
+
+    /// Sends the current period's reset event on the board's feed, unless it was sent.
+    pub(crate) fn announce_current(&self, board: &str) -> Result<(), BoardError> {
+        let Some(feed) = self.feeds().get(board) else {
+            return Ok(());
+        };
+        let handle = self.state().require(board)?;
+        let current = read_lock(&handle).resolve(&PeriodRef::Current, self.now_us())?;
+        announce(&feed, self.state(), board, &current);
+        Ok(())
+    }
+}
