@@ -164,6 +164,7 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
         (Need::Read, Method::GET, "/v1/boards/b", None),
         (Need::Read, Method::GET, "/v1/boards/b/periods", None),
         (Need::Read, Method::GET, "/v1/boards/b/entries", None),
+        (Need::Read, Method::GET, "/v1/boards/b/events", None),
         (Need::Read, Method::GET, "/v1/boards/b/members/ann", None),
         (
             Need::Read,
@@ -240,6 +241,15 @@ fn expected(caller: &str, need: Need) -> u16 {
     }
 }
 
+/// What opening an event stream answers: the status, and the error body of a refusal (an
+/// accepted stream is left unread).
+async fn opened(s: &Server, token: Option<&str>, path: &str) -> (reqwest::StatusCode, Value) {
+    match photofinish_testkit::sse::EventStream::open(&s.base, path, token, None).await {
+        Ok(_) => (reqwest::StatusCode::OK, Value::Null),
+        Err(refused) => refused,
+    }
+}
+
 async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
     let (s, c) = start(kind).await;
     let expired =
@@ -263,9 +273,12 @@ async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
         for (name, token) in &callers {
             reset(&s, &c.admin).await;
             let before = state(&s, &c.admin).await;
-            let got = s
-                .call_as(token.as_deref(), method.clone(), path, body.clone())
-                .await;
+            let got = if path.ends_with("/events") {
+                opened(&s, token.as_deref(), path).await
+            } else {
+                s.call_as(token.as_deref(), method.clone(), path, body.clone())
+                    .await
+            };
             let want = expected(name, need);
             let case = format!("{name} {method} {path} {body:?}: {got:?}");
             if want == 200 {
@@ -417,9 +430,42 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
     s.stop().await;
 }
 
+/// The event stream takes its credential from `access_token` too (browsers' EventSource
+/// sends no headers) — and no other endpoint does; a public board's stream needs none.
+async fn event_streams_take_a_token_in_the_query(kind: Kind) {
+    use photofinish_testkit::sse::EventStream;
+    let (s, c) = start(kind).await;
+    reset(&s, &c.admin).await;
+    let with = |t: &str| format!("/v1/boards/b/events?access_token={t}");
+    let mut events = EventStream::open(&s.base, &with(&c.read), None, None)
+        .await
+        .expect("a read key opens the stream");
+    let denied = EventStream::open(&s.base, &with(&c.other_glob), None, None).await;
+    assert_error(&denied.err().expect("refused"), 403, "forbidden");
+    let garbage = EventStream::open(&s.base, &with("pf_nope"), None, None).await;
+    assert_error(&garbage.err().expect("refused"), 401, "unauthorized");
+    let anonymous = EventStream::open(&s.base, "/v1/boards/b/events", None, None).await;
+    assert_error(&anonymous.err().expect("refused"), 401, "unauthorized");
+    EventStream::open(&s.base, "/v1/boards/pub/events", None, None)
+        .await
+        .expect("a public board's stream is open to all");
+    let elsewhere = s
+        .get(&format!("/v1/boards/b/entries?access_token={}", c.read))
+        .await;
+    assert_error(&elsewhere, 401, "unauthorized");
+    let w = json!({"member": "zed", "score": 9});
+    let (st, _) = s
+        .call_as(Some(&c.admin), Method::POST, "/v1/boards/b/scores", Some(w))
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(events.next().await.data["member"], "zed");
+    s.stop().await;
+}
+
 conformance!(
     every_endpoint_answers_every_caller_by_the_rules,
     listings_and_public_boards_show_only_what_the_caller_may_read,
+    event_streams_take_a_token_in_the_query,
 );
 
 /// Each way a player token can be wrong is a 401, and changes nothing.
