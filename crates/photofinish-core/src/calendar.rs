@@ -45,6 +45,29 @@ pub fn validate_instant(at_us: i64) -> Result<(), BoardError> {
     }
 }
 
+/// How a period reference is written (the `period` parameter): `current`, `previous`,
+/// `all`, or an id of a daily (`2026-11-23`), ISO-weekly (`2026-W48`), Sunday-weekly
+/// (`2026-11-22~w`) or monthly (`2026-11`) board. A reference of this shape that names no
+/// period of the board is not found; any other is malformed.
+pub const PERIOD_ID_PATTERN: &str =
+    "^(current|previous|all|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2}(-[0-9]{2}(~w)?)?)$";
+
+/// Whether `id` has the shape [`PERIOD_ID_PATTERN`] describes.
+pub fn period_shaped(id: &str) -> bool {
+    let b = id.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    matches!(id, "current" | "previous" | "all")
+        || (b.len() == 8 && digits(0..4) && &b[4..6] == b"-W" && digits(6..8))
+        || (b.len() == 7 && digits(0..4) && b[4] == b'-' && digits(5..7))
+        || ((b.len() == 10 || (b.len() == 12 && &b[10..] == b"~w"))
+            && digits(0..4)
+            && b[4] == b'-'
+            && digits(5..7)
+            && b[7] == b'-'
+            && digits(8..10))
+}
+
 /// A board's reset schedule, resolved once (the time zone lookup is not free).
 #[derive(Debug, Clone)]
 pub struct Calendar {
@@ -129,7 +152,13 @@ impl Calendar {
 
     /// Parses a period id of this board's schedule.
     pub fn parse(&self, id: &str) -> Result<Period, BoardError> {
-        let malformed = || BoardError::MalformedPeriod(id.to_owned());
+        let malformed = || {
+            if period_shaped(id) {
+                BoardError::PeriodNotFound(id.to_owned())
+            } else {
+                BoardError::MalformedPeriod(id.to_owned())
+            }
+        };
         let first = match (self.reset, self.week_start) {
             (Reset::Never, _) => {
                 return if id == "all" {

@@ -12,6 +12,12 @@ use crate::error::BoardError;
 pub const MAX_BOARD_NAME_BYTES: usize = 64;
 /// Longest member name, in bytes (docs/SPEC.md §2); names longer than 16 bytes cost a side table.
 pub const MAX_MEMBER_NAME_BYTES: usize = 128;
+/// [`validate_board_name`] as a regular expression (for the OpenAPI document).
+pub const BOARD_NAME_PATTERN: &str = "^[A-Za-z0-9_.-]{1,64}$";
+/// [`validate_member_name`] as a regular expression, counting characters where the rule
+/// counts bytes (a JSON Schema cannot count bytes): 1 to 128 of anything but the control
+/// characters (Unicode Cc: U+0000–U+001F, U+007F–U+009F).
+pub const MEMBER_NAME_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F]{1,128}$";
 /// Most periods a board may retain: each retained period is a full ranking in memory.
 pub const MAX_RETENTION_PERIODS: u32 = 1000;
 /// Largest serialized metadata per entry (docs/SPEC.md §2): it is stored with every entry.

@@ -176,8 +176,13 @@ mod tests {
             w.resolve(&PeriodRef::Id("2026-11-20".into()), T0),
             Err(BoardError::PeriodNotFound("2026-11-20".into()))
         );
+        // A weekly id on a daily board: well formed, no such period; a stray word: malformed.
         assert!(matches!(
             w.resolve(&PeriodRef::Id("2026-W47".into()), T0),
+            Err(BoardError::PeriodNotFound(_))
+        ));
+        assert!(matches!(
+            w.resolve(&PeriodRef::Id("last-week".into()), T0),
             Err(BoardError::MalformedPeriod(_))
         ));
     }

@@ -13,15 +13,15 @@
  * Scores are i64 and may exceed 2^53: responses are parsed so that such scores stay exact
  * decimal strings (see parseJson); only the histogram converts them to (inexact) numbers.
  *
- * Test hooks: body.dataset.ready = "1" after the first successful table render and
- * body.dataset.renders counts renders; row/id hooks are listed in index.html's markup.
+ * Test hooks: body.dataset.ready = "1" after the first successful table render, and
+ * body.dataset.renders counts renders (one per reload of #entries/#around, or of #boards).
  */
 'use strict';
 
 const CRED_KEY = 'photofinish.credential';
 const RELOAD_DELAY_MS = 150;     // debounce of reloads triggered by live events
 const CHANGED_MS = 5000;         // how long a row touched by an event keeps class "changed"
-const MOVE_MS = 30000;           // how long an overtake arrow stays on a row
+const MOVE_MS = 30000;           // how long an overtake arrow (▲n / ▼n) stays on a row
 const HISTOGRAM_EVERY_MS = 5000; // at most one histogram refresh per this interval
 const HISTOGRAM_SAMPLE = 1000;   // top entries sampled for the histogram
 const FEED_MAX = 20;
@@ -80,20 +80,14 @@ function parseJson(text) {
   return JSON.parse(text.replace(/("score"\s*:\s*)(-?\d{16,})/g, '$1"$2"'));
 }
 
-function query(params) {
+async function api(path, params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? '?' + s : '';
-}
-
-async function api(path, params) {
   const headers = { Accept: 'application/json' };
-  const token = credential();
-  if (token) headers.Authorization = 'Bearer ' + token;
+  if (credential()) headers.Authorization = 'Bearer ' + credential();
   let res;
   try {
-    res = await fetch(path + query(params), { headers, cache: 'no-store' });
+    res = await fetch(path + (q.toString() ? '?' + q : ''), { headers, cache: 'no-store' });
   } catch (e) {
     throw new ApiError(0, 'network', 'Cannot reach the server (' + e.message + ').');
   }
@@ -107,10 +101,11 @@ async function api(path, params) {
   return body;
 }
 
-/* ---------- small DOM helpers ---------- */
+/* ---------- small helpers ---------- */
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
+// Creates an element; text goes in as textContent (never parsed as HTML).
+function el(tag, className, text, props) {
+  const node = Object.assign(document.createElement(tag), props);
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
@@ -118,12 +113,11 @@ function el(tag, className, text) {
 
 const fmtCount = (n) => Number(n).toLocaleString('en-US');
 const pad = (n) => String(n).padStart(2, '0');
+const clock = (d) => pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
 
 function fmtTime(iso) {
   const d = new Date(iso);
-  if (isNaN(d)) return String(iso);
-  return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' +
-    pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+  return isNaN(d) ? String(iso) : d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' + clock(d);
 }
 
 function fromNow(iso) {
@@ -139,10 +133,7 @@ function fromNow(iso) {
 // A "next reset" value that sweep() keeps counting down.
 function countdown(iso) {
   if (!iso) return el('span', 'muted', 'never');
-  const node = el('time', 'countdown', fromNow(iso));
-  node.dateTime = iso;
-  node.title = fmtTime(iso) + ' (local time)';
-  return node;
+  return el('time', 'countdown', fromNow(iso), { dateTime: iso, title: fmtTime(iso) + ' (local time)' });
 }
 
 function markRendered() {
@@ -151,21 +142,15 @@ function markRendered() {
   body.dataset.ready = '1';
 }
 
-/* ---------- error banner ---------- */
-
 function showError(err) {
-  const box = $('error');
-  let hint = '';
-  if (err.status === 401) hint = 'Enter an API key or player token in the Credential field above.';
-  else if (err.status === 403) hint = 'This credential may not read this board.';
-  else if (err.code === 'board_not_found') hint = 'Go back to the list of boards.';
-  const close = el('button', 'quiet', 'Dismiss');
-  close.type = 'button';
-  close.addEventListener('click', clearError);
+  const hint = err.status === 401 ? ' Enter an API key or player token in the Credential field above.'
+    : err.status === 403 ? ' This credential may not read this board.' : '';
   const text = el('span', 'banner-text');
-  text.append(el('strong', null, err.code || 'error'), ' ' + err.message + (hint ? ' ' + hint : ''));
-  box.replaceChildren(text, close);
-  box.hidden = false;
+  text.append(el('strong', null, err.code || 'error'), ' ' + err.message + hint);
+  const close = el('button', 'quiet', 'Dismiss', { type: 'button' });
+  close.addEventListener('click', clearError);
+  $('error').replaceChildren(text, close);
+  $('error').hidden = false;
 }
 
 function clearError() {
@@ -190,18 +175,21 @@ function renderBoards(boards) {
   const rows = boards.map((b) => {
     const tr = el('tr');
     tr.dataset.board = b.name;
-    const link = el('a', null, b.name);
-    link.href = '/?board=' + enc(b.name);
-    const name = el('td', 'name');
-    name.append(link);
-    const access = el('td', 'access');
-    access.append(el('span', 'chip', b.public_read ? 'public read' : 'private'));
-    if (b.player_writes) access.append(' ', el('span', 'chip', 'player writes'));
-    const next = el('td', 'next-reset');
-    next.append(countdown(b.next_reset_at));
-    tr.append(name, el('td', 'members num', fmtCount(b.members)), el('td', 'order', b.order + ' · ' + b.update),
-      el('td', 'reset', b.reset === 'never' ? 'never' : b.reset + ' (' + b.timezone + ')'),
-      el('td', 'period', b.period), next, access);
+    const cells = {
+      name: el('a', null, b.name, { href: '/?board=' + enc(b.name) }),
+      'members num': fmtCount(b.members),
+      order: b.order + ' · ' + b.update,
+      reset: b.reset === 'never' ? 'never' : b.reset + ' (' + b.timezone + ')',
+      period: b.period,
+      'next-reset': countdown(b.next_reset_at),
+      access: el('span', 'chip', b.public_read ? 'public read' : 'private'),
+    };
+    for (const [cls, v] of Object.entries(cells)) {
+      const td = el('td', cls, typeof v === 'string' ? v : null);
+      if (typeof v !== 'string') td.append(v);
+      tr.append(td);
+    }
+    if (b.player_writes) tr.lastChild.append(' ', el('span', 'chip', 'player writes'));
     return tr;
   });
   $('boards').tBodies[0].replaceChildren(...rows);
@@ -212,25 +200,32 @@ function renderBoards(boards) {
 
 const isCurrent = () => !!state.board && state.period === state.board.period;
 
+// Fetches the board and its retained periods; the picker lists the current period first.
+async function fetchBoard() {
+  const [board, periods] = await Promise.all([
+    api(boardPath()),
+    api(boardPath() + '/periods').catch(() => ({ periods: [] })),
+  ]);
+  const list = periods.periods || [];
+  state.board = board;
+  state.periods = [board.period, ...list.map((p) => p.id).filter((id) => id !== board.period)];
+  return list;
+}
+
 async function openBoard() {
   clearError();
   try {
-    const [board, periods] = await Promise.all([
-      api(boardPath()),
-      api(boardPath() + '/periods').catch(() => ({ periods: [] })),
-    ]);
-    state.board = board;
-    const ids = (periods.periods || []).map((p) => p.id).filter((id) => id !== board.period);
-    state.periods = [board.period, ...ids];
-    if (!state.periods.includes(state.period)) state.period = board.period;
-    renderBoardHead(periods.periods || []);
+    const list = await fetchBoard();
+    if (!state.periods.includes(state.period)) state.period = state.board.period;
+    renderBoardHead(list);
+    $('board-body').hidden = false;
     connectEvents(false);
     resetRanks();
     loadHistogram();
     await loadView();
   } catch (err) {
     showError(err);
-    setLive('offline');
+    if (!live.source) setLive('offline');
   }
 }
 
@@ -251,12 +246,8 @@ function renderBoardHead(periodList) {
     return li;
   }));
   const members = new Map(periodList.map((p) => [p.id, p.members]));
-  $('period').replaceChildren(...state.periods.map((id, i) => {
-    const opt = el('option', null, id + (i === 0 ? ' (current)' : '') +
-      (members.has(id) ? ' · ' + fmtCount(members.get(id)) + ' members' : ''));
-    opt.value = id;
-    return opt;
-  }));
+  $('period').replaceChildren(...state.periods.map((id, i) => el('option', null,
+    id + (i === 0 ? ' (current)' : '') + (members.has(id) ? ' · ' + fmtCount(members.get(id)) + ' members' : ''), { value: id })));
   $('period').value = state.period;
 }
 
@@ -290,7 +281,7 @@ async function loadView() {
     const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
     const near = await around;
     if (seq !== state.seq) return;
-    if (!page.entries.length && state.offset > 0 && page.total > 0) {
+    if (!page.entries.length && state.offset > 0 && page.total > 0) { // paged past the end
       state.offset = Math.floor((page.total - 1) / state.limit) * state.limit;
       return loadView();
     }
@@ -310,66 +301,55 @@ function renderEntries(page) {
   const rows = page.entries.map((e) => entryRow(e, e.member === state.search));
   $('entries').tBodies[0].replaceChildren(...rows);
   $('entries-empty').hidden = rows.length > 0;
-  const first = page.total ? state.offset + 1 : 0;
-  const last = state.offset + page.entries.length;
-  const info = first + '–' + last + ' of ' + fmtCount(page.total);
+  const last = state.offset + rows.length;
   $('page-info').textContent = fmtCount(page.total) + ' members · ' + page.period;
-  $('pager-info').textContent = info;
+  $('pager-info').textContent = (page.total ? state.offset + 1 : 0) + '–' + last + ' of ' + fmtCount(page.total);
   $('prev').disabled = state.offset === 0;
   $('next').disabled = last >= page.total;
 }
 
 function renderAround(near) {
-  const panel = $('around-panel');
-  if (!near) { panel.hidden = true; return; }
+  $('around-panel').hidden = !near || !!near.err;
+  if (!near) return;
   if (near.err) {
-    panel.hidden = true;
-    showError(near.err.code === 'member_not_found'
-      ? new ApiError(404, 'member_not_found', 'No member "' + state.search + '" in period ' + state.period + '.')
-      : near.err);
-    return;
+    if (near.err.code !== 'member_not_found') return showError(near.err);
+    showError(new ApiError(404, 'member_not_found', 'No member "' + state.search + '" in period ' + state.period + '.'));
+    state.search = null; // live reloads should not repeat the message
+    return syncUrl();
   }
   noteMoves(near.entries);
   $('around-member').textContent = state.search;
   $('around').tBodies[0].replaceChildren(...near.entries.map((e) => entryRow(e, e.member === state.search)));
-  panel.hidden = false;
 }
 
-// Records rank movement of members touched by live events since the last render.
+// Records the rank movement of members touched by live events since the last render.
 function noteMoves(entries) {
   const now = Date.now();
   for (const e of entries) {
     const prev = live.ranks.get(e.member);
-    if (live.pending.has(e.member)) {
+    if (live.pending.delete(e.member)) {
       const old = live.marks.get(e.member);
       const delta = prev === undefined ? null : prev - Number(e.rank);
-      const keep = delta === 0 && old && old.moveUntil > now; // keep an arrow still showing
+      const keep = delta === 0 && old && old.moveUntil > now; // an arrow still showing stays
       live.marks.set(e.member, {
         changedUntil: now + CHANGED_MS, fresh: true,
         moveUntil: keep ? old.moveUntil : now + MOVE_MS, delta: keep ? old.delta : delta,
       });
-      live.pending.delete(e.member);
     }
     live.ranks.set(e.member, Number(e.rank));
   }
 }
 
 function entryRow(e, highlight) {
-  const tr = el('tr');
+  const tr = el('tr', highlight ? 'highlight' : '');
   tr.dataset.member = e.member;
   tr.dataset.rank = String(e.rank);
-  if (highlight) tr.classList.add('highlight');
-  const member = el('td', 'member');
-  const pick = el('button', 'link', e.member);
-  pick.type = 'button';
-  pick.title = 'Show neighbours of ' + e.member;
+  const pick = el('button', 'link', e.member, { type: 'button', title: 'Show neighbours of ' + e.member });
   pick.addEventListener('click', () => search(e.member));
+  const member = el('td', 'member');
   member.append(pick);
   const reached = el('td', 'reached');
-  const time = el('time', null, fmtTime(e.reached_at));
-  time.dateTime = e.reached_at;
-  time.title = e.reached_at;
-  reached.append(time);
+  reached.append(el('time', null, fmtTime(e.reached_at), { dateTime: e.reached_at, title: e.reached_at }));
   tr.append(el('td', 'rank num', e.rank), el('td', 'move'), member, el('td', 'score num', e.score), reached, metaCell(e.metadata));
   applyMark(tr, Date.now());
   const mark = live.marks.get(e.member);
@@ -377,29 +357,32 @@ function entryRow(e, highlight) {
   return tr;
 }
 
+// Metadata on demand: a <details> whose summary previews the keys.
 function metaCell(meta) {
   const td = el('td', 'meta');
-  if (meta === null || meta === undefined) { td.append(el('span', 'muted', '—')); return td; }
+  if (meta === null || meta === undefined) {
+    td.append(el('span', 'muted', '—'));
+    return td;
+  }
   const keys = typeof meta === 'object' && !Array.isArray(meta) ? Object.keys(meta) : [];
   const details = el('details');
-  const preview = keys.slice(0, 3).join(', ') + (keys.length > 3 ? ', …' : '');
-  details.append(el('summary', null, preview || '{ }'), el('pre', null, JSON.stringify(meta, null, 2)));
+  details.append(el('summary', null, keys.slice(0, 3).join(', ') + (keys.length > 3 ? ', …' : '') || '{ }'),
+    el('pre', null, JSON.stringify(meta, null, 2)));
   td.append(details);
   return td;
 }
 
-// Applies (or clears) the live-update marks of a row: class "changed", the ▲/▼ arrow.
+// Applies (or clears) a row's live-update marks: class "changed" and the movement arrow.
 function applyMark(tr, now) {
   const mark = live.marks.get(tr.dataset.member);
   const changed = !!mark && mark.changedUntil > now;
   tr.classList.toggle('changed', changed);
   if (!changed) tr.classList.remove('flash');
   const cell = tr.querySelector('.move');
-  const showMove = !!mark && mark.moveUntil > now && mark.delta !== 0;
-  if (!showMove) { cell.textContent = ''; cell.className = 'move'; return; }
-  if (mark.delta === null) { cell.textContent = 'new'; cell.className = 'move new'; cell.title = 'New on this page'; }
-  else if (mark.delta > 0) { cell.textContent = '▲' + mark.delta; cell.className = 'move up'; cell.title = 'Up ' + mark.delta; }
-  else { cell.textContent = '▼' + -mark.delta; cell.className = 'move down'; cell.title = 'Down ' + -mark.delta; }
+  const d = mark && mark.moveUntil > now ? mark.delta : 0;
+  const [text, cls, title] = d === null ? ['new', 'new', 'New on this page']
+    : d > 0 ? ['▲' + d, 'up', 'Up ' + d] : d < 0 ? ['▼' + -d, 'down', 'Down ' + -d] : ['', '', ''];
+  Object.assign(cell, { textContent: text, className: 'move ' + cls, title });
 }
 
 // Once a second: expire marks and refresh countdowns.
@@ -435,66 +418,68 @@ function scheduleHistogram() {
   live.histTimer = setTimeout(() => { live.histTimer = null; loadHistogram(); }, wait);
 }
 
+// Bins the sampled scores into bars. The range spans the 1st–99th percentile so that one
+// outlier does not flatten the chart; scores beyond it count in the edge bars.
 function drawHistogram(values, total) {
   const svg = $('histogram');
-  const NS = 'http://www.w3.org/2000/svg';
   const W = 320, H = 120;
   svg.replaceChildren();
   $('hist-caption').textContent = values.length < total
     ? 'top ' + fmtCount(values.length) + ' of ' + fmtCount(total) : fmtCount(total) + ' members';
   if (!values.length) { $('hist-min').textContent = 'no entries'; $('hist-max').textContent = ''; return; }
-  const min = Math.min(...values), max = Math.max(...values);
-  const bins = max === min ? 1 : Math.min(24, Math.max(1, Math.ceil(Math.sqrt(values.length)) + 2));
+  const sorted = [...values].sort((a, b) => a - b);
+  const cut = Math.floor(sorted.length / 100);
+  const min = sorted[cut], max = sorted[sorted.length - 1 - cut];
+  const bins = max === min ? 1 : Math.min(24, Math.ceil(Math.sqrt(sorted.length)) + 2);
   const width = (max - min) / bins || 1;
   const counts = new Array(bins).fill(0);
-  for (const v of values) counts[Math.min(bins - 1, Math.floor((v - min) / width))]++;
+  for (const v of sorted) counts[Math.max(0, Math.min(bins - 1, Math.floor((v - min) / width)))]++;
   const top = Math.max(...counts);
   counts.forEach((count, i) => {
     const h = count ? Math.max(2, (count / top) * (H - 4)) : 0;
-    const rect = document.createElementNS(NS, 'rect');
-    rect.setAttribute('x', String((i * W) / bins + 1));
-    rect.setAttribute('y', String(H - h));
-    rect.setAttribute('width', String(Math.max(1, W / bins - 2)));
-    rect.setAttribute('height', String(h));
-    const title = document.createElementNS(NS, 'title');
+    const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+    const attrs = { x: (i * W) / bins + 1, y: H - h, width: Math.max(1, W / bins - 2), height: h };
+    for (const [k, v] of Object.entries(attrs)) rect.setAttribute(k, String(v));
+    const title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
     const lo = Math.round(min + i * width), hi = Math.round(min + (i + 1) * width);
     title.textContent = (bins === 1 ? String(min) : lo + ' – ' + hi) + ': ' + count + ' members';
     rect.append(title);
     svg.append(rect);
   });
-  svg.setAttribute('aria-label', 'Score distribution of ' + values.length + ' scores from ' + min + ' to ' + max);
-  $('hist-min').textContent = String(min);
-  $('hist-max').textContent = String(max);
+  svg.setAttribute('aria-label', 'Score distribution of ' + sorted.length + ' scores from ' + sorted[0] + ' to ' + sorted[sorted.length - 1]);
+  $('hist-min').textContent = (cut && sorted[0] < min ? '≤ ' : '') + min;
+  $('hist-max').textContent = (cut && sorted[sorted.length - 1] > max ? '≥ ' : '') + max;
 }
 
 /* ---------- live updates ---------- */
 
 function setLive(word) {
-  const node = $('live');
-  node.textContent = word;
-  node.dataset.state = word;
+  $('live').textContent = word;
+  $('live').dataset.state = word;
+}
+
+// With the stream open: "live" on the current period, "paused" on a past one.
+function refreshLive() {
+  if (live.source && live.source.readyState === EventSource.OPEN) setLive(isCurrent() ? 'live' : 'paused');
 }
 
 function connectEvents(isRetry) {
-  closeEvents();
+  clearTimeout(live.retry);
+  if (live.source) live.source.close();
   const token = credential();
-  const url = boardPath() + '/events' + (token ? '?access_token=' + enc(token) : '');
-  const es = new EventSource(url);
+  const es = new EventSource(boardPath() + '/events' + (token ? '?access_token=' + enc(token) : ''));
   live.source = es;
   setLive(isRetry ? 'reconnecting' : 'connecting');
   es.addEventListener('open', () => {
     if (live.source !== es) return;
-    setLive(isCurrent() ? 'live' : 'paused');
+    refreshLive();
     if (isRetry) scheduleReload(); // a new stream does not replay what was missed
   });
   es.addEventListener('error', () => {
     if (live.source !== es) return;
-    if (es.readyState === EventSource.CLOSED) { // refused (401/404…): the browser gives up, we retry
-      setLive('offline');
-      live.retry = setTimeout(() => connectEvents(true), 5000);
-    } else {
-      setLive('reconnecting');
-    }
+    if (es.readyState !== EventSource.CLOSED) return setLive('reconnecting'); // the browser retries
+    setLive('offline'); // refused (401, 404…): the browser gave up, so retry ourselves
+    live.retry = setTimeout(() => connectEvents(true), 5000);
   });
   const on = (type, fn) => es.addEventListener(type, (ev) => {
     if (live.source !== es) return;
@@ -502,43 +487,34 @@ function connectEvents(isRetry) {
     try { data = parseJson(ev.data || '{}'); } catch (_) { /* keep {} */ }
     fn(data);
   });
-  on('score', onScore);
-  on('remove', onRemove);
+  on('score', (d) => onChange(d, d.member + ' → ' + d.score + ' (#' + d.rank + ')'));
+  on('remove', (d) => onChange(d, d.member + ' removed'));
   on('reset', onReset);
   on('resync', () => { pushFeed('resync', 'missed events — reloading'); scheduleReload(); scheduleHistogram(); });
 }
 
-function closeEvents() {
-  clearTimeout(live.retry);
-  if (live.source) live.source.close();
-  live.source = null;
-}
-
-function onScore(d) {
-  pushFeed('score', d.member + ' → ' + d.score + ' (#' + d.rank + ')');
+// A score or remove event: mark the member, reload the visible tables soon.
+function onChange(d, text) {
+  pushFeed(d.score === undefined ? 'remove' : 'score', text);
   if (!isCurrent() || d.period !== state.period) return;
-  live.pending.add(d.member);
+  if (d.score !== undefined) live.pending.add(d.member);
   scheduleReload();
   scheduleHistogram();
 }
 
-function onRemove(d) {
-  pushFeed('remove', d.member + ' removed');
-  if (!isCurrent() || d.period !== state.period) return;
-  scheduleReload();
-  scheduleHistogram();
-}
-
+// A new period began: reload the board; follow it if the current period was shown.
 async function onReset(d) {
   pushFeed('reset', 'new period ' + d.period + (d.previous ? ' (was ' + d.previous + ')' : ''));
   const wasCurrent = isCurrent();
   try {
-    const [board, periods] = await Promise.all([api(boardPath()), api(boardPath() + '/periods').catch(() => ({ periods: [] }))]);
-    state.board = board;
-    state.periods = [board.period, ...(periods.periods || []).map((p) => p.id).filter((id) => id !== board.period)];
-    if (wasCurrent || !state.periods.includes(state.period)) { state.period = board.period; state.offset = 0; resetRanks(); }
-    renderBoardHead(periods.periods || []);
-    setLive(isCurrent() ? 'live' : 'paused');
+    const list = await fetchBoard();
+    if (wasCurrent || !state.periods.includes(state.period)) {
+      state.period = state.board.period;
+      state.offset = 0;
+      resetRanks();
+    }
+    renderBoardHead(list);
+    refreshLive();
     loadHistogram();
     await loadView();
   } catch (err) {
@@ -563,44 +539,37 @@ function scheduleReload() {
 function pushFeed(kind, text) {
   live.feed.unshift({ kind, text, at: new Date() });
   live.feed.length = Math.min(live.feed.length, FEED_MAX);
-  const items = live.feed.map((f) => {
+  $('feed').replaceChildren(...live.feed.map((f) => {
     const li = el('li', 'feed-' + f.kind);
-    li.append(el('time', 'muted', pad(f.at.getHours()) + ':' + pad(f.at.getMinutes()) + ':' + pad(f.at.getSeconds())), ' ', el('span', null, f.text));
+    li.append(el('time', 'muted', clock(f.at)), ' ', el('span', null, f.text));
     return li;
-  });
-  $('feed').replaceChildren(...items);
+  }));
   $('feed-empty').hidden = true;
 }
 
 /* ---------- wiring ---------- */
 
 function bindBoardControls() {
-  $('ranking').addEventListener('change', () => {
-    state.ranking = $('ranking').value;
-    resetRanks();
-    loadView();
-  });
-  $('period').addEventListener('change', () => {
+  const on = (id, type, fn) => $(id).addEventListener(type, fn);
+  on('ranking', 'change', () => { state.ranking = $('ranking').value; resetRanks(); loadView(); });
+  on('period', 'change', () => {
     state.period = $('period').value;
     state.offset = 0;
     resetRanks();
-    if (live.source && live.source.readyState === EventSource.OPEN) setLive(isCurrent() ? 'live' : 'paused');
+    refreshLive();
     loadHistogram();
     loadView();
   });
-  $('limit').addEventListener('change', () => {
+  on('limit', 'change', () => {
     state.limit = Number($('limit').value);
     state.offset = Math.floor(state.offset / state.limit) * state.limit;
     loadView();
   });
-  $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - state.limit); loadView(); });
-  $('next').addEventListener('click', () => { state.offset += state.limit; loadView(); });
-  $('search').addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    search($('search-member').value.trim());
-  });
-  $('around-close').addEventListener('click', () => { search(null); $('search-member').focus(); });
-  document.addEventListener('keydown', (ev) => {
+  on('prev', 'click', () => { state.offset = Math.max(0, state.offset - state.limit); loadView(); });
+  on('next', 'click', () => { state.offset += state.limit; loadView(); });
+  on('search', 'submit', (ev) => { ev.preventDefault(); search($('search-member').value.trim()); });
+  on('around-close', 'click', () => { search(null); $('search-member').focus(); });
+  document.addEventListener('keydown', (ev) => { // "/" jumps to the member search
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName);
     if (ev.key === '/' && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); $('search-member').focus(); }
   });
@@ -622,12 +591,10 @@ function bindCredential(restart) {
 }
 
 function readUrlState(params) {
-  const ranking = params.get('ranking');
-  if (['ordinal', 'competition', 'dense'].includes(ranking)) state.ranking = ranking;
+  if (['ordinal', 'competition', 'dense'].includes(params.get('ranking'))) state.ranking = params.get('ranking');
+  if ([25, 50, 100].includes(Number(params.get('limit')))) state.limit = Number(params.get('limit'));
   state.period = params.get('period');
   state.offset = Math.max(0, parseInt(params.get('offset'), 10) || 0);
-  const limit = parseInt(params.get('limit'), 10);
-  if ([25, 50, 100].includes(limit)) state.limit = limit;
   state.search = params.get('member') || null;
   $('ranking').value = state.ranking;
   $('limit').value = String(state.limit);
@@ -643,8 +610,7 @@ function main() {
     bindCredential(() => { clearError(); loadBoards(); });
     $('boards-refresh').addEventListener('click', loadBoards);
     setInterval(loadBoards, 30000);
-    loadBoards();
-    return;
+    return loadBoards();
   }
   state.name = name;
   document.title = name + ' · Photofinish';

@@ -42,13 +42,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     }
 }
 
-/// Parses `body` as JSON into `T`; an empty body counts as `{}`.
+/// Parses `body` as JSON into `T`; every body is required (the document says so), so an
+/// empty one is malformed: `{}` asks for the defaults.
 pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        body
-    };
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::new(
+            ErrorCode::MalformedJson,
+            "a JSON body is required (send {} for the defaults)",
+        ));
+    }
     serde_json::from_slice(body).map_err(|e| {
         ApiError::new(
             ErrorCode::MalformedJson,

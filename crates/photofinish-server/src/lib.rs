@@ -40,7 +40,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{boards, entries, events, members, ops, scores};
+use crate::routes::{boards, console, entries, events, members, ops, scores};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -66,6 +66,9 @@ pub fn router(app: Arc<App>) -> Router {
             get(members::get_around),
         )
         .route("/v1/boards/{board}/events", get(events::get_events))
+        .route("/", get(console::index))
+        .route("/console.css", get(console::css))
+        .route("/console.js", get(console::js))
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .route("/openapi.json", get(ops::openapi))

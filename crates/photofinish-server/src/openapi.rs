@@ -4,6 +4,8 @@
 //! (an open server; reads, which `public_read` boards serve to anyone) or not asked for
 //! (`/healthz`, `/openapi.json`), with the 401 and 403 answers that follow.
 
+mod fit;
+
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
@@ -174,7 +176,15 @@ fn keyed(op: &mut Operation, adds_members: bool) {
     }
 }
 
-/// The document as a server configured this way serves it.
+/// The document as a server configured this way serves it, as JSON text, fitted to the
+/// server's checks (`fit`); `max_abs_score` is the storage's score bound (`None`: i64).
+pub fn document_json(has_credentials: bool, max_abs_score: Option<i64>) -> String {
+    let mut doc = serde_json::to_value(document(has_credentials)).unwrap_or_default();
+    fit::fit(&mut doc, max_abs_score);
+    doc.to_string()
+}
+
+/// The document as a server configured this way serves it (before fitting).
 pub fn document(has_credentials: bool) -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     let components = doc.components.get_or_insert_with(Default::default);

@@ -390,9 +390,11 @@ pub async fn serve_with(
     }
     on_ready(addr);
     let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
-    let openapi = crate::openapi::document(auth.has_credentials())
-        .to_json()
-        .unwrap_or_default();
+    let max_abs_score = opts
+        .storage
+        .is_some()
+        .then_some(photofinish_redis::layout::MAX_SCORE);
+    let openapi = crate::openapi::document_json(auth.has_credentials(), max_abs_score);
     let budget = Arc::new(MemoryBudget::new(
         opts.max_memory.unwrap_or_else(default_max_memory),
     ));

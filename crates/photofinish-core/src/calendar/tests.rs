@@ -110,9 +110,13 @@ fn iso_week_53_spans_the_new_year() {
         "2026-11-16T00:00:00Z",
         "2026-11-23T00:00:00Z",
     );
-    // 2025 has 52 weeks: W53 names no week; 2025-12-29 is in 2026-W01.
+    // 2025 has 52 weeks: W53 is well formed but names no week; 2025-12-29 is in 2026-W01.
     assert!(matches!(
         c.parse("2025-W53"),
+        Err(BoardError::PeriodNotFound(_))
+    ));
+    assert!(matches!(
+        c.parse("2025-W5"),
         Err(BoardError::MalformedPeriod(_))
     ));
     assert_eq!(

@@ -1,7 +1,8 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal), live events, and ops.
+//! (one member, around it, its removal), live events, the web console, and ops.
 
 pub mod boards;
+pub mod console;
 pub mod entries;
 pub mod events;
 pub mod members;

@@ -104,25 +104,25 @@ pub async fn post_batch(
             ),
         ));
     }
-    // Every entry is authorized before anything applies, even one that fails its input
-    // rules; those keep their place and their error, the valid ones go to the service
-    // together, in order.
-    let claims: Vec<WriteClaim> = body.entries.iter().map(WriteClaim::of).collect();
-    let mut valid = Vec::with_capacity(body.entries.len());
-    let slots: Vec<Result<String, ApiError>> = body
+    // Every entry is checked before anything applies: one that breaks the document's
+    // schema (an unknown field, a malformed member, score, op, metadata or instant)
+    // refuses the whole batch, naming it; then every entry is authorized, and the service
+    // answers each on its own (a board's rules and state).
+    let valid = body
         .entries
-        .into_iter()
-        .map(|entry| {
-            let w = serde_json::from_value::<WriteBody>(entry)
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            serde_json::from_value::<WriteBody>(entry.clone())
                 .map_err(|e| {
                     ApiError::new(ErrorCode::MalformedJson, format!("malformed entry: {e}"))
                 })
-                .and_then(request)?;
-            let member = w.member.clone();
-            valid.push(w);
-            Ok(member)
+                .and_then(request)
+                .map_err(|e| ApiError::new(e.code, format!("entries[{i}]: {}", e.message)))
         })
-        .collect();
+        .collect::<Result<Vec<WriteRequest>, ApiError>>()?;
+    let claims: Vec<WriteClaim> = body.entries.iter().map(WriteClaim::of).collect();
+    let members: Vec<String> = valid.iter().map(|w| w.member.clone()).collect();
     let (applied, was_replayed) = match keyed {
         None => (app.gate.write_batch(&target, &claims, valid).await?, false),
         Some(keyed) => {
@@ -134,16 +134,13 @@ pub async fn post_batch(
         }
     };
     let mut applied = applied.into_iter();
-    let results = slots
+    let results = members
         .into_iter()
-        .map(|slot| {
-            let answer = slot.and_then(|member| {
-                let outcome = applied.next().unwrap_or_else(|| {
-                    Err(BoardError::Unavailable("no answer for this entry".into()))
-                })?;
-                Ok(result(member, outcome))
-            });
-            match answer {
+        .map(|member| {
+            let outcome = applied
+                .next()
+                .unwrap_or_else(|| Err(BoardError::Unavailable("no answer for this entry".into())));
+            match outcome.map(|o| result(member, o)).map_err(ApiError::from) {
                 Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
                 Err(e) => serde_json::to_value(e.body()).unwrap_or(Value::Null),
             }

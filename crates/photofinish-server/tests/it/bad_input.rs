@@ -210,6 +210,11 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
         ),
         (
             "/v1/boards/b/entries?period=2026-W47",
+            404,
+            "period_not_found",
+        ),
+        (
+            "/v1/boards/b/entries?period=last-week",
             400,
             "invalid_period",
         ),

@@ -1,0 +1,314 @@
+//! What the annotations cannot say, said exactly (docs/SPEC.md §8): the document generated
+//! from the handlers is fitted, as JSON, to the checks the server makes — every path and
+//! query parameter's pattern or range, every body field's type, enum and range, unknown
+//! fields refused (`additionalProperties: false`, which the server enforces), required
+//! bodies, the error answers every operation can give, and links from a write to the
+//! member it wrote and from a board to its entries. A schema-driven fuzzer (schemathesis)
+//! runs against the result in the test suite.
+//!
+//! Each pattern comes from the rule it describes (`config::BOARD_NAME_PATTERN`, …), so a
+//! rule and its schema change together.
+
+use photofinish_core::calendar::PERIOD_ID_PATTERN;
+use photofinish_core::config::{
+    BOARD_NAME_PATTERN, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MEMBER_NAME_PATTERN,
+};
+use serde_json::{json, Value};
+
+use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_PAGE_LIMIT};
+
+/// The decimal strings of the integers in `-neg..=pos` (no sign on zero needed, leading
+/// zeros allowed, as the server parses them), as a regular expression.
+pub fn integer_pattern(pos: u64, neg: u64) -> String {
+    format!(
+        "^(0*({})|-0*({}))$",
+        at_most(&pos.to_string()),
+        at_most(&neg.to_string())
+    )
+}
+
+/// Alternatives matching the decimal numbers 0..=`bound` without leading zeros.
+fn at_most(bound: &str) -> String {
+    let digits: Vec<u32> = bound.bytes().map(|b| u32::from(b - b'0')).collect();
+    let n = digits.len();
+    let mut alts = vec!["0".to_owned()];
+    // Shorter numbers: any 1..n-1 digits without a leading zero.
+    if n > 1 {
+        alts.push(format!("[1-9][0-9]{{0,{}}}", n - 2));
+    }
+    // n digits: equal to the bound up to position i, smaller at i, anything after.
+    for i in 0..n {
+        let lowest = if i == 0 { 1 } else { 0 };
+        if digits[i] > lowest {
+            let prefix: String = bound[..i].to_owned();
+            let rest = n - i - 1;
+            let class = format!("[{}-{}]", lowest, digits[i] - 1);
+            alts.push(format!("{prefix}{class}[0-9]{{{rest}}}"));
+        }
+    }
+    alts.push(bound.to_owned());
+    alts.join("|")
+}
+
+/// A score as a body takes it: a JSON integer in `[-neg, pos]` or a decimal string of one.
+fn score_schema(max_abs: Option<i64>) -> Value {
+    let (min, max) = match max_abs {
+        Some(m) => (-m, m),
+        None => (i64::MIN, i64::MAX),
+    };
+    json!({
+        "description": "A JSON integer or a decimal string (for values past 2^53 from JavaScript) within the range this server's storage holds",
+        "oneOf": [
+            {"type": "integer", "minimum": min, "maximum": max},
+            {"type": "string", "pattern": integer_pattern(max.unsigned_abs(), min.unsigned_abs())}
+        ]
+    })
+}
+
+fn member_schema() -> Value {
+    json!({
+        "type": "string",
+        "pattern": MEMBER_NAME_PATTERN,
+        "description": format!("1 to {MAX_MEMBER_NAME_BYTES} bytes of UTF-8 without control characters (the pattern counts characters; the server counts bytes)"),
+    })
+}
+
+fn nullable(mut schema: Value) -> Value {
+    if let Some(t) = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    {
+        schema["type"] = json!([t, "null"]);
+    }
+    if let Some(e) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+        e.push(Value::Null);
+    }
+    if schema.get("oneOf").is_some() {
+        return json!({"oneOf": [schema, {"type": "null"}]});
+    }
+    schema
+}
+
+fn time_zones() -> Vec<String> {
+    jiff::tz::db()
+        .available()
+        .map(|n| n.as_str().to_owned())
+        .collect()
+}
+
+/// The schema of each parameter, by name.
+fn parameter_schema(name: &str) -> Option<Value> {
+    Some(match name {
+        "board" => json!({"type": "string", "pattern": BOARD_NAME_PATTERN}),
+        "member" => member_schema(),
+        "offset" => json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        "limit" => json!({"type": "integer", "minimum": 0, "maximum": MAX_PAGE_LIMIT}),
+        "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
+        "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
+        "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        _ => return None,
+    })
+}
+
+fn error_answer(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    })
+}
+
+/// Fits `doc` (see the module docs); `max_abs_score` is the storage's score bound
+/// (`None`: the whole i64 range).
+pub fn fit(doc: &mut Value, max_abs_score: Option<i64>) {
+    fit_bodies(&mut doc["components"]["schemas"], max_abs_score);
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            fit_operation(path, method, op);
+        }
+    }
+}
+
+fn fit_bodies(schemas: &mut Value, max_abs_score: Option<i64>) {
+    let score = score_schema(max_abs_score);
+    for name in [
+        "WriteBody",
+        "BatchBody",
+        "BoardConfigBody",
+        "BoardPatchBody",
+    ] {
+        schemas[name]["additionalProperties"] = json!(false);
+    }
+    let w = &mut schemas["WriteBody"]["properties"];
+    w["member"] = member_schema();
+    w["score"] = score.clone();
+    w["op"] = json!({"type": ["string", "null"], "enum": ["incr", "best", "set", null],
+        "description": "The operator; the board's default when absent or null"});
+    w["metadata"] = json!({"type": ["object", "null"],
+        "description": "A JSON object of at most 1 KiB serialized, stored with the entry; kept when absent or null"});
+    w["at"] = json!({"type": ["string", "null"], "format": "date-time",
+        "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
+    schemas["BatchBody"]["properties"]["entries"] = json!({
+        "type": "array", "maxItems": MAX_BATCH_ENTRIES,
+        "items": {"$ref": "#/components/schemas/WriteBody"},
+        "description": "Up to 1000 writes, applied in order. An entry that breaks the schema refuses the whole batch (nothing applied); an entry refused by a board's rules or state gets its error in its place"
+    });
+    schemas["BatchBody"]["required"] = json!(["entries"]);
+    let retention = json!({"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_PERIODS});
+    let rules = |p: &mut Value| {
+        p["retention"] = nullable(retention.clone());
+        p["public_read"] = json!({"type": ["boolean", "null"]});
+        p["player_writes"] = json!({"type": ["boolean", "null"]});
+        p["min_score"] = nullable(score.clone());
+        p["max_score"] = nullable(score.clone());
+        p["max_increment"] =
+            json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
+        p["max_members"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": u64::MAX});
+    };
+    let c = &mut schemas["BoardConfigBody"]["properties"];
+    rules(c);
+    c["order"] = json!({"type": ["string", "null"], "enum": ["desc", "asc", null]});
+    c["update"] = json!({"type": ["string", "null"], "enum": ["incr", "best", "set", null]});
+    c["reset"] =
+        json!({"type": ["string", "null"], "enum": ["never", "daily", "weekly", "monthly", null]});
+    c["week_start"] = json!({"type": ["string", "null"], "enum": ["monday", "sunday", null]});
+    let mut zones: Vec<Value> = time_zones().into_iter().map(Value::String).collect();
+    zones.push(Value::Null);
+    c["timezone"] = json!({"type": ["string", "null"], "enum": zones,
+        "description": "IANA time zone of the periods (the server's bundled database)"});
+    rules(&mut schemas["BoardPatchBody"]["properties"]);
+}
+
+fn fit_operation(path: &str, method: &str, op: &mut Value) {
+    if let Some(params) = op["parameters"].as_array_mut() {
+        for p in params {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            if let Some(schema) = parameter_schema(&name) {
+                p["schema"] = schema;
+            }
+        }
+    }
+    if let Some(body) = op.get_mut("requestBody") {
+        body["required"] = json!(true);
+    }
+    if !path.starts_with("/v1/") {
+        return;
+    }
+    let responses = &mut op["responses"];
+    let mut add = |code: &str, description: &str| {
+        if responses.get(code).is_none() {
+            responses[code] = error_answer(description);
+        }
+    };
+    add("400", "A malformed parameter or body (invalid_board_name, invalid_parameter, invalid_period, malformed_json, …); nothing changed");
+    if path.contains("{board}") {
+        add(
+            "404",
+            "Unknown board (board_not_found), or member or period where the path names one",
+        );
+    }
+    add(
+        "503",
+        "Storage unavailable (storage_unavailable), overloaded or shutting down; nothing changed",
+    );
+    let links = match (method, path) {
+        ("post", "/v1/boards/{board}/scores") => Some((
+            "200",
+            json!({
+                "member": {"operationId": "get_member", "description": "The member just written",
+                    "parameters": {"board": "$request.path.board", "member": "$response.body#/member"}}
+            }),
+        )),
+        ("put", "/v1/boards/{board}") => Some((
+            "201",
+            json!({
+                "entries": {"operationId": "get_entries", "description": "The board's top entries",
+                    "parameters": {"board": "$response.body#/name"}},
+                "scores": {"operationId": "post_score", "description": "Write a score on the board",
+                    "parameters": {"board": "$response.body#/name"}}
+            }),
+        )),
+        _ => None,
+    };
+    if let Some((status, links)) = links {
+        responses[status]["links"] = links;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_lists_exactly_the_numbers_up_to_the_bound() {
+        // Brute force over small bounds with a tiny matcher for these alternations.
+        for bound in [0u64, 7, 9, 10, 19, 20, 99, 100, 305, 1000] {
+            let alts: Vec<String> = at_most(&bound.to_string())
+                .split('|')
+                .map(str::to_owned)
+                .collect();
+            for n in 0..=1100u64 {
+                let s = n.to_string();
+                let hit = alts.iter().any(|a| alt_matches(a, &s));
+                assert_eq!(hit, n <= bound, "bound {bound}, {n}: {alts:?}");
+            }
+        }
+    }
+
+    /// Matches `s` against one alternative made of literal digits, `[a-b]` classes and
+    /// `[0-9]{k}` / `[0-9]{0,k}` repeats (all `at_most` writes).
+    fn alt_matches(alt: &str, s: &str) -> bool {
+        let mut rest = s.as_bytes();
+        let mut a = alt.as_bytes();
+        while !a.is_empty() {
+            if a[0] == b'[' {
+                let (lo, hi) = (a[1], a[3]);
+                a = &a[5..];
+                let (min, max) = if a.first() == Some(&b'{') {
+                    let end = a.iter().position(|&c| c == b'}').expect("}");
+                    let spec = std::str::from_utf8(&a[1..end]).expect("utf8");
+                    a = &a[end + 1..];
+                    match spec.split_once(',') {
+                        Some((x, y)) => (x.parse().expect("n"), y.parse().expect("n")),
+                        None => {
+                            let k: usize = spec.parse().expect("n");
+                            (k, k)
+                        }
+                    }
+                } else {
+                    (1, 1)
+                };
+                let mut taken = 0;
+                while taken < max && rest.first().is_some_and(|c| (lo..=hi).contains(c)) {
+                    rest = &rest[1..];
+                    taken += 1;
+                }
+                if taken < min {
+                    return false;
+                }
+            } else {
+                if rest.first() != Some(&a[0]) {
+                    return false;
+                }
+                rest = &rest[1..];
+                a = &a[1..];
+            }
+        }
+        rest.is_empty()
+    }
+
+    #[test]
+    fn the_i64_pattern_names_its_bounds() {
+        let p = integer_pattern(i64::MAX as u64, i64::MIN.unsigned_abs());
+        assert!(
+            p.contains("9223372036854775807") && p.contains("9223372036854775808"),
+            "{p}"
+        );
+    }
+}
