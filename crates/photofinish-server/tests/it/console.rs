@@ -1,0 +1,126 @@
+//! The web console (docs/SPEC.md §8) in headless Chromium against a live server: the
+//! boards list, the top entries in rank order, the rank-style switch changing tied
+//! members' ranks, the member search with the member highlighted among its neighbours,
+//! and a write made during the test appearing on the open page without a reload. The
+//! board page's screenshots (desktop and phone width) are saved under
+//! `target/artifacts/` for a person to look at.
+
+use serde_json::json;
+
+use crate::browser::Browser;
+use crate::support::*;
+
+const ROWS: &str =
+    "[...document.querySelectorAll('#entries tbody tr')].map(r => r.dataset.member + ':' + r.dataset.rank).join(' ')";
+
+fn artifact(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/artifacts")
+        .join(name)
+}
+
+/// Waits for the render after the one numbered `before`.
+async fn next_render(b: &mut Browser, before: &serde_json::Value) {
+    let before = before.as_str().unwrap_or("0").parse::<u64>().unwrap_or(0);
+    b.wait_for(&format!("Number(document.body.dataset.renders) > {before}"))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_a_board_live() {
+    let s = Server::start(Kind::Embedded).await;
+    s.put(
+        "/v1/boards/weekly",
+        json!({"reset": "weekly", "update": "best"}),
+    )
+    .await;
+    s.put("/v1/boards/daily", json!({"reset": "daily"})).await;
+    for (m, v) in [("ann", 300), ("bob", 200), ("cid", 200), ("dan", 100)] {
+        let body = json!({"member": m, "score": v, "metadata": {"guild": "red"}});
+        assert_eq!(s.post("/v1/boards/weekly/scores", body).await.0, 200);
+    }
+    for i in 0..40 {
+        let body = json!({"member": format!("p{i:02}"), "score": 10 + i * 2});
+        s.post("/v1/boards/weekly/scores", body).await;
+    }
+    let mut b = Browser::start(1280, 1000).await;
+
+    // The boards list links each board.
+    b.goto(&format!("{}/", s.base)).await;
+    let boards = b
+        .wait_for("[...document.querySelectorAll('#boards tbody tr')].map(r => r.dataset.board).join(' ')")
+        .await;
+    assert_eq!(boards, "daily weekly");
+
+    // The board page: top entries in rank order, ties first-reached first.
+    b.goto(&format!("{}/?board=weekly", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    let rows = b.eval(ROWS).await;
+    assert!(
+        rows.as_str()
+            .unwrap_or("")
+            .starts_with("ann:1 bob:2 cid:3 dan:4"),
+        "{rows}"
+    );
+
+    // Rank styles: tied bob and cid share a rank.
+    for (style, want) in [
+        ("competition", "ann:1 bob:2 cid:2 dan:4"),
+        ("dense", "ann:1 bob:2 cid:2 dan:3"),
+        ("ordinal", "ann:1 bob:2 cid:3 dan:4"),
+    ] {
+        let before = b.eval("document.body.dataset.renders").await;
+        b.eval(&format!(
+            "(() => {{ const s = document.getElementById('ranking'); s.value = '{style}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()"
+        ))
+        .await;
+        next_render(&mut b, &before).await;
+        let rows = b.eval(ROWS).await;
+        assert!(
+            rows.as_str().unwrap_or("").starts_with(want),
+            "{style}: {rows}"
+        );
+    }
+
+    // Live: a write made now shows on the open page, marked, without a reload.
+    b.wait_for("document.getElementById('live').textContent.trim() === 'live'")
+        .await;
+    b.eval("window.__same_page = true").await;
+    let w = json!({"member": "eve", "score": 400});
+    assert_eq!(s.post("/v1/boards/weekly/scores", w).await.0, 200);
+    let top = b
+        .wait_for("(() => { const r = document.querySelector('#entries tbody tr'); return r && r.dataset.member === 'eve' && r.classList.contains('changed') && r.dataset.rank; })()")
+        .await;
+    assert_eq!(top, "1");
+    assert_eq!(
+        b.eval("window.__same_page === true").await,
+        true,
+        "the page was not reloaded"
+    );
+
+    // Member search: the member among its neighbours, highlighted.
+    b.eval("(() => { document.getElementById('search-member').value = 'cid'; document.getElementById('search').requestSubmit(); return true; })()").await;
+    let found = b
+        .wait_for("(() => { const r = document.querySelector('#around tr.highlight'); return r && r.dataset.member + ':' + r.dataset.rank; })()")
+        .await;
+    assert_eq!(found, "cid:4");
+    let neighbours = b
+        .eval("[...document.querySelectorAll('#around tbody tr')].map(r => r.dataset.member).join(' ')")
+        .await;
+    assert!(
+        neighbours.as_str().unwrap_or("").contains("bob cid dan"),
+        "{neighbours}"
+    );
+
+    b.screenshot(&artifact("console-board.png")).await;
+    drop(b);
+    let mut phone = Browser::start(390, 844).await;
+    phone.goto(&format!("{}/?board=weekly", s.base)).await;
+    phone.wait_for("document.body.dataset.ready === '1'").await;
+    let overflow = phone
+        .eval("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
+    assert_eq!(overflow, true, "the page fits a phone's width");
+    phone.screenshot(&artifact("console-phone.png")).await;
+    s.stop().await;
+}
