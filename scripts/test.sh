@@ -3,8 +3,10 @@
 # then runs every test of every crate. This is the README's test command and what CI runs.
 #
 # The Redis conformance tests start their own redis-server processes (standalone and a
-# 3-master cluster) on free loopback ports; they need Debian's redis-server binary, which
-# this script installs when it is missing (as root, or through sudo).
+# 3-master cluster) on free loopback ports; they need Debian's redis-server binary. The
+# console test drives Debian's chromium over its DevTools protocol. The OpenAPI fuzz run
+# (scripts/openapi-fuzz.sh) needs schemathesis from PyPI. This script installs what is
+# missing (Debian packages as root or through sudo; schemathesis with pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,13 +15,25 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
+PACKAGES=()
 if [ -z "${PHOTOFINISH_REDIS_SERVER:-}" ] && ! command -v redis-server >/dev/null 2>&1; then
-    echo "redis-server is missing: installing Debian's redis-server package" >&2
+    PACKAGES+=(redis-server) # it starts a system redis on 6379; the tests never use it
+fi
+if [ -z "${PHOTOFINISH_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
+    PACKAGES+=(chromium)
+fi
+if [ ${#PACKAGES[@]} -gt 0 ]; then
+    echo "installing Debian packages: ${PACKAGES[*]}" >&2
     SUDO=""
     if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
-    # The package starts a system redis on 6379; the tests never use it.
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${PACKAGES[@]}" >/dev/null
+fi
+if ! command -v st >/dev/null 2>&1; then
+    echo "installing schemathesis with pip" >&2
+    python3 -m pip install -q 'schemathesis==4.32.5' 'hypothesis<6.170.10'
 fi
 
 cargo test --workspace --locked
+cargo build -p photofinish --locked
+./scripts/openapi-fuzz.sh

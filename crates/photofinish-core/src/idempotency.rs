@@ -20,6 +20,10 @@ pub const DEFAULT_TTL_US: i64 = 24 * 3600 * 1_000_000;
 /// early. About 200 bytes each for a single write's answer (docs/BENCHMARKS.md).
 pub const DEFAULT_MAX_KEYS: usize = 1_000_000;
 
+/// [`validate_key`] as a regular expression, for the OpenAPI document: printable ASCII,
+/// and no space at either end (HTTP drops those from a header's value).
+pub const IDEMPOTENCY_KEY_PATTERN: &str = "^[\\x21-\\x7E]([\\x20-\\x7E]{0,253}[\\x21-\\x7E])?$";
+
 /// Checks a key: 1 to 255 printable ASCII characters.
 pub fn validate_key(key: &str) -> Result<(), String> {
     if key.is_empty()

@@ -25,6 +25,7 @@ pub struct BoardConfigBody {
     /// `monday` (ISO weeks) or `sunday`.
     pub week_start: Option<String>,
     /// Periods kept, 1 to 1000.
+    #[serde(default, deserialize_with = "crate::input::whole")]
     pub retention: Option<u32>,
     /// Reads need no credential (default false).
     pub public_read: Option<bool>,
@@ -37,9 +38,11 @@ pub struct BoardConfigBody {
     #[schema(value_type = Option<i64>)]
     pub max_score: Option<Value>,
     /// Largest absolute operand of an `incr`.
+    #[serde(default, deserialize_with = "crate::input::whole")]
     pub max_increment: Option<u64>,
     /// Most members per period (at least 1); a write adding one beyond it gets
     /// `board_full`.
+    #[serde(default, deserialize_with = "crate::input::whole")]
     pub max_members: Option<u64>,
 }
 
@@ -49,6 +52,7 @@ pub struct BoardConfigBody {
 #[serde(deny_unknown_fields)]
 pub struct BoardPatchBody {
     /// Periods kept, 1 to 1000.
+    #[serde(default, deserialize_with = "crate::input::whole")]
     pub retention: Option<u32>,
     /// Reads need no credential.
     pub public_read: Option<bool>,
@@ -63,11 +67,11 @@ pub struct BoardPatchBody {
     #[schema(value_type = Option<i64>)]
     pub max_score: Option<Option<Value>>,
     /// Largest absolute operand of an `incr`; `null` removes the rule.
-    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[serde(default, deserialize_with = "crate::input::whole_present")]
     #[schema(value_type = Option<u64>)]
     pub max_increment: Option<Option<u64>>,
     /// Most members per period; `null` removes the rule.
-    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[serde(default, deserialize_with = "crate::input::whole_present")]
     #[schema(value_type = Option<u64>)]
     pub max_members: Option<Option<u64>>,
 }

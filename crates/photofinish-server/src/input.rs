@@ -15,6 +15,7 @@ use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardError, Op, PeriodRef, RankStyle};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -192,10 +193,84 @@ impl Params {
     }
 }
 
-/// A score: a JSON integer in the i64 range, or a decimal string of one.
+/// The integer a JSON number's text denotes, as decimal digits (`1.0` → `1`, `25e-1` →
+/// none, `2E3` → `2000`), or `None` if it has a fraction: JSON Schema's `integer` counts
+/// `1.0` as one, so the server does too. A magnitude past 64 digits is written as 65
+/// nines (out of every range).
+pub fn integral_text(text: &str) -> Option<String> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits = format!("{int}{frac}");
+    let point = i64::try_from(int.len()).ok()?.saturating_add(exp);
+    if point <= 0 {
+        return digits.bytes().all(|b| b == b'0').then(|| "0".to_owned());
+    }
+    let point = usize::try_from(point).ok()?;
+    if point > 64 {
+        return (!digits.bytes().all(|b| b == b'0'))
+            .then(|| "9".repeat(65))
+            .or(Some("0".into()));
+    }
+    if point >= digits.len() {
+        digits.extend(std::iter::repeat_n('0', point - digits.len()));
+    } else if digits[point..].bytes().all(|b| b == b'0') {
+        digits.truncate(point);
+    } else {
+        return None;
+    }
+    let trimmed = digits.trim_start_matches('0');
+    let digits = if trimmed.is_empty() { "0" } else { trimmed };
+    Some(if neg && digits != "0" {
+        format!("-{digits}")
+    } else {
+        digits.to_owned()
+    })
+}
+
+/// A count in a body (`retention`, `max_members`, …): a JSON integer (`1.0` included), or
+/// null for absent; as `deserialize_with`.
+pub fn whole<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    use serde::de::Error;
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => integral_text(&n.to_string())
+            .and_then(|t| t.parse::<u64>().ok())
+            .and_then(|u| T::try_from(u).ok())
+            .map(Some)
+            .ok_or_else(|| D::Error::custom(format!("{n} is not a whole number in range"))),
+        Some(other) => Err(D::Error::custom(format!(
+            "invalid type: {other}, expected a whole number"
+        ))),
+    }
+}
+
+/// [`whole`] for a field whose `null` means "remove" (present: `Some`).
+pub fn whole_present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    whole(d).map(Some)
+}
+
+/// A score: a JSON integer in the i64 range (`1.0` included), or a decimal string of one.
 pub fn score(v: &Value) -> Result<i64, ApiError> {
     let text = match v {
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) => {
+            let text = n.to_string();
+            integral_text(&text).unwrap_or(text)
+        }
         Value::String(s) => s.clone(),
         other => {
             return Err(ApiError::new(
@@ -310,6 +385,33 @@ pub fn rfc3339_us(us: i64) -> String {
     match jiff::Timestamp::from_microsecond(us) {
         Ok(ts) => format!("{ts:.6}"),
         Err(_) => us.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod integral_tests {
+    use super::integral_text;
+
+    #[test]
+    fn json_integers_in_any_spelling() {
+        for (text, want) in [
+            ("5", Some("5")),
+            ("-5", Some("-5")),
+            ("1.0", Some("1")),
+            ("-0.000", Some("0")),
+            ("2E3", Some("2000")),
+            ("25e-1", None),
+            ("1.5", None),
+            ("1234.5e1", Some("12345")),
+            ("0.5e1", Some("5")),
+            (
+                "1e400",
+                Some("99999999999999999999999999999999999999999999999999999999999999999"),
+            ),
+            ("007", Some("7")),
+        ] {
+            assert_eq!(integral_text(text).as_deref(), want, "{text}");
+        }
     }
 }
 

@@ -226,6 +226,7 @@ impl RedisStore {
         config: BoardConfig,
     ) -> Result<Replayable, BoardError> {
         config.validate()?;
+        super::boards::check_rule_range(&config)?;
         self.check_board_limit(board).await?;
         let text = layout::config_text(&config);
         let current = PeriodWindow::new(&config)?.visible(self.now_us())?.current;

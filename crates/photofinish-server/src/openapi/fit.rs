@@ -13,6 +13,7 @@ use photofinish_core::calendar::PERIOD_ID_PATTERN;
 use photofinish_core::config::{
     BOARD_NAME_PATTERN, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MEMBER_NAME_PATTERN,
 };
+use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
 use serde_json::{json, Value};
 
 use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_PAGE_LIMIT};
@@ -107,6 +108,7 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        "Idempotency-Key" => json!({"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN}),
         _ => return None,
     })
 }
@@ -186,7 +188,7 @@ fn fit_bodies(schemas: &mut Value, max_abs_score: Option<i64>) {
 }
 
 fn fit_operation(path: &str, method: &str, op: &mut Value) {
-    if let Some(params) = op["parameters"].as_array_mut() {
+    if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
         for p in params {
             let name = p["name"].as_str().unwrap_or_default().to_owned();
             if let Some(schema) = parameter_schema(&name) {

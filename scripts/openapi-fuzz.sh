@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The OpenAPI document against the running server (docs/SPEC.md §8): schemathesis (all
+# checks, with tests/schemathesis/hooks.py's check in place of positive_data_acceptance —
+# it names the rules a JSON Schema cannot state) on a fresh embedded server and on a
+# server with Redis when redis-server is here. Fails on any finding. Run by
+# scripts/test.sh; needs `st` (pip install 'schemathesis>=4,<5' 'hypothesis<6.170.10')
+# and a built `photofinish` binary (BIN, default target/debug/photofinish).
+#
+# The event stream is left out: a stream never ends, so a fuzzer cannot read its answer;
+# tests/it/events.rs covers it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="${BIN:-target/debug/photofinish}"
+EXAMPLES="${EXAMPLES:-60}"
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+serve() { # serve NAME ARGS... -> prints the base URL
+    local name="$1"; shift
+    local port; port="$(free_port)"
+    "$BIN" serve --listen "127.0.0.1:$port" "$@" >"$WORK/$name.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 100); do
+        if curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+            echo "http://127.0.0.1:$port"; return 0
+        fi
+        sleep 0.1
+    done
+    echo "server $name did not start:" >&2; cat "$WORK/$name.log" >&2; return 1
+}
+
+fuzz() { # fuzz NAME BASE
+    echo "== schemathesis against the $1 server ($2)"
+    (cd tests/schemathesis && PYTHONPATH=. SCHEMATHESIS_HOOKS=hooks \
+        st --config-file schemathesis.toml run "$2/openapi.json" \
+            --checks all --exclude-checks positive_data_acceptance \
+            --max-examples "$EXAMPLES" --exclude-path-regex '/events$' \
+            --request-timeout 10 --generation-deterministic)
+}
+
+fuzz embedded "$(serve embedded --data-dir "$WORK/data")"
+if command -v redis-server >/dev/null 2>&1; then
+    rport="$(free_port)"
+    redis-server --port "$rport" --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 50); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    fuzz redis "$(serve redis --storage "redis://127.0.0.1:$rport")"
+fi

@@ -1,0 +1,78 @@
+"""Schemathesis hooks for Photofinish's fuzz run (scripts/openapi-fuzz.sh).
+
+One check replaces schemathesis' `positive_data_acceptance`: a request the document calls
+valid must not be refused as malformed — except by the rules the document states in words
+because a JSON Schema cannot say them. Those refusals depend on the server's state or on
+more than one field, and each is named here with the reason:
+
+- 422 idempotency_key_reused: the key was used before with another request (state).
+- 422 period_not_retained: an `at` older than the board's retention window (state, clock).
+- 422 score_overflow, score_rejected, board_full, ranking_full: the board's current
+  scores, rules and size (state).
+- 422 metadata_too_large: metadata over 1 KiB serialized (a size in bytes).
+- 422 invalid_member: a member name over 128 bytes of UTF-8 (the schema counts characters).
+- 422 invalid_time: an `at` before 1970 or past 9999 (`format: date-time` has no range).
+- 400 invalid_config: `min_score` above `max_score` (two fields).
+- 422 too_many_boards, 507 insufficient_storage: server limits (state).
+
+Everything else a valid request may get: 2xx, 3xx, 401, 403, 404, 409, 429, 5xx, as
+schemathesis' own check allows.
+"""
+
+import json
+
+import schemathesis
+
+RULES = {
+    422: {
+        "idempotency_key_reused",
+        "period_not_retained",
+        "score_overflow",
+        "score_rejected",
+        "board_full",
+        "ranking_full",
+        "metadata_too_large",
+        "invalid_member",
+        "invalid_time",
+        "too_many_boards",
+    },
+    400: {"invalid_config"},
+    507: {"insufficient_storage"},
+}
+
+
+def _code(response):
+    try:
+        return json.loads(response.content)["error"]["code"]
+    except Exception:  # noqa: BLE001 - not an error body
+        return None
+
+
+def _allowed(status):
+    return 200 <= status < 400 or status in (401, 403, 404, 409, 429) or status >= 500
+
+
+@schemathesis.check
+def valid_requests_refused_only_by_stated_rules(ctx, response, case):
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return None
+    status = response.status_code
+    if _allowed(status):
+        return None
+    code = _code(response)
+    if code in RULES.get(status, set()):
+        if code == "invalid_member":
+            # Only a name the schema's character count let through but the byte count refuses.
+            name = (case.body or {}).get("member") if isinstance(case.body, dict) else None
+            names = [name] if name else []
+            if isinstance(case.body, dict):
+                names += [e.get("member") for e in case.body.get("entries") or [] if isinstance(e, dict)]
+            names += [v for v in (case.path_parameters or {}).values()]
+            if any(isinstance(n, str) and len(n.encode()) > 128 for n in names):
+                return None
+        else:
+            return None
+    raise AssertionError(
+        f"valid data refused with {status} {code}: not a rule the document states"
+    )
