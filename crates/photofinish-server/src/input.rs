@@ -269,7 +269,13 @@ pub fn score(v: &Value) -> Result<i64, ApiError> {
     let text = match v {
         Value::Number(n) => {
             let text = n.to_string();
-            integral_text(&text).unwrap_or(text)
+            let Some(whole) = integral_text(&text) else {
+                return parse_integer(&text); // has a fraction: not an integer
+            };
+            return parse_integer(&whole).map_err(|e| ApiError {
+                message: e.message.replace(&whole, &text),
+                ..e
+            });
         }
         Value::String(s) => s.clone(),
         other => {
@@ -423,14 +429,16 @@ mod tests {
     fn scores() {
         let ok = |j: &str| score(&serde_json::from_str(j).expect("json"));
         assert_eq!(ok("42").ok(), Some(42));
+        assert_eq!(ok("1.0").ok(), Some(1), "JSON Schema's integer");
+        assert_eq!(ok("-2E3").ok(), Some(-2000));
         assert_eq!(ok("-9223372036854775808").ok(), Some(i64::MIN));
         assert_eq!(ok("\"9223372036854775807\"").ok(), Some(i64::MAX));
         for (j, code) in [
             ("9223372036854775808", ErrorCode::ScoreOutOfRange),
             ("\"-9223372036854775809\"", ErrorCode::ScoreOutOfRange),
-            ("1e400", ErrorCode::ScoreNotInteger),
+            ("1e400", ErrorCode::ScoreOutOfRange),
             ("1.5", ErrorCode::ScoreNotInteger),
-            ("1.0", ErrorCode::ScoreNotInteger),
+            ("25e-1", ErrorCode::ScoreNotInteger),
             ("\"NaN\"", ErrorCode::ScoreNotInteger),
             ("\"\"", ErrorCode::ScoreNotInteger),
             ("\" 1\"", ErrorCode::ScoreNotInteger),

@@ -37,7 +37,7 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
             "1e400",
             r#"{"member":"a","score":1e400}"#.into(),
             422,
-            "score_not_integer",
+            "score_out_of_range",
         ),
         (
             "fraction",
