@@ -273,6 +273,21 @@ impl Watched {
     fn readers(&self) -> usize {
         Arc::strong_count(&self.feed).saturating_sub(self.held)
     }
+
+    /// Whether nobody has read the feed for [`FEED_IDLE_KEEP`] by `now` (then it is closed
+    /// and should be dropped); a feed with readers starts its idle time again.
+    fn expire(&mut self, now: Instant) -> bool {
+        if self.readers() > 0 {
+            self.idle_since = None;
+            return false;
+        }
+        let since = *self.idle_since.get_or_insert(now);
+        let expired = now.duration_since(since) >= FEED_IDLE_KEEP;
+        if expired {
+            self.feed.close();
+        }
+        expired
+    }
 }
 
 /// The feeds of one process, by board: at most [`MAX_WATCHED_BOARDS`]; a feed nobody has
@@ -367,18 +382,10 @@ impl Feeds {
         let Some(w) = map.get_mut(board).filter(|w| Arc::ptr_eq(&w.feed, feed)) else {
             return true;
         };
-        if w.readers() > 0 {
-            w.idle_since = None;
+        if !w.expire(Instant::now()) {
             return false;
         }
-        let now = Instant::now();
-        let since = *w.idle_since.get_or_insert(now);
-        if now.duration_since(since) < FEED_IDLE_KEEP {
-            return false;
-        }
-        if let Some(w) = map.remove(board) {
-            w.feed.close();
-        }
+        map.remove(board);
         self.len.store(map.len(), Ordering::Relaxed);
         true
     }
@@ -388,18 +395,7 @@ impl Feeds {
     pub fn sweep(&self, board: &str) -> bool {
         let now = Instant::now();
         let mut map = self.map();
-        map.retain(|_, w| {
-            if w.readers() > 0 {
-                w.idle_since = None;
-                return true;
-            }
-            let since = *w.idle_since.get_or_insert(now);
-            let keep = now.duration_since(since) < FEED_IDLE_KEEP;
-            if !keep {
-                w.feed.close();
-            }
-            keep
-        });
+        map.retain(|_, w| !w.expire(now));
         self.len.store(map.len(), Ordering::Relaxed);
         !map.contains_key(board)
     }

@@ -22,29 +22,6 @@ use photofinish_core::view::{
 };
 use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
 
-/// What one entry of a write request claims to write, read before its input rules: the
-/// member (if the entry names one as a string) and whether it carries an `at`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteClaim {
-    /// The member named, if any.
-    pub member: Option<String>,
-    /// Whether the entry carries an explicit `at`.
-    pub with_at: bool,
-}
-
-impl WriteClaim {
-    /// The claim of a raw JSON entry.
-    pub fn of(entry: &serde_json::Value) -> Self {
-        Self {
-            member: entry
-                .get("member")
-                .and_then(|m| m.as_str())
-                .map(str::to_owned),
-            with_at: entry.get("at").is_some_and(|a| !a.is_null()),
-        }
-    }
-}
-
 /// A board a caller may write to, as [`Gate::check_write_target`] found it: the caller,
 /// and the board's flags if the caller's rule needed them.
 #[derive(Debug)]
@@ -55,16 +32,12 @@ pub struct WriteTarget<'a> {
 }
 
 impl WriteTarget<'_> {
-    /// Whether the caller may write `member` (with an `at` or not). An entry naming no
-    /// member fails its input rules and is never applied, so it needs no rule.
-    fn authorize(&self, member: Option<&str>, with_at: bool) -> Result<(), BoardError> {
-        let Some(member) = member else {
-            return Ok(());
-        };
+    /// Whether the caller may make write `w` (its member, with an `at` or not).
+    fn authorize(&self, w: &WriteRequest) -> Result<(), BoardError> {
         let action = Action::Write {
             board: self.board,
-            member,
-            with_at,
+            member: &w.member,
+            with_at: w.at_us.is_some(),
         };
         authorize(self.caller, &action, self.flags)
     }
@@ -174,11 +147,10 @@ impl Gate {
     pub async fn keyed_batch(
         &self,
         target: &WriteTarget<'_>,
-        claims: &[WriteClaim],
         request: KeyedRequest,
         writes: Vec<WriteRequest>,
     ) -> Result<Replayable, BoardError> {
-        let writes = self.admit_batch(target, claims, writes)?;
+        let writes = self.admit_batch(target, writes)?;
         self.keyed(target.caller, target.board, request, Keyed::Batch(writes))
             .await
     }
@@ -357,23 +329,22 @@ impl Gate {
         target: &WriteTarget<'_>,
         w: WriteRequest,
     ) -> Result<WriteRequest, BoardError> {
-        target.authorize(Some(&w.member), w.at_us.is_some())?;
+        target.authorize(&w)?;
         Ok(WriteRequest {
             over_budget: self.over_budget(),
             ..w
         })
     }
 
-    /// A batch's writes to a checked target, if the caller may write every entry's claim:
+    /// A batch's writes to a checked target, if the caller may make every one of them:
     /// each with the memory budget's verdict on it.
     fn admit_batch(
         &self,
         target: &WriteTarget<'_>,
-        claims: &[WriteClaim],
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<WriteRequest>, BoardError> {
-        for claim in claims {
-            target.authorize(claim.member.as_deref(), claim.with_at)?;
+        for w in &writes {
+            target.authorize(w)?;
         }
         let over_budget = self.over_budget();
         Ok(writes
@@ -383,16 +354,13 @@ impl Gate {
     }
 
     /// A batch to a checked target: authorized whole, before anything applies — one entry
-    /// the caller may not write refuses the batch. `claims` are what every entry of the
-    /// request says it writes (entries that failed their input rules included); `writes`
-    /// the valid ones.
+    /// the caller may not write refuses the batch.
     pub async fn write_batch(
         &self,
         target: &WriteTarget<'_>,
-        claims: &[WriteClaim],
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        let writes = self.admit_batch(target, claims, writes)?;
+        let writes = self.admit_batch(target, writes)?;
         self.service.write_batch(target.board, writes).await
     }
 

@@ -109,7 +109,7 @@ fn member_filter(query: Option<&str>) -> Result<Option<HashSet<String>>, ApiErro
         return Err(ApiError::new(
             ErrorCode::InvalidParameter,
             format!(
-                "members names {} members: at most {MAX_EVENT_FILTER_MEMBERS}",
+                "members= names {} members, over the limit of {MAX_EVENT_FILTER_MEMBERS}",
                 names.len()
             ),
         ));

@@ -12,7 +12,6 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
-use crate::gate::WriteClaim;
 use crate::idempotency::{replayed, unexpected, KeyedJson};
 use crate::input::{self, rfc3339_us, Auth, PathParams};
 use crate::limits::MAX_BATCH_ENTRIES;
@@ -106,8 +105,8 @@ pub async fn post_batch(
     }
     // Every entry is checked before anything applies: one that breaks the document's
     // schema (an unknown field, a malformed member, score, op, metadata or instant)
-    // refuses the whole batch, naming it; then every entry is authorized, and the service
-    // answers each on its own (a board's rules and state).
+    // refuses the whole batch, naming it; then the gate authorizes every entry, and the
+    // service answers each on its own (a board's rules and state).
     let valid = body
         .entries
         .iter()
@@ -121,12 +120,11 @@ pub async fn post_batch(
                 .map_err(|e| ApiError::new(e.code, format!("entries[{i}]: {}", e.message)))
         })
         .collect::<Result<Vec<WriteRequest>, ApiError>>()?;
-    let claims: Vec<WriteClaim> = body.entries.iter().map(WriteClaim::of).collect();
     let members: Vec<String> = valid.iter().map(|w| w.member.clone()).collect();
     let (applied, was_replayed) = match keyed {
-        None => (app.gate.write_batch(&target, &claims, valid).await?, false),
+        None => (app.gate.write_batch(&target, valid).await?, false),
         Some(keyed) => {
-            let r = app.gate.keyed_batch(&target, &claims, keyed, valid).await?;
+            let r = app.gate.keyed_batch(&target, keyed, valid).await?;
             match r.answer {
                 Answer::Batch(entries) => (entries, r.replayed),
                 other => return Err(unexpected(&other)),
