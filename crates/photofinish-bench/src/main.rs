@@ -143,7 +143,7 @@ async fn serve(
     };
     photofinish_server::serve::serve(
         opts,
-        |addr| println!("photofinish listening on http://{addr}"),
+        |bound| println!("photofinish listening on http://{}", bound.http),
         stdin_closed,
     )
     .await?;

@@ -1,7 +1,7 @@
 //! The gate: the service as a door sees it. Every operation takes the [`Caller`] and runs
 //! the core's access rules ([`photofinish_core::access::authorize`]) before the service
-//! does anything, so a refused request changes nothing, on every door (HTTP now, RESP
-//! next) and every backend. Doors hold a `Gate`, never the bare service.
+//! does anything, so a refused request changes nothing, on every door (HTTP, RESP) and
+//! every backend. Doors hold a `Gate`, never the bare service.
 //!
 //! A board's access flags (`public_read`, `player_writes`) are read only when the rule
 //! needs them: for an anonymous read and a player's write. A board that does not exist has
@@ -362,6 +362,56 @@ impl Gate {
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
         let writes = self.admit_batch(target, writes)?;
         self.service.write_batch(target.board, writes).await
+    }
+
+    /// Writes to a checked target, each on its own (a door's pipeline, not an HTTP
+    /// batch): a write the caller may not make is refused alone, the others go to the
+    /// service together — one group commit on the embedded store, one pipeline on Redis —
+    /// in order. One answer per write, in order.
+    pub async fn write_each(
+        &self,
+        target: &WriteTarget<'_>,
+        writes: Vec<WriteRequest>,
+    ) -> Vec<Result<WriteOutcome, BoardError>> {
+        let over_budget = self.over_budget();
+        let mut answers: Vec<Option<Result<WriteOutcome, BoardError>>> =
+            Vec::with_capacity(writes.len());
+        let mut allowed = Vec::with_capacity(writes.len());
+        for w in writes {
+            match target.authorize(&w) {
+                Ok(()) => {
+                    allowed.push(WriteRequest { over_budget, ..w });
+                    answers.push(None);
+                }
+                Err(e) => answers.push(Some(Err(e))),
+            }
+        }
+        let n = allowed.len();
+        let applied = if n == 1 {
+            let mut one = allowed.into_iter();
+            match one.next() {
+                Some(w) => vec![self.service.write(target.board, w).await],
+                None => Vec::new(),
+            }
+        } else if n > 1 {
+            match self.service.write_batch(target.board, allowed).await {
+                Ok(each) => each,
+                Err(e) => vec![Err(e); n],
+            }
+        } else {
+            Vec::new()
+        };
+        let mut applied = applied.into_iter();
+        answers
+            .into_iter()
+            .map(|a| {
+                a.unwrap_or_else(|| {
+                    applied.next().unwrap_or_else(|| {
+                        Err(BoardError::Unavailable("no answer for this write".into()))
+                    })
+                })
+            })
+            .collect()
     }
 
     /// One member's entry.

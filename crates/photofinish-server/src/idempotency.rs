@@ -1,7 +1,7 @@
-//! The HTTP side of idempotent requests (docs/SPEC.md §7): the `Idempotency-Key` header
+//! The doors' side of idempotent requests (docs/SPEC.md §7): the `Idempotency-Key` header
 //! (1 to 255 printable ASCII characters, else 400 `invalid_idempotency_key`) and the
 //! request's fingerprint — SHA-256 of the method, the path with its query and the body —
-//! read by the extractors here; the answer of a replay carries `Idempotent-Replayed: true`
+//! read by the extractors here (and a RESP command's, [`resp_fingerprint`]); the answer of a replay carries `Idempotent-Replayed: true`
 //! ([`replayed`]). What a key means is the service's (`Leaderboard::keyed`); who may use
 //! it, and the one-at-a-time rule per key, the gate's.
 
@@ -42,6 +42,24 @@ fn fingerprint(method: &Method, uri: &Uri, body: &[u8]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The fingerprint of a RESP command (docs/resp.md): SHA-256 of `RESP`, then each
+/// argument, length-prefixed — the caller leaves the `IDEMPOTENCY` pair out and passes
+/// the name upper-cased, so the same command spelled in another case is the same request.
+pub fn resp_fingerprint<'a>(args: impl Iterator<Item = &'a [u8]>) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"RESP");
+    for a in args {
+        h.update((a.len() as u64).to_le_bytes());
+        h.update(a);
+    }
+    h.finalize().into()
+}
+
+/// A checked `Idempotency-Key` (or RESP `IDEMPOTENCY`) value.
+pub fn checked_key(key: &str) -> Result<(), ApiError> {
+    validate_key(key).map_err(|m| ApiError::new(ErrorCode::InvalidIdempotencyKey, m))
+}
+
 /// The key the headers name, checked; `None` without one.
 fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(v) = headers.get(&IDEMPOTENCY_KEY) else {
@@ -53,7 +71,7 @@ fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
             "Idempotency-Key must be printable ASCII",
         )
     })?;
-    validate_key(key).map_err(|m| ApiError::new(ErrorCode::InvalidIdempotencyKey, m))?;
+    checked_key(key)?;
     Ok(Some(key.to_owned()))
 }
 

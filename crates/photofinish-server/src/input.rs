@@ -146,35 +146,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
 impl Params {
     /// A non-negative integer parameter, `default` when absent, at most `max`.
     pub fn u64(&self, name: &str, default: u64, max: u64) -> Result<u64, ApiError> {
-        let Some(raw) = self.0.get(name) else {
-            return Ok(default);
-        };
-        let v: u64 = raw.parse().map_err(|_| {
-            ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("{name} must be a non-negative integer, got {raw:?}"),
-            )
-        })?;
-        if v > max {
-            return Err(ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("{name} is {v}, over the limit of {max}"),
-            ));
-        }
-        Ok(v)
+        self.0
+            .get(name)
+            .map_or(Ok(default), |raw| bounded_u64(name, raw, max))
     }
 
     /// `ranking`: ordinal (default), competition or dense.
     pub fn ranking(&self) -> Result<RankStyle, ApiError> {
-        match self.0.get("ranking") {
-            None => Ok(RankStyle::Ordinal),
-            Some(s) => RankStyle::parse(s).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::InvalidParameter,
-                    format!("ranking must be ordinal, competition or dense, got {s:?}"),
-                )
-            }),
-        }
+        ranking(self.0.get("ranking").map(String::as_str))
     }
 
     /// `ranking` and `period` together.
@@ -190,6 +169,36 @@ impl Params {
         self.0
             .get("period")
             .map_or(PeriodRef::Current, |s| PeriodRef::parse(s))
+    }
+}
+
+/// Parameter `name`'s value `raw`: a non-negative integer at most `max`.
+pub fn bounded_u64(name: &str, raw: &str, max: u64) -> Result<u64, ApiError> {
+    let v: u64 = raw.parse().map_err(|_| {
+        ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("{name} must be a non-negative integer, got {raw:?}"),
+        )
+    })?;
+    if v > max {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("{name} is {v}, over the limit of {max}"),
+        ));
+    }
+    Ok(v)
+}
+
+/// A rank style: ordinal (also when absent), competition or dense.
+pub fn ranking(s: Option<&str>) -> Result<RankStyle, ApiError> {
+    match s {
+        None => Ok(RankStyle::Ordinal),
+        Some(s) => RankStyle::parse(s).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("ranking must be ordinal, competition or dense, got {s:?}"),
+            )
+        }),
     }
 }
 
@@ -270,9 +279,9 @@ pub fn score(v: &Value) -> Result<i64, ApiError> {
         Value::Number(n) => {
             let text = n.to_string();
             let Some(whole) = integral_text(&text) else {
-                return parse_integer(&text); // has a fraction: not an integer
+                return score_text(&text); // has a fraction: not an integer
             };
-            return parse_integer(&whole).map_err(|e| ApiError {
+            return score_text(&whole).map_err(|e| ApiError {
                 message: e.message.replace(&whole, &text),
                 ..e
             });
@@ -285,10 +294,11 @@ pub fn score(v: &Value) -> Result<i64, ApiError> {
             ))
         }
     };
-    parse_integer(&text)
+    score_text(&text)
 }
 
-fn parse_integer(text: &str) -> Result<i64, ApiError> {
+/// A score written as decimal text: an optional `-` and digits, in the i64 range.
+pub fn score_text(text: &str) -> Result<i64, ApiError> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::new(

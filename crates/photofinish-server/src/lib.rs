@@ -1,6 +1,6 @@
 //! # Photofinish server
 //!
-//! HTTP API v1 (docs/SPEC.md §3) over the embedded store or Redis.
+//! HTTP API v1 (docs/SPEC.md §3) and the RESP door (§9) over the embedded store or Redis.
 //!
 //! # Layout
 //! - [`routes`]: the handlers, one file per resource.
@@ -14,6 +14,7 @@
 //!   view helpers; [`middleware`]: request id, logs, metrics.
 //! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
 //! - [`listen`]: the accept loop, TLS, per-connection limits.
+//! - [`resp`]: the Redis protocol door: framing, the `LB.*` commands, pipelined rounds.
 //! - [`serve`]: open the store or connect to Redis (the one place that knows there are
 //!   two), bind, serve, shut down gracefully.
 
@@ -31,6 +32,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod rate;
+pub mod resp;
 pub mod routes;
 pub mod serve;
 

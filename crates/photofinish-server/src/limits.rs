@@ -1,4 +1,4 @@
-//! Every size limit of the HTTP API, named, with the reason beside it.
+//! Every size limit of the HTTP API and the RESP door, named, with the reason beside it.
 
 /// Largest request body: a full batch (1000 writes of a 128-byte member and 1 KiB of
 /// metadata) is about 1.2 MiB; 2 MiB leaves room for JSON overhead and nothing more.
@@ -30,3 +30,27 @@ pub fn max_event_streams(max_connections: u64) -> usize {
         .unwrap_or(usize::MAX)
         .max(1)
 }
+
+/// RESP: most arguments in one command. The longest command, `LB.CREATE` with every
+/// option, has 28; Redis allows a million, which only an attacker needs.
+pub const RESP_MAX_ARGS: usize = 1024;
+/// RESP: largest argument. Metadata is at most 1 KiB serialized and names 128 bytes, so
+/// 64 KiB is room for any JSON spelling of them; Redis allows 512 MiB.
+pub const RESP_MAX_BULK_BYTES: usize = 64 * 1024;
+/// RESP: longest inline command line (Redis's own limit).
+pub const RESP_MAX_INLINE_BYTES: usize = 64 * 1024;
+/// RESP: most bytes one command may span while it is incomplete: past this the
+/// connection is closed as a protocol error, so no client makes the server buffer more.
+pub const RESP_MAX_COMMAND_BYTES: usize = 1024 * 1024;
+/// RESP: most commands taken from the input in one round before answering (as many as
+/// an HTTP batch holds); a longer pipeline is answered in several rounds.
+pub const RESP_MAX_PIPELINE: usize = MAX_BATCH_ENTRIES;
+/// RESP: replies held before they are written: a round whose answers grow past this
+/// writes them out before running its next command, so output stays bounded even when
+/// a pipeline asks for a thousand full pages.
+pub const RESP_MAX_REPLY_BYTES: usize = 1024 * 1024;
+/// RESP: bytes asked of the socket per read.
+pub const RESP_READ_CHUNK: usize = 64 * 1024;
+/// RESP: how long a client may take to read its answers before the connection is closed
+/// (a client that never reads would otherwise hold its replies forever).
+pub const RESP_WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

@@ -30,6 +30,9 @@ use crate::rate::{Limiter, Rate};
 pub struct ServeOptions {
     /// Address to bind, e.g. `127.0.0.1:7770` (port 0 picks a free one).
     pub listen: String,
+    /// Address of the RESP door (docs/SPEC.md §9), `None` for none. The CLI's default is
+    /// `127.0.0.1:7771`; a library user (and every test) asks for it.
+    pub resp_listen: Option<String>,
     /// Data directory.
     pub data_dir: PathBuf,
     /// fsync policy.
@@ -149,6 +152,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:7770".into(),
+            resp_listen: None,
             data_dir: PathBuf::from("./photofinish-data"),
             fsync: FsyncPolicy::Always,
             segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
@@ -179,6 +183,14 @@ pub enum ServeError {
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
+        /// The address.
+        addr: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The RESP address could not be bound.
+    #[error("cannot listen for RESP on {addr} (--resp-listen): {source}; give another address, or --resp-listen off")]
+    RespBind {
         /// The address.
         addr: String,
         /// The error.
@@ -320,10 +332,19 @@ fn connection_limits(opts: &ServeOptions) -> Limits {
     }
 }
 
-/// Serves until `shutdown` completes; `on_ready` gets the bound address.
+/// The addresses a server listens on, once it is ready.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    /// HTTP.
+    pub http: SocketAddr,
+    /// RESP, when it is on.
+    pub resp: Option<SocketAddr>,
+}
+
+/// Serves until `shutdown` completes; `on_ready` gets the bound addresses.
 pub async fn serve(
     opts: ServeOptions,
-    on_ready: impl FnOnce(SocketAddr),
+    on_ready: impl FnOnce(Bound),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     serve_with(opts, Arc::new(RealStorage), on_ready, shutdown).await
@@ -333,7 +354,7 @@ pub async fn serve(
 pub async fn serve_with(
     opts: ServeOptions,
     storage: Arc<dyn Storage>,
-    on_ready: impl FnOnce(SocketAddr),
+    on_ready: impl FnOnce(Bound),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     // Take SIGHUP first thing: its default action ends the process, and an operator may
@@ -348,6 +369,16 @@ pub async fn serve_with(
     let loopback = crate::listen::is_loopback(&opts.listen, &resolved);
     if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
         return Err(ServeError::Unprotected(opts.listen.clone()));
+    }
+    if let Some(resp) = &opts.resp_listen {
+        let resolved: Vec<SocketAddr> = tokio::net::lookup_host(resp)
+            .await
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        let loopback = crate::listen::is_loopback(resp, &resolved);
+        if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
+            return Err(ServeError::Unprotected(resp.clone()));
+        }
     }
     let tls = opts
         .tls
@@ -379,6 +410,24 @@ pub async fn serve_with(
             source,
         })?;
     let addr = listener.local_addr()?;
+    let resp_listener = match &opts.resp_listen {
+        None => None,
+        Some(resp) => Some(
+            tokio::net::TcpListener::bind(resp)
+                .await
+                .map_err(|source| ServeError::RespBind {
+                    addr: resp.clone(),
+                    source,
+                })?,
+        ),
+    };
+    let resp_addr = resp_listener
+        .as_ref()
+        .map(tokio::net::TcpListener::local_addr)
+        .transpose()?;
+    if let Some(resp) = resp_addr {
+        tracing::info!(%resp, tls = tls.is_some(), "RESP listening");
+    }
     let scheme = if tls.is_some() { "https" } else { "http" };
     match &opts.storage {
         None => {
@@ -388,7 +437,10 @@ pub async fn serve_with(
             tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, "listening")
         }
     }
-    on_ready(addr);
+    on_ready(Bound {
+        http: addr,
+        resp: resp_addr,
+    });
     let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
     let max_abs_score = opts
         .storage
@@ -436,8 +488,18 @@ pub async fn serve_with(
             })
             .inc();
     };
+    let resp = resp_listener.map(|l| {
+        let opts = crate::resp::RespOptions {
+            max_connections: limits.max_connections,
+            partial_timeout: limits.header_timeout,
+        };
+        tokio::spawn(crate::resp::serve(l, app.clone(), tls.clone(), opts))
+    });
     let router = crate::router(app);
     crate::listen::serve(listener, router, tls, connections, on_refusal, shutdown).await;
+    if let Some(resp) = resp {
+        let _ = resp.await;
+    }
     reload.abort();
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())

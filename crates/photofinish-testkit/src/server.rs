@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::redis::{RedisCluster, RedisProcess};
 use photofinish_core::clock::ManualClock;
-use photofinish_server::serve::{serve_with, ServeOptions, SharedClock};
+use photofinish_server::serve::{serve_with, Bound, ServeOptions, SharedClock};
 use photofinish_store::io::{RealStorage, Storage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -91,6 +91,9 @@ pub struct Server {
     pub http: reqwest::Client,
     /// The backend.
     pub kind: Kind,
+    /// The RESP door's address, when the server has one (every server started through
+    /// [`Self::start_configured`] does).
+    pub resp: Option<SocketAddr>,
     opts: ServeOptions,
     storage: Arc<dyn Storage>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -126,6 +129,7 @@ impl Server {
     ) -> Server {
         let base = configure(ServeOptions {
             listen: "127.0.0.1:0".into(),
+            resp_listen: Some("127.0.0.1:0".into()),
             ..ServeOptions::default()
         });
         match kind {
@@ -169,6 +173,7 @@ impl Server {
     ) -> Server {
         let opts = ServeOptions {
             listen: "127.0.0.1:0".into(),
+            resp_listen: Some("127.0.0.1:0".into()),
             data_dir: dir.to_path_buf(),
             fsync: policy,
             ..ServeOptions::default()
@@ -178,7 +183,7 @@ impl Server {
 
     /// A server with `opts`.
     pub async fn start_with(opts: ServeOptions, storage: Arc<dyn Storage>, kind: Kind) -> Server {
-        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<SocketAddr>();
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<Bound>();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (serve_opts, serve_storage) = (opts.clone(), storage.clone());
         let task = tokio::spawn(async move {
@@ -196,9 +201,10 @@ impl Server {
             .await
             .expect("serve");
         });
-        let addr = ready_rx.await.expect("server ready");
+        let bound = ready_rx.await.expect("server ready");
         Server {
-            base: format!("http://{addr}"),
+            base: format!("http://{}", bound.http),
+            resp: bound.resp,
             http: reqwest::Client::new(),
             kind,
             opts,

@@ -41,6 +41,13 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "PHOTOFINISH_LISTEN", default_value = "127.0.0.1:7770")]
         listen: String,
+        /// Address of the RESP door (Redis protocol, `LB.*` commands), or `off`.
+        #[arg(
+            long,
+            env = "PHOTOFINISH_RESP_LISTEN",
+            default_value = "127.0.0.1:7771"
+        )]
+        resp_listen: String,
         /// Data directory.
         #[arg(
             long,
@@ -355,6 +362,7 @@ pub async fn run(args: Args) -> Result<()> {
     match args.command {
         Command::Serve {
             listen,
+            resp_listen,
             data_dir,
             fsync,
             storage,
@@ -365,8 +373,10 @@ pub async fn run(args: Args) -> Result<()> {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
                 anyhow!("--fsync must be always, everysec or never, got {fsync:?}")
             })?;
+            let resp_listen = (!resp_listen.eq_ignore_ascii_case("off")).then_some(resp_listen);
             let opts = access.apply(ServeOptions {
                 listen,
+                resp_listen,
                 data_dir,
                 fsync,
                 storage,
@@ -541,7 +551,12 @@ async fn serve(opts: ServeOptions) -> Result<()> {
     let scheme = if opts.tls.is_some() { "https" } else { "http" };
     photofinish_server::serve::serve(
         opts,
-        |addr| println!("photofinish listening on {scheme}://{addr}"),
+        |bound| {
+            println!("photofinish listening on {scheme}://{}", bound.http);
+            if let Some(resp) = bound.resp {
+                println!("photofinish RESP on {resp}");
+            }
+        },
         shutdown_signal(),
     )
     .await?;

@@ -46,7 +46,7 @@ fn bound(v: Option<&Value>, name: &str) -> Result<Option<i64>, ApiError> {
 }
 
 /// The config a body asks for, defaults filled in and every field checked.
-fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
+pub(crate) fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
     let d = BoardConfig::default();
     let c = BoardConfig {
         order: field(body.order, "order", Order::parse, d.order, "desc, asc")?,

@@ -16,3 +16,4 @@ mod limits;
 mod periods;
 mod rates;
 mod redis_backend;
+mod resp;

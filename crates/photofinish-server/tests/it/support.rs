@@ -58,3 +58,86 @@ pub fn es256(claims: serde_json::Value) -> String {
     let key = EncodingKey::from_ec_pem(&pem).expect("ec key");
     encode(&Header::new(Algorithm::ES256), &claims, &key).expect("sign")
 }
+
+/// A redis-rs connection to `s`'s RESP door, authenticated with `token` when given
+/// (`AUTH` as the URL's password), in RESP3 when `resp3`.
+pub async fn resp_as(
+    s: &Server,
+    token: Option<&str>,
+    resp3: bool,
+) -> redis::RedisResult<redis::aio::MultiplexedConnection> {
+    let addr = s.resp.expect("the server has a RESP door");
+    let auth = token.map_or(String::new(), |t| format!(":{t}@"));
+    let proto = if resp3 { "?protocol=resp3" } else { "" };
+    let client = redis::Client::open(format!("redis://{auth}{addr}{proto}"))?;
+    // redis-rs gives up on an answer after 500 ms by default; a pipeline of thousands in a
+    // debug build on a busy 2-core machine may take longer.
+    let config = redis::AsyncConnectionConfig::new()
+        .set_response_timeout(Some(std::time::Duration::from_secs(60)));
+    client
+        .get_multiplexed_async_connection_with_config(&config)
+        .await
+}
+
+/// An anonymous RESP2 connection.
+pub async fn resp(s: &Server) -> redis::aio::MultiplexedConnection {
+    resp_as(s, None, false).await.expect("RESP connection")
+}
+
+/// A reply as JSON, for comparing: integers, strings, arrays, `null`, booleans; a map as
+/// an object; an error as `{"error": code}`, the code being the stable one after `ERR`
+/// (or `NOAUTH`, `WRONGPASS`, … as sent).
+pub fn reply_json(r: redis::RedisResult<redis::Value>) -> serde_json::Value {
+    use redis::Value as R;
+    use serde_json::{json, Value};
+    fn value(v: R) -> Value {
+        match v {
+            R::Nil => Value::Null,
+            R::Int(i) => json!(i),
+            R::BulkString(b) => Value::String(String::from_utf8_lossy(&b).into_owned()),
+            R::SimpleString(s) => Value::String(s),
+            R::Okay => json!("OK"),
+            R::Boolean(b) => json!(b),
+            R::Array(a) | R::Set(a) => Value::Array(a.into_iter().map(value).collect()),
+            R::Map(m) => Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (value(k).as_str().unwrap_or_default().to_owned(), value(v)))
+                    .collect(),
+            ),
+            R::ServerError(e) => json!({"error": error_code(e.code(), e.details())}),
+            other => json!(format!("{other:?}")),
+        }
+    }
+    match r {
+        Ok(v) => value(v),
+        Err(e) => json!({"error": error_code(e.code().unwrap_or("?"), e.detail())}),
+    }
+}
+
+fn error_code(code: &str, detail: Option<&str>) -> String {
+    if code == "ERR" {
+        let first = detail.unwrap_or_default().split_whitespace().next();
+        first.unwrap_or("ERR").to_owned()
+    } else {
+        code.to_owned()
+    }
+}
+
+/// Sends one command; the reply as [`reply_json`] shows it.
+pub async fn lb(c: &mut redis::aio::MultiplexedConnection, args: &[&str]) -> serde_json::Value {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    reply_json(cmd.query_async::<redis::Value>(c).await)
+}
+
+/// µs since the epoch of an RFC 3339 `reached_at`.
+pub fn micros(rfc3339: &serde_json::Value) -> i64 {
+    let ts: jiff::Timestamp = rfc3339
+        .as_str()
+        .expect("a timestamp")
+        .parse()
+        .expect("RFC 3339");
+    ts.as_microsecond()
+}

@@ -1,0 +1,132 @@
+//! `LB.CREATE board [ORDER …] [UPDATE …] [RESET …] [TZ …] [WEEKSTART …] [RETENTION n]`
+//! (and the settings HTTP's body takes: `PUBLICREAD`, `PLAYERWRITES`, `MINSCORE`,
+//! `MAXSCORE`, `MAXINCREMENT`, `MAXMEMBERS`) → `+OK`; `LB.DROP board` → 1 or 0;
+//! `LB.REM board member [PERIOD p]` → 1 or 0. `LB.CREATE` and `LB.REM` take
+//! `[IDEMPOTENCY key]`. The config is built by the same function as `PUT
+//! /v1/boards/{board}`'s, so every rule and message is HTTP's.
+
+use photofinish_core::config::validate_member_name;
+use photofinish_core::idempotency::Answer;
+use photofinish_core::{ErrorCode, PeriodRef};
+use serde_json::Value;
+
+use super::write::keyed_request;
+use super::{option, options, text, CmdError, Spec};
+use crate::dto::BoardConfigBody;
+use crate::error::ApiError;
+use crate::idempotency::unexpected;
+use crate::resp::conn::Session;
+use crate::resp::frame::Args;
+
+const CREATE_OPTIONS: &[&str] = &[
+    "ORDER",
+    "UPDATE",
+    "RESET",
+    "TZ",
+    "WEEKSTART",
+    "RETENTION",
+    "PUBLICREAD",
+    "PLAYERWRITES",
+    "MINSCORE",
+    "MAXSCORE",
+    "MAXINCREMENT",
+    "MAXMEMBERS",
+    "IDEMPOTENCY",
+];
+
+fn invalid_config(message: String) -> CmdError {
+    CmdError::Api(ApiError::new(ErrorCode::InvalidConfig, message))
+}
+
+/// A whole-number option.
+fn whole<T: std::str::FromStr>(v: Option<&str>, name: &str) -> Result<Option<T>, CmdError> {
+    v.map(|s| {
+        s.parse()
+            .map_err(|_| invalid_config(format!("{name} must be a whole number, got {s:?}")))
+    })
+    .transpose()
+}
+
+/// A yes/no option.
+fn flag(v: Option<&str>, name: &str) -> Result<Option<bool>, CmdError> {
+    v.map(|s| match s.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" => Ok(true),
+        "no" | "false" | "0" => Ok(false),
+        _ => Err(invalid_config(format!(
+            "{name} must be yes or no, got {s:?}"
+        ))),
+    })
+    .transpose()
+}
+
+fn body(opts: &[(&'static str, &str)]) -> Result<BoardConfigBody, CmdError> {
+    let lower = |k| option(opts, k).map(str::to_ascii_lowercase);
+    Ok(BoardConfigBody {
+        order: lower("ORDER"),
+        update: lower("UPDATE"),
+        reset: lower("RESET"),
+        timezone: option(opts, "TZ").map(str::to_owned),
+        week_start: lower("WEEKSTART"),
+        retention: whole(option(opts, "RETENTION"), "RETENTION")?,
+        public_read: flag(option(opts, "PUBLICREAD"), "PUBLICREAD")?,
+        player_writes: flag(option(opts, "PLAYERWRITES"), "PLAYERWRITES")?,
+        min_score: option(opts, "MINSCORE").map(|s| Value::String(s.to_owned())),
+        max_score: option(opts, "MAXSCORE").map(|s| Value::String(s.to_owned())),
+        max_increment: whole(option(opts, "MAXINCREMENT"), "MAXINCREMENT")?,
+        max_members: whole(option(opts, "MAXMEMBERS"), "MAXMEMBERS")?,
+    })
+}
+
+/// Runs `LB.CREATE`, `LB.DROP` or `LB.REM`.
+pub async fn run(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: &str,
+) -> Result<(), CmdError> {
+    let gate = &s.app.gate;
+    let caller = &s.identity.caller;
+    match spec.name {
+        "lb.create" => {
+            let opts = options(args, 2, CREATE_OPTIONS, spec.name)?;
+            let config = crate::routes::boards::config(body(&opts)?)?;
+            match keyed_request(&opts, args, 2)? {
+                None => {
+                    gate.create_board(caller, board, config).await?;
+                }
+                Some(k) => {
+                    let r = gate.keyed_create(caller, board, k, config).await?;
+                    if !matches!(r.answer, Answer::Created { .. }) {
+                        return Err(unexpected(&r.answer).into());
+                    }
+                }
+            }
+            s.out.ok();
+        }
+        "lb.drop" => match gate.delete_board(caller, board).await {
+            Ok(()) => s.out.int(1),
+            Err(e) if e.code() == ErrorCode::BoardNotFound => s.out.int(0),
+            Err(e) => return Err(e.into()),
+        },
+        _ => {
+            let member = text(args, 2, "the member name", ErrorCode::InvalidParameter)?;
+            validate_member_name(member)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
+            let opts = options(args, 3, &["PERIOD", "IDEMPOTENCY"], spec.name)?;
+            let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
+            let removed = match keyed_request(&opts, args, 3)? {
+                None => gate.remove(caller, board, member, &period).await,
+                Some(k) => gate
+                    .keyed_remove(caller, board, k, member, &period)
+                    .await
+                    .map(drop),
+            };
+            match removed {
+                Ok(()) => s.out.int(1),
+                Err(e) if e.code() == ErrorCode::MemberNotFound => s.out.int(0),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! The connection commands, enough of them that `redis-cli`, redis-rs and redis-py work
+//! unchanged: `AUTH [user] token` and `HELLO [2|3] [AUTH user token] [SETNAME name]`
+//! (any user name; the token is an API key or a player token, docs/SPEC.md §6), `PING`,
+//! `ECHO`, `SELECT 0`, `QUIT`, `RESET`, `CLIENT SETNAME|GETNAME|SETINFO|ID|INFO|NO-EVICT|
+//! NO-TOUCH`, `COMMAND [COUNT|INFO|DOCS|LIST]`.
+
+use super::{wrong_arity, CmdError, Spec, COMMANDS};
+use crate::resp::conn::Session;
+use crate::resp::frame::Args;
+use crate::resp::reply::Proto;
+
+/// Redis's answer to a credential that does not check out.
+const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
+
+fn upper(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_ascii_uppercase()
+}
+
+/// Runs a connection command.
+pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {
+    match spec.name {
+        "auth" => {
+            let token = match args.len() {
+                2 => args.get(1),
+                3 => args.get(2),
+                _ => return Err(wrong_arity(spec.name)),
+            };
+            s.authenticate(token)?;
+            s.out.ok();
+        }
+        "hello" => hello(s, args)?,
+        "ping" => match args.len() {
+            1 => s.out.simple("PONG"),
+            2 => s.out.bulk(args.get(1)),
+            _ => return Err(wrong_arity(spec.name)),
+        },
+        "echo" => s.out.bulk(args.get(1)),
+        "select" => {
+            if args.get(1) != b"0" {
+                return Err(CmdError::Raw("ERR DB index is out of range".into()));
+            }
+            s.out.ok();
+        }
+        "quit" => {
+            s.quit = true;
+            s.out.ok();
+        }
+        "reset" => {
+            s.reset();
+            s.out.simple("RESET");
+        }
+        "client" => client(s, args)?,
+        _ => command(s, args)?,
+    }
+    Ok(())
+}
+
+fn hello(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
+    let mut proto = s.out.proto;
+    let mut i = 1;
+    if args.len() > 1 {
+        proto = match args.get(1) {
+            b"2" => Proto::Resp2,
+            b"3" => Proto::Resp3,
+            _ => return Err(CmdError::Raw("NOPROTO unsupported protocol version".into())),
+        };
+        i = 2;
+    }
+    let mut token = None;
+    let mut name = None;
+    while i < args.len() {
+        let word = upper(args.get(i));
+        match word.as_str() {
+            "AUTH" if i + 2 < args.len() => {
+                token = Some(args.get(i + 2));
+                i += 3;
+            }
+            "SETNAME" if i + 1 < args.len() => {
+                name = Some(args.get(i + 1));
+                i += 2;
+            }
+            _ => {
+                return Err(CmdError::Raw(format!(
+                    "ERR Syntax error in HELLO option '{}'",
+                    String::from_utf8_lossy(args.get(i))
+                )))
+            }
+        }
+    }
+    if let Some(t) = token {
+        s.authenticate(t)?;
+    }
+    if let Some(n) = name {
+        s.name = Some(String::from_utf8_lossy(n).into_owned());
+    }
+    s.out.proto = proto;
+    s.out.map(7);
+    s.out.bulk(b"server");
+    s.out.bulk(b"photofinish");
+    s.out.bulk(b"version");
+    s.out.bulk(env!("CARGO_PKG_VERSION").as_bytes());
+    s.out.bulk(b"proto");
+    s.out.int(if proto == Proto::Resp3 { 3 } else { 2 });
+    s.out.bulk(b"id");
+    s.out.count(s.id);
+    s.out.bulk(b"mode");
+    s.out.bulk(b"standalone");
+    s.out.bulk(b"role");
+    s.out.bulk(b"master");
+    s.out.bulk(b"modules");
+    s.out.array(0);
+    Ok(())
+}
+
+fn client(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
+    let sub = upper(args.get(1));
+    match (sub.as_str(), args.len()) {
+        ("SETNAME", 3) => {
+            s.name = Some(String::from_utf8_lossy(args.get(2)).into_owned());
+            s.out.ok();
+        }
+        ("GETNAME", 2) => match &s.name {
+            Some(n) => s.out.bulk(n.as_bytes()),
+            None => s.out.nil(),
+        },
+        ("SETINFO", 4) | ("NO-EVICT", 3) | ("NO-TOUCH", 3) => s.out.ok(),
+        ("ID", 2) => s.out.count(s.id),
+        ("INFO", 2) => {
+            let line = format!(
+                "id={} addr={} name={} resp={}\n",
+                s.id,
+                s.peer,
+                s.name.as_deref().unwrap_or(""),
+                if s.out.proto == Proto::Resp3 { 3 } else { 2 }
+            );
+            s.out.bulk(line.as_bytes());
+        }
+        ("SETNAME" | "GETNAME" | "SETINFO" | "ID" | "INFO" | "NO-EVICT" | "NO-TOUCH", _) => {
+            return Err(wrong_arity(&format!("client|{}", sub.to_ascii_lowercase())))
+        }
+        _ => {
+            return Err(CmdError::Raw(format!(
+                "ERR unknown subcommand '{}'. Try CLIENT SETNAME, GETNAME, SETINFO, ID, INFO.",
+                String::from_utf8_lossy(args.get(1))
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// One command's `COMMAND INFO` entry, as Redis 7 shapes it: name, arity, flags, first
+/// key, last key, step, ACL categories, tips, key specs, subcommands.
+fn info(s: &mut Session, spec: &Spec) {
+    s.out.array(10);
+    s.out.bulk(spec.name.as_bytes());
+    s.out.int(spec.arity);
+    s.out.array(spec.flags.len());
+    for f in spec.flags {
+        s.out.simple(f);
+    }
+    s.out.int(spec.key);
+    s.out.int(spec.key);
+    s.out.int(i64::from(spec.key > 0));
+    for _ in 0..4 {
+        s.out.array(0);
+    }
+}
+
+fn command(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
+    if args.len() == 1 {
+        s.out.array(COMMANDS.len());
+        for spec in COMMANDS {
+            info(s, spec);
+        }
+        return Ok(());
+    }
+    match upper(args.get(1)).as_str() {
+        "COUNT" => s.out.count(COMMANDS.len() as u64),
+        "LIST" => {
+            s.out.array(COMMANDS.len());
+            for spec in COMMANDS {
+                s.out.bulk(spec.name.as_bytes());
+            }
+        }
+        "INFO" => {
+            s.out.array(args.len() - 2);
+            for i in 2..args.len() {
+                match super::lookup(args.get(i)) {
+                    Some(spec) => info(s, spec),
+                    None => s.out.nil(),
+                }
+            }
+        }
+        // No documentation through the protocol: an empty map, which redis-cli accepts.
+        "DOCS" => s.out.map(0),
+        _ => {
+            return Err(CmdError::Raw(format!(
+                "ERR unknown subcommand '{}'. Try COMMAND COUNT, LIST, INFO, DOCS.",
+                String::from_utf8_lossy(args.get(1))
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// `WRONGPASS`, for a credential that does not check out.
+pub fn wrongpass() -> CmdError {
+    CmdError::Raw(WRONGPASS.into())
+}

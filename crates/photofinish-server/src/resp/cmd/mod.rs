@@ -1,0 +1,211 @@
+//! The RESP commands (docs/SPEC.md §9): the table of every command a client may send —
+//! name, arity as Redis writes it, flags, where its key is — and the helpers every command
+//! parses its arguments with. One file per family, as mini-redis keeps one per command:
+//! [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`] (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO`),
+//! [`board`] (`LB.CREATE/DROP/REM`), [`connection`] (`AUTH`, `HELLO`, `PING`, …).
+//!
+//! A command only parses and maps: what it does is a [`crate::gate::Gate`] call, so every
+//! access rule, limit and idempotency rule is the one HTTP runs.
+
+pub mod board;
+pub mod connection;
+pub mod read;
+pub mod write;
+
+use photofinish_core::ErrorCode;
+
+use crate::error::ApiError;
+use crate::resp::frame::Args;
+
+/// Which family a command belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// A board operation: counts against the caller's rate limit.
+    Board,
+    /// A connection command (`AUTH`, `PING`, …): free.
+    Connection,
+}
+
+/// One command of the table.
+#[derive(Debug)]
+pub struct Spec {
+    /// Lower-case name, as `COMMAND` lists it.
+    pub name: &'static str,
+    /// Redis's arity: `n` exactly `n` arguments (the name included), `-n` at least `n`.
+    pub arity: i64,
+    /// `COMMAND` flags.
+    pub flags: &'static [&'static str],
+    /// Position of the key (the board), 0 for none.
+    pub key: i64,
+    /// Family.
+    pub family: Family,
+}
+
+macro_rules! spec {
+    ($name:literal, $arity:literal, [$($flag:literal),*], $key:literal, $family:ident) => {
+        Spec { name: $name, arity: $arity, flags: &[$($flag),*], key: $key, family: Family::$family }
+    };
+}
+
+/// Every command.
+pub const COMMANDS: &[Spec] = &[
+    spec!("lb.create", -2, ["write", "denyoom"], 1, Board),
+    spec!("lb.incr", -4, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.set", -4, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.best", -4, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.submit", -4, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.score", -3, ["readonly", "fast"], 1, Board),
+    spec!("lb.rank", -3, ["readonly", "fast"], 1, Board),
+    spec!("lb.range", -4, ["readonly"], 1, Board),
+    spec!("lb.around", -5, ["readonly"], 1, Board),
+    spec!("lb.rem", -3, ["write", "fast"], 1, Board),
+    spec!("lb.card", -2, ["readonly", "fast"], 1, Board),
+    spec!("lb.drop", 2, ["write"], 1, Board),
+    spec!("lb.info", 2, ["readonly", "fast"], 1, Board),
+    spec!(
+        "auth",
+        -2,
+        ["noscript", "loading", "stale", "fast", "no_auth"],
+        0,
+        Connection
+    ),
+    spec!(
+        "hello",
+        -1,
+        ["noscript", "loading", "stale", "fast", "no_auth"],
+        0,
+        Connection
+    ),
+    spec!("ping", -1, ["fast"], 0, Connection),
+    spec!("echo", 2, ["fast"], 0, Connection),
+    spec!("select", 2, ["loading", "stale", "fast"], 0, Connection),
+    spec!(
+        "quit",
+        -1,
+        ["noscript", "loading", "stale", "fast", "no_auth"],
+        0,
+        Connection
+    ),
+    spec!(
+        "reset",
+        1,
+        ["noscript", "loading", "stale", "fast", "no_auth"],
+        0,
+        Connection
+    ),
+    spec!("client", -2, ["loading", "stale"], 0, Connection),
+    spec!("command", -1, ["loading", "stale"], 0, Connection),
+];
+
+/// The command named `name` (any case).
+pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+impl Spec {
+    /// Whether `n` arguments (the name included) fit the arity.
+    pub fn arity_fits(&self, n: usize) -> bool {
+        let n = n as i64;
+        if self.arity >= 0 {
+            n == self.arity
+        } else {
+            n >= -self.arity
+        }
+    }
+}
+
+/// How a command fails before the service answers it.
+#[derive(Debug)]
+pub enum CmdError {
+    /// An error with a stable code (`-ERR <code> <message>`, or `-NOAUTH` for
+    /// `unauthorized`).
+    Api(ApiError),
+    /// A line sent as it is, Redis's wording (`ERR wrong number of arguments …`).
+    Raw(String),
+}
+
+impl From<ApiError> for CmdError {
+    fn from(e: ApiError) -> Self {
+        CmdError::Api(e)
+    }
+}
+
+impl From<photofinish_core::BoardError> for CmdError {
+    fn from(e: photofinish_core::BoardError) -> Self {
+        CmdError::Api(e.into())
+    }
+}
+
+/// `ERR wrong number of arguments for '<name>' command`, as Redis words it.
+pub fn wrong_arity(name: &str) -> CmdError {
+    CmdError::Raw(format!(
+        "ERR wrong number of arguments for '{name}' command"
+    ))
+}
+
+/// An `invalid_parameter` error.
+pub fn invalid(message: impl Into<String>) -> CmdError {
+    CmdError::Api(ApiError::new(ErrorCode::InvalidParameter, message))
+}
+
+/// Argument `i` as UTF-8 text; `code` names what it is when it is not.
+pub fn text<'a>(
+    args: &Args<'a>,
+    i: usize,
+    what: &str,
+    code: ErrorCode,
+) -> Result<&'a str, CmdError> {
+    std::str::from_utf8(args.get(i))
+        .map_err(|_| CmdError::Api(ApiError::new(code, format!("{what} is not valid UTF-8"))))
+}
+
+/// The board name, argument 1, checked.
+pub fn board<'a>(args: &Args<'a>) -> Result<&'a str, CmdError> {
+    let b = text(args, 1, "the board name", ErrorCode::InvalidBoardName)?;
+    photofinish_core::config::validate_board_name(b)?;
+    Ok(b)
+}
+
+/// The `KEYWORD value` pairs from argument `from` on, each keyword one of `allowed`
+/// (any case) and given once.
+pub fn options<'a>(
+    args: &Args<'a>,
+    from: usize,
+    allowed: &[&'static str],
+    command: &str,
+) -> Result<Vec<(&'static str, &'a str)>, CmdError> {
+    let mut out: Vec<(&'static str, &'a str)> = Vec::new();
+    let mut i = from;
+    while i < args.len() {
+        let word = args.get(i);
+        let Some(key) = allowed
+            .iter()
+            .find(|k| k.as_bytes().eq_ignore_ascii_case(word))
+        else {
+            return Err(invalid(format!(
+                "unknown option {:?} for '{command}'; it takes {}",
+                String::from_utf8_lossy(word),
+                allowed.join(", ")
+            )));
+        };
+        if i + 1 >= args.len() {
+            return Err(invalid(format!(
+                "option {key} of '{command}' needs a value"
+            )));
+        }
+        if out.iter().any(|(k, _)| k == key) {
+            return Err(invalid(format!("option {key} of '{command}' given twice")));
+        }
+        let what = format!("the value of {key}");
+        out.push((key, text(args, i + 1, &what, ErrorCode::InvalidParameter)?));
+        i += 2;
+    }
+    Ok(out)
+}
+
+/// The value of option `key` among `opts`.
+pub fn option<'a>(opts: &[(&'static str, &'a str)], key: &str) -> Option<&'a str> {
+    opts.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+}

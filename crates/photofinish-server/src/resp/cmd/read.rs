@@ -1,0 +1,122 @@
+//! The reads: `LB.SCORE board member [PERIOD p]` and `LB.RANK board member [RANKING style]
+//! [PERIOD p]` (integer, nil for a member not ranked), `LB.RANGE board offset count` and
+//! `LB.AROUND board member before after` (arrays of `[rank, member, score, reached_at]`,
+//! windows under the HTTP limits; `LB.AROUND` of a member not ranked is an empty array),
+//! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`).
+
+use photofinish_core::view::{ReadOptions, Rows};
+use photofinish_core::{Around, BoardError, ErrorCode, PeriodRef, RankStyle};
+
+use super::{option, options, text, CmdError, Spec};
+use crate::app::board_view;
+use crate::input::{bounded_u64, ranking};
+use crate::limits::{MAX_AROUND_SIDE, MAX_PAGE_LIMIT};
+use crate::resp::conn::Session;
+use crate::resp::frame::Args;
+use crate::resp::reply::Out;
+
+/// `RANKING` and `PERIOD` among the options (`RANKING` only where `ranked`).
+fn read_options(
+    args: &Args<'_>,
+    from: usize,
+    ranked: bool,
+    command: &str,
+) -> Result<ReadOptions, CmdError> {
+    let allowed: &[&'static str] = if ranked {
+        &["RANKING", "PERIOD"]
+    } else {
+        &["PERIOD"]
+    };
+    let opts = options(args, from, allowed, command)?;
+    let style = match option(&opts, "RANKING") {
+        Some(s) => ranking(Some(&s.to_ascii_lowercase()))?,
+        None => RankStyle::Ordinal,
+    };
+    Ok(ReadOptions {
+        ranking: style,
+        period: option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse),
+    })
+}
+
+/// A number argument under `max`.
+fn number(args: &Args<'_>, i: usize, name: &str, max: u64) -> Result<u64, CmdError> {
+    let raw = text(args, i, name, ErrorCode::InvalidParameter)?;
+    Ok(bounded_u64(name, raw, max)?)
+}
+
+fn rows(out: &mut Out, rows: &Rows) {
+    out.array(rows.entries.len());
+    for e in &rows.entries {
+        out.array(4);
+        out.count(e.rank);
+        out.bulk(e.member.as_bytes());
+        out.int(e.score);
+        out.int(e.reached_at_us);
+    }
+}
+
+/// Whether `e` says the member is not ranked (a nil answer, not an error).
+fn not_ranked(e: &BoardError) -> bool {
+    e.code() == ErrorCode::MemberNotFound
+}
+
+/// Runs a read.
+pub async fn run(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: &str,
+) -> Result<(), CmdError> {
+    let gate = &s.app.gate;
+    let caller = &s.identity.caller;
+    let member = || text(args, 2, "the member name", ErrorCode::InvalidMember);
+    match spec.name {
+        "lb.score" | "lb.rank" => {
+            let m = member()?;
+            let read = read_options(args, 3, spec.name == "lb.rank", spec.name)?;
+            match gate.member(caller, board, m, &read).await {
+                Ok(row) if spec.name == "lb.score" => s.out.int(row.entry.score),
+                Ok(row) => s.out.count(row.entry.rank),
+                Err(e) if not_ranked(&e) => s.out.nil(),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        "lb.range" => {
+            let offset = number(args, 2, "offset", u64::MAX)?;
+            let count = number(args, 3, "count", MAX_PAGE_LIMIT)?;
+            let read = read_options(args, 4, true, spec.name)?;
+            let page = gate.page(caller, board, offset, count, &read).await?;
+            rows(&mut s.out, &page);
+        }
+        "lb.around" => {
+            let m = member()?;
+            let window = Around {
+                before: number(args, 3, "before", MAX_AROUND_SIDE)?,
+                after: number(args, 4, "after", MAX_AROUND_SIDE)?,
+            };
+            let read = read_options(args, 5, true, spec.name)?;
+            match gate.around(caller, board, m, window, &read).await {
+                Ok(r) => rows(&mut s.out, &r),
+                Err(e) if not_ranked(&e) => s.out.array(0),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        "lb.card" => {
+            let read = read_options(args, 2, false, spec.name)?;
+            let page = gate.page(caller, board, 0, 0, &read).await?;
+            s.out.count(page.total);
+        }
+        _ => {
+            let state = gate.board(caller, board).await?;
+            let view = serde_json::to_value(board_view(state))
+                .map_err(|e| BoardError::Unavailable(format!("cannot show the board: {e}")))?;
+            let fields = view.as_object().cloned().unwrap_or_default();
+            s.out.map(fields.len());
+            for (k, v) in &fields {
+                s.out.bulk(k.as_bytes());
+                s.out.json(v);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! `LB.INCR board member delta`, `LB.SET …`, `LB.BEST …` (answer: the score after the
+//! write) and `LB.SUBMIT board member score [OP op]` (answer: `[score, rank, reached_at,
+//! changed]`); all four take `[META json] [AT rfc3339] [IDEMPOTENCY key]`.
+//!
+//! A plain write is only parsed here: the connection ([`crate::resp::conn`]) runs the
+//! writes of one round together, so they share one group commit. A write with
+//! `IDEMPOTENCY` runs on its own ([`run_keyed`]), through the gate's keyed path.
+
+use photofinish_core::config::validate_member_name;
+use photofinish_core::idempotency::Answer;
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::{ErrorCode, Op};
+use serde_json::Value;
+
+use super::{option, options, text, CmdError, Spec};
+use crate::error::ApiError;
+use crate::idempotency::{checked_key, resp_fingerprint, unexpected, KeyedRequest};
+use crate::input;
+use crate::resp::conn::Session;
+use crate::resp::frame::Args;
+use crate::resp::reply::Out;
+
+/// What a write answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The score after the write (`LB.INCR/SET/BEST`).
+    Score,
+    /// `[score, rank, reached_at, changed]` (`LB.SUBMIT`).
+    Submit,
+}
+
+/// A parsed write.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The write.
+    pub request: WriteRequest,
+    /// Its answer's shape.
+    pub shape: Shape,
+    /// Its idempotency key, if it has one.
+    pub keyed: Option<KeyedRequest>,
+}
+
+/// Whether `spec` is one of the four writes.
+pub fn is_write(spec: &Spec) -> bool {
+    matches!(spec.name, "lb.incr" | "lb.set" | "lb.best" | "lb.submit")
+}
+
+/// The fingerprint of a command, its `IDEMPOTENCY` pair left out.
+pub fn fingerprint(args: &Args<'_>, options_from: usize) -> [u8; 32] {
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(args.len());
+    let name = args.get(0).to_ascii_uppercase();
+    let mut i = 1;
+    while i < args.len() {
+        if i >= options_from && args.get(i).eq_ignore_ascii_case(b"IDEMPOTENCY") {
+            i += 2;
+            continue;
+        }
+        parts.push(args.get(i));
+        i += 1;
+    }
+    resp_fingerprint(std::iter::once(name.as_slice()).chain(parts))
+}
+
+/// The key of an `IDEMPOTENCY` option, checked, with the command's fingerprint.
+pub fn keyed_request(
+    opts: &[(&'static str, &str)],
+    args: &Args<'_>,
+    options_from: usize,
+) -> Result<Option<KeyedRequest>, CmdError> {
+    let Some(key) = option(opts, "IDEMPOTENCY") else {
+        return Ok(None);
+    };
+    checked_key(key)?;
+    Ok(Some(KeyedRequest {
+        key: key.to_owned(),
+        fingerprint: fingerprint(args, options_from),
+    }))
+}
+
+/// Parses the write after its board name (checked by the caller).
+pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
+    let member = text(args, 2, "the member name", ErrorCode::InvalidMember)?;
+    validate_member_name(member)?;
+    let value = input::score_text(text(args, 3, "the score", ErrorCode::ScoreNotInteger)?)?;
+    let (op, shape) = match spec.name {
+        "lb.incr" => (Some(Op::Incr), Shape::Score),
+        "lb.set" => (Some(Op::Set), Shape::Score),
+        "lb.best" => (Some(Op::Best), Shape::Score),
+        _ => (None, Shape::Submit),
+    };
+    let allowed: &[&'static str] = match shape {
+        Shape::Submit => &["OP", "META", "AT", "IDEMPOTENCY"],
+        Shape::Score => &["META", "AT", "IDEMPOTENCY"],
+    };
+    let opts = options(args, 4, allowed, spec.name)?;
+    let op = match option(&opts, "OP") {
+        Some(s) => input::op(Some(&Value::String(s.to_owned())))?,
+        None => op,
+    };
+    let metadata = match option(&opts, "META") {
+        None => None,
+        Some(s) => {
+            let v: Value = serde_json::from_str(s).map_err(|e| {
+                ApiError::new(
+                    ErrorCode::InvalidMetadata,
+                    format!("META must be a JSON object: {e}"),
+                )
+            })?;
+            input::metadata(Some(&v))?
+        }
+    };
+    let at_us = input::at(
+        option(&opts, "AT")
+            .map(|s| Value::String(s.to_owned()))
+            .as_ref(),
+    )?;
+    Ok(Parsed {
+        request: WriteRequest {
+            member: member.to_owned(),
+            value,
+            op,
+            metadata,
+            at_us,
+            over_budget: None, // the gate sets it
+        },
+        shape,
+        keyed: keyed_request(&opts, args, 4)?,
+    })
+}
+
+/// Encodes a write's answer.
+pub fn reply(out: &mut Out, shape: Shape, w: &WriteOutcome) {
+    let o = &w.outcome;
+    match shape {
+        Shape::Score => out.int(o.score),
+        Shape::Submit => {
+            out.array(4);
+            out.int(o.score);
+            out.count(o.rank);
+            out.int(o.reached_at_us);
+            out.bool(o.changed);
+        }
+    }
+}
+
+/// Runs a write that carries an idempotency key: access to the board first (as HTTP
+/// checks the target before the body), then the arguments, then the keyed write.
+pub async fn run_keyed(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: &str,
+) -> Result<(), CmdError> {
+    let caller = s.identity.caller.clone();
+    let target = s.app.gate.check_write_target(&caller, board).await?;
+    let p = parse(spec, args)?;
+    let keyed = p
+        .keyed
+        .ok_or_else(|| CmdError::Raw("ERR no idempotency key".into()))?;
+    let r = s.app.gate.keyed_write(&target, keyed, p.request).await?;
+    match r.answer {
+        Answer::Written(w) => {
+            reply(&mut s.out, p.shape, &w);
+            Ok(())
+        }
+        other => Err(unexpected(&other).into()),
+    }
+}

@@ -1,0 +1,380 @@
+//! One RESP connection: read, take every complete command in the buffer ([`frame::parse`],
+//! at most [`RESP_MAX_PIPELINE`] a round), run them in order, write every answer with one
+//! syscall, read again. A malformed request is answered `-ERR Protocol error: …` after the
+//! commands before it, and the connection closes; nothing else is touched.
+//!
+//! **Writes share a commit.** Consecutive plain writes of a round (`LB.INCR/SET/BEST/
+//! SUBMIT` without `IDEMPOTENCY`) are gathered and handed to the service together, one
+//! batch per board ([`Gate::write_each`](crate::gate::Gate::write_each)): the embedded
+//! store queues them in order under one group commit, Redis sends them as one pipeline.
+//! Any other command first waits for the writes before it, so a pipeline reads its own
+//! writes and every answer is in order.
+//!
+//! **Credentials** are checked when given (`AUTH`, `HELLO … AUTH`) and again at the start
+//! of every round, so a revoked key or an expired player token stops working on
+//! connections already open. Each board command takes one token from the caller's rate
+//! limit, as each HTTP request does.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use photofinish_core::access::Caller;
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::cmd::write::{self, Parsed, Shape};
+use super::cmd::{self, connection, lookup, CmdError, Family};
+use super::frame::{self, Args, Batch};
+use super::reply::{Out, Proto};
+use crate::app::App;
+use crate::auth::Identity;
+use crate::error::ApiError;
+use crate::limits::{RESP_MAX_PIPELINE, RESP_MAX_REPLY_BYTES, RESP_READ_CHUNK, RESP_WRITE_TIMEOUT};
+
+/// A connection's state between commands.
+pub struct Session {
+    /// The server.
+    pub app: Arc<App>,
+    /// The client's address (anonymous rate limits).
+    pub peer: SocketAddr,
+    /// The connection's id (`CLIENT ID`, `HELLO`).
+    pub id: u64,
+    /// The credential given, re-checked every round. Never printed.
+    token: Option<String>,
+    /// Who the connection is.
+    pub identity: Identity,
+    /// `CLIENT SETNAME`.
+    pub name: Option<String>,
+    /// Answers not yet written.
+    pub out: Out,
+    /// `QUIT` was sent: close after this round's answers.
+    pub quit: bool,
+}
+
+/// A board command of the current run of plain writes.
+enum Pending<'a> {
+    /// Refused before parsing (rate limit, board name).
+    Failed(CmdError),
+    /// A write to `board`, parsed or not.
+    Write {
+        board: &'a str,
+        parsed: Result<Parsed, CmdError>,
+    },
+}
+
+/// The answer of one write of a run.
+type Answered = Result<WriteOutcome, CmdError>;
+
+/// One board's writes of a run: each with its place in the run.
+type BoardWrites<'a> = (&'a str, Vec<(usize, Result<WriteRequest, CmdError>)>);
+
+fn anonymous() -> Identity {
+    Identity {
+        caller: Caller::Anonymous,
+        rate: None,
+    }
+}
+
+impl Session {
+    /// A new connection from `peer`.
+    pub fn new(app: Arc<App>, peer: SocketAddr, id: u64) -> Self {
+        let identity = app.auth.identify(None).unwrap_or_else(|_| anonymous());
+        Self {
+            app,
+            peer,
+            id,
+            token: None,
+            identity,
+            name: None,
+            out: Out::new(),
+            quit: false,
+        }
+    }
+
+    /// Takes `token` as the connection's credential, or refuses it (`WRONGPASS`) and
+    /// keeps the one before. An open server takes anything, as HTTP ignores credentials.
+    pub fn authenticate(&mut self, token: &[u8]) -> Result<(), CmdError> {
+        if !self.app.auth.has_credentials() {
+            return Ok(());
+        }
+        let token = std::str::from_utf8(token).map_err(|_| connection::wrongpass())?;
+        let identity = self
+            .app
+            .auth
+            .identify(Some(token))
+            .map_err(|_| connection::wrongpass())?;
+        self.identity = identity;
+        self.token = Some(token.to_owned());
+        Ok(())
+    }
+
+    /// `RESET`: no credential, no name, RESP2.
+    pub fn reset(&mut self) {
+        self.token = None;
+        self.identity = self.app.auth.identify(None).unwrap_or_else(|_| anonymous());
+        self.name = None;
+        self.out.proto = Proto::Resp2;
+    }
+
+    /// Checks the credential again: one revoked or expired since leaves the connection
+    /// anonymous.
+    fn refresh(&mut self) {
+        if let Some(t) = &self.token {
+            match self.app.auth.identify(Some(t)) {
+                Ok(id) => self.identity = id,
+                Err(_) => {
+                    self.token = None;
+                    self.identity = anonymous();
+                }
+            }
+        }
+    }
+
+    /// One token from the caller's rate limit.
+    fn take_token(&self) -> Result<(), CmdError> {
+        if let Some(limiter) = &self.app.limiter {
+            let id = &self.identity;
+            limiter.check(&id.caller, id.rate, Some(self.peer.ip()))?;
+        }
+        Ok(())
+    }
+
+    fn error(&mut self, e: &CmdError) {
+        match e {
+            CmdError::Raw(line) => self.out.error(line),
+            CmdError::Api(e) => self.out.api_error(e),
+        }
+    }
+
+    /// Runs every command of `batch` in order, writing answers to `self.out` (and out
+    /// to `w` whenever they pass [`RESP_MAX_REPLY_BYTES`]).
+    pub async fn round<W: AsyncWrite + Unpin>(
+        &mut self,
+        batch: &Batch,
+        w: &mut W,
+    ) -> std::io::Result<()> {
+        self.refresh();
+        let mut run: Vec<Pending<'_>> = Vec::new();
+        for i in 0..batch.len() {
+            let args = batch.command(i);
+            let spec = lookup(args.get(0));
+            if let Some(spec) = spec.filter(|s| write::is_write(s) && s.arity_fits(args.len())) {
+                if !has_idempotency_key(&args) {
+                    let slot = match self.take_token().and_then(|()| cmd::board(&args)) {
+                        Err(e) => Pending::Failed(e),
+                        Ok(board) => Pending::Write {
+                            board,
+                            parsed: write::parse(spec, &args),
+                        },
+                    };
+                    run.push(slot);
+                    continue;
+                }
+            }
+            self.flush_run(&mut run).await;
+            if self.out.buf.len() >= RESP_MAX_REPLY_BYTES {
+                write_out(w, &mut self.out).await?;
+            }
+            match spec {
+                None => self.error(&unknown(&args)),
+                Some(spec) => {
+                    if let Err(e) = self.execute(spec, &args).await {
+                        self.error(&e);
+                    }
+                }
+            }
+            if self.quit {
+                return Ok(());
+            }
+        }
+        self.flush_run(&mut run).await;
+        Ok(())
+    }
+
+    async fn execute(&mut self, spec: &cmd::Spec, args: &Args<'_>) -> Result<(), CmdError> {
+        if !spec.arity_fits(args.len()) {
+            return Err(cmd::wrong_arity(spec.name));
+        }
+        if spec.family == Family::Connection {
+            return connection::run(self, spec, args).await;
+        }
+        self.take_token()?;
+        let board = cmd::board(args)?;
+        match spec.name {
+            "lb.incr" | "lb.set" | "lb.best" | "lb.submit" => {
+                write::run_keyed(self, spec, args, board).await
+            }
+            "lb.create" | "lb.drop" | "lb.rem" => cmd::board::run(self, spec, args, board).await,
+            _ => cmd::read::run(self, spec, args, board).await,
+        }
+    }
+
+    /// Applies the gathered plain writes — one batch per board, the boards at once — and
+    /// answers each in order.
+    async fn flush_run(&mut self, run: &mut Vec<Pending<'_>>) {
+        if run.is_empty() {
+            return;
+        }
+        let n = run.len();
+        let mut answers: Vec<Option<Answered>> = (0..n).map(|_| None).collect();
+        let mut shapes = vec![Shape::Score; n];
+        let mut groups: Vec<BoardWrites<'_>> = Vec::new();
+        for (i, p) in run.drain(..).enumerate() {
+            match p {
+                Pending::Failed(e) => answers[i] = Some(Err(e)),
+                Pending::Write { board, parsed } => {
+                    let request = parsed.map(|p| {
+                        shapes[i] = p.shape;
+                        p.request
+                    });
+                    match groups.iter_mut().find(|(b, _)| *b == board) {
+                        Some((_, items)) => items.push((i, request)),
+                        None => groups.push((board, vec![(i, request)])),
+                    }
+                }
+            }
+        }
+        let caller = &self.identity.caller;
+        let gate = &self.app.gate;
+        let group_answers =
+            futures_util::future::join_all(groups.into_iter().map(|(board, items)| async move {
+                let target = match gate.check_write_target(caller, board).await {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let e = ApiError::from(e);
+                        return items
+                            .into_iter()
+                            .map(|(i, _)| (i, Err(CmdError::Api(e.clone()))))
+                            .collect::<Vec<_>>();
+                    }
+                };
+                let mut done = Vec::with_capacity(items.len());
+                let mut to_write = Vec::with_capacity(items.len());
+                for (i, r) in items {
+                    match r {
+                        Ok(w) => to_write.push((i, w)),
+                        Err(e) => done.push((i, Err(e))),
+                    }
+                }
+                let (slots, writes): (Vec<usize>, Vec<WriteRequest>) = to_write.into_iter().unzip();
+                let applied = gate.write_each(&target, writes).await;
+                done.extend(
+                    slots
+                        .into_iter()
+                        .zip(applied)
+                        .map(|(i, r)| (i, r.map_err(CmdError::from))),
+                );
+                done
+            }))
+            .await;
+        for (i, a) in group_answers.into_iter().flatten() {
+            answers[i] = Some(a);
+        }
+        for (i, a) in answers.into_iter().enumerate() {
+            match a {
+                Some(Ok(w)) => write::reply(&mut self.out, shapes[i], &w),
+                Some(Err(e)) => self.error(&e),
+                None => self.error(&CmdError::Raw("ERR no answer for this write".into())),
+            }
+        }
+    }
+}
+
+/// Whether a write's options include `IDEMPOTENCY` (its options start at argument 4).
+fn has_idempotency_key(args: &Args<'_>) -> bool {
+    (4..args.len())
+        .step_by(2)
+        .any(|i| args.get(i).eq_ignore_ascii_case(b"IDEMPOTENCY"))
+}
+
+/// Redis's answer to a command it does not know.
+fn unknown(args: &Args<'_>) -> CmdError {
+    let quoted = |b: &[u8]| {
+        let s = String::from_utf8_lossy(&b[..b.len().min(128)]).into_owned();
+        format!("'{s}'")
+    };
+    let rest: Vec<String> = args.iter().skip(1).take(8).map(quoted).collect();
+    CmdError::Raw(format!(
+        "ERR unknown command {}, with args beginning with: {}",
+        quoted(args.get(0)),
+        rest.join(" ")
+    ))
+}
+
+/// Writes and clears the pending answers; a client that does not read them within
+/// [`RESP_WRITE_TIMEOUT`] is cut off.
+async fn write_out<W: AsyncWrite + Unpin>(w: &mut W, out: &mut Out) -> std::io::Result<()> {
+    if out.buf.is_empty() {
+        return Ok(());
+    }
+    match tokio::time::timeout(RESP_WRITE_TIMEOUT, w.write_all(&out.buf)).await {
+        Ok(r) => r?,
+        Err(_) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client did not read its answers",
+            ))
+        }
+    }
+    out.buf.clear();
+    if out.buf.capacity() > RESP_MAX_REPLY_BYTES * 2 {
+        out.buf.shrink_to(RESP_MAX_REPLY_BYTES);
+    }
+    Ok(())
+}
+
+/// Serves one connection until the client leaves, sends `QUIT`, breaks the protocol,
+/// stalls inside a command past `partial_timeout`, or the server closes.
+pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    mut session: Session,
+    partial_timeout: std::time::Duration,
+    mut closing: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(RESP_READ_CHUNK);
+    let mut batch = Batch::default();
+    loop {
+        batch.clear();
+        let (used, error) = frame::parse(&buf, &mut batch, RESP_MAX_PIPELINE);
+        buf.drain(..used);
+        if !batch.is_empty() {
+            session.round(&batch, &mut stream).await?;
+        }
+        if let Some(e) = &error {
+            session.out.error(&format!("ERR Protocol error: {}", e.0));
+        }
+        write_out(&mut stream, &mut session.out).await?;
+        if error.is_some() || session.quit {
+            return stream.shutdown().await;
+        }
+        if batch.len() == RESP_MAX_PIPELINE {
+            continue; // more complete commands may wait in the buffer
+        }
+        if *closing.borrow() {
+            return stream.shutdown().await;
+        }
+        buf.reserve(RESP_READ_CHUNK);
+        let read = async {
+            if buf.is_empty() {
+                stream.read_buf(&mut buf).await
+            } else {
+                // Inside a command: the rest must come in time (a slow-loris guard).
+                tokio::time::timeout(partial_timeout, stream.read_buf(&mut buf))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            "a command did not arrive in time",
+                        ))
+                    })
+            }
+        };
+        let n = tokio::select! {
+            n = read => n?,
+            () = async { drop(closing.wait_for(|c| *c).await) } => return stream.shutdown().await,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
