@@ -25,7 +25,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 serve() { # serve NAME ARGS... -> prints the base URL
     local name="$1"; shift
     local port; port="$(free_port)"
-    "$BIN" serve --listen "127.0.0.1:$port" "$@" >"$WORK/$name.log" 2>&1 &
+    "$BIN" serve --listen "127.0.0.1:$port" --resp-listen off "$@" >"$WORK/$name.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 100); do
         if curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then

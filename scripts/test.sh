@@ -5,7 +5,8 @@
 # The Redis conformance tests start their own redis-server processes (standalone and a
 # 3-master cluster) on free loopback ports; they need Debian's redis-server binary. The
 # console test drives Debian's chromium over its DevTools protocol. The OpenAPI fuzz run
-# (scripts/openapi-fuzz.sh) needs schemathesis from PyPI. This script installs what is
+# (scripts/openapi-fuzz.sh) needs schemathesis from PyPI; the RESP door's tests drive
+# redis-cli (redis-tools, which redis-server brings) and redis-py (PyPI). This script installs what is
 # missing (Debian packages as root or through sudo; schemathesis with pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,10 @@ fi
 if ! command -v st >/dev/null 2>&1; then
     echo "installing schemathesis with pip" >&2
     python3 -m pip install -q 'schemathesis==4.32.5' 'hypothesis<6.170.10'
+fi
+if ! python3 -c 'import redis' >/dev/null 2>&1; then
+    echo "installing redis-py with pip (the RESP door's redis-py test)" >&2
+    python3 -m pip install -q 'redis>=5'
 fi
 
 cargo test --workspace --locked

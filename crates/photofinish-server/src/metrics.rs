@@ -1,5 +1,5 @@
-//! Prometheus metrics: requests by route, method and status; refusals by reason; request
-//! latency by route;
+//! Prometheus metrics: requests by route, method and status; RESP commands by command and
+//! outcome; refusals by reason (either door); request latency by route;
 //! boards and members (counted at scrape time); log fsync latency; whether writes fail.
 
 use std::time::Duration;
@@ -33,6 +33,15 @@ pub struct RefusalLabels {
     pub reason: String,
 }
 
+/// Labels of the RESP command counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RespLabels {
+    /// The command, lower case (`lb.incr`, `ping`, `unknown`).
+    pub command: String,
+    /// `ok` or `error`.
+    pub outcome: String,
+}
+
 /// Labels of a latency histogram.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
@@ -56,6 +65,8 @@ pub struct Metrics {
     pub fsync: Histogram,
     /// Requests refused, by reason (the error code).
     pub refusals: Family<RefusalLabels, Counter>,
+    /// RESP commands by command and outcome.
+    pub resp_commands: Family<RespLabels, Counter>,
     boards: Gauge,
     members: Gauge,
     write_failing: Gauge,
@@ -99,6 +110,12 @@ impl Metrics {
             "Requests refused, by reason: unauthorized, forbidden, …",
             refusals.clone(),
         );
+        let resp_commands = Family::<RespLabels, Counter>::default();
+        registry.register(
+            "resp_commands",
+            "RESP commands by command and outcome (ok, error)",
+            resp_commands.clone(),
+        );
         let boards = Gauge::default();
         registry.register("boards", "Boards", boards.clone());
         let members = Gauge::default();
@@ -133,6 +150,7 @@ impl Metrics {
             latency,
             fsync,
             refusals,
+            resp_commands,
             boards,
             members,
             write_failing,

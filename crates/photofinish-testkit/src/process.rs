@@ -12,6 +12,8 @@ pub struct Proc {
     pub child: Child,
     /// `http://127.0.0.1:<port>`.
     pub base: String,
+    /// The RESP door's `127.0.0.1:<port>`, when it is on.
+    pub resp: Option<String>,
 }
 
 impl Proc {
@@ -58,23 +60,37 @@ impl Proc {
         Self::spawn(cmd)
     }
 
+    /// Spawns `cmd` and reads its stdout up to the "listening" line (after the RESP line,
+    /// when there is one). The RESP door takes a free port unless the command names one:
+    /// tests run side by side, and the default 7771 would be taken by the first.
     fn spawn(mut cmd: Command) -> Proc {
+        let names_resp = cmd.get_args().any(|a| a == "--resp-listen")
+            || cmd.get_envs().any(|(k, _)| k == "PHOTOFINISH_RESP_LISTEN");
+        if !names_resp {
+            cmd.env("PHOTOFINISH_RESP_LISTEN", "127.0.0.1:0");
+        }
         let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn photofinish");
         let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read listening line");
-        let base = line
-            .trim()
-            .strip_prefix("photofinish listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Proc { child, base }
+        let mut stdout = BufReader::new(stdout);
+        let mut resp = None;
+        loop {
+            let mut line = String::new();
+            stdout.read_line(&mut line).expect("read listening line");
+            if let Some(addr) = line.trim().strip_prefix("photofinish RESP on ") {
+                resp = Some(addr.to_owned());
+                continue;
+            }
+            let base = line
+                .trim()
+                .strip_prefix("photofinish listening on ")
+                .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+                .to_owned();
+            return Proc { child, base, resp };
+        }
     }
 
     /// SIGKILL, then reap.

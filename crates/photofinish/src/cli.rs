@@ -552,10 +552,11 @@ async fn serve(opts: ServeOptions) -> Result<()> {
     photofinish_server::serve::serve(
         opts,
         |bound| {
-            println!("photofinish listening on {scheme}://{}", bound.http);
+            // The RESP line first: the "listening" line is the last a launcher waits for.
             if let Some(resp) = bound.resp {
                 println!("photofinish RESP on {resp}");
             }
+            println!("photofinish listening on {scheme}://{}", bound.http);
         },
         shutdown_signal(),
     )

@@ -49,6 +49,9 @@ pub struct Session {
     pub out: Out,
     /// `QUIT` was sent: close after this round's answers.
     pub quit: bool,
+    /// This round's commands by name and outcome (`true`: ok), added to the metrics
+    /// once a round, not once a command.
+    tally: Vec<(&'static str, bool, u64)>,
 }
 
 /// A board command of the current run of plain writes.
@@ -88,6 +91,7 @@ impl Session {
             name: None,
             out: Out::new(),
             quit: false,
+            tally: Vec::new(),
         }
     }
 
@@ -142,7 +146,35 @@ impl Session {
     fn error(&mut self, e: &CmdError) {
         match e {
             CmdError::Raw(line) => self.out.error(line),
-            CmdError::Api(e) => self.out.api_error(e),
+            CmdError::Api(e) => {
+                if e.code.is_refusal() {
+                    let reason = e.code.as_str().to_owned();
+                    let labels = crate::metrics::RefusalLabels { reason };
+                    self.app.metrics.refusals.get_or_create(&labels).inc();
+                }
+                self.out.api_error(e)
+            }
+        }
+    }
+
+    fn count(&mut self, command: &'static str, ok: bool) {
+        match self.tally.iter_mut().find(|t| t.0 == command && t.1 == ok) {
+            Some(t) => t.2 += 1,
+            None => self.tally.push((command, ok, 1)),
+        }
+    }
+
+    fn add_tally(&mut self) {
+        for (command, ok, n) in self.tally.drain(..) {
+            let labels = crate::metrics::RespLabels {
+                command: command.to_owned(),
+                outcome: if ok { "ok" } else { "error" }.to_owned(),
+            };
+            self.app
+                .metrics
+                .resp_commands
+                .get_or_create(&labels)
+                .inc_by(n);
         }
     }
 
@@ -154,7 +186,7 @@ impl Session {
         w: &mut W,
     ) -> std::io::Result<()> {
         self.refresh();
-        let mut run: Vec<Pending<'_>> = Vec::new();
+        let mut run: Vec<(&'static str, Pending<'_>)> = Vec::new();
         for i in 0..batch.len() {
             let args = batch.command(i);
             let spec = lookup(args.get(0));
@@ -167,7 +199,7 @@ impl Session {
                             parsed: write::parse(spec, &args),
                         },
                     };
-                    run.push(slot);
+                    run.push((spec.name, slot));
                     continue;
                 }
             }
@@ -176,18 +208,24 @@ impl Session {
                 write_out(w, &mut self.out).await?;
             }
             match spec {
-                None => self.error(&unknown(&args)),
+                None => {
+                    self.error(&unknown(&args));
+                    self.count("unknown", false);
+                }
                 Some(spec) => {
-                    if let Err(e) = self.execute(spec, &args).await {
+                    let done = self.execute(spec, &args).await;
+                    self.count(spec.name, done.is_ok());
+                    if let Err(e) = done {
                         self.error(&e);
                     }
                 }
             }
             if self.quit {
-                return Ok(());
+                break;
             }
         }
         self.flush_run(&mut run).await;
+        self.add_tally();
         Ok(())
     }
 
@@ -211,15 +249,16 @@ impl Session {
 
     /// Applies the gathered plain writes — one batch per board, the boards at once — and
     /// answers each in order.
-    async fn flush_run(&mut self, run: &mut Vec<Pending<'_>>) {
+    async fn flush_run(&mut self, run: &mut Vec<(&'static str, Pending<'_>)>) {
         if run.is_empty() {
             return;
         }
         let n = run.len();
         let mut answers: Vec<Option<Answered>> = (0..n).map(|_| None).collect();
         let mut shapes = vec![Shape::Score; n];
+        let names: Vec<&'static str> = run.iter().map(|(name, _)| *name).collect();
         let mut groups: Vec<BoardWrites<'_>> = Vec::new();
-        for (i, p) in run.drain(..).enumerate() {
+        for (i, (_, p)) in run.drain(..).enumerate() {
             match p {
                 Pending::Failed(e) => answers[i] = Some(Err(e)),
                 Pending::Write { board, parsed } => {
@@ -271,6 +310,7 @@ impl Session {
             answers[i] = Some(a);
         }
         for (i, a) in answers.into_iter().enumerate() {
+            self.count(names[i], matches!(a, Some(Ok(_))));
             match a {
                 Some(Ok(w)) => write::reply(&mut self.out, shapes[i], &w),
                 Some(Err(e)) => self.error(&e),

@@ -344,7 +344,7 @@ mod tests {
         let (c, used, err) =
             commands(b"*2\r\n$4\r\nPING\r\n$2\r\nhi\r\nECHO \"a b\" 'c'\r\n*1\r\n$4\r\nPI");
         assert_eq!(c, vec![vec!["PING", "hi"], vec!["ECHO", "a b", "c"]]);
-        assert_eq!(used, 33);
+        assert_eq!(used, 38);
         assert!(err.is_none());
         // Empty requests are skipped; a bare \n ends an inline command too.
         let (c, used, _) = commands(b"*0\r\n\r\nPING\n");
@@ -388,6 +388,55 @@ mod tests {
         let (c, _, err) = commands(b"PING\r\n*1\r\n:1\r\n");
         assert_eq!(c, vec![vec!["PING"]]);
         assert!(err.is_some());
+    }
+
+    fn encode(cmds: &[Vec<Vec<u8>>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for args in cmds {
+            out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
+            for a in args {
+                out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+                out.extend_from_slice(a);
+                out.extend_from_slice(b"\r\n");
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Any pipeline, cut anywhere: the front yields exactly the commands complete in
+        /// it, the rest yields the others, and nothing is lost or invented.
+        #[test]
+        fn pipelines_parse_back_whole_however_they_are_cut(
+            cmds in proptest::collection::vec(
+                proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40), 1..6),
+                1..8,
+            ),
+            cut in 0usize..2000,
+        ) {
+            let bytes = encode(&cmds);
+            let cut = cut.min(bytes.len());
+            let mut b = Batch::default();
+            let (used, err) = parse(&bytes[..cut], &mut b, 1000);
+            proptest::prop_assert!(err.is_none());
+            let mut got: Vec<Vec<Vec<u8>>> = (0..b.len())
+                .map(|i| b.command(i).iter().map(<[u8]>::to_vec).collect())
+                .collect();
+            let mut rest = Batch::default();
+            let (used_rest, err) = parse(&bytes[used..], &mut rest, 1000);
+            proptest::prop_assert!(err.is_none());
+            proptest::prop_assert_eq!(used + used_rest, bytes.len());
+            got.extend((0..rest.len()).map(|i| rest.command(i).iter().map(<[u8]>::to_vec).collect()));
+            proptest::prop_assert_eq!(got, cmds);
+        }
+
+        /// Arbitrary bytes never panic, and what is consumed is within the input.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let mut b = Batch::default();
+            let (used, _) = parse(&bytes, &mut b, 1000);
+            proptest::prop_assert!(used <= bytes.len());
+        }
     }
 
     #[test]

@@ -461,8 +461,124 @@ async fn event_streams_take_a_token_in_the_query(kind: Kind) {
     s.stop().await;
 }
 
+/// Every board command of the RESP door, with what it needs (`Need` as for endpoints).
+fn commands() -> Vec<(Need, Vec<&'static str>)> {
+    vec![
+        (Need::Read, vec!["LB.INFO", "b"]),
+        (Need::Read, vec!["LB.SCORE", "b", "ann"]),
+        (Need::Read, vec!["LB.RANK", "b", "ann"]),
+        (Need::Read, vec!["LB.RANGE", "b", "0", "10"]),
+        (Need::Read, vec!["LB.AROUND", "b", "ann", "1", "1"]),
+        (Need::Read, vec!["LB.CARD", "b"]),
+        (Need::Manage, vec!["LB.CREATE", "b2"]),
+        (Need::Manage, vec!["LB.DROP", "b"]),
+        (Need::Write, vec!["LB.INCR", "b", "ann", "1"]),
+        (Need::Write, vec!["LB.SUBMIT", "b", "ann", "1"]),
+        (
+            Need::Write,
+            vec!["LB.SET", "b", "ann", "1", "IDEMPOTENCY", "k1"],
+        ),
+        (
+            Need::WriteAt,
+            vec!["LB.SUBMIT", "b", "ann", "1", "AT", "2026-01-01T00:00:00Z"],
+        ),
+        (Need::WriteOther, vec!["LB.INCR", "b", "bob", "1"]),
+        (Need::Remove, vec!["LB.REM", "b", "bob"]),
+    ]
+}
+
+/// The RESP door answers every command by the same rules, on the same credentials
+/// (`AUTH`, `HELLO 3 AUTH`): what HTTP answers 401 is `-NOAUTH`, 403 is `-ERR forbidden`;
+/// a credential that does not check out is `-WRONGPASS` and leaves the connection
+/// anonymous; every refusal changes nothing.
+async fn every_resp_command_answers_every_caller_by_the_rules(kind: Kind) {
+    let (s, c) = start(kind).await;
+    let expired =
+        es256(json!({"sub": "ann", "exp": now_s() - 120, "iss": "studio", "aud": "game"}));
+    let callers: Vec<(&str, Option<String>)> = vec![
+        ("none", None),
+        ("admin", Some(c.admin.clone())),
+        ("write_b", Some(c.write_b.clone())),
+        ("read", Some(c.read.clone())),
+        ("metrics", Some(c.metrics.clone())),
+        ("other_glob", Some(c.other_glob.clone())),
+        ("ann", Some(c.ann.clone())),
+        ("garbage", Some("not-a-token".into())),
+        ("expired", Some(expired)),
+        (
+            "revoked",
+            Some("pf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into()),
+        ),
+    ];
+    for (i, (name, token)) in callers.iter().enumerate() {
+        let mut conn = resp(&s).await;
+        if let Some(t) = token {
+            // Half the callers say who they are with AUTH, half with HELLO 3 AUTH.
+            let how: Vec<&str> = if i % 2 == 0 {
+                vec!["AUTH", t]
+            } else {
+                vec!["HELLO", "3", "AUTH", "default", t]
+            };
+            let got = lb(&mut conn, &how).await;
+            let good = !matches!(*name, "garbage" | "expired" | "revoked");
+            assert_eq!(got.get("error").is_none(), good, "{name}: {got}");
+            if !good {
+                assert_eq!(got["error"], "WRONGPASS", "{name}");
+            }
+        }
+        for (need, args) in commands() {
+            reset(&s, &c.admin).await;
+            let before = state(&s, &c.admin).await;
+            let got = lb(&mut conn, &args).await;
+            let case = format!("{name} {args:?}: {got}");
+            match expected(name, need) {
+                200 => assert!(got.get("error").is_none(), "{case}"),
+                401 => assert_eq!(got["error"], "NOAUTH", "{case}"),
+                _ => assert_eq!(got["error"], "forbidden", "{case}"),
+            }
+            if got.get("error").is_some() {
+                assert_eq!(state(&s, &c.admin).await, before, "{case}: state changed");
+            }
+        }
+    }
+    // A public board is readable without a credential; a key revoked while its
+    // connection is open stops working at the connection's next command.
+    reset(&s, &c.admin).await;
+    let mut anonymous = resp(&s).await;
+    assert_eq!(
+        lb(&mut anonymous, &["LB.SCORE", "pub", "carl"]).await,
+        json!(1)
+    );
+    let mut writer = resp(&s).await;
+    assert_eq!(lb(&mut writer, &["AUTH", &c.write_b]).await, "OK");
+    assert_eq!(
+        lb(&mut writer, &["LB.INCR", "b", "ann", "1"]).await,
+        json!(6)
+    );
+    let mut stored = keys::read_file(&c.keys_file(), false).expect("keys");
+    stored.retain(|k| k.name != "game-server");
+    keys::write_file(&c.keys_file(), stored).expect("keys file");
+    // SIGHUP re-reads the keys file (every server of this test process re-reads its own).
+    let hup = std::process::Command::new("kill")
+        .args(["-HUP", &std::process::id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(hup.success());
+    let mut got = Value::Null;
+    for _ in 0..100 {
+        got = lb(&mut writer, &["LB.SCORE", "b", "ann"]).await;
+        if got.get("error").is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(got["error"], "NOAUTH", "the revoked key still works: {got}");
+    s.stop().await;
+}
+
 conformance!(
     every_endpoint_answers_every_caller_by_the_rules,
+    every_resp_command_answers_every_caller_by_the_rules,
     listings_and_public_boards_show_only_what_the_caller_may_read,
     event_streams_take_a_token_in_the_query,
 );

@@ -17,3 +17,4 @@ mod periods;
 mod rates;
 mod redis_backend;
 mod resp;
+mod resp_protocol;

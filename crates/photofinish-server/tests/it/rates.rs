@@ -174,3 +174,77 @@ async fn over_a_rate_limit_is_429_until_retry_after(kind: Kind) {
 }
 
 conformance!(over_a_rate_limit_is_429_until_retry_after,);
+
+/// The RESP door holds callers to the same buckets: each board command takes a token
+/// (connection commands take none), and over the limit is `-ERR rate_limited … retry
+/// after N s`, which changes nothing.
+async fn resp_commands_take_from_the_same_buckets(kind: Kind) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (admin_key, admin) =
+        keys::new_key("admin", Scope::Admin, vec![], None, "t".into()).expect("key");
+    let (ci_key, ci) = keys::new_key(
+        "ci",
+        Scope::Write,
+        vec![],
+        Some("60/min".into()),
+        "t".into(),
+    )
+    .expect("key");
+    let keys_file = dir.path().join("keys.json");
+    keys::write_file(&keys_file, vec![admin_key, ci_key]).expect("keys file");
+    let s = Server::start_configured(kind, |o| ServeOptions {
+        keys: Some(keys_file),
+        anonymous_rate: Rate::parse("1/min,burst=2").expect("rate"),
+        ..o
+    })
+    .await;
+    let mut root = resp_as(&s, Some(admin.expose()), false)
+        .await
+        .expect("admin");
+    assert_eq!(
+        lb(&mut root, &["LB.CREATE", "b", "PUBLICREAD", "yes"]).await,
+        "OK"
+    );
+    let mut c = resp_as(&s, Some(ci.expose()), false).await.expect("ci");
+    assert_eq!(lb(&mut c, &["LB.INCR", "b", "k", "1"]).await, json!(1));
+    for _ in 0..20 {
+        assert_eq!(
+            lb(&mut c, &["PING"]).await,
+            "PONG",
+            "connection commands are free"
+        );
+    }
+    let before = lb(&mut root, &["LB.RANGE", "b", "0", "10"]).await;
+    let mut pipe = redis::pipe();
+    pipe.ignore_errors();
+    pipe.cmd("LB.INCR").arg("b").arg("k").arg(1);
+    pipe.cmd("LB.INCR").arg("b").arg("k").arg(1);
+    let refused: Vec<redis::Value> = pipe.query_async(&mut c).await.expect("pipe");
+    for r in refused {
+        let Value::Object(e) = reply_json(Ok(r)) else {
+            panic!("not refused");
+        };
+        assert_eq!(e["error"], "rate_limited");
+    }
+    let mut raw = redis::cmd("LB.INCR");
+    raw.arg("b").arg("k").arg(1);
+    let e = raw
+        .query_async::<redis::Value>(&mut c)
+        .await
+        .expect_err("refused");
+    let detail = e.detail().unwrap_or_default();
+    assert!(detail.contains("retry after"), "{detail}");
+    assert_eq!(lb(&mut root, &["LB.RANGE", "b", "0", "10"]).await, before);
+    // Anonymous readers: per address, two, then refused.
+    let mut anon = resp(&s).await;
+    for _ in 0..2 {
+        assert_eq!(lb(&mut anon, &["LB.SCORE", "b", "k"]).await, json!(1));
+    }
+    assert_eq!(
+        lb(&mut anon, &["LB.SCORE", "b", "k"]).await["error"],
+        "rate_limited"
+    );
+    s.stop().await;
+}
+
+conformance!(resp_commands_take_from_the_same_buckets,);
