@@ -49,9 +49,13 @@ pub struct Session {
     pub out: Out,
     /// `QUIT` was sent: close after this round's answers.
     pub quit: bool,
-    /// This round's commands by name and outcome (`true`: ok), added to the metrics
-    /// once a round, not once a command.
-    tally: Vec<(&'static str, bool, u64)>,
+    /// The command counters this connection has used, by name and outcome (`true`: ok):
+    /// looked up in the metrics once per connection, not once per command.
+    counters: Vec<(
+        &'static str,
+        bool,
+        prometheus_client::metrics::counter::Counter,
+    )>,
 }
 
 /// A board command of the current run of plain writes.
@@ -91,7 +95,7 @@ impl Session {
             name: None,
             out: Out::new(),
             quit: false,
-            tally: Vec::new(),
+            counters: Vec::new(),
         }
     }
 
@@ -158,24 +162,26 @@ impl Session {
     }
 
     fn count(&mut self, command: &'static str, ok: bool) {
-        match self.tally.iter_mut().find(|t| t.0 == command && t.1 == ok) {
-            Some(t) => t.2 += 1,
-            None => self.tally.push((command, ok, 1)),
+        if let Some((_, _, c)) = self
+            .counters
+            .iter()
+            .find(|(name, o, _)| *name == command && *o == ok)
+        {
+            c.inc();
+            return;
         }
-    }
-
-    fn add_tally(&mut self) {
-        for (command, ok, n) in self.tally.drain(..) {
-            let labels = crate::metrics::RespLabels {
-                command: command.to_owned(),
-                outcome: if ok { "ok" } else { "error" }.to_owned(),
-            };
-            self.app
-                .metrics
-                .resp_commands
-                .get_or_create(&labels)
-                .inc_by(n);
-        }
+        let labels = crate::metrics::RespLabels {
+            command: command.to_owned(),
+            outcome: if ok { "ok" } else { "error" }.to_owned(),
+        };
+        let counter = self
+            .app
+            .metrics
+            .resp_commands
+            .get_or_create(&labels)
+            .clone();
+        counter.inc();
+        self.counters.push((command, ok, counter));
     }
 
     /// Runs every command of `batch` in order, writing answers to `self.out` (and out
@@ -225,7 +231,6 @@ impl Session {
             }
         }
         self.flush_run(&mut run).await;
-        self.add_tally();
         Ok(())
     }
 

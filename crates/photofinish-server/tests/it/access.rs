@@ -867,5 +867,20 @@ async fn tls_round_trip_with_a_self_signed_certificate() {
         .send()
         .await
         .is_err());
+    // The RESP door speaks TLS too: redis-cli --tls, verifying the certificate.
+    let resp_port = s.resp.expect("RESP").port().to_string();
+    let ca = dir.path().join("cert.pem");
+    let cli = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("redis-cli")
+            .args(["--tls", "--cacert"])
+            .arg(&ca)
+            .args(["-h", "127.0.0.1", "--sni", "localhost", "-p", &resp_port])
+            .args(["LB.INCR", "t", "ann", "2"])
+            .output()
+            .expect("redis-cli")
+    })
+    .await
+    .expect("join");
+    assert_eq!(String::from_utf8_lossy(&cli.stdout), "2\n", "{cli:?}");
     s.stop().await;
 }

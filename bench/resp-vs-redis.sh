@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The RESP door beside Redis on this machine, in one run (docs/BENCHMARKS.md §9): Debian's
+# redis-benchmark drives both, 50 clients, members drawn from 1,000,000 (`-r 1000000`),
+# unpipelined and at -P 16. Redis runs with appendonly yes / appendfsync everysec,
+# Photofinish with --fsync everysec on the embedded store. Each board is preloaded with
+# MEMBERS members named as redis-benchmark names them (m:000000123456), so every timed
+# command finds its member. Prints one markdown row per run: ops/s, server CPU µs per
+# operation (utime + stime of the server process and its reaped children over the run,
+# from /proc: Redis rewrites its AOF in a forked child, Photofinish snapshots in a thread).
+#
+#   MEMBERS=1000000 ./bench/resp-vs-redis.sh        # and MEMBERS=10000000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MEMBERS=${MEMBERS:-1000000}
+N1=${N1:-400000}    # requests per unpipelined run
+N16=${N16:-3000000} # requests per -P 16 run
+BIN=${BIN:-target/release/photofinish}
+[ -x "$BIN" ] || cargo build --release -p photofinish
+WORK=$(mktemp -d)
+cleanup() { kill "${RPID:-}" "${PPID_PF:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+RPORT=$(free_port)
+PPORT=$(free_port)
+mkdir -p "$WORK/redis" "$WORK/pf"
+redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes --appendfsync everysec \
+    --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
+RPID=$!
+"$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PPORT" --fsync everysec \
+    --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
+PPID_PF=$!
+for _ in $(seq 100); do
+    redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
+    sleep 0.1
+done
+
+# One command per member, as RESP, piped in with redis-cli --pipe.
+load() { # load PORT COMMAND KEY (ZADD: score first; LB.SET: member first)
+    seq 0 $((MEMBERS - 1)) | awk -v cmd="$2" -v key="$3" '{
+        m = sprintf("m:%012d", $1)
+        if (cmd == "ZADD") { a = $1; b = m } else { a = m; b = $1 }
+        printf "*4\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n",
+            length(cmd), cmd, length(key), key, length(a), a, length(b), b
+    }' | redis-cli -p "$1" --pipe >/dev/null
+}
+redis-cli -p "$PPORT" LB.CREATE lb UPDATE incr >/dev/null
+load "$RPORT" ZADD lb
+load "$RPORT" ZADD seed
+load "$PPORT" LB.SET lb
+SHA=$(redis-cli -p "$RPORT" SCRIPT LOAD "$(cat bench/seed000_incr.lua)")
+
+# utime + stime, and the reaped children's (Redis's AOF rewrite runs in a forked child).
+cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+TICK=$(getconf CLK_TCK)
+echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(nproc) cores"
+echo
+echo "| run | server | pipeline | ops/s | server CPU µs/op |"
+echo "|---|---|---|---:|---:|"
+run() { # run LABEL SERVER PORT PID P N COMMAND...
+    local label=$1 server=$2 port=$3 pid=$4 p=$5 n=$6
+    shift 6
+    local before after rps
+    before=$(cpu_ticks "$pid")
+    rps=$(redis-benchmark -p "$port" -c 50 -n "$n" -r 1000000 -P "$p" --csv "$@" 2>/dev/null |
+        awk -F'","' 'NR == 2 {print $2}')
+    after=$(cpu_ticks "$pid")
+    awk -v l="$label" -v s="$server" -v p="$p" -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" \
+        'BEGIN { printf "| %s | %s | %s | %.0f | %.2f |\n", l, s, p, r, t * 1e6 / hz / n }'
+}
+for p in 1 16; do
+    n=$N1
+    [ "$p" = 16 ] && n=$N16
+    run increment "redis ZINCRBY" "$RPORT" "$RPID" "$p" "$n" ZINCRBY lb 1 m:__rand_int__
+    run increment "photofinish LB.INCR" "$PPORT" "$PPID_PF" "$p" "$n" LB.INCR lb m:__rand_int__ 1
+    run increment "redis + seed 000 Lua" "$RPORT" "$RPID" "$p" "$n" \
+        EVALSHA "$SHA" 2 seed m:__rand_int__ 1 0.0001
+    run rank "redis ZREVRANK" "$RPORT" "$RPID" "$p" "$n" ZREVRANK lb m:__rand_int__
+    run rank "photofinish LB.RANK" "$PPORT" "$PPID_PF" "$p" "$n" LB.RANK lb m:__rand_int__
+done
