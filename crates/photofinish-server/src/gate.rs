@@ -387,19 +387,17 @@ impl Gate {
             }
         }
         let n = allowed.len();
-        let applied = if n == 1 {
-            let mut one = allowed.into_iter();
-            match one.next() {
-                Some(w) => vec![self.service.write(target.board, w).await],
-                None => Vec::new(),
-            }
-        } else if n > 1 {
+        let applied = if n > 1 {
             match self.service.write_batch(target.board, allowed).await {
                 Ok(each) => each,
                 Err(e) => vec![Err(e); n],
             }
         } else {
-            Vec::new()
+            // One write (or none) goes alone: no batch to build.
+            match allowed.pop() {
+                Some(w) => vec![self.service.write(target.board, w).await],
+                None => Vec::new(),
+            }
         };
         let mut applied = applied.into_iter();
         answers

@@ -157,6 +157,13 @@ impl Metrics {
         }
     }
 
+    /// Counts one refusal with `reason` (an error code, or [`CONNECTION_CAP`]), whichever
+    /// door refused.
+    pub fn refused(&self, reason: &str) {
+        let reason = reason.to_owned();
+        self.refusals.get_or_create(&RefusalLabels { reason }).inc();
+    }
+
     /// Records one fsync.
     pub fn observe_fsync(&self, d: Duration) {
         self.fsync.observe(d.as_secs_f64());

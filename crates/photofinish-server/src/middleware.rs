@@ -19,7 +19,7 @@ use axum::response::Response;
 use tracing::Instrument;
 
 use crate::app::AppState;
-use crate::metrics::{RefusalLabels, RequestLabels, RouteLabels};
+use crate::metrics::{RequestLabels, RouteLabels};
 use photofinish_core::ErrorCode;
 
 /// Longest client-supplied request id kept; longer ones are replaced.
@@ -87,12 +87,7 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
         .get::<ErrorCode>()
         .filter(|c| c.is_refusal())
     {
-        app.metrics
-            .refusals
-            .get_or_create(&RefusalLabels {
-                reason: code.as_str().to_owned(),
-            })
-            .inc();
+        app.metrics.refused(code.as_str());
     }
     if let Ok(v) = HeaderValue::from_str(&id) {
         resp.headers_mut().insert("x-request-id", v);

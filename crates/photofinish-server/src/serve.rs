@@ -341,6 +341,16 @@ pub struct Bound {
     pub resp: Option<SocketAddr>,
 }
 
+/// Whether `listen` (`host:port`) names loopback addresses only, resolved as the
+/// listener will resolve it.
+async fn resolves_to_loopback(listen: &str) -> bool {
+    let resolved: Vec<SocketAddr> = tokio::net::lookup_host(listen)
+        .await
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    crate::listen::is_loopback(listen, &resolved)
+}
+
 /// Serves until `shutdown` completes; `on_ready` gets the bound addresses.
 pub async fn serve(
     opts: ServeOptions,
@@ -362,23 +372,17 @@ pub async fn serve_with(
     let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     let auth = Authenticator::new(opts.keys.clone(), opts.jwt.as_ref())
         .map_err(ServeError::Credentials)?;
-    let resolved: Vec<SocketAddr> = tokio::net::lookup_host(&opts.listen)
-        .await
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    let loopback = crate::listen::is_loopback(&opts.listen, &resolved);
-    if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
-        return Err(ServeError::Unprotected(opts.listen.clone()));
-    }
-    if let Some(resp) = &opts.resp_listen {
-        let resolved: Vec<SocketAddr> = tokio::net::lookup_host(resp)
-            .await
-            .map(Iterator::collect)
-            .unwrap_or_default();
-        let loopback = crate::listen::is_loopback(resp, &resolved);
+    // Protected mode: without credentials, only loopback addresses, on either door.
+    let protect = |addr: &String, loopback: bool| {
         if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
-            return Err(ServeError::Unprotected(resp.clone()));
+            return Err(ServeError::Unprotected(addr.clone()));
         }
+        Ok(())
+    };
+    let loopback = resolves_to_loopback(&opts.listen).await;
+    protect(&opts.listen, loopback)?;
+    if let Some(resp) = &opts.resp_listen {
+        protect(resp, resolves_to_loopback(resp).await)?;
     }
     let tls = opts
         .tls
@@ -480,14 +484,8 @@ pub async fn serve_with(
         metrics,
     });
     let connections = Connections::new(limits);
-    let refusals = app.metrics.refusals.clone();
-    let on_refusal = move || {
-        refusals
-            .get_or_create(&crate::metrics::RefusalLabels {
-                reason: crate::metrics::CONNECTION_CAP.to_owned(),
-            })
-            .inc();
-    };
+    let metrics = app.metrics.clone();
+    let on_refusal = move || metrics.refused(crate::metrics::CONNECTION_CAP);
     let resp = resp_listener.map(|l| {
         let opts = crate::resp::RespOptions {
             max_connections: limits.max_connections,

@@ -82,10 +82,15 @@ fn anonymous() -> Identity {
     }
 }
 
+/// Who a connection is before it gives a credential (open on an open server).
+fn unauthenticated(app: &App) -> Identity {
+    app.auth.identify(None).unwrap_or_else(|_| anonymous())
+}
+
 impl Session {
     /// A new connection from `peer`.
     pub fn new(app: Arc<App>, peer: SocketAddr, id: u64) -> Self {
-        let identity = app.auth.identify(None).unwrap_or_else(|_| anonymous());
+        let identity = unauthenticated(&app);
         Self {
             app,
             peer,
@@ -119,7 +124,7 @@ impl Session {
     /// `RESET`: no credential, no name, RESP2.
     pub fn reset(&mut self) {
         self.token = None;
-        self.identity = self.app.auth.identify(None).unwrap_or_else(|_| anonymous());
+        self.identity = unauthenticated(&self.app);
         self.name = None;
         self.out.proto = Proto::Resp2;
     }
@@ -152,9 +157,7 @@ impl Session {
             CmdError::Raw(line) => self.out.error(line),
             CmdError::Api(e) => {
                 if e.code.is_refusal() {
-                    let reason = e.code.as_str().to_owned();
-                    let labels = crate::metrics::RefusalLabels { reason };
-                    self.app.metrics.refusals.get_or_create(&labels).inc();
+                    self.app.metrics.refused(e.code.as_str());
                 }
                 self.out.api_error(e)
             }

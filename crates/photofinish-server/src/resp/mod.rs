@@ -69,7 +69,7 @@ pub async fn serve(
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             let _ = stream.try_write(OVER_CAP);
-            refused(&app);
+            app.metrics.refused(crate::metrics::CONNECTION_CAP);
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -107,13 +107,4 @@ async fn handshake(
         Ok(Ok(s)) => Some(s),
         _ => None,
     }
-}
-
-fn refused(app: &App) {
-    app.metrics
-        .refusals
-        .get_or_create(&crate::metrics::RefusalLabels {
-            reason: crate::metrics::CONNECTION_CAP.to_owned(),
-        })
-        .inc();
 }

@@ -141,6 +141,27 @@ async fn state(s: &Server, admin: &str) -> Value {
     Value::Array(out)
 }
 
+/// Every kind of caller, named as [`expected`] names them, with its credential.
+fn callers(c: &Creds) -> Vec<(&'static str, Option<String>)> {
+    let expired =
+        es256(json!({"sub": "ann", "exp": now_s() - 120, "iss": "studio", "aud": "game"}));
+    vec![
+        ("none", None),
+        ("admin", Some(c.admin.clone())),
+        ("write_b", Some(c.write_b.clone())),
+        ("read", Some(c.read.clone())),
+        ("metrics", Some(c.metrics.clone())),
+        ("other_glob", Some(c.other_glob.clone())),
+        ("ann", Some(c.ann.clone())),
+        ("garbage", Some("not-a-token".into())),
+        ("expired", Some(expired)),
+        (
+            "revoked",
+            Some("pf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into()),
+        ),
+    ]
+}
+
 /// What an endpoint asks for, for the expected-answer table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Need {
@@ -252,23 +273,7 @@ async fn opened(s: &Server, token: Option<&str>, path: &str) -> (reqwest::Status
 
 async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
     let (s, c) = start(kind).await;
-    let expired =
-        es256(json!({"sub": "ann", "exp": now_s() - 120, "iss": "studio", "aud": "game"}));
-    let callers: Vec<(&str, Option<String>)> = vec![
-        ("none", None),
-        ("admin", Some(c.admin.clone())),
-        ("write_b", Some(c.write_b.clone())),
-        ("read", Some(c.read.clone())),
-        ("metrics", Some(c.metrics.clone())),
-        ("other_glob", Some(c.other_glob.clone())),
-        ("ann", Some(c.ann.clone())),
-        ("garbage", Some("not-a-token".into())),
-        ("expired", Some(expired)),
-        (
-            "revoked",
-            Some("pf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into()),
-        ),
-    ];
+    let callers = callers(&c);
     for (need, method, path, body) in endpoints() {
         for (name, token) in &callers {
             reset(&s, &c.admin).await;
@@ -493,23 +498,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
 /// anonymous; every refusal changes nothing.
 async fn every_resp_command_answers_every_caller_by_the_rules(kind: Kind) {
     let (s, c) = start(kind).await;
-    let expired =
-        es256(json!({"sub": "ann", "exp": now_s() - 120, "iss": "studio", "aud": "game"}));
-    let callers: Vec<(&str, Option<String>)> = vec![
-        ("none", None),
-        ("admin", Some(c.admin.clone())),
-        ("write_b", Some(c.write_b.clone())),
-        ("read", Some(c.read.clone())),
-        ("metrics", Some(c.metrics.clone())),
-        ("other_glob", Some(c.other_glob.clone())),
-        ("ann", Some(c.ann.clone())),
-        ("garbage", Some("not-a-token".into())),
-        ("expired", Some(expired)),
-        (
-            "revoked",
-            Some("pf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into()),
-        ),
-    ];
+    let callers = callers(&c);
     for (i, (name, token)) in callers.iter().enumerate() {
         let mut conn = resp(&s).await;
         if let Some(t) = token {

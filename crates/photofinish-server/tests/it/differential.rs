@@ -8,24 +8,6 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-/// A small deterministic generator (xorshift64*), so a failure replays from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len() as u64) as usize]
-    }
-}
-
 /// Everything a client can read of `board`.
 async fn everything(s: &Server, board: &str, members: &[String]) -> Vec<Value> {
     let mut out = vec![s.get(&format!("/v1/boards/{board}")).await.1];

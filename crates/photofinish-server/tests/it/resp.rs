@@ -15,21 +15,6 @@ use crate::support::*;
 /// An instant both twins' clocks are pinned at, so their `reached_at`s agree.
 const T0_US: i64 = 1_795_000_000_000_000;
 
-/// A deterministic generator (xorshift64*), so a failure replays from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len() as u64) as usize]
-    }
-}
-
 /// An HTTP answer as the RESP door shows it: an error as `{"error": code}`.
 fn http_error(got: &(StatusCode, Value)) -> Option<Value> {
     (!got.0.is_success()).then(|| json!({"error": got.1["error"]["code"]}))
