@@ -171,6 +171,20 @@ impl ScoreRules {
         Ok(())
     }
 
+    /// The part of [`Self::check`] that needs no stored score: `max_increment` on an `incr`.
+    pub fn check_operand(&self, op: Op, value: i64) -> Result<(), BoardError> {
+        if op == Op::Incr {
+            if let Some(max) = self.max_increment {
+                if value.unsigned_abs() > max {
+                    return Err(BoardError::ScoreRejected(format!(
+                        "an increment of {value} is larger than max_increment {max}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks a write: `op` with operand `value` took the score from `old` (`None`: a new
     /// member) to `new`. `members` is how many the period holds; `admit_new` is false while
     /// the server's memory estimate is over its limit. A `best` (or any write) that leaves
@@ -183,15 +197,7 @@ impl ScoreRules {
         new: i64,
         members: u64,
     ) -> Result<(), BoardError> {
-        if op == Op::Incr {
-            if let Some(max) = self.max_increment {
-                if value.unsigned_abs() > max {
-                    return Err(BoardError::ScoreRejected(format!(
-                        "an increment of {value} is larger than max_increment {max}"
-                    )));
-                }
-            }
-        }
+        self.check_operand(op, value)?;
         if old != Some(new) {
             if let Some(lo) = self.min_score.filter(|lo| new < *lo) {
                 return Err(BoardError::ScoreRejected(format!(

@@ -178,19 +178,14 @@ impl std::fmt::Display for ErrorCode {
 /// The range of scores a backend holds exactly, named in range errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScoreLimit {
-    /// The whole i64 range (the embedded store).
+    /// The whole i64 range (every backend).
     I64,
-    /// ±(2^53 − 1), what an f64 ZSET score holds exactly (the Redis backend).
-    F64Exact,
 }
 
 impl std::fmt::Display for ScoreLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             ScoreLimit::I64 => "the 64-bit integer range",
-            ScoreLimit::F64Exact => {
-                "±9007199254740991 (2^53 − 1), the range the Redis backend holds exactly"
-            }
         })
     }
 }
@@ -216,14 +211,6 @@ pub enum BoardError {
         /// The increment asked for.
         delta: i64,
         /// The range it leaves.
-        limit: ScoreLimit,
-    },
-    /// A score outside the range the backend holds.
-    #[error("score {score} is outside {limit}")]
-    ScoreOutOfRange {
-        /// The score.
-        score: i64,
-        /// The range.
         limit: ScoreLimit,
     },
     /// A timestamp outside the range Photofinish accepts for `at`.
@@ -351,7 +338,6 @@ impl BoardError {
             E::InvalidMemberName(_) => ErrorCode::InvalidMember,
             E::InvalidConfig(_) => ErrorCode::InvalidConfig,
             E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
-            E::ScoreOutOfRange { .. } => ErrorCode::ScoreOutOfRange,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
             E::RankingFull(_) => ErrorCode::RankingFull,
             E::InvalidEntries(_) => ErrorCode::InvalidEntries,

@@ -1,39 +1,53 @@
-//! The key layout and value encodings of docs/redis-layout.md, in one place: key names
-//! (every key of a board carries the board's hash tag), the 33-digit tie-break that makes
-//! equal ZSET scores list first-reached first, the period record, and the config text.
+//! The key layout and value encodings of docs/redis-layout.md (format 2), in one place: key
+//! names (every key of a board carries the board's hash tag), the 14-byte tie-break that
+//! makes equal scores list first-reached first, the 8-byte score key that orders scores
+//! past 2^53 exactly, the name hash that places a member's bucket field, the period record,
+//! and the config text. `common.lua` builds the same bytes; the tests here pin them.
 
 use photofinish_core::calendar::MAX_INSTANT_US;
 use photofinish_core::{BoardConfig, Order, Period};
 
-/// The largest |score| this backend holds: a ZSET score is an f64, exact to 2^53.
-pub const MAX_SCORE: i64 = (1 << 53) - 1;
+/// The data-format version this code reads and writes (docs/redis-layout.md, "Format").
+pub const FORMAT: &str = "2";
 
-/// Digits of the `reached_at` part of the tie-break (µs up to year 9999).
-const REACHED_DIGITS: usize = 18;
-/// Digits of the sequence part of the tie-break.
-const SEQ_DIGITS: usize = 15;
+/// Bytes of a ranking entry's tie-break: reached_at (58 bits) then the sequence (54 bits).
+pub const TIEBREAK_LEN: usize = 14;
+/// Bytes of the exact score key in front of a big score's entry.
+pub const KEY_LEN: usize = 8;
 /// The largest sequence the tie-break holds (`MAX_SEQ` in `common.lua`).
-pub const MAX_SEQ: i64 = 10_i64.pow(SEQ_DIGITS as u32) - 1;
-/// Digits of the whole tie-break: reached_at, then the sequence.
-pub const TIEBREAK_DIGITS: usize = REACHED_DIGITS + SEQ_DIGITS;
+pub const MAX_SEQ: i64 = 999_999_999_999_999;
+/// From 2^53 on, doubles do not hold every integer: an entry whose score's double is this
+/// far from zero carries its exact score key in front (`is_big` in `common.lua`).
+pub const BIG: f64 = 9_007_199_254_740_992.0;
 
-/// The keys of one board-period, in the order every period script takes them: the ranking
-/// ZSET, member → record, member → metadata, the distinct-score ZSET. (`PERIOD_KEYS` in
-/// `lua/common.lua` lists the same, for deleting a period.)
-pub const PERIOD_PARTS: [&str; 4] = ["z", "m", "meta", "d"];
+/// How member names are hashed into bucket fields: [`name_hash`], or in tests one that
+/// collides on purpose.
+pub type NameHasher = fn(&str) -> ([u8; 8], u32);
 
-/// Key names of one board under a namespace.
+/// Key names of one board under a namespace, and the name hash its buckets use.
 #[derive(Debug, Clone)]
 pub struct BoardKeys {
     base: String,
+    hasher: NameHasher,
 }
 
 impl BoardKeys {
     /// The keys of `board` in namespace `ns`: `{ns}:{<board>}:…`.
     pub fn new(ns: &str, board: &str) -> Self {
+        Self::with_hasher(ns, board, name_hash)
+    }
+
+    /// [`Self::new`] with another name hash.
+    pub fn with_hasher(ns: &str, board: &str, hasher: NameHasher) -> Self {
         Self {
             base: format!("{ns}:{{{board}}}:"),
+            hasher,
         }
+    }
+
+    /// A member's bucket field and bucket bits ([`name_hash`]).
+    pub fn name_hash(&self, member: &str) -> ([u8; 8], u32) {
+        (self.hasher)(member)
     }
     /// The board's config (JSON).
     pub fn config(&self) -> String {
@@ -43,9 +57,9 @@ impl BoardKeys {
     pub fn seq(&self) -> String {
         format!("{}seq", self.base)
     }
-    /// The last stamped `reached_at`.
+    /// The last stamped `reached_at`, as the 8 bytes of [`reached_bytes`].
     pub fn clock(&self) -> String {
-        format!("{}clock", self.base)
+        format!("{}clk", self.base)
     }
     /// The board's event stream (docs/SPEC.md §8).
     pub fn events(&self) -> String {
@@ -67,9 +81,9 @@ impl BoardKeys {
     pub fn idempotency(&self, id: &str) -> String {
         format!("{}idem:{id}", self.base)
     }
-    /// One key of period `id`: `z`, `m`, `meta` or `d`.
-    pub fn period(&self, id: &str, part: &str) -> String {
-        format!("{}p:{id}:{part}", self.base)
+    /// The prefix of every key of period `id`: `…:p:<id>:` (`P` in the scripts).
+    pub fn period(&self, id: &str) -> String {
+        format!("{}p:{id}:", self.base)
     }
 }
 
@@ -78,41 +92,146 @@ pub fn registry_key(ns: &str) -> String {
     format!("{ns}:boards")
 }
 
-/// `reached_at` as the 18 zero-padded digits the tie-break starts with.
-pub fn reached_digits(at_us: i64) -> String {
-    format!("{:018}", at_us.clamp(0, MAX_INSTANT_US))
+/// The key of the data-format version in namespace `ns`.
+pub fn format_key(ns: &str) -> String {
+    format!("{ns}:format")
 }
 
-/// Each digit `d` replaced by `9 − d` (the desc boards' tie-break digits).
-pub fn complement(digits: &str) -> String {
-    digits
-        .bytes()
-        .map(|d| char::from(b'9' - (d - b'0')))
-        .collect()
+/// A score's 8-byte order-preserving key: big-endian with the sign bit flipped, so byte
+/// order is numeric order (`i64_key` in `common.lua`).
+pub fn score_key(score: i64) -> [u8; 8] {
+    ((score as u64) ^ (1 << 63)).to_be_bytes()
 }
 
-/// The `reached_at` inside a tie-break (digit-complemented on desc boards).
-pub fn reached_of(tiebreak: &[u8], order: Order) -> Option<i64> {
-    let digits = tiebreak.get(..REACHED_DIGITS)?;
-    let mut v: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        let d = i64::from(d - b'0');
-        let d = if order == Order::Desc { 9 - d } else { d };
-        v = v * 10 + d;
+/// The score of an 8-byte key.
+fn score_of_key(key: &[u8]) -> Option<i64> {
+    let b: [u8; 8] = key.try_into().ok()?;
+    Some((u64::from_be_bytes(b) ^ (1 << 63)) as i64)
+}
+
+/// A score as the scripts take it: (hi, lo) = (x >> 32, x & 0xffff_ffff).
+pub fn score_halves(score: i64) -> (i64, i64) {
+    (score >> 32, score & 0xffff_ffff)
+}
+
+/// Whether a score's entry carries its exact key (its double is at least 2^53 from zero).
+pub fn is_big(score: i64) -> bool {
+    (score as f64).abs() >= BIG
+}
+
+/// `reached_at` shifted left by 6 bits, big-endian (`r` in `common.lua`): the first 58
+/// bits of the tie-break. Instants are clamped to 0..=MAX_INSTANT_US (< 2^58).
+pub fn reached_bytes(at_us: i64) -> [u8; 8] {
+    ((at_us.clamp(0, MAX_INSTANT_US) as u64) << 6).to_be_bytes()
+}
+
+/// Each byte `b` replaced by `255 − b` (a desc board's tie-break).
+pub fn complement<const N: usize>(bytes: [u8; N]) -> [u8; N] {
+    bytes.map(|b| !b)
+}
+
+/// The tie-break of (`reached_at`, `seq`) as `common.lua`'s `tiebreak` builds it.
+pub fn tiebreak(at_us: i64, seq: i64, order: Order) -> [u8; TIEBREAK_LEN] {
+    let v = ((at_us.clamp(0, MAX_INSTANT_US) as u128) << 54) | (seq as u128 & ((1 << 54) - 1));
+    let mut out = [0; TIEBREAK_LEN];
+    out.copy_from_slice(&v.to_be_bytes()[16 - TIEBREAK_LEN..]);
+    if order == Order::Desc {
+        out = complement(out);
     }
-    Some(v)
+    out
 }
 
-/// Splits a ZSET member `<tie-break>:<name>` into the two.
-pub fn split_member(encoded: &[u8]) -> Option<(&[u8], &str)> {
-    if encoded.len() <= TIEBREAK_DIGITS || encoded[TIEBREAK_DIGITS] != b':' {
+/// The `reached_at` inside a tie-break (complemented on desc boards).
+pub fn reached_of(tiebreak: &[u8], order: Order) -> Option<i64> {
+    let b: [u8; 8] = tiebreak.get(..8)?.try_into().ok()?;
+    let b = if order == Order::Desc {
+        complement(b)
+    } else {
+        b
+    };
+    Some((u64::from_be_bytes(b) >> 6) as i64)
+}
+
+/// Format 1's tie-break: 33 digits, reached_at (18) then the sequence (15), each digit
+/// `d` stored as `9 − d` on desc boards. Returns (reached_at, sequence).
+pub fn legacy_tiebreak(digits: &[u8], order: Order) -> Option<(i64, i64)> {
+    if digits.len() != 33 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let name = std::str::from_utf8(&encoded[TIEBREAK_DIGITS + 1..]).ok()?;
-    Some((&encoded[..TIEBREAK_DIGITS], name))
+    let value = |part: &[u8]| {
+        part.iter().fold(0_i64, |v, &d| {
+            let d = i64::from(d - b'0');
+            v * 10 + if order == Order::Desc { 9 - d } else { d }
+        })
+    };
+    Some((value(&digits[..18]), value(&digits[18..])))
+}
+
+/// The `reached_at` of a tie-break in a script's answer: this format's 14 bytes, or
+/// format 1's 33 digits (an idempotent answer remembered before an upgrade).
+pub fn answer_reached(tiebreak: &[u8], order: Order) -> Option<i64> {
+    match tiebreak.len() {
+        TIEBREAK_LEN => reached_of(tiebreak, order),
+        _ => legacy_tiebreak(tiebreak, order).map(|(at, _)| at),
+    }
+}
+
+/// The sequence inside a tie-break.
+pub fn seq_of(tiebreak: &[u8], order: Order) -> Option<i64> {
+    let b: [u8; TIEBREAK_LEN] = tiebreak.get(..TIEBREAK_LEN)?.try_into().ok()?;
+    let b = if order == Order::Desc {
+        complement(b)
+    } else {
+        b
+    };
+    let mut full = [0u8; 16];
+    full[16 - TIEBREAK_LEN..].copy_from_slice(&b);
+    Some((u128::from_be_bytes(full) & ((1 << 54) - 1)) as i64)
+}
+
+/// One ranking entry read back: its exact score, tie-break and name.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RankedEntry<'a> {
+    /// The exact score.
+    pub score: i64,
+    /// The 14-byte tie-break.
+    pub tiebreak: &'a [u8],
+    /// The member's name.
+    pub name: &'a str,
+}
+
+/// Splits a ranking member `[score key] tie-break name` with ZSET score text `score`.
+pub fn split_entry<'a>(member: &'a [u8], score: &[u8]) -> Option<RankedEntry<'a>> {
+    let double: f64 = std::str::from_utf8(score).ok()?.parse().ok()?;
+    let (exact, rest) = if double.abs() >= BIG {
+        (score_of_key(member.get(..KEY_LEN)?)?, &member[KEY_LEN..])
+    } else {
+        (parse_score(score)?, member)
+    };
+    let tiebreak = rest.get(..TIEBREAK_LEN)?;
+    let name = std::str::from_utf8(&rest[TIEBREAK_LEN..]).ok()?;
+    Some(RankedEntry {
+        score: exact,
+        tiebreak,
+        name,
+    })
+}
+
+/// A member name's 64-bit hash (FNV-1a, then the splitmix64 finalizer): the same on every
+/// server and version, since it places the name's bucket field. Returns the 8-byte field
+/// and the 32 bits that choose the bucket (its last four bytes).
+pub fn name_hash(name: &str) -> ([u8; 8], u32) {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    (h.to_be_bytes(), h as u32)
 }
 
 /// The period record the periods hash holds: `"<start_us> <end_us> <floor id>"`, where the
@@ -144,15 +263,15 @@ pub fn parse_config(text: &[u8]) -> Option<BoardConfig> {
     serde_json::from_slice(text).ok()
 }
 
-/// A score as Redis formats it (`%.17g` or shortest round-trip), back to an integer. Scores
-/// on this backend are within ±(2^53 − 1), so the f64 is exact.
+/// A ZSET score as Redis formats it (`%.17g` or shortest round-trip), back to an integer:
+/// only below 2^53, where the double is the exact score (beyond, the entry's key is).
 pub fn parse_score(text: &[u8]) -> Option<i64> {
     let s = std::str::from_utf8(text).ok()?;
     if let Ok(v) = s.parse::<i64>() {
         return Some(v);
     }
     let f: f64 = s.parse().ok()?;
-    (f.fract() == 0.0 && f.abs() <= MAX_SCORE as f64).then_some(f as i64)
+    (f.fract() == 0.0 && f.abs() < BIG).then_some(f as i64)
 }
 
 #[cfg(test)]
@@ -160,22 +279,72 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tiebreak_digits_round_trip_both_orders() {
+    fn tiebreaks_round_trip_and_order_both_ways() {
         let at = 1_795_000_000_123_456;
-        let asc = format!("{}{:015}", reached_digits(at), 42);
-        assert_eq!(reached_of(asc.as_bytes(), Order::Asc), Some(at));
-        let desc = complement(&asc);
-        assert_eq!(reached_of(desc.as_bytes(), Order::Desc), Some(at));
-        assert_eq!(reached_of(b"12x", Order::Asc), None);
+        for order in [Order::Asc, Order::Desc] {
+            let tb = tiebreak(at, 42, order);
+            assert_eq!(reached_of(&tb, order), Some(at));
+            assert_eq!(seq_of(&tb, order), Some(42));
+        }
+        let max = tiebreak(MAX_INSTANT_US, MAX_SEQ, Order::Asc);
+        assert_eq!(reached_of(&max, Order::Asc), Some(MAX_INSTANT_US));
+        assert_eq!(seq_of(&max, Order::Asc), Some(MAX_SEQ));
+        // Byte order is (reached_at, seq) order on asc, the reverse on desc.
+        let pairs = [
+            (0, 0),
+            (0, 1),
+            (0, MAX_SEQ),
+            (1, 0),
+            (at, 7),
+            (MAX_INSTANT_US, 0),
+        ];
+        for w in pairs.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(tiebreak(a.0, a.1, Order::Asc) < tiebreak(b.0, b.1, Order::Asc));
+            assert!(tiebreak(a.0, a.1, Order::Desc) > tiebreak(b.0, b.1, Order::Desc));
+        }
+        // The reached_at part is reached_bytes' first 58 bits.
+        assert_eq!(tiebreak(at, 0, Order::Asc)[..8], reached_bytes(at));
     }
 
     #[test]
-    fn members_split_at_the_fixed_width() {
-        let enc = format!("{}:a:b c", "1".repeat(TIEBREAK_DIGITS));
-        let (tb, name) = split_member(enc.as_bytes()).expect("splits");
-        assert_eq!(tb.len(), TIEBREAK_DIGITS);
-        assert_eq!(name, "a:b c");
-        assert!(split_member(b"123:x").is_none());
+    fn format_1_tiebreaks_still_read() {
+        let asc = format!("{:018}{:015}", 1_795_000_000_123_456_i64, 42);
+        let got = legacy_tiebreak(asc.as_bytes(), Order::Asc);
+        assert_eq!(got, Some((1_795_000_000_123_456, 42)));
+        let desc: String = asc.bytes().map(|d| char::from(b'9' - (d - b'0'))).collect();
+        assert_eq!(legacy_tiebreak(desc.as_bytes(), Order::Desc), got);
+        assert_eq!(
+            answer_reached(desc.as_bytes(), Order::Desc),
+            Some(got.unwrap().0)
+        );
+        assert_eq!(legacy_tiebreak(b"12x", Order::Asc), None);
+    }
+
+    #[test]
+    fn score_keys_order_like_scores() {
+        let xs = [i64::MIN, -(1 << 53) - 1, -1, 0, 1, 1 << 53, i64::MAX];
+        for w in xs.windows(2) {
+            assert!(score_key(w[0]) < score_key(w[1]));
+        }
+        for x in xs {
+            assert_eq!(score_of_key(&score_key(x)), Some(x));
+            let (hi, lo) = score_halves(x);
+            assert_eq!(hi * (1 << 32) + lo, x);
+        }
+    }
+
+    #[test]
+    fn entries_split_small_and_big() {
+        let tb = tiebreak(5, 6, Order::Asc);
+        let small = [&tb[..], b"al:ice"].concat();
+        let e = split_entry(&small, b"1500").expect("small");
+        assert_eq!((e.score, e.tiebreak, e.name), (1500, &tb[..], "al:ice"));
+        let big = i64::MAX - 3;
+        let m = [&score_key(big)[..], &tb[..], b"bob"].concat();
+        let e = split_entry(&m, format!("{:e}", big as f64).as_bytes()).expect("big");
+        assert_eq!((e.score, e.name), (big, "bob"));
+        assert!(split_entry(b"short", b"1").is_none());
     }
 
     #[test]
@@ -183,16 +352,25 @@ mod tests {
         assert_eq!(parse_score(b"1500"), Some(1500));
         assert_eq!(parse_score(b"-42"), Some(-42));
         assert_eq!(parse_score(b"1e+15"), Some(1_000_000_000_000_000));
-        assert_eq!(parse_score(b"9007199254740991"), Some(MAX_SCORE));
+        assert_eq!(parse_score(b"9007199254740991"), Some((1 << 53) - 1));
         assert_eq!(parse_score(b"1.5"), None);
         assert_eq!(parse_score(b"nan"), None);
+    }
+
+    #[test]
+    fn name_hashes_are_fixed() {
+        // The field places a name's entry: it may never change between versions.
+        let (field, h32) = name_hash("alice");
+        assert_eq!(u32::from_be_bytes(field[4..].try_into().unwrap()), h32);
+        assert_eq!(name_hash("alice"), (field, h32));
+        assert_ne!(name_hash("alicf").0, field);
     }
 
     #[test]
     fn keys_share_the_board_tag() {
         let k = BoardKeys::new("pf", "weekly.v2");
         assert_eq!(k.config(), "pf:{weekly.v2}:cfg");
-        assert_eq!(k.period("2026-W47", "z"), "pf:{weekly.v2}:p:2026-W47:z");
+        assert_eq!(k.period("2026-W47"), "pf:{weekly.v2}:p:2026-W47:");
         assert_eq!(registry_key("pf"), "pf:boards");
     }
 }

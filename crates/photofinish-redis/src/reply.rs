@@ -99,9 +99,18 @@ impl Reply {
         u64::try_from(n).map_err(|_| self.malformed(at, &format!("is negative: {n}")))
     }
 
-    /// Field `at` as a score, in either of the formats Redis prints ZSET scores in.
-    pub fn score(&self, at: usize) -> Result<i64, BoardError> {
-        layout::parse_score(self.bytes(at)?).ok_or_else(|| self.malformed(at, "is not a score"))
+    /// Field `at` as an exact integer in decimal (a score the scripts formatted).
+    pub fn integer(&self, at: usize) -> Result<i64, BoardError> {
+        std::str::from_utf8(self.bytes(at)?)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| self.malformed(at, "is not an integer"))
+    }
+
+    /// Fields `at` (a ranking member) and `at + 1` (its ZSET score) as one entry.
+    pub fn entry(&self, at: usize) -> Result<layout::RankedEntry<'_>, BoardError> {
+        layout::split_entry(self.bytes(at)?, self.bytes(at + 1)?)
+            .ok_or_else(|| self.malformed(at, "is no ranking entry"))
     }
 
     /// Field `at` as `1` (true) or `0` (false).
@@ -155,7 +164,8 @@ mod tests {
             assert!(e.to_string().contains(&format!("field {at}")), "{e}");
         }
         assert_eq!(r.opt_text(3).expect("nil"), None);
-        assert!(r.score(1).is_err());
+        assert!(r.integer(1).is_err());
+        assert!(r.entry(1).is_err());
         assert!(Reply::new("test", Value::Int(1)).is_err());
     }
 

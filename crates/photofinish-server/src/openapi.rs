@@ -28,10 +28,9 @@ use crate::routes::{boards, entries, events, members, ops, scores};
             period_not_found. Retention counts back from the current period (retention 8 on a daily \
             board: today and the 7 days before); older periods read as 404 period_not_found and \
             writes into them are 422 period_not_retained. \
-            Storage: the embedded store holds scores over the whole i64 range; on the Redis \
-            backend (--storage redis://...) scores are limited to +-(2^53 - 1) (422 \
-            score_out_of_range / score_overflow beyond), and Redis being unreachable is 503 \
-            storage_unavailable."
+            Storage: every backend holds scores over the whole i64 range, exactly (beyond it: 422 \
+            score_out_of_range, or score_overflow for an incr); on the Redis backend \
+            (--storage redis://...) Redis being unreachable is 503 storage_unavailable."
     ),
     paths(
         boards::put_board,
@@ -177,10 +176,10 @@ fn keyed(op: &mut Operation, adds_members: bool) {
 }
 
 /// The document as a server configured this way serves it, as JSON text, fitted to the
-/// server's checks (`fit`); `max_abs_score` is the storage's score bound (`None`: i64).
-pub fn document_json(has_credentials: bool, max_abs_score: Option<i64>) -> String {
+/// server's checks (`fit`).
+pub fn document_json(has_credentials: bool) -> String {
     let mut doc = serde_json::to_value(document(has_credentials)).unwrap_or_default();
-    fit::fit(&mut doc, max_abs_score);
+    fit::fit(&mut doc);
     doc.to_string()
 }
 

@@ -446,11 +446,7 @@ pub async fn serve_with(
         resp: resp_addr,
     });
     let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
-    let max_abs_score = opts
-        .storage
-        .is_some()
-        .then_some(photofinish_redis::layout::MAX_SCORE);
-    let openapi = crate::openapi::document_json(auth.has_credentials(), max_abs_score);
+    let openapi = crate::openapi::document_json(auth.has_credentials());
     let budget = Arc::new(MemoryBudget::new(
         opts.max_memory.unwrap_or_else(default_max_memory),
     ));

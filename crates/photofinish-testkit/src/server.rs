@@ -26,16 +26,6 @@ pub enum Kind {
     Cluster,
 }
 
-impl Kind {
-    /// The largest score the backend holds: i64 on the embedded store, 2^53 − 1 on Redis.
-    pub fn max_score(self) -> i64 {
-        match self {
-            Kind::Embedded => i64::MAX,
-            Kind::Redis | Kind::Cluster => (1 << 53) - 1,
-        }
-    }
-}
-
 /// Runs each named `async fn(Kind)` as three tests: on the embedded store, on a standalone
 /// Redis and on a 3-master Redis Cluster.
 #[macro_export]

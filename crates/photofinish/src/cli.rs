@@ -70,6 +70,16 @@ enum Command {
         #[command(flatten)]
         limits: Box<LimitFlags>,
     },
+    /// Rewrite a Redis namespace written by an older Photofinish in this version's data
+    /// format, in place (docs/redis-layout.md, "Format"). Stop every server on it first.
+    RedisUpgrade {
+        /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
+        #[arg(long, env = "PHOTOFINISH_STORAGE")]
+        storage: String,
+        /// Prefix of every Redis key.
+        #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
+        redis_namespace: String,
+    },
     /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
     Key {
         #[command(subcommand)]
@@ -355,6 +365,40 @@ fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `photofinish redis-upgrade`: rewrites the namespace and says what it did.
+async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
+    let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
+        anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
+    })?;
+    let r = photofinish_redis::RedisStore::upgrade(&target, ns).await?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "already_current": r.already_current,
+                "boards": r.boards,
+                "periods": r.periods,
+                "entries": r.entries,
+                "format": photofinish_redis::layout::FORMAT,
+            })
+        );
+    } else if r.already_current {
+        println!(
+            "namespace {ns:?} is at data format {} already; nothing to do",
+            photofinish_redis::layout::FORMAT
+        );
+    } else {
+        println!(
+            "namespace {ns:?} upgraded to data format {}: {} board(s), {} period(s), {} entries",
+            photofinish_redis::layout::FORMAT,
+            r.boards,
+            r.periods,
+            r.entries
+        );
+    }
+    Ok(())
+}
+
 /// Runs the parsed command line.
 pub async fn run(args: Args) -> Result<()> {
     let client = Client::new(&args.server, args.token.as_deref())?;
@@ -385,6 +429,10 @@ pub async fn run(args: Args) -> Result<()> {
             });
             serve(limits.apply(opts)?).await
         }
+        Command::RedisUpgrade {
+            storage,
+            redis_namespace,
+        } => redis_upgrade(&storage, &redis_namespace, json).await,
         Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Board { command } => match command {
             BoardCommand::Create {

@@ -24,8 +24,11 @@ end
 if OP == 'drop' then
   local PERIOD_PREFIX = ARGV[2]
   if redis.call('EXISTS', K_CFG) == 0 then return {S_NO_BOARD} end
-  for _, id in ipairs(redis.call('HKEYS', K_PERIODS)) do
-    for _, s in ipairs(PERIOD_KEYS) do redis.call('UNLINK', PERIOD_PREFIX .. id .. ':' .. s) end
+  local all = redis.call('HGETALL', K_PERIODS)
+  for i = 1, #all, 2 do
+    for _, keys in ipairs(period_keys(PERIOD_PREFIX .. all[i] .. ':', all[i + 1])) do
+      redis.call('UNLINK', unpack(keys))
+    end
   end
   redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_ANN)
   -- Readers on every node learn the board is gone; the stream itself goes a minute later,
@@ -55,12 +58,15 @@ if bad then return {bad} end
 if OP == 'retain' then
   for i = 4, #ARGV, 3 do
     local id, record, expiry = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-    if redis.call('HEXISTS', K_PERIODS, id) == 1 then
-      redis.call('HSET', K_PERIODS, id, record)
-      for _, s in ipairs(PERIOD_KEYS) do
-        local key = PERIOD_PREFIX .. id .. ':' .. s
-        if expiry == NO_EXPIRY then redis.call('PERSIST', key)
-        else redis.call('PEXPIREAT', key, expiry) end
+    local old = redis.call('HGET', K_PERIODS, id)
+    if old then
+      local rec = record_with_buckets(record, record_buckets(old))
+      redis.call('HSET', K_PERIODS, id, rec)
+      for _, keys in ipairs(period_keys(PERIOD_PREFIX .. id .. ':', rec)) do
+        for _, key in ipairs(keys) do
+          if expiry == NO_EXPIRY then redis.call('PERSIST', key)
+          else redis.call('PEXPIREAT', key, expiry) end
+        end
       end
     end
   end
@@ -72,9 +78,9 @@ if OP == 'periods' then
   for i = 1, #all, 2 do
     out[#out + 1] = all[i]
     out[#out + 1] = all[i + 1]
-    out[#out + 1] = redis.call('ZCARD', PERIOD_PREFIX .. all[i] .. ':z')
+    out[#out + 1] = redis.call('ZCARD', PERIOD_PREFIX .. all[i] .. ':r')
   end
   return out
 end
 -- count
-return {S_OK, redis.call('ZCARD', PERIOD_PREFIX .. ARGV[4] .. ':z')}
+return {S_OK, redis.call('ZCARD', PERIOD_PREFIX .. ARGV[4] .. ':r')}

@@ -78,7 +78,7 @@ else
   elseif cfg ~= CONFIG then
     return {S_CONFLICT, cfg}
   end
-  local members = redis.call('ZCARD', PERIOD_PREFIX .. PERIOD_ID .. ':z')
+  local members = redis.call('ZCARD', PERIOD_PREFIX .. PERIOD_ID .. ':r')
   answer = {status, cfg, members, PERIOD_ID, PERIOD_START, PERIOD_END}
 end
 redis.call('SET', K_IDEM, cmsgpack.pack({FP, answer}), 'PX', TTL_MS)

@@ -35,7 +35,7 @@ pub enum Entry {
         /// KEYS.
         keys: Vec<String>,
         /// ARGV.
-        args: Vec<String>,
+        args: Vec<Vec<u8>>,
     },
     /// Refused before the call.
     Refused {

@@ -9,6 +9,7 @@ use redis::Script;
 
 pub mod board;
 pub mod keyed;
+pub mod load;
 pub mod read;
 pub mod write;
 
@@ -36,6 +37,8 @@ pub static KEYED: LazyLock<Script> = LazyLock::new(|| {
         include_str!("keyed.lua")
     ))
 });
+/// Loading entries with their own tie-breaks (format upgrades).
+pub static LOAD: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("load.lua")));
 /// Board create, drop, period listing and member counts.
 pub static BOARD: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("board.lua")));
 
@@ -121,14 +124,9 @@ mod tests {
     /// The numeric constants `common.lua` shares with `layout.rs`.
     #[test]
     fn numeric_constants_match_layout() {
-        use crate::layout::{MAX_SEQ, TIEBREAK_DIGITS};
+        use crate::layout::{KEY_LEN, MAX_SEQ, TIEBREAK_LEN};
         assert!(COMMON.contains(&format!("local MAX_SEQ = {MAX_SEQ}\n")));
-        assert!(COMMON.contains(&format!("local NAME_START = {}\n", TIEBREAK_DIGITS + 2)));
-        assert!(COMMON.contains(&format!(
-            "local PERIOD_KEYS = {{{}}}",
-            crate::layout::PERIOD_PARTS
-                .map(|p| format!("'{p}'"))
-                .join(", ")
-        )));
+        assert!(COMMON.contains(&format!("local TIEBREAK_LEN = {TIEBREAK_LEN}\n")));
+        assert!(COMMON.contains(&format!("local KEY_LEN = {KEY_LEN}\n")));
     }
 }

@@ -5,7 +5,7 @@ use photofinish_core::{Period, RankStyle};
 use redis::{Script, ScriptInvocation};
 
 use super::flag;
-use crate::layout::{BoardKeys, PERIOD_PARTS};
+use crate::layout::BoardKeys;
 
 /// The board-period a read or remove acts on, and how the server resolved it.
 #[derive(Debug)]
@@ -22,37 +22,39 @@ pub struct PeriodTarget<'a> {
 }
 
 impl PeriodTarget<'_> {
-    /// The KEYS and ARGV of a remove ([`remove`]), then `extra` arguments (the keyed
-    /// script runs the same function with them).
-    pub fn parts(&self, extra: &[&str]) -> (Vec<String>, Vec<String>) {
-        let mut keys = vec![self.keys.config(), self.keys.periods()];
-        keys.extend(
-            PERIOD_PARTS
-                .iter()
-                .map(|p| self.keys.period(&self.period.id, p)),
-        );
-        keys.push(self.keys.events());
-        let mut args = vec![
-            self.config_text.to_owned(),
-            self.period.id.clone(),
-            flag(self.is_current).to_owned(),
+    /// The KEYS and ARGV of a remove of `member` ([`remove`]; the keyed script runs the
+    /// same function with them).
+    pub fn remove_parts(&self, member: &str) -> (Vec<String>, Vec<Vec<u8>>) {
+        let keys = vec![self.keys.config(), self.keys.periods(), self.keys.events()];
+        let (field, h32) = self.keys.name_hash(member);
+        let args = vec![
+            self.config_text.into(),
+            self.period.id.clone().into_bytes(),
+            flag(self.is_current).into(),
+            self.keys.period(&self.period.id).into_bytes(),
+            member.into(),
+            field.to_vec(),
+            h32.to_string().into_bytes(),
         ];
-        args.extend(extra.iter().map(|a| (*a).to_owned()));
         (keys, args)
     }
 
-    /// KEYS: cfg periods, then the period's z m meta d; ARGV: CONFIG PERIOD_ID IS_CURRENT.
+    /// KEYS: cfg periods; ARGV: CONFIG PERIOD_ID IS_CURRENT P.
     pub fn invocation(&self, script: &'static Script) -> ScriptInvocation<'static> {
         let mut inv = script.prepare_invoke();
         inv.key(self.keys.config()).key(self.keys.periods());
-        for part in PERIOD_PARTS {
-            inv.key(self.keys.period(&self.period.id, part));
-        }
         inv.arg(self.config_text)
             .arg(&self.period.id)
-            .arg(flag(self.is_current));
+            .arg(flag(self.is_current))
+            .arg(self.keys.period(&self.period.id));
         inv
     }
+}
+
+/// A member name and its hash as the scripts take them: MEMBER H H32.
+fn member_args(inv: &mut ScriptInvocation<'static>, keys: &BoardKeys, member: &str) {
+    let (field, h32) = keys.name_hash(member);
+    inv.arg(member).arg(&field[..]).arg(h32);
 }
 
 /// The largest offset passed to Lua: its numbers are doubles, exact to 2^53; any larger
@@ -93,7 +95,7 @@ impl ReadMode<'_> {
 }
 
 /// One call of the read script: the target's arguments, then DESC STYLE MODE and the
-/// mode's own arguments.
+/// mode's own arguments (a member as MEMBER H H32).
 pub fn read(
     target: &PeriodTarget<'_>,
     desc: bool,
@@ -103,23 +105,31 @@ pub fn read(
     let mut inv = target.invocation(&super::READ);
     inv.arg(flag(desc)).arg(style.as_str());
     match mode {
-        ReadMode::Member(m) => inv.arg("member").arg(m),
+        ReadMode::Member(m) => member_args(inv.arg("member"), target.keys, m),
         ReadMode::Page { offset, limit } => {
-            inv.arg("page").arg(offset.min(MAX_EXACT_OFFSET)).arg(limit)
+            inv.arg("page").arg(offset.min(MAX_EXACT_OFFSET)).arg(limit);
         }
         ReadMode::Around {
             member,
             before,
             after,
-        } => inv.arg("around").arg(member).arg(before).arg(after),
+        } => {
+            member_args(inv.arg("around"), target.keys, member);
+            inv.arg(before).arg(after);
+        }
     };
     inv
 }
 
-/// One call of the remove script: the target's keys and the board's event stream; the
-/// target's arguments, then MEMBER.
+/// One call of the remove script: [`PeriodTarget::remove_parts`].
 pub fn remove(target: &PeriodTarget<'_>, member: &str) -> ScriptInvocation<'static> {
-    let mut inv = target.invocation(&super::REMOVE);
-    inv.key(target.keys.events()).arg(member);
+    let (keys, args) = target.remove_parts(member);
+    let mut inv = super::REMOVE.prepare_invoke();
+    for k in keys {
+        inv.key(k);
+    }
+    for a in args {
+        inv.arg(a);
+    }
     inv
 }

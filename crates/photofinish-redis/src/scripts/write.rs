@@ -4,7 +4,7 @@ use photofinish_core::{Op, Period, ScoreRules};
 use redis::ScriptInvocation;
 
 use super::flag;
-use crate::layout::{self, BoardKeys, PERIOD_PARTS};
+use crate::layout::{self, BoardKeys};
 
 /// One call of the write script. See `write.lua`.
 #[derive(Debug)]
@@ -31,8 +31,6 @@ pub struct WriteCall<'a> {
     pub desc: bool,
     /// New metadata, `None` to keep.
     pub metadata: Option<&'a str>,
-    /// The largest |score| held.
-    pub max_score: i64,
     /// When the period's keys expire, ms since the epoch; `None` for never.
     pub expiry_ms: Option<i64>,
     /// The board's score rules.
@@ -46,55 +44,65 @@ pub struct WriteCall<'a> {
 }
 
 impl WriteCall<'_> {
-    /// KEYS: cfg seq periods clock, then the period's z m meta d, then events announced.
+    /// KEYS: cfg seq periods clock events announced (the period's own keys are named from
+    /// its prefix, on the same slot).
     pub fn keys(&self) -> Vec<String> {
         let k = self.keys;
-        let mut keys = vec![k.config(), k.seq(), k.periods(), k.clock()];
-        keys.extend(PERIOD_PARTS.iter().map(|p| k.period(&self.period.id, p)));
-        keys.push(k.events());
-        keys.push(k.announced());
-        keys
+        vec![
+            k.config(),
+            k.seq(),
+            k.periods(),
+            k.clock(),
+            k.events(),
+            k.announced(),
+        ]
     }
 
-    /// ARGV: CONFIG PERIOD_ID PERIOD_RECORD MEMBER OP VALUE STAMPED REACHED CLAMP DESC
-    /// METADATA PERIOD_PREFIX MAX_SCORE REACHED_C EXPIRY_MS MIN_RULE MAX_RULE MAX_INCREMENT
-    /// MAX_MEMBERS OVER_BUDGET EMIT PREVIOUS (a rule left out is `""`).
-    pub fn args(&self) -> Vec<String> {
-        let reached = layout::reached_digits(self.reached_at_us);
+    /// ARGV: CONFIG PERIOD_ID PERIOD_RECORD MEMBER OP VALUE_HI VALUE_LO STAMPED R RC CLAMP
+    /// DESC METADATA PERIODS_PREFIX P EXPIRY_MS MIN_RULE MAX_RULE MAX_MEMBERS OVER_BUDGET
+    /// EMIT PREVIOUS H H32 (a rule left out is `""`; the score rules as score keys).
+    pub fn args(&self) -> Vec<Vec<u8>> {
+        let r = layout::reached_bytes(self.reached_at_us);
+        let (hi, lo) = layout::score_halves(self.value);
+        let (field, h32) = self.keys.name_hash(self.member);
+        let key_rule =
+            |v: Option<i64>| v.map(|v| layout::score_key(v).to_vec()).unwrap_or_default();
         vec![
-            self.config_text.to_owned(),
-            self.period.id.clone(),
-            layout::period_record(self.period, self.floor_id),
-            self.member.to_owned(),
-            self.op.as_str().to_owned(),
-            self.value.to_string(),
-            flag(self.stamped).to_owned(),
-            reached.clone(),
+            self.config_text.into(),
+            self.period.id.clone().into_bytes(),
+            layout::period_record(self.period, self.floor_id).into_bytes(),
+            self.member.into(),
+            self.op.as_str().into(),
+            hi.to_string().into_bytes(),
+            lo.to_string().into_bytes(),
+            flag(self.stamped).into(),
+            r.to_vec(),
+            layout::complement(r).to_vec(),
             // A stamped time may be moved up to the board's last one, never out of the period.
-            layout::reached_digits(self.period.end_us.saturating_sub(1)),
-            flag(self.desc).to_owned(),
-            self.metadata.unwrap_or_default().to_owned(),
-            self.keys.period_prefix(),
-            self.max_score.to_string(),
-            layout::complement(&reached),
-            self.expiry_ms.unwrap_or(0).to_string(),
-            rule(self.rules.min_score),
-            rule(self.rules.max_score),
-            rule(self.rules.max_increment),
-            rule(self.rules.max_members),
-            flag(self.over_budget).to_owned(),
-            flag(self.emit).to_owned(),
-            self.previous_id.to_owned(),
+            layout::reached_bytes(self.period.end_us.saturating_sub(1)).to_vec(),
+            flag(self.desc).into(),
+            self.metadata.unwrap_or_default().into(),
+            self.keys.period_prefix().into_bytes(),
+            self.keys.period(&self.period.id).into_bytes(),
+            self.expiry_ms.unwrap_or(0).to_string().into_bytes(),
+            key_rule(self.rules.min_score),
+            key_rule(self.rules.max_score),
+            self.rules
+                .max_members
+                .map(|m| m.to_string())
+                .unwrap_or_default()
+                .into_bytes(),
+            flag(self.over_budget).into(),
+            flag(self.emit).into(),
+            self.previous_id.into(),
+            field.to_vec(),
+            h32.to_string().into_bytes(),
         ]
     }
 }
 
-fn rule(v: Option<impl ToString>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
-
 /// The invocation of the write script with `keys` and `args`.
-pub fn invocation(keys: &[String], args: &[String]) -> ScriptInvocation<'static> {
+pub fn invocation(keys: &[String], args: &[Vec<u8>]) -> ScriptInvocation<'static> {
     let mut inv = super::WRITE.prepare_invoke();
     for k in keys {
         inv.key(k);

@@ -2,121 +2,138 @@
 -- `WriteCall` in scripts/write.rs. Used alone (write.lua) and under an idempotency key
 -- (keyed.lua).
 local function apply_write(KEYS, ARGV)
-  local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_Z, K_M, K_META, K_D, K_EV, K_ANN = unpack(KEYS)
-  local CONFIG, PERIOD_ID, PERIOD_RECORD, MEMBER, OP, VALUE, STAMPED, REACHED, CLAMP, DESC,
-        METADATA, PERIOD_PREFIX, MAX_SCORE, REACHED_C, EXPIRY_MS,
-        MIN_RULE, MAX_RULE, MAX_INCREMENT, MAX_MEMBERS, OVER_BUDGET, EMIT, PREVIOUS = unpack(ARGV)
+  local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_EV, K_ANN = unpack(KEYS)
+  local CONFIG, PERIOD_ID, PERIOD_RECORD, MEMBER, OP, VALUE_HI, VALUE_LO, STAMPED, R, RC,
+        CLAMP, DESC, METADATA, PERIODS_PREFIX, P, EXPIRY_MS, MIN_RULE, MAX_RULE,
+        MAX_MEMBERS, OVER_BUDGET, EMIT, PREVIOUS, H, H32 = unpack(ARGV)
 
   local bad = check_config(K_CFG, CONFIG)
   if bad then return {bad} end
   local desc = DESC == TRUE
-  local max = tonumber(MAX_SCORE)
+  local expiry = EXPIRY_MS ~= NO_EXPIRY and EXPIRY_MS or nil
 
-  -- Retention: a period this board has not opened must lie inside the window counted back
-  -- from the newest period it has.
-  local opening = redis.call('HEXISTS', K_PERIODS, PERIOD_ID) == 0
+  -- The period's record (absent: the write opens it). Retention: a period this board has
+  -- not opened must lie inside the window counted back from the newest period it has.
+  local rec = redis.call('HGET', K_PERIODS, PERIOD_ID)
+  local opening = not rec
   local newest = nil
   if opening then
     for _, id in ipairs(redis.call('HKEYS', K_PERIODS)) do
       if newest == nil or id > newest then newest = id end
     end
     if newest and PERIOD_ID < newest then
-      local floor = string.match(redis.call('HGET', K_PERIODS, newest), '(%S+)$')
-      if PERIOD_ID < floor then return {S_PERIOD_NOT_RETAINED} end
+      if PERIOD_ID < record_floor(redis.call('HGET', K_PERIODS, newest)) then
+        return {S_PERIOD_NOT_RETAINED}
+      end
     end
+    rec = PERIOD_RECORD .. ' 0 0'
   end
+  local L, S = record_buckets(rec)
+  local bkey = P .. 'b:' .. bucket_of(tonumber(H32), L, S)
 
-  local rec = redis.call('HGET', K_M, MEMBER)
-  local old_s, old_tb, old
-  if rec then
-    old_s, old_tb = parse_record(rec)
-    old = tonumber(old_s)
-  end
-  local v = tonumber(VALUE)
-  local new
+  -- The member's entry: its bucket field, prefix and ZSET score (a new member: the free
+  -- field its prefix goes in).
+  local field, old_prefix, old_text = bucket_find(P, bkey, H, MEMBER)
+  local found = old_prefix ~= nil
+  local oh, ol
+  if found then oh, ol = entry_score(old_prefix, old_text) end
+  local vh, vl = tonumber(VALUE_HI), tonumber(VALUE_LO)
+  local nh, nl
   if OP == 'incr' then
-    new = (old or 0) + v
-    if new > max or new < -max then return {S_SCORE_OVERFLOW, old_s or '0'} end
-  elseif OP == 'set' or old == nil then
-    new = v
-  elseif (desc and v > old) or (not desc and v < old) then
-    new = v
+    nh, nl = i64_add(oh or 0, ol or 0, vh, vl)
+    if not nh then return {S_SCORE_OVERFLOW, i64_text(oh or 0, ol or 0)} end
+  elseif OP == 'set' or not found then
+    nh, nl = vh, vl
   else
-    new = old
+    local c = i64_cmp(vh, vl, oh, ol)
+    if (desc and c > 0) or (not desc and c < 0) then nh, nl = vh, vl else nh, nl = oh, ol end
   end
+  local changed = not found or i64_cmp(nh, nl, oh, ol) ~= 0
   -- The board's score rules and the memory budget (ScoreRules::check in Rust words the
-  -- refusal from what this returns).
-  if MIN_RULE ~= '' or MAX_RULE ~= '' or MAX_INCREMENT ~= '' or MAX_MEMBERS ~= '' then
-    local members = redis.call('HLEN', K_M)
-    local broken = OP == 'incr' and MAX_INCREMENT ~= '' and math.abs(v) > tonumber(MAX_INCREMENT)
-    if new ~= old then
-      broken = broken or (MIN_RULE ~= '' and new < tonumber(MIN_RULE))
-        or (MAX_RULE ~= '' and new > tonumber(MAX_RULE))
+  -- refusal from what this returns; max_increment was checked there before the call).
+  if MIN_RULE ~= '' or MAX_RULE ~= '' or MAX_MEMBERS ~= '' then
+    local members = redis.call('ZCARD', P .. 'r')
+    local broken = false
+    if changed and MIN_RULE ~= '' then
+      local rh, rl = i64_of_key(MIN_RULE, 1)
+      broken = i64_cmp(nh, nl, rh, rl) < 0
     end
-    broken = broken or (old == nil and MAX_MEMBERS ~= '' and members >= tonumber(MAX_MEMBERS))
-    if broken then return {S_RULE_BROKEN, old_s or '', string.format('%.0f', new), members} end
+    if changed and MAX_RULE ~= '' then
+      local rh, rl = i64_of_key(MAX_RULE, 1)
+      broken = broken or i64_cmp(nh, nl, rh, rl) > 0
+    end
+    broken = broken or (not found and MAX_MEMBERS ~= '' and members >= tonumber(MAX_MEMBERS))
+    if broken then
+      return {S_RULE_BROKEN, found and i64_text(oh, ol) or '', i64_text(nh, nl), members}
+    end
   end
-  if old == nil and OVER_BUDGET == TRUE then return {S_OVER_BUDGET} end
-  local changed = old == nil or new ~= old
-  local new_s = old_s
-  local tb = old_tb
+  if not found and OVER_BUDGET == TRUE then return {S_OVER_BUDGET} end
+
+  local new_text = i64_text(nh, nl)
+  local prefix, reached = old_prefix, nil
   if changed then
-    new_s = string.format('%.0f', new)
     local seq = redis.call('INCR', K_SEQ)
     if seq > MAX_SEQ then
       redis.call('DECR', K_SEQ) -- nothing else has changed yet
       return {S_RANKING_FULL}
     end
-    local reached, reached_c = REACHED, REACHED_C
+    local r, rc = R, RC
     if STAMPED == TRUE then
       -- Stamped writes never go back in time on one board, whichever server stamped them.
       local last = redis.call('GET', K_CLOCK)
-      if last and last > reached and last <= CLAMP then
-        reached, reached_c = last, complement(last)
+      if last and u64_less(r, last) and not u64_less(CLAMP, last) then
+        r, rc = last, complement(last)
       end
-      if not last or reached > last then redis.call('SET', K_CLOCK, reached) end
+      if not last or u64_less(last, r) then redis.call('SET', K_CLOCK, r) end
     end
-    tb = tiebreak(reached, reached_c, seq, desc)
-    if rec then
-      redis.call('ZREM', K_Z, old_tb .. ':' .. MEMBER)
-      dense_remove(K_Z, K_D, old_s)
+    reached = r
+    local d = i64_double(nh, nl)
+    prefix = entry_prefix(nh, nl, d, tiebreak(r, rc, seq, desc))
+    if found then
+      entry_remove(P, oh, ol, tonumber(old_text), old_prefix .. MEMBER)
     end
-    redis.call('ZADD', K_Z, new_s, tb .. ':' .. MEMBER)
-    dense_add(K_D, new_s)
-    redis.call('HSET', K_M, MEMBER, new_s .. ' ' .. tb)
+    entry_add(P, nh, nl, d, prefix .. MEMBER, expiry)
+    redis.call('HSET', bkey, field, prefix)
+    if not found then
+      if expiry then
+        redis.call('PEXPIREAT', P .. 'r', expiry)
+        redis.call('PEXPIREAT', bkey, expiry)
+      end
+      local nL, nS = bucket_grow(P, L, S, redis.call('ZCARD', P .. 'r'), expiry)
+      if nL ~= L or nS ~= S then
+        rec = record_with_buckets(rec, nL, nS)
+        if not opening then redis.call('HSET', K_PERIODS, PERIOD_ID, rec) end
+      end
+    end
   end
-  if METADATA ~= '' then redis.call('HSET', K_META, MEMBER, METADATA) end
-  -- Retention by expiry: the period's keys go when the period leaves the last `retention`.
-  if EXPIRY_MS ~= NO_EXPIRY then
-    if changed then
-      redis.call('PEXPIREAT', K_Z, EXPIRY_MS)
-      redis.call('PEXPIREAT', K_M, EXPIRY_MS)
-      redis.call('PEXPIREAT', K_D, EXPIRY_MS)
-    end
-    if METADATA ~= '' then redis.call('PEXPIREAT', K_META, EXPIRY_MS) end
+  if METADATA ~= '' then
+    redis.call('HSET', P .. 'meta', MEMBER, METADATA)
+    if expiry then redis.call('PEXPIREAT', P .. 'meta', expiry) end
   end
 
   if opening then
-    redis.call('HSET', K_PERIODS, PERIOD_ID, PERIOD_RECORD)
+    redis.call('HSET', K_PERIODS, PERIOD_ID, rec)
     if newest == nil or PERIOD_ID > newest then
       -- The newest period moved: drop the periods that left the retention window.
-      local floor = string.match(PERIOD_RECORD, '(%S+)$')
-      for _, id in ipairs(redis.call('HKEYS', K_PERIODS)) do
+      local floor = record_floor(rec)
+      local all = redis.call('HGETALL', K_PERIODS)
+      for i = 1, #all, 2 do
+        local id = all[i]
         if id < floor then
-          for _, s in ipairs(PERIOD_KEYS) do
-            redis.call('UNLINK', PERIOD_PREFIX .. id .. ':' .. s)
+          for _, keys in ipairs(period_keys(PERIODS_PREFIX .. id .. ':', all[i + 1])) do
+            redis.call('UNLINK', unpack(keys))
           end
           redis.call('HDEL', K_PERIODS, id)
         end
       end
     end
   end
-  local pos = position(K_Z, tb .. ':' .. MEMBER, desc)
+  local pos = position(P, prefix .. MEMBER, desc)
+  local tb = string.sub(prefix, #prefix - TIEBREAK_LEN + 1)
   if changed and EMIT == TRUE then
     announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
-    local reached = string.sub(tb, 1, 18)
-    if desc then reached = complement(reached) end
-    emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_s, 'r', pos + 1, 'a', reached, 'p', PERIOD_ID)
+    emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_text, 'r', pos + 1,
+         'a', reached_text(reached), 'p', PERIOD_ID)
   end
-  return {S_OK, new_s, pos + 1, tb, changed and 1 or 0}
+  return {S_OK, new_text, pos + 1, tb, changed and 1 or 0}
 end

@@ -71,7 +71,6 @@ impl RedisStore {
         config: BoardConfig,
     ) -> Result<bool, BoardError> {
         config.validate()?;
-        check_rule_range(&config)?;
         self.check_board_limit(board).await?;
         let keys = self.keys(board);
         let config_text = layout::config_text(&config);
@@ -109,7 +108,6 @@ impl RedisStore {
         for _ in 0..MAX_PATCH_ATTEMPTS {
             let cached = self.cached(board).await?;
             let config = patch.apply(&cached.config)?;
-            check_rule_range(&config)?;
             let text = layout::config_text(&config);
             let call = BoardCall::Patch {
                 expected_text: &cached.config_text,
@@ -271,22 +269,4 @@ impl RedisStore {
         }
         Ok(totals)
     }
-}
-
-/// A score rule past the ±(2^53 − 1) this backend holds can never be met by a score it
-/// holds: refused as a config error, like any other impossible rule.
-pub(super) fn check_rule_range(config: &BoardConfig) -> Result<(), BoardError> {
-    let rules = &config.settings.rules;
-    for (name, v) in [
-        ("min_score", rules.min_score),
-        ("max_score", rules.max_score),
-    ] {
-        if let Some(v) = v.filter(|v| v.unsigned_abs() > crate::layout::MAX_SCORE.unsigned_abs()) {
-            return Err(BoardError::InvalidConfig(format!(
-                "{name} {v} is outside {}",
-                photofinish_core::error::ScoreLimit::F64Exact
-            )));
-        }
-    }
-    Ok(())
 }

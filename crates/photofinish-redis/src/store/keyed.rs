@@ -70,7 +70,7 @@ impl RedisStore {
                     Keyed::Remove { member, period } => {
                         let entry = match cached.window.resolve(period, self.now_us()) {
                             Ok(resolved) => {
-                                let (k, a) = cached.target(&keys, &resolved).parts(&[member]);
+                                let (k, a) = cached.target(&keys, &resolved).remove_parts(member);
                                 Entry::Run { keys: k, args: a }
                             }
                             Err(e) => refused(&e),
@@ -226,7 +226,6 @@ impl RedisStore {
         config: BoardConfig,
     ) -> Result<Replayable, BoardError> {
         config.validate()?;
-        super::boards::check_rule_range(&config)?;
         self.check_board_limit(board).await?;
         let text = layout::config_text(&config);
         let current = PeriodWindow::new(&config)?.visible(self.now_us())?.current;
@@ -234,13 +233,15 @@ impl RedisStore {
             mode: Mode::Create,
             entries: vec![Entry::Run {
                 keys: vec![keys.config(), keys.events()],
-                args: vec![
+                args: [
                     text,
                     current.id.clone(),
                     current.start_us.to_string(),
                     current.end_us.to_string(),
                     keys.period_prefix(),
-                ],
+                ]
+                .map(String::into_bytes)
+                .into(),
             }],
             ..base
         };

@@ -59,17 +59,16 @@ impl RedisStore {
                 let mut prev: Option<(i64, u64)> = None;
                 for row in reply.rows(4, 3)? {
                     let at = 4 + row * 3;
-                    let (tiebreak, name) = layout::split_member(reply.bytes(at)?)
-                        .ok_or_else(|| reply.malformed(at, "is no ranked member"))?;
-                    let score = reply.score(at + 1)?;
+                    let e = reply.entry(at)?;
+                    let score = e.score;
                     let pos = start + row as u64;
                     let rank = prev.map_or(first_rank, |p| next_rank(style, p, score, pos));
                     prev = Some((score, rank));
                     entries.push(Entry {
                         rank,
-                        member: name.to_owned(),
+                        member: e.name.to_owned(),
                         score,
-                        reached_at_us: layout::reached_of(tiebreak, cached.config.order)
+                        reached_at_us: layout::reached_of(e.tiebreak, cached.config.order)
                             .ok_or_else(|| reply.malformed(at, "has no reached_at"))?,
                         metadata: reply.opt_text(at + 2)?,
                     });

@@ -8,7 +8,7 @@ use photofinish_core::{BoardError, Outcome, Period};
 use redis::Value;
 
 use super::{unavailable, Attempt, CachedBoard, RedisStore};
-use crate::layout::{self, BoardKeys, MAX_SCORE};
+use crate::layout::{self, BoardKeys};
 use crate::reply::Reply;
 use crate::scripts::{self, status, write::WriteCall};
 
@@ -16,7 +16,7 @@ use crate::scripts::{self, status, write::WriteCall};
 pub(super) struct PreparedWrite {
     pub(super) period: Period,
     pub(super) keys: Vec<String>,
-    pub(super) args: Vec<String>,
+    pub(super) args: Vec<Vec<u8>>,
 }
 
 /// Where a pipelined batch may be run again one by one without reordering: `ran[i]` is
@@ -40,12 +40,8 @@ impl RedisStore {
         keys: &BoardKeys,
         w: &WriteRequest,
     ) -> Result<PreparedWrite, BoardError> {
-        if w.value.abs() > MAX_SCORE {
-            return Err(BoardError::ScoreOutOfRange {
-                score: w.value,
-                limit: ScoreLimit::F64Exact,
-            });
-        }
+        let op = w.op.unwrap_or(cached.config.update);
+        cached.config.settings.rules.check_operand(op, w.value)?;
         let now = self.now_us();
         let current = cached.window.visible(now)?.current;
         let (at_us, period) = match w.at_us {
@@ -64,13 +60,12 @@ impl RedisStore {
             period: &period,
             floor_id: &floor.id,
             member: &w.member,
-            op: w.op.unwrap_or(cached.config.update),
+            op,
             value: w.value,
             stamped: w.at_us.is_none(),
             reached_at_us: at_us,
             desc: cached.desc(),
             metadata: w.metadata.as_deref(),
-            max_score: MAX_SCORE,
             expiry_ms: cached.expiry_ms(&period),
             rules: &cached.config.settings.rules,
             over_budget: w.over_budget.is_some(),
@@ -95,9 +90,9 @@ impl RedisStore {
             status::PERIOD_NOT_RETAINED => return Err(BoardError::PeriodNotRetained(period.id)),
             status::SCORE_OVERFLOW => {
                 return Err(BoardError::ScoreOverflow {
-                    old: r.score(1)?,
+                    old: r.integer(1)?,
                     delta: w.value,
-                    limit: ScoreLimit::F64Exact,
+                    limit: ScoreLimit::I64,
                 })
             }
             status::RANKING_FULL => {
@@ -117,9 +112,9 @@ impl RedisStore {
         }
         let tiebreak = r.bytes(3)?;
         let outcome = Outcome {
-            score: r.score(1)?,
+            score: r.integer(1)?,
             rank: r.count(2)?,
-            reached_at_us: layout::reached_of(tiebreak, cached.config.order)
+            reached_at_us: layout::answer_reached(tiebreak, cached.config.order)
                 .ok_or_else(|| r.malformed(3, "is no tie-break"))?,
             changed: r.flag(4)?,
         };
@@ -133,9 +128,9 @@ impl RedisStore {
         let read = || -> Result<(Option<i64>, i64, u64), BoardError> {
             let old = match r.bytes(1)? {
                 b"" => None,
-                _ => Some(r.score(1)?),
+                _ => Some(r.integer(1)?),
             };
-            Ok((old, r.score(2)?, r.count(3)?))
+            Ok((old, r.integer(2)?, r.count(3)?))
         };
         let (old, new, members) = match read() {
             Ok(read) => read,

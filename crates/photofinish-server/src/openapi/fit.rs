@@ -51,14 +51,11 @@ fn at_most(bound: &str) -> String {
     alts.join("|")
 }
 
-/// A score as a body takes it: a JSON integer in `[-neg, pos]` or a decimal string of one.
-fn score_schema(max_abs: Option<i64>) -> Value {
-    let (min, max) = match max_abs {
-        Some(m) => (-m, m),
-        None => (i64::MIN, i64::MAX),
-    };
+/// A score as a body takes it: a JSON integer in the i64 range or a decimal string of one.
+fn score_schema() -> Value {
+    let (min, max) = (i64::MIN, i64::MAX);
     json!({
-        "description": "A JSON integer or a decimal string (for values past 2^53 from JavaScript) within the range this server's storage holds",
+        "description": "A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend",
         "oneOf": [
             {"type": "integer", "minimum": min, "maximum": max},
             {"type": "string", "pattern": integer_pattern(max.unsigned_abs(), min.unsigned_abs())}
@@ -120,10 +117,9 @@ fn error_answer(description: &str) -> Value {
     })
 }
 
-/// Fits `doc` (see the module docs); `max_abs_score` is the storage's score bound
-/// (`None`: the whole i64 range).
-pub fn fit(doc: &mut Value, max_abs_score: Option<i64>) {
-    fit_bodies(&mut doc["components"]["schemas"], max_abs_score);
+/// Fits `doc` (see the module docs).
+pub fn fit(doc: &mut Value) {
+    fit_bodies(&mut doc["components"]["schemas"]);
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;
     };
@@ -137,8 +133,8 @@ pub fn fit(doc: &mut Value, max_abs_score: Option<i64>) {
     }
 }
 
-fn fit_bodies(schemas: &mut Value, max_abs_score: Option<i64>) {
-    let score = score_schema(max_abs_score);
+fn fit_bodies(schemas: &mut Value) {
+    let score = score_schema();
     for name in [
         "WriteBody",
         "BatchBody",

@@ -224,21 +224,12 @@ async fn batch_applies_in_order_and_reports_each_entry(kind: Kind) {
     assert_eq!(r.len(), 5);
     assert_eq!(r[0]["score"], 1);
     assert_eq!(r[1]["score"], 6);
-    let code = if kind == Kind::Embedded {
-        "score_overflow"
-    } else {
-        "score_out_of_range"
-    };
-    assert_eq!(r[2]["error"]["code"], code);
-    if kind == Kind::Embedded {
-        assert_eq!(
-            r[3]["score"].as_i64(),
-            Some(9_007_199_254_740_993),
-            "past 2^53, exact"
-        );
-    } else {
-        assert_eq!(r[3]["error"]["code"], "score_out_of_range", "past 2^53");
-    }
+    assert_eq!(r[2]["error"]["code"], "score_overflow");
+    assert_eq!(
+        r[3]["score"].as_i64(),
+        Some(9_007_199_254_740_993),
+        "past 2^53, exact on every backend"
+    );
     assert_eq!(
         (r[4]["score"].as_i64(), r[4]["changed"].as_bool()),
         (Some(6), Some(false))
@@ -406,7 +397,151 @@ async fn data_survives_a_graceful_restart(kind: Kind) {
     s.stop().await;
 }
 
+/// The whole i64 range, exactly, on every backend: i64's ends, and scores past 2^53 that
+/// differ by 1 (one double on Redis) and tie, in both orders and all three rank styles,
+/// against a model that sorts by (score, time).
+async fn scores_past_2_53_rank_exactly(kind: Kind) {
+    let s = Server::start(kind).await;
+    let big = 1_i64 << 53;
+    let rows: [(&str, i64); 12] = [
+        ("a", i64::MAX),
+        ("b", i64::MAX - 1),
+        ("c", big + 2),
+        ("d", big + 1),
+        ("e", big + 1),
+        ("f", big),
+        ("g", big - 1),
+        ("h", 5),
+        ("i", -big - 1),
+        ("j", -big - 2),
+        ("k", i64::MIN),
+        ("l", i64::MIN),
+    ];
+    for order in ["desc", "asc"] {
+        let board = format!("/v1/boards/x{order}");
+        s.put(&board, json!({"order": order, "update": "set"}))
+            .await;
+        // Written in reverse so the listing order is not the writing order; times rise.
+        for (i, (m, v)) in rows.iter().rev().enumerate() {
+            let at = format!("2026-11-22T10:00:{:02}Z", i);
+            let (st, w) = s
+                .post(
+                    &format!("{board}/scores"),
+                    json!({"member": m, "score": v.to_string(), "at": at}),
+                )
+                .await;
+            assert_eq!(
+                (st.as_u16(), w["score"].as_i64()),
+                (200, Some(*v)),
+                "{m}: {w}"
+            );
+        }
+        // The model: best score first, then the earlier time (written later = listed in
+        // `rows` earlier, so equal scores keep the later row first).
+        let mut model: Vec<(&str, i64, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (m, v))| (*m, *v, rows.len() - 1 - i))
+            .collect();
+        model.sort_by(|x, y| {
+            let by_score = if order == "desc" {
+                y.1.cmp(&x.1)
+            } else {
+                x.1.cmp(&y.1)
+            };
+            by_score.then(x.2.cmp(&y.2))
+        });
+        for style in ["ordinal", "competition", "dense"] {
+            let mut expected = Vec::new();
+            let mut distinct = 0;
+            for (pos, (m, v, _)) in model.iter().enumerate() {
+                let first = model.iter().position(|e| e.1 == *v).expect("present");
+                if first == pos {
+                    distinct += 1;
+                }
+                let rank = match style {
+                    "ordinal" => pos + 1,
+                    "competition" => first + 1,
+                    _ => distinct,
+                };
+                expected.push(json!({"member": m, "score": v, "rank": rank}));
+            }
+            let (_, page) = s
+                .get(&format!("{board}/entries?limit=100&ranking={style}"))
+                .await;
+            let got: Vec<Value> = page["entries"]
+                .as_array()
+                .expect("entries")
+                .iter()
+                .map(|e| json!({"member": e["member"], "score": e["score"], "rank": e["rank"]}))
+                .collect();
+            assert_eq!(got, expected, "{order} {style}");
+            for e in &expected {
+                let m = e["member"].as_str().expect("member");
+                let (_, r) = s.get(&format!("{board}/members/{m}?ranking={style}")).await;
+                assert_eq!(
+                    (&r["rank"], &r["score"]),
+                    (&e["rank"], &e["score"]),
+                    "{order} {style} {m}"
+                );
+            }
+            let (_, around) = s
+                .get(&format!(
+                    "{board}/members/e/around?before=2&after=2&ranking={style}"
+                ))
+                .await;
+            let pos = model.iter().position(|e| e.0 == "e").expect("e");
+            let got: Vec<Value> = around["entries"]
+                .as_array()
+                .expect("entries")
+                .iter()
+                .map(|e| json!({"member": e["member"], "score": e["score"], "rank": e["rank"]}))
+                .collect();
+            assert_eq!(got, expected[pos - 2..=pos + 2], "{order} {style} around e");
+        }
+        // Increments across 2^53 and to i64's ends are exact, and past them overflow.
+        let incr = |m: &str, v: i64| json!({"member": m, "score": v.to_string(), "op": "incr"});
+        let (_, w) = s.post(&format!("{board}/scores"), incr("g", 3)).await;
+        assert_eq!(w["score"].as_i64(), Some(big + 2), "{w}");
+        let (_, w) = s.post(&format!("{board}/scores"), incr("b", 1)).await;
+        assert_eq!(w["score"].as_i64(), Some(i64::MAX), "{w}");
+        let (st, w) = s.post(&format!("{board}/scores"), incr("a", 1)).await;
+        assert_eq!(
+            (st.as_u16(), &w["error"]["code"]),
+            (422, &json!("score_overflow")),
+            "{w}"
+        );
+        let (st, w) = s.post(&format!("{board}/scores"), incr("k", -1)).await;
+        assert_eq!(
+            (st.as_u16(), &w["error"]["code"]),
+            (422, &json!("score_overflow")),
+            "{w}"
+        );
+        let (_, r) = s
+            .get(&format!("{board}/members/g?ranking=competition"))
+            .await;
+        let better = rows
+            .iter()
+            .filter(|(m, v)| {
+                *m != "g"
+                    && if order == "desc" {
+                        *v > big + 2
+                    } else {
+                        *v < big + 2
+                    }
+            })
+            .count();
+        assert_eq!(r["rank"], better + 1, "g ties c at 2^53 + 2: {r}");
+        // Removing an entry of a shared double leaves the others exact.
+        assert_eq!(s.delete(&format!("{board}/members/d")).await.0, 204);
+        let (_, r) = s.get(&format!("{board}/members/e?ranking=dense")).await;
+        assert_eq!(r["score"].as_i64(), Some(big + 1), "{r}");
+    }
+    s.stop().await;
+}
+
 conformance!(
+    scores_past_2_53_rank_exactly,
     data_survives_a_graceful_restart,
     board_lifecycle,
     scores_ranks_pages_and_around,

@@ -17,7 +17,7 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
     s.put("/v1/boards/b", json!({})).await;
     s.post(
         "/v1/boards/b/scores",
-        json!({"member": "a", "score": kind.max_score() - 1, "metadata": {"x": 1}}),
+        json!({"member": "a", "score": i64::MAX - 1, "metadata": {"x": 1}}),
     )
     .await;
     let before = snapshot(&s).await;
@@ -130,11 +130,8 @@ async fn every_bad_input_is_a_4xx_with_a_code_and_no_change(kind: Kind) {
             "metadata_too_large",
         ),
         (
-            "one past the backend's largest score",
-            format!(
-                r#"{{"member":"a","score":"{}"}}"#,
-                i128::from(kind.max_score()) + 1
-            ),
+            "one past the largest i64",
+            format!(r#"{{"member":"a","score":"{}"}}"#, i128::from(i64::MAX) + 1),
             422,
             "score_out_of_range",
         ),

@@ -54,9 +54,28 @@ async fn run(kind: Kind, seed: u64, order: &str, steps: usize) {
         b.put("/v1/boards/x", config).await
     );
     let members: Vec<String> = (0..12).map(|i| format!("m{i}")).collect();
-    // Large values, but sums stay inside both backends' ranges: the ±2^53 edge of the Redis
-    // backend is covered by bad_input.rs.
-    let scores: [i64; 9] = [-3, 0, 1, 2, 5, 5, 7, 1_000_000_000_000, -1_000_000_000_000];
+    // Small ties, i64's ends (increments past them overflow alike on both), and scores past
+    // 2^53 that differ by 1 and share one double on Redis.
+    let big = 1_i64 << 53;
+    let scores: [i64; 17] = [
+        -3,
+        0,
+        1,
+        2,
+        5,
+        5,
+        7,
+        1_000_000_000_000,
+        big,
+        big + 1,
+        big + 2,
+        -big - 1,
+        -big - 2,
+        i64::MAX,
+        i64::MAX - 1,
+        i64::MIN,
+        i64::MIN + 1,
+    ];
     let ats = [
         "2026-11-22T10:00:00Z",
         "2026-11-22T10:00:00Z",

@@ -308,7 +308,7 @@ async fn raising_retention_reaches_the_periods_already_written(kind: Kind) {
     assert_eq!((st.as_u16(), &e["total"]), (200, &json!(1)), "{e}");
     if let (Kind::Redis, Some(ns)) = (kind, s.namespace()) {
         let mut c = shared_redis().client().expect("client");
-        let key = format!("{ns}:{{d}}:p:{yesterday}:z");
+        let key = format!("{ns}:{{d}}:p:{yesterday}:r");
         let ttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut c).expect("pttl");
         let two_days_ms = 2 * 24 * 3600 * 1000;
         assert!(

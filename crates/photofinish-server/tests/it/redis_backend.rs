@@ -25,6 +25,20 @@ async fn two_servers_count_every_increment(kind: Kind) {
     );
     assert_eq!(ma.1["score"], 32_000);
     assert_eq!(ma, mb, "both servers answer the same");
+    // Across 2^53, where a double stops holding every integer: still exact.
+    let start = (1_i64 << 53) - 4_000;
+    a.post(
+        "/v1/boards/b/scores",
+        json!({"member": "big", "score": start}),
+    )
+    .await;
+    increment_concurrently(&[&a.base, &b.base], "b", "big", 16, 500).await;
+    let (ma, mb) = (
+        a.get("/v1/boards/b/members/big").await,
+        b.get("/v1/boards/b/members/big").await,
+    );
+    assert_eq!(ma.1["score"].as_i64(), Some(start + 8_000), "{ma:?}");
+    assert_eq!(ma, mb, "both servers answer the same");
     a.stop().await;
     b.stop().await;
 }
@@ -73,9 +87,12 @@ async fn keys_hold_the_real_scores() {
     let s = Server::start(Kind::Redis).await;
     s.put("/v1/boards/pvp", json!({"reset": "daily"})).await;
     for (m, v, at) in [
-        ("alice", 1500, "2026-11-22T10:00:00Z"),
+        ("alice", 1500_i64, "2026-11-22T10:00:00Z"),
         ("bob", 1500, "2026-11-22T09:00:00Z"),
         ("carol", -7, "2026-11-22T11:00:00Z"),
+        // One double (2^53), two exact scores: dave's is higher.
+        ("erin", 9_007_199_254_740_992, "2026-11-22T08:00:00Z"),
+        ("dave", 9_007_199_254_740_993, "2026-11-22T12:00:00Z"),
     ] {
         s.post(
             "/v1/boards/pvp/scores",
@@ -85,22 +102,38 @@ async fn keys_hold_the_real_scores() {
     }
     let ns = s.namespace().expect("redis namespace");
     let mut c = shared_redis().client().expect("client");
-    let z = format!("{ns}:{{pvp}}:p:2026-11-22:z");
-    let rows: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
+    let z = format!("{ns}:{{pvp}}:p:2026-11-22:r");
+    let rows: Vec<(Vec<u8>, f64)> = redis::cmd("ZREVRANGE")
         .arg(&z)
         .arg(0)
         .arg(-1)
         .arg("WITHSCORES")
         .query(&mut c)
         .expect("zrevrange");
-    let names: Vec<(&str, f64)> = rows
+    // Each member: a 14-byte tie-break, then the name; past 2^53 the exact score's 8-byte
+    // key comes first, and the ZSET score is the nearest double.
+    let names: Vec<(String, f64)> = rows
         .iter()
-        .map(|(m, sc)| (m.rsplit(':').next().unwrap_or(""), *sc))
+        .map(|(m, sc)| {
+            let skip = if sc.abs() >= 9_007_199_254_740_992.0 {
+                22
+            } else {
+                14
+            };
+            (String::from_utf8_lossy(&m[skip..]).into_owned(), *sc)
+        })
         .collect();
+    let two53 = 9_007_199_254_740_992.0;
     assert_eq!(
         names,
-        [("bob", 1500.0), ("alice", 1500.0), ("carol", -7.0)],
-        "real scores; equal scores first-reached first: {rows:?}"
+        [
+            ("dave".to_owned(), two53),
+            ("erin".to_owned(), two53),
+            ("bob".to_owned(), 1500.0),
+            ("alice".to_owned(), 1500.0),
+            ("carol".to_owned(), -7.0)
+        ],
+        "real scores (nearest double past 2^53); equal scores first-reached first: {rows:?}"
     );
     let cfg: String = redis::cmd("GET")
         .arg(format!("{ns}:{{pvp}}:cfg"))
@@ -143,7 +176,7 @@ async fn period_keys_expire_when_they_leave_retention() {
         redis::cmd("PTTL").arg(key).query(c).expect("pttl")
     };
     let day_ms = 24 * 3600 * 1000;
-    for part in ["z", "m", "meta", "d"] {
+    for part in ["r", "b:0", "meta"] {
         let t = ttl(&mut c, format!("{ns}:{{daily}}:p:{pid}:{part}"));
         assert!(0 < t && t <= day_ms, "{part}: pttl {t}");
         assert_eq!(
@@ -258,4 +291,79 @@ async fn a_redis_restart_under_load_loses_no_acknowledged_write() {
         "writes resume without restarting photofinish"
     );
     s.stop().await;
+}
+
+/// Every name hashes alike: each member's bucket field is then a probe chain. Writes,
+/// reads, removals from the middle of a chain and growth by bucket splits all stay exact
+/// (the chain code never runs with the real hash in practice; this runs it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn names_that_share_a_hash_stay_apart() {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_core::view::{ReadOptions, WriteRequest};
+    use photofinish_core::{BoardConfig, Leaderboard, Op};
+    use photofinish_redis::{RedisStore, Target};
+
+    fn one_hash(_: &str) -> ([u8; 8], u32) {
+        ([0x5a; 8], 0x5a5a_5a5a)
+    }
+    let target = Target::parse(&shared_redis().url()).expect("url");
+    let store = RedisStore::connect(&target, &fresh_namespace(), Box::new(SystemClock))
+        .await
+        .expect("connect")
+        .with_name_hash(one_hash);
+    store
+        .create_board("c", BoardConfig::default())
+        .await
+        .expect("create");
+    let write = |m: String, v: i64| WriteRequest {
+        member: m,
+        op: Some(Op::Set),
+        value: v,
+        at_us: None,
+        metadata: None,
+        over_budget: None,
+    };
+    let n = 40;
+    for i in 0..n {
+        store
+            .write("c", write(format!("m{i}"), i * 10))
+            .await
+            .expect("write");
+    }
+    let read = ReadOptions::default();
+    // Out of the middle and the ends of the chain.
+    for gone in [0, 17, n - 1] {
+        store
+            .remove("c", &format!("m{gone}"), &read.period)
+            .await
+            .expect("remove");
+    }
+    store
+        .write("c", write("m5".into(), 1_000))
+        .await
+        .expect("update");
+    let mut expected: Vec<(String, i64)> = (0..n)
+        .filter(|i| ![0, 17, n - 1].contains(i))
+        .map(|i| (format!("m{i}"), if i == 5 { 1_000 } else { i * 10 }))
+        .collect();
+    expected.sort_by(|a, b| b.1.cmp(&a.1));
+    let page = store.page("c", 0, 100, &read).await.expect("page");
+    let got: Vec<(String, i64)> = page
+        .entries
+        .iter()
+        .map(|e| (e.member.clone(), e.score))
+        .collect();
+    assert_eq!(got, expected);
+    for (pos, (m, v)) in expected.iter().enumerate() {
+        let row = store.member("c", m, &read).await.expect("member");
+        assert_eq!(
+            (row.entry.rank, row.entry.score),
+            (pos as u64 + 1, *v),
+            "{m}"
+        );
+    }
+    for gone in [0, 17, n - 1] {
+        let e = store.member("c", &format!("m{gone}"), &read).await;
+        assert!(e.is_err(), "m{gone} was removed: {e:?}");
+    }
 }

@@ -1,0 +1,65 @@
+//! The keys and arguments of `load.lua`, named, in the order the script reads them.
+
+use photofinish_core::Period;
+use redis::ScriptInvocation;
+
+use super::flag;
+use crate::layout::{self, BoardKeys};
+
+/// One entry to load: its name, exact score and tie-break parts.
+#[derive(Debug, Clone)]
+pub struct LoadEntry {
+    /// The member.
+    pub name: String,
+    /// The exact score.
+    pub score: i64,
+    /// When it reached the score, µs.
+    pub reached_at_us: i64,
+    /// Its sequence.
+    pub seq: i64,
+}
+
+/// One call of the load script: entries into one period. See `load.lua`.
+#[derive(Debug)]
+pub struct LoadCall<'a> {
+    /// The board's keys.
+    pub keys: &'a BoardKeys,
+    /// The period.
+    pub period: &'a Period,
+    /// Its retention floor's id (for the period record).
+    pub floor_id: &'a str,
+    /// Whether higher scores are better.
+    pub desc: bool,
+    /// When the period's keys expire, ms; `None` for never.
+    pub expiry_ms: Option<i64>,
+    /// The entries.
+    pub entries: &'a [LoadEntry],
+}
+
+impl LoadCall<'_> {
+    /// KEYS: periods; ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H H32 HI
+    /// LO R RC SEQ.
+    pub fn invocation(&self) -> ScriptInvocation<'static> {
+        let mut inv = super::LOAD.prepare_invoke();
+        inv.key(self.keys.periods())
+            .arg(self.keys.period(&self.period.id))
+            .arg(&self.period.id)
+            .arg(layout::period_record(self.period, self.floor_id))
+            .arg(flag(self.desc))
+            .arg(self.expiry_ms.unwrap_or(0));
+        for e in self.entries {
+            let (field, h32) = self.keys.name_hash(&e.name);
+            let (hi, lo) = layout::score_halves(e.score);
+            let r = layout::reached_bytes(e.reached_at_us);
+            inv.arg(&e.name)
+                .arg(&field[..])
+                .arg(h32)
+                .arg(hi)
+                .arg(lo)
+                .arg(&r[..])
+                .arg(&layout::complement(r)[..])
+                .arg(e.seq);
+        }
+        inv
+    }
+}
