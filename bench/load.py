@@ -9,10 +9,11 @@ base, board, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 config = (sys.argv[4] if len(sys.argv) > 4 else "{}").encode()
 auth = {"Authorization": f"Bearer {os.environ['PF_TOKEN']}"} if os.environ.get("PF_TOKEN") else {}
 rng = random.Random(42)
+SCORE_MAX = int(os.environ.get("PF_SCORE_MAX", "1000000"))  # scores in [0, PF_SCORE_MAX)
 req = urllib.request.Request(f"{base}/v1/boards/{board}", data=config, method="PUT", headers=auth)
 urllib.request.urlopen(req).read()
 for start in range(0, n, 1000):
-    entries = [{"member": f"player{i:010d}", "score": rng.randrange(1_000_000), "op": "set"} for i in range(start, min(n, start + 1000))]
+    entries = [{"member": f"player{i:010d}", "score": rng.randrange(SCORE_MAX), "op": "set"} for i in range(start, min(n, start + 1000))]
     req = urllib.request.Request(f"{base}/v1/boards/{board}/scores:batch", data=json.dumps({"entries": entries}).encode(), method="POST", headers={"Content-Type": "application/json", **auth})
     urllib.request.urlopen(req).read()
     if start % 200_000 == 0:

@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(legacy_tiebreak(desc.as_bytes(), Order::Desc), got);
         assert_eq!(
             answer_reached(desc.as_bytes(), Order::Desc),
-            Some(got.unwrap().0)
+            got.map(|g| g.0)
         );
         assert_eq!(legacy_tiebreak(b"12x", Order::Asc), None);
     }
@@ -361,7 +361,10 @@ mod tests {
     fn name_hashes_are_fixed() {
         // The field places a name's entry: it may never change between versions.
         let (field, h32) = name_hash("alice");
-        assert_eq!(u32::from_be_bytes(field[4..].try_into().unwrap()), h32);
+        assert_eq!(
+            u32::from_be_bytes(field[4..].try_into().expect("4 bytes")),
+            h32
+        );
         assert_eq!(name_hash("alice"), (field, h32));
         assert_ne!(name_hash("alicf").0, field);
     }

@@ -129,8 +129,8 @@ async fn a_repeat_answers_the_first_answer_and_applies_nothing(kind: Kind) {
     .await;
     assert_eq!((elsewhere.0, elsewhere.1), (200, false));
 
-    // A batch, an entry refused in its place included (past the i64 range on the embedded
-    // store, past 2^53 on Redis).
+    // A batch, an entry refused in its place included (an increment past the i64 range:
+    // score_overflow on every backend).
     let batch = json!({"entries": [
         {"member": "bob", "score": 1},
         {"member": "bob", "score": "9223372036854775807", "op": "incr"},

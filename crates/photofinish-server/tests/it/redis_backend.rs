@@ -346,7 +346,7 @@ async fn names_that_share_a_hash_stay_apart() {
         .filter(|i| ![0, 17, n - 1].contains(i))
         .map(|i| (format!("m{i}"), if i == 5 { 1_000 } else { i * 10 }))
         .collect();
-    expected.sort_by(|a, b| b.1.cmp(&a.1));
+    expected.sort_by_key(|e| std::cmp::Reverse(e.1));
     let page = store.page("c", 0, 100, &read).await.expect("page");
     let got: Vec<(String, i64)> = page
         .entries
