@@ -272,7 +272,7 @@ local function bucket_find(P, bkey, H, name)
     if score then return field, v, score end
     field = H .. string.char(k)
   end
-  return redis.error_reply('too many names share one hash')
+  error('more than ' .. MAX_PROBES .. ' names share one 64-bit hash')
 end
 
 -- Frees `field` of the chain starting at H: the chain's last field moves into it.
