@@ -114,11 +114,6 @@ pub fn score_halves(score: i64) -> (i64, i64) {
     (score >> 32, score & 0xffff_ffff)
 }
 
-/// Whether a score's entry carries its exact key (its double is at least 2^53 from zero).
-pub fn is_big(score: i64) -> bool {
-    (score as f64).abs() >= BIG
-}
-
 /// `reached_at` shifted left by 6 bits, big-endian (`r` in `common.lua`): the first 58
 /// bits of the tie-break. Instants are clamped to 0..=MAX_INSTANT_US (< 2^58).
 pub fn reached_bytes(at_us: i64) -> [u8; 8] {
@@ -128,17 +123,6 @@ pub fn reached_bytes(at_us: i64) -> [u8; 8] {
 /// Each byte `b` replaced by `255 − b` (a desc board's tie-break).
 pub fn complement<const N: usize>(bytes: [u8; N]) -> [u8; N] {
     bytes.map(|b| !b)
-}
-
-/// The tie-break of (`reached_at`, `seq`) as `common.lua`'s `tiebreak` builds it.
-pub fn tiebreak(at_us: i64, seq: i64, order: Order) -> [u8; TIEBREAK_LEN] {
-    let v = ((at_us.clamp(0, MAX_INSTANT_US) as u128) << 54) | (seq as u128 & ((1 << 54) - 1));
-    let mut out = [0; TIEBREAK_LEN];
-    out.copy_from_slice(&v.to_be_bytes()[16 - TIEBREAK_LEN..]);
-    if order == Order::Desc {
-        out = complement(out);
-    }
-    out
 }
 
 /// The `reached_at` inside a tie-break (complemented on desc boards).
@@ -174,19 +158,6 @@ pub fn answer_reached(tiebreak: &[u8], order: Order) -> Option<i64> {
         TIEBREAK_LEN => reached_of(tiebreak, order),
         _ => legacy_tiebreak(tiebreak, order).map(|(at, _)| at),
     }
-}
-
-/// The sequence inside a tie-break.
-pub fn seq_of(tiebreak: &[u8], order: Order) -> Option<i64> {
-    let b: [u8; TIEBREAK_LEN] = tiebreak.get(..TIEBREAK_LEN)?.try_into().ok()?;
-    let b = if order == Order::Desc {
-        complement(b)
-    } else {
-        b
-    };
-    let mut full = [0u8; 16];
-    full[16 - TIEBREAK_LEN..].copy_from_slice(&b);
-    Some((u128::from_be_bytes(full) & ((1 << 54) - 1)) as i64)
 }
 
 /// One ranking entry read back: its exact score, tie-break and name.
@@ -277,6 +248,33 @@ pub fn parse_score(text: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The tie-break as `common.lua`'s `tiebreak` builds it, and back: the byte format the
+    // readers above decode, pinned here.
+
+    /// The tie-break of (`reached_at`, `seq`) as `common.lua`'s `tiebreak` builds it.
+    fn tiebreak(at_us: i64, seq: i64, order: Order) -> [u8; TIEBREAK_LEN] {
+        let v = ((at_us.clamp(0, MAX_INSTANT_US) as u128) << 54) | (seq as u128 & ((1 << 54) - 1));
+        let mut out = [0; TIEBREAK_LEN];
+        out.copy_from_slice(&v.to_be_bytes()[16 - TIEBREAK_LEN..]);
+        if order == Order::Desc {
+            out = complement(out);
+        }
+        out
+    }
+
+    /// The sequence inside a tie-break.
+    fn seq_of(tiebreak: &[u8], order: Order) -> Option<i64> {
+        let b: [u8; TIEBREAK_LEN] = tiebreak.get(..TIEBREAK_LEN)?.try_into().ok()?;
+        let b = if order == Order::Desc {
+            complement(b)
+        } else {
+            b
+        };
+        let mut full = [0u8; 16];
+        full[16 - TIEBREAK_LEN..].copy_from_slice(&b);
+        Some((u128::from_be_bytes(full) & ((1 << 54) - 1)) as i64)
+    }
 
     #[test]
     fn tiebreaks_round_trip_and_order_both_ways() {

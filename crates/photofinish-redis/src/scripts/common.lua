@@ -315,6 +315,19 @@ local function bucket_grow(P, L, S, members, expiry)
   return L, S
 end
 
+-- Adds a member the period does not hold (`members` entries before it): its entry
+-- `prefix .. name`, its bucket field, the expiry of keys it may have created, and a
+-- bucket split when one is due. Returns the new (L, S).
+local function member_add(P, bkey, field, hi, lo, d, prefix, name, L, S, members, expiry)
+  entry_add(P, hi, lo, d, prefix .. name, expiry)
+  redis.call('HSET', bkey, field, prefix)
+  if expiry then
+    redis.call('PEXPIREAT', P .. 'r', expiry)
+    redis.call('PEXPIREAT', bkey, expiry)
+  end
+  return bucket_grow(P, L, S, members + 1, expiry)
+end
+
 -- A period record: "<start_us> <end_us> <floor id> <L> <S>" (the bucket state last).
 local function record_floor(rec)
   return string.match(rec, '^%S+ %S+ (%S+)')

@@ -22,15 +22,9 @@ for i = 6, #ARGV, 8 do
     local d = i64_double(hi, lo)
     local tb = tiebreak(ARGV[i + 5], ARGV[i + 6], tonumber(ARGV[i + 7]), desc)
     prefix = entry_prefix(hi, lo, d, tb)
-    entry_add(P, hi, lo, d, prefix .. name, expiry)
-    redis.call('HSET', bkey, field, prefix)
-    if expiry then
-      redis.call('PEXPIREAT', P .. 'r', expiry)
-      redis.call('PEXPIREAT', bkey, expiry)
-    end
+    L, S = member_add(P, bkey, field, hi, lo, d, prefix, name, L, S, members, expiry)
     members = members + 1
     added = added + 1
-    L, S = bucket_grow(P, L, S, members, expiry)
   end
 end
 redis.call('HSET', K_PERIODS, PERIOD_ID, record_with_buckets(RECORD, L, S))

@@ -81,6 +81,23 @@ pub mod status {
     pub const REFUSED: &[u8] = b"refused";
 }
 
+/// An invocation of `script` with `keys` and `args`, in order (a call prepared as vectors:
+/// `WriteCall`, `PeriodTarget::remove_parts`).
+pub fn invocation(
+    script: &'static Script,
+    keys: &[String],
+    args: &[Vec<u8>],
+) -> redis::ScriptInvocation<'static> {
+    let mut inv = script.prepare_invoke();
+    for k in keys {
+        inv.key(k);
+    }
+    for a in args {
+        inv.arg(a);
+    }
+    inv
+}
+
 /// A flag argument as the scripts read it (`TRUE` in `common.lua`).
 pub fn flag(b: bool) -> &'static str {
     if b {

@@ -26,16 +26,13 @@ impl PeriodTarget<'_> {
     /// same function with them).
     pub fn remove_parts(&self, member: &str) -> (Vec<String>, Vec<Vec<u8>>) {
         let keys = vec![self.keys.config(), self.keys.periods(), self.keys.events()];
-        let (field, h32) = self.keys.name_hash(member);
-        let args = vec![
+        let mut args = vec![
             self.config_text.into(),
             self.period.id.clone().into_bytes(),
             flag(self.is_current).into(),
             self.keys.period(&self.period.id).into_bytes(),
-            member.into(),
-            field.to_vec(),
-            h32.to_string().into_bytes(),
         ];
+        args.extend(member_args(self.keys, member));
         (keys, args)
     }
 
@@ -52,9 +49,9 @@ impl PeriodTarget<'_> {
 }
 
 /// A member name and its hash as the scripts take them: MEMBER H H32.
-fn member_args(inv: &mut ScriptInvocation<'static>, keys: &BoardKeys, member: &str) {
+fn member_args(keys: &BoardKeys, member: &str) -> [Vec<u8>; 3] {
     let (field, h32) = keys.name_hash(member);
-    inv.arg(member).arg(&field[..]).arg(h32);
+    [member.into(), field.to_vec(), h32.to_string().into_bytes()]
 }
 
 /// The largest offset passed to Lua: its numbers are doubles, exact to 2^53; any larger
@@ -105,7 +102,9 @@ pub fn read(
     let mut inv = target.invocation(&super::READ);
     inv.arg(flag(desc)).arg(style.as_str());
     match mode {
-        ReadMode::Member(m) => member_args(inv.arg("member"), target.keys, m),
+        ReadMode::Member(m) => {
+            inv.arg("member").arg(&member_args(target.keys, m)[..]);
+        }
         ReadMode::Page { offset, limit } => {
             inv.arg("page").arg(offset.min(MAX_EXACT_OFFSET)).arg(limit);
         }
@@ -114,8 +113,10 @@ pub fn read(
             before,
             after,
         } => {
-            member_args(inv.arg("around"), target.keys, member);
-            inv.arg(before).arg(after);
+            inv.arg("around")
+                .arg(&member_args(target.keys, member)[..])
+                .arg(before)
+                .arg(after);
         }
     };
     inv
@@ -124,12 +125,5 @@ pub fn read(
 /// One call of the remove script: [`PeriodTarget::remove_parts`].
 pub fn remove(target: &PeriodTarget<'_>, member: &str) -> ScriptInvocation<'static> {
     let (keys, args) = target.remove_parts(member);
-    let mut inv = super::REMOVE.prepare_invoke();
-    for k in keys {
-        inv.key(k);
-    }
-    for a in args {
-        inv.arg(a);
-    }
-    inv
+    super::invocation(&super::REMOVE, &keys, &args)
 }

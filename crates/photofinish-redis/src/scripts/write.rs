@@ -1,7 +1,6 @@
 //! The keys and arguments of `write.lua`, named, in the order the script unpacks them.
 
 use photofinish_core::{Op, Period, ScoreRules};
-use redis::ScriptInvocation;
 
 use super::flag;
 use crate::layout::{self, BoardKeys};
@@ -99,16 +98,4 @@ impl WriteCall<'_> {
             h32.to_string().into_bytes(),
         ]
     }
-}
-
-/// The invocation of the write script with `keys` and `args`.
-pub fn invocation(keys: &[String], args: &[Vec<u8>]) -> ScriptInvocation<'static> {
-    let mut inv = super::WRITE.prepare_invoke();
-    for k in keys {
-        inv.key(k);
-    }
-    for a in args {
-        inv.arg(a);
-    }
-    inv
 }

@@ -91,15 +91,11 @@ local function apply_write(KEYS, ARGV)
     prefix = entry_prefix(nh, nl, d, tiebreak(r, rc, seq, desc))
     if found then
       entry_remove(P, oh, ol, tonumber(old_text), old_prefix .. MEMBER)
-    end
-    entry_add(P, nh, nl, d, prefix .. MEMBER, expiry)
-    redis.call('HSET', bkey, field, prefix)
-    if not found then
-      if expiry then
-        redis.call('PEXPIREAT', P .. 'r', expiry)
-        redis.call('PEXPIREAT', bkey, expiry)
-      end
-      local nL, nS = bucket_grow(P, L, S, redis.call('ZCARD', P .. 'r'), expiry)
+      entry_add(P, nh, nl, d, prefix .. MEMBER, expiry)
+      redis.call('HSET', bkey, field, prefix)
+    else
+      local nL, nS = member_add(P, bkey, field, nh, nl, d, prefix, MEMBER, L, S,
+                                redis.call('ZCARD', P .. 'r'), expiry)
       if nL ~= L or nS ~= S then
         rec = record_with_buckets(rec, nL, nS)
         if not opening then redis.call('HSET', K_PERIODS, PERIOD_ID, rec) end

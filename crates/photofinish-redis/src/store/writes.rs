@@ -159,7 +159,7 @@ impl RedisStore {
             let keys = keys.clone();
             async move {
                 let p = self.prepare_write(&cached, &keys, w)?;
-                let inv = scripts::write::invocation(&p.keys, &p.args);
+                let inv = scripts::invocation(&scripts::WRITE, &p.keys, &p.args);
                 let r = self.run("write", &inv).await?;
                 Ok(match Self::parse_written(&cached, w, p.period, &r)? {
                     Some(written) => Attempt::Done(written),
