@@ -35,6 +35,7 @@ pub mod events;
 pub mod idempotency;
 pub mod index;
 pub mod key;
+pub mod query;
 pub mod ranking;
 pub mod service;
 pub mod slab;

@@ -497,6 +497,74 @@ impl Ranking {
         Some(self.entry(id, self.rank_of(id, &key, style)))
     }
 
+    /// The member's entry with its rank in `style` and its ordinal rank, or `None` if
+    /// absent.
+    pub fn member_ranked(&self, member: &str, style: RankStyle) -> Option<(Entry, u64)> {
+        debug_assert!(!self.index_deferred, "read before rebuild_index");
+        let id = self.find(member)?;
+        let key = self.records.key_of(id);
+        let ordinal = self.rank_of(id, &key, RankStyle::Ordinal);
+        let rank = match style {
+            RankStyle::Ordinal => ordinal,
+            _ => self.rank_of(id, &key, style),
+        };
+        Some((self.entry(id, rank), ordinal))
+    }
+
+    /// The entries of `members` in rank order, ranked in `style`, and the indexes (into
+    /// `members`) of those absent, in order; a name given twice counts once.
+    /// O(m log n).
+    pub fn members_of(&self, members: &[String], style: RankStyle) -> (Vec<Entry>, Vec<usize>) {
+        debug_assert!(!self.index_deferred, "read before rebuild_index");
+        let mut found: Vec<(Key, u32)> = Vec::with_capacity(members.len());
+        let mut missing = Vec::new();
+        for (i, m) in members.iter().enumerate() {
+            match self.find(m) {
+                Some(id) => found.push((self.records.key_of(id), id)),
+                None => missing.push(i),
+            }
+        }
+        found.sort_unstable_by_key(|&(key, _)| key);
+        found.dedup_by_key(|&mut (_, id)| id);
+        let entries = found
+            .into_iter()
+            .map(|(key, id)| self.entry(id, self.rank_of(id, &key, style)))
+            .collect();
+        (entries, missing)
+    }
+
+    /// The rank in `style` a member reaching `score` now would get: after every entry
+    /// already at `score` (ordinal), sharing theirs (competition, dense). O(log n).
+    pub fn rank_of_score(&self, score: i64, style: RankStyle) -> u64 {
+        debug_assert!(!self.index_deferred, "read before rebuild_index");
+        let nscore = self.order.normalize(score);
+        1 + match style {
+            RankStyle::Ordinal => self.index.count_below(
+                &Key {
+                    nscore,
+                    reached_at_us: i64::MAX,
+                    seq: u64::MAX,
+                },
+                &self.records,
+            ),
+            RankStyle::Competition => self
+                .index
+                .count_below(&Key::first_of_score(nscore), &self.records),
+            RankStyle::Dense => self.index.distinct_below(nscore, &self.records),
+        }
+    }
+
+    /// The member and score at 0-based position `pos`, if the ranking is that long.
+    pub fn at(&self, pos: u64) -> Option<(String, i64)> {
+        debug_assert!(!self.index_deferred, "read before rebuild_index");
+        let id = self.index.get(pos)?;
+        let key = self.records.key_of(id);
+        Some((
+            String::from_utf8_lossy(self.records.name(id)).into_owned(),
+            self.order.denormalize(key.nscore),
+        ))
+    }
+
     /// Up to `limit` entries from 0-based position `offset`, ranked in `style`.
     pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");

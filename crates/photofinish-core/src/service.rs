@@ -17,6 +17,7 @@ use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::events::EventFeed;
 use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
+use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use crate::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -112,6 +113,32 @@ pub trait Leaderboard: Send + Sync {
         window: Around,
         read: &ReadOptions,
     ) -> Result<Rows, BoardError>;
+
+    /// The entries of `members` (distinct names, at most
+    /// [`MAX_QUERY_MEMBERS`](crate::query::MAX_QUERY_MEMBERS)) in one period, in rank
+    /// order, and the names it does not hold. O(m log n).
+    async fn members(
+        &self,
+        board: &str,
+        members: &[String],
+        read: &ReadOptions,
+    ) -> Result<MemberSet, BoardError>;
+
+    /// The rank a member reaching `score` now would get, without writing. O(log n).
+    async fn rank_of_score(
+        &self,
+        board: &str,
+        score: i64,
+        read: &ReadOptions,
+    ) -> Result<ScoreRank, BoardError>;
+
+    /// The entries at the ordinal ranks `query` names, all read at one moment. O(k log n).
+    async fn thresholds(
+        &self,
+        board: &str,
+        query: &ThresholdQuery,
+        period: &PeriodRef,
+    ) -> Result<Thresholds, BoardError>;
 
     /// Removes a member from a period.
     async fn remove(&self, board: &str, member: &str, period: &PeriodRef)

@@ -82,6 +82,8 @@ pub struct PeriodSummary {
 pub struct MemberRow {
     /// The entry, ranked in the style asked.
     pub entry: Entry,
+    /// Its ordinal rank (for `top_percent`, whatever style was asked).
+    pub ordinal: u64,
     /// Entries in the period.
     pub total: u64,
     /// The period read.

@@ -195,6 +195,8 @@ pub struct MemberView {
     pub metadata: Option<Box<RawValue>>,
     /// Members in the period.
     pub total: u64,
+    /// 100 · ordinal rank / total, rounded to two decimals, whatever `ranking` is asked.
+    pub top_percent: f64,
 }
 
 /// A ranked row.
@@ -251,4 +253,97 @@ pub struct Health {
     pub status: String,
     /// The last storage error while degraded.
     pub storage_error: Option<String>,
+}
+
+/// A set of members to read at once (a friends board).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersQueryBody {
+    /// Up to 1000 member names; a name given twice counts once.
+    pub members: Vec<String>,
+    /// ordinal (default), competition or dense.
+    #[serde(default)]
+    pub ranking: Option<String>,
+    /// current (default), previous or a period id.
+    #[serde(default)]
+    pub period: Option<String>,
+}
+
+/// The members of a set that the period holds, in rank order, and those it does not.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MembersQueryView {
+    /// Members in the period (the board's, not the set's).
+    pub total: u64,
+    /// The period id.
+    pub period: String,
+    /// The members found, in rank order, with their ranks on the board.
+    pub entries: Vec<EntryView>,
+    /// The members asked for that the period does not hold, in request order.
+    pub missing: Vec<String>,
+}
+
+/// The rank a member reaching a score now would get.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScoreRankView {
+    /// The score asked about.
+    pub score: i64,
+    /// The rank in the style asked (ordinal: after everyone already at the score).
+    pub rank: u64,
+    /// Members in the period now, not counting the one asked about.
+    pub total: u64,
+    /// The period id.
+    pub period: String,
+}
+
+/// The entry at one ordinal rank.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ThresholdView {
+    /// The percentage this threshold was asked as; absent for one asked as a rank.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_percent: Option<f64>,
+    /// The ordinal rank: as asked, or `max(1, ceil(total · top_percent / 100))`.
+    pub rank: u64,
+    /// The score there; null past the end.
+    pub score: Option<i64>,
+    /// The member there; null past the end.
+    pub member: Option<String>,
+}
+
+/// The entries at given ranks and percentages of a period.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ThresholdsView {
+    /// Members in the period.
+    pub total: u64,
+    /// The period id.
+    pub period: String,
+    /// Ranks first, then percentages, each in request order.
+    pub thresholds: Vec<ThresholdView>,
+}
+
+/// A member's standing on one board (its current period).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberBoardView {
+    /// Board name.
+    pub board: String,
+    /// The current period's id.
+    pub period: String,
+    /// Score.
+    pub score: i64,
+    /// Rank in the style asked for.
+    pub rank: u64,
+    /// When the member first reached the score.
+    pub reached_at: String,
+    /// Members in the period.
+    pub total: u64,
+    /// 100 · ordinal rank / total, rounded to two decimals.
+    pub top_percent: f64,
+}
+
+/// A member's standing across boards.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberBoardsView {
+    /// Member name.
+    pub member: String,
+    /// The boards that hold the member, in the order asked (name order when not asked).
+    pub boards: Vec<MemberBoardView>,
 }

@@ -42,7 +42,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{boards, console, entries, events, members, ops, scores};
+use crate::routes::{boards, console, entries, events, members, ops, queries, scores};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -67,6 +67,16 @@ pub fn router(app: Arc<App>) -> Router {
             "/v1/boards/{board}/members/{member}/around",
             get(members::get_around),
         )
+        .route(
+            "/v1/boards/{board}/members:query",
+            post(queries::post_members_query),
+        )
+        .route("/v1/boards/{board}/rank", get(queries::get_rank))
+        .route(
+            "/v1/boards/{board}/thresholds",
+            get(queries::get_thresholds),
+        )
+        .route("/v1/members/{member}", get(queries::get_member_boards))
         .route("/v1/boards/{board}/events", get(events::get_events))
         .route("/", get(console::index))
         .route("/console.css", get(console::css))

@@ -13,7 +13,7 @@ use utoipa::OpenApi;
 
 use crate::dto::*;
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::routes::{boards, entries, events, members, ops, scores};
+use crate::routes::{boards, entries, events, members, ops, queries, scores};
 
 /// The API description served at `/openapi.json`.
 #[derive(OpenApi)]
@@ -45,6 +45,10 @@ use crate::routes::{boards, entries, events, members, ops, scores};
         members::delete_member,
         entries::get_entries,
         members::get_around,
+        queries::post_members_query,
+        queries::get_rank,
+        queries::get_thresholds,
+        queries::get_member_boards,
         events::get_events,
         ops::healthz,
         ops::metrics,
@@ -64,6 +68,13 @@ use crate::routes::{boards, entries, events, members, ops, scores};
         EntriesPage,
         PeriodView,
         PeriodList,
+        MembersQueryBody,
+        MembersQueryView,
+        ScoreRankView,
+        ThresholdView,
+        ThresholdsView,
+        MemberBoardView,
+        MemberBoardsView,
         Health,
         ErrorBody,
         ErrorDetail,
@@ -75,9 +86,10 @@ pub struct ApiDoc;
 const ALWAYS_OPEN: [&str; 2] = ["/healthz", "/openapi.json"];
 
 /// Whether anyone may call this operation without a credential on a server with
-/// credentials: reads, which `public_read` boards serve to anyone (`/metrics` excepted).
+/// credentials: reads, which `public_read` boards serve to anyone (`/metrics` excepted;
+/// `members:query` is a read sent as a POST).
 fn anonymous_allowed(path: &str, method: &str) -> bool {
-    method == "get" && path.starts_with("/v1/")
+    (method == "get" && path.starts_with("/v1/")) || path.ends_with("/members:query")
 }
 
 fn error_response(description: &str) -> utoipa::openapi::Response {

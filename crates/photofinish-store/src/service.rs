@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use futures_channel::oneshot;
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
+use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -239,14 +240,81 @@ impl Leaderboard for Store {
         read: &ReadOptions,
     ) -> Result<MemberRow, BoardError> {
         self.with_period(board, &read.period, |period, ranking| {
-            let entry = ranking.and_then(|r| r.member(member, read.ranking));
-            let (entry, ranking) = entry
+            let entry = ranking.and_then(|r| r.member_ranked(member, read.ranking));
+            let ((entry, ordinal), ranking) = entry
                 .zip(ranking)
                 .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
             Ok(MemberRow {
                 entry,
+                ordinal,
                 total: ranking.len(),
                 period,
+            })
+        })
+    }
+
+    async fn members(
+        &self,
+        board: &str,
+        members: &[String],
+        read: &ReadOptions,
+    ) -> Result<MemberSet, BoardError> {
+        self.with_period(board, &read.period, |period, ranking| {
+            let Some(r) = ranking else {
+                return Ok(MemberSet {
+                    total: 0,
+                    period,
+                    entries: Vec::new(),
+                    missing: members.to_vec(),
+                });
+            };
+            let (entries, missing) = r.members_of(members, read.ranking);
+            Ok(MemberSet {
+                total: r.len(),
+                period,
+                entries,
+                missing: missing.into_iter().map(|i| members[i].clone()).collect(),
+            })
+        })
+    }
+
+    async fn rank_of_score(
+        &self,
+        board: &str,
+        score: i64,
+        read: &ReadOptions,
+    ) -> Result<ScoreRank, BoardError> {
+        self.with_period(board, &read.period, |period, ranking| {
+            Ok(ScoreRank {
+                score,
+                rank: ranking.map_or(1, |r| r.rank_of_score(score, read.ranking)),
+                total: ranking.map_or(0, Ranking::len),
+                period,
+            })
+        })
+    }
+
+    async fn thresholds(
+        &self,
+        board: &str,
+        query: &ThresholdQuery,
+        period: &PeriodRef,
+    ) -> Result<Thresholds, BoardError> {
+        self.with_period(board, period, |period, ranking| {
+            let total = ranking.map_or(0, Ranking::len);
+            let at = query
+                .ordinal_ranks(total)
+                .into_iter()
+                .map(|rank| {
+                    ranking
+                        .zip(rank.checked_sub(1))
+                        .and_then(|(r, pos)| r.at(pos))
+                })
+                .collect();
+            Ok(Thresholds {
+                total,
+                period,
+                thresholds: query.answer(total, at),
             })
         })
     }

@@ -143,6 +143,54 @@ fn check(r: &Ranking, model: &Model, order: Order, probes: &[(u64, usize, u16, u
             );
             let one = r.member(m, style).expect("member present");
             assert_eq!(one.rank, ranks[i], "{style:?} rank of {m}");
+            let (ranked, ordinal) = r.member_ranked(m, style).expect("member present");
+            assert_eq!((ranked.rank, ordinal), (ranks[i], i as u64 + 1));
+            assert_eq!(r.at(i as u64), Some((m.clone(), *s)), "entry at {i}");
+        }
+        assert_eq!(r.at(sorted.len() as u64), None);
+        // The rank a score would get, for every score held, its neighbours and the ends.
+        let mut probes_scores: Vec<i64> = vec![i64::MIN, i64::MAX, 0];
+        for (_, s, _) in &sorted {
+            probes_scores.extend(
+                [s.checked_sub(1), Some(*s), s.checked_add(1)]
+                    .into_iter()
+                    .flatten(),
+            );
+        }
+        probes_scores.sort_unstable();
+        probes_scores.dedup();
+        for score in probes_scores {
+            let better = sorted.iter().filter(|e| order.is_better(e.1, score));
+            let mut distinct: Vec<i64> = better.clone().map(|e| e.1).collect();
+            distinct.dedup();
+            let equal = sorted.iter().filter(|e| e.1 == score).count();
+            let want = 1 + match style {
+                RankStyle::Ordinal => better.count() + equal,
+                RankStyle::Competition => better.count(),
+                RankStyle::Dense => distinct.len(),
+            } as u64;
+            assert_eq!(
+                r.rank_of_score(score, style),
+                want,
+                "{style:?} rank of score {score}"
+            );
+        }
+        // A set of members (every third probe's member, plus absent names), in rank order.
+        let asked: Vec<String> = probes
+            .iter()
+            .map(|p| name(p.2))
+            .chain(["absent".to_owned()])
+            .collect();
+        let (entries, missing) = r.members_of(&asked, style);
+        let want: Vec<_> = listed
+            .iter()
+            .filter(|e| asked.contains(&e.member))
+            .cloned()
+            .collect();
+        assert_eq!(entries, want, "{style:?} members_of");
+        for (i, m) in asked.iter().enumerate() {
+            let absent = !sorted.iter().any(|e| &e.0 == m);
+            assert_eq!(missing.contains(&i), absent, "{style:?} {m} missing");
         }
         for &(offset, limit, member, before, after) in probes {
             let offset = offset % (sorted.len() as u64 + 2);

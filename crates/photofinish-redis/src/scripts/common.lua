@@ -26,6 +26,9 @@ local TRUE = '1'
 
 -- The largest sequence a ranking entry holds (MAX_SEQ in layout.rs): 54 bits of its order.
 local MAX_SEQ = 999999999999999
+-- 100 % in the units percentages are passed in (10^-4 %; FULL_PERCENT_UNITS in core's
+-- query.rs).
+local FULL_PERCENT_UNITS = 1000000
 -- A period's keys expire never when the expiry argument is this.
 local NO_EXPIRY = '0'
 

@@ -145,5 +145,7 @@ mod tests {
         assert!(COMMON.contains(&format!("local MAX_SEQ = {MAX_SEQ}\n")));
         assert!(COMMON.contains(&format!("local TIEBREAK_LEN = {TIEBREAK_LEN}\n")));
         assert!(COMMON.contains(&format!("local KEY_LEN = {KEY_LEN}\n")));
+        let full = photofinish_core::query::FULL_PERCENT_UNITS;
+        assert!(COMMON.contains(&format!("local FULL_PERCENT_UNITS = {full}\n")));
     }
 }

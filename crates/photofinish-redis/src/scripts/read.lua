@@ -3,8 +3,15 @@
 --   member: member name, its hash H and H32
 --   page:   offset, limit
 --   around: member name, H, H32, before, after
+--   query:  count m, then m times member name, H, H32
+--   rankof: a score as (hi, lo)
+--   tiers:  count k of ranks, the k ranks, count j of percentages (10^-4 %), the j units
 -- Answers {'ok', total, first position, first rank, then per row: ranking member, score,
--- metadata or false}; for `member` the one row is the member's.
+-- metadata or false}; for `member` the one row is the member's. `query` answers
+-- {'ok', total, then per member found: its index among those asked (from 1), position,
+-- rank, ranking member, score, metadata or false}; `rankof` {'ok', total, rank}; `tiers`
+-- {'ok', total, then per threshold (ranks, then percentages): ordinal rank, ranking member
+-- and score, or false and false past the end}.
 local K_CFG, K_PERIODS = unpack(KEYS)
 local CONFIG, PERIOD_ID, IS_CURRENT, P, DESC, STYLE, MODE = unpack(ARGV)
 
@@ -46,6 +53,67 @@ end
 
 if MODE == 'page' then
   return rows(tonumber(ARGV[8]), tonumber(ARGV[9]))
+end
+if MODE == 'rankof' then
+  local hi, lo = tonumber(ARGV[8]), tonumber(ARGV[9])
+  local d = i64_double(hi, lo)
+  local b = better(P, hi, lo, d, desc)
+  local rank = 1 + b
+  if STYLE == 'ordinal' then rank = rank + group_size(P, hi, lo, d)
+  elseif STYLE == 'dense' then rank = rank - ties_better(P, hi, lo, desc) end
+  out[3] = rank
+  return out
+end
+if MODE == 'tiers' then
+  local asked = {}
+  local k = tonumber(ARGV[8])
+  for i = 1, k do asked[#asked + 1] = tonumber(ARGV[8 + i]) end
+  local j = tonumber(ARGV[9 + k])
+  -- max(1, ceil(total * u / FULL)) in steps exact in doubles (`Percent::rank` in Rust).
+  local q, r = math.floor(total / FULL_PERCENT_UNITS), total % FULL_PERCENT_UNITS
+  for i = 1, j do
+    local u = tonumber(ARGV[9 + k + i])
+    local rank = q * u + math.floor((r * u + FULL_PERCENT_UNITS - 1) / FULL_PERCENT_UNITS)
+    asked[#asked + 1] = math.max(rank, 1)
+  end
+  for _, rank in ipairs(asked) do
+    local got
+    if rank <= total then
+      if desc then got = redis.call('ZREVRANGE', K_R, rank - 1, rank - 1, 'WITHSCORES')
+      else got = redis.call('ZRANGE', K_R, rank - 1, rank - 1, 'WITHSCORES') end
+    end
+    out[#out + 1] = rank
+    if got and got[1] then
+      out[#out + 1] = got[1]
+      out[#out + 1] = got[2]
+    else
+      out[#out + 1] = false
+      out[#out + 1] = false
+    end
+  end
+  return out
+end
+if MODE == 'query' then
+  if not rec then return out end
+  local L, S = record_buckets(rec)
+  local m = tonumber(ARGV[8])
+  for i = 1, m do
+    local at = 8 + (i - 1) * 3
+    local name, h, h32 = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+    local bkey = P .. 'b:' .. bucket_of(tonumber(h32), L, S)
+    local _, prefix, score = bucket_find(P, bkey, h, name)
+    if prefix then
+      local pos = position(P, prefix .. name, desc)
+      local hi, lo = entry_score(prefix, score)
+      out[#out + 1] = i
+      out[#out + 1] = pos
+      out[#out + 1] = rank_of(P, pos, hi, lo, STYLE, desc)
+      out[#out + 1] = prefix .. name
+      out[#out + 1] = score
+      out[#out + 1] = redis.call('HGET', P .. 'meta', name)
+    end
+  end
+  return out
 end
 local MEMBER, H, H32 = ARGV[8], ARGV[9], ARGV[10]
 if not rec then return {S_MEMBER_NOT_FOUND} end

@@ -1,11 +1,12 @@
 //! The keys and arguments of `read.lua` and `remove.lua` (both act on one board-period and
 //! take the same keys), named, in the order the scripts unpack them.
 
+use photofinish_core::query::ThresholdQuery;
 use photofinish_core::{Period, RankStyle};
 use redis::{Script, ScriptInvocation};
 
 use super::flag;
-use crate::layout::BoardKeys;
+use crate::layout::{self, BoardKeys};
 
 /// The board-period a read or remove acts on, and how the server resolved it.
 #[derive(Debug)]
@@ -56,7 +57,7 @@ fn member_args(keys: &BoardKeys, member: &str) -> [Vec<u8>; 3] {
 
 /// The largest offset passed to Lua: its numbers are doubles, exact to 2^53; any larger
 /// offset is past the end of every ranking anyway.
-const MAX_EXACT_OFFSET: u64 = 1 << 53;
+pub const MAX_EXACT_OFFSET: u64 = 1 << 53;
 
 /// What a read returns rows of.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +71,12 @@ pub enum ReadMode<'a> {
         /// Rows.
         limit: u64,
     },
+    /// Each of these members' rows, if the period holds them.
+    Query(&'a [String]),
+    /// The rank a score would get.
+    RankOf(i64),
+    /// The entries at the ordinal ranks a thresholds question names.
+    Tiers(&'a ThresholdQuery),
     /// The rows around a member.
     Around {
         /// The member.
@@ -86,7 +93,7 @@ impl ReadMode<'_> {
     pub fn member(&self) -> Option<&str> {
         match self {
             ReadMode::Member(m) | ReadMode::Around { member: m, .. } => Some(m),
-            ReadMode::Page { .. } => None,
+            _ => None,
         }
     }
 }
@@ -107,6 +114,26 @@ pub fn read(
         }
         ReadMode::Page { offset, limit } => {
             inv.arg("page").arg(offset.min(MAX_EXACT_OFFSET)).arg(limit);
+        }
+        ReadMode::Query(members) => {
+            inv.arg("query").arg(members.len());
+            for m in members {
+                inv.arg(&member_args(target.keys, m)[..]);
+            }
+        }
+        ReadMode::RankOf(score) => {
+            let (hi, lo) = layout::score_halves(score);
+            inv.arg("rankof").arg(hi).arg(lo);
+        }
+        ReadMode::Tiers(q) => {
+            inv.arg("tiers").arg(q.ranks.len());
+            for &rank in &q.ranks {
+                inv.arg(rank.min(MAX_EXACT_OFFSET));
+            }
+            inv.arg(q.percents.len());
+            for p in &q.percents {
+                inv.arg(p.units());
+            }
         }
         ReadMode::Around {
             member,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
+use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -99,7 +100,7 @@ impl Leaderboard for RedisStore {
         member: &str,
         read: &ReadOptions,
     ) -> Result<MemberRow, BoardError> {
-        let mut rows = self
+        let (mut rows, pos) = self
             .read(board, &read.period, read.ranking, ReadMode::Member(member))
             .await?;
         let entry = rows.entries.pop().ok_or_else(|| {
@@ -107,9 +108,37 @@ impl Leaderboard for RedisStore {
         })?;
         Ok(MemberRow {
             entry,
+            ordinal: pos + 1,
             total: rows.total,
             period: rows.period,
         })
+    }
+
+    async fn members(
+        &self,
+        board: &str,
+        members: &[String],
+        read: &ReadOptions,
+    ) -> Result<MemberSet, BoardError> {
+        self.query_members(board, members, read).await
+    }
+
+    async fn rank_of_score(
+        &self,
+        board: &str,
+        score: i64,
+        read: &ReadOptions,
+    ) -> Result<ScoreRank, BoardError> {
+        self.score_rank(board, score, read).await
+    }
+
+    async fn thresholds(
+        &self,
+        board: &str,
+        query: &ThresholdQuery,
+        period: &PeriodRef,
+    ) -> Result<Thresholds, BoardError> {
+        self.tiers(board, query, period).await
     }
 
     async fn page(
@@ -120,7 +149,7 @@ impl Leaderboard for RedisStore {
         read: &ReadOptions,
     ) -> Result<Rows, BoardError> {
         let mode = ReadMode::Page { offset, limit };
-        self.read(board, &read.period, read.ranking, mode).await
+        Ok(self.read(board, &read.period, read.ranking, mode).await?.0)
     }
 
     async fn around(
@@ -135,7 +164,7 @@ impl Leaderboard for RedisStore {
             before: window.before,
             after: window.after,
         };
-        self.read(board, &read.period, read.ranking, mode).await
+        Ok(self.read(board, &read.period, read.ranking, mode).await?.0)
     }
 
     async fn remove(

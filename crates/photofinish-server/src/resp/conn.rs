@@ -245,6 +245,12 @@ impl Session {
             return connection::run(self, spec, args).await;
         }
         self.take_token()?;
+        if matches!(
+            spec.name,
+            "lb.query" | "lb.rankof" | "lb.thresholds" | "lb.member"
+        ) {
+            return cmd::query::run(self, spec, args).await;
+        }
         let board = cmd::board(args)?;
         match spec.name {
             "lb.incr" | "lb.set" | "lb.best" | "lb.submit" => {

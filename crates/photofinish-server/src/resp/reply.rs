@@ -150,6 +150,46 @@ impl Out {
     }
 }
 
+impl Out {
+    /// A JSON value, nested all the way: objects → maps, arrays → arrays, numbers that
+    /// are not integers → their text as a bulk; the rest as [`Self::json`].
+    pub fn nested(&mut self, v: &serde_json::Value) {
+        use serde_json::Value;
+        match v {
+            Value::Array(items) => {
+                self.array(items.len());
+                for i in items {
+                    self.nested(i);
+                }
+            }
+            Value::Object(fields) => {
+                self.map(fields.len());
+                for (k, v) in fields {
+                    self.bulk(k.as_bytes());
+                    self.nested(v);
+                }
+            }
+            Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_none() => {
+                self.double(n.as_f64().unwrap_or_default());
+            }
+            other => self.json(other),
+        }
+    }
+
+    /// A floating-point number: a RESP3 double, a bulk of its text in RESP2.
+    pub fn double(&mut self, d: f64) {
+        let text = d.to_string();
+        match self.proto {
+            Proto::Resp3 => {
+                self.buf.push(b',');
+                self.buf.extend_from_slice(text.as_bytes());
+                self.buf.extend_from_slice(b"\r\n");
+            }
+            Proto::Resp2 => self.bulk(text.as_bytes()),
+        }
+    }
+}
+
 impl Default for Out {
     fn default() -> Self {
         Self::new()

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::query::top_percent;
 use photofinish_core::{Around, ErrorCode};
 
 use crate::app::{page_view, raw_metadata, AppState};
@@ -38,6 +39,7 @@ pub async fn get_member(
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
         total: row.total,
+        top_percent: top_percent(row.ordinal, row.total),
     }))
 }
 

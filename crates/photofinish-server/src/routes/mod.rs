@@ -1,5 +1,5 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal), live events, the web console, and ops.
+//! (one member, around it, its removal), the questions of §10 (queries), live events, the web console, and ops.
 
 pub mod boards;
 pub mod console;
@@ -7,4 +7,5 @@ pub mod entries;
 pub mod events;
 pub mod members;
 pub mod ops;
+pub mod queries;
 pub mod scores;

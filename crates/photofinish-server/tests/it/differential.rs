@@ -1,6 +1,7 @@
 //! The same random operation sequence against the embedded store and a Redis backend: after
 //! every step (single writes, batches, deletes) both answer byte-identical JSON to every read — full listings in all three
-//! rank styles, each member's rank, around windows, board and period views. Writes carry
+//! rank styles, each member's rank, around windows, board and period views, and the
+//! questions of §10 (a set of members, the rank of a score, thresholds). Writes carry
 //! explicit `at` instants (drawn from a few values, so equal `reached_at` happens and the
 //! sequence decides), which makes both backends' answers deterministic.
 
@@ -12,6 +13,13 @@ use crate::support::*;
 async fn everything(s: &Server, board: &str, members: &[String]) -> Vec<Value> {
     let mut out = vec![s.get(&format!("/v1/boards/{board}")).await.1];
     out.push(s.get(&format!("/v1/boards/{board}/periods")).await.1);
+    out.push(
+        s.get(&format!(
+            "/v1/boards/{board}/thresholds?ranks=1,3,12,13&top_percent=1,10,33.3333,50,100"
+        ))
+        .await
+        .1,
+    );
     for style in ["ordinal", "competition", "dense"] {
         out.push(
             s.get(&format!(
@@ -27,6 +35,25 @@ async fn everything(s: &Server, board: &str, members: &[String]) -> Vec<Value> {
             .await
             .1,
         );
+        let mut friends: Vec<&str> = members.iter().map(String::as_str).step_by(2).collect();
+        friends.push("nobody");
+        out.push(
+            s.post(
+                &format!("/v1/boards/{board}/members:query"),
+                serde_json::json!({"members": friends, "ranking": style}),
+            )
+            .await
+            .1,
+        );
+        for score in [i64::MIN, -3, 0, 5, 1 << 53, (1 << 53) + 1, i64::MAX] {
+            out.push(
+                s.get(&format!(
+                    "/v1/boards/{board}/rank?score={score}&ranking={style}"
+                ))
+                .await
+                .1,
+            );
+        }
         for m in members {
             out.push(
                 s.get(&format!("/v1/boards/{board}/members/{m}?ranking={style}"))

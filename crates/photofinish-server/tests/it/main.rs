@@ -14,6 +14,7 @@ mod faults;
 mod idempotency;
 mod limits;
 mod periods;
+mod queries;
 mod rates;
 mod redis_backend;
 mod resp;

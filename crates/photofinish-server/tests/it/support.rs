@@ -98,6 +98,7 @@ pub fn reply_json(r: redis::RedisResult<redis::Value>) -> serde_json::Value {
             R::SimpleString(s) => Value::String(s),
             R::Okay => json!("OK"),
             R::Boolean(b) => json!(b),
+            R::Double(d) => json!(d),
             R::Array(a) | R::Set(a) => Value::Array(a.into_iter().map(value).collect()),
             R::Map(m) => Value::Object(
                 m.into_iter()

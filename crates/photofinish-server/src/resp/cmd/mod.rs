@@ -2,13 +2,15 @@
 //! name, arity as Redis writes it, flags, where its key is — and the helpers every command
 //! parses its arguments with. One file per family, as mini-redis keeps one per command:
 //! [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`] (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO`),
-//! [`board`] (`LB.CREATE/DROP/REM`), [`connection`] (`AUTH`, `HELLO`, `PING`, …).
+//! [`board`] (`LB.CREATE/DROP/REM`), [`query`] (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`),
+//! [`connection`] (`AUTH`, `HELLO`, `PING`, …).
 //!
 //! A command only parses and maps: what it does is a [`crate::gate::Gate`] call, so every
 //! access rule, limit and idempotency rule is the one HTTP runs.
 
 pub mod board;
 pub mod connection;
+pub mod query;
 pub mod read;
 pub mod write;
 
@@ -62,6 +64,10 @@ pub const COMMANDS: &[Spec] = &[
     spec!("lb.card", -2, ["readonly", "fast"], 1, Board),
     spec!("lb.drop", 2, ["write"], 1, Board),
     spec!("lb.info", 2, ["readonly", "fast"], 1, Board),
+    spec!("lb.query", -3, ["readonly"], 1, Board),
+    spec!("lb.rankof", -3, ["readonly", "fast"], 1, Board),
+    spec!("lb.thresholds", -2, ["readonly"], 1, Board),
+    spec!("lb.member", -2, ["readonly"], 0, Board),
     spec!(
         "auth",
         -2,

@@ -1,0 +1,97 @@
+//! The questions of docs/SPEC.md §10 on RESP, each the HTTP answer as a map (RESP3) or a
+//! flat array of pairs (RESP2), nested values as maps and arrays:
+//! `LB.QUERY board count member… [RANKING s] [PERIOD p]` (`members:query`; the count says
+//! where the names end, as `ZINTERSTORE`'s numkeys does), `LB.RANKOF board score
+//! [RANKING s] [PERIOD p]` (an integer), `LB.THRESHOLDS board [RANKS r,…] [TOP_PERCENT
+//! p,…] [PERIOD p]`, and `LB.MEMBER member [BOARDS a,…] [RANKING s]` (a member across
+//! boards; the only board command without a board key).
+
+use photofinish_core::query::MAX_QUERY_MEMBERS;
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{BoardError, ErrorCode, PeriodRef};
+use serde::Serialize;
+
+use super::{board, option, options, text, CmdError, Spec};
+use crate::input::{bounded_u64, ranking, score_text};
+use crate::resp::conn::Session;
+use crate::resp::frame::Args;
+use crate::resp::reply::Out;
+use crate::routes::queries::{
+    board_list, member_boards_view, members_query_view, threshold_query, thresholds_view,
+};
+
+/// `RANKING` and `PERIOD` among the options from `from`.
+fn read_options(args: &Args<'_>, from: usize, command: &str) -> Result<ReadOptions, CmdError> {
+    let opts = options(args, from, &["RANKING", "PERIOD"], command)?;
+    Ok(ReadOptions {
+        ranking: ranking(
+            option(&opts, "RANKING")
+                .map(str::to_ascii_lowercase)
+                .as_deref(),
+        )?,
+        period: option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse),
+    })
+}
+
+/// An HTTP answer's JSON, nested.
+fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {
+    let v = serde_json::to_value(view)
+        .map_err(|e| BoardError::Unavailable(format!("cannot show the answer: {e}")))?;
+    out.nested(&v);
+    Ok(())
+}
+
+/// Runs a question.
+pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {
+    let gate = &s.app.gate;
+    let caller = &s.identity.caller;
+    if spec.name == "lb.member" {
+        let member = text(args, 1, "the member name", ErrorCode::InvalidMember)?;
+        photofinish_core::config::validate_member_name(member)?;
+        let opts = options(args, 2, &["BOARDS", "RANKING"], spec.name)?;
+        let style = ranking(
+            option(&opts, "RANKING")
+                .map(str::to_ascii_lowercase)
+                .as_deref(),
+        )?;
+        let boards = option(&opts, "BOARDS").map(board_list).transpose()?;
+        let rows = gate.member_boards(caller, member, boards, style).await?;
+        return answer(&mut s.out, &member_boards_view(member.to_owned(), rows));
+    }
+    let board = board(args)?;
+    match spec.name {
+        "lb.query" => {
+            let raw = text(args, 2, "the member count", ErrorCode::InvalidParameter)?;
+            let n = bounded_u64("the member count", raw, MAX_QUERY_MEMBERS as u64)? as usize;
+            if args.len() < 3 + n {
+                return Err(super::invalid(format!(
+                    "'lb.query' names {n} members but has {} after the count",
+                    args.len() - 3
+                )));
+            }
+            let mut members = Vec::with_capacity(n);
+            for i in 3..3 + n {
+                let m = text(args, i, "a member name", ErrorCode::InvalidMember)?;
+                photofinish_core::config::validate_member_name(m)?;
+                members.push(m.to_owned());
+            }
+            let read = read_options(args, 3 + n, spec.name)?;
+            let set = gate.members(caller, board, members, &read).await?;
+            answer(&mut s.out, &members_query_view(set))
+        }
+        "lb.rankof" => {
+            let score = score_text(text(args, 2, "the score", ErrorCode::ScoreNotInteger)?)?;
+            let read = read_options(args, 3, spec.name)?;
+            let r = gate.rank_of_score(caller, board, score, &read).await?;
+            s.out.count(r.rank);
+            Ok(())
+        }
+        _ => {
+            let opts = options(args, 2, &["RANKS", "TOP_PERCENT", "PERIOD"], spec.name)?;
+            let query = threshold_query(option(&opts, "RANKS"), option(&opts, "TOP_PERCENT"))?;
+            let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
+            let t = gate.thresholds(caller, board, &query, &period).await?;
+            answer(&mut s.out, &thresholds_view(t))
+        }
+    }
+}

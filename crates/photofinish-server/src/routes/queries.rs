@@ -1,0 +1,250 @@
+//! The questions of docs/SPEC.md §10: a set of members at once
+//! (`POST /v1/boards/{board}/members:query`), the rank a score would get
+//! (`GET …/rank?score=`), the entries at ranks and percentages (`GET …/thresholds`), and a
+//! member across boards (`GET /v1/members/{member}`). Each parses, asks the gate, maps.
+
+use axum::extract::State;
+use axum::Json;
+use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::query::{
+    top_percent, MemberSet, Percent, ThresholdQuery, Thresholds, MAX_MEMBER_BOARDS,
+    MAX_QUERY_MEMBERS, MAX_THRESHOLDS,
+};
+use photofinish_core::view::{MemberRow, ReadOptions};
+use photofinish_core::{ErrorCode, PeriodRef};
+
+use crate::app::{entry_view, AppState};
+use crate::dto::{
+    MemberBoardView, MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView,
+    ThresholdView, ThresholdsView,
+};
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{
+    bounded_u64, ranking, rfc3339_us, score_text, Auth, JsonBody, Params, PathParams,
+};
+
+fn invalid(message: String) -> ApiError {
+    ApiError::new(ErrorCode::InvalidParameter, message)
+}
+
+/// The comma-separated list `raw` of parameter `name`: at most `max` items, none empty.
+pub fn comma_list<'a>(name: &str, raw: &'a str, max: usize) -> Result<Vec<&'a str>, ApiError> {
+    let items: Vec<&str> = raw.split(',').collect();
+    if items.iter().any(|i| i.is_empty()) {
+        return Err(invalid(format!(
+            "{name} must be a comma-separated list with no empty item, got {raw:?}"
+        )));
+    }
+    if items.len() > max {
+        return Err(invalid(format!(
+            "{name} has {} items, over the limit of {max}",
+            items.len()
+        )));
+    }
+    Ok(items)
+}
+
+/// A thresholds question from its two lists (`ranks`, `top_percent`), each optional; 1 to
+/// [`MAX_THRESHOLDS`] thresholds in all.
+pub fn threshold_query(
+    ranks: Option<&str>,
+    top_percent: Option<&str>,
+) -> Result<ThresholdQuery, ApiError> {
+    let ranks = match ranks {
+        None => Vec::new(),
+        Some(raw) => comma_list("ranks", raw, MAX_THRESHOLDS)?
+            .into_iter()
+            .map(|r| match bounded_u64("ranks", r, u64::MAX)? {
+                0 => Err(invalid("ranks start at 1".into())),
+                n => Ok(n),
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let percents = match top_percent {
+        None => Vec::new(),
+        Some(raw) => comma_list("top_percent", raw, MAX_THRESHOLDS)?
+            .into_iter()
+            .map(|p| Percent::parse(p).map_err(invalid))
+            .collect::<Result<_, _>>()?,
+    };
+    let query = ThresholdQuery { ranks, percents };
+    if query.is_empty() || query.len() > MAX_THRESHOLDS {
+        return Err(invalid(format!(
+            "ask for 1 to {MAX_THRESHOLDS} thresholds with ranks and top_percent, got {}",
+            query.len()
+        )));
+    }
+    Ok(query)
+}
+
+/// A list of board names (`boards`), each checked.
+pub fn board_list(raw: &str) -> Result<Vec<String>, ApiError> {
+    let names = comma_list("boards", raw, MAX_MEMBER_BOARDS)?;
+    for b in &names {
+        validate_board_name(b)?;
+    }
+    Ok(names.into_iter().map(str::to_owned).collect())
+}
+
+/// The answer to `members:query`.
+pub fn members_query_view(set: MemberSet) -> MembersQueryView {
+    MembersQueryView {
+        total: set.total,
+        period: set.period.id,
+        entries: set.entries.into_iter().map(entry_view).collect(),
+        missing: set.missing,
+    }
+}
+
+/// The answer to `thresholds`.
+pub fn thresholds_view(t: Thresholds) -> ThresholdsView {
+    let thresholds = t
+        .thresholds
+        .into_iter()
+        .map(|t| {
+            let (member, score) = t.entry.unzip();
+            ThresholdView {
+                top_percent: t.top_percent.map(Percent::as_f64),
+                rank: t.rank,
+                score,
+                member,
+            }
+        })
+        .collect();
+    ThresholdsView {
+        total: t.total,
+        period: t.period.id,
+        thresholds,
+    }
+}
+
+/// The answer to a member across boards.
+pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> MemberBoardsView {
+    let boards = rows
+        .into_iter()
+        .map(|(board, row)| MemberBoardView {
+            board,
+            period: row.period.id,
+            score: row.entry.score,
+            rank: row.entry.rank,
+            reached_at: rfc3339_us(row.entry.reached_at_us),
+            total: row.total,
+            top_percent: top_percent(row.ordinal, row.total),
+        })
+        .collect();
+    MemberBoardsView { member, boards }
+}
+
+/// Several members' entries in one period, in rank order (a friends board).
+#[utoipa::path(post, path = "/v1/boards/{board}/members:query", tag = "reads",
+    params(("board" = String, Path, description = "Board name")),
+    request_body = MembersQueryBody,
+    responses((status = 200, body = MembersQueryView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn post_members_query(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    JsonBody(body): JsonBody<MembersQueryBody>,
+) -> Result<Json<MembersQueryView>, ApiError> {
+    if body.members.len() > MAX_QUERY_MEMBERS {
+        return Err(invalid(format!(
+            "members has {} names, over the limit of {MAX_QUERY_MEMBERS}",
+            body.members.len()
+        )));
+    }
+    for m in &body.members {
+        validate_member_name(m)?;
+    }
+    let read = ReadOptions {
+        ranking: ranking(body.ranking.as_deref())?,
+        period: body
+            .period
+            .as_deref()
+            .map_or(PeriodRef::Current, PeriodRef::parse),
+    };
+    validate_board_name(&board)?;
+    let set = app
+        .gate
+        .members(&id.caller, &board, body.members, &read)
+        .await?;
+    Ok(Json(members_query_view(set)))
+}
+
+/// The rank a member reaching `score` now would get; nothing is written.
+#[utoipa::path(get, path = "/v1/boards/{board}/rank", tag = "reads",
+    params(("board" = String, Path, description = "Board name"),
+        ("score" = String, Query, description = "A whole number in the i64 range"),
+        ("ranking" = Option<String>, Query, description = "ordinal (default: after everyone already at the score), competition or dense"),
+        ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
+    responses((status = 200, body = ScoreRankView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_rank(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    q: Params,
+) -> Result<Json<ScoreRankView>, ApiError> {
+    let raw =
+        q.0.get("score")
+            .ok_or_else(|| invalid("the score parameter is required".into()))?;
+    let score = score_text(raw)?;
+    let read = q.read_options()?;
+    validate_board_name(&board)?;
+    let r = app
+        .gate
+        .rank_of_score(&id.caller, &board, score, &read)
+        .await?;
+    Ok(Json(ScoreRankView {
+        score: r.score,
+        rank: r.rank,
+        total: r.total,
+        period: r.period.id,
+    }))
+}
+
+/// The entries at ordinal ranks and at the ranks of top percentages (tiers).
+#[utoipa::path(get, path = "/v1/boards/{board}/thresholds", tag = "reads",
+    params(("board" = String, Path, description = "Board name"),
+        ("ranks" = Option<String>, Query, description = "Comma-separated ordinal ranks, from 1"),
+        ("top_percent" = Option<String>, Query, description = "Comma-separated percentages in (0, 100], up to 4 decimals; each names ordinal rank max(1, ceil(total · p / 100)). Ranks and percentages together: 1 to 100"),
+        ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
+    responses((status = 200, body = ThresholdsView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_thresholds(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    q: Params,
+) -> Result<Json<ThresholdsView>, ApiError> {
+    let query = threshold_query(
+        q.0.get("ranks").map(String::as_str),
+        q.0.get("top_percent").map(String::as_str),
+    )?;
+    let period = q.period();
+    validate_board_name(&board)?;
+    let t = app
+        .gate
+        .thresholds(&id.caller, &board, &query, &period)
+        .await?;
+    Ok(Json(thresholds_view(t)))
+}
+
+/// A member's standing in the current period of several boards.
+#[utoipa::path(get, path = "/v1/members/{member}", tag = "reads",
+    params(("member" = String, Path, description = "Member, percent-encoded"),
+        ("boards" = Option<String>, Query, description = "Comma-separated board names, at most 1000; when absent, every board the caller may read, by name (at most 1000). Boards that do not exist, that the caller may not read or that do not hold the member are left out"),
+        ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense")),
+    responses((status = 200, body = MemberBoardsView), (status = 400, body = ErrorBody)))]
+pub async fn get_member_boards(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(member): PathParams<String>,
+    q: Params,
+) -> Result<Json<MemberBoardsView>, ApiError> {
+    validate_member_name(&member)?;
+    let style = q.ranking()?;
+    let boards = q.0.get("boards").map(|raw| board_list(raw)).transpose()?;
+    let rows = app
+        .gate
+        .member_boards(&id.caller, &member, boards, style)
+        .await?;
+    Ok(Json(member_boards_view(member, rows)))
+}
