@@ -41,6 +41,7 @@ fn bench(c: &mut Criterion) {
                     op: None,
                     value: 1,
                     at_us: NOON + i as i64,
+                    period_us: None,
                     metadata: None,
                     over_budget: None,
                 };

@@ -296,6 +296,11 @@ fn authorize_key(key: &KeyGrant, action: &Action<'_>) -> Result<(), BoardError> 
     }
 }
 
+/// Whether `caller` may manage `board` (admin): who sees its private settings.
+pub fn may_manage(caller: &Caller, board: &str) -> bool {
+    authorize(caller, &Action::Manage { board }, None).is_ok()
+}
+
 /// Whether `caller` may see `board` in a listing (`GET /v1/boards`).
 pub fn may_list(caller: &Caller, board: &str, flags: BoardFlags) -> bool {
     authorize(caller, &Action::Read { board }, Some(flags)).is_ok()

@@ -71,6 +71,10 @@ pub struct BoardWrite<'a> {
     pub value: i64,
     /// The instant: the server's clock, or the write's explicit `at`.
     pub at_us: i64,
+    /// An instant in the period the write names, when it names one (a closed period
+    /// within grace, checked before logging: its start); else the period containing
+    /// `at_us` takes the write.
+    pub period_us: Option<i64>,
     /// New metadata, or `None` to keep the current one.
     pub metadata: Option<&'a str>,
     /// The memory budget was over when the write was admitted: it may not add a member.
@@ -114,7 +118,8 @@ impl Board {
         &self.window
     }
 
-    /// Applies a write in the period containing its instant. On error nothing changed.
+    /// Applies a write in the period containing its instant (or the period it names).
+    /// On error nothing changed.
     pub fn submit(&mut self, w: &BoardWrite<'_>) -> Result<(Outcome, Period), BoardError> {
         self.submit_with(w, true)
     }
@@ -138,12 +143,13 @@ impl Board {
         ranked: bool,
     ) -> Result<(Outcome, Period), BoardError> {
         validate_instant(w.at_us)?;
+        let target = w.period_us.unwrap_or(w.at_us);
         let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
         let period = match newest {
             // Nearly every write lands in the newest period: no calendar, no retention walk.
-            Some(p) if p.contains(w.at_us) => p.clone(),
+            Some(p) if p.contains(target) => p.clone(),
             _ => {
-                let period = self.calendar().period_at(w.at_us)?;
+                let period = self.calendar().period_at(target)?;
                 // Only a write older than the newest period can fall outside retention.
                 if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
                     if period.start_us < self.window.retention_floor(newest).start_us {

@@ -24,6 +24,14 @@ pub const MAX_RETENTION_PERIODS: u32 = 1000;
 pub const MAX_METADATA_BYTES: usize = 1024;
 /// Periods kept when the config does not say (docs/SPEC.md §2).
 pub const DEFAULT_RETENTION_PERIODS: u32 = 8;
+/// Longest grace after a period ends, seconds (docs/SPEC.md §10).
+pub const MAX_GRACE_S: u32 = 86_400;
+/// Most entries a period-close webhook carries.
+pub const MAX_WEBHOOK_TOP: u32 = 1_000;
+/// Entries a period-close webhook carries when the board does not say.
+pub const DEFAULT_WEBHOOK_TOP: u32 = 100;
+/// Longest webhook URL, bytes.
+pub const MAX_WEBHOOK_URL_BYTES: usize = 2_048;
 
 /// Which scores are better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -128,6 +136,68 @@ pub struct BoardSettings {
     /// What a write may do to a score, and how many members a period takes.
     #[serde(flatten)]
     pub rules: ScoreRules,
+    /// Seconds after a period ends during which a write naming it still lands in it
+    /// (docs/SPEC.md §10); 0 (the default) for none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub grace: u32,
+    /// Where the server posts each period's final standings once it closes (an http or
+    /// https URL, set by admins only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<String>,
+    /// How many entries that post carries, 1 to [`MAX_WEBHOOK_TOP`];
+    /// [`DEFAULT_WEBHOOK_TOP`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_top: Option<u32>,
+}
+
+impl BoardSettings {
+    /// The grace after a period ends, µs.
+    pub fn grace_us(&self) -> i64 {
+        i64::from(self.grace) * 1_000_000
+    }
+
+    /// How many entries the period-close webhook carries.
+    pub fn webhook_top(&self) -> u32 {
+        self.webhook_top.unwrap_or(DEFAULT_WEBHOOK_TOP)
+    }
+
+    /// The settings' own rules: grace, the webhook's URL and size, the score rules.
+    pub fn validate(&self) -> Result<(), BoardError> {
+        if self.grace > MAX_GRACE_S {
+            return Err(BoardError::InvalidConfig(format!(
+                "grace {} is over the limit of {MAX_GRACE_S} seconds",
+                self.grace
+            )));
+        }
+        if let Some(top) = self.webhook_top {
+            if top == 0 || top > MAX_WEBHOOK_TOP {
+                return Err(BoardError::InvalidConfig(format!(
+                    "webhook_top {top} is outside 1..={MAX_WEBHOOK_TOP}"
+                )));
+            }
+        }
+        if let Some(url) = &self.webhook {
+            validate_webhook_url(url)?;
+        }
+        self.rules.validate()
+    }
+}
+
+/// A webhook URL: `http://` or `https://`, a host, at most [`MAX_WEBHOOK_URL_BYTES`], no
+/// spaces or control characters. (Loopback is allowed: admins set webhooks.)
+pub fn validate_webhook_url(url: &str) -> Result<(), BoardError> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+    let clean = !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    match host {
+        Some(h) if !h.is_empty() && clean && url.len() <= MAX_WEBHOOK_URL_BYTES => Ok(()),
+        _ => Err(BoardError::InvalidConfig(format!(
+            "webhook {url:?} is not an http:// or https:// URL with a host (at most \
+             {MAX_WEBHOOK_URL_BYTES} bytes)"
+        ))),
+    }
 }
 
 /// A board's score rules (docs/SPEC.md §7), each absent by default. Checked by
@@ -223,6 +293,10 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl Default for BoardConfig {
     fn default() -> Self {
         Self {
@@ -249,7 +323,7 @@ impl BoardConfig {
                 self.retention
             )));
         }
-        self.settings.rules.validate()
+        self.settings.validate()
     }
 }
 

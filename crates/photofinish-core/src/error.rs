@@ -89,6 +89,8 @@ pub enum ErrorCode {
     IdempotencyKeyInFlight,
     /// More event streams or watched boards than the server serves at once.
     TooManyStreams,
+    /// A write naming a period that ended more than the board's grace ago.
+    PeriodClosed,
 }
 
 macro_rules! code_names {
@@ -108,6 +110,7 @@ code_names!(
     InvalidParameter => "invalid_parameter",
     InvalidBoardName => "invalid_board_name",
     InvalidPeriod => "invalid_period",
+    PeriodClosed => "period_closed",
     NotFound => "not_found",
     BoardNotFound => "board_not_found",
     MemberNotFound => "member_not_found",
@@ -260,6 +263,19 @@ pub enum BoardError {
     /// board retains.
     #[error("no ranking for period {0}")]
     PeriodNotFound(String),
+    /// A write naming a period that ended longer than the board's grace ago.
+    #[error("period {period} ended at {} and the board's grace of {grace_s} s is over", instant_text(*ended_at))]
+    PeriodClosed {
+        /// Period id.
+        period: String,
+        /// When it ended (µs since the epoch).
+        ended_at: i64,
+        /// The board's grace, seconds.
+        grace_s: u32,
+    },
+    /// A write naming a well-formed period that has not started.
+    #[error("period {0} has not started: a write may name the current period or, within the board's grace, a closed one")]
+    FuturePeriod(String),
     /// The storage (the log's disk, or Redis) failed; nothing changed.
     #[error("storage unavailable: {0}")]
     Unavailable(String),
@@ -329,6 +345,11 @@ fn config_json(c: &BoardConfig) -> String {
     serde_json::to_string(c).unwrap_or_default()
 }
 
+/// An instant (µs) as RFC 3339, for messages.
+fn instant_text(us: i64) -> String {
+    jiff::Timestamp::from_microsecond(us).map_or_else(|_| us.to_string(), |t| t.to_string())
+}
+
 impl BoardError {
     /// The stable code of this error: the one table from error to code.
     pub fn code(&self) -> ErrorCode {
@@ -348,6 +369,8 @@ impl BoardError {
             E::ConfigConflict { .. } => ErrorCode::BoardConfigConflict,
             E::MemberNotFound { .. } => ErrorCode::MemberNotFound,
             E::PeriodNotFound(_) => ErrorCode::PeriodNotFound,
+            E::PeriodClosed { .. } => ErrorCode::PeriodClosed,
+            E::FuturePeriod(_) => ErrorCode::InvalidPeriod,
             E::Unavailable(_) => ErrorCode::StorageUnavailable,
             E::Overloaded => ErrorCode::Overloaded,
             E::ShuttingDown => ErrorCode::ShuttingDown,

@@ -21,6 +21,9 @@ pub struct WriteRequest {
     pub value: i64,
     /// An explicit instant; `None` stamps the server's clock.
     pub at_us: Option<i64>,
+    /// The period the write names (docs/SPEC.md §10: the current one, or a closed one
+    /// within the board's grace); `None` for the period of its instant. Never with `at_us`.
+    pub period: Option<String>,
     /// New metadata (a serialized JSON object), `None` to keep.
     pub metadata: Option<String>,
     /// The server's memory budget was over when the write was admitted: it may not add a
@@ -134,6 +137,15 @@ pub struct BoardPatch {
     /// See `min_score`.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub max_members: Option<Option<u64>>,
+    /// Grace after a period ends, seconds (0 for none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace: Option<u32>,
+    /// The period-close webhook: `Some(None)` removes it.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<Option<String>>,
+    /// Entries the webhook carries: `Some(None)` back to the default.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub webhook_top: Option<Option<u32>>,
 }
 
 /// A field that is present: `null` is `Some(None)` (absent is `None`, by `default`).
@@ -174,6 +186,16 @@ impl BoardPatch {
             if let Some(v) = change {
                 *field = v;
             }
+        }
+        let settings = &mut c.settings;
+        if let Some(g) = self.grace {
+            settings.grace = g;
+        }
+        if let Some(w) = &self.webhook {
+            settings.webhook.clone_from(w);
+        }
+        if let Some(t) = self.webhook_top {
+            settings.webhook_top = t;
         }
         c.validate()?;
         Ok(c)

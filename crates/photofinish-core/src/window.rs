@@ -121,6 +121,51 @@ impl PeriodWindow {
         Ok(period)
     }
 
+    /// The period a write naming period `id` lands in at `now_us` (docs/SPEC.md §10):
+    /// [`Self::check_named`] of the parsed id (a malformed one is `invalid_period`).
+    pub fn named_write_period(
+        &self,
+        id: &str,
+        now_us: i64,
+        grace_s: u32,
+    ) -> Result<Period, BoardError> {
+        // A write names a period of this board's calendar or sent a bad id: no "not found".
+        let period = self.calendar.parse(id).map_err(|e| match e {
+            BoardError::PeriodNotFound(id) => BoardError::MalformedPeriod(id),
+            e => e,
+        })?;
+        self.check_named(&period, now_us, grace_s)?;
+        Ok(period)
+    }
+
+    /// Whether a write at `now_us` may name `period`: the current one, or one that ended
+    /// less than `grace_s` seconds ago (`period_closed` after that); one that has not
+    /// started is refused (`invalid_period`, 422), one readers no longer see too
+    /// (`period_not_retained`).
+    pub fn check_named(
+        &self,
+        period: &Period,
+        now_us: i64,
+        grace_s: u32,
+    ) -> Result<(), BoardError> {
+        let now = now_us.clamp(0, MAX_INSTANT_US);
+        if period.start_us > now {
+            return Err(BoardError::FuturePeriod(period.id.clone()));
+        }
+        let grace_us = i64::from(grace_s) * 1_000_000;
+        if period.end_us <= now && now - period.end_us >= grace_us {
+            return Err(BoardError::PeriodClosed {
+                period: period.id.clone(),
+                ended_at: period.end_us,
+                grace_s,
+            });
+        }
+        if period.start_us < self.visible(now_us)?.floor_us {
+            return Err(BoardError::PeriodNotRetained(period.id.clone()));
+        }
+        Ok(())
+    }
+
     /// The oldest period retention keeps while `newest` is the newest period written.
     pub fn retention_floor(&self, newest: &Period) -> Period {
         self.calendar.retention_floor(newest, self.retention)

@@ -51,6 +51,7 @@ fn purged_periods_release_their_memory() {
             op: None,
             value: 1,
             at_us,
+            period_us: None,
             metadata: Some(r#"{"k":1}"#),
             over_budget: None,
         }

@@ -1,6 +1,7 @@
 //! The shared application state — the service behind every route, and the metrics — and
 //! the helpers that turn the service's neutral answers into API views.
 
+use photofinish_core::access::Caller;
 use std::sync::Arc;
 
 use photofinish_core::ranking::Entry;
@@ -37,9 +38,15 @@ pub struct App {
 /// The state axum hands to handlers.
 pub type AppState = Arc<App>;
 
-/// The API view of a board.
-pub fn board_view(b: BoardState) -> BoardView {
+/// The API view of a board, as `caller` may see it: the webhook's URL only to whoever
+/// may manage the board (it may name hosts inside the studio's network).
+pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
     let c = b.config;
+    let webhook_top = c.settings.webhook_top();
+    let webhook = c
+        .settings
+        .webhook
+        .filter(|_| photofinish_core::access::may_manage(caller, &b.name));
     BoardView {
         name: b.name,
         order: c.order.as_str().into(),
@@ -54,6 +61,9 @@ pub fn board_view(b: BoardState) -> BoardView {
         max_score: c.settings.rules.max_score,
         max_increment: c.settings.rules.max_increment,
         max_members: c.settings.rules.max_members,
+        grace: c.settings.grace,
+        webhook_top,
+        webhook,
         members: b.members,
         next_reset_at: (b.current.end_us != i64::MAX).then(|| rfc3339_us(b.current.end_us)),
         period: b.current.id,

@@ -44,6 +44,16 @@ pub struct BoardConfigBody {
     /// `board_full`.
     #[serde(default, deserialize_with = "crate::input::whole")]
     pub max_members: Option<u64>,
+    /// Seconds after a period ends during which a write naming it (`period`) still lands
+    /// in it, 0 (default) to 86400.
+    #[serde(default, deserialize_with = "crate::input::whole")]
+    pub grace: Option<u32>,
+    /// http(s) URL the server POSTs each closed period's top entries to, signed
+    /// (`X-Photofinish-Signature`), retried until a 2xx; admins only set it.
+    pub webhook: Option<String>,
+    /// Entries the webhook carries, 1 to 1000 (default 100).
+    #[serde(default, deserialize_with = "crate::input::whole")]
+    pub webhook_top: Option<u32>,
 }
 
 /// A change to a board's settings; fields left out stay as they are. Order, update,
@@ -74,6 +84,17 @@ pub struct BoardPatchBody {
     #[serde(default, deserialize_with = "crate::input::whole_present")]
     #[schema(value_type = Option<u64>)]
     pub max_members: Option<Option<u64>>,
+    /// Grace after a period ends, seconds, 0 to 86400.
+    #[serde(default, deserialize_with = "crate::input::whole")]
+    pub grace: Option<u32>,
+    /// The period-close webhook URL; `null` removes it.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<String>)]
+    pub webhook: Option<Option<String>>,
+    /// Entries the webhook carries, 1 to 1000; `null` for the default (100).
+    #[serde(default, deserialize_with = "crate::input::whole_present")]
+    #[schema(value_type = Option<u32>)]
+    pub webhook_top: Option<Option<u32>>,
 }
 
 /// A board as the API shows it.
@@ -109,6 +130,13 @@ pub struct BoardView {
     /// Most members per period, if set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_members: Option<u64>,
+    /// Grace after a period ends, seconds.
+    pub grace: u32,
+    /// The period-close webhook URL, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<String>,
+    /// Entries the webhook carries.
+    pub webhook_top: u32,
     /// Members in the current period.
     pub members: u64,
     /// The current period id (`all` for boards that never reset).
@@ -130,8 +158,8 @@ pub struct BoardList {
 pub struct WriteBody {
     /// Member name: 1–128 bytes of UTF-8 without control characters.
     pub member: String,
-    /// A JSON integer or a decimal string (for values past 2^53 from JavaScript). The
-    /// embedded store takes the whole i64 range; the Redis backend ±(2^53 − 1).
+    /// A JSON integer or a decimal string (for values past 2^53 from JavaScript); every
+    /// backend takes the whole i64 range, exactly.
     #[schema(value_type = Object, example = 100)]
     pub score: Value,
     /// `incr`, `best` or `set`; the board's default when absent.
@@ -143,6 +171,12 @@ pub struct WriteBody {
     /// RFC 3339 instant of the write (imports, replays); the server clock when absent.
     #[schema(value_type = Option<String>, example = "2026-11-22T08:00:00Z")]
     pub at: Option<Value>,
+    /// The period the write lands in: the current one, or one that ended less than the
+    /// board's `grace` ago (a late result); `reached_at` is still the server's now. Older
+    /// is 422 period_closed, one not started 422 invalid_period, a malformed id 400
+    /// invalid_period; not together with `at` (400).
+    #[schema(example = "2026-11-22")]
+    pub period: Option<String>,
 }
 
 /// What a write did.

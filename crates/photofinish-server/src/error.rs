@@ -27,6 +27,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         C::BoardConfigConflict | C::IdempotencyKeyInFlight => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
+        | C::PeriodClosed
         | C::ScoreNotInteger
         | C::ScoreOutOfRange
         | C::ScoreOverflow
@@ -60,6 +61,9 @@ pub struct ApiError {
     pub message: String,
     /// Whole seconds after which a rate-limited request would pass (`Retry-After`).
     pub retry_after_s: Option<u64>,
+    /// The status when it is not the code's own: a well-formed period that has not
+    /// started is 422 `invalid_period`, where a malformed id is 400 (docs/SPEC.md §10).
+    pub status: Option<StatusCode>,
 }
 
 impl ApiError {
@@ -69,6 +73,7 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after_s: None,
+            status: None,
         }
     }
 }
@@ -103,7 +108,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = status(self.code);
+        let status = self.status.unwrap_or_else(|| status(self.code));
         let mut resp = (status, Json(self.body())).into_response();
         // The middleware counts refusals by code.
         resp.extensions_mut().insert(self.code);
@@ -135,8 +140,11 @@ impl From<BoardError> for ApiError {
             BoardError::RateLimited { retry_after_s, .. } => Some(*retry_after_s),
             _ => None,
         };
+        let status =
+            matches!(e, BoardError::FuturePeriod(_)).then_some(StatusCode::UNPROCESSABLE_ENTITY);
         ApiError {
             retry_after_s,
+            status,
             ..ApiError::new(e.code(), e.to_string())
         }
     }

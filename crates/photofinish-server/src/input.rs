@@ -318,6 +318,21 @@ pub fn score_text(text: &str) -> Result<i64, ApiError> {
     })
 }
 
+/// The period a write names, if any: not together with an explicit `at` (docs/SPEC.md
+/// §10; the id itself is checked against the board's calendar by the service).
+pub fn write_period(
+    period: Option<String>,
+    at_us: Option<i64>,
+) -> Result<Option<String>, ApiError> {
+    match (period, at_us) {
+        (Some(_), Some(_)) => Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            "a write names either a period or an at, not both",
+        )),
+        (period, _) => Ok(period),
+    }
+}
+
 /// An operator name.
 pub fn op(v: Option<&Value>) -> Result<Option<Op>, ApiError> {
     match v {

@@ -39,6 +39,9 @@ pub enum Command {
         value: i64,
         /// The write's instant: explicit `at`, or stamped by the writer from its clock.
         at_us: i64,
+        /// An instant in (the start of) the period the write names (a closed one within the
+        /// board's grace, checked before it was logged); `None` for the period of `at_us`.
+        period_us: Option<i64>,
         /// New metadata (a serialized JSON object), or `None` to keep it.
         metadata: Option<String>,
         /// The memory budget was over when the write was admitted: it may not add a member.
@@ -107,6 +110,9 @@ const CREATE_BOARD_LIMITED: u8 = 7;
 const WRITE_OVER_BUDGET: u8 = 8;
 /// Commands under an idempotency key.
 const KEYED: u8 = 9;
+/// Write naming its period: the fields of kind 3, the period's start, then a flag byte
+/// and, when it is 1, the memory budget's verdict as kind 8 carries it.
+const WRITE_IN_PERIOD: u8 = 10;
 
 impl Command {
     /// The board the command is about.
@@ -155,13 +161,14 @@ impl Command {
                 op,
                 value,
                 at_us,
+                period_us,
                 metadata,
                 over_budget,
             } => {
-                e.u8(if over_budget.is_some() {
-                    WRITE_OVER_BUDGET
-                } else {
-                    WRITE
+                e.u8(match (period_us, over_budget) {
+                    (Some(_), _) => WRITE_IN_PERIOD,
+                    (None, Some(_)) => WRITE_OVER_BUDGET,
+                    (None, None) => WRITE,
                 });
                 e.str(board);
                 e.str(member);
@@ -169,6 +176,10 @@ impl Command {
                 e.i64(*value);
                 e.i64(*at_us);
                 e.opt_str(metadata.as_deref());
+                if let Some(start) = period_us {
+                    e.i64(*start);
+                    e.u8(u8::from(over_budget.is_some()));
+                }
                 if let Some(over) = over_budget {
                     e.u64(over.estimate);
                     e.u64(over.limit);
@@ -252,22 +263,38 @@ impl Command {
                 patch: d.json()?,
             },
             DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
-            kind @ (WRITE | WRITE_OVER_BUDGET) => Command::Write {
-                board: d.str()?,
-                member: d.str()?,
-                op: d.op()?,
-                value: d.i64()?,
-                at_us: d.i64()?,
-                metadata: d.opt_str()?,
-                over_budget: if kind == WRITE_OVER_BUDGET {
+            kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
+                let (board, member, op, value, at_us, metadata) = (
+                    d.str()?,
+                    d.str()?,
+                    d.op()?,
+                    d.i64()?,
+                    d.i64()?,
+                    d.opt_str()?,
+                );
+                let (period_us, over) = match kind {
+                    WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
+                    _ => (None, kind == WRITE_OVER_BUDGET),
+                };
+                let over_budget = if over {
                     Some(OverBudget {
                         estimate: d.u64()?,
                         limit: d.u64()?,
                     })
                 } else {
                     None
-                },
-            },
+                };
+                Command::Write {
+                    board,
+                    member,
+                    op,
+                    value,
+                    at_us,
+                    period_us,
+                    metadata,
+                    over_budget,
+                }
+            }
             DELETE_MEMBER => Command::DeleteMember {
                 board: d.str()?,
                 period: d.str()?,
@@ -308,6 +335,39 @@ mod tests {
         );
     }
 
+    /// A write naming its period round-trips with and without the budget's verdict, and
+    /// a plain write still encodes as kind 3.
+    #[test]
+    fn writes_naming_a_period_round_trip() {
+        let write = |period_us, over_budget| Command::Write {
+            board: "b".into(),
+            member: "ann".into(),
+            op: Some(Op::Set),
+            value: -7,
+            at_us: 1_795_392_005_000_000,
+            period_us,
+            metadata: Some("{}".into()),
+            over_budget,
+        };
+        let over = Some(OverBudget {
+            estimate: 9,
+            limit: 8,
+        });
+        for cmd in [
+            write(Some(1_795_305_600_000_000), None),
+            write(Some(0), over),
+            write(None, over),
+            write(None, None),
+        ] {
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+        let mut e = Enc::default();
+        write(None, None).encode(&mut e);
+        assert_eq!(e.0[0], WRITE);
+    }
+
     #[test]
     fn settings_and_patches_round_trip() {
         let config = BoardConfig {
@@ -320,6 +380,9 @@ mod tests {
                     max_increment: Some(10),
                     max_members: Some(3),
                 },
+                grace: 60,
+                webhook: Some("https://rewards.example/close".into()),
+                webhook_top: Some(10),
             },
             ..BoardConfig::default()
         };
@@ -329,6 +392,9 @@ mod tests {
             player_writes: None,
             min_score: Some(None),
             max_members: Some(Some(4)),
+            grace: Some(30),
+            webhook: Some(None),
+            webhook_top: Some(Some(5)),
             ..BoardPatch::default()
         };
         for cmd in [
@@ -348,6 +414,7 @@ mod tests {
                 op: None,
                 value: 1,
                 at_us: 2,
+                period_us: None,
                 metadata: None,
                 over_budget: Some(OverBudget {
                     estimate: 5,
@@ -369,6 +436,7 @@ mod tests {
                         op: Some(photofinish_core::Op::Set),
                         value: -1,
                         at_us: STAMP_AT_COMMIT,
+                        period_us: None,
                         metadata: Some("{}".into()),
                         over_budget: None,
                     },

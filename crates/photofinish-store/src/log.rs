@@ -161,6 +161,7 @@ mod tests {
                 op: None,
                 value: lsn as i64,
                 at_us: 7,
+                period_us: None,
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),
                 over_budget: None,
             };

@@ -77,14 +77,16 @@ impl Store {
     }
 
     /// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
-    /// commit stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one).
-    fn write_cmd(board: &str, w: WriteRequest, at_us: i64) -> Command {
+    /// commit stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one), into
+    /// the period starting at `period_us` when it names one.
+    fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -> Command {
         Command::Write {
             board: board.to_owned(),
             member: w.member,
             op: w.op,
             value: w.value,
             at_us: w.at_us.unwrap_or(at_us),
+            period_us,
             metadata: w.metadata,
             over_budget: w.over_budget,
         }
@@ -97,8 +99,30 @@ impl Store {
         if let Some(at) = w.at_us {
             self.with_board(board, |b| b.window().write_period(at, self.now_us()))?;
         }
+        let period_us = self.named_period(board, &w)?;
         let stamp = w.at_us.is_none();
-        Ok((Self::write_cmd(board, w, 0), stamp))
+        Ok((Self::write_cmd(board, w, 0, period_us), stamp))
+    }
+
+    /// An instant in the period write `w` names, if it names one, checked by the board's
+    /// window at now with its grace (a keyed write is checked again at its record's
+    /// instant, so a replay decides alike).
+    fn named_period(&self, board: &str, w: &WriteRequest) -> Result<Option<i64>, BoardError> {
+        let Some(id) = &w.period else {
+            return Ok(None);
+        };
+        self.with_board(board, |b| {
+            let grace = b.config().settings.grace;
+            b.window().named_write_period(id, self.now_us(), grace)
+        })
+        // An instant inside the period: its start (0 for `all`, which starts at i64::MIN).
+        .map(|p| Some(p.start_us.max(0)))
+    }
+
+    /// The command of write `w` inside a keyed operation: its instant stamped at commit.
+    fn keyed_write_cmd(&self, board: &str, w: WriteRequest) -> Result<Command, BoardError> {
+        let period_us = self.named_period(board, &w)?;
+        Ok(Self::write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     }
 }
 
@@ -399,13 +423,11 @@ impl Leaderboard for Store {
             };
         }
         let (batch, cmds) = match op {
-            Keyed::Write(w) => (false, vec![Self::write_cmd(board, w, STAMP_AT_COMMIT)]),
+            Keyed::Write(w) => (false, vec![self.keyed_write_cmd(board, w)?]),
             Keyed::Batch(writes) => {
                 self.state().require(board)?;
-                let cmds = writes
-                    .into_iter()
-                    .map(|w| Self::write_cmd(board, w, STAMP_AT_COMMIT));
-                (true, cmds.collect())
+                let cmds = writes.into_iter().map(|w| self.keyed_write_cmd(board, w));
+                (true, cmds.collect::<Result<_, _>>()?)
             }
             Keyed::Remove { member, period } => (
                 false,

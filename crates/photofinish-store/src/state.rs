@@ -164,6 +164,7 @@ impl State {
                 op,
                 value,
                 at_us,
+                period_us,
                 metadata,
                 over_budget,
             } => {
@@ -174,6 +175,7 @@ impl State {
                     op: *op,
                     value: *value,
                     at_us: *at_us,
+                    period_us: *period_us,
                     metadata: metadata.as_deref(),
                     over_budget: *over_budget,
                 };
@@ -230,11 +232,21 @@ impl State {
         // The checks by the clock that unkeyed commands get before they are logged run
         // here, at the record's own instant, so a replay decides alike.
         let written = |c: &Command| {
-            if let Command::Write { board, at_us, .. } = c {
+            if let Command::Write {
+                board,
+                at_us,
+                period_us,
+                ..
+            } = c
+            {
                 let handle = self.require(board)?;
-                read_lock(&handle)
-                    .window()
-                    .write_period(*at_us, key.now_us)?;
+                let b = read_lock(&handle);
+                b.window().write_period(*at_us, key.now_us)?;
+                if let Some(start) = period_us {
+                    let period = b.calendar().period_at(*start)?;
+                    let grace = b.config().settings.grace;
+                    b.window().check_named(&period, key.now_us, grace)?;
+                }
             }
             match self.apply_with(c, true)? {
                 Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),

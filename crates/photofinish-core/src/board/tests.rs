@@ -29,6 +29,7 @@ fn write(
         op: None,
         value,
         at_us,
+        period_us: None,
         metadata: None,
         over_budget: None,
     })
@@ -102,6 +103,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
         op: None,
         value: 1,
         at_us: T0,
+        period_us: None,
         metadata: None,
         over_budget: None,
     });

@@ -44,13 +44,20 @@ impl RedisStore {
         cached.config.settings.rules.check_operand(op, w.value)?;
         let now = self.now_us();
         let current = cached.window.visible(now)?.current;
-        let (at_us, period) = match w.at_us {
+        let (at_us, period) = match (w.at_us, &w.period) {
+            // Stamped now, in a period the write names: the current one, or one closed
+            // within the board's grace.
+            (None, Some(id)) => {
+                validate_instant(now)?;
+                let grace = cached.config.settings.grace;
+                (now, cached.window.named_write_period(id, now, grace)?)
+            }
             // Stamped now: the current period, never older than the window.
-            None => {
+            (None, None) => {
                 validate_instant(now)?;
                 (now, current.clone())
             }
-            Some(at) => (at, cached.window.write_period(at, now)?),
+            (Some(at), _) => (at, cached.window.write_period(at, now)?),
         };
         let floor = cached.floor(&period);
         let previous = cached.previous(&period);

@@ -82,6 +82,9 @@ pub(crate) fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
                 max_increment: body.max_increment,
                 max_members: body.max_members,
             },
+            grace: body.grace.unwrap_or(0),
+            webhook: body.webhook,
+            webhook_top: body.webhook_top,
         },
     };
     c.validate()?;
@@ -121,7 +124,7 @@ pub async fn put_board(
             StatusCode::OK
         };
         return Ok(replayed(
-            (status, Json(board_view(*state))).into_response(),
+            (status, Json(board_view(*state, &id.caller))).into_response(),
             r.replayed,
         ));
     }
@@ -133,7 +136,10 @@ pub async fn put_board(
     };
     Ok((
         status,
-        Json(board_view(app.gate.board(&id.caller, &board).await?)),
+        Json(board_view(
+            app.gate.board(&id.caller, &board).await?,
+            &id.caller,
+        )),
     )
         .into_response())
 }
@@ -146,7 +152,10 @@ pub async fn list_boards(
 ) -> Result<Json<BoardList>, ApiError> {
     let boards = app.gate.boards(&id.caller).await?;
     Ok(Json(BoardList {
-        boards: boards.into_iter().map(board_view).collect(),
+        boards: boards
+            .into_iter()
+            .map(|b| board_view(b, &id.caller))
+            .collect(),
     }))
 }
 
@@ -160,7 +169,10 @@ pub async fn get_board(
     PathParams(board): PathParams<String>,
 ) -> Result<Json<BoardView>, ApiError> {
     validate_board_name(&board)?;
-    Ok(Json(board_view(app.gate.board(&id.caller, &board).await?)))
+    Ok(Json(board_view(
+        app.gate.board(&id.caller, &board).await?,
+        &id.caller,
+    )))
 }
 
 /// Change a board's retention or access flags (admin); the rest of its config is fixed.
@@ -193,9 +205,13 @@ pub async fn patch_board(
             .transpose()?,
         max_increment: body.max_increment,
         max_members: body.max_members,
+        grace: body.grace,
+        webhook: body.webhook,
+        webhook_top: body.webhook_top,
     };
     Ok(Json(board_view(
         app.gate.update_board(&id.caller, &board, &patch).await?,
+        &id.caller,
     )))
 }
 

@@ -20,11 +20,13 @@ use photofinish_core::ErrorCode;
 /// Checks a write and builds its request.
 fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
     validate_member_name(&w.member)?;
+    let at_us = input::at(w.at.as_ref())?;
     Ok(WriteRequest {
         value: input::score(&w.score)?,
         op: input::op(w.op.as_ref())?,
         metadata: input::metadata(w.metadata.as_ref())?,
-        at_us: input::at(w.at.as_ref())?,
+        period: input::write_period(w.period, at_us)?,
+        at_us,
         member: w.member,
         over_budget: None, // the gate sets it
     })

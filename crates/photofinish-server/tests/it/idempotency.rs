@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
+/// (Shared with other suites.)
 /// One request with an `Idempotency-Key`: status, whether it was a replay, body.
-async fn keyed(
+pub(crate) async fn keyed(
     s: &Server,
     key: &str,
     method: Method,

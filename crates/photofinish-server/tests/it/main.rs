@@ -11,6 +11,7 @@ mod console;
 mod differential;
 mod events;
 mod faults;
+mod grace;
 mod idempotency;
 mod limits;
 mod periods;

@@ -320,6 +320,7 @@ async fn names_that_share_a_hash_stay_apart() {
         op: Some(Op::Set),
         value: v,
         at_us: None,
+        period: None,
         metadata: None,
         over_budget: None,
     };

@@ -237,6 +237,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 op: None,
                 value: 1,
                 at_us: T0 + day * DAY,
+                period_us: None,
                 metadata: None,
                 over_budget: None,
             };

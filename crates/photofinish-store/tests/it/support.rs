@@ -55,6 +55,7 @@ pub fn incr(board: &str, member: &str, value: i64) -> Command {
         op: None,
         value,
         at_us: 0,
+        period_us: None,
         metadata: None,
         over_budget: None,
     }

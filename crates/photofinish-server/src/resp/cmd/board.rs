@@ -31,6 +31,9 @@ const CREATE_OPTIONS: &[&str] = &[
     "MAXSCORE",
     "MAXINCREMENT",
     "MAXMEMBERS",
+    "GRACE",
+    "WEBHOOK",
+    "WEBHOOKTOP",
     "IDEMPOTENCY",
 ];
 
@@ -74,6 +77,9 @@ fn body(opts: &[(&'static str, &str)]) -> Result<BoardConfigBody, CmdError> {
         max_score: option(opts, "MAXSCORE").map(|s| Value::String(s.to_owned())),
         max_increment: whole(option(opts, "MAXINCREMENT"), "MAXINCREMENT")?,
         max_members: whole(option(opts, "MAXMEMBERS"), "MAXMEMBERS")?,
+        grace: whole(option(opts, "GRACE"), "GRACE")?,
+        webhook: option(opts, "WEBHOOK").map(str::to_owned),
+        webhook_top: whole(option(opts, "WEBHOOKTOP"), "WEBHOOKTOP")?,
     })
 }
 

@@ -108,7 +108,7 @@ pub async fn run(
         }
         _ => {
             let state = gate.board(caller, board).await?;
-            let view = serde_json::to_value(board_view(state))
+            let view = serde_json::to_value(board_view(state, caller))
                 .map_err(|e| BoardError::Unavailable(format!("cannot show the board: {e}")))?;
             let fields = view.as_object().cloned().unwrap_or_default();
             s.out.map(fields.len());

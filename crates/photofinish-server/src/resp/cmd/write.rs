@@ -89,8 +89,8 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
         _ => (None, Shape::Submit),
     };
     let allowed: &[&'static str] = match shape {
-        Shape::Submit => &["OP", "META", "AT", "IDEMPOTENCY"],
-        Shape::Score => &["META", "AT", "IDEMPOTENCY"],
+        Shape::Submit => &["OP", "META", "AT", "PERIOD", "IDEMPOTENCY"],
+        Shape::Score => &["META", "AT", "PERIOD", "IDEMPOTENCY"],
     };
     let opts = options(args, 4, allowed, spec.name)?;
     let op = match option(&opts, "OP") {
@@ -120,6 +120,7 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
             value,
             op,
             metadata,
+            period: input::write_period(option(&opts, "PERIOD").map(str::to_owned), at_us)?,
             at_us,
             over_budget: None, // the gate sets it
         },
