@@ -14,6 +14,11 @@ more than one field, and each is named here with the reason:
 - 422 invalid_time: an `at` before 1970 or past 9999 (`format: date-time` has no range).
 - 400 invalid_config: `min_score` above `max_score` (two fields).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
+- 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
+  the board's grace, or not started (the clock); 400 invalid_period there: whether an id
+  is one of the board's periods depends on its reset (state).
+- 400 invalid_parameter on a write with both `period` and `at` (two fields), and on
+  `thresholds` with neither `ranks` nor `top_percent` (two parameters).
 
 Everything else a valid request may get: 2xx, 3xx, 401, 403, 404, 409, 429, 5xx, as
 schemathesis' own check allows.
@@ -48,6 +53,31 @@ def _code(response):
         return None
 
 
+def _writes(case):
+    """The write bodies of a request: a write, or a batch's entries."""
+    body = case.body if isinstance(case.body, dict) else {}
+    if case.path.endswith("/scores"):
+        return [body]
+    if case.path.endswith("/scores:batch"):
+        return [e for e in body.get("entries") or [] if isinstance(e, dict)]
+    return []
+
+
+def _two_field_rule(case, status, code):
+    """The refusals that depend on two fields, or on a write's named period (see above)."""
+    writes = _writes(case)
+    named = [w for w in writes if w.get("period") is not None]
+    if code in ("period_closed", "invalid_period") and status in (400, 422) and named:
+        return True
+    if status == 400 and code == "invalid_parameter":
+        if any(w.get("period") is not None and w.get("at") is not None for w in writes):
+            return True
+        query = case.query or {}
+        if case.path.endswith("/thresholds") and not query.get("ranks") and not query.get("top_percent"):
+            return True
+    return False
+
+
 def _allowed(status):
     return 200 <= status < 400 or status in (401, 403, 404, 409, 429) or status >= 500
 
@@ -61,6 +91,8 @@ def valid_requests_refused_only_by_stated_rules(ctx, response, case):
     if _allowed(status):
         return None
     code = _code(response)
+    if _two_field_rule(case, status, code):
+        return None
     if code in RULES.get(status, set()):
         if code == "invalid_member":
             # Only a name the schema's character count let through but the byte count refuses.
@@ -68,6 +100,7 @@ def valid_requests_refused_only_by_stated_rules(ctx, response, case):
             names = [name] if name else []
             if isinstance(case.body, dict):
                 names += [e.get("member") for e in case.body.get("entries") or [] if isinstance(e, dict)]
+                names += [m for m in case.body.get("members") or [] if isinstance(m, str)]
             names += [v for v in (case.path_parameters or {}).values()]
             if any(isinstance(n, str) and len(n.encode()) > 128 for n in names):
                 return None

@@ -183,14 +183,19 @@ impl BoardSettings {
     }
 }
 
-/// A webhook URL: `http://` or `https://`, a host, at most [`MAX_WEBHOOK_URL_BYTES`], no
-/// spaces or control characters. (Loopback is allowed: admins set webhooks.)
+/// The webhook URLs [`validate_webhook_url`] takes (with the length limit), as a regular
+/// expression for the OpenAPI document.
+pub const WEBHOOK_URL_PATTERN: &str = "^https?://[!-\"$-.0->@-~]+([/?#][!-~]*)?$";
+
+/// A webhook URL: `http://` or `https://`, a non-empty host, printable ASCII without
+/// spaces (punycode for other host names), at most [`MAX_WEBHOOK_URL_BYTES`]. (Loopback
+/// is allowed: admins set webhooks.)
 pub fn validate_webhook_url(url: &str) -> Result<(), BoardError> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"));
     let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
-    let clean = !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    let clean = url.bytes().all(|b| b.is_ascii_graphic());
     match host {
         Some(h) if !h.is_empty() && clean && url.len() <= MAX_WEBHOOK_URL_BYTES => Ok(()),
         _ => Err(BoardError::InvalidConfig(format!(

@@ -9,12 +9,14 @@ use crate::ranking::Entry;
 
 /// Most members one `members:query` names (docs/SPEC.md §10).
 pub const MAX_QUERY_MEMBERS: usize = 1_000;
-/// Most ranks and percentages together in one `thresholds` question.
+/// Most ranks, and most percentages, in one `thresholds` question (each list).
 pub const MAX_THRESHOLDS: usize = 100;
 /// Most boards one cross-board member question reads.
 pub const MAX_MEMBER_BOARDS: usize = 1_000;
 /// Decimal places a percentage may carry.
 pub const PERCENT_DECIMALS: u32 = 4;
+/// The texts [`Percent::parse`] takes, as a regular expression (for the OpenAPI document).
+pub const PERCENT_PATTERN: &str = r"(100(\.0{1,4})?|0{0,2}[1-9](\.[0-9]{1,4})?|0?[1-9][0-9](\.[0-9]{1,4})?|0{1,3}\.([1-9][0-9]{0,3}|0[1-9][0-9]{0,2}|00[1-9][0-9]?|000[1-9]))";
 /// Units of a [`Percent`] in one percent.
 const UNITS_PER_PERCENT: u64 = 10u64.pow(PERCENT_DECIMALS);
 /// Units in 100 %.
@@ -27,7 +29,8 @@ pub struct Percent(u32);
 
 impl Percent {
     /// Parses `"1"`, `"0.5"`, `"12.3456"`: a decimal in (0, 100] with at most four decimal
-    /// places. The error says what is wrong.
+    /// places and at most three integer digits (`"050"` is 50). The error says what is
+    /// wrong. [`PERCENT_PATTERN`] describes exactly the texts it takes.
     pub fn parse(text: &str) -> Result<Self, String> {
         let bad = || {
             format!(

@@ -11,9 +11,13 @@
 
 use photofinish_core::calendar::PERIOD_ID_PATTERN;
 use photofinish_core::config::{
-    BOARD_NAME_PATTERN, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MEMBER_NAME_PATTERN,
+    BOARD_NAME_PATTERN, MAX_GRACE_S, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MAX_WEBHOOK_TOP,
+    MAX_WEBHOOK_URL_BYTES, MEMBER_NAME_PATTERN, WEBHOOK_URL_PATTERN,
 };
 use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
+use photofinish_core::query::{
+    MAX_MEMBER_BOARDS, MAX_QUERY_MEMBERS, MAX_THRESHOLDS, PERCENT_PATTERN,
+};
 use serde_json::{json, Value};
 
 use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_PAGE_LIMIT};
@@ -105,9 +109,31 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        "score" => json!({"type": "string",
+            "pattern": integer_pattern(i64::MAX.unsigned_abs(), i64::MIN.unsigned_abs())}),
+        "ranks" => {
+            // 1..=u64::MAX: the alternatives of 0..=u64::MAX without "0", leading zeros allowed.
+            let all = at_most(&u64::MAX.to_string());
+            let positive = all.strip_prefix("0|").unwrap_or(&all).to_owned();
+            json!({"type": "string", "pattern": list_pattern(&format!("0*({positive})"), MAX_THRESHOLDS)})
+        }
+        "top_percent" => {
+            json!({"type": "string", "pattern": list_pattern(PERCENT_PATTERN, MAX_THRESHOLDS)})
+        }
+        "boards" => {
+            let board = BOARD_NAME_PATTERN
+                .trim_start_matches('^')
+                .trim_end_matches('$');
+            json!({"type": "string", "pattern": list_pattern(board, MAX_MEMBER_BOARDS)})
+        }
         "Idempotency-Key" => json!({"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN}),
         _ => return None,
     })
+}
+
+/// A comma-separated list of 1 to `max` items, each matching `item` (unanchored).
+fn list_pattern(item: &str, max: usize) -> String {
+    format!("^({item})(,({item})){{0,{}}}$", max - 1)
 }
 
 fn error_answer(description: &str) -> Value {
@@ -140,9 +166,17 @@ fn fit_bodies(schemas: &mut Value) {
         "BatchBody",
         "BoardConfigBody",
         "BoardPatchBody",
+        "MembersQueryBody",
     ] {
         schemas[name]["additionalProperties"] = json!(false);
     }
+    let q = &mut schemas["MembersQueryBody"]["properties"];
+    q["members"] = json!({"type": "array", "maxItems": MAX_QUERY_MEMBERS, "items": member_schema(),
+        "description": "Up to 1000 member names; a name given twice counts once"});
+    q["ranking"] =
+        json!({"type": ["string", "null"], "enum": ["ordinal", "competition", "dense", null]});
+    q["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN});
+    schemas["MembersQueryBody"]["required"] = json!(["members"]);
     let w = &mut schemas["WriteBody"]["properties"];
     w["member"] = member_schema();
     w["score"] = score.clone();
@@ -152,6 +186,8 @@ fn fit_bodies(schemas: &mut Value) {
         "description": "A JSON object of at most 1 KiB serialized, stored with the entry; kept when absent or null"});
     w["at"] = json!({"type": ["string", "null"], "format": "date-time",
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
+    w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
+        "description": "The period the write lands in: the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods, 400 invalid_parameter together with at"});
     schemas["BatchBody"]["properties"]["entries"] = json!({
         "type": "array", "maxItems": MAX_BATCH_ENTRIES,
         "items": {"$ref": "#/components/schemas/WriteBody"},
@@ -168,6 +204,12 @@ fn fit_bodies(schemas: &mut Value) {
         p["max_increment"] =
             json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
         p["max_members"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": u64::MAX});
+        p["grace"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": MAX_GRACE_S});
+        p["webhook"] = json!({"type": ["string", "null"], "pattern": WEBHOOK_URL_PATTERN,
+            "maxLength": MAX_WEBHOOK_URL_BYTES,
+            "description": "An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only"});
+        p["webhook_top"] =
+            json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_WEBHOOK_TOP});
     };
     let c = &mut schemas["BoardConfigBody"]["properties"];
     rules(c);

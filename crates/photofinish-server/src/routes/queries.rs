@@ -44,8 +44,9 @@ pub fn comma_list<'a>(name: &str, raw: &'a str, max: usize) -> Result<Vec<&'a st
     Ok(items)
 }
 
-/// A thresholds question from its two lists (`ranks`, `top_percent`), each optional; 1 to
-/// [`MAX_THRESHOLDS`] thresholds in all.
+/// A thresholds question from its two lists (`ranks`, `top_percent`), each optional and of
+/// at most [`MAX_THRESHOLDS`] items, at least one threshold in all. A rank is decimal
+/// digits only (leading zeros allowed), 1 to u64::MAX.
 pub fn threshold_query(
     ranks: Option<&str>,
     top_percent: Option<&str>,
@@ -54,9 +55,14 @@ pub fn threshold_query(
         None => Vec::new(),
         Some(raw) => comma_list("ranks", raw, MAX_THRESHOLDS)?
             .into_iter()
-            .map(|r| match bounded_u64("ranks", r, u64::MAX)? {
-                0 => Err(invalid("ranks start at 1".into())),
-                n => Ok(n),
+            .map(|r| {
+                if !r.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(invalid(format!("ranks must be whole numbers, got {r:?}")));
+                }
+                match bounded_u64("ranks", r, u64::MAX)? {
+                    0 => Err(invalid("ranks start at 1".into())),
+                    n => Ok(n),
+                }
             })
             .collect::<Result<_, _>>()?,
     };
@@ -68,11 +74,10 @@ pub fn threshold_query(
             .collect::<Result<_, _>>()?,
     };
     let query = ThresholdQuery { ranks, percents };
-    if query.is_empty() || query.len() > MAX_THRESHOLDS {
-        return Err(invalid(format!(
-            "ask for 1 to {MAX_THRESHOLDS} thresholds with ranks and top_percent, got {}",
-            query.len()
-        )));
+    if query.is_empty() {
+        return Err(invalid(
+            "ask for at least one threshold with ranks or top_percent".into(),
+        ));
     }
     Ok(query)
 }
@@ -139,7 +144,8 @@ pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> Mem
 #[utoipa::path(post, path = "/v1/boards/{board}/members:query", tag = "reads",
     params(("board" = String, Path, description = "Board name")),
     request_body = MembersQueryBody,
-    responses((status = 200, body = MembersQueryView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = MembersQueryView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, description = "A member name that breaks the rules (invalid_member)", body = ErrorBody)))]
 pub async fn post_members_query(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -176,7 +182,8 @@ pub async fn post_members_query(
         ("score" = String, Query, description = "A whole number in the i64 range"),
         ("ranking" = Option<String>, Query, description = "ordinal (default: after everyone already at the score), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = ScoreRankView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = ScoreRankView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, description = "A score that is not a whole number in the i64 range (score_not_integer, score_out_of_range)", body = ErrorBody)))]
 pub async fn get_rank(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -204,8 +211,8 @@ pub async fn get_rank(
 /// The entries at ordinal ranks and at the ranks of top percentages (tiers).
 #[utoipa::path(get, path = "/v1/boards/{board}/thresholds", tag = "reads",
     params(("board" = String, Path, description = "Board name"),
-        ("ranks" = Option<String>, Query, description = "Comma-separated ordinal ranks, from 1"),
-        ("top_percent" = Option<String>, Query, description = "Comma-separated percentages in (0, 100], up to 4 decimals; each names ordinal rank max(1, ceil(total · p / 100)). Ranks and percentages together: 1 to 100"),
+        ("ranks" = Option<String>, Query, description = "Comma-separated ordinal ranks, from 1, at most 100. At least one of ranks and top_percent is required (400 invalid_parameter)"),
+        ("top_percent" = Option<String>, Query, description = "Comma-separated percentages in (0, 100], up to 4 decimals, at most 100; each names ordinal rank max(1, ceil(total · p / 100))"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses((status = 200, body = ThresholdsView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_thresholds(
@@ -232,7 +239,8 @@ pub async fn get_thresholds(
     params(("member" = String, Path, description = "Member, percent-encoded"),
         ("boards" = Option<String>, Query, description = "Comma-separated board names, at most 1000; when absent, every board the caller may read, by name (at most 1000). Boards that do not exist, that the caller may not read or that do not hold the member are left out"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense")),
-    responses((status = 200, body = MemberBoardsView), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = MemberBoardsView), (status = 400, body = ErrorBody),
+        (status = 422, description = "A member name that breaks the rules (invalid_member)", body = ErrorBody)))]
 pub async fn get_member_boards(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -467,6 +467,16 @@ async fn bad_questions_are_refused(kind: Kind) {
         ),
         ("/v1/boards/b/thresholds?ranks=-1", 400, "invalid_parameter"),
         (
+            "/v1/boards/b/thresholds?ranks=%2B1",
+            400,
+            "invalid_parameter",
+        ),
+        (
+            "/v1/boards/b/thresholds?ranks=18446744073709551616",
+            400,
+            "invalid_parameter",
+        ),
+        (
             "/v1/boards/b/thresholds?top_percent=0",
             400,
             "invalid_parameter",
