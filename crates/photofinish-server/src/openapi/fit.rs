@@ -55,6 +55,11 @@ fn at_most(bound: &str) -> String {
     alts.join("|")
 }
 
+/// The decimal strings of the i64 range, as [`integer_pattern`] writes them.
+fn i64_pattern() -> String {
+    integer_pattern(i64::MAX.unsigned_abs(), i64::MIN.unsigned_abs())
+}
+
 /// A score as a body takes it: a JSON integer in the i64 range or a decimal string of one.
 fn score_schema() -> Value {
     let (min, max) = (i64::MIN, i64::MAX);
@@ -62,7 +67,7 @@ fn score_schema() -> Value {
         "description": "A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend",
         "oneOf": [
             {"type": "integer", "minimum": min, "maximum": max},
-            {"type": "string", "pattern": integer_pattern(max.unsigned_abs(), min.unsigned_abs())}
+            {"type": "string", "pattern": i64_pattern()}
         ]
     })
 }
@@ -109,8 +114,7 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
-        "score" => json!({"type": "string",
-            "pattern": integer_pattern(i64::MAX.unsigned_abs(), i64::MIN.unsigned_abs())}),
+        "score" => json!({"type": "string", "pattern": i64_pattern()}),
         "ranks" => {
             // 1..=u64::MAX: the alternatives of 0..=u64::MAX without "0", leading zeros allowed.
             let all = at_most(&u64::MAX.to_string());

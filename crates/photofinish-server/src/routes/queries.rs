@@ -82,6 +82,20 @@ pub fn threshold_query(
     Ok(query)
 }
 
+/// The names of a members query: at most [`MAX_QUERY_MEMBERS`], each a valid member name.
+pub fn query_members(members: Vec<String>) -> Result<Vec<String>, ApiError> {
+    if members.len() > MAX_QUERY_MEMBERS {
+        return Err(invalid(format!(
+            "members has {} names, over the limit of {MAX_QUERY_MEMBERS}",
+            members.len()
+        )));
+    }
+    for m in &members {
+        validate_member_name(m)?;
+    }
+    Ok(members)
+}
+
 /// A list of board names (`boards`), each checked.
 pub fn board_list(raw: &str) -> Result<Vec<String>, ApiError> {
     let names = comma_list("boards", raw, MAX_MEMBER_BOARDS)?;
@@ -152,15 +166,7 @@ pub async fn post_members_query(
     PathParams(board): PathParams<String>,
     JsonBody(body): JsonBody<MembersQueryBody>,
 ) -> Result<Json<MembersQueryView>, ApiError> {
-    if body.members.len() > MAX_QUERY_MEMBERS {
-        return Err(invalid(format!(
-            "members has {} names, over the limit of {MAX_QUERY_MEMBERS}",
-            body.members.len()
-        )));
-    }
-    for m in &body.members {
-        validate_member_name(m)?;
-    }
+    let members = query_members(body.members)?;
     let read = ReadOptions {
         ranking: ranking(body.ranking.as_deref())?,
         period: body
@@ -169,10 +175,7 @@ pub async fn post_members_query(
             .map_or(PeriodRef::Current, PeriodRef::parse),
     };
     validate_board_name(&board)?;
-    let set = app
-        .gate
-        .members(&id.caller, &board, body.members, &read)
-        .await?;
+    let set = app.gate.members(&id.caller, &board, members, &read).await?;
     Ok(Json(members_query_view(set)))
 }
 

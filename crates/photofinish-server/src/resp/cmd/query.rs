@@ -7,31 +7,19 @@
 //! boards; the only board command without a board key).
 
 use photofinish_core::query::MAX_QUERY_MEMBERS;
-use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardError, ErrorCode, PeriodRef};
 use serde::Serialize;
 
+use super::read::{read_options, style};
 use super::{board, option, options, text, CmdError, Spec};
-use crate::input::{bounded_u64, ranking, score_text};
+use crate::input::{bounded_u64, score_text};
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::routes::queries::{
-    board_list, member_boards_view, members_query_view, threshold_query, thresholds_view,
+    board_list, member_boards_view, members_query_view, query_members, threshold_query,
+    thresholds_view,
 };
-
-/// `RANKING` and `PERIOD` among the options from `from`.
-fn read_options(args: &Args<'_>, from: usize, command: &str) -> Result<ReadOptions, CmdError> {
-    let opts = options(args, from, &["RANKING", "PERIOD"], command)?;
-    Ok(ReadOptions {
-        ranking: ranking(
-            option(&opts, "RANKING")
-                .map(str::to_ascii_lowercase)
-                .as_deref(),
-        )?,
-        period: option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse),
-    })
-}
 
 /// An HTTP answer's JSON, nested.
 fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {
@@ -49,11 +37,7 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
         let member = text(args, 1, "the member name", ErrorCode::InvalidMember)?;
         photofinish_core::config::validate_member_name(member)?;
         let opts = options(args, 2, &["BOARDS", "RANKING"], spec.name)?;
-        let style = ranking(
-            option(&opts, "RANKING")
-                .map(str::to_ascii_lowercase)
-                .as_deref(),
-        )?;
+        let style = style(&opts)?;
         let boards = option(&opts, "BOARDS").map(board_list).transpose()?;
         let rows = gate.member_boards(caller, member, boards, style).await?;
         return answer(&mut s.out, &member_boards_view(member.to_owned(), rows));
@@ -69,19 +53,17 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
                     args.len() - 3
                 )));
             }
-            let mut members = Vec::with_capacity(n);
-            for i in 3..3 + n {
-                let m = text(args, i, "a member name", ErrorCode::InvalidMember)?;
-                photofinish_core::config::validate_member_name(m)?;
-                members.push(m.to_owned());
-            }
-            let read = read_options(args, 3 + n, spec.name)?;
+            let names = (3..3 + n).map(|i| {
+                text(args, i, "a member name", ErrorCode::InvalidMember).map(str::to_owned)
+            });
+            let members = query_members(names.collect::<Result<_, _>>()?)?;
+            let read = read_options(args, 3 + n, true, spec.name)?;
             let set = gate.members(caller, board, members, &read).await?;
             answer(&mut s.out, &members_query_view(set))
         }
         "lb.rankof" => {
             let score = score_text(text(args, 2, "the score", ErrorCode::ScoreNotInteger)?)?;
-            let read = read_options(args, 3, spec.name)?;
+            let read = read_options(args, 3, true, spec.name)?;
             let r = gate.rank_of_score(caller, board, score, &read).await?;
             s.out.count(r.rank);
             Ok(())

@@ -15,8 +15,14 @@ use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 
+/// The rank style the `RANKING` option names (any case), ordinal when absent.
+pub(super) fn style(opts: &[(&'static str, &str)]) -> Result<RankStyle, CmdError> {
+    let asked = option(opts, "RANKING").map(str::to_ascii_lowercase);
+    Ok(ranking(asked.as_deref())?)
+}
+
 /// `RANKING` and `PERIOD` among the options (`RANKING` only where `ranked`).
-fn read_options(
+pub(super) fn read_options(
     args: &Args<'_>,
     from: usize,
     ranked: bool,
@@ -28,12 +34,8 @@ fn read_options(
         &["PERIOD"]
     };
     let opts = options(args, from, allowed, command)?;
-    let style = match option(&opts, "RANKING") {
-        Some(s) => ranking(Some(&s.to_ascii_lowercase()))?,
-        None => RankStyle::Ordinal,
-    };
     Ok(ReadOptions {
-        ranking: style,
+        ranking: style(&opts)?,
         period: option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse),
     })
 }
