@@ -58,6 +58,9 @@ pub struct Board {
     window: PeriodWindow,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
+    /// The webhook's cursor ([`crate::hook`]), `None` until first set and after the
+    /// webhook is removed.
+    hook_cursor_us: Option<i64>,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -90,6 +93,7 @@ impl Board {
             config,
             window,
             periods: BTreeMap::new(),
+            hook_cursor_us: None,
         })
     }
 
@@ -104,8 +108,24 @@ impl Board {
         if config.retention != self.config.retention {
             self.window = PeriodWindow::new(&config)?;
         }
+        if config.settings.webhook.is_none() {
+            self.hook_cursor_us = None;
+        }
         self.config = config;
         Ok(())
+    }
+
+    /// The webhook's cursor ([`crate::hook`]).
+    pub fn hook_cursor(&self) -> Option<i64> {
+        self.hook_cursor_us
+    }
+
+    /// Moves the webhook's cursor forward to `cursor_us` (never back); nothing on a board
+    /// without a webhook.
+    pub fn advance_hook(&mut self, cursor_us: i64) {
+        if self.config.settings.webhook.is_some() {
+            self.hook_cursor_us = Some(self.hook_cursor_us.map_or(cursor_us, |c| c.max(cursor_us)));
+        }
     }
 
     /// The board's calendar.

@@ -40,6 +40,26 @@ impl Clock for SystemClock {
     }
 }
 
+/// The system clock moved by a fixed offset: the real binary in a test that must cross a
+/// period's end without waiting for midnight (`serve --clock-offset-us`, hidden).
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetClock {
+    offset_us: i64,
+}
+
+impl OffsetClock {
+    /// The system clock plus `offset_us`.
+    pub fn new(offset_us: i64) -> Self {
+        Self { offset_us }
+    }
+}
+
+impl Clock for OffsetClock {
+    fn now_us(&self) -> i64 {
+        SystemClock.now_us().saturating_add(self.offset_us)
+    }
+}
+
 /// A clock tests move by hand. Cloning shares the same time.
 #[derive(Debug, Default, Clone)]
 pub struct ManualClock(Arc<AtomicI64>);

@@ -328,6 +328,22 @@ impl BoardConfig {
                 self.retention
             )));
         }
+        if self.settings.webhook.is_some() {
+            if self.reset == Reset::Never {
+                return Err(BoardError::InvalidConfig(
+                    "a webhook posts each period's results when it closes: a board with \
+                     reset \"never\" has one period that never closes"
+                        .into(),
+                ));
+            }
+            if self.retention < 2 {
+                return Err(BoardError::InvalidConfig(
+                    "a board with a webhook keeps at least 2 periods (retention >= 2), so the \
+                     period that closed can still be read while it is posted"
+                        .into(),
+                ));
+            }
+        }
         self.settings.validate()
     }
 }

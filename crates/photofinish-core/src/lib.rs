@@ -18,6 +18,7 @@
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`window`]: the period window: which periods readers see and writes may name.
 //! - [`events`]: a board's live events in a bounded ring, with ids for replay.
+//! - [`hook`]: the period-close webhook's schedule: what a board owes, when, retries.
 //! - [`error`]: [`BoardError`], every way an operation can fail, and [`ErrorCode`], every
 //!   stable code a client can see.
 //! - [`service`]: [`Leaderboard`], the service every door calls and every backend
@@ -32,6 +33,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod hook;
 pub mod idempotency;
 pub mod index;
 pub mod key;

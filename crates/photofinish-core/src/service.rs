@@ -9,6 +9,7 @@
 //! one boxed future per call, far below the cost of a request (docs/BENCHMARKS.md §2).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -16,6 +17,7 @@ use crate::board::PeriodRef;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::events::EventFeed;
+use crate::hook::HookState;
 use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use crate::view::{
@@ -165,6 +167,29 @@ pub trait Leaderboard: Send + Sync {
     /// first write in it, another reader or another node). Readers call it when a period
     /// ends, so that a quiet board announces its new period too.
     async fn announce_period(&self, board: &str) -> Result<(), BoardError>;
+
+    /// Boards with a period-close webhook, with their cursors (docs/webhooks.md): what
+    /// the dispatcher asks every second.
+    async fn hooks(&self) -> Result<Vec<HookState>, BoardError>;
+
+    /// Moves the board's webhook cursor to `cursor_us` unless it is there or later already,
+    /// and ends any claim on its post; durable once it returns. Nothing happens on a board
+    /// without a webhook (it was removed meanwhile); `BoardNotFound` on a board gone.
+    async fn hook_advance(&self, board: &str, cursor_us: i64) -> Result<(), BoardError>;
+
+    /// Claims the board's post of the period ending at `until_us` for `hold` under
+    /// `token`, or with `renew` extends a claim `token` holds (to wait out a retry):
+    /// `false` when another holds it or the cursor has reached `until_us` (the period was
+    /// posted meanwhile). Servers sharing a Redis so post each period from one node at a
+    /// time, once.
+    async fn hook_claim(
+        &self,
+        board: &str,
+        token: &str,
+        until_us: i64,
+        hold: Duration,
+        renew: bool,
+    ) -> Result<bool, BoardError>;
 
     /// Stops taking writes and makes every acknowledged one durable (the embedded store
     /// drains its writer, syncs and snapshots); reads may still be answered. It may block

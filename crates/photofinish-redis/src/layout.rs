@@ -69,6 +69,14 @@ impl BoardKeys {
     pub fn announced(&self) -> String {
         format!("{}announced", self.base)
     }
+    /// The period-close webhook's cursor (µs, decimal; `photofinish_core::hook`).
+    pub fn hook(&self) -> String {
+        format!("{}hook", self.base)
+    }
+    /// Who posts the board's webhook now (a node's token, with a TTL: the claim).
+    pub fn hook_claim(&self) -> String {
+        format!("{}hookclaim", self.base)
+    }
     /// Hash of period id → period record.
     pub fn periods(&self) -> String {
         format!("{}periods", self.base)
@@ -90,6 +98,12 @@ impl BoardKeys {
 /// The registry of board names (a SET) in namespace `ns`.
 pub fn registry_key(ns: &str) -> String {
     format!("{ns}:boards")
+}
+
+/// The registry of boards with a webhook (a SET) in namespace `ns`: what the dispatcher
+/// lists every second, instead of every board.
+pub fn hooks_key(ns: &str) -> String {
+    format!("{ns}:hooks")
 }
 
 /// The key of the data-format version in namespace `ns`.

@@ -48,8 +48,11 @@ pub struct BoardConfigBody {
     /// in it, 0 (default) to 86400.
     #[serde(default, deserialize_with = "crate::input::whole")]
     pub grace: Option<u32>,
-    /// http(s) URL the server POSTs each closed period's top entries to, signed
-    /// (`X-Photofinish-Signature`), retried until a 2xx; admins only set it.
+    /// http(s) URL the server POSTs each closed period's top entries to (`PeriodClosed`),
+    /// within 5 s after the period and its grace end, signed (`X-Photofinish-Signature`),
+    /// retried until a 2xx for a day (docs/webhooks.md); admins only set it. Needs a board
+    /// that resets and keeps at least 2 periods (`retention` ≥ 2), else 400
+    /// `invalid_config`.
     pub webhook: Option<String>,
     /// Entries the webhook carries, 1 to 1000 (default 100).
     #[serde(default, deserialize_with = "crate::input::whole")]

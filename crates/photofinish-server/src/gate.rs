@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
-use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
+use photofinish_core::hook::first_cursor;
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
 
 use crate::idempotency::KeyedRequest;
 use photofinish_core::query::{
@@ -184,8 +185,30 @@ impl Gate {
         config: BoardConfig,
     ) -> Result<Replayable, BoardError> {
         self.admit(caller, Action::Manage { board }).await?;
-        self.keyed(caller, board, request, Keyed::Create(config))
-            .await
+        let settings = config.clone();
+        let done = self
+            .keyed(caller, board, request, Keyed::Create(config))
+            .await?;
+        if let (Answer::Created { created: true, .. }, false) = (&done.answer, done.replayed) {
+            self.start_hook(board, &settings).await;
+        }
+        Ok(done)
+    }
+
+    /// Starts the webhook cursor of a board whose webhook was just set, so the period now
+    /// current is the first posted even if it ends before the dispatcher's next look (which
+    /// starts it otherwise: a failure here is only logged).
+    async fn start_hook(&self, board: &str, config: &BoardConfig) {
+        if config.settings.webhook.is_none() {
+            return;
+        }
+        let started = match first_cursor(config, self.service.now_us()) {
+            Ok(c) => self.service.hook_advance(board, c).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = started {
+            tracing::warn!(board, error = %e, "webhook cursor not started; the dispatcher will");
+        }
     }
 
     /// Puts writes under the memory budget `budget` (docs/SPEC.md §7): while its estimate
@@ -266,7 +289,11 @@ impl Gate {
         config: BoardConfig,
     ) -> Result<bool, BoardError> {
         self.admit(caller, Action::Manage { board }).await?;
-        self.service.create_board(board, config).await
+        let created = self.service.create_board(board, config.clone()).await?;
+        if created {
+            self.start_hook(board, &config).await;
+        }
+        Ok(created)
     }
 
     /// Changes a board's settings (admin).
@@ -277,7 +304,15 @@ impl Gate {
         patch: &BoardPatch,
     ) -> Result<BoardState, BoardError> {
         self.admit(caller, Action::Manage { board }).await?;
-        self.service.update_board(board, patch).await
+        let had_hook = match &patch.webhook {
+            Some(Some(_)) => self.service.config(board).await?.settings.webhook.is_some(),
+            _ => true,
+        };
+        let state = self.service.update_board(board, patch).await?;
+        if !had_hook {
+            self.start_hook(board, &state.config).await;
+        }
+        Ok(state)
     }
 
     /// Deletes a board (admin).

@@ -17,6 +17,7 @@
 //! - [`resp`]: the Redis protocol door: framing, the `LB.*` commands, pipelined rounds.
 //! - [`serve`]: open the store or connect to Redis (the one place that knows there are
 //!   two), bind, serve, shut down gracefully.
+//! - [`webhook`]: the period-close webhook dispatcher: a timer, signed posts, retries.
 
 pub mod app;
 pub mod auth;
@@ -35,6 +36,7 @@ pub mod rate;
 pub mod resp;
 pub mod routes;
 pub mod serve;
+pub mod webhook;
 
 use std::sync::Arc;
 

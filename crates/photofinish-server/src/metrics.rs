@@ -1,6 +1,7 @@
 //! Prometheus metrics: requests by route, method and status; RESP commands by command and
 //! outcome; refusals by reason (either door); request latency by route;
-//! boards and members (counted at scrape time); log fsync latency; whether writes fail.
+//! boards and members (counted at scrape time); log fsync latency; whether writes fail;
+//! period-close webhook posts by outcome and the periods awaiting one.
 
 use std::time::Duration;
 
@@ -42,6 +43,14 @@ pub struct RespLabels {
     pub outcome: String,
 }
 
+/// Labels of the webhook post counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WebhookLabels {
+    /// `delivered` (a 2xx), `failed` (an attempt that will be retried) or `abandoned`
+    /// (given up after a day, or the period left the board's retention).
+    pub outcome: String,
+}
+
 /// Labels of a latency histogram.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
@@ -67,6 +76,9 @@ pub struct Metrics {
     pub refusals: Family<RefusalLabels, Counter>,
     /// RESP commands by command and outcome.
     pub resp_commands: Family<RespLabels, Counter>,
+    /// Period-close webhook posts by outcome.
+    pub webhook_posts: Family<WebhookLabels, Counter>,
+    webhook_pending: Gauge,
     boards: Gauge,
     members: Gauge,
     write_failing: Gauge,
@@ -116,6 +128,18 @@ impl Metrics {
             "RESP commands by command and outcome (ok, error)",
             resp_commands.clone(),
         );
+        let webhook_posts = Family::<WebhookLabels, Counter>::default();
+        registry.register(
+            "webhook_posts",
+            "Period-close webhook attempts by outcome (delivered, failed, abandoned)",
+            webhook_posts.clone(),
+        );
+        let webhook_pending = Gauge::default();
+        registry.register(
+            "webhook_pending",
+            "Periods closed whose webhook post has not had a 2xx yet",
+            webhook_pending.clone(),
+        );
         let boards = Gauge::default();
         registry.register("boards", "Boards", boards.clone());
         let members = Gauge::default();
@@ -151,6 +175,8 @@ impl Metrics {
             fsync,
             refusals,
             resp_commands,
+            webhook_posts,
+            webhook_pending,
             boards,
             members,
             write_failing,
@@ -162,6 +188,19 @@ impl Metrics {
     pub fn refused(&self, reason: &str) {
         let reason = reason.to_owned();
         self.refusals.get_or_create(&RefusalLabels { reason }).inc();
+    }
+
+    /// Counts one webhook attempt with `outcome` ([`WebhookLabels`]).
+    pub fn webhook_outcome(&self, outcome: &str) {
+        let outcome = outcome.to_owned();
+        self.webhook_posts
+            .get_or_create(&WebhookLabels { outcome })
+            .inc();
+    }
+
+    /// Sets how many periods await a post.
+    pub fn webhook_pending(&self, pending: i64) {
+        self.webhook_pending.set(pending);
     }
 
     /// Records one fsync.

@@ -75,6 +75,7 @@ use crate::routes::{boards, entries, events, members, ops, queries, scores};
         ThresholdsView,
         MemberBoardView,
         MemberBoardsView,
+        crate::webhook::PeriodClosed,
         Health,
         ErrorBody,
         ErrorDetail,

@@ -24,6 +24,7 @@ use crate::gate::Gate;
 use crate::listen::TlsFiles;
 use crate::metrics::Metrics;
 use crate::rate::{Limiter, Rate};
+use crate::webhook::WebhookOptions;
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -69,6 +70,8 @@ pub struct ServeOptions {
     pub anonymous_rate: Rate,
     /// How long idempotency keys are kept (docs/SPEC.md §7; the CLI takes ≥ 24 h).
     pub idempotency_ttl: std::time::Duration,
+    /// How period-close webhooks are signed (docs/webhooks.md).
+    pub webhook: WebhookOptions,
 }
 
 /// Boards a server holds unless told otherwise (docs/SPEC.md §7).
@@ -170,6 +173,7 @@ impl Default for ServeOptions {
             player_rate: crate::rate::DEFAULT_PLAYER_RATE,
             anonymous_rate: crate::rate::DEFAULT_ANONYMOUS_RATE,
             idempotency_ttl: std::time::Duration::from_secs(24 * 3600),
+            webhook: WebhookOptions::default(),
         }
     }
 }
@@ -458,6 +462,11 @@ pub async fn serve_with(
     if let Some(l) = &limiter {
         tokio::spawn(forget_idle_buckets(Arc::downgrade(l)));
     }
+    let webhooks = tokio::spawn(crate::webhook::run(
+        Arc::downgrade(&service),
+        metrics.clone(),
+        opts.webhook.clone(),
+    ));
     let limits = connection_limits(&opts);
     // Event streams last until their consumer leaves: at shutdown they are ended, so the
     // graceful stop waits only for ordinary requests.
@@ -495,6 +504,7 @@ pub async fn serve_with(
         let _ = resp.await;
     }
     reload.abort();
+    webhooks.abort();
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())
         .await

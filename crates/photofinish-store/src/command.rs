@@ -64,6 +64,14 @@ pub enum Command {
         /// The commands.
         cmds: Vec<Command>,
     },
+    /// Move a board's webhook cursor forward ([`photofinish_core::hook`]): the period
+    /// before it was posted (or given up), or the webhook was first seen.
+    HookAdvance {
+        /// Board name.
+        board: String,
+        /// The new cursor, µs.
+        cursor_us: i64,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -113,6 +121,8 @@ const KEYED: u8 = 9;
 /// Write naming its period: the fields of kind 3, the period's start, then a flag byte
 /// and, when it is 1, the memory budget's verdict as kind 8 carries it.
 const WRITE_IN_PERIOD: u8 = 10;
+/// The webhook's cursor moved: board, cursor.
+const HOOK_ADVANCE: u8 = 11;
 
 impl Command {
     /// The board the command is about.
@@ -122,6 +132,7 @@ impl Command {
             | Command::DeleteBoard { board }
             | Command::Write { board, .. }
             | Command::DeleteMember { board, .. }
+            | Command::HookAdvance { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
         }
@@ -154,6 +165,11 @@ impl Command {
             Command::DeleteBoard { board } => {
                 e.u8(DELETE_BOARD);
                 e.str(board);
+            }
+            Command::HookAdvance { board, cursor_us } => {
+                e.u8(HOOK_ADVANCE);
+                e.str(board);
+                e.i64(*cursor_us);
             }
             Command::Write {
                 board,
@@ -263,6 +279,10 @@ impl Command {
                 patch: d.json()?,
             },
             DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
+            HOOK_ADVANCE => Command::HookAdvance {
+                board: d.str()?,
+                cursor_us: d.i64()?,
+            },
             kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
                 let (board, member, op, value, at_us, metadata) = (
                     d.str()?,
@@ -366,6 +386,20 @@ mod tests {
         let mut e = Enc::default();
         write(None, None).encode(&mut e);
         assert_eq!(e.0[0], WRITE);
+    }
+
+    #[test]
+    fn hook_advances_round_trip() {
+        for cursor_us in [0, 1_795_392_000_000_000, i64::MAX] {
+            let cmd = Command::HookAdvance {
+                board: "daily".into(),
+                cursor_us,
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], HOOK_ADVANCE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
     }
 
     #[test]

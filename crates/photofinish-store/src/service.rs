@@ -8,10 +8,12 @@
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_channel::oneshot;
 use photofinish_core::events::EventFeed;
+use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::view::{
@@ -487,6 +489,51 @@ impl Leaderboard for Store {
 
     async fn announce_period(&self, board: &str) -> Result<(), BoardError> {
         self.announce_current(board)
+    }
+
+    async fn hooks(&self) -> Result<Vec<HookState>, BoardError> {
+        Ok(self
+            .state()
+            .boards()
+            .into_iter()
+            .filter_map(|(board, handle)| {
+                let b = read_lock(&handle);
+                b.config().settings.webhook.as_ref()?;
+                Some(HookState {
+                    board,
+                    config: b.config().clone(),
+                    cursor_us: b.hook_cursor(),
+                })
+            })
+            .collect())
+    }
+
+    async fn hook_advance(&self, board: &str, cursor_us: i64) -> Result<(), BoardError> {
+        let moves = self.with_board(board, |b| {
+            Ok(b.config().settings.webhook.is_some()
+                && b.hook_cursor().is_none_or(|c| c < cursor_us))
+        })?;
+        if moves {
+            let cmd = Command::HookAdvance {
+                board: board.to_owned(),
+                cursor_us,
+            };
+            self.execute(cmd, false).await?;
+        }
+        Ok(())
+    }
+
+    async fn hook_claim(
+        &self,
+        board: &str,
+        _token: &str,
+        until_us: i64,
+        _hold: Duration,
+        _renew: bool,
+    ) -> Result<bool, BoardError> {
+        // One server owns the data dir: no other node posts; only a post already made
+        // (the cursor at or past the period's end) is refused.
+        self.with_board(board, |b| Ok(b.hook_cursor().is_none_or(|c| c < until_us)))
     }
 
     fn shutdown(&self) {

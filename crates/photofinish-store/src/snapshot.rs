@@ -14,8 +14,10 @@ use photofinish_core::{Board, Period, Ranking};
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 3.
-pub const MAGIC: &[u8; 8] = b"PFSNAP03";
+/// First 8 bytes of every snapshot this version writes: name and format version 4.
+pub const MAGIC: &[u8; 8] = b"PFSNAP04";
+/// The third format: no webhook cursors. Still read.
+const MAGIC_V3: &[u8; 8] = b"PFSNAP03";
 /// The second format: no idempotency keys. Still read.
 const MAGIC_V2: &[u8; 8] = b"PFSNAP02";
 /// The first format: board configs without settings, no idempotency keys. Still read.
@@ -86,6 +88,17 @@ pub fn write(
             crate::idempotency::encode(&mut e, id, r);
         }
     }
+    // The webhook cursors (format 4).
+    let cursors: Vec<(String, i64)> = state
+        .boards()
+        .into_iter()
+        .filter_map(|(name, handle)| read_lock(&handle).hook_cursor().map(|c| (name, c)))
+        .collect();
+    e.u32(cursors.len() as u32);
+    for (name, cursor) in cursors {
+        e.str(&name);
+        e.i64(cursor);
+    }
     w.write_all(&e.0)?;
     let crc = w.crc;
     w.inner.write_all(&crc.to_le_bytes())
@@ -106,7 +119,8 @@ pub struct Loaded {
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let v1 = buf.get(..8) == Some(MAGIC_V1.as_slice());
     let v2 = buf.get(..8) == Some(MAGIC_V2.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2) {
+    let v3 = buf.get(..8) == Some(MAGIC_V3.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3) {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -166,6 +180,16 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
         for _ in 0..d.u32()? {
             let (id, r) = crate::idempotency::decode(&mut d)?;
             table.insert(id, r);
+        }
+    }
+    if !v1 && !v2 && !v3 {
+        for _ in 0..d.u32()? {
+            let name = d.str()?;
+            let cursor = d.i64()?;
+            let handle = state
+                .board(&name)
+                .ok_or_else(|| DecodeError(format!("a webhook cursor of no board {name:?}")))?;
+            crate::state::write_lock(&handle).advance_hook(cursor);
         }
     }
     if !d.is_done() {

@@ -26,6 +26,8 @@ pub enum Applied {
     MemberRemoved,
     /// The board's settings were changed.
     BoardPatched,
+    /// The board's webhook cursor moved (or was already past).
+    HookAdvanced,
     /// A keyed command was applied; its answer is remembered.
     Keyed(Answer),
     /// A keyed command's key was remembered with the same request: nothing was applied.
@@ -191,6 +193,11 @@ impl State {
                 let handle = self.require(board)?;
                 write_lock(&handle).patch(patch)?;
                 Ok(Applied::BoardPatched)
+            }
+            Command::HookAdvance { board, cursor_us } => {
+                let handle = self.require(board)?;
+                write_lock(&handle).advance_hook(*cursor_us);
+                Ok(Applied::HookAdvanced)
             }
             Command::DeleteMember {
                 board,

@@ -8,8 +8,10 @@
 //!   Redis and a Redis Cluster.
 //! - [`sse`]: a Server-Sent Events client that reads one event at a time.
 //! - [`process`]: the `photofinish` binary as a child process (for `kill -9`).
+//! - [`receiver`]: a webhook receiver that records posts and answers from a script.
 
 pub mod process;
+pub mod receiver;
 pub mod redis;
 pub mod server;
 pub mod sse;

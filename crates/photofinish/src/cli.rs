@@ -191,10 +191,30 @@ struct AccessFlags {
     /// TLS private key (PEM).
     #[arg(long, env = "PHOTOFINISH_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Key that signs period-close webhook posts (HMAC-SHA256 in X-Photofinish-Signature);
+    /// prefer the environment variable, which `ps` does not show.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_WEBHOOK_SECRET",
+        hide_env_values = true,
+        conflicts_with = "webhook_secret_file"
+    )]
+    webhook_secret: Option<String>,
+    /// File whose bytes (trailing whitespace trimmed) are the webhook signing key.
+    #[arg(long, env = "PHOTOFINISH_WEBHOOK_SECRET_FILE")]
+    webhook_secret_file: Option<PathBuf>,
+    /// Microseconds added to the system clock: for tests that cross a period's end.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_CLOCK_OFFSET_US",
+        hide = true,
+        allow_hyphen_values = true
+    )]
+    clock_offset_us: Option<i64>,
 }
 
 impl AccessFlags {
-    fn apply(self, opts: ServeOptions) -> ServeOptions {
+    fn apply(self, opts: ServeOptions) -> Result<ServeOptions> {
         use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
         let key = match (self.jwt_key, self.jwt_hs256_secret_file) {
             (Some(pem), _) => Some(JwtKey::Pem(pem)),
@@ -202,7 +222,29 @@ impl AccessFlags {
             (None, None) => None,
         };
         let tls = self.tls_cert.zip(self.tls_key);
-        ServeOptions {
+        let secret = match (self.webhook_secret, self.webhook_secret_file) {
+            (Some(s), _) => Some(s.into_bytes()),
+            (None, Some(file)) => {
+                let mut bytes = std::fs::read(&file).map_err(|e| {
+                    anyhow!("cannot read --webhook-secret-file {}: {e}", file.display())
+                })?;
+                while bytes.last().is_some_and(u8::is_ascii_whitespace) {
+                    bytes.pop();
+                }
+                Some(bytes)
+            }
+            (None, None) => None,
+        };
+        if secret.as_ref().is_some_and(Vec::is_empty) {
+            return Err(anyhow!("the webhook secret is empty"));
+        }
+        let clock = match self.clock_offset_us {
+            Some(offset) => photofinish_server::serve::SharedClock(std::sync::Arc::new(
+                photofinish_core::clock::OffsetClock::new(offset),
+            )),
+            None => opts.clock.clone(),
+        };
+        Ok(ServeOptions {
             keys: self.keys,
             jwt: key.map(|key| JwtOptions {
                 key,
@@ -211,8 +253,12 @@ impl AccessFlags {
             }),
             allow_unauthenticated: self.allow_unauthenticated,
             tls: tls.map(|(cert, key)| photofinish_server::listen::TlsFiles { cert, key }),
+            webhook: photofinish_server::webhook::WebhookOptions {
+                secret: secret.map(Into::into),
+            },
+            clock,
             ..opts
-        }
+        })
     }
 }
 
@@ -426,7 +472,7 @@ pub async fn run(args: Args) -> Result<()> {
                 storage,
                 redis_namespace,
                 ..ServeOptions::default()
-            });
+            })?;
             serve(limits.apply(opts)?).await
         }
         Command::RedisUpgrade {

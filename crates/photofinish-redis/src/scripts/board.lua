@@ -8,7 +8,12 @@
 --            record (floor) and its keys' expiry under the new retention
 --   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
 --   count:   config, prefix, id   → {'ok', members of that period}
-local K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_EV, K_ANN = unpack(KEYS)
+--   hook_advance: config, cursor  → {'ok'}: the webhook cursor moves to cursor unless it is
+--            there or later (nothing on a board without a webhook); the claim ends
+--   hook_claim: config, token, period end, hold ms, renew ('1': extend the claim token
+--            holds) → {'ok'}, or {'held'}: another token holds it, or the cursor reached
+--            the period's end (it was posted)
+local K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_EV, K_ANN, K_HOOK, K_HOOK_CLAIM = unpack(KEYS)
 local OP = ARGV[1]
 if OP == 'create' then
   local CONFIG = ARGV[2]
@@ -30,7 +35,7 @@ if OP == 'drop' then
       redis.call('UNLINK', unpack(keys))
     end
   end
-  redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_ANN)
+  redis.call('UNLINK', K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_ANN, K_HOOK, K_HOOK_CLAIM)
   -- Readers on every node learn the board is gone; the stream itself goes a minute later,
   -- and a board created again meanwhile goes on numbering after it.
   emit(K_EV, 'k', 'deleted')
@@ -50,6 +55,33 @@ if OP == 'patch' then
   local bad = check_config(K_CFG, EXPECTED)
   if bad then return {bad} end
   redis.call('SET', K_CFG, CONFIG)
+  -- A webhook removed forgets its cursor: set again, it starts from its own first period.
+  if not string.find(CONFIG, '"webhook":', 1, true) then
+    redis.call('UNLINK', K_HOOK, K_HOOK_CLAIM)
+  end
+  return {S_OK}
+end
+if OP == 'hook_advance' then
+  local CONFIG, CURSOR = ARGV[2], ARGV[3]
+  local bad = check_config(K_CFG, CONFIG)
+  if bad then return {bad} end
+  if string.find(CONFIG, '"webhook":', 1, true) then
+    local now = redis.call('GET', K_HOOK)
+    if not now or tonumber(now) < tonumber(CURSOR) then redis.call('SET', K_HOOK, CURSOR) end
+  end
+  redis.call('UNLINK', K_HOOK_CLAIM)
+  return {S_OK}
+end
+if OP == 'hook_claim' then
+  local CONFIG, TOKEN, UNTIL, HOLD_MS, RENEW = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+  local bad = check_config(K_CFG, CONFIG)
+  if bad then return {bad} end
+  local cursor = redis.call('GET', K_HOOK)
+  if cursor and tonumber(cursor) >= tonumber(UNTIL) then return {S_HELD} end
+  local holder = redis.call('GET', K_HOOK_CLAIM)
+  if holder and holder ~= TOKEN then return {S_HELD} end
+  if RENEW == TRUE and holder ~= TOKEN then return {S_HELD} end
+  redis.call('SET', K_HOOK_CLAIM, TOKEN, 'PX', HOLD_MS)
   return {S_OK}
 end
 local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]

@@ -43,6 +43,26 @@ pub enum BoardCall<'a> {
         /// The id of the period before it.
         previous_id: &'a str,
     },
+    /// Move the webhook cursor forward and end the claim on the board's post.
+    HookAdvance {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// The new cursor, µs.
+        cursor_us: i64,
+    },
+    /// Claim (or with `renew` extend a claim on) the board's webhook post.
+    HookClaim {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// The claiming node's token.
+        token: &'a str,
+        /// The end of the period to post: refused once the cursor is there.
+        until_us: i64,
+        /// How long the claim holds, ms.
+        hold_ms: u64,
+        /// Only extend a claim `token` holds.
+        renew: bool,
+    },
     /// Count the members of one period.
     Count {
         /// The config text the caller holds (the script checks it).
@@ -53,7 +73,8 @@ pub enum BoardCall<'a> {
 }
 
 impl BoardCall<'_> {
-    /// KEYS: cfg periods seq clock events announced; ARGV: OP, then the operation's own.
+    /// KEYS: cfg periods seq clock events announced hook hookclaim; ARGV: OP, then the
+    /// operation's own.
     pub fn invocation(&self, keys: &BoardKeys) -> ScriptInvocation<'static> {
         let mut inv = super::BOARD.prepare_invoke();
         inv.key(keys.config())
@@ -61,7 +82,9 @@ impl BoardCall<'_> {
             .key(keys.seq())
             .key(keys.clock())
             .key(keys.events())
-            .key(keys.announced());
+            .key(keys.announced())
+            .key(keys.hook())
+            .key(keys.hook_claim());
         match self {
             BoardCall::Create { config_text } => inv.arg("create").arg(*config_text),
             BoardCall::Drop => inv.arg("drop").arg(keys.period_prefix()),
@@ -94,6 +117,23 @@ impl BoardCall<'_> {
                 }
                 &mut inv
             }
+            BoardCall::HookAdvance {
+                config_text,
+                cursor_us,
+            } => inv.arg("hook_advance").arg(*config_text).arg(*cursor_us),
+            BoardCall::HookClaim {
+                config_text,
+                token,
+                until_us,
+                hold_ms,
+                renew,
+            } => inv
+                .arg("hook_claim")
+                .arg(*config_text)
+                .arg(*token)
+                .arg(*until_us)
+                .arg(*hold_ms)
+                .arg(super::flag(*renew)),
             BoardCall::Count {
                 config_text,
                 period_id,

@@ -20,6 +20,7 @@ local S_APPLIED = 'applied'
 local S_REPLAYED = 'replayed'
 local S_KEY_REUSED = 'key_reused'
 local S_REFUSED = 'refused'
+local S_HELD = 'held'
 
 -- Flags passed as ARGV: '1' true, '0' false.
 local TRUE = '1'

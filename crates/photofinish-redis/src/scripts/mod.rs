@@ -79,6 +79,8 @@ pub mod status {
     pub const KEY_REUSED: &[u8] = b"key_reused";
     /// `keyed`: an entry the server refused before the call; its code and message follow.
     pub const REFUSED: &[u8] = b"refused";
+    /// `hook_claim`: another node holds the board's webhook post.
+    pub const HELD: &[u8] = b"held";
 }
 
 /// An invocation of `script` with `keys` and `args`, in order (a call prepared as vectors:
@@ -132,6 +134,7 @@ mod tests {
             ("S_REPLAYED", status::REPLAYED),
             ("S_KEY_REUSED", status::KEY_REUSED),
             ("S_REFUSED", status::REFUSED),
+            ("S_HELD", status::HELD),
         ] {
             let line = format!("local {name} = '{}'", String::from_utf8_lossy(word));
             assert!(COMMON.contains(&line), "common.lua lacks {line:?}");

@@ -96,7 +96,8 @@ impl RedisStore {
         self.registry("SADD", board).await?;
         // The text stored is the one that counts: ours if created or the same.
         let stored = String::from_utf8_lossy(r.bytes(1)?).into_owned();
-        self.remember(board, config, stored)?;
+        let cached = self.remember(board, config, stored)?;
+        self.hook_registry(board, Some(&cached.config)).await?;
         Ok(created)
     }
 
@@ -118,6 +119,7 @@ impl RedisStore {
                 None => {
                     let retention_changed = config.retention != cached.config.retention;
                     let now = self.remember(board, config, text)?;
+                    self.hook_registry(board, Some(&now.config)).await?;
                     if retention_changed {
                         self.retain(board, &now).await?;
                     }
@@ -169,6 +171,7 @@ impl RedisStore {
             .await?;
         self.forget(board);
         self.registry("SREM", board).await?;
+        self.hook_registry(board, None).await?;
         match r.status()? {
             status::OK => Ok(()),
             status::NO_BOARD => Err(BoardError::BoardNotFound(board.to_owned())),

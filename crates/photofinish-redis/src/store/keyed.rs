@@ -282,6 +282,7 @@ impl RedisStore {
             },
         };
         self.registry("SADD", board).await?;
+        self.hook_registry(board, Some(&stored_config)).await?;
         self.remember(board, stored_config, stored)?;
         Ok(Replayable {
             answer: Answer::Created {

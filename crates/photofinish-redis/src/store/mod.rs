@@ -15,6 +15,7 @@
 
 mod boards;
 mod events;
+mod hooks;
 mod keyed;
 mod reads;
 mod service;

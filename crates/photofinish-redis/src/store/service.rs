@@ -2,9 +2,11 @@
 //! operations (in `boards.rs`, `writes.rs`, `reads.rs`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use photofinish_core::events::EventFeed;
+use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::view::{
@@ -182,6 +184,25 @@ impl Leaderboard for RedisStore {
 
     async fn announce_period(&self, board: &str) -> Result<(), BoardError> {
         self.announce_current(board).await
+    }
+
+    async fn hooks(&self) -> Result<Vec<HookState>, BoardError> {
+        self.hook_states().await
+    }
+
+    async fn hook_advance(&self, board: &str, cursor_us: i64) -> Result<(), BoardError> {
+        self.advance_hook(board, cursor_us).await
+    }
+
+    async fn hook_claim(
+        &self,
+        board: &str,
+        token: &str,
+        until_us: i64,
+        hold: Duration,
+        renew: bool,
+    ) -> Result<bool, BoardError> {
+        self.claim_hook(board, token, until_us, hold, renew).await
     }
 
     fn shutdown(&self) {}

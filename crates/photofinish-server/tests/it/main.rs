@@ -20,3 +20,4 @@ mod rates;
 mod redis_backend;
 mod resp;
 mod resp_protocol;
+mod webhook;

@@ -1,4 +1,5 @@
-//! Tests of the real binary: crash recovery under SIGKILL, refusing damaged data, the CLI.
+//! Tests of the real binary: crash recovery under SIGKILL (writes and webhook posts),
+//! refusing damaged data, the CLI.
 
 mod support;
 
@@ -7,3 +8,4 @@ mod cli;
 mod conns;
 mod crash;
 mod retries;
+mod webhook;

@@ -1,0 +1,351 @@
+//! The period-close webhook dispatcher (docs/SPEC.md §10, docs/webhooks.md): every
+//! [`TICK`] it asks the service which boards have a webhook and where their cursors stand
+//! ([`photofinish_core::hook`] decides what each owes), and posts each period due — its
+//! top entries, signed — from a task of its own, one board at a time, at most
+//! [`MAX_POSTS_IN_FLIGHT`] at once. A 2xx moves the board's cursor past the period (durably,
+//! through the backend); anything else waits [`retry_after`] and tries again, up to a day.
+//!
+//! At least once: the cursor moves only after a 2xx, so a crash before it leaves the
+//! period owed, and the next start posts it again (with the same `Idempotency-Key`).
+//! Servers sharing a Redis claim a board's post first (`hook_claim`), and a failed
+//! attempt keeps the claim for its wait, so the backoff holds across nodes.
+//!
+//! SSRF care: only callers who may manage a board set its webhook (admins); posts follow
+//! no redirects, give up after [`POST_TIMEOUT`], and read at most [`MAX_RESPONSE_BYTES`]
+//! of an answer, which is otherwise ignored.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{BoardError, Leaderboard, Period, PeriodRef, PeriodWindow};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::app::entry_view;
+use crate::dto::EntryView;
+use crate::input::rfc3339_us;
+use crate::metrics::Metrics;
+
+/// How often the dispatcher looks for periods due: a post leaves within this (plus the
+/// time to read the entries) after its period (and grace) ended.
+pub const TICK: Duration = Duration::from_secs(1);
+/// How long a post may take, connection included.
+pub const POST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most of a receiver's answer read (and then dropped).
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
+/// Posts under way at once, over all boards.
+pub const MAX_POSTS_IN_FLIGHT: usize = 16;
+/// How long a claim on a board's post holds while it is made.
+const CLAIM_HOLD: Duration = Duration::from_secs(30);
+/// The header carrying the body's HMAC-SHA256.
+pub const SIGNATURE_HEADER: &str = "X-Photofinish-Signature";
+
+/// What a period-close post carries (its JSON body).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PeriodClosed {
+    /// The board.
+    pub board: String,
+    /// The period that closed.
+    pub period: String,
+    /// Its first instant (RFC 3339, µs).
+    pub starts_at: String,
+    /// The first instant after it.
+    pub ends_at: String,
+    /// Members in the period.
+    pub total: u64,
+    /// Its top entries (up to the board's `webhook_top`), ordinal ranks.
+    pub entries: Vec<EntryView>,
+}
+
+/// How the dispatcher signs.
+#[derive(Clone, Default)]
+pub struct WebhookOptions {
+    /// `--webhook-secret`: the HMAC-SHA256 key; `None` sends posts unsigned.
+    pub secret: Option<Arc<[u8]>>,
+}
+
+impl std::fmt::Debug for WebhookOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the secret.
+        let secret = if self.secret.is_some() { "set" } else { "none" };
+        write!(f, "WebhookOptions {{ secret: {secret} }}")
+    }
+}
+
+/// `sha256=<hex>`: the HMAC-SHA256 of `body` under `secret`, as the header carries it.
+pub fn signature(secret: &[u8], body: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(secret)
+        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+    mac.update(body);
+    let bytes = mac.finalize().into_bytes();
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256=");
+    for b in bytes {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
+}
+
+/// The dispatcher's own state: boards with a post under way, and when a board that failed
+/// may try again on this node.
+struct Dispatcher {
+    service: Weak<dyn Leaderboard>,
+    metrics: Arc<Metrics>,
+    client: reqwest::Client,
+    secret: Option<Arc<[u8]>>,
+    token: String,
+    busy: Mutex<HashSet<String>>,
+    not_before: Mutex<HashMap<String, Instant>>,
+    slots: tokio::sync::Semaphore,
+}
+
+/// Runs the dispatcher until the service is gone.
+pub async fn run(service: Weak<dyn Leaderboard>, metrics: Arc<Metrics>, opts: WebhookOptions) {
+    let client = match reqwest::Client::builder()
+        .timeout(POST_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("photofinish/", env!("CARGO_PKG_VERSION")))
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot build the webhook client; no webhook will be posted");
+            return;
+        }
+    };
+    let mut token = [0u8; 16];
+    if getrandom::fill(&mut token).is_err() {
+        // Only distinguishes nodes' claims: the time does as well.
+        token = u128::from(std::process::id()).to_le_bytes();
+    }
+    let d = Arc::new(Dispatcher {
+        service,
+        metrics,
+        client,
+        secret: opts.secret,
+        token: token.iter().map(|b| format!("{b:02x}")).collect(),
+        busy: Mutex::new(HashSet::new()),
+        not_before: Mutex::new(HashMap::new()),
+        slots: tokio::sync::Semaphore::new(MAX_POSTS_IN_FLIGHT),
+    });
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(service) = d.service.upgrade() else {
+            return;
+        };
+        match service.hooks().await {
+            Ok(hooks) => d.clone().visit(&service, hooks).await,
+            Err(e) => tracing::debug!(error = %e, "webhooks: cannot list boards"),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Dispatcher {
+    /// One pass: starts the cursor of boards seen for the first time, and a post for each
+    /// board that owes one and is not busy or waiting.
+    async fn visit(self: Arc<Self>, service: &Arc<dyn Leaderboard>, hooks: Vec<HookState>) {
+        let now = service.now_us();
+        let mut pending = 0;
+        let names: HashSet<&str> = hooks.iter().map(|h| h.board.as_str()).collect();
+        lock(&self.not_before).retain(|b, _| names.contains(b.as_str()));
+        for h in hooks {
+            let cursor = match h.cursor_us {
+                Some(c) => c,
+                None => {
+                    let start = first_cursor(&h.config, now);
+                    let started = match start {
+                        Ok(c) => service.hook_advance(&h.board, c).await.map(|()| c),
+                        Err(e) => Err(e),
+                    };
+                    match started {
+                        Ok(c) => c,
+                        Err(e) => {
+                            tracing::warn!(board = %h.board, error = %e, "webhook: cannot start its cursor");
+                            continue;
+                        }
+                    }
+                }
+            };
+            let owes = match owed(&h.config, cursor, now) {
+                Ok(Owed::Until(_)) => continue,
+                Ok(o) => o,
+                Err(e) => {
+                    tracing::warn!(board = %h.board, error = %e, "webhook: cannot place its period");
+                    continue;
+                }
+            };
+            pending += 1;
+            let waiting = lock(&self.not_before)
+                .get(&h.board)
+                .is_some_and(|t| Instant::now() < *t);
+            if waiting || !lock(&self.busy).insert(h.board.clone()) {
+                continue;
+            }
+            let Ok(slot) = self.slots.try_acquire() else {
+                lock(&self.busy).remove(&h.board);
+                continue;
+            };
+            slot.forget();
+            let d = self.clone();
+            let service = service.clone();
+            tokio::spawn(async move {
+                d.settle(&service, &h, owes).await;
+                lock(&d.busy).remove(&h.board);
+                d.slots.add_permits(1);
+            });
+        }
+        self.metrics.webhook_pending(pending);
+    }
+
+    /// Posts (or gives up) what the board owes, under a claim.
+    async fn settle(&self, service: &Arc<dyn Leaderboard>, h: &HookState, owes: Owed) {
+        let board = h.board.as_str();
+        let (period, give_up) = match owes {
+            Owed::Due(p) => (p, false),
+            Owed::GiveUp(p) => (p, true),
+            Owed::Until(_) => return,
+        };
+        let claim = service.hook_claim(board, &self.token, period.end_us, CLAIM_HOLD, false);
+        match claim.await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                tracing::debug!(board, error = %e, "webhook: cannot claim its post");
+                return;
+            }
+        }
+        let retained = PeriodWindow::new(&h.config)
+            .and_then(|w| w.visible(service.now_us()))
+            .is_ok_and(|v| period.start_us >= v.floor_us);
+        if !retained {
+            tracing::error!(board, period = %period.id, "webhook: the period left the board's retention before it was posted; given up");
+            self.metrics.webhook_outcome("abandoned");
+            self.advance(service, board, &period).await;
+            return;
+        }
+        if give_up {
+            tracing::error!(board, period = %period.id, "webhook: no 2xx for a day; this period's post is given up");
+            self.metrics.webhook_outcome("abandoned");
+            self.advance(service, board, &period).await;
+            return;
+        }
+        let result = self.post(service, h, &period).await;
+        match result {
+            Ok(()) => {
+                tracing::info!(board, period = %period.id, "webhook posted");
+                self.metrics.webhook_outcome("delivered");
+                self.advance(service, board, &period).await;
+            }
+            Err(why) => {
+                let due = period.end_us.saturating_add(h.config.settings.grace_us());
+                let wait = retry_after(service.now_us().saturating_sub(due));
+                tracing::warn!(board, period = %period.id, error = %why, retry_in_s = wait.as_secs_f64(), "webhook post failed");
+                self.metrics.webhook_outcome("failed");
+                lock(&self.not_before).insert(board.to_owned(), Instant::now() + wait);
+                let hold = service.hook_claim(board, &self.token, period.end_us, wait, true);
+                if let Err(e) = hold.await {
+                    tracing::debug!(board, error = %e, "webhook: cannot hold its claim for the wait");
+                }
+            }
+        }
+    }
+
+    async fn advance(&self, service: &Arc<dyn Leaderboard>, board: &str, period: &Period) {
+        if let Err(e) = service.hook_advance(board, period.end_us).await {
+            // The period stays owed: posted again later (the receiver dedups by key).
+            tracing::warn!(board, period = %period.id, error = %e, "webhook: cannot record the post");
+        }
+    }
+
+    /// One attempt: the body, signed, posted; `Err` says why it did not get a 2xx.
+    async fn post(
+        &self,
+        service: &Arc<dyn Leaderboard>,
+        h: &HookState,
+        period: &Period,
+    ) -> Result<(), String> {
+        let Some(url) = h.config.settings.webhook.as_deref() else {
+            return Err("the webhook was removed".into());
+        };
+        let body = body(service, &h.board, h.config.settings.webhook_top(), period)
+            .await
+            .map_err(|e| format!("cannot read the period: {e}"))?;
+        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let mut req = self
+            .client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("Idempotency-Key", format!("{}/{}", h.board, period.id));
+        if let Some(secret) = &self.secret {
+            req = req.header(SIGNATURE_HEADER, signature(secret, &body));
+        }
+        let mut resp = req.body(body).send().await.map_err(|e| e.to_string())?;
+        let status = resp.status();
+        // Read a little of the answer (so the connection may be reused), never more.
+        let mut read = 0;
+        while read < MAX_RESPONSE_BYTES {
+            match resp.chunk().await {
+                Ok(Some(c)) => read += c.len(),
+                _ => break,
+            }
+        }
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(format!("the receiver answered {status}"))
+        }
+    }
+}
+
+/// The post of `period`: its top `top` entries (none when nobody wrote in it).
+async fn body(
+    service: &Arc<dyn Leaderboard>,
+    board: &str,
+    top: u32,
+    period: &Period,
+) -> Result<PeriodClosed, BoardError> {
+    let read = ReadOptions {
+        period: PeriodRef::Id(period.id.clone()),
+        ..ReadOptions::default()
+    };
+    let (total, entries) = match service.page(board, 0, u64::from(top), &read).await {
+        Ok(rows) => (
+            rows.total,
+            rows.entries.into_iter().map(entry_view).collect(),
+        ),
+        Err(BoardError::PeriodNotFound(_)) => (0, Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(PeriodClosed {
+        board: board.to_owned(),
+        period: period.id.clone(),
+        starts_at: rfc3339_us(period.start_us),
+        ends_at: rfc3339_us(period.end_us),
+        total,
+        entries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signature;
+
+    /// RFC 4231 test case 2.
+    #[test]
+    fn signs_as_hmac_sha256() {
+        assert_eq!(
+            signature(b"Jefe", b"what do ya want for nothing?"),
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+}
