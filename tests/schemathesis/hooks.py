@@ -12,7 +12,8 @@ more than one field, and each is named here with the reason:
 - 422 metadata_too_large: metadata over 1 KiB serialized (a size in bytes).
 - 422 invalid_member: a member name over 128 bytes of UTF-8 (the schema counts characters).
 - 422 invalid_time: an `at` before 1970 or past 9999 (`format: date-time` has no range).
-- 400 invalid_config: `min_score` above `max_score` (two fields).
+- 400 invalid_config: `min_score` above `max_score`; a `webhook` on a board that never
+  resets or keeps fewer than 2 periods (two fields, or a field and the board's state).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
