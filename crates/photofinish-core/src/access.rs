@@ -275,6 +275,13 @@ fn authorize_key(key: &KeyGrant, action: &Action<'_>) -> Result<(), BoardError> 
             )));
         }
     }
+    // Operator work (a backup) reaches every board: only a key covering every board.
+    if matches!(action, Action::Operate) && !key.boards.iter().any(|g| g.as_str() == "*") {
+        return Err(forbidden(format!(
+            "key {:?} covers only some boards; operator work (backup) needs a key for all (--board '*')",
+            key.name
+        )));
+    }
     let allowed = match action {
         Action::Read { .. } => key.scope.reads(),
         Action::Write { with_at: false, .. }
@@ -437,17 +444,25 @@ mod tests {
         ];
         for (scope, row) in scopes.into_iter().zip(expected) {
             for (action, want) in actions.iter().zip(row) {
-                let k = key(scope, &["b", "c*"]);
+                let k = key(scope, &["*"]);
                 assert_eq!(
                     code(authorize(&k, action, CLOSED)),
                     want,
                     "{scope:?} {action:?}"
                 );
             }
-            // Outside the globs every board action is forbidden, even for admin.
+            // Outside the globs every board action is forbidden, even for admin, and so is
+            // operator work (a backup reaches every board).
             let other = key(scope, &["season-*"]);
             assert_eq!(code(authorize(&other, &read, PUBLIC)), "forbidden");
             assert_eq!(code(authorize(&other, &manage, PUBLIC)), "forbidden");
+            assert_eq!(code(authorize(&other, &Action::Operate, None)), "forbidden");
+            let some = key(scope, &["b", "c*"]);
+            assert_eq!(
+                code(authorize(&some, &read, CLOSED)),
+                row[0],
+                "globs that cover the board act as all"
+            );
         }
     }
 

@@ -91,6 +91,9 @@ pub enum ErrorCode {
     TooManyStreams,
     /// A write naming a period that ended more than the board's grace ago.
     PeriodClosed,
+    /// An operation this backend does not have (an online backup of Redis, whose own
+    /// persistence is the backup).
+    NotSupported,
 }
 
 macro_rules! code_names {
@@ -134,6 +137,7 @@ code_names!(
     StorageUnavailable => "storage_unavailable",
     Overloaded => "overloaded",
     ShuttingDown => "shutting_down",
+    NotSupported => "not_supported",
     Unauthorized => "unauthorized",
     Forbidden => "forbidden",
     RateLimited => "rate_limited",
@@ -285,6 +289,9 @@ pub enum BoardError {
     /// The service is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// An operation this backend does not have; the message says what to do instead.
+    #[error("not supported: {0}")]
+    NotSupported(String),
     /// No valid credential where one is needed (docs/SPEC.md §6).
     #[error("unauthorized: {0}")]
     Unauthorized(String),
@@ -374,6 +381,7 @@ impl BoardError {
             E::Unavailable(_) => ErrorCode::StorageUnavailable,
             E::Overloaded => ErrorCode::Overloaded,
             E::ShuttingDown => ErrorCode::ShuttingDown,
+            E::NotSupported(_) => ErrorCode::NotSupported,
             E::Unauthorized(_) => ErrorCode::Unauthorized,
             E::Forbidden(_) => ErrorCode::Forbidden,
             E::RateLimited { .. } => ErrorCode::RateLimited,

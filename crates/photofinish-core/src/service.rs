@@ -191,6 +191,19 @@ pub trait Leaderboard: Send + Sync {
         renew: bool,
     ) -> Result<bool, BoardError>;
 
+    /// Writes a consistent snapshot of every board to `out` while writes go on
+    /// (docs/SPEC.md §11); returns the log position it is at. Blocks for as long as that
+    /// takes: call it where blocking is allowed. Only the embedded store has it (on Redis,
+    /// Redis' own persistence is the backup): `not_supported` elsewhere.
+    fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {
+        let _ = out;
+        Err(BoardError::NotSupported(
+            "backups are of the embedded store; on Redis, Redis' own persistence (RDB/AOF) \
+             is the backup (docs/backup.md)"
+                .into(),
+        ))
+    }
+
     /// Stops taking writes and makes every acknowledged one durable (the embedded store
     /// drains its writer, syncs and snapshots); reads may still be answered. It may block
     /// for as long as that takes: call it where blocking is allowed (not on an async

@@ -49,6 +49,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         C::Unauthorized => S::UNAUTHORIZED,
         C::Forbidden => S::FORBIDDEN,
         C::InvalidEntries => S::UNPROCESSABLE_ENTITY,
+        C::NotSupported => S::NOT_IMPLEMENTED,
     }
 }
 

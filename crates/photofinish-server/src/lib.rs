@@ -44,7 +44,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{boards, console, entries, events, members, ops, queries, scores};
+use crate::routes::{admin, boards, console, entries, events, members, ops, queries, scores};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -83,6 +83,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/", get(console::index))
         .route("/console.css", get(console::css))
         .route("/console.js", get(console::js))
+        .route("/v1/admin/backup", get(admin::get_backup))
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .route("/openapi.json", get(ops::openapi))

@@ -50,6 +50,7 @@ use crate::routes::{boards, entries, events, members, ops, queries, scores};
         queries::get_thresholds,
         queries::get_member_boards,
         events::get_events,
+        crate::routes::admin::get_backup,
         ops::healthz,
         ops::metrics,
         ops::openapi,

@@ -16,12 +16,14 @@
 //!   under `fsync=always`, else the caller's committer) sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
+//! - [`backup`]: a consistent snapshot made while writes go on, and restore.
 //! - [`events`]: what the writer publishes to watched boards' live event feeds.
 //! - [`service`]: the store as the core's `Leaderboard` service: writes become logged
 //!   commands, reads ask the rankings under a board's read lock.
 
 use std::path::{Path, PathBuf};
 
+pub mod backup;
 pub mod codec;
 pub mod command;
 pub mod compaction;

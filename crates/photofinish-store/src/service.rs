@@ -536,6 +536,11 @@ impl Leaderboard for Store {
         self.with_board(board, |b| Ok(b.hook_cursor().is_none_or(|c| c < until_us)))
     }
 
+    fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {
+        self.backup_to(out)
+            .map_err(|e| BoardError::Unavailable(format!("backup: {e}")))
+    }
+
     fn shutdown(&self) {
         Store::shutdown(self);
     }

@@ -186,6 +186,11 @@ pub struct Store {
 }
 
 impl Store {
+    /// A consistent snapshot of the data while writes go on ([`crate::backup`]); its LSN.
+    pub fn backup_to(&self, out: &mut dyn std::io::Write) -> Result<u64, StoreError> {
+        crate::backup::backup(&*self.storage, &self.dir, out)
+    }
+
     /// Recovers the state in `opts.dir` and starts the writer and snapshotter.
     pub fn open(
         storage: Arc<dyn Storage>,

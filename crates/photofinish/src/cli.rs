@@ -80,6 +80,24 @@ enum Command {
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
     },
+    /// Download a consistent backup of every board from a running server on the embedded
+    /// store (admin key for every board), made while writes go on; checked before it is
+    /// kept.
+    Backup {
+        /// The backup file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Make a data directory from a backup (checked whole first); DIR must be empty or
+    /// missing. Then `photofinish serve --data-dir DIR` answers as the server did when the
+    /// backup was made.
+    Restore {
+        /// The backup file.
+        file: PathBuf,
+        /// The data directory to make.
+        #[arg(long)]
+        data_dir: PathBuf,
+    },
     /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
     Key {
         #[command(subcommand)]
@@ -412,6 +430,47 @@ fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
 }
 
 /// `photofinish redis-upgrade`: rewrites the namespace and says what it did.
+/// `photofinish backup`: the download goes to a temporary file beside `out`, is checked
+/// whole (magic, checksum, every record), and only then takes the name.
+async fn backup(client: &Client, out: &std::path::Path, json: bool) -> Result<()> {
+    let mut tmp_name = out.as_os_str().to_owned();
+    tmp_name.push(".part");
+    let tmp = PathBuf::from(tmp_name);
+    let mut file =
+        std::fs::File::create(&tmp).map_err(|e| anyhow!("cannot create {}: {e}", tmp.display()))?;
+    let fetched = client
+        .download(&["v1", "admin", "backup"], &mut file)
+        .await
+        .and_then(|bytes| {
+            file.sync_all()
+                .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
+            let data = std::fs::read(&tmp)?;
+            let loaded = photofinish_store::snapshot::read(&data)
+                .map_err(|e| anyhow!("the backup does not verify: {}", e.0))?;
+            Ok((bytes, loaded.last_lsn, loaded.state.boards().len()))
+        });
+    let (bytes, lsn, boards) = match fetched {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    std::fs::rename(&tmp, out).map_err(|e| anyhow!("cannot name {}: {e}", out.display()))?;
+    if json {
+        println!(
+            "{}",
+            json!({"file": out, "bytes": bytes, "last_lsn": lsn, "boards": boards})
+        );
+    } else {
+        println!(
+            "backup of {boards} boards at log position {lsn}: {} ({bytes} bytes)",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
 async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
     let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
         anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
@@ -480,6 +539,24 @@ pub async fn run(args: Args) -> Result<()> {
             redis_namespace,
         } => redis_upgrade(&storage, &redis_namespace, json).await,
         Command::Key { command } => crate::keys_cmd::run(command, json),
+        Command::Backup { out } => backup(&client, &out, json).await,
+        Command::Restore { file, data_dir } => {
+            let r = photofinish_store::backup::restore(&file, &data_dir)?;
+            if json {
+                println!(
+                    "{}",
+                    json!({"last_lsn": r.last_lsn, "boards": r.boards, "data_dir": data_dir})
+                );
+            } else {
+                println!(
+                    "restored {} boards at log position {} into {}",
+                    r.boards,
+                    r.last_lsn,
+                    data_dir.display()
+                );
+            }
+            Ok(())
+        }
         Command::Board { command } => match command {
             BoardCommand::Create {
                 name,

@@ -66,24 +66,67 @@ impl Client {
             }
         })?;
         let status = resp.status();
+        let value = Self::answer(resp).await?;
+        if status.is_success() {
+            return Ok(value);
+        }
+        Err(Self::refusal(status, &value))
+    }
+
+    /// The answer's body as JSON (`null` when empty, a string when not JSON).
+    async fn answer(resp: reqwest::Response) -> Result<Value> {
         let text = resp
             .text()
             .await
             .map_err(|e| anyhow!("cannot read the answer: {}", e.without_url()))?;
-        let value: Value = if text.is_empty() {
+        Ok(if text.is_empty() {
             Value::Null
         } else {
             serde_json::from_str(&text).unwrap_or(Value::String(text))
-        };
-        if status.is_success() {
-            return Ok(value);
-        }
+        })
+    }
+
+    /// An error answer as one sentence.
+    fn refusal(status: reqwest::StatusCode, value: &Value) -> anyhow::Error {
         match (
             value["error"]["message"].as_str(),
             value["error"]["code"].as_str(),
         ) {
-            (Some(msg), Some(code)) => Err(anyhow!("{msg} ({code}, HTTP {})", status.as_u16())),
-            _ => Err(anyhow!("the server answered HTTP {}", status.as_u16())),
+            (Some(msg), Some(code)) => anyhow!("{msg} ({code}, HTTP {})", status.as_u16()),
+            _ => anyhow!("the server answered HTTP {}", status.as_u16()),
         }
+    }
+
+    /// GETs `segments` and streams the body into `out`; returns the bytes written.
+    pub async fn download(&self, segments: &[&str], out: &mut dyn std::io::Write) -> Result<u64> {
+        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+        let url = format!("{}/{}", self.base, path.join("/"));
+        let mut req = self.http.get(&url);
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let mut resp = req.send().await.map_err(|e| {
+            anyhow!(
+                "cannot reach the server at {}: {}",
+                self.base,
+                e.without_url()
+            )
+        })?;
+        let status = resp.status();
+        if !status.is_success() {
+            let value = Self::answer(resp).await?;
+            return Err(Self::refusal(status, &value));
+        }
+        let mut written = 0u64;
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| anyhow!("the download broke off: {}", e.without_url()))?
+        {
+            out.write_all(&chunk)
+                .map_err(|e| anyhow!("cannot write the file: {e}"))?;
+            written += chunk.len() as u64;
+        }
+        Ok(written)
     }
 }

@@ -1,6 +1,8 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal), the questions of §10 (queries), live events, the web console, and ops.
+//! (one member, around it, its removal), the questions of §10 (queries), live events, the web console, ops,
+//! and admin (the online backup).
 
+pub mod admin;
 pub mod boards;
 pub mod console;
 pub mod entries;

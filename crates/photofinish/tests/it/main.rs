@@ -4,6 +4,7 @@
 mod support;
 
 mod access;
+mod backup;
 mod cli;
 mod conns;
 mod crash;
