@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
-use photofinish_core::hook::first_cursor;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
 
 use crate::idempotency::KeyedRequest;
@@ -202,11 +201,7 @@ impl Gate {
         if config.settings.webhook.is_none() {
             return;
         }
-        let started = match first_cursor(config, self.service.now_us()) {
-            Ok(c) => self.service.hook_advance(board, c).await,
-            Err(e) => Err(e),
-        };
-        if let Err(e) = started {
+        if let Err(e) = crate::webhook::start_cursor(&*self.service, board, config).await {
             tracing::warn!(board, error = %e, "webhook cursor not started; the dispatcher will");
         }
     }

@@ -20,11 +20,14 @@ use std::time::{Duration, Instant};
 
 use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
 use photofinish_core::view::ReadOptions;
+use photofinish_core::BoardConfig;
 use photofinish_core::{BoardError, Leaderboard, Period, PeriodRef, PeriodWindow};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::app::entry_view;
+use crate::auth::keys::hex;
+use crate::conns::lock;
 use crate::dto::EntryView;
 use crate::input::rfc3339_us;
 use crate::metrics::Metrics;
@@ -81,13 +84,20 @@ pub fn signature(secret: &[u8], body: &[u8]) -> String {
     let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(secret)
         .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
     mac.update(body);
-    let bytes = mac.finalize().into_bytes();
-    let mut hex = String::with_capacity(7 + 64);
-    hex.push_str("sha256=");
-    for b in bytes {
-        hex.push_str(&format!("{b:02x}"));
-    }
-    hex
+    format!("sha256={}", hex(&mac.finalize().into_bytes()))
+}
+
+/// Starts the webhook cursor of `board` (with `config`) at the period current now, so that
+/// period is the first posted; returns it. The Gate calls it when a webhook is set, and the
+/// dispatcher for a board it finds without a cursor.
+pub async fn start_cursor(
+    service: &dyn Leaderboard,
+    board: &str,
+    config: &BoardConfig,
+) -> Result<i64, BoardError> {
+    let cursor = first_cursor(config, service.now_us())?;
+    service.hook_advance(board, cursor).await?;
+    Ok(cursor)
 }
 
 /// The dispatcher's own state: boards with a post under way, and when a board that failed
@@ -127,7 +137,7 @@ pub async fn run(service: Weak<dyn Leaderboard>, metrics: Arc<Metrics>, opts: We
         metrics,
         client,
         secret: opts.secret,
-        token: token.iter().map(|b| format!("{b:02x}")).collect(),
+        token: hex(&token),
         busy: Mutex::new(HashSet::new()),
         not_before: Mutex::new(HashMap::new()),
         slots: tokio::sync::Semaphore::new(MAX_POSTS_IN_FLIGHT),
@@ -146,10 +156,6 @@ pub async fn run(service: Weak<dyn Leaderboard>, metrics: Arc<Metrics>, opts: We
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Dispatcher {
     /// One pass: starts the cursor of boards seen for the first time, and a post for each
     /// board that owes one and is not busy or waiting.
@@ -161,20 +167,13 @@ impl Dispatcher {
         for h in hooks {
             let cursor = match h.cursor_us {
                 Some(c) => c,
-                None => {
-                    let start = first_cursor(&h.config, now);
-                    let started = match start {
-                        Ok(c) => service.hook_advance(&h.board, c).await.map(|()| c),
-                        Err(e) => Err(e),
-                    };
-                    match started {
-                        Ok(c) => c,
-                        Err(e) => {
-                            tracing::warn!(board = %h.board, error = %e, "webhook: cannot start its cursor");
-                            continue;
-                        }
+                None => match start_cursor(&**service, &h.board, &h.config).await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::warn!(board = %h.board, error = %e, "webhook: cannot start its cursor");
+                        continue;
                     }
-                }
+                },
             };
             let owes = match owed(&h.config, cursor, now) {
                 Ok(Owed::Until(_)) => continue,

@@ -46,12 +46,7 @@ impl Client {
         query: &[(String, String)],
         body: Option<Value>,
     ) -> Result<Value> {
-        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
-        let url = format!("{}/{}", self.base, path.join("/"));
-        let mut req = self.http.request(method, &url).query(query);
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
-        }
+        let mut req = self.request(method, segments).query(query);
         if let Some(b) = body {
             req = req.json(&b);
         }
@@ -71,6 +66,18 @@ impl Client {
             return Ok(value);
         }
         Err(Self::refusal(status, &value))
+    }
+
+    /// A request to the path of `segments` (each percent-encoded), with the credential.
+    fn request(&self, method: reqwest::Method, segments: &[&str]) -> reqwest::RequestBuilder {
+        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+        let req = self
+            .http
+            .request(method, format!("{}/{}", self.base, path.join("/")));
+        match &self.token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        }
     }
 
     /// The answer's body as JSON (`null` when empty, a string when not JSON).
@@ -99,12 +106,7 @@ impl Client {
 
     /// GETs `segments` and streams the body into `out`; returns the bytes written.
     pub async fn download(&self, segments: &[&str], out: &mut dyn std::io::Write) -> Result<u64> {
-        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
-        let url = format!("{}/{}", self.base, path.join("/"));
-        let mut req = self.http.get(&url);
-        if let Some(t) = &self.token {
-            req = req.bearer_auth(t);
-        }
+        let req = self.request(reqwest::Method::GET, segments);
         let mut resp = req.send().await.map_err(|e| {
             anyhow!(
                 "cannot reach the server at {}: {}",

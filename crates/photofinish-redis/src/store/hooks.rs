@@ -56,7 +56,7 @@ impl RedisStore {
                 .await
                 .map_err(unavailable)?;
             let config = match config {
-                Some(raw) => Some(self.parse_and_remember(&board, raw)?.config.clone()),
+                Some(raw) => Some(self.stored(&board, raw)?.config.clone()),
                 None => None,
             };
             match config {

@@ -280,14 +280,22 @@ impl RedisStore {
     /// decisions that must not rest on this server's cache, such as who may read a board
     /// that another server's PATCH just made private.
     async fn fresh(&self, board: &str) -> Result<Arc<CachedBoard>, BoardError> {
-        let cached = self.cache().get(board).cloned();
-        match (cached, self.stored_config(board).await?) {
-            (_, None) => {
+        match self.stored_config(board).await? {
+            None => {
                 self.forget(board);
                 Err(BoardError::BoardNotFound(board.to_owned()))
             }
-            (Some(c), Some(raw)) if c.config_text.as_bytes() == raw.as_slice() => Ok(c),
-            (_, Some(raw)) => self.parse_and_remember(board, raw),
+            Some(raw) => self.stored(board, raw),
+        }
+    }
+
+    /// The board's cache for the config text `raw` Redis holds: the entry kept when its
+    /// text is the same (with what it learnt), else `raw` parsed and cached.
+    fn stored(&self, board: &str, raw: Vec<u8>) -> Result<Arc<CachedBoard>, BoardError> {
+        let cached = self.cache().get(board).cloned();
+        match cached {
+            Some(c) if c.config_text.as_bytes() == raw.as_slice() => Ok(c),
+            _ => self.parse_and_remember(board, raw),
         }
     }
 

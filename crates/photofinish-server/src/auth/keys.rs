@@ -96,7 +96,8 @@ pub fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex of `bytes` (key hashes, webhook signatures and claim tokens).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

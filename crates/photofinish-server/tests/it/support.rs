@@ -160,3 +160,23 @@ impl Rng {
         &xs[self.below(xs.len() as u64) as usize]
     }
 }
+
+/// The value of one series of `/metrics` (`name{labels}` exactly as printed), read with
+/// `token`; `None` while the series is absent.
+pub async fn metric(s: &Server, token: Option<&str>, series: &str) -> Option<String> {
+    let mut req = s.http.get(format!("{}/metrics", s.base));
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let text = req
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    let prefix = format!("{series} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim().to_owned())
+}

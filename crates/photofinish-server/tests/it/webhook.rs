@@ -79,19 +79,10 @@ async fn write(s: &Server, board: &str, member: &str, score: i64) {
 
 /// The counter `photofinish_webhook_posts_total{outcome=…}`.
 async fn posts_counted(s: &Server, outcome: &str) -> u64 {
-    let text = s
-        .http
-        .get(format!("{}/metrics", s.base))
-        .send()
+    let series = format!("photofinish_webhook_posts_total{{outcome=\"{outcome}\"}}");
+    metric(s, None, &series)
         .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
-    let line = format!("photofinish_webhook_posts_total{{outcome=\"{outcome}\"}} ");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&line))
-        .map_or(0, |v| v.trim().parse().expect("a count"))
+        .map_or(0, |v| v.parse().expect("a count"))
 }
 
 /// Nothing more arrives for a while (the receiver's count stays at `n`).

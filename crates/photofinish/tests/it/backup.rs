@@ -6,38 +6,12 @@
 //! and a non-empty directory are refused and leave nothing behind.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use crate::support::*;
-
-fn cli(args: &[&str], server: &str) -> (bool, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .env("PHOTOFINISH_SERVER", server)
-        .output()
-        .expect("run");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-async fn entries(http: &reqwest::Client, base: &str, board: &str, ranking: &str) -> Value {
-    http.get(format!(
-        "{base}/v1/boards/{board}/entries?limit=1000&ranking={ranking}"
-    ))
-    .send()
-    .await
-    .expect("get")
-    .json()
-    .await
-    .expect("json")
-}
 
 fn members(page: &Value) -> Vec<String> {
     page["entries"]
@@ -56,6 +30,18 @@ fn chain(page: &Value) -> Vec<u64> {
         .collect();
     ks.sort_unstable();
     ks
+}
+
+/// `photofinish backup --out file` against `base`, which must succeed; its stdout.
+async fn backup(base: &str, file: &Path) -> String {
+    let (base, file) = (base.to_owned(), file.to_owned());
+    let (ok, stdout, stderr) = tokio::task::spawn_blocking(move || {
+        cli(&["backup", "--out", file.to_str().expect("path")], &base)
+    })
+    .await
+    .expect("cli");
+    assert!(ok, "{stdout}{stderr}");
+    stdout
 }
 
 fn restore(file: &Path, dir: &Path) -> (bool, String, String) {
@@ -133,14 +119,7 @@ async fn backups_restore_to_one_log_position() {
     };
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let during = work.path().join("during.backup");
-    let b = base.clone();
-    let out = during.clone();
-    let (ok, stdout, stderr) = tokio::task::spawn_blocking(move || {
-        cli(&["backup", "--out", out.to_str().expect("path")], &b)
-    })
-    .await
-    .expect("cli");
-    assert!(ok, "{stdout}{stderr}");
+    let stdout = backup(&base, &during).await;
     assert!(stdout.contains("at log position"), "{stdout}");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     stop.store(true, Ordering::SeqCst);
@@ -162,14 +141,7 @@ async fn backups_restore_to_one_log_position() {
 
     // At rest: the restored server answers exactly as the live one.
     let quiet = work.path().join("quiet.backup");
-    let b = base.clone();
-    let out = quiet.clone();
-    let (ok, stdout, stderr) = tokio::task::spawn_blocking(move || {
-        cli(&["backup", "--out", out.to_str().expect("path")], &b)
-    })
-    .await
-    .expect("cli");
-    assert!(ok, "{stdout}{stderr}");
+    backup(&base, &quiet).await;
     let copy_dir = work.path().join("copy");
     assert!(restore(&quiet, &copy_dir).0);
     let copy = tokio::task::block_in_place(|| Proc::start(BIN, &copy_dir, "always"));

@@ -4,26 +4,13 @@ use std::process::Command;
 
 use crate::support::*;
 
-fn run(args: &[&str], server: &str) -> (bool, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .env("PHOTOFINISH_SERVER", server)
-        .output()
-        .expect("run");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn client_prints_tables_json_and_plain_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     let proc = Proc::start(BIN, dir.path(), "everysec");
     let s = proc.base.as_str();
     assert!(
-        run(
+        cli(
             &[
                 "board",
                 "create",
@@ -38,9 +25,9 @@ fn client_prints_tables_json_and_plain_errors() {
         .0
     );
     for (m, v) in [("ann", "100"), ("bob", "99"), ("cy", "99")] {
-        assert!(run(&["submit", "b", m, v], s).0);
+        assert!(cli(&["submit", "b", m, v], s).0);
     }
-    let (ok, out, _) = run(&["top", "b", "--ranking", "competition"], s);
+    let (ok, out, _) = cli(&["top", "b", "--ranking", "competition"], s);
     assert!(ok);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -55,22 +42,22 @@ fn client_prints_tables_json_and_plain_errors() {
         lines[4].split_whitespace().take(3).collect::<Vec<_>>(),
         ["2", "cy", "99"]
     );
-    let (ok, out, _) = run(&["--json", "rank", "b", "cy", "--ranking", "dense"], s);
+    let (ok, out, _) = cli(&["--json", "rank", "b", "cy", "--ranking", "dense"], s);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["rank"], 2);
-    let (ok, out, _) = run(&["around", "b", "ann", "--before", "1", "--after", "1"], s);
+    let (ok, out, _) = cli(&["around", "b", "ann", "--before", "1", "--after", "1"], s);
     assert!(ok && out.contains("bob"), "{out}");
-    let (ok, _, err) = run(&["submit", "b", "ann", "1.5"], s);
+    let (ok, _, err) = cli(&["submit", "b", "ann", "1.5"], s);
     assert!(!ok);
     assert_eq!(
         err.trim(),
         "error: score must be a whole number, got \"1.5\" (score_not_integer, HTTP 422)"
     );
-    let (ok, _, err) = run(&["board", "show", "missing"], s);
+    let (ok, _, err) = cli(&["board", "show", "missing"], s);
     assert!(!ok && err.contains("board_not_found"), "{err}");
     drop(proc);
-    let (ok, _, err) = run(&["board", "list"], "http://127.0.0.1:9");
+    let (ok, _, err) = cli(&["board", "list"], "http://127.0.0.1:9");
     assert!(!ok);
     assert!(
         err.starts_with("error: cannot reach the server at http://127.0.0.1:9"),
@@ -87,9 +74,9 @@ fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
     let dir = tempfile::tempdir().expect("tmp");
     let proc = Proc::start(BIN, dir.path(), "always");
     let s = proc.base.clone();
-    assert!(run(&["board", "create", "b"], &s).0);
+    assert!(cli(&["board", "create", "b"], &s).0);
     for i in 0..5 {
-        assert!(run(&["submit", "b", &format!("m{i}"), "1"], &s).0);
+        assert!(cli(&["submit", "b", &format!("m{i}"), "1"], &s).0);
     }
     drop(proc);
     let log = std::fs::read_dir(dir.path())
@@ -120,9 +107,9 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut proc = Proc::start(BIN, dir.path(), "never");
     let s = proc.base.clone();
-    assert!(run(&["board", "create", "b"], &s).0);
+    assert!(cli(&["board", "create", "b"], &s).0);
     for i in 0..20 {
-        assert!(run(&["submit", "b", "m", &i.to_string()], &s).0);
+        assert!(cli(&["submit", "b", "m", &i.to_string()], &s).0);
     }
     let pid = proc.child.id().to_string();
     assert!(Command::new("kill")
@@ -134,7 +121,7 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
     assert!(status.success(), "exit status {status:?}");
     // fsync=never, yet nothing is lost: shutdown syncs the log.
     let proc = Proc::start(BIN, dir.path(), "always");
-    let (ok, out, _) = run(&["--json", "rank", "b", "m"], &proc.base);
+    let (ok, out, _) = cli(&["--json", "rank", "b", "m"], &proc.base);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["score"], 190);
@@ -147,13 +134,13 @@ fn serve_on_redis_keeps_no_state_of_its_own() {
     let dir = tempfile::tempdir().expect("tmp");
     let redis = photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
     let first = Proc::start_on_storage(BIN, &redis.url());
-    assert!(run(&["board", "create", "r", "--order", "asc"], &first.base).0);
+    assert!(cli(&["board", "create", "r", "--order", "asc"], &first.base).0);
     for (m, v) in [("ann", "30"), ("bob", "12")] {
-        assert!(run(&["submit", "r", m, v], &first.base).0);
+        assert!(cli(&["submit", "r", m, v], &first.base).0);
     }
     first.kill9();
     let second = Proc::start_on_storage(BIN, &redis.url());
-    let (ok, out, _) = run(&["--json", "rank", "r", "bob"], &second.base);
+    let (ok, out, _) = cli(&["--json", "rank", "r", "bob"], &second.base);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(
@@ -295,7 +282,7 @@ fn a_format_1_namespace_is_refused_then_upgraded_in_place() {
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--listen", "127.0.0.1:0"]).envs(envs);
     let server = Proc::spawn_command(cmd);
-    let (ok, out, err) = run(
+    let (ok, out, err) = cli(
         &["--json", "top", "old", "--ranking", "competition"],
         &server.base,
     );
@@ -328,7 +315,7 @@ fn a_format_1_namespace_is_refused_then_upgraded_in_place() {
     );
     assert_eq!(page["entries"][1]["metadata"], serde_json::json!({"k": 1}));
     // Writes go on: the sequence and the stamped clock carried over.
-    let (ok, out, err) = run(&["--json", "submit", "old", "carol", "1507"], &server.base);
+    let (ok, out, err) = cli(&["--json", "submit", "old", "carol", "1507"], &server.base);
     assert!(ok, "{err}");
     let w: serde_json::Value = serde_json::from_str(&out).expect("json");
     // Ordinal: after bob and alice, who reached 1500 first.
@@ -337,7 +324,7 @@ fn a_format_1_namespace_is_refused_then_upgraded_in_place() {
         (Some(1500), Some(4)),
         "{w}"
     );
-    let (ok, out, err) = run(&["--json", "submit", "old", "dan", "2"], &server.base);
+    let (ok, out, err) = cli(&["--json", "submit", "old", "dan", "2"], &server.base);
     assert!(ok, "{err}");
     let w: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(

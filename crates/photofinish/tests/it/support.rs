@@ -17,16 +17,41 @@ impl Rng {
     }
 }
 
+/// Runs the binary as a client of `server`: whether it succeeded, its stdout and stderr.
+pub fn cli(args: &[&str], server: &str) -> (bool, String, String) {
+    let out = std::process::Command::new(BIN)
+        .args(args)
+        .env("PHOTOFINISH_SERVER", server)
+        .output()
+        .expect("run");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The first 1000 entries of `board`'s current period, ranked by `ranking`, as answered.
+pub async fn entries(
+    http: &reqwest::Client,
+    base: &str,
+    board: &str,
+    ranking: &str,
+) -> serde_json::Value {
+    http.get(format!(
+        "{base}/v1/boards/{board}/entries?limit=1000&ranking={ranking}"
+    ))
+    .send()
+    .await
+    .expect("get")
+    .json()
+    .await
+    .expect("json")
+}
+
 /// The (member, score) rows of `board`'s current period, best first (up to 1000).
 pub async fn scores(http: &reqwest::Client, base: &str, board: &str) -> Vec<(String, i64)> {
-    let v: serde_json::Value = http
-        .get(format!("{base}/v1/boards/{board}/entries?limit=1000"))
-        .send()
-        .await
-        .expect("get")
-        .json()
-        .await
-        .expect("json");
+    let v = entries(http, base, board, "ordinal").await;
     v["entries"]
         .as_array()
         .expect("entries")
