@@ -94,6 +94,8 @@ pub enum ErrorCode {
     /// An operation this backend does not have (an online backup of Redis, whose own
     /// persistence is the backup).
     NotSupported,
+    /// An import into a period that already holds entries.
+    BoardNotEmpty,
 }
 
 macro_rules! code_names {
@@ -149,6 +151,7 @@ code_names!(
     IdempotencyKeyReused => "idempotency_key_reused",
     IdempotencyKeyInFlight => "idempotency_key_in_flight",
     TooManyStreams => "too_many_streams",
+    BoardNotEmpty => "board_not_empty",
 );
 
 impl ErrorCode {
@@ -289,6 +292,16 @@ pub enum BoardError {
     /// The service is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// An import into a period that holds entries already (docs/SPEC.md §11).
+    #[error("board {board:?} period {period} holds {members} entries; an import fills an empty period (delete and re-create the board, or import into another period)")]
+    BoardNotEmpty {
+        /// Board name.
+        board: String,
+        /// Period id.
+        period: String,
+        /// Entries it holds.
+        members: u64,
+    },
     /// An operation this backend does not have; the message says what to do instead.
     #[error("not supported: {0}")]
     NotSupported(String),
@@ -382,6 +395,7 @@ impl BoardError {
             E::Overloaded => ErrorCode::Overloaded,
             E::ShuttingDown => ErrorCode::ShuttingDown,
             E::NotSupported(_) => ErrorCode::NotSupported,
+            E::BoardNotEmpty { .. } => ErrorCode::BoardNotEmpty,
             E::Unauthorized(_) => ErrorCode::Unauthorized,
             E::Forbidden(_) => ErrorCode::Forbidden,
             E::RateLimited { .. } => ErrorCode::RateLimited,

@@ -18,6 +18,7 @@
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`window`]: the period window: which periods readers see and writes may name.
 //! - [`events`]: a board's live events in a bounded ring, with ids for replay.
+//! - [`transfer`]: what an import carries and the check of each of its entries.
 //! - [`hook`]: the period-close webhook's schedule: what a board owes, when, retries.
 //! - [`error`]: [`BoardError`], every way an operation can fail, and [`ErrorCode`], every
 //!   stable code a client can see.
@@ -41,6 +42,7 @@ pub mod query;
 pub mod ranking;
 pub mod service;
 pub mod slab;
+pub mod transfer;
 pub mod view;
 pub mod window;
 

@@ -22,7 +22,7 @@ use crate::key::Key;
 use crate::slab::Slab;
 
 mod persist;
-pub use persist::SavedEntry;
+pub use persist::{RankingBuilder, SavedEntry};
 
 /// Member names up to this many bytes are stored inside the record.
 const INLINE_NAME_BYTES: usize = 16;

@@ -20,6 +20,7 @@ use crate::events::EventFeed;
 use crate::hook::HookState;
 use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use crate::transfer::{ImportSource, Imported};
 use crate::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -190,6 +191,17 @@ pub trait Leaderboard: Send + Sync {
         hold: Duration,
         renew: bool,
     ) -> Result<bool, BoardError>;
+
+    /// Fills an empty period of `board` with the rows `source` yields (docs/SPEC.md §11,
+    /// [`crate::transfer`]): all of them, in their order and with their own `reached_at`,
+    /// or — on any bad row, a source error or a period that is not empty
+    /// (`board_not_empty`) — none.
+    async fn import(
+        &self,
+        board: &str,
+        period: &PeriodRef,
+        source: &mut dyn ImportSource,
+    ) -> Result<Imported, BoardError>;
 
     /// Writes a consistent snapshot of every board to `out` while writes go on
     /// (docs/SPEC.md §11); returns the log position it is at. Blocks for as long as that

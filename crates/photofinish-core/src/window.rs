@@ -110,6 +110,16 @@ impl PeriodWindow {
         Ok(Resolved { period, is_current })
     }
 
+    /// The period an import of `r` at `now_us` fills (docs/SPEC.md §11): one a reader sees
+    /// (the current one or a retained closed one), never one that has not started.
+    pub fn import_period(&self, r: &PeriodRef, now_us: i64) -> Result<Period, BoardError> {
+        let period = self.resolve(r, now_us)?.period;
+        if period.start_us > now_us {
+            return Err(BoardError::FuturePeriod(period.id));
+        }
+        Ok(period)
+    }
+
     /// The period a write with an explicit instant `at_us` lands in, checked against the
     /// window at `now_us`: `period_not_retained` if readers no longer see it.
     pub fn write_period(&self, at_us: i64, now_us: i64) -> Result<Period, BoardError> {

@@ -89,6 +89,15 @@ impl BoardKeys {
     pub fn idempotency(&self, id: &str) -> String {
         format!("{}idem:{id}", self.base)
     }
+    /// The prefix of every key an import stages its period under: `…:imp:<token>:` (the
+    /// same keys as a period's, renamed into place when the import commits).
+    pub fn import_stage(&self, token: &str) -> String {
+        format!("{}imp:{token}:", self.base)
+    }
+    /// The hash holding a staged import's period record.
+    pub fn import_record(&self, token: &str) -> String {
+        format!("{}imp:{token}:rec", self.base)
+    }
     /// The prefix of every key of period `id`: `…:p:<id>:` (`P` in the scripts).
     pub fn period(&self, id: &str) -> String {
         format!("{}p:{id}:", self.base)

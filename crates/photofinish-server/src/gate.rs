@@ -15,6 +15,7 @@ use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable, DEFAULT_TTL_US};
+use photofinish_core::transfer::{ImportSource, Imported};
 
 use crate::idempotency::KeyedRequest;
 use photofinish_core::query::{
@@ -455,6 +456,22 @@ impl Gate {
     ) -> Result<MemberRow, BoardError> {
         self.admit(caller, Action::Read { board }).await?;
         self.service.member(board, member, read).await
+    }
+
+    /// Fills an empty period of `board` from `source` (admins of the board; refused while
+    /// the memory budget is over, as a write adding members would be).
+    pub async fn import(
+        &self,
+        caller: &Caller,
+        board: &str,
+        period: &PeriodRef,
+        source: &mut dyn ImportSource,
+    ) -> Result<Imported, BoardError> {
+        self.admit(caller, Action::Manage { board }).await?;
+        if let Some(over) = self.over_budget() {
+            return Err(over.refusal());
+        }
+        self.service.import(board, period, source).await
     }
 
     /// A page.

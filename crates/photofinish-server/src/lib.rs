@@ -44,7 +44,9 @@ use axum::routing::{get, post, put};
 use axum::Router;
 
 use crate::app::{App, AppState};
-use crate::routes::{admin, boards, console, entries, events, members, ops, queries, scores};
+use crate::routes::{
+    admin, boards, console, entries, events, members, ops, queries, scores, transfer,
+};
 
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
@@ -80,6 +82,8 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/v1/members/{member}", get(queries::get_member_boards))
         .route("/v1/boards/{board}/events", get(events::get_events))
+        .route("/v1/boards/{board}/export", get(transfer::get_export))
+        .route("/v1/boards/{board}/import", post(transfer::post_import))
         .route("/", get(console::index))
         .route("/console.css", get(console::css))
         .route("/console.js", get(console::js))

@@ -72,6 +72,18 @@ pub enum Command {
         /// The new cursor, µs.
         cursor_us: i64,
     },
+    /// Fill an empty period with a ranking built by an import (docs/SPEC.md §11), read
+    /// from its import file ([`crate::import`]) in the data directory.
+    Import {
+        /// Board name.
+        board: String,
+        /// An instant in the period: its start (0 for `all`).
+        period_us: i64,
+        /// The import file's name.
+        file: String,
+        /// Entries in it.
+        entries: u64,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -123,6 +135,8 @@ const KEYED: u8 = 9;
 const WRITE_IN_PERIOD: u8 = 10;
 /// The webhook's cursor moved: board, cursor.
 const HOOK_ADVANCE: u8 = 11;
+/// An import filled a period: board, period instant, import file name, entries.
+const IMPORT: u8 = 12;
 
 impl Command {
     /// The board the command is about.
@@ -133,6 +147,7 @@ impl Command {
             | Command::Write { board, .. }
             | Command::DeleteMember { board, .. }
             | Command::HookAdvance { board, .. }
+            | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
         }
@@ -170,6 +185,18 @@ impl Command {
                 e.u8(HOOK_ADVANCE);
                 e.str(board);
                 e.i64(*cursor_us);
+            }
+            Command::Import {
+                board,
+                period_us,
+                file,
+                entries,
+            } => {
+                e.u8(IMPORT);
+                e.str(board);
+                e.i64(*period_us);
+                e.str(file);
+                e.u64(*entries);
             }
             Command::Write {
                 board,
@@ -283,6 +310,12 @@ impl Command {
                 board: d.str()?,
                 cursor_us: d.i64()?,
             },
+            IMPORT => Command::Import {
+                board: d.str()?,
+                period_us: d.i64()?,
+                file: d.str()?,
+                entries: d.u64()?,
+            },
             kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
                 let (board, member, op, value, at_us, metadata) = (
                     d.str()?,
@@ -386,6 +419,20 @@ mod tests {
         let mut e = Enc::default();
         write(None, None).encode(&mut e);
         assert_eq!(e.0[0], WRITE);
+    }
+
+    #[test]
+    fn imports_round_trip() {
+        let cmd = Command::Import {
+            board: "b".into(),
+            period_us: 1_795_305_600_000_000,
+            file: "import-1-2.rank".into(),
+            entries: 10_000_000,
+        };
+        let mut e = Enc::default();
+        cmd.encode(&mut e);
+        assert_eq!(e.0[0], IMPORT);
+        assert_eq!(Command::decode(&e.0).unwrap(), cmd);
     }
 
     #[test]

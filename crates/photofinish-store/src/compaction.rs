@@ -65,6 +65,10 @@ pub fn compact(
     let rec = replay(storage, old.as_deref(), &sealed, false)?;
     let path = write_snapshot(storage, dir, &rec.state, rec.last_lsn, rec.max_time_us)?;
     remove_covered(storage, &snaps, &sealed, &path);
+    // The import files the sealed segments named are in the snapshot now.
+    for file in &rec.imports {
+        let _ = storage.remove(file);
+    }
     tracing::info!(snapshot = %path.display(), last_lsn = rec.last_lsn, took_ms = start.elapsed().as_millis() as u64, "snapshot written");
     Ok(())
 }

@@ -16,6 +16,7 @@
 //!   under `fsync=always`, else the caller's committer) sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
+//! - [`import`]: the files imports build their rankings in, named by one log record.
 //! - [`backup`]: a consistent snapshot made while writes go on, and restore.
 //! - [`events`]: what the writer publishes to watched boards' live event feeds.
 //! - [`service`]: the store as the core's `Leaderboard` service: writes become logged
@@ -29,6 +30,7 @@ pub mod command;
 pub mod compaction;
 pub mod events;
 pub mod idempotency;
+pub mod import;
 pub mod io;
 pub mod log;
 pub mod recovery;

@@ -43,6 +43,8 @@ pub struct Recovered {
     pub replay_ms: u64,
     /// Log records replayed.
     pub replayed_records: u64,
+    /// The import files the replayed records named ([`crate::import`]), in log order.
+    pub imports: Vec<PathBuf>,
 }
 
 /// Snapshot files as `(last_lsn, path)`.
@@ -95,6 +97,7 @@ pub fn replay(
     let mut replayed_records = 0u64;
     let mut tail_len = 0;
     let mut replayed = Vec::new();
+    let mut imports = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
         let is_last = i + 1 == segments.len();
         if let Some(next) = segments.get(i + 1) {
@@ -145,6 +148,18 @@ pub fn replay(
             {
                 max_time_us = max_time_us.max(*at_us);
             }
+            if let crate::command::Command::Import { file, .. } = cmd {
+                // The ranking is in the file the record names, beside the segment.
+                let path = seg.path.with_file_name(file);
+                match crate::import::read(storage, &path) {
+                    Ok(ranking) => state.stage(file.clone(), ranking),
+                    Err(crate::import::ReadError::Io(e)) => return Err(StoreError::io(&path, e)),
+                    Err(crate::import::ReadError::Corrupt(e)) => {
+                        return Err(corrupt(format!("import file {file}: {}", e.0)))
+                    }
+                }
+                imports.push(path);
+            }
             // Errors are part of the history: the command failed the same way when served.
             let _ = state.replay(cmd);
             last_lsn = lsn;
@@ -165,5 +180,6 @@ pub fn replay(
         snapshot_ms,
         replay_ms,
         replayed_records,
+        imports,
     })
 }

@@ -16,6 +16,8 @@ use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use photofinish_core::ranking::{RankingBuilder, SavedEntry};
+use photofinish_core::transfer::{ImportCheck, ImportSource, Imported};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -534,6 +536,82 @@ impl Leaderboard for Store {
         // One server owns the data dir: no other node posts; only a post already made
         // (the cursor at or past the period's end) is refused.
         self.with_board(board, |b| Ok(b.hook_cursor().is_none_or(|c| c < until_us)))
+    }
+
+    async fn import(
+        &self,
+        board: &str,
+        period: &PeriodRef,
+        source: &mut dyn ImportSource,
+    ) -> Result<Imported, BoardError> {
+        let now = self.now_us();
+        let empty = |b: &Board| {
+            let p = b.window().import_period(period, now)?;
+            let held = b.ranking(&p).map_or(0, Ranking::len);
+            if held > 0 {
+                return Err(BoardError::BoardNotEmpty {
+                    board: board.to_owned(),
+                    period: p.id,
+                    members: held,
+                });
+            }
+            Ok((p, b.config().clone()))
+        };
+        let (target, config) = self.with_board(board, empty)?;
+        // Rows go straight into the records of the new ranking, in file order (which is
+        // also their sequence, so equal scores and times keep it).
+        let mut check = ImportCheck::new(&config);
+        let mut builder = RankingBuilder::new(config.order, 0);
+        while let Some(rows) = source.next_chunk().await? {
+            for row in &rows {
+                let at = check.row(row, now)?;
+                builder.push(SavedEntry {
+                    member: &row.member,
+                    score: row.score,
+                    reached_at_us: at,
+                    seq: builder.len() + 1,
+                    metadata: row.metadata.as_deref(),
+                })?;
+            }
+        }
+        // Sort (if the rows were not in rank order), index and write the file off the
+        // caller's thread: seconds for millions of entries.
+        let (storage, dir) = self.files();
+        let (storage, file) = (storage.clone(), crate::import::file_name(now));
+        let build_path = dir.join(&file);
+        let (tx, rx) = oneshot::channel();
+        std::thread::Builder::new()
+            .name("pf-import".into())
+            .spawn(move || {
+                let built = builder.finish().and_then(|ranking| {
+                    crate::import::write(&*storage, &build_path, &ranking)
+                        .map_err(|e| BoardError::Unavailable(format!("import file: {e}")))?;
+                    Ok(ranking)
+                });
+                drop(tx.send(built));
+            })
+            .map_err(|e| BoardError::Unavailable(format!("import: {e}")))?;
+        let ranking = rx.await.map_err(|_| BoardError::ShuttingDown)??;
+        let entries = ranking.len();
+        self.state().stage(file.clone(), ranking);
+        let cmd = Command::Import {
+            board: board.to_owned(),
+            period_us: target.start_us.max(0),
+            file: file.clone(),
+            entries,
+        };
+        match self.execute(cmd, false).await {
+            Ok(Applied::Imported(period, entries)) => Ok(Imported { period, entries }),
+            failed => {
+                self.state().unstage(&file);
+                // The file stays: if the record was logged (and refused when applied, say
+                // because a write filled the period meanwhile), its replay reads it; if not,
+                // it is an orphan, removed at the next start or clean shutdown.
+                Err(failed.err().unwrap_or_else(|| {
+                    BoardError::Unavailable("the log answered an import oddly".into())
+                }))
+            }
+        }
     }
 
     fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {

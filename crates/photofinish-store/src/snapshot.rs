@@ -9,7 +9,7 @@ use crate::state::read_lock;
 use std::io::{self, Write};
 
 use photofinish_core::ranking::SavedEntry;
-use photofinish_core::{Board, Period, Ranking};
+use photofinish_core::{Board, Order, Period, Ranking};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
@@ -24,9 +24,24 @@ const MAGIC_V2: &[u8; 8] = b"PFSNAP02";
 const MAGIC_V1: &[u8; 8] = b"PFSNAP01";
 
 /// A writer that keeps the CRC32C of everything written through it.
-struct CrcWriter<'a> {
+pub(crate) struct CrcWriter<'a> {
     inner: &'a mut dyn Write,
     crc: u32,
+}
+
+impl<'a> CrcWriter<'a> {
+    /// A writer onto `inner`, its CRC at 0.
+    pub(crate) fn new(inner: &'a mut dyn Write) -> Self {
+        Self { inner, crc: 0 }
+    }
+    /// The CRC32C of everything written so far.
+    pub(crate) fn crc(&self) -> u32 {
+        self.crc
+    }
+    /// The writer underneath (to append the CRC itself).
+    pub(crate) fn into_inner(self) -> &'a mut dyn Write {
+        self.inner
+    }
 }
 
 impl Write for CrcWriter<'_> {
@@ -67,16 +82,7 @@ pub fn write(
         for (period, ranking) in periods {
             let mut e = Enc::default();
             e.str(&period.id);
-            e.u64(ranking.next_seq());
-            e.u64(ranking.len());
-            ranking.for_each_entry(|member, score, reached_at, seq, metadata| {
-                e.str(member);
-                e.i64(score);
-                e.i64(reached_at);
-                e.u64(seq);
-                e.opt_str(metadata);
-            });
-            w.write_all(&e.0)?;
+            write_ranking(&mut w, e, ranking)?;
         }
     }
     // The remembered idempotency keys (format 3).
@@ -102,6 +108,71 @@ pub fn write(
     w.write_all(&e.0)?;
     let crc = w.crc;
     w.inner.write_all(&crc.to_le_bytes())
+}
+
+/// Bytes of entries gathered before they are written out.
+const WRITE_CHUNK_BYTES: usize = 1 << 20;
+
+/// Writes one ranking after what `e` holds: its next sequence number, its entry count, then
+/// every entry in rank order (docs/format.md) — a snapshot's period, and an import file's
+/// body. Memory stays at about [`WRITE_CHUNK_BYTES`] whatever the ranking's size.
+pub(crate) fn write_ranking(w: &mut dyn Write, mut e: Enc, ranking: &Ranking) -> io::Result<()> {
+    e.u64(ranking.next_seq());
+    e.u64(ranking.len());
+    let mut failed = None;
+    ranking.for_each_entry(|member, score, reached_at, seq, metadata| {
+        e.str(member);
+        e.i64(score);
+        e.i64(reached_at);
+        e.u64(seq);
+        e.opt_str(metadata);
+        if e.0.len() >= WRITE_CHUNK_BYTES && failed.is_none() {
+            failed = w.write_all(&e.0).err();
+            e.0.clear();
+        }
+    });
+    match failed {
+        Some(err) => Err(err),
+        None => w.write_all(&e.0),
+    }
+}
+
+/// Reads one ranking [`write_ranking`] wrote, building it in bulk from its sorted entries.
+/// `bytes_left` bounds the capacity reserved for a damaged count.
+pub(crate) fn read_ranking(
+    d: &mut Dec<'_>,
+    order: Order,
+    bytes_left: usize,
+) -> Result<Ranking, DecodeError> {
+    let next_seq = d.u64()?;
+    let count = d.u64()?;
+    let mut bad: Option<DecodeError> = None;
+    let entries = (0..count).map_while(|_| {
+        let entry = (|| {
+            Ok(SavedEntry {
+                member: d.str_ref()?,
+                score: d.i64()?,
+                reached_at_us: d.i64()?,
+                seq: d.u64()?,
+                metadata: d.opt_str_ref()?,
+            })
+        })();
+        match entry {
+            Ok(e) => Some(Ok(e)),
+            Err(e) => {
+                bad = Some(e);
+                None
+            }
+        }
+    });
+    let capacity = usize::try_from(count).unwrap_or(0).min(bytes_left / 32);
+    let ranking = Ranking::from_sorted(order, capacity, entries);
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let mut ranking = ranking.map_err(|e| DecodeError(e.to_string()))?;
+    ranking.reserve_seq(next_seq);
+    Ok(ranking)
 }
 
 /// A loaded snapshot.
@@ -143,34 +214,8 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
                 .calendar()
                 .parse(&id)
                 .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-            let next_seq = d.u64()?;
-            let count = d.u64()?;
-            let mut bad: Option<DecodeError> = None;
-            let entries = (0..count).map_while(|_| {
-                let entry = (|| {
-                    Ok(SavedEntry {
-                        member: d.str_ref()?,
-                        score: d.i64()?,
-                        reached_at_us: d.i64()?,
-                        seq: d.u64()?,
-                        metadata: d.opt_str_ref()?,
-                    })
-                })();
-                match entry {
-                    Ok(e) => Some(Ok(e)),
-                    Err(e) => {
-                        bad = Some(e);
-                        None
-                    }
-                }
-            });
-            let capacity = usize::try_from(count).unwrap_or(0).min(buf.len() / 32);
-            let mut ranking = Ranking::from_sorted(board.config().order, capacity, entries)
-                .map_err(|e| DecodeError(format!("board {name} period {id}: {e}")))?;
-            if let Some(e) = bad {
-                return Err(e);
-            }
-            ranking.reserve_seq(next_seq);
+            let ranking = read_ranking(&mut d, board.config().order, buf.len())
+                .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
             board.insert_ranking(period, ranking);
         }
         state.insert_board(name, board);

@@ -2,7 +2,7 @@
 //! changes it, [`State::apply`]. The writer thread, recovery and the snapshotter all apply
 //! commands through it, so a replay rebuilds exactly what was served.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::board::BoardWrite;
@@ -28,6 +28,8 @@ pub enum Applied {
     BoardPatched,
     /// The board's webhook cursor moved (or was already past).
     HookAdvanced,
+    /// An import filled a period with this many entries.
+    Imported(Period, u64),
     /// A keyed command was applied; its answer is remembered.
     Keyed(Answer),
     /// A keyed command's key was remembered with the same request: nothing was applied.
@@ -43,6 +45,9 @@ pub struct State {
     boards: RwLock<BTreeMap<String, BoardHandle>>,
     /// Remembered idempotency keys (applied only by the one thread that applies commands).
     idempotency: Mutex<Table>,
+    /// Rankings built by imports, by import file name, waiting for their log record
+    /// ([`Command::Import`]) to put them in place.
+    staged: Mutex<HashMap<String, Ranking>>,
 }
 
 /// Board `name` as a reader at `now_us` sees it.
@@ -106,6 +111,20 @@ impl State {
     /// The remembered idempotency keys.
     pub fn idempotency(&self) -> MutexGuard<'_, Table> {
         self.idempotency.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Holds the ranking of import file `file` until its record is applied.
+    pub fn stage(&self, file: String, ranking: Ranking) {
+        self.staged().insert(file, ranking);
+    }
+
+    /// Drops a staged ranking whose record will not come (the import failed).
+    pub fn unstage(&self, file: &str) {
+        self.staged().remove(file);
+    }
+
+    fn staged(&self) -> MutexGuard<'_, HashMap<String, Ranking>> {
+        self.staged.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Applies one command. On error nothing changed.
@@ -198,6 +217,35 @@ impl State {
                 let handle = self.require(board)?;
                 write_lock(&handle).advance_hook(*cursor_us);
                 Ok(Applied::HookAdvanced)
+            }
+            Command::Import {
+                board,
+                period_us,
+                file,
+                entries,
+            } => {
+                let ranking = self.staged().remove(file);
+                let handle = self.require(board)?;
+                let mut b = write_lock(&handle);
+                let period = b.calendar().period_at(*period_us)?;
+                let held = b.ranking(&period).map_or(0, Ranking::len);
+                if held > 0 {
+                    return Err(BoardError::BoardNotEmpty {
+                        board: board.clone(),
+                        period: period.id,
+                        members: held,
+                    });
+                }
+                let ranking = ranking.ok_or_else(|| {
+                    BoardError::Unavailable(format!("import file {file} was not loaded"))
+                })?;
+                if ranking.order() != b.config().order || ranking.len() != *entries {
+                    return Err(BoardError::InvalidEntries(format!(
+                        "import file {file} does not fit board {board:?}"
+                    )));
+                }
+                b.insert_ranking(period.clone(), ranking);
+                Ok(Applied::Imported(period, *entries))
             }
             Command::DeleteMember {
                 board,

@@ -191,6 +191,11 @@ impl Store {
         crate::backup::backup(&*self.storage, &self.dir, out)
     }
 
+    /// The storage and data directory (for import files, [`crate::import`]).
+    pub(crate) fn files(&self) -> (&Arc<dyn Storage>, &std::path::Path) {
+        (&self.storage, &self.dir)
+    }
+
     /// Recovers the state in `opts.dir` and starts the writer and snapshotter.
     pub fn open(
         storage: Arc<dyn Storage>,
@@ -203,6 +208,8 @@ impl Store {
         let (snaps, segments) = scan(&*storage, &opts.dir)?;
         let newest_snap = snaps.last().map(|(_, p)| p.clone());
         let rec = replay(&*storage, newest_snap.as_deref(), &segments, true)?;
+        let needed = rec.imports.iter().cloned().collect();
+        crate::import::remove_unreferenced(&*storage, &opts.dir, &needed);
         let clock = Arc::new(MonotonicClock::new(clock));
         clock.observe(rec.max_time_us);
         let next_lsn = rec.last_lsn + 1;
@@ -374,6 +381,8 @@ impl Store {
             self.clock.now_us(),
         )?;
         remove_covered(&*self.storage, &snaps, &segments, &path);
+        // Every import is in the snapshot now.
+        crate::import::remove_unreferenced(&*self.storage, &self.dir, &Default::default());
         tracing::info!(snapshot = %path.display(), last_lsn, took_ms = start.elapsed().as_millis() as u64, "shutdown snapshot written");
         Ok(())
     }

@@ -20,6 +20,94 @@ pub struct SavedEntry<'a> {
     pub metadata: Option<&'a str>,
 }
 
+/// Builds a ranking in bulk: entries are pushed in any order, then
+/// [`RankingBuilder::finish`] sorts their ids if they came out of order, fills the member
+/// table and builds the index bottom-up — what loading a snapshot and an import share.
+#[derive(Debug)]
+pub struct RankingBuilder {
+    r: Ranking,
+    ids: Vec<u32>,
+    last: Option<Key>,
+    sorted: bool,
+}
+
+impl RankingBuilder {
+    /// An empty builder for a board of `order`, with room for `capacity` entries.
+    pub fn new(order: Order, capacity: usize) -> Self {
+        Self {
+            r: Ranking::new(order),
+            ids: Vec::with_capacity(capacity),
+            last: None,
+            sorted: true,
+        }
+    }
+
+    /// Entries pushed so far.
+    pub fn len(&self) -> u64 {
+        self.ids.len() as u64
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether every entry so far came in strictly increasing rank order.
+    pub fn in_order(&self) -> bool {
+        self.sorted
+    }
+
+    /// Adds one entry. Fails on an invalid member name or a sequence number out of range
+    /// (a duplicate member is found by [`Self::finish`]).
+    pub fn push(&mut self, e: SavedEntry<'_>) -> Result<(), BoardError> {
+        validate_member_name(e.member)?;
+        if e.seq == 0 || e.seq > MAX_SEQ {
+            return Err(BoardError::InvalidEntries(format!(
+                "member {:?} has sequence number {}, outside 1..={MAX_SEQ}",
+                e.member, e.seq
+            )));
+        }
+        let r = &mut self.r;
+        let key = Key {
+            nscore: r.order.normalize(e.score),
+            reached_at_us: e.reached_at_us,
+            seq: e.seq,
+        };
+        if self.last.is_some_and(|l| l >= key) {
+            self.sorted = false;
+        }
+        self.last = Some(key);
+        let id = r.new_record(e.member, e.score, e.reached_at_us, e.seq)?;
+        if let Some(m) = e.metadata {
+            r.metadata.insert(id, m.into());
+        }
+        r.next_seq = r.next_seq.max(e.seq + 1);
+        self.ids.push(id);
+        Ok(())
+    }
+
+    /// The ranking. Fails on a member pushed twice, or two entries with the same key.
+    pub fn finish(mut self) -> Result<Ranking, BoardError> {
+        let records = &self.r.records;
+        if !self.sorted {
+            self.ids.sort_unstable_by_key(|&id| records.key_of(id));
+            if let Some(w) = self
+                .ids
+                .windows(2)
+                .find(|w| records.key_of(w[0]) == records.key_of(w[1]))
+            {
+                return Err(BoardError::InvalidEntries(format!(
+                    "member {:?} has the same score, time and sequence as another",
+                    String::from_utf8_lossy(records.name(w[1]))
+                )));
+            }
+        }
+        self.r.fill_member_table(&self.ids)?;
+        self.r.index = RankedIndex::from_sorted(&self.ids, &self.r.records);
+        Ok(self.r)
+    }
+}
+
 impl Ranking {
     /// Builds a ranking from entries in rank order (snapshot loading): records and the
     /// member table are filled with no rehashing, and the index is built bottom-up in one
@@ -30,40 +118,18 @@ impl Ranking {
         len: usize,
         entries: impl Iterator<Item = Result<SavedEntry<'a>, BoardError>>,
     ) -> Result<Ranking, BoardError> {
-        let mut r = Ranking::new(order);
-        let mut ids = Vec::with_capacity(len);
-        let mut last: Option<Key> = None;
+        let mut b = RankingBuilder::new(order, len);
         for e in entries {
             let e = e?;
-            validate_member_name(e.member)?;
-            if e.seq == 0 || e.seq > MAX_SEQ {
-                return Err(BoardError::InvalidEntries(format!(
-                    "member {:?} has sequence number {}, outside 1..={MAX_SEQ}",
-                    e.member, e.seq
-                )));
-            }
-            let key = Key {
-                nscore: order.normalize(e.score),
-                reached_at_us: e.reached_at_us,
-                seq: e.seq,
-            };
-            if last.is_some_and(|l| l >= key) {
+            b.push(e)?;
+            if !b.in_order() {
                 return Err(BoardError::InvalidEntries(format!(
                     "member {:?} is out of order or a duplicate",
                     e.member
                 )));
             }
-            last = Some(key);
-            let id = r.new_record(e.member, e.score, e.reached_at_us, e.seq)?;
-            if let Some(m) = e.metadata {
-                r.metadata.insert(id, m.into());
-            }
-            r.next_seq = r.next_seq.max(e.seq + 1);
-            ids.push(id);
         }
-        r.fill_member_table(&ids)?;
-        r.index = RankedIndex::from_sorted(&ids, &r.records);
-        Ok(r)
+        b.finish()
     }
 
     /// Puts every id into the (reserved) member table in the order of the buckets they land

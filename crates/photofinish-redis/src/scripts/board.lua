@@ -13,6 +13,12 @@
 --   hook_claim: config, token, period end, hold ms, renew ('1': extend the claim token
 --            holds) → {'ok'}, or {'held'}: another token holds it, or the cursor reached
 --            the period's end (it was posted)
+--   import:  config, prefix, period id, staging prefix, staging record key, expiry ms
+--            ('0' = never) → {'ok', entries}: an import's staged period (load.lua) is
+--            renamed into place, or {'not_empty', entries held} / {'no_stage'}: nothing
+--            changed
+--   import_abort: staging prefix, staging record key, period id → {'ok'}: the staged
+--            keys are removed
 local K_CFG, K_PERIODS, K_SEQ, K_CLOCK, K_EV, K_ANN, K_HOOK, K_HOOK_CLAIM = unpack(KEYS)
 local OP = ARGV[1]
 if OP == 'create' then
@@ -84,9 +90,44 @@ if OP == 'hook_claim' then
   redis.call('SET', K_HOOK_CLAIM, TOKEN, 'PX', HOLD_MS)
   return {S_OK}
 end
+if OP == 'import_abort' then
+  local STAGE, STAGE_REC, PERIOD_ID = ARGV[2], ARGV[3], ARGV[4]
+  local rec = redis.call('HGET', STAGE_REC, PERIOD_ID)
+  if rec then
+    for _, keys in ipairs(period_keys(STAGE, rec)) do redis.call('UNLINK', unpack(keys)) end
+  end
+  redis.call('UNLINK', STAGE_REC)
+  return {S_OK}
+end
 local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]
 local bad = check_config(K_CFG, CONFIG)
 if bad then return {bad} end
+if OP == 'import' then
+  local PERIOD_ID, STAGE, STAGE_REC, EXPIRY = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+  local P = PERIOD_PREFIX .. PERIOD_ID .. ':'
+  local held = redis.call('ZCARD', P .. 'r')
+  if held > 0 then return {S_NOT_EMPTY, held} end
+  local rec = redis.call('HGET', STAGE_REC, PERIOD_ID)
+  if not rec then return {S_NO_STAGE} end
+  local old = redis.call('HGET', K_PERIODS, PERIOD_ID)
+  if old then
+    for _, keys in ipairs(period_keys(P, old)) do redis.call('UNLINK', unpack(keys)) end
+  end
+  local entries = redis.call('ZCARD', STAGE .. 'r')
+  for _, keys in ipairs(period_keys(STAGE, rec)) do
+    for _, key in ipairs(keys) do
+      if redis.call('EXISTS', key) == 1 then
+        local to = P .. string.sub(key, #STAGE + 1)
+        redis.call('RENAME', key, to)
+        if EXPIRY == NO_EXPIRY then redis.call('PERSIST', to)
+        else redis.call('PEXPIREAT', to, EXPIRY) end
+      end
+    end
+  end
+  redis.call('HSET', K_PERIODS, PERIOD_ID, rec)
+  redis.call('UNLINK', STAGE_REC)
+  return {S_OK, entries}
+end
 if OP == 'retain' then
   for i = 4, #ARGV, 3 do
     local id, record, expiry = ARGV[i], ARGV[i + 1], ARGV[i + 2]

@@ -63,6 +63,28 @@ pub enum BoardCall<'a> {
         /// Only extend a claim `token` holds.
         renew: bool,
     },
+    /// Rename an import's staged period into place, if the period holds no entries.
+    Import {
+        /// The config text the caller holds (the script checks it).
+        config_text: &'a str,
+        /// The period id.
+        period_id: &'a str,
+        /// The staged keys' prefix (`BoardKeys::import_stage`).
+        stage: &'a str,
+        /// The staged record's hash (`BoardKeys::import_record`).
+        stage_record: &'a str,
+        /// When the period's keys expire, ms; `None` for never.
+        expiry_ms: Option<i64>,
+    },
+    /// Remove an import's staged keys.
+    ImportAbort {
+        /// The period id.
+        period_id: &'a str,
+        /// The staged keys' prefix.
+        stage: &'a str,
+        /// The staged record's hash.
+        stage_record: &'a str,
+    },
     /// Count the members of one period.
     Count {
         /// The config text the caller holds (the script checks it).
@@ -134,6 +156,29 @@ impl BoardCall<'_> {
                 .arg(*until_us)
                 .arg(*hold_ms)
                 .arg(super::flag(*renew)),
+            BoardCall::Import {
+                config_text,
+                period_id,
+                stage,
+                stage_record,
+                expiry_ms,
+            } => inv
+                .arg("import")
+                .arg(*config_text)
+                .arg(keys.period_prefix())
+                .arg(*period_id)
+                .arg(*stage)
+                .arg(*stage_record)
+                .arg(expiry_ms.unwrap_or(0)),
+            BoardCall::ImportAbort {
+                period_id,
+                stage,
+                stage_record,
+            } => inv
+                .arg("import_abort")
+                .arg(*stage)
+                .arg(*stage_record)
+                .arg(*period_id),
             BoardCall::Count {
                 config_text,
                 period_id,

@@ -21,6 +21,8 @@ local S_REPLAYED = 'replayed'
 local S_KEY_REUSED = 'key_reused'
 local S_REFUSED = 'refused'
 local S_HELD = 'held'
+local S_NOT_EMPTY = 'not_empty'
+local S_NO_STAGE = 'no_stage'
 
 -- Flags passed as ARGV: '1' true, '0' false.
 local TRUE = '1'

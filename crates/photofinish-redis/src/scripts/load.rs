@@ -15,8 +15,10 @@ pub struct LoadEntry {
     pub score: i64,
     /// When it reached the score, µs.
     pub reached_at_us: i64,
-    /// Its sequence.
+    /// Its sequence (ignored when the call numbers the entries, [`LoadCall::seq_key`]).
     pub seq: i64,
+    /// Its metadata, a JSON object.
+    pub metadata: Option<String>,
 }
 
 /// One call of the load script: entries into one period. See `load.lua`.
@@ -24,25 +26,36 @@ pub struct LoadEntry {
 pub struct LoadCall<'a> {
     /// The board's keys.
     pub keys: &'a BoardKeys,
+    /// The prefix of the period's keys (`P`): the period's own, or an import's staging.
+    pub prefix: &'a str,
+    /// The hash that holds the period's record: the board's periods, or an import's.
+    pub periods_key: &'a str,
+    /// The board's sequence key, when the entries take the board's next sequence numbers
+    /// in order (an import); `None` to use each entry's own (the upgrade).
+    pub seq_key: Option<&'a str>,
     /// The period.
     pub period: &'a Period,
     /// Its retention floor's id (for the period record).
     pub floor_id: &'a str,
     /// Whether higher scores are better.
     pub desc: bool,
-    /// When the period's keys expire, ms; `None` for never.
+    /// When the period's keys expire, ms since the epoch (with [`Self::seq_key`]: ms from
+    /// now on Redis' clock); `None` for never.
     pub expiry_ms: Option<i64>,
     /// The entries.
     pub entries: &'a [LoadEntry],
 }
 
 impl LoadCall<'_> {
-    /// KEYS: periods; ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H H32 HI
-    /// LO R RC SEQ.
+    /// KEYS: periods [seq]; ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H
+    /// H32 HI LO R RC SEQ META.
     pub fn invocation(&self) -> ScriptInvocation<'static> {
         let mut inv = super::LOAD.prepare_invoke();
-        inv.key(self.keys.periods())
-            .arg(self.keys.period(&self.period.id))
+        inv.key(self.periods_key);
+        if let Some(seq) = self.seq_key {
+            inv.key(seq);
+        }
+        inv.arg(self.prefix)
             .arg(&self.period.id)
             .arg(layout::period_record(self.period, self.floor_id))
             .arg(flag(self.desc))
@@ -58,7 +71,8 @@ impl LoadCall<'_> {
                 .arg(lo)
                 .arg(&r[..])
                 .arg(&layout::complement(r)[..])
-                .arg(e.seq);
+                .arg(e.seq)
+                .arg(e.metadata.as_deref().unwrap_or(""));
         }
         inv
     }

@@ -81,6 +81,10 @@ pub mod status {
     pub const REFUSED: &[u8] = b"refused";
     /// `hook_claim`: another node holds the board's webhook post.
     pub const HELD: &[u8] = b"held";
+    /// `import`: the target period holds entries; then how many.
+    pub const NOT_EMPTY: &[u8] = b"not_empty";
+    /// `import`: the staged entries are gone (they expired).
+    pub const NO_STAGE: &[u8] = b"no_stage";
 }
 
 /// An invocation of `script` with `keys` and `args`, in order (a call prepared as vectors:

@@ -16,6 +16,7 @@
 mod boards;
 mod events;
 mod hooks;
+mod import;
 mod keyed;
 mod reads;
 mod service;

@@ -9,6 +9,7 @@ use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
@@ -192,6 +193,15 @@ impl Leaderboard for RedisStore {
 
     async fn hook_advance(&self, board: &str, cursor_us: i64) -> Result<(), BoardError> {
         self.advance_hook(board, cursor_us).await
+    }
+
+    async fn import(
+        &self,
+        board: &str,
+        period: &PeriodRef,
+        source: &mut dyn ImportSource,
+    ) -> Result<Imported, BoardError> {
+        self.import_rows(board, period, source).await
     }
 
     async fn hook_claim(

@@ -160,9 +160,13 @@ async fn upgrade_board(
         let floor_id = record.split(' ').nth(2).unwrap_or(&id).to_owned();
         let old = |part: &str| format!("{}{part}", keys.period(&id));
         let expiry: i64 = get(conn, redis::cmd("PEXPIRETIME").arg(old("z"))).await?;
+        let (prefix, periods_key) = (keys.period(&id), keys.periods());
         let call = |entries: &[LoadEntry]| {
             LoadCall {
                 keys: &keys,
+                prefix: &prefix,
+                periods_key: &periods_key,
+                seq_key: None,
                 period: &period,
                 floor_id: &floor_id,
                 desc: config.order == photofinish_core::Order::Desc,
@@ -238,6 +242,7 @@ fn legacy_entry(
         score,
         reached_at_us,
         seq,
+        metadata: None,
     })
 }
 

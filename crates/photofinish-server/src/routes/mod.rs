@@ -1,6 +1,6 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
 //! (one member, around it, its removal), the questions of §10 (queries), live events, the web console, ops,
-//! and admin (the online backup).
+//! admin (the online backup), and transfer (export and import).
 
 pub mod admin;
 pub mod boards;
@@ -11,3 +11,4 @@ pub mod members;
 pub mod ops;
 pub mod queries;
 pub mod scores;
+pub mod transfer;

@@ -84,7 +84,7 @@ async fn start(kind: Kind) -> (Server, Creds) {
 /// Board `b` (players may write, not public) with ann 5 and bob 3, and board `pub`
 /// (public) with carl 1, made fresh by the admin key.
 async fn reset(s: &Server, admin: &str) {
-    for board in ["b", "pub", "b2"] {
+    for board in ["b", "pub", "b2", "imp"] {
         s.call_as(
             Some(admin),
             Method::DELETE,
@@ -96,6 +96,11 @@ async fn reset(s: &Server, admin: &str) {
     let b = json!({"player_writes": true});
     let (st, _) = s
         .call_as(Some(admin), Method::PUT, "/v1/boards/b", Some(b))
+        .await;
+    assert_eq!(st, 201);
+    // An empty board, for imports.
+    let (st, _) = s
+        .call_as(Some(admin), Method::PUT, "/v1/boards/imp", Some(json!({})))
         .await;
     assert_eq!(st, 201);
     let p = json!({"public_read": true});
@@ -134,7 +139,7 @@ async fn state(s: &Server, admin: &str) -> Value {
             .await
             .1,
     );
-    for board in ["b", "pub", "b2"] {
+    for board in ["b", "pub", "b2", "imp"] {
         let path = format!("/v1/boards/{board}/entries?limit=100");
         out.push(s.call_as(Some(admin), Method::GET, &path, None).await.1);
     }
@@ -256,6 +261,13 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
         ),
         (Need::Metrics, Method::GET, "/metrics", None),
         (Need::Operate, Method::GET, "/v1/admin/backup", None),
+        (Need::Read, Method::GET, "/v1/boards/b/export", None),
+        (
+            Need::Manage,
+            Method::POST,
+            "/v1/boards/imp/import",
+            Some(json!({"member": "zed", "score": 1})),
+        ),
     ]
 }
 
@@ -340,12 +352,18 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
         }
     };
     assert_eq!(names(&list(None).await.1), ["pub"]);
-    assert_eq!(names(&list(Some(c.admin.clone())).await.1), ["b", "pub"]);
+    assert_eq!(
+        names(&list(Some(c.admin.clone())).await.1),
+        ["b", "imp", "pub"]
+    );
     assert_eq!(
         names(&list(Some(c.other_glob.clone())).await.1),
         Vec::<String>::new()
     );
-    assert_eq!(names(&list(Some(c.ann.clone())).await.1), ["b", "pub"]);
+    assert_eq!(
+        names(&list(Some(c.ann.clone())).await.1),
+        ["b", "imp", "pub"]
+    );
     // A member across boards shows the boards the caller may read and no other, named
     // or not: a board it may not read is left out like one that does not exist.
     let carl = json!({"member": "carl", "score": 4});

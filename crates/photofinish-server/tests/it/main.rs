@@ -20,4 +20,5 @@ mod rates;
 mod redis_backend;
 mod resp;
 mod resp_protocol;
+mod transfer;
 mod webhook;

@@ -1,0 +1,149 @@
+//! Moving a period's entries in and out in bulk (docs/SPEC.md §11): what an import carries
+//! and the one check every backend runs on each entry.
+//!
+//! An import reads rows in chunks from an [`ImportSource`] (the HTTP door parses NDJSON into
+//! them) and rebuilds the target period exactly: each row keeps its score, `reached_at` and
+//! metadata, and rows with the same score and `reached_at` rank in the order they came (the
+//! backend numbers them in that order). Nothing is visible until every row was read and
+//! checked; then the period appears whole, or the import fails and nothing changed. The
+//! period must be empty, else `board_not_empty`.
+
+use async_trait::async_trait;
+
+use crate::calendar::{validate_instant, Period};
+use crate::config::{validate_member_name, BoardConfig, Op, MAX_METADATA_BYTES};
+use crate::error::BoardError;
+
+/// Entries one import may carry (a named limit; a board's own `max_members` may be lower).
+pub const MAX_IMPORT_ENTRIES: u64 = 100_000_000;
+/// Rows a door hands the backend at a time.
+pub const IMPORT_CHUNK_ROWS: usize = 8192;
+
+/// One entry to import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRow {
+    /// The member.
+    pub member: String,
+    /// Its score.
+    pub score: i64,
+    /// When it reached the score, µs; `None` for the import's own time.
+    pub reached_at_us: Option<i64>,
+    /// Its metadata, a serialized JSON object.
+    pub metadata: Option<String>,
+}
+
+/// Where an import's rows come from, a chunk at a time, in file order.
+#[async_trait]
+pub trait ImportSource: Send {
+    /// The next rows, `None` at the end. An error (a malformed line) ends the import with
+    /// nothing changed.
+    async fn next_chunk(&mut self) -> Result<Option<Vec<ImportRow>>, BoardError>;
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// The period filled.
+    pub period: Period,
+    /// Entries imported.
+    pub entries: u64,
+}
+
+/// The per-row rules of an import into a board: valid names, metadata within its limit,
+/// an instant a write could carry, the board's score rules and member limit, and
+/// [`MAX_IMPORT_ENTRIES`]. Errors name the row (1-based, in file order).
+#[derive(Debug)]
+pub struct ImportCheck<'a> {
+    config: &'a BoardConfig,
+    rows: u64,
+}
+
+impl<'a> ImportCheck<'a> {
+    /// The check for an import into a board with `config`.
+    pub fn new(config: &'a BoardConfig) -> Self {
+        Self { config, rows: 0 }
+    }
+
+    /// Rows checked so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Checks the next row; its `reached_at` defaults to `now_us`. Returns the instant.
+    pub fn row(&mut self, row: &ImportRow, now_us: i64) -> Result<i64, BoardError> {
+        self.rows += 1;
+        let n = self.rows;
+        let bad = |e: BoardError| {
+            BoardError::InvalidEntries(format!("entry {n} (member {:?}): {e}", row.member))
+        };
+        if n > MAX_IMPORT_ENTRIES {
+            return Err(BoardError::InvalidEntries(format!(
+                "an import carries at most {MAX_IMPORT_ENTRIES} entries"
+            )));
+        }
+        validate_member_name(&row.member).map_err(bad)?;
+        if let Some(m) = &row.metadata {
+            if m.len() > MAX_METADATA_BYTES {
+                return Err(bad(BoardError::MetadataTooLarge(m.len())));
+            }
+        }
+        let at = row.reached_at_us.unwrap_or(now_us);
+        validate_instant(at).map_err(bad)?;
+        self.config
+            .settings
+            .rules
+            .check(Op::Set, row.score, None, row.score, n - 1)
+            .map_err(bad)?;
+        Ok(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ScoreRules;
+
+    fn row(member: &str, score: i64) -> ImportRow {
+        ImportRow {
+            member: member.into(),
+            score,
+            reached_at_us: Some(1_000),
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn rows_break_the_boards_rules_by_number() {
+        let mut config = BoardConfig::default();
+        config.settings.rules = ScoreRules {
+            max_score: Some(100),
+            max_members: Some(2),
+            ..ScoreRules::default()
+        };
+        let mut c = ImportCheck::new(&config);
+        assert_eq!(c.row(&row("a", 100), 0), Ok(1_000));
+        let e = c.row(&row("b", 101), 0).unwrap_err().to_string();
+        assert!(
+            e.contains("entry 2 (member \"b\")") && e.contains("max_score"),
+            "{e}"
+        );
+        let mut c = ImportCheck::new(&config);
+        c.row(&row("a", 1), 0).unwrap();
+        c.row(&row("b", 1), 0).unwrap();
+        let e = c.row(&row("c", 1), 0).unwrap_err().to_string();
+        assert!(e.contains("entry 3") && e.contains("maximum of 2"), "{e}");
+        let e = ImportCheck::new(&config)
+            .row(&row("bad name\n", 1), 0)
+            .unwrap_err();
+        assert_eq!(e.code(), crate::ErrorCode::InvalidEntries);
+        let mut huge = row("m", 1);
+        huge.metadata = Some("x".repeat(MAX_METADATA_BYTES + 1));
+        assert!(ImportCheck::new(&config).row(&huge, 0).is_err());
+        let mut late = row("m", 1);
+        late.reached_at_us = Some(i64::MAX);
+        assert!(ImportCheck::new(&config).row(&late, 0).is_err());
+        let mut now = row("m", 1);
+        now.reached_at_us = None;
+        assert_eq!(ImportCheck::new(&config).row(&now, 77), Ok(77));
+    }
+}

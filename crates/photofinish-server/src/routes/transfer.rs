@@ -1,0 +1,309 @@
+//! `GET /v1/boards/{board}/export` and `POST /v1/boards/{board}/import` (docs/SPEC.md §11,
+//! docs/migrate.md): a period as JSON Lines, one `{"member","score","reached_at","metadata"}`
+//! per line in rank order, out and back in.
+//!
+//! The export reads the period a page at a time through the service and streams each page
+//! as it comes, so memory stays at one page whatever the size. The import parses the body
+//! as it arrives, [`IMPORT_CHUNK_ROWS`] lines at a time, and hands the rows to the
+//! service, which stages them and makes them visible all at once (or not at all).
+
+use std::borrow::Cow;
+
+use async_trait::async_trait;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures_util::StreamExt;
+use photofinish_core::config::validate_board_name;
+use photofinish_core::transfer::{ImportRow, ImportSource, IMPORT_CHUNK_ROWS};
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{self, rfc3339_us, Auth, Params, PathParams};
+
+/// Rows the export reads per page.
+pub const EXPORT_PAGE_ROWS: u64 = 1000;
+/// The longest line an import takes, bytes (a 1 KiB metadata object and a long name fit
+/// many times over).
+pub const MAX_IMPORT_LINE_BYTES: usize = 16 * 1024;
+
+/// One line of an export, and of an import.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TransferLine<'a> {
+    /// Member name.
+    pub member: &'a str,
+    /// Score.
+    pub score: i64,
+    /// When the member first reached the score (RFC 3339, µs). On import, optional: the
+    /// import's own time when absent.
+    pub reached_at: String,
+    /// Metadata (a JSON object), or null.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<&'a RawValue>,
+}
+
+/// What an import did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ImportAnswer {
+    /// The period filled.
+    pub period: String,
+    /// Entries imported.
+    pub imported: u64,
+}
+
+/// The NDJSON line of one entry, newline included.
+fn line(e: &Entry) -> Vec<u8> {
+    let metadata = e
+        .metadata
+        .as_deref()
+        .and_then(|m| serde_json::from_str::<&RawValue>(m).ok());
+    let mut out = serde_json::to_vec(&TransferLine {
+        member: &e.member,
+        score: e.score,
+        reached_at: rfc3339_us(e.reached_at_us),
+        metadata,
+    })
+    .unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+/// A period as JSON Lines, in rank order.
+#[utoipa::path(get, path = "/v1/boards/{board}/export", tag = "reads",
+    description = "Every entry of one period as JSON Lines (`application/x-ndjson`), one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line in rank order, streamed a page of 1,000 at a time. Who may read the board may export it. Each page is consistent; a period being written while it is exported may list a member whose score changed at its old and its new place (export a closed period, or take a backup, for a copy at one instant). `photofinish export` writes it to a file.",
+    params(("board" = String, Path, description = "Board name"),
+        ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
+    responses(
+        (status = 200, description = "One JSON object per line", content_type = "application/x-ndjson", body = TransferLine),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_export(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    q: Params,
+) -> Result<Response, ApiError> {
+    validate_board_name(&board)?;
+    let read = ReadOptions {
+        ranking: RankStyle::Ordinal,
+        period: q.period(),
+    };
+    // The first page answers errors (no such board, period, access) before any byte.
+    let first = app
+        .gate
+        .page(&id.caller, &board, 0, EXPORT_PAGE_ROWS, &read)
+        .await?;
+    // The pages after it read the period the first one resolved, even if a new period
+    // begins meanwhile.
+    let read = ReadOptions {
+        period: PeriodRef::Id(first.period.id.clone()),
+        ..read
+    };
+    let caller = id.caller;
+    let state = (Some(first.entries), 0u64);
+    let pages = futures_util::stream::unfold(state, move |(page, offset)| {
+        let (app, caller, board, read) = (app.clone(), caller.clone(), board.clone(), read.clone());
+        async move {
+            let entries = match page {
+                Some(entries) => entries,
+                None => match app
+                    .gate
+                    .page(&caller, &board, offset, EXPORT_PAGE_ROWS, &read)
+                    .await
+                {
+                    Ok(rows) => rows.entries,
+                    // Cut short: the client sees the body end in an error.
+                    Err(e) => {
+                        return Some((Err(std::io::Error::other(e.to_string())), (None, u64::MAX)))
+                    }
+                },
+            };
+            if entries.is_empty() || offset == u64::MAX {
+                return None;
+            }
+            let next = offset + entries.len() as u64;
+            let mut buf = Vec::with_capacity(entries.len() * 96);
+            for e in &entries {
+                buf.extend_from_slice(&line(e));
+            }
+            Some((Ok(Bytes::from(buf)), (None, next)))
+        }
+    });
+    Ok((
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(pages),
+    )
+        .into_response())
+}
+
+/// An import's line as read.
+#[derive(Deserialize)]
+struct InLine<'a> {
+    #[serde(borrow)]
+    member: Cow<'a, str>,
+    #[serde(borrow)]
+    score: &'a RawValue,
+    #[serde(borrow, default)]
+    reached_at: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
+}
+
+/// The request body as import rows: lines split as bytes arrive, parsed a chunk at a time.
+struct BodyRows {
+    body: axum::body::BodyDataStream,
+    buf: Vec<u8>,
+    /// Where the unparsed part of `buf` starts.
+    start: usize,
+    line: u64,
+    done: bool,
+}
+
+impl BodyRows {
+    fn bad(&self, why: impl std::fmt::Display) -> BoardError {
+        BoardError::InvalidEntries(format!("line {}: {why}", self.line))
+    }
+
+    fn parse(&self, text: &[u8]) -> Result<ImportRow, BoardError> {
+        let l: InLine<'_> = serde_json::from_slice(text).map_err(|e| self.bad(e))?;
+        let raw = l.score.get();
+        let score = match raw.parse::<i64>() {
+            Ok(s) => s,
+            Err(_) => {
+                let v: serde_json::Value = serde_json::from_str(raw).map_err(|e| self.bad(e))?;
+                input::score(&v).map_err(|e| self.bad(e.message))?
+            }
+        };
+        let reached_at_us = match l.reached_at {
+            None => None,
+            Some(t) => {
+                let v = serde_json::Value::String(t.into_owned());
+                input::at(Some(&v)).map_err(|e| self.bad(e.message))?
+            }
+        };
+        let metadata = match l.metadata {
+            None => None,
+            Some(raw) => {
+                let v: serde_json::Value =
+                    serde_json::from_str(raw.get()).map_err(|e| self.bad(e))?;
+                input::metadata(Some(&v)).map_err(|e| self.bad(e.message))?
+            }
+        };
+        Ok(ImportRow {
+            member: l.member.into_owned(),
+            score,
+            reached_at_us,
+            metadata,
+        })
+    }
+
+    /// Parses the complete lines buffered, up to `max` rows, into `rows`.
+    fn take_lines(&mut self, rows: &mut Vec<ImportRow>, max: usize) -> Result<(), BoardError> {
+        while rows.len() < max {
+            let Some(nl) = memchr(&self.buf[self.start..]) else {
+                if self.buf.len() - self.start > MAX_IMPORT_LINE_BYTES {
+                    self.line += 1;
+                    return Err(self.bad(format_args!(
+                        "longer than the {MAX_IMPORT_LINE_BYTES}-byte limit"
+                    )));
+                }
+                return Ok(());
+            };
+            self.line += 1;
+            let (from, to) = (self.start, self.start + nl);
+            self.start = to + 1;
+            if nl > MAX_IMPORT_LINE_BYTES {
+                return Err(self.bad(format_args!(
+                    "longer than the {MAX_IMPORT_LINE_BYTES}-byte limit"
+                )));
+            }
+            let text = &self.buf[from..to];
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let row = self.parse(text)?;
+            rows.push(row);
+        }
+        Ok(())
+    }
+}
+
+fn memchr(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+#[async_trait]
+impl ImportSource for BodyRows {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<ImportRow>>, BoardError> {
+        let mut rows = Vec::with_capacity(IMPORT_CHUNK_ROWS);
+        loop {
+            self.take_lines(&mut rows, IMPORT_CHUNK_ROWS)?;
+            if rows.len() == IMPORT_CHUNK_ROWS {
+                return Ok(Some(rows));
+            }
+            if self.done {
+                // A last line without its newline.
+                if self.start < self.buf.len() {
+                    self.buf.push(b'\n');
+                    self.take_lines(&mut rows, usize::MAX)?;
+                }
+                return Ok((!rows.is_empty()).then_some(rows));
+            }
+            // Keep only the unparsed tail, then read more.
+            self.buf.drain(..self.start);
+            self.start = 0;
+            match self.body.next().await {
+                Some(Ok(bytes)) => self.buf.extend_from_slice(&bytes),
+                Some(Err(e)) => {
+                    return Err(BoardError::InvalidEntries(format!(
+                        "the request body could not be read: {e}"
+                    )))
+                }
+                None => self.done = true,
+            }
+        }
+    }
+}
+
+/// Fills an empty period from JSON Lines.
+#[utoipa::path(post, path = "/v1/boards/{board}/import", tag = "boards",
+    description = "Fills one empty period of an existing board from JSON Lines, one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line (an export's format; `reached_at` and `metadata` optional: absent `reached_at` is the import's time). Every entry keeps its score, reached_at and metadata; entries with the same score and reached_at rank in file order; the lines need not be sorted. Nothing is visible until every line was read and checked: then the period appears whole, or the answer is an error and nothing changed (a malformed line, a member twice, a score outside the board's rules: 422 `invalid_entries` naming the line or entry). Needs an admin key for the board. The period must be empty (409 `board_not_empty`). Limits: 16 KiB per line, 100,000,000 entries, and the board's `max_members`.",
+    params(("board" = String, Path, description = "Board name"),
+        ("period" = Option<String>, Query, description = "current (default), previous or a retained period id")),
+    request_body(content = TransferLine, content_type = "application/x-ndjson", description = "One JSON object per line"),
+    responses(
+        (status = 200, body = ImportAnswer),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, description = "board_not_empty: the period holds entries", body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 507, body = ErrorBody)))]
+pub async fn post_import(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(board): PathParams<String>,
+    q: Params,
+    body: Body,
+) -> Result<Json<ImportAnswer>, ApiError> {
+    validate_board_name(&board)?;
+    let mut rows = BodyRows {
+        body: body.into_data_stream(),
+        buf: Vec::new(),
+        start: 0,
+        line: 0,
+        done: false,
+    };
+    let done = app
+        .gate
+        .import(&id.caller, &board, &q.period(), &mut rows)
+        .await?;
+    tracing::info!(board = %board, period = %done.period.id, entries = done.entries, "import done");
+    Ok(Json(ImportAnswer {
+        period: done.period.id,
+        imported: done.entries,
+    }))
+}

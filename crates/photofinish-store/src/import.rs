@@ -1,0 +1,165 @@
+//! Import files: a ranking an import built, written beside the log before the one log
+//! record that puts it in place ([`crate::command::Command::Import`]).
+//!
+//! A log frame holds at most 64 KiB, and an import may hold ten million entries, so the
+//! entries do not go through the log: the import builds the ranking in memory (in bulk,
+//! [`photofinish_core::ranking::RankingBuilder`]), writes it to `import-<µs>-<n>.rank`
+//! (fsynced, renamed into place), and only then logs a small record naming the file. The
+//! record is the commit point: a crash before it leaves an orphan file, removed at the
+//! next start; after it, recovery (and every replay: the snapshotter's, a backup's) reads
+//! the file where the record stands. Once a snapshot covers the record, the file is
+//! removed with the segments the snapshot replaced. Layout: docs/format.md, "Import files".
+
+use std::collections::HashSet;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use photofinish_core::{Order, Ranking};
+
+use crate::codec::{Dec, DecodeError, Enc};
+use crate::io::Storage;
+use crate::snapshot::{read_ranking, write_ranking};
+
+/// First 8 bytes of an import file.
+const MAGIC: &[u8; 8] = b"PFRANK01";
+
+/// Names this process gave, so two imports in one microsecond still differ.
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh import file name for an import started at `now_us`.
+pub fn file_name(now_us: i64) -> String {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("import-{now_us}-{n}.rank")
+}
+
+/// Whether `name` is an import file (or the temporary file of one being written).
+pub fn is_import_file(name: &str) -> bool {
+    name.starts_with("import-") && (name.ends_with(".rank") || name.ends_with(".tmp"))
+}
+
+/// Writes `ranking` to `path` atomically (fsynced and renamed into place).
+pub fn write(storage: &dyn Storage, path: &Path, ranking: &Ranking) -> io::Result<()> {
+    storage.write_atomic(path, &mut |w| {
+        let mut crc = crate::snapshot::CrcWriter::new(w);
+        let mut e = Enc::default();
+        e.0.extend_from_slice(MAGIC);
+        e.u8(match ranking.order() {
+            Order::Asc => 0,
+            Order::Desc => 1,
+        });
+        write_ranking(&mut crc, e, ranking)?;
+        let sum = crc.crc();
+        std::io::Write::write_all(crc.into_inner(), &sum.to_le_bytes())
+    })
+}
+
+/// Reads the import file at `path`.
+pub fn read(storage: &dyn Storage, path: &Path) -> Result<Ranking, ReadError> {
+    let buf = storage.read(path).map_err(ReadError::Io)?;
+    decode(&buf).map_err(ReadError::Corrupt)
+}
+
+/// Why an import file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be read (it may have been removed after a snapshot covered it).
+    Io(io::Error),
+    /// The file is damaged.
+    Corrupt(DecodeError),
+}
+
+fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
+    if buf.len() < MAGIC.len() + 1 + 4 || &buf[..8] != MAGIC {
+        return Err(DecodeError(
+            "not a Photofinish import file (bad magic)".into(),
+        ));
+    }
+    let (body, crc) = buf.split_at(buf.len() - 4);
+    if crc32c::crc32c(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+        return Err(DecodeError("import file checksum mismatch".into()));
+    }
+    let mut d = Dec::new(&body[8..]);
+    let order = match d.u8()? {
+        0 => Order::Asc,
+        1 => Order::Desc,
+        b => return Err(DecodeError(format!("unknown order byte {b}"))),
+    };
+    let ranking = read_ranking(&mut d, order, buf.len())?;
+    if !d.is_done() {
+        return Err(DecodeError("trailing bytes in import file".into()));
+    }
+    Ok(ranking)
+}
+
+/// Removes the import files in `dir` that `keep` does not name: orphans of imports that
+/// never logged their record, and files a snapshot covers.
+pub fn remove_unreferenced(storage: &dyn Storage, dir: &Path, keep: &HashSet<PathBuf>) {
+    let Ok(names) = storage.list(dir) else {
+        return;
+    };
+    for name in names.into_iter().filter(|n| is_import_file(n)) {
+        let path = dir.join(&name);
+        if !keep.contains(&path) {
+            match storage.remove(&path) {
+                Ok(()) => {
+                    tracing::info!(file = %path.display(), "removed an import file no log record needs")
+                }
+                Err(e) => {
+                    tracing::warn!(file = %path.display(), error = %e, "could not remove an import file")
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::RealStorage;
+    use photofinish_core::ranking::{RankingBuilder, SavedEntry};
+
+    #[test]
+    fn a_ranking_survives_its_file_and_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = RankingBuilder::new(Order::Desc, 3);
+        for (i, (m, s)) in [("b", 5), ("a", 9), ("c", 5)].into_iter().enumerate() {
+            let meta = (m == "a").then_some("{\"k\":1}");
+            b.push(SavedEntry {
+                member: m,
+                score: s,
+                reached_at_us: 10,
+                seq: i as u64 + 1,
+                metadata: meta,
+            })
+            .unwrap();
+        }
+        let ranking = b.finish().unwrap();
+        let path = dir.path().join(file_name(1));
+        write(&RealStorage, &path, &ranking).unwrap();
+        let back = read(&RealStorage, &path).unwrap();
+        let rows = |r: &Ranking| {
+            let mut v = Vec::new();
+            r.for_each_entry(|m, s, at, seq, meta| {
+                v.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+            });
+            v
+        };
+        assert_eq!(rows(&back), rows(&ranking));
+        assert_eq!(rows(&back)[0].0, "a");
+        assert_eq!(back.order(), Order::Desc);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[20] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            read(&RealStorage, &path),
+            Err(ReadError::Corrupt(_))
+        ));
+        let mut keep = HashSet::new();
+        let other = dir.path().join(file_name(2));
+        write(&RealStorage, &other, &ranking).unwrap();
+        keep.insert(other.clone());
+        remove_unreferenced(&RealStorage, dir.path(), &keep);
+        assert!(!path.exists() && other.exists());
+    }
+}
