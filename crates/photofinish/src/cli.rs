@@ -98,6 +98,46 @@ enum Command {
         #[arg(long)]
         data_dir: PathBuf,
     },
+    /// Write one period of a board as JSON Lines in rank order (docs/SPEC.md §11).
+    Export {
+        /// Board name.
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a period id.
+        #[arg(long)]
+        period: Option<String>,
+        /// The file to write (written whole, then named); stdout when absent.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Fill an empty period of an existing board from JSON Lines (admin): all or nothing.
+    Import {
+        /// Board name (create it first, with the config you want).
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a retained period id.
+        #[arg(long)]
+        period: Option<String>,
+        /// The JSON Lines file (an export's format).
+        file: PathBuf,
+    },
+    /// Import an existing Redis ZSET, decoding the score packing it uses (docs/migrate.md).
+    ImportRedis {
+        /// The Redis holding the ZSET: redis://host:port[/db].
+        #[arg(long)]
+        redis: String,
+        /// The ZSET's key.
+        #[arg(long)]
+        key: String,
+        /// Board name (create it first).
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a retained period id.
+        #[arg(long)]
+        period: Option<String>,
+        #[command(flatten)]
+        packing: Box<crate::packing::PackingFlags>,
+    },
     /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
     Key {
         #[command(subcommand)]
@@ -540,6 +580,25 @@ pub async fn run(args: Args) -> Result<()> {
         } => redis_upgrade(&storage, &redis_namespace, json).await,
         Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Backup { out } => backup(&client, &out, json).await,
+        Command::Export { board, period, out } => {
+            crate::transfer_cmd::export(&client, &board, period, out, json).await
+        }
+        Command::Import {
+            board,
+            period,
+            file,
+        } => crate::transfer_cmd::import(&client, &board, period, &file, json).await,
+        Command::ImportRedis {
+            redis,
+            key,
+            board,
+            period,
+            packing,
+        } => {
+            let encoding = packing.encoding()?;
+            crate::transfer_cmd::import_redis(&client, &redis, &key, &board, period, encoding, json)
+                .await
+        }
         Command::Restore { file, data_dir } => {
             let r = photofinish_store::backup::restore(&file, &data_dir)?;
             if json {

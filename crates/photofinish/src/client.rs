@@ -104,9 +104,45 @@ impl Client {
         }
     }
 
+    /// POSTs `body` (streamed as it is produced) to `segments` with `content_type`; returns
+    /// the JSON answer, or an error sentence.
+    pub async fn upload(
+        &self,
+        segments: &[&str],
+        query: &[(String, String)],
+        content_type: &str,
+        body: reqwest::Body,
+    ) -> Result<Value> {
+        let resp = self
+            .request(reqwest::Method::POST, segments)
+            .query(query)
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| anyhow!("the upload to {} failed: {}", self.base, e.without_url()))?;
+        let status = resp.status();
+        let value = Self::answer(resp).await?;
+        if status.is_success() {
+            return Ok(value);
+        }
+        Err(Self::refusal(status, &value))
+    }
+
     /// GETs `segments` and streams the body into `out`; returns the bytes written.
     pub async fn download(&self, segments: &[&str], out: &mut dyn std::io::Write) -> Result<u64> {
-        let req = self.request(reqwest::Method::GET, segments);
+        self.download_with(segments, &[], out, &mut |_| {}).await
+    }
+
+    /// [`Self::download`] with query parameters, calling `progress` with each chunk.
+    pub async fn download_with(
+        &self,
+        segments: &[&str],
+        query: &[(String, String)],
+        out: &mut dyn std::io::Write,
+        progress: &mut dyn FnMut(&[u8]),
+    ) -> Result<u64> {
+        let req = self.request(reqwest::Method::GET, segments).query(query);
         let mut resp = req.send().await.map_err(|e| {
             anyhow!(
                 "cannot reach the server at {}: {}",
@@ -127,6 +163,7 @@ impl Client {
         {
             out.write_all(&chunk)
                 .map_err(|e| anyhow!("cannot write the file: {e}"))?;
+            progress(&chunk);
             written += chunk.len() as u64;
         }
         Ok(written)

@@ -5,7 +5,9 @@
 mod cli;
 mod client;
 mod keys_cmd;
+mod packing;
 mod table;
+mod transfer_cmd;
 
 use clap::Parser;
 

@@ -4,5 +4,6 @@ mod support;
 
 mod damage;
 mod faults;
+mod import;
 mod policies;
 mod recovery;

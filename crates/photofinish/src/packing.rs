@@ -1,0 +1,258 @@
+//! Decoders for the ways the seed articles pack a score and a time into one ZSET score
+//! (docs/migrate.md names each and its parameters; `photofinish import-redis` uses them).
+//!
+//! Every packing reverses time — it stores `C − t` for a constant `C` — so that among equal
+//! scores the earlier one sorts higher in a descending ZSET. A decoder gets the score back
+//! as an exact integer and, where the packing holds it, the time; a value that does not
+//! decode exactly (a fraction where an integer belongs, a packed number past 2^53 whose
+//! low digits the double lost, a time part out of its field) is an error naming why, never
+//! a guess. The divisor trick keeps no recoverable time: its decoder returns the score
+//! alone and the import keeps the ZSET's order.
+
+/// 2^53: doubles hold every integer up to here exactly, and not all beyond.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// The unit of a packed time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Seconds since the epoch.
+    Seconds,
+    /// Milliseconds since the epoch.
+    Millis,
+}
+
+impl Unit {
+    /// `s` or `ms`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "s" => Some(Unit::Seconds),
+            "ms" => Some(Unit::Millis),
+            _ => None,
+        }
+    }
+    fn micros(self, t: i64) -> Option<i64> {
+        t.checked_mul(match self {
+            Unit::Seconds => 1_000_000,
+            Unit::Millis => 1_000,
+        })
+    }
+}
+
+/// A packing with its constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Encoding {
+    /// The ZSET score is the score, an integer; no time.
+    Plain,
+    /// `score · 10^digits + (epoch − t)`: the time in the low decimal digits.
+    Decimal {
+        /// Decimal digits the time part takes.
+        digits: u32,
+        /// The constant the time is subtracted from.
+        epoch: i64,
+        /// The time's unit.
+        unit: Unit,
+    },
+    /// `score + (epoch − t) · 10^−digits`: the time in the fraction.
+    Fraction {
+        /// Decimal digits of the fraction.
+        digits: u32,
+        /// The constant the time is subtracted from.
+        epoch: i64,
+        /// The time's unit.
+        unit: Unit,
+    },
+    /// `score << bits | (epoch − t)`: the time in the low bits.
+    Bits {
+        /// Bits the time part takes.
+        bits: u32,
+        /// The constant the time is subtracted from.
+        epoch: i64,
+        /// The time's unit.
+        unit: Unit,
+    },
+    /// `score + something < 1` that orders by time but cannot be inverted exactly (the
+    /// divisor trick): the integer part is the score; the time is not recovered.
+    Divisor,
+}
+
+/// A decoded ZSET score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decoded {
+    /// The score.
+    pub score: i64,
+    /// When it was reached, µs, if the packing keeps it.
+    pub at_us: Option<i64>,
+}
+
+/// The exact integer a double holds, if it holds one within ±2^53.
+fn exact_integer(x: f64, what: &str) -> Result<i64, String> {
+    if !x.is_finite() || x.fract() != 0.0 {
+        return Err(format!("{what} {x} is not a whole number"));
+    }
+    if x.abs() > EXACT {
+        return Err(format!(
+            "{what} {x} is past 2^53, where a double no longer holds every integer"
+        ));
+    }
+    Ok(x as i64)
+}
+
+impl Encoding {
+    /// The name `--encoding` takes.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Encoding::Plain => "plain",
+            Encoding::Decimal { .. } => "decimal",
+            Encoding::Fraction { .. } => "fraction",
+            Encoding::Bits { .. } => "bits",
+            Encoding::Divisor => "divisor",
+        }
+    }
+
+    /// Whether the packing keeps the time.
+    pub fn keeps_time(&self) -> bool {
+        !matches!(self, Encoding::Plain | Encoding::Divisor)
+    }
+
+    /// The time `epoch − packed_time` in µs, checked.
+    fn time(epoch: i64, part: i64, unit: Unit) -> Result<i64, String> {
+        epoch
+            .checked_sub(part)
+            .and_then(|t| unit.micros(t))
+            .filter(|us| *us >= 0)
+            .ok_or_else(|| format!("the time part {part} gives no time after 1970"))
+    }
+
+    /// Decodes one ZSET score.
+    pub fn decode(&self, z: f64) -> Result<Decoded, String> {
+        match *self {
+            Encoding::Plain => {
+                if !z.is_finite() || z.fract() != 0.0 || z.abs() >= 9.223_372_036_854_775_807e18 {
+                    return Err("not an integer in the 64-bit range".into());
+                }
+                Ok(Decoded {
+                    score: z as i64,
+                    at_us: None,
+                })
+            }
+            Encoding::Decimal {
+                digits,
+                epoch,
+                unit,
+            } => {
+                let p = exact_integer(z, "the packed value")?;
+                let m = 10_i64
+                    .checked_pow(digits)
+                    .ok_or("--digits is too large for 64 bits")?;
+                let (score, part) = (p.div_euclid(m), p.rem_euclid(m));
+                Ok(Decoded {
+                    score,
+                    at_us: Some(Self::time(epoch, part, unit)?),
+                })
+            }
+            Encoding::Fraction {
+                digits,
+                epoch,
+                unit,
+            } => {
+                if !z.is_finite() || z.abs() > EXACT {
+                    return Err("not a finite number within ±2^53".into());
+                }
+                let m = 10_i64
+                    .checked_pow(digits)
+                    .ok_or("--digits is too large for 64 bits")?;
+                let score = z.floor();
+                let part = ((z - score) * m as f64).round() as i64;
+                // Exact only if packing the decoded parts again gives the same double.
+                if part >= m || score + part as f64 / m as f64 != z {
+                    return Err(format!(
+                        "{z} is not score + time·10^-{digits} exactly (a double keeps 53 bits: \
+                         the score's digits leave too few for the time's)"
+                    ));
+                }
+                Ok(Decoded {
+                    score: score as i64,
+                    at_us: Some(Self::time(epoch, part, unit)?),
+                })
+            }
+            Encoding::Bits { bits, epoch, unit } => {
+                let p = exact_integer(z, "the packed value")?;
+                if bits >= 63 {
+                    return Err("--bits must be below 63".into());
+                }
+                let part = p & ((1_i64 << bits) - 1);
+                Ok(Decoded {
+                    score: p >> bits,
+                    at_us: Some(Self::time(epoch, part, unit)?),
+                })
+            }
+            Encoding::Divisor => {
+                if !z.is_finite() || z.abs() > EXACT {
+                    return Err("not a finite number within ±2^53".into());
+                }
+                Ok(Decoded {
+                    score: z.floor() as i64,
+                    at_us: None,
+                })
+            }
+        }
+    }
+}
+
+/// `--encoding` and its constants, as `import-redis` takes them.
+#[derive(Debug, clap::Args)]
+pub struct PackingFlags {
+    /// How the ZSET packs score and time: plain, decimal, fraction, bits or divisor
+    /// (docs/migrate.md).
+    #[arg(long)]
+    encoding: String,
+    /// decimal, fraction: decimal digits of the time part.
+    #[arg(long)]
+    digits: Option<u32>,
+    /// bits: bits of the time part (e.g. 34 for seed 002's three-month window).
+    #[arg(long)]
+    bits: Option<u32>,
+    /// decimal, fraction, bits: the constant C of `C − t`.
+    #[arg(long, allow_hyphen_values = true)]
+    epoch: Option<i64>,
+    /// decimal, fraction, bits: the time's unit, s or ms.
+    #[arg(long, default_value = "s")]
+    unit: String,
+}
+
+impl PackingFlags {
+    /// The encoding the flags name, or what is missing.
+    pub fn encoding(&self) -> anyhow::Result<Encoding> {
+        let unit = Unit::parse(&self.unit)
+            .ok_or_else(|| anyhow::anyhow!("--unit must be s or ms, got {:?}", self.unit))?;
+        let need = |v: Option<u32>, flag: &str| {
+            v.ok_or_else(|| anyhow::anyhow!("--encoding {} needs --{flag}", self.encoding))
+        };
+        let epoch = || {
+            self.epoch
+                .ok_or_else(|| anyhow::anyhow!("--encoding {} needs --epoch", self.encoding))
+        };
+        Ok(match self.encoding.as_str() {
+            "plain" => Encoding::Plain,
+            "divisor" => Encoding::Divisor,
+            "decimal" => Encoding::Decimal {
+                digits: need(self.digits, "digits")?,
+                epoch: epoch()?,
+                unit,
+            },
+            "fraction" => Encoding::Fraction {
+                digits: need(self.digits, "digits")?,
+                epoch: epoch()?,
+                unit,
+            },
+            "bits" => Encoding::Bits {
+                bits: need(self.bits, "bits")?,
+                epoch: epoch()?,
+                unit,
+            },
+            other => anyhow::bail!(
+                "--encoding must be plain, decimal, fraction, bits or divisor, got {other:?}"
+            ),
+        })
+    }
+}
