@@ -100,6 +100,16 @@ impl Proc {
     }
 }
 
+impl Proc {
+    /// Stops the server the way an operator does (SIGTERM) and waits for it to exit.
+    pub fn terminate(mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Proc {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -52,10 +52,11 @@ pub enum Encoding {
         /// The time's unit.
         unit: Unit,
     },
-    /// `score + (epoch − t) · 10^−digits`: the time in the fraction.
+    /// `score + (epoch − t) / scale`: the time in the fraction (seed 000: scale 10^13;
+    /// 001: `T_MAX + 1`; 003's `1 − t/10^13`: epoch = scale = 10^13).
     Fraction {
-        /// Decimal digits of the fraction.
-        digits: u32,
+        /// The denominator (greater than `epoch − t` for every `t`).
+        scale: i64,
         /// The constant the time is subtracted from.
         epoch: i64,
         /// The time's unit.
@@ -150,24 +151,20 @@ impl Encoding {
                     at_us: Some(Self::time(epoch, part, unit)?),
                 })
             }
-            Encoding::Fraction {
-                digits,
-                epoch,
-                unit,
-            } => {
+            Encoding::Fraction { scale, epoch, unit } => {
                 if !z.is_finite() || z.abs() > EXACT {
                     return Err("not a finite number within ±2^53".into());
                 }
-                let m = 10_i64
-                    .checked_pow(digits)
-                    .ok_or("--digits is too large for 64 bits")?;
                 let score = z.floor();
-                let part = ((z - score) * m as f64).round() as i64;
-                // Exact only if packing the decoded parts again gives the same double.
-                if part >= m || score + part as f64 / m as f64 != z {
+                let d = scale as f64;
+                let part = ((z - score) * d).round() as i64;
+                // The time survives only while the double's last bit, scaled up, stays well
+                // under one unit of the time part (two roundings packed it).
+                let ulp = f64::from_bits(z.abs().to_bits() + 1) - z.abs();
+                if ulp * d > 0.25 || part >= scale {
                     return Err(format!(
-                        "{z} is not score + time·10^-{digits} exactly (a double keeps 53 bits: \
-                         the score's digits leave too few for the time's)"
+                        "the time part is lost: at {z} a double keeps steps of {ulp:e}, too \
+                         coarse for a time in units of 1/{scale}"
                     ));
                 }
                 Ok(Decoded {
@@ -206,9 +203,12 @@ pub struct PackingFlags {
     /// (docs/migrate.md).
     #[arg(long)]
     encoding: String,
-    /// decimal, fraction: decimal digits of the time part.
+    /// decimal: decimal digits of the time part.
     #[arg(long)]
     digits: Option<u32>,
+    /// fraction: the denominator of the time part.
+    #[arg(long)]
+    scale: Option<i64>,
     /// bits: bits of the time part (e.g. 34 for seed 002's three-month window).
     #[arg(long)]
     bits: Option<u32>,
@@ -241,7 +241,9 @@ impl PackingFlags {
                 unit,
             },
             "fraction" => Encoding::Fraction {
-                digits: need(self.digits, "digits")?,
+                scale: self.scale.filter(|s| *s > 0).ok_or_else(|| {
+                    anyhow::anyhow!("--encoding fraction needs --scale, a positive integer")
+                })?,
                 epoch: epoch()?,
                 unit,
             },
@@ -254,5 +256,126 @@ impl PackingFlags {
                 "--encoding must be plain, decimal, fraction, bits or divisor, got {other:?}"
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-11-23T12:00:00.123Z in ms.
+    const TS: i64 = 1_795_435_200_123;
+
+    #[test]
+    fn each_seed_packing_decodes_to_the_exact_score_and_time() {
+        // 000, decimal: contribution · 10^13 + (C − ts).
+        let c = 9_999_999_999_999;
+        let dec = Encoding::Decimal {
+            digits: 13,
+            epoch: c,
+            unit: Unit::Millis,
+        };
+        let z = (250 * 10_i64.pow(13) + (c - TS)) as f64;
+        assert_eq!(
+            dec.decode(z),
+            Ok(Decoded {
+                score: 250,
+                at_us: Some(TS * 1000)
+            })
+        );
+        // Past 2^53 the double lost the time's low digits: refused, not guessed.
+        let z = (901 * 10_i64.pow(13) + (c - TS)) as f64;
+        assert!(dec.decode(z).unwrap_err().contains("2^53"));
+        // 000, fraction: contribution + (C − ts) · 10^−13.
+        let frac = Encoding::Fraction {
+            scale: 10_i64.pow(13),
+            epoch: c,
+            unit: Unit::Millis,
+        };
+        let z = 12.0_f64.floor() + (c - TS) as f64 * 1e-13;
+        assert_eq!(
+            frac.decode(z),
+            Ok(Decoded {
+                score: 12,
+                at_us: Some(TS * 1000)
+            })
+        );
+        // A large contribution leaves the fraction too few bits.
+        let z = 5000.0 + (c - TS) as f64 * 1e-13;
+        assert!(frac.decode(z).unwrap_err().contains("lost"));
+        // 001: new_score + (T_MAX − ts) / (T_MAX + 1), T_MAX = 3e13.
+        let t_max = 30_000_000_000_000_i64;
+        let f001 = Encoding::Fraction {
+            scale: t_max + 1,
+            epoch: t_max,
+            unit: Unit::Millis,
+        };
+        let z = 10.0 + (t_max as f64 - TS as f64) / (t_max as f64 + 1.0);
+        assert_eq!(
+            f001.decode(z),
+            Ok(Decoded {
+                score: 10,
+                at_us: Some(TS * 1000)
+            })
+        );
+        // 003: score + 1 − ts / 1e13.
+        let f003 = Encoding::Fraction {
+            scale: 10_i64.pow(13),
+            epoch: 10_i64.pow(13),
+            unit: Unit::Millis,
+        };
+        let z = 3.0 + (1.0 - TS as f64 / 10_000_000_000_000_f64);
+        assert_eq!(
+            f003.decode(z),
+            Ok(Decoded {
+                score: 3,
+                at_us: Some(TS * 1000)
+            })
+        );
+        // 002 (34 bits, a three-month window) and 004 (41 bits): point << bits | (end − ts).
+        let end = TS + 86_400_000;
+        for bits in [34, 41] {
+            let enc = Encoding::Bits {
+                bits,
+                epoch: end,
+                unit: Unit::Millis,
+            };
+            let z = ((777_i64 << bits) | (end - TS)) as f64;
+            assert_eq!(
+                enc.decode(z),
+                Ok(Decoded {
+                    score: 777,
+                    at_us: Some(TS * 1000)
+                })
+            );
+            let z = (((1_i64 << 22) << bits) | (end - TS)) as f64;
+            assert!(enc.decode(z).is_err(), "{bits}");
+        }
+        // 002's divisor: point + 1e6 / ts; the time is not recoverable.
+        let z = 42.0 + 1_000_000.0 / TS as f64;
+        assert_eq!(
+            Encoding::Divisor.decode(z),
+            Ok(Decoded {
+                score: 42,
+                at_us: None
+            })
+        );
+        // Plain: integers only.
+        assert_eq!(
+            Encoding::Plain.decode(-7.0),
+            Ok(Decoded {
+                score: -7,
+                at_us: None
+            })
+        );
+        assert!(Encoding::Plain.decode(1.5).is_err());
+        // A time part larger than the epoch is no time at all.
+        let z = (250 * 10_i64.pow(13) + 5) as f64;
+        let small = Encoding::Decimal {
+            digits: 13,
+            epoch: 1,
+            unit: Unit::Millis,
+        };
+        assert!(small.decode(z).unwrap_err().contains("after 1970"));
     }
 }

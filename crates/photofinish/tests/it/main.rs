@@ -9,4 +9,5 @@ mod cli;
 mod conns;
 mod crash;
 mod retries;
+mod transfer;
 mod webhook;
