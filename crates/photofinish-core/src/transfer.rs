@@ -122,19 +122,19 @@ mod tests {
         };
         let mut c = ImportCheck::new(&config);
         assert_eq!(c.row(&row("a", 100), 0), Ok(1_000));
-        let e = c.row(&row("b", 101), 0).unwrap_err().to_string();
+        let e = c.row(&row("b", 101), 0).expect_err("err").to_string();
         assert!(
             e.contains("entry 2 (member \"b\")") && e.contains("max_score"),
             "{e}"
         );
         let mut c = ImportCheck::new(&config);
-        c.row(&row("a", 1), 0).unwrap();
-        c.row(&row("b", 1), 0).unwrap();
-        let e = c.row(&row("c", 1), 0).unwrap_err().to_string();
+        c.row(&row("a", 1), 0).expect("ok");
+        c.row(&row("b", 1), 0).expect("ok");
+        let e = c.row(&row("c", 1), 0).expect_err("err").to_string();
         assert!(e.contains("entry 3") && e.contains("maximum of 2"), "{e}");
         let e = ImportCheck::new(&config)
             .row(&row("bad name\n", 1), 0)
-            .unwrap_err();
+            .expect_err("err");
         assert_eq!(e.code(), crate::ErrorCode::InvalidEntries);
         let mut huge = row("m", 1);
         huge.metadata = Some("x".repeat(MAX_METADATA_BYTES + 1));

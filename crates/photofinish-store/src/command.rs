@@ -432,7 +432,7 @@ mod tests {
         let mut e = Enc::default();
         cmd.encode(&mut e);
         assert_eq!(e.0[0], IMPORT);
-        assert_eq!(Command::decode(&e.0).unwrap(), cmd);
+        assert_eq!(Command::decode(&e.0).expect("ok"), cmd);
     }
 
     #[test]

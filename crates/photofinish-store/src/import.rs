@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn a_ranking_survives_its_file_and_damage_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("ok");
         let mut b = RankingBuilder::new(Order::Desc, 3);
         for (i, (m, s)) in [("b", 5), ("a", 9), ("c", 5)].into_iter().enumerate() {
             let meta = (m == "a").then_some("{\"k\":1}");
@@ -132,12 +132,12 @@ mod tests {
                 seq: i as u64 + 1,
                 metadata: meta,
             })
-            .unwrap();
+            .expect("ok");
         }
-        let ranking = b.finish().unwrap();
+        let ranking = b.finish().expect("ok");
         let path = dir.path().join(file_name(1));
-        write(&RealStorage, &path, &ranking).unwrap();
-        let back = read(&RealStorage, &path).unwrap();
+        write(&RealStorage, &path, &ranking).expect("ok");
+        let back = read(&RealStorage, &path).expect("ok");
         let rows = |r: &Ranking| {
             let mut v = Vec::new();
             r.for_each_entry(|m, s, at, seq, meta| {
@@ -148,16 +148,16 @@ mod tests {
         assert_eq!(rows(&back), rows(&ranking));
         assert_eq!(rows(&back)[0].0, "a");
         assert_eq!(back.order(), Order::Desc);
-        let mut bytes = std::fs::read(&path).unwrap();
+        let mut bytes = std::fs::read(&path).expect("ok");
         bytes[20] ^= 1;
-        std::fs::write(&path, &bytes).unwrap();
+        std::fs::write(&path, &bytes).expect("ok");
         assert!(matches!(
             read(&RealStorage, &path),
             Err(ReadError::Corrupt(_))
         ));
         let mut keep = HashSet::new();
         let other = dir.path().join(file_name(2));
-        write(&RealStorage, &other, &ranking).unwrap();
+        write(&RealStorage, &other, &ranking).expect("ok");
         keep.insert(other.clone());
         remove_unreferenced(&RealStorage, dir.path(), &keep);
         assert!(!path.exists() && other.exists());

@@ -128,7 +128,10 @@ impl Encoding {
     pub fn decode(&self, z: f64) -> Result<Decoded, String> {
         match *self {
             Encoding::Plain => {
-                if !z.is_finite() || z.fract() != 0.0 || z.abs() >= 9.223_372_036_854_775_807e18 {
+                if !z.is_finite()
+                    || z.fract() != 0.0
+                    || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&z)
+                {
                     return Err("not an integer in the 64-bit range".into());
                 }
                 Ok(Decoded {
@@ -285,7 +288,7 @@ mod tests {
         );
         // Past 2^53 the double lost the time's low digits: refused, not guessed.
         let z = (901 * 10_i64.pow(13) + (c - TS)) as f64;
-        assert!(dec.decode(z).unwrap_err().contains("2^53"));
+        assert!(dec.decode(z).expect_err("err").contains("2^53"));
         // 000, fraction: contribution + (C − ts) · 10^−13.
         let frac = Encoding::Fraction {
             scale: 10_i64.pow(13),
@@ -302,7 +305,7 @@ mod tests {
         );
         // A large contribution leaves the fraction too few bits.
         let z = 5000.0 + (c - TS) as f64 * 1e-13;
-        assert!(frac.decode(z).unwrap_err().contains("lost"));
+        assert!(frac.decode(z).expect_err("err").contains("lost"));
         // 001: new_score + (T_MAX − ts) / (T_MAX + 1), T_MAX = 3e13.
         let t_max = 30_000_000_000_000_i64;
         let f001 = Encoding::Fraction {
@@ -376,6 +379,6 @@ mod tests {
             epoch: 1,
             unit: Unit::Millis,
         };
-        assert!(small.decode(z).unwrap_err().contains("after 1970"));
+        assert!(small.decode(z).expect_err("err").contains("after 1970"));
     }
 }

@@ -312,8 +312,8 @@ async fn an_export_streams_past_one_page(kind: Kind) {
     // Rank order: scores never rise (desc), equal scores in file (= reached) order.
     for w in lines.windows(2) {
         let (a, b) = (
-            w[0]["score"].as_i64().unwrap(),
-            w[1]["score"].as_i64().unwrap(),
+            w[0]["score"].as_i64().expect("ok"),
+            w[1]["score"].as_i64().expect("ok"),
         );
         assert!(
             a > b || (a == b && w[0]["member"].as_str() < w[1]["member"].as_str()),
