@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::io::Storage;
-use crate::recovery::{replay, scan};
+use crate::recovery::{replay, scan, Tail};
 use crate::snapshot::{self, snapshot_name};
 use crate::StoreError;
 
@@ -29,7 +29,7 @@ pub fn backup(storage: &dyn Storage, dir: &Path, out: &mut dyn Write) -> Result<
     for _ in 0..BACKUP_ATTEMPTS {
         let (snaps, segments) = scan(storage, dir)?;
         let newest = snaps.last().map(|(_, p)| p.clone());
-        match replay(storage, newest.as_deref(), &segments, true) {
+        match replay(storage, newest.as_deref(), &segments, Tail::InFlight) {
             Ok(rec) => {
                 snapshot::write(&rec.state, rec.last_lsn, rec.max_time_us, out).map_err(
                     |source| StoreError::Io {

@@ -8,7 +8,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 use crate::io::Storage;
-use crate::recovery::{replay, scan};
+use crate::recovery::{replay, scan, Tail};
 use crate::snapshot::{self, snapshot_name};
 use crate::state::State;
 use crate::StoreError;
@@ -62,7 +62,7 @@ pub fn compact(
         return Ok(());
     }
     let old = snaps.last().map(|(_, p)| p.clone());
-    let rec = replay(storage, old.as_deref(), &sealed, false)?;
+    let rec = replay(storage, old.as_deref(), &sealed, Tail::Refuse)?;
     let path = write_snapshot(storage, dir, &rec.state, rec.last_lsn, rec.max_time_us)?;
     remove_covered(storage, &snaps, &sealed, &path);
     // The import files the sealed segments named are in the snapshot now.

@@ -70,14 +70,26 @@ pub fn scan(storage: &dyn Storage, dir: &Path) -> Result<(Snapshots, Vec<Segment
     Ok((snaps, segments))
 }
 
+/// What a torn tail of the last segment means to a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// Damage: only sealed segments are replayed (the snapshotter).
+    Refuse,
+    /// What a crash mid-append leaves: cut off, and logged (start-up).
+    Cut,
+    /// A record being appended right now (a backup reading the live log): left out,
+    /// silently.
+    InFlight,
+}
+
 /// Loads the newest snapshot and replays `segments` (all of them when recovering at start,
-/// the sealed ones when the snapshotter compacts). `last_may_be_torn` allows a torn tail in
-/// the last segment.
+/// the sealed ones when the snapshotter compacts); `tail` says what a torn tail of the
+/// last segment is.
 pub fn replay(
     storage: &dyn Storage,
     snapshot: Option<&Path>,
     segments: &[Segment],
-    last_may_be_torn: bool,
+    tail: Tail,
 ) -> Result<Recovered, StoreError> {
     let started = std::time::Instant::now();
     let (state, mut last_lsn, mut max_time_us) = match snapshot {
@@ -114,14 +126,16 @@ pub fn replay(
             reason: d.reason,
         })?;
         if let Some(reason) = &read.torn {
-            if !(is_last && last_may_be_torn) {
+            if !is_last || tail == Tail::Refuse {
                 return Err(StoreError::Corrupt {
                     file: seg.path.clone(),
                     offset: read.valid_len,
                     reason: reason.clone(),
                 });
             }
-            tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
+            if tail == Tail::Cut {
+                tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
+            }
         }
         for (expected, frame) in (seg.first_lsn..).zip(read.frames.iter()) {
             let (lsn, cmd) = (frame.lsn, &frame.cmd);

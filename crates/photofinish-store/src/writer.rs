@@ -38,7 +38,7 @@ use crate::command::{Command, STAMP_AT_COMMIT};
 use crate::compaction::{remove_covered, snapshotter, write_snapshot};
 use crate::io::{LogFile, Storage};
 use crate::log::{encode_frame, segment_name};
-use crate::recovery::{replay, scan};
+use crate::recovery::{replay, scan, Tail};
 use crate::state::{Applied, State};
 use crate::StoreError;
 use photofinish_core::events::Feeds;
@@ -207,7 +207,7 @@ impl Store {
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         let (snaps, segments) = scan(&*storage, &opts.dir)?;
         let newest_snap = snaps.last().map(|(_, p)| p.clone());
-        let rec = replay(&*storage, newest_snap.as_deref(), &segments, true)?;
+        let rec = replay(&*storage, newest_snap.as_deref(), &segments, Tail::Cut)?;
         let needed = rec.imports.iter().cloned().collect();
         crate::import::remove_unreferenced(&*storage, &opts.dir, &needed);
         let clock = Arc::new(MonotonicClock::new(clock));

@@ -478,17 +478,21 @@ async fn backup(client: &Client, out: &std::path::Path, json: bool) -> Result<()
     let tmp = PathBuf::from(tmp_name);
     let mut file =
         std::fs::File::create(&tmp).map_err(|e| anyhow!("cannot create {}: {e}", tmp.display()))?;
+    let bar = crate::transfer_cmd::progress(None, "backup", true);
     let fetched = client
-        .download(&["v1", "admin", "backup"], &mut file)
-        .await
-        .and_then(|bytes| {
-            file.sync_all()
-                .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
-            let data = std::fs::read(&tmp)?;
-            let loaded = photofinish_store::snapshot::read(&data)
-                .map_err(|e| anyhow!("the backup does not verify: {}", e.0))?;
-            Ok((bytes, loaded.last_lsn, loaded.state.boards().len()))
-        });
+        .download_with(&["v1", "admin", "backup"], &[], &mut file, &mut |chunk| {
+            bar.inc(chunk.len() as u64)
+        })
+        .await;
+    bar.finish_and_clear();
+    let fetched = fetched.and_then(|bytes| {
+        file.sync_all()
+            .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
+        let data = std::fs::read(&tmp)?;
+        let loaded = photofinish_store::snapshot::read(&data)
+            .map_err(|e| anyhow!("the backup does not verify: {}", e.0))?;
+        Ok((bytes, loaded.last_lsn, loaded.state.boards().len()))
+    });
     let (bytes, lsn, boards) = match fetched {
         Ok(v) => v,
         Err(e) => {

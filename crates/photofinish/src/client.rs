@@ -129,12 +129,8 @@ impl Client {
         Err(Self::refusal(status, &value))
     }
 
-    /// GETs `segments` and streams the body into `out`; returns the bytes written.
-    pub async fn download(&self, segments: &[&str], out: &mut dyn std::io::Write) -> Result<u64> {
-        self.download_with(segments, &[], out, &mut |_| {}).await
-    }
-
-    /// [`Self::download`] with query parameters, calling `progress` with each chunk.
+    /// GETs `segments` with `query` and streams the body into `out`, calling `progress`
+    /// with each chunk; returns the bytes written.
     pub async fn download_with(
         &self,
         segments: &[&str],
