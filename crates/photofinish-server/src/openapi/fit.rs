@@ -227,6 +227,22 @@ fn fit_bodies(schemas: &mut Value) {
     c["timezone"] = json!({"type": ["string", "null"], "enum": zones,
         "description": "IANA time zone of the periods (the server's bundled database)"});
     rules(&mut schemas["BoardPatchBody"]["properties"]);
+    let t = &mut schemas["TransferLine"]["properties"];
+    t["member"] = member_schema();
+    t["score"] = score;
+    t["reached_at"] = json!({"type": "string", "format": "date-time",
+        "description": "When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent"});
+    t["metadata"] = json!({"type": ["object", "null"],
+        "description": "A JSON object of at most 1 KiB serialized, or null"});
+    // An import's line: an export's, with `reached_at` optional (absent or null: the
+    // import's time) and unknown fields refused.
+    let mut import = schemas["TransferLine"].clone();
+    import["required"] = json!(["member", "score"]);
+    import["additionalProperties"] = json!(false);
+    import["properties"]["reached_at"]["type"] = json!(["string", "null"]);
+    import["description"] =
+        json!("One line of an import: an export's line; `reached_at` and `metadata` optional");
+    schemas["ImportLine"] = import;
 }
 
 fn fit_operation(path: &str, method: &str, op: &mut Value) {
@@ -239,7 +255,13 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
         }
     }
     if let Some(body) = op.get_mut("requestBody") {
-        body["required"] = json!(true);
+        // An import's body is JSON Lines: no lines is an import of nothing (an empty
+        // export round-trips); every other body is required.
+        body["required"] = json!(!path.ends_with("/import"));
+        if path.ends_with("/import") {
+            body["content"]["application/x-ndjson"]["schema"] =
+                json!({"$ref": "#/components/schemas/ImportLine"});
+        }
     }
     if !path.starts_with("/v1/") {
         return;

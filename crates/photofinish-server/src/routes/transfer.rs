@@ -142,8 +142,10 @@ pub async fn get_export(
         .into_response())
 }
 
-/// An import's line as read.
+/// An import's line as read. An unknown field is refused (a misspelt `reached_at` would
+/// otherwise silently become the import's time).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct InLine<'a> {
     #[serde(borrow)]
     member: Cow<'a, str>,
@@ -276,7 +278,7 @@ impl ImportSource for BodyRows {
     description = "Fills one empty period of an existing board from JSON Lines, one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line (an export's format; `reached_at` and `metadata` optional: absent `reached_at` is the import's time). Every entry keeps its score, reached_at and metadata; entries with the same score and reached_at rank in file order; the lines need not be sorted. Nothing is visible until every line was read and checked: then the period appears whole, or the answer is an error and nothing changed (a malformed line, a member twice, a score outside the board's rules: 422 `invalid_entries` naming the line or entry). Needs an admin key for the board. The period must be empty (409 `board_not_empty`). Limits: 16 KiB per line, 100,000,000 entries, and the board's `max_members`.",
     params(("board" = String, Path, description = "Board name"),
         ("period" = Option<String>, Query, description = "current (default), previous or a retained period id")),
-    request_body(content = TransferLine, content_type = "application/x-ndjson", description = "One JSON object per line"),
+    request_body(content = TransferLine, content_type = "application/x-ndjson", description = "One JSON object per line; an empty body imports nothing (an empty export round-trips)"),
     responses(
         (status = 200, body = ImportAnswer),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),

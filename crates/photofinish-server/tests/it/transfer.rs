@@ -233,6 +233,15 @@ async fn refused_imports_change_nothing(kind: Kind) {
         ),
         (
             "e",
+            format!(
+                "{good}{{\"member\":\"u\",\"score\":1,\"reachedAt\":\"2026-01-01T00:00:00Z\"}}\n"
+            ),
+            422,
+            "invalid_entries",
+            "unknown field `reachedAt`",
+        ),
+        (
+            "e",
             format!("{good}{{\"member\":\"\",\"score\":1}}\n"),
             422,
             "invalid_entries",
@@ -273,6 +282,9 @@ async fn refused_imports_change_nothing(kind: Kind) {
         );
         assert_eq!(after, before, "{board} {code}: state changed");
     }
+    // An empty body imports nothing and leaves the period open to an import.
+    let (st, done) = import(&s, "e", "", "").await;
+    assert_eq!((st.as_u16(), &done["imported"]), (200, &json!(0)), "{done}");
     // Nothing was left half-done: the same period takes the good import whole.
     let (st, done) = import(&s, "e", "", &good).await;
     assert_eq!(
