@@ -8,6 +8,10 @@
 # tell the cost of verifying from the cost of the bytes.
 #
 # Usage: bench/auth.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 3 15s 100000 10000)
+# Each round runs the four in a random order (so the machine's drift falls on each alike);
+# the end prints, per credential, the median over rounds of its ops/s and server CPU per
+# request relative to the same round's open server, with a 95% bootstrap interval of that
+# median (bench/ratios.py).
 # PIN=1: the server on CPU 0 and wrk (one thread) on CPU 1 (taskset), so neither takes the
 # other's core: steadier per-request numbers on a 2-core machine.
 # Needs: cargo build --release -p photofinish && cargo build --release -p photofinish-server
@@ -55,6 +59,8 @@ run() { # label, env for wrk, serve flags...
   c1=$(ticks $PID)
   reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
   local non2xx; non2xx=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk.out"); non2xx=${non2xx:-0}
+  printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" \
+    "$(per_req "$c0" "$c1" "$reqs")" >> "$WORK/results.tsv"
   printf '%-22s %9s ops/s  p99 %-7s server %4s µs/req  wrk %4s µs/req  non-2xx %s\n' "$label" \
     "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
     "$(per_req "$c0" "$c1" "$reqs")" "$(per_req "$w0" "$w1" "$reqs")" "$non2xx"
@@ -63,8 +69,13 @@ run() { # label, env for wrk, serve flags...
 
 PAD=$(head -1 "$WORK/tokens" | wc -c)
 for round in $(seq "$ROUNDS"); do
-  run "no credential (open)" "PF_X=1"
-  run "open, token-size pad" "PF_PAD=$PAD"
-  run "API key" "PF_TOKEN=$WRITE" --keys "$WORK/keys.json"
-  run "player ES256 token" "PF_TOKENS=$WORK/tokens" --keys "$WORK/keys.json" "${JWT[@]}"
+  for which in $(shuf -e open pad key player); do
+    case $which in
+      open) run "no credential (open)" "PF_X=1" ;;
+      pad) run "open, token-size pad" "PF_PAD=$PAD" ;;
+      key) run "API key" "PF_TOKEN=$WRITE" --keys "$WORK/keys.json" ;;
+      player) run "player ES256 token" "PF_TOKENS=$WORK/tokens" --keys "$WORK/keys.json" "${JWT[@]}" ;;
+    esac
+  done
 done
+python3 bench/ratios.py "no credential (open)" < "$WORK/results.tsv"

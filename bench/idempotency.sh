@@ -10,6 +10,9 @@
 # Usage: bench/idempotency.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 3 15s 100000 10000)
 # PIN=1: the server on CPU 0 and wrk (one thread) on CPU 1. FSYNC=always|everysec (default
 # everysec). Needs: cargo build --release -p photofinish; wrk; python3. 50 connections.
+# Each round runs the three in a random order; the end prints the median over rounds of
+# each one's ops/s and server CPU per request relative to the same round's key-less run,
+# with a 95% bootstrap interval (bench/ratios.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3} DUR=${2:-15s} N=${3:-100000} PLAYERS=${4:-10000}
@@ -46,6 +49,8 @@ run() { # label, env for wrk
   rss=$(rss_kib $PID)
   reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
   local non2xx; non2xx=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk.out"); non2xx=${non2xx:-0}
+  printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" \
+    "$(per_req "$c0" "$c1" "$reqs")" >> "$WORK/results.tsv"
   printf '%-24s %9s ops/s  p99 %-7s server %5s µs/req  requests %8s  VmRSS %7s KiB  non-2xx %s\n' "$label" \
     "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
     "$(per_req "$c0" "$c1" "$reqs")" "$((reqs + warm))" "$rss" "$non2xx"
@@ -53,7 +58,12 @@ run() { # label, env for wrk
 }
 
 for round in $(seq "$ROUNDS"); do
-  run "no key" "PF_X=1"
-  run "no key, key-size pad" "PF_PAD=34"
-  run "Idempotency-Key each" "PF_IDEM=1"
+  for which in $(shuf -e bare pad idem); do
+    case $which in
+      bare) run "no key" "PF_X=1" ;;
+      pad) run "no key, key-size pad" "PF_PAD=34" ;;
+      idem) run "Idempotency-Key each" "PF_IDEM=1" ;;
+    esac
+  done
 done
+python3 bench/ratios.py "no key" < "$WORK/results.tsv"
