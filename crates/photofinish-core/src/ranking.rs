@@ -321,13 +321,9 @@ impl Ranking {
         if changed && self.next_seq > MAX_SEQ {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
         }
-        let id = match existing {
-            Some(id) => {
-                if changed {
-                    self.rekey(id, new, w.at_us);
-                }
-                id
-            }
+        // Where the index put the entry, when it was (re)inserted: its rank for free.
+        let (id, placed) = match existing {
+            Some(id) => (id, changed.then(|| self.rekey(id, new, w.at_us)).flatten()),
             None => self.add(w.member, new, w.at_us)?,
         };
         if let Some(m) = w.metadata {
@@ -337,7 +333,9 @@ impl Ranking {
         Ok(Outcome {
             score: new,
             rank: if ranked {
-                self.index.position(id, &key).map_or(0, |p| p + 1)
+                placed
+                    .or_else(|| self.index.position(id, &key))
+                    .map_or(0, |p| p + 1)
             } else {
                 0
             },
@@ -352,7 +350,9 @@ impl Ranking {
         seq
     }
 
-    fn rekey(&mut self, id: u32, score: i64, at_us: i64) {
+    /// Gives entry `id` a new score and time; returns its new position when the index is
+    /// kept up to date.
+    fn rekey(&mut self, id: u32, score: i64, at_us: i64) -> Option<u64> {
         let old = self.records.key_of(id);
         if !self.index_deferred {
             self.index.remove(id, old, &self.records);
@@ -363,19 +363,21 @@ impl Ranking {
         r.reached_at_us = at_us;
         r.seq_len = seq << 8 | (r.seq_len & 0xff);
         let key = r.key();
-        if !self.index_deferred {
-            self.index.insert(id, key, &self.records);
-        }
+        (!self.index_deferred).then(|| self.index.insert(id, key, &self.records))
     }
 
-    fn add(&mut self, member: &str, score: i64, at_us: i64) -> Result<u32, BoardError> {
+    /// Adds a member; returns its id and, when the index is kept up to date, its position.
+    fn add(
+        &mut self,
+        member: &str,
+        score: i64,
+        at_us: i64,
+    ) -> Result<(u32, Option<u64>), BoardError> {
         let id = self.push_record(member, score, at_us, self.next_seq)?;
         self.next_seq += 1;
-        if !self.index_deferred {
-            let key = self.records.key_of(id);
-            self.index.insert(id, key, &self.records);
-        }
-        Ok(id)
+        let key = self.records.key_of(id);
+        let placed = (!self.index_deferred).then(|| self.index.insert(id, key, &self.records));
+        Ok((id, placed))
     }
 
     /// Stores the record (and a long name), not yet in the member table or the index.

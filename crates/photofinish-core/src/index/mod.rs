@@ -127,7 +127,9 @@ impl RankedIndex {
     }
 
     /// Inserts `id`, whose key `keys` must already report as `key`. The id must be absent.
-    pub fn insert(&mut self, id: u32, key: Key, keys: &impl KeyOf) {
+    /// Returns its 0-based position, counted on the way down (the entries of the children
+    /// left of the path), so a caller that wants the rank needs no second descent.
+    pub fn insert(&mut self, id: u32, key: Key, keys: &impl KeyOf) -> u64 {
         if self.is_full(self.root, self.height) {
             let old = self.root;
             let s = self.summary(old, self.height, keys);
@@ -140,6 +142,7 @@ impl RankedIndex {
         }
         let mut path = Path::new();
         let mut node = self.root;
+        let mut before = 0u64;
         for level in (1..=self.height).rev() {
             let mut slot = self.inners.get(node).child_for(&key);
             let child = self.inners.get(node).children[slot];
@@ -150,14 +153,19 @@ impl RankedIndex {
                     slot += 1;
                 }
             }
+            // Read after any split: the counts left of `slot` are final, the insert below
+            // changes only `slot`'s own.
+            let inner = self.inners.get(node);
+            before += inner.count_prefix(slot);
             path.push(node, slot);
-            node = self.inners.get(node).children[slot];
+            node = inner.children[slot];
         }
         let leaf = self.leaves.get_mut(node);
         let pos = leaf.lower_bound(&key, keys);
         leaf.insert_at(pos, id, keys);
         self.len += 1;
         self.refresh_path(&path, node, pos, keys);
+        before + pos as u64
     }
 
     /// Splits the full child at `slot` of `parent` in two. A key headed for either end of a

@@ -60,7 +60,9 @@ fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
             };
             let id = keys.0.len() as u32;
             keys.0.push(key);
-            index.insert(id, key, &keys);
+            let pos = index.insert(id, key, &keys);
+            // The position insert counted on its way down is the one a lookup finds.
+            assert_eq!(index.position(id, &key), Some(pos));
             live.push(id);
         } else {
             let id = live.swap_remove(pick as usize % live.len());
@@ -257,4 +259,34 @@ fn invariants_catch_a_repeated_id() {
     let id = index.leaves.get(first).ids[0];
     index.leaves.get_mut(later).ids[4] = id;
     index.check_invariants(&keys);
+}
+
+proptest! {
+    /// The leaf's four-way search answers what a plain partition point does, for every
+    /// length from empty to full, probes below, between, equal to and above the keys, and
+    /// runs of equal scores (the case the pivots' count must get right).
+    #[test]
+    fn leaf_search_matches_partition_point(
+        scores in prop::collection::vec(-3i64..3, 0..=LEAF_CAP),
+        probe_score in -4i64..4,
+        probe_tie in 0u64..200,
+    ) {
+        let mut sorted = scores;
+        sorted.sort();
+        let keys = Keys(
+            sorted
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Key { nscore: s, reached_at_us: 0, seq: i as u64 * 3 })
+                .collect(),
+        );
+        let mut leaf = node::Leaf::empty();
+        for (i, slot) in leaf.ids[..sorted.len()].iter_mut().enumerate() {
+            *slot = i as u32;
+        }
+        leaf.len = sorted.len() as u32;
+        let probe = Key { nscore: probe_score, reached_at_us: 0, seq: probe_tie };
+        let expected = keys.0.partition_point(|k| *k < probe);
+        prop_assert_eq!(leaf.lower_bound(&probe, &keys), expected);
+    }
 }

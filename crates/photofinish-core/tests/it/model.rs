@@ -594,4 +594,35 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
         ),
         "duplicate"
     );
+    // The builder takes the same entries in any order (an import): it sorts them itself.
+    use photofinish_core::ranking::RankingBuilder;
+    let build = |entries: &[Saved]| {
+        let mut b = RankingBuilder::new(Order::Asc, entries.len());
+        for e in entries {
+            b.push(entry(e)?)?;
+        }
+        b.finish()
+    };
+    let mut shuffled = saved.clone();
+    shuffled.reverse();
+    shuffled.swap(0, 1500);
+    let unsorted = build(&shuffled).expect("unsorted bulk");
+    unsorted.check_invariants();
+    for style in STYLES {
+        assert_eq!(
+            unsorted.page(0, usize::MAX, style),
+            r.page(0, usize::MAX, style)
+        );
+    }
+    // Two members with the same score, time and sequence have no order between them.
+    let mut same_key = shuffled.clone();
+    let twin = (same_key[7].1, same_key[7].2, same_key[7].3);
+    (same_key[900].1, same_key[900].2, same_key[900].3) = twin;
+    assert!(
+        matches!(
+            build(&same_key),
+            Err(BoardError::InvalidEntries(m)) if m.contains("same score, time and sequence")
+        ),
+        "equal keys"
+    );
 }
