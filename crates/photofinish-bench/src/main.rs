@@ -6,6 +6,7 @@
 
 mod alloc;
 mod drive;
+mod engine_ops;
 mod progress;
 mod targets;
 mod workload;
@@ -77,6 +78,19 @@ enum Internal {
     IdempotencyMemory {
         #[arg(long, default_value_t = 1_000_000)]
         keys: u64,
+    },
+    /// The ranking engine alone, one thread: a board of N 16-byte ids built in bulk, then
+    /// the mean time of each operation over random members, and bytes per member.
+    #[command(name = "engine-ops")]
+    EngineOps {
+        #[arg(long, default_value_t = 10_000_000)]
+        members: u64,
+        /// Random members each operation is timed over.
+        #[arg(long, default_value_t = 1_000_000)]
+        ops: usize,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -246,6 +260,14 @@ fn main() -> std::process::ExitCode {
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())
+        }
+        Some(Internal::EngineOps { members, ops, json }) => {
+            engine_ops::run(members, ops).map(|m| {
+                print!("{}", m.table());
+                if json {
+                    println!("{}", m.json());
+                }
+            })
         }
         None => runtime.block_on(run(args)),
     };

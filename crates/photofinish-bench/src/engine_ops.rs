@@ -1,0 +1,252 @@
+//! `photofinish-bench engine-ops`: the ranking engine alone, one thread, no I/O (issue 21).
+//!
+//! A board of `members` 16-byte ids (`player0000000000`…) with scores drawn uniformly from
+//! 0..1,000,000 — so at 10M about ten members share each score — is built in bulk (the
+//! path snapshot loading and imports take), then each operation is timed over `ops`
+//! members drawn at random, so every operation meets the cache misses a real board's
+//! traffic does rather than a warm working set. The names of the drawn members are made
+//! before the clock starts and read in order, so the loop times the engine, not the
+//! formatting. Bytes per member are the allocator's live bytes after the build, divided by
+//! the members (the counting allocator of [`crate::alloc`]).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use photofinish_core::ranking::{RankingBuilder, SavedEntry};
+use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
+use serde_json::json;
+
+use crate::alloc;
+
+/// Width of every member id.
+const NAME_BYTES: usize = 16;
+
+/// What one run measured: mean nanoseconds per operation, build seconds, bytes per member.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineOps {
+    /// Members on the board.
+    pub members: u64,
+    /// `incr` of a random member by 1..=100, answer with its new ordinal rank.
+    pub update_ns: f64,
+    /// Ordinal rank of a random member.
+    pub rank_ordinal_ns: f64,
+    /// Competition rank of a random member.
+    pub rank_competition_ns: f64,
+    /// Dense rank of a random member.
+    pub rank_dense_ns: f64,
+    /// The top-10 page with competition ranks.
+    pub top10_ns: f64,
+    /// around(5, 5) of a random member, competition ranks.
+    pub around_ns: f64,
+    /// Seconds to build the board in bulk from unsorted entries.
+    pub build_s: f64,
+    /// Live heap bytes per member after the build, as the allocator counts them.
+    pub bytes_per_member: f64,
+}
+
+impl EngineOps {
+    /// The table a person reads.
+    pub fn table(&self) -> String {
+        let rows = [
+            (
+                "update (incr of a random member, with its rank)",
+                self.update_ns,
+            ),
+            ("rank, ordinal", self.rank_ordinal_ns),
+            ("rank, competition", self.rank_competition_ns),
+            ("rank, dense", self.rank_dense_ns),
+            ("top-10 page", self.top10_ns),
+            ("around(5, 5)", self.around_ns),
+        ];
+        let mut out = format!("engine-ops: {} members, one thread\n", self.members);
+        for (label, ns) in rows {
+            out += &format!(
+                "{label:<50} {:>9.1} ns  {:>11.0} ops/s\n",
+                ns,
+                1e9 / ns.max(f64::MIN_POSITIVE)
+            );
+        }
+        out += &format!("{:<50} {:>9.2} s\n", "build in bulk", self.build_s);
+        out += &format!(
+            "{:<50} {:>9.1} B (allocator-counted)\n",
+            "bytes per member", self.bytes_per_member
+        );
+        out
+    }
+
+    /// The one-line JSON form, with the field names issue 21 lists.
+    pub fn json(&self) -> serde_json::Value {
+        json!({
+            "members": self.members,
+            "update_ns": self.update_ns,
+            "rank_ordinal_ns": self.rank_ordinal_ns,
+            "rank_competition_ns": self.rank_competition_ns,
+            "rank_dense_ns": self.rank_dense_ns,
+            "top10_ns": self.top10_ns,
+            "around_ns": self.around_ns,
+            "build_s": self.build_s,
+            "bytes_per_member": self.bytes_per_member,
+        })
+    }
+}
+
+/// splitmix64: fast, well mixed, no dependency, the same sequence every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The id of member `i`: `player` and ten digits.
+fn name(i: u64) -> String {
+    format!("player{i:010}")
+}
+
+/// `count` random members' ids, back to back in one string (16 bytes each).
+struct Sample(String);
+
+impl Sample {
+    fn draw(rng: &mut Rng, members: u64, count: usize) -> Self {
+        let mut s = String::with_capacity(count * NAME_BYTES);
+        for _ in 0..count {
+            s.push_str(&name(rng.below(members)));
+        }
+        Self(s)
+    }
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.0.len() / NAME_BYTES).map(|i| &self.0[i * NAME_BYTES..(i + 1) * NAME_BYTES])
+    }
+}
+
+/// Mean nanoseconds per call of `f` over the sample.
+fn time_each(sample: &Sample, mut f: impl FnMut(&str)) -> f64 {
+    let start = Instant::now();
+    let mut n = 0u64;
+    for member in sample.iter() {
+        f(member);
+        n += 1;
+    }
+    start.elapsed().as_nanos() as f64 / n.max(1) as f64
+}
+
+/// Builds the board: `members` entries pushed in member order (not rank order), then the
+/// builder sorts, fills the member table and builds the index bottom-up.
+fn build(members: u64) -> Result<Ranking> {
+    let mut rng = Rng(42);
+    let capacity = usize::try_from(members).unwrap_or(usize::MAX);
+    let mut b = RankingBuilder::new(Order::Desc, capacity);
+    for i in 0..members {
+        let member = name(i);
+        b.push(SavedEntry {
+            member: &member,
+            score: rng.below(1_000_000) as i64,
+            reached_at_us: i as i64,
+            seq: i + 1,
+            metadata: None,
+        })?;
+    }
+    Ok(b.finish()?)
+}
+
+/// Builds a board of `members` and times every operation over `ops` random members.
+pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
+    anyhow::ensure!(members > 0, "--members must be at least 1");
+    anyhow::ensure!(ops > 0, "--ops must be at least 1");
+    let before = alloc::live_bytes();
+    let start = Instant::now();
+    let mut r = build(members).context("building the board")?;
+    let build_s = start.elapsed().as_secs_f64();
+    let bytes_per_member = alloc::live_bytes().saturating_sub(before) as f64 / members as f64;
+
+    let mut rng = Rng(7);
+    let sample = Sample::draw(&mut rng, members, ops);
+    let mut clock = members as i64;
+    let update_ns = time_each(&sample, |member| {
+        clock += 1;
+        let w = Write {
+            member,
+            op: Op::Incr,
+            value: 1 + rng.below(100) as i64,
+            at_us: clock,
+            metadata: None,
+        };
+        black_box(r.submit(&w).ok());
+    });
+
+    // A fresh sample per reading, so none of them runs on what the last one left in cache.
+    let mut rank = |style| {
+        let sample = Sample::draw(&mut rng, members, ops);
+        time_each(&sample, |member| {
+            black_box(r.member(member, style));
+        })
+    };
+    let rank_ordinal_ns = rank(RankStyle::Ordinal);
+    let rank_competition_ns = rank(RankStyle::Competition);
+    let rank_dense_ns = rank(RankStyle::Dense);
+    let top10_ns = time_each(&Sample::draw(&mut rng, members, ops), |_| {
+        black_box(r.page(0, 10, RankStyle::Competition));
+    });
+    let around_ns = time_each(&Sample::draw(&mut rng, members, ops), |member| {
+        black_box(r.around(member, 5, 5, RankStyle::Competition));
+    });
+    Ok(EngineOps {
+        members,
+        update_ns,
+        rank_ordinal_ns,
+        rank_competition_ns,
+        rank_dense_ns,
+        top10_ns,
+        around_ns,
+        build_s,
+        bytes_per_member,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small run measures every operation on a board that really holds its members:
+    /// the bulk build ranks them, and the updates changed scores.
+    #[test]
+    fn a_small_run_measures_every_operation() {
+        let m = run(5_000, 2_000).expect("run");
+        assert_eq!(m.members, 5_000);
+        for v in [
+            m.update_ns,
+            m.rank_ordinal_ns,
+            m.rank_competition_ns,
+            m.rank_dense_ns,
+            m.top10_ns,
+            m.around_ns,
+        ] {
+            assert!(v.is_finite() && v > 0.0, "{m:?}");
+        }
+        // 16-byte names inline in 40-byte records, plus table and tree: well over 40 B,
+        // well under a few hundred (the other test threads allocate too, so not exact).
+        assert!(m.bytes_per_member > 40.0, "{m:?}");
+        let line = m.json().to_string();
+        for field in ["update_ns", "rank_dense_ns", "build_s", "bytes_per_member"] {
+            assert!(line.contains(field), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_build_ranks_every_member() {
+        let r = build(1_000).expect("build");
+        assert_eq!(r.len(), 1_000);
+        r.check_invariants();
+        let top = r.page(0, 1_000, RankStyle::Ordinal);
+        assert!(top.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+}
