@@ -3,7 +3,7 @@
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
 --   announce: config, period id, previous id → {'ok'}: the period's reset event, once
 --   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
---   retain:  config, prefix, then per period: id, record, expiry ms ('0' = never)
+--   retain:  config, prefix, then per period: id, record, time to live in ms ('0' = never)
 --            → {'ok'}: after a retention change, each period that still exists gets its
 --            record (floor) and its keys' expiry under the new retention
 --   periods: config, prefix       → {'ok', id, record, members, id, record, members, …}
@@ -103,7 +103,8 @@ local CONFIG, PERIOD_PREFIX = ARGV[2], ARGV[3]
 local bad = check_config(K_CFG, CONFIG)
 if bad then return {bad} end
 if OP == 'import' then
-  local PERIOD_ID, STAGE, STAGE_REC, EXPIRY = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+  local PERIOD_ID, STAGE, STAGE_REC = ARGV[4], ARGV[5], ARGV[6]
+  local EXPIRY = deadline(ARGV[7])
   local P = PERIOD_PREFIX .. PERIOD_ID .. ':'
   local held = redis.call('ZCARD', P .. 'r')
   if held > 0 then return {S_NOT_EMPTY, held} end
@@ -119,8 +120,8 @@ if OP == 'import' then
       if redis.call('EXISTS', key) == 1 then
         local to = P .. string.sub(key, #STAGE + 1)
         redis.call('RENAME', key, to)
-        if EXPIRY == NO_EXPIRY then redis.call('PERSIST', to)
-        else redis.call('PEXPIREAT', to, EXPIRY) end
+        if EXPIRY then redis.call('PEXPIREAT', to, EXPIRY)
+        else redis.call('PERSIST', to) end
       end
     end
   end
@@ -130,15 +131,15 @@ if OP == 'import' then
 end
 if OP == 'retain' then
   for i = 4, #ARGV, 3 do
-    local id, record, expiry = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    local id, record, expiry = ARGV[i], ARGV[i + 1], deadline(ARGV[i + 2])
     local old = redis.call('HGET', K_PERIODS, id)
     if old then
       local rec = record_with_buckets(record, record_buckets(old))
       redis.call('HSET', K_PERIODS, id, rec)
       for _, keys in ipairs(period_keys(PERIOD_PREFIX .. id .. ':', rec)) do
         for _, key in ipairs(keys) do
-          if expiry == NO_EXPIRY then redis.call('PERSIST', key)
-          else redis.call('PEXPIREAT', key, expiry) end
+          if expiry then redis.call('PEXPIREAT', key, expiry)
+          else redis.call('PERSIST', key) end
         end
       end
     end

@@ -27,11 +27,11 @@ pub enum BoardCall<'a> {
         config_text: &'a str,
     },
     /// After a retention change: give each listed period its record and its keys'
-    /// expiry (ms since the epoch, `None` for never) under the new retention.
+    /// time to live (ms from now on Redis' clock, `None` for ever) under the new retention.
     Retain {
         /// The (new) config text the caller holds (the script checks it).
         config_text: &'a str,
-        /// Per period: id, record, expiry.
+        /// Per period: id, record, time to live.
         periods: &'a [(String, String, Option<i64>)],
     },
     /// Send the reset event of the board's current period, unless one was sent.
@@ -73,7 +73,7 @@ pub enum BoardCall<'a> {
         stage: &'a str,
         /// The staged record's hash (`BoardKeys::import_record`).
         stage_record: &'a str,
-        /// When the period's keys expire, ms; `None` for never.
+        /// How long the period's keys live, ms from now on Redis' clock; `None` for ever.
         expiry_ms: Option<i64>,
     },
     /// Remove an import's staged keys.

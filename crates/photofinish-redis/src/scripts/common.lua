@@ -35,6 +35,17 @@ local FULL_PERCENT_UNITS = 1000000
 -- A period's keys expire never when the expiry argument is this.
 local NO_EXPIRY = '0'
 
+-- Every expiry a script is given is a time to live in ms ('0' = never); this turns it
+-- into a deadline on Redis' own clock (nil for never). The server's clock may not be
+-- Redis' (another host, an offset, a test's manual clock): a deadline it computed and
+-- Redis judged would expire keys early or late by the difference — at once, when the
+-- server's instant lies days behind Redis' (docs/redis-layout.md, "Expiry").
+local function deadline(ttl_ms)
+  if ttl_ms == NO_EXPIRY then return nil end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ttl_ms)
+end
+
 -- Exact 64-bit integers. Lua's numbers are doubles, exact to 2^53, so a score is carried as
 -- (hi, lo) = (floor(x / 2^32), x mod 2^32): hi in [-2^31, 2^31), lo in [0, 2^32).
 local TWO32 = 4294967296

@@ -3,18 +3,13 @@
 -- arguments: `LoadCall` in scripts/load.rs.
 -- KEYS: periods [seq]. ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H H32
 -- HI LO R RC SEQ META ('' for none). With the seq key (an import), the entries take the
--- board's next sequence numbers in order (SEQ is ignored), EXPIRY_MS is a time to live
--- from Redis' own clock (the server's may be set elsewhere), and the periods key expires
--- with the rest. An entry whose name the period holds already is skipped, so a load interrupted
+-- board's next sequence numbers in order (SEQ is ignored) and the periods key expires with
+-- the rest. EXPIRY_MS is a time to live, as every script's (`deadline` in common.lua). An entry whose name the period holds already is skipped, so a load interrupted
 -- and run again adds each entry once. Answers {'ok', entries added, names skipped...}.
 local K_PERIODS, K_SEQ = KEYS[1], KEYS[2]
 local P, PERIOD_ID, RECORD, DESC, EXPIRY_MS = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local desc = DESC == TRUE
-local expiry = EXPIRY_MS ~= NO_EXPIRY and EXPIRY_MS or nil
-if K_SEQ and expiry then
-  local t = redis.call('TIME')
-  expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(EXPIRY_MS)
-end
+local expiry = deadline(EXPIRY_MS)
 local WIDTH = 9
 
 local rec = redis.call('HGET', K_PERIODS, PERIOD_ID)

@@ -39,8 +39,7 @@ pub struct LoadCall<'a> {
     pub floor_id: &'a str,
     /// Whether higher scores are better.
     pub desc: bool,
-    /// When the period's keys expire, ms since the epoch (with [`Self::seq_key`]: ms from
-    /// now on Redis' clock); `None` for never.
+    /// How long the period's keys live, ms from now on Redis' clock; `None` for ever.
     pub expiry_ms: Option<i64>,
     /// The entries.
     pub entries: &'a [LoadEntry],

@@ -30,7 +30,7 @@ pub struct WriteCall<'a> {
     pub desc: bool,
     /// New metadata, `None` to keep.
     pub metadata: Option<&'a str>,
-    /// When the period's keys expire, ms since the epoch; `None` for never.
+    /// How long the period's keys live, ms from now on Redis' clock; `None` for ever.
     pub expiry_ms: Option<i64>,
     /// The board's score rules.
     pub rules: &'a ScoreRules,

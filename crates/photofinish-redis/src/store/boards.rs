@@ -140,6 +140,7 @@ impl RedisStore {
     async fn retain(&self, board: &str, cached: &CachedBoard) -> Result<(), BoardError> {
         // period_list hides periods older than the window; they expire as they were set to.
         // Each record gets the floor it has as the newest (write.lua consults the newest's).
+        let now = self.now_us();
         let updates: Vec<(String, String, Option<i64>)> = self
             .period_list(board)
             .await?
@@ -149,7 +150,7 @@ impl RedisStore {
                 (
                     p.period.id.clone(),
                     layout::period_record(&p.period, &floor.id),
-                    cached.expiry_ms(&p.period),
+                    cached.ttl_ms(&p.period, now),
                 )
             })
             .collect();

@@ -98,7 +98,7 @@ impl RedisStore {
                 period_id: &target.id,
                 stage: &stage.prefix,
                 stage_record: &stage.record,
-                expiry_ms: cached.expiry_ms(&target),
+                expiry_ms: cached.ttl_ms(&target, self.now_us()),
             };
             let r = self.run("board", &call.invocation(&stage.keys)).await?;
             match r.status()? {

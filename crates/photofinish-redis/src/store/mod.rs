@@ -102,13 +102,16 @@ impl CachedBoard {
         })
     }
 
-    /// When `period`'s keys expire, ms; computed once per period.
-    fn expiry_ms(&self, period: &Period) -> Option<i64> {
-        cached(&self.expiry, &period.id, || {
-            self.window
-                .retention_end_us(period)
-                .map(|us| us.div_euclid(1000))
-        })
+    /// How long from `now_us` (the server's clock) `period`'s keys live, ms, at least 1;
+    /// `None` for ever. Scripts take expiries as times to live and make the deadline on
+    /// Redis' clock (`deadline` in common.lua), so a server whose clock is not Redis'
+    /// neither drops a retained period's keys at once nor keeps them too long. The end of
+    /// retention is computed once per period.
+    fn ttl_ms(&self, period: &Period, now_us: i64) -> Option<i64> {
+        let end_us = cached(&self.expiry, &period.id, || {
+            self.window.retention_end_us(period)
+        })?;
+        Some(end_us.saturating_sub(now_us).div_euclid(1000).max(1))
     }
 }
 

@@ -159,7 +159,8 @@ async fn upgrade_board(
         };
         let floor_id = record.split(' ').nth(2).unwrap_or(&id).to_owned();
         let old = |part: &str| format!("{}{part}", keys.period(&id));
-        let expiry: i64 = get(conn, redis::cmd("PEXPIRETIME").arg(old("z"))).await?;
+        // Time to live, as scripts take expiries (-1: none, -2: no such key).
+        let ttl: i64 = get(conn, redis::cmd("PTTL").arg(old("z"))).await?;
         let (prefix, periods_key) = (keys.period(&id), keys.periods());
         let call = |entries: &[LoadEntry]| {
             LoadCall {
@@ -170,7 +171,7 @@ async fn upgrade_board(
                 period: &period,
                 floor_id: &floor_id,
                 desc: config.order == photofinish_core::Order::Desc,
-                expiry_ms: (expiry > 0).then_some(expiry),
+                expiry_ms: (ttl > 0).then_some(ttl),
                 entries,
             }
             .invocation()

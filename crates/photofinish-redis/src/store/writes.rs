@@ -73,7 +73,7 @@ impl RedisStore {
             reached_at_us: at_us,
             desc: cached.desc(),
             metadata: w.metadata.as_deref(),
-            expiry_ms: cached.expiry_ms(&period),
+            expiry_ms: cached.ttl_ms(&period, now),
             rules: &cached.config.settings.rules,
             over_budget: w.over_budget.is_some(),
             emit: period.id == current.id,

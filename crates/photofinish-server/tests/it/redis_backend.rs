@@ -187,6 +187,52 @@ async fn period_keys_expire_when_they_leave_retention() {
     s.stop().await;
 }
 
+/// Expiries are times to live from the server's clock, made into deadlines on Redis' own:
+/// a server whose clock runs 30 days behind Redis' keeps what it writes (a deadline in its
+/// own time would already be Redis' past: the keys would vanish at once), and one 30 days
+/// ahead sets no deadline 30 days too late. Daily board keeping 3: a write in the current
+/// period lives until the start of the period 3 days on, i.e. 2–3 days by either clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn expiries_hold_whatever_the_servers_clock_says() {
+    let day_us = 86_400_000_000_i64;
+    let real_us = jiff::Timestamp::now().as_microsecond();
+    for offset_days in [-30, 30] {
+        let s = Server::start_at(Kind::Redis, real_us + offset_days * day_us).await;
+        let (st, b) = s
+            .put("/v1/boards/d", json!({"reset": "daily", "retention": 3}))
+            .await;
+        assert_eq!(st, 201, "{b}");
+        for (m, score) in [("a", 5), ("b", 7)] {
+            let (st, b) = s
+                .post("/v1/boards/d/scores", json!({"member": m, "score": score}))
+                .await;
+            assert_eq!(st, 200, "{b}");
+        }
+        let (st, page) = s.get("/v1/boards/d/entries?limit=10").await;
+        assert_eq!(st, 200, "{page}");
+        let members: Vec<&str> = page["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|e| e["member"].as_str().expect("member"))
+            .collect();
+        assert_eq!(members, ["b", "a"], "offset {offset_days} days: {page}");
+        let pid = page["period"].as_str().expect("period").to_owned();
+        let ns = s.namespace().expect("namespace");
+        let mut c = shared_redis().client().expect("client");
+        let day_ms = day_us / 1000;
+        for part in ["r", "b:0"] {
+            let key = format!("{ns}:{{d}}:p:{pid}:{part}");
+            let t: i64 = redis::cmd("PTTL").arg(&key).query(&mut c).expect("pttl");
+            assert!(
+                2 * day_ms - 60_000 < t && t <= 3 * day_ms,
+                "offset {offset_days} days, {part}: pttl {t}"
+            );
+        }
+        s.stop().await;
+    }
+}
+
 /// Writers hammer a server while its Redis (AOF, appendfsync always) is SIGKILLed and
 /// restarted. Every acknowledged increment is there afterwards; nothing unsent appeared;
 /// while Redis is down writes answer 503 `storage_unavailable`; and the same Photofinish
