@@ -13,7 +13,7 @@
 --   hook_claim: config, token, period end, hold ms, renew ('1': extend the claim token
 --            holds) → {'ok'}, or {'held'}: another token holds it, or the cursor reached
 --            the period's end (it was posted)
---   import:  config, prefix, period id, staging prefix, staging record key, expiry ms
+--   import:  config, prefix, period id, staging prefix, staging record key, time to live ms
 --            ('0' = never) → {'ok', entries}: an import's staged period (load.lua) is
 --            renamed into place, or {'not_empty', entries held} / {'no_stage'}: nothing
 --            changed

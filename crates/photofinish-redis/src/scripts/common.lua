@@ -39,9 +39,16 @@ local NO_EXPIRY = '0'
 -- into a deadline on Redis' own clock (nil for never). The server's clock may not be
 -- Redis' (another host, an offset, a test's manual clock): a deadline it computed and
 -- Redis judged would expire keys early or late by the difference — at once, when the
--- server's instant lies days behind Redis' (docs/redis-layout.md, "Expiry").
-local function deadline(ttl_ms)
+-- server's instant lies days behind Redis' (docs/redis-layout.md, "Expiry"). With an
+-- `anchor` (a period's `r`) that already has a deadline, that one is kept, so all of a
+-- period's keys expire together whichever call or node set them; without one (`retain`,
+-- an import's rename) the deadline is new.
+local function deadline(ttl_ms, anchor)
   if ttl_ms == NO_EXPIRY then return nil end
+  if anchor then
+    local at = redis.call('PEXPIRETIME', anchor)
+    if at > 0 then return at end
+  end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ttl_ms)
 end

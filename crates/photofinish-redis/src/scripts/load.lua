@@ -4,12 +4,15 @@
 -- KEYS: periods [seq]. ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H H32
 -- HI LO R RC SEQ META ('' for none). With the seq key (an import), the entries take the
 -- board's next sequence numbers in order (SEQ is ignored) and the periods key expires with
--- the rest. EXPIRY_MS is a time to live, as every script's (`deadline` in common.lua). An entry whose name the period holds already is skipped, so a load interrupted
--- and run again adds each entry once. Answers {'ok', entries added, names skipped...}.
+-- the rest. EXPIRY_MS is a time to live, as every script's (`deadline` in common.lua). An
+-- entry whose name the period holds already is skipped, so a load interrupted and run
+-- again adds each entry once. Answers {'ok', entries added, names skipped...}.
 local K_PERIODS, K_SEQ = KEYS[1], KEYS[2]
 local P, PERIOD_ID, RECORD, DESC, EXPIRY_MS = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local desc = DESC == TRUE
-local expiry = deadline(EXPIRY_MS)
+-- A staged import's keys live EXPIRY_MS past its latest chunk; an upgraded period's keep
+-- the deadline its first chunk set.
+local expiry = deadline(EXPIRY_MS, (not K_SEQ) and (P .. 'r') or nil)
 local WIDTH = 9
 
 local rec = redis.call('HGET', K_PERIODS, PERIOD_ID)

@@ -10,7 +10,7 @@ local function apply_write(KEYS, ARGV)
   local bad = check_config(K_CFG, CONFIG)
   if bad then return {bad} end
   local desc = DESC == TRUE
-  local expiry = deadline(EXPIRY_MS)
+  local expiry = deadline(EXPIRY_MS, P .. 'r')
 
   -- The period's record (absent: the write opens it). Retention: a period this board has
   -- not opened must lie inside the window counted back from the newest period it has.

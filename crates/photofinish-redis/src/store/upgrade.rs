@@ -159,8 +159,11 @@ async fn upgrade_board(
         };
         let floor_id = record.split(' ').nth(2).unwrap_or(&id).to_owned();
         let old = |part: &str| format!("{}{part}", keys.period(&id));
-        // Time to live, as scripts take expiries (-1: none, -2: no such key).
-        let ttl: i64 = get(conn, redis::cmd("PTTL").arg(old("z"))).await?;
+        // Scripts take expiries as times to live (`deadline` in common.lua): PTTL answers
+        // -1 for none, -2 for no such key, 0 for a key expiring this millisecond. The first
+        // chunk's deadline holds for the rest (load.lua keeps the period's `r` deadline).
+        let pttl: i64 = get(conn, redis::cmd("PTTL").arg(old("z"))).await?;
+        let ttl = (pttl >= 0).then_some(pttl.max(1));
         let (prefix, periods_key) = (keys.period(&id), keys.periods());
         let call = |entries: &[LoadEntry]| {
             LoadCall {
@@ -171,7 +174,7 @@ async fn upgrade_board(
                 period: &period,
                 floor_id: &floor_id,
                 desc: config.order == photofinish_core::Order::Desc,
-                expiry_ms: (ttl > 0).then_some(ttl),
+                expiry_ms: ttl,
                 entries,
             }
             .invocation()

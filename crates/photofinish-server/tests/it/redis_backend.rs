@@ -233,6 +233,49 @@ async fn expiries_hold_whatever_the_servers_clock_says() {
     }
 }
 
+/// All of a period's keys share one deadline: a later write, even one whose server clock
+/// has moved on by hours (a manual clock here; a node with another clock in a fleet),
+/// keeps the deadline the period's first write set instead of making its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_periods_keys_expire_together() {
+    let day_us = 86_400_000_000_i64;
+    let real_us = jiff::Timestamp::now().as_microsecond();
+    // 00:30 UTC today: two hours later is the same daily period.
+    let start_us = real_us.div_euclid(day_us) * day_us + 1_800_000_000;
+    let clock = Arc::new(photofinish_core::clock::ManualClock::new(start_us));
+    let s = Server::start_manual(Kind::Redis, clock.clone()).await;
+    s.put("/v1/boards/d", json!({"reset": "daily", "retention": 3}))
+        .await;
+    let (st, w) = s
+        .post("/v1/boards/d/scores", json!({"member": "a", "score": 1}))
+        .await;
+    assert_eq!(st, 200, "{w}");
+    clock.set(start_us + 2 * 3_600_000_000);
+    let (st, w2) = s
+        .post(
+            "/v1/boards/d/scores",
+            json!({"member": "b", "score": 2, "metadata": {"k": 1}}),
+        )
+        .await;
+    assert_eq!(st, 200, "{w2}");
+    assert_eq!(w["period"], w2["period"]);
+    let pid = w["period"].as_str().expect("period");
+    let ns = s.namespace().expect("namespace");
+    let mut c = shared_redis().client().expect("client");
+    let at = |c: &mut redis::Connection, part: &str| -> i64 {
+        redis::cmd("PEXPIRETIME")
+            .arg(format!("{ns}:{{d}}:p:{pid}:{part}"))
+            .query(c)
+            .expect("pexpiretime")
+    };
+    let r = at(&mut c, "r");
+    assert!(r > 0, "r has a deadline: {r}");
+    // `meta` was first written by the later write, two server-hours on.
+    assert_eq!(at(&mut c, "meta"), r, "meta");
+    assert_eq!(at(&mut c, "b:0"), r, "bucket");
+    s.stop().await;
+}
+
 /// Writers hammer a server while its Redis (AOF, appendfsync always) is SIGKILLed and
 /// restarted. Every acknowledged increment is there afterwards; nothing unsent appeared;
 /// while Redis is down writes answer 503 `storage_unavailable`; and the same Photofinish
