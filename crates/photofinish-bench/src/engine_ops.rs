@@ -7,7 +7,8 @@
 //! traffic does rather than a warm working set. The names of the drawn members are made
 //! before the clock starts and read in order, so the loop times the engine, not the
 //! formatting. Bytes per member are the allocator's live bytes after the build, divided by
-//! the members (the counting allocator of [`crate::alloc`]).
+//! the members (the counting allocator of [`crate::alloc`]). Last, the board is rebuilt from
+//! its entries in rank order — the in-memory part of a restart from a snapshot.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -41,6 +42,9 @@ pub struct EngineOps {
     pub around_ns: f64,
     /// Seconds to build the board in bulk from unsorted entries.
     pub build_s: f64,
+    /// Seconds to rebuild it from its entries in rank order: what a restart does in memory
+    /// once a snapshot is read (records, member table, index bottom-up; no sort).
+    pub reload_s: f64,
     /// Live heap bytes per member after the build, as the allocator counts them.
     pub bytes_per_member: f64,
 }
@@ -69,6 +73,10 @@ impl EngineOps {
         }
         out += &format!("{:<50} {:>9.2} s\n", "build in bulk", self.build_s);
         out += &format!(
+            "{:<50} {:>9.2} s\n",
+            "rebuild from rank order (a restart, in memory)", self.reload_s
+        );
+        out += &format!(
             "{:<50} {:>9.1} B (allocator-counted)\n",
             "bytes per member", self.bytes_per_member
         );
@@ -86,6 +94,7 @@ impl EngineOps {
             "top10_ns": self.top10_ns,
             "around_ns": self.around_ns,
             "build_s": self.build_s,
+            "reload_s": self.reload_s,
             "bytes_per_member": self.bytes_per_member,
         })
     }
@@ -205,6 +214,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
     let around_ns = time_each(&Sample::draw(&mut rng, members, ops), |member| {
         black_box(r.around(member, 5, 5, RankStyle::Competition));
     });
+    let reload_s = reload(&r)?;
     Ok(EngineOps {
         members,
         update_ns,
@@ -214,8 +224,38 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
         top10_ns,
         around_ns,
         build_s,
+        reload_s,
         bytes_per_member,
     })
+}
+
+/// Seconds to rebuild `r` from its entries in rank order, as a snapshot holds them (the
+/// entries are copied out first, untimed; reading and decoding the file is not counted).
+fn reload(r: &Ranking) -> Result<f64> {
+    let mut names = String::new();
+    let mut saved: Vec<(usize, usize, i64, i64, u64)> = Vec::new();
+    r.for_each_entry(|member, score, reached_at_us, seq, _| {
+        saved.push((names.len(), member.len(), score, reached_at_us, seq));
+        names.push_str(member);
+    });
+    let start = Instant::now();
+    let rebuilt = Ranking::from_sorted(
+        r.order(),
+        saved.len(),
+        saved.iter().map(|&(at, len, score, reached_at_us, seq)| {
+            Ok(SavedEntry {
+                member: &names[at..at + len],
+                score,
+                reached_at_us,
+                seq,
+                metadata: None,
+            })
+        }),
+    )
+    .context("rebuilding from rank order")?;
+    let took = start.elapsed().as_secs_f64();
+    anyhow::ensure!(rebuilt.len() == r.len(), "the rebuild lost members");
+    Ok(took)
 }
 
 #[cfg(test)]
@@ -235,6 +275,7 @@ mod tests {
             m.rank_dense_ns,
             m.top10_ns,
             m.around_ns,
+            m.reload_s,
         ] {
             assert!(v.is_finite() && v > 0.0, "{m:?}");
         }
@@ -242,7 +283,13 @@ mod tests {
         // well under a few hundred (the other test threads allocate too, so not exact).
         assert!(m.bytes_per_member > 40.0, "{m:?}");
         let line = m.json().to_string();
-        for field in ["update_ns", "rank_dense_ns", "build_s", "bytes_per_member"] {
+        for field in [
+            "update_ns",
+            "rank_dense_ns",
+            "build_s",
+            "reload_s",
+            "bytes_per_member",
+        ] {
             assert!(line.contains(field), "{line}");
         }
     }
@@ -254,5 +301,6 @@ mod tests {
         r.check_invariants();
         let top = r.page(0, 1_000, RankStyle::Ordinal);
         assert!(top.windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(reload(&r).expect("reload") > 0.0);
     }
 }
