@@ -14,7 +14,7 @@ N=${1:-1000000}
 DUR=${2:-15s}
 export PF_SCORE_MAX=${3:-1000000}
 export PF_N=$N
-BIN=target/release/photofinish
+BIN=${BIN:-target/release/photofinish}
 PORT=7792
 RPORT=6393
 run() { echo "\$ $*"; "$@"; echo; }
