@@ -19,6 +19,7 @@ use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
 use serde_json::json;
 
 use crate::alloc;
+use crate::workload::{member as name, Rng};
 
 /// Width of every member id.
 const NAME_BYTES: usize = 16;
@@ -100,25 +101,9 @@ impl EngineOps {
     }
 }
 
-/// splitmix64: fast, well mixed, no dependency, the same sequence every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// The id of member `i`: `player` and ten digits.
-fn name(i: u64) -> String {
-    format!("player{i:010}")
+/// Uniform in `0..n` (`n` ≥ 1), from the harness's generator.
+fn below(rng: &mut Rng, n: u64) -> u64 {
+    rng.next_u64() % n
 }
 
 /// `count` random members' ids, back to back in one string (16 bytes each).
@@ -128,7 +113,7 @@ impl Sample {
     fn draw(rng: &mut Rng, members: u64, count: usize) -> Self {
         let mut s = String::with_capacity(count * NAME_BYTES);
         for _ in 0..count {
-            s.push_str(&name(rng.below(members)));
+            s.push_str(&name(below(rng, members)));
         }
         Self(s)
     }
@@ -151,14 +136,14 @@ fn time_each(sample: &Sample, mut f: impl FnMut(&str)) -> f64 {
 /// Builds the board: `members` entries pushed in member order (not rank order), then the
 /// builder sorts, fills the member table and builds the index bottom-up.
 fn build(members: u64) -> Result<Ranking> {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let capacity = usize::try_from(members).unwrap_or(usize::MAX);
     let mut b = RankingBuilder::new(Order::Desc, capacity);
     for i in 0..members {
         let member = name(i);
         b.push(SavedEntry {
             member: &member,
-            score: rng.below(1_000_000) as i64,
+            score: below(&mut rng, 1_000_000) as i64,
             reached_at_us: i as i64,
             seq: i + 1,
             metadata: None,
@@ -177,7 +162,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
     let build_s = start.elapsed().as_secs_f64();
     let bytes_per_member = alloc::live_bytes().saturating_sub(before) as f64 / members as f64;
 
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let sample = Sample::draw(&mut rng, members, ops);
     let mut clock = members as i64;
     let mut refused = 0u64;
@@ -186,7 +171,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
         let w = Write {
             member,
             op: Op::Incr,
-            value: 1 + rng.below(100) as i64,
+            value: 1 + below(&mut rng, 100) as i64,
             at_us: clock,
             metadata: None,
         };

@@ -375,8 +375,10 @@ impl Ranking {
     ) -> Result<(u32, Option<u64>), BoardError> {
         let id = self.push_record(member, score, at_us, self.next_seq)?;
         self.next_seq += 1;
-        let key = self.records.key_of(id);
-        let placed = (!self.index_deferred).then(|| self.index.insert(id, key, &self.records));
+        let placed = (!self.index_deferred).then(|| {
+            self.index
+                .insert(id, self.records.key_of(id), &self.records)
+        });
         Ok((id, placed))
     }
 

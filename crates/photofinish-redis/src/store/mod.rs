@@ -48,7 +48,7 @@ struct CachedBoard {
     config_text: String,
     window: PeriodWindow,
     floor: Mutex<Option<(String, Period)>>,
-    expiry: Mutex<Option<(String, Option<i64>)>>,
+    retention_end: Mutex<Option<(String, Option<i64>)>>,
     previous: Mutex<Option<(String, String)>>,
 }
 
@@ -108,7 +108,7 @@ impl CachedBoard {
     /// neither drops a retained period's keys at once nor keeps them too long. The end of
     /// retention is computed once per period.
     fn ttl_ms(&self, period: &Period, now_us: i64) -> Option<i64> {
-        let end_us = cached(&self.expiry, &period.id, || {
+        let end_us = cached(&self.retention_end, &period.id, || {
             self.window.retention_end_us(period)
         })?;
         Some(end_us.saturating_sub(now_us).div_euclid(1000).max(1))
@@ -261,7 +261,7 @@ impl RedisStore {
             window: PeriodWindow::new(&config)?,
             config,
             floor: Mutex::new(None),
-            expiry: Mutex::new(None),
+            retention_end: Mutex::new(None),
             previous: Mutex::new(None),
         });
         self.cache().insert(board.to_owned(), cached.clone());

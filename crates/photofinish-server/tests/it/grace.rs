@@ -73,12 +73,7 @@ async fn late_results_land_within_grace(kind: Kind) {
         assert_eq!((st, &w["period"]), (200, &json!("2026-11-22")), "{w}");
     }
     let day = entries(&s, "2026-11-22").await;
-    let names: Vec<&str> = day["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .map(|e| e["member"].as_str().expect("member"))
-        .collect();
+    let names = member_names(&day);
     assert_eq!(names, ["bob", "dee", "ann", "eve", "cy"]);
     assert_eq!(entries(&s, "current").await["total"], 0);
 

@@ -210,13 +210,11 @@ async fn expiries_hold_whatever_the_servers_clock_says() {
         }
         let (st, page) = s.get("/v1/boards/d/entries?limit=10").await;
         assert_eq!(st, 200, "{page}");
-        let members: Vec<&str> = page["entries"]
-            .as_array()
-            .expect("entries")
-            .iter()
-            .map(|e| e["member"].as_str().expect("member"))
-            .collect();
-        assert_eq!(members, ["b", "a"], "offset {offset_days} days: {page}");
+        assert_eq!(
+            member_names(&page),
+            ["b", "a"],
+            "offset {offset_days} days: {page}"
+        );
         let pid = page["period"].as_str().expect("period").to_owned();
         let ns = s.namespace().expect("namespace");
         let mut c = shared_redis().client().expect("client");

@@ -133,6 +133,16 @@ pub async fn lb(c: &mut redis::aio::MultiplexedConnection, args: &[&str]) -> ser
     reply_json(cmd.query_async::<redis::Value>(c).await)
 }
 
+/// The member names of a page's `entries`, in order.
+pub fn member_names(page: &serde_json::Value) -> Vec<&str> {
+    page["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["member"].as_str().expect("member"))
+        .collect()
+}
+
 /// µs since the epoch of an RFC 3339 `reached_at`.
 pub fn micros(rfc3339: &serde_json::Value) -> i64 {
     let ts: jiff::Timestamp = rfc3339

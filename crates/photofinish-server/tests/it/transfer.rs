@@ -159,12 +159,7 @@ async fn imports_take_unsorted_lines_and_fill_closed_periods(kind: Kind) {
     let (_, page) = s
         .get("/v1/boards/d/entries?period=2026-11-22&limit=10")
         .await;
-    let names: Vec<&str> = page["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .map(|e| e["member"].as_str().expect("member"))
-        .collect();
+    let names = member_names(&page);
     assert_eq!(names, ["top", "first", "second", "third", "low"], "{page}");
     assert_eq!(page["entries"][1]["metadata"], json!({"x": [1, 2]}));
     assert_eq!(micros(&page["entries"][0]["reached_at"]), NOON_US);
