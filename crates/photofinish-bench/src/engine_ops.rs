@@ -46,6 +46,9 @@ pub struct EngineOps {
     /// Seconds to rebuild it from its entries in rank order: what a restart does in memory
     /// once a snapshot is read (records, member table, index bottom-up; no sort).
     pub reload_s: f64,
+    /// Seconds to copy it whole in memory: what a snapshot stalls the writes for (the
+    /// store copies the live state between two commits, then writes the copy out).
+    pub copy_s: f64,
     /// Live heap bytes per member after the build, as the allocator counts them.
     pub bytes_per_member: f64,
 }
@@ -78,6 +81,10 @@ impl EngineOps {
             "rebuild from rank order (a restart, in memory)", self.reload_s
         );
         out += &format!(
+            "{:<50} {:>9.3} s\n",
+            "copy in memory (a snapshot's pause)", self.copy_s
+        );
+        out += &format!(
             "{:<50} {:>9.1} B (allocator-counted)\n",
             "bytes per member", self.bytes_per_member
         );
@@ -96,6 +103,7 @@ impl EngineOps {
             "around_ns": self.around_ns,
             "build_s": self.build_s,
             "reload_s": self.reload_s,
+            "copy_s": self.copy_s,
             "bytes_per_member": self.bytes_per_member,
         })
     }
@@ -200,6 +208,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
         black_box(r.around(member, 5, 5, RankStyle::Competition));
     });
     let reload_s = reload(&r)?;
+    let copy_s = copy(&r)?;
     Ok(EngineOps {
         members,
         update_ns,
@@ -210,6 +219,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
         around_ns,
         build_s,
         reload_s,
+        copy_s,
         bytes_per_member,
     })
 }
@@ -243,6 +253,15 @@ fn reload(r: &Ranking) -> Result<f64> {
     Ok(took)
 }
 
+/// Seconds to copy `r` whole (`Clone`), fresh memory included.
+fn copy(r: &Ranking) -> Result<f64> {
+    let start = Instant::now();
+    let copied = black_box(r.clone());
+    let took = start.elapsed().as_secs_f64();
+    anyhow::ensure!(copied.len() == r.len(), "the copy lost members");
+    Ok(took)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +280,7 @@ mod tests {
             m.top10_ns,
             m.around_ns,
             m.reload_s,
+            m.copy_s,
         ] {
             assert!(v.is_finite() && v > 0.0, "{m:?}");
         }
@@ -273,6 +293,7 @@ mod tests {
             "rank_dense_ns",
             "build_s",
             "reload_s",
+            "copy_s",
             "bytes_per_member",
         ] {
             assert!(line.contains(field), "{line}");

@@ -51,8 +51,8 @@ impl PeriodRef {
     }
 }
 
-/// One board. See the module docs.
-#[derive(Debug)]
+/// One board. See the module docs. A clone is a deep copy (the store's snapshots).
+#[derive(Debug, Clone)]
 pub struct Board {
     config: BoardConfig,
     window: PeriodWindow,

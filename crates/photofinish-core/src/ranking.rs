@@ -155,7 +155,7 @@ impl Record {
 }
 
 /// Records plus the side slab of long names: everything needed to read a key or a name.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Records {
     slab: Slab<Record>,
     long_names: Slab<Box<str>>,
@@ -195,8 +195,8 @@ impl Records {
     }
 }
 
-/// One ranking. See the module docs.
-#[derive(Debug)]
+/// One ranking. See the module docs. A clone is a deep copy: flat arrays copied whole.
+#[derive(Debug, Clone)]
 pub struct Ranking {
     order: Order,
     records: Records,

@@ -50,6 +50,17 @@ pub struct PeriodWindow {
     visible: Mutex<Option<Visible>>,
 }
 
+/// A copy starts with an empty cache (it is filled again by the first read).
+impl Clone for PeriodWindow {
+    fn clone(&self) -> Self {
+        Self {
+            calendar: self.calendar.clone(),
+            retention: self.retention,
+            visible: Mutex::new(None),
+        }
+    }
+}
+
 impl PeriodWindow {
     /// The window of a board with `config`.
     pub fn new(config: &BoardConfig) -> Result<Self, BoardError> {

@@ -1,9 +1,8 @@
 //! The embedded store's table of remembered idempotency keys (docs/SPEC.md §7): each key's
 //! request fingerprint, the answer it got and when it expires. It is part of the
 //! [`State`](crate::State): a keyed command is logged with its key (`Command::Keyed`), and
-//! applying it — live, in recovery or in the snapshotter — looks the key up and remembers
-//! the answer, so the table after a replay is the table that was served. Snapshots carry
-//! it (docs/format.md). Expired keys go as later commands pass their instant; past
+//! applying it — live or in recovery — looks the key up and remembers the answer, so the
+//! table after a replay is the table that was served. Snapshots carry it (docs/format.md). Expired keys go as later commands pass their instant; past
 //! `max_keys` the key expiring first is forgotten early, so memory stays bounded.
 
 use std::collections::{HashMap, VecDeque};
@@ -65,7 +64,7 @@ impl Hasher for KeyHasher {
 /// The table. See the module docs. Keys are kept in insertion order, which is expiry order
 /// while the lifetime stays the same (after a restart with a shorter one, a key may stay a
 /// little past its expiry in the queue; lookups check the expiry themselves).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Table {
     keys: HashMap<u128, Remembered, BuildHasherDefault<KeyHasher>>,
     /// (expiry, key) in insertion order; an entry whose expiry no longer matches the map's

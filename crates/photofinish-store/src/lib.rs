@@ -15,7 +15,8 @@
 //! - [`writer`]: the [`Store`]: the log behind one lock; whoever commits (the writer thread
 //!   under `fsync=always`, else the caller's committer) sequences, logs (group commit), then
 //!   applies; snapshot at shutdown.
-//! - [`compaction`]: the snapshotter that compacts sealed segments in the background.
+//! - [`compaction`]: the snapshotter, which writes a copy of the live state taken when a
+//!   segment is sealed, in the background, and deletes what it covers.
 //! - [`import`]: the files imports build their rankings in, named by one log record.
 //! - [`backup`]: a consistent snapshot made while writes go on, and restore.
 //! - [`events`]: what the writer publishes to watched boards' live event feeds.

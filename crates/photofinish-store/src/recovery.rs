@@ -37,6 +37,10 @@ pub struct Recovered {
     pub segments: Vec<Segment>,
     /// Valid length of the last segment (where appends continue).
     pub tail_len: u64,
+    /// Size of the snapshot loaded (0 if none).
+    pub snapshot_bytes: u64,
+    /// Valid bytes of the segments replayed, the last one's included.
+    pub log_bytes: u64,
     /// Time spent loading the snapshot.
     pub snapshot_ms: u64,
     /// Time spent replaying the log.
@@ -73,8 +77,6 @@ pub fn scan(storage: &dyn Storage, dir: &Path) -> Result<(Snapshots, Vec<Segment
 /// What a torn tail of the last segment means to a replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tail {
-    /// Damage: only sealed segments are replayed (the snapshotter).
-    Refuse,
     /// What a crash mid-append leaves: cut off, and logged (start-up).
     Cut,
     /// A record being appended right now (a backup reading the live log): left out,
@@ -82,9 +84,8 @@ pub enum Tail {
     InFlight,
 }
 
-/// Loads the newest snapshot and replays `segments` (all of them when recovering at start,
-/// the sealed ones when the snapshotter compacts); `tail` says what a torn tail of the
-/// last segment is.
+/// Loads the newest snapshot and replays `segments` (start-up, and a backup reading the
+/// live log); `tail` says what a torn tail of the last segment is.
 pub fn replay(
     storage: &dyn Storage,
     snapshot: Option<&Path>,
@@ -92,10 +93,12 @@ pub fn replay(
     tail: Tail,
 ) -> Result<Recovered, StoreError> {
     let started = std::time::Instant::now();
+    let mut snapshot_bytes = 0;
     let (state, mut last_lsn, mut max_time_us) = match snapshot {
         None => (State::default(), 0, i64::MIN),
         Some(path) => {
             let bytes = storage.read(path).map_err(|e| StoreError::io(path, e))?;
+            snapshot_bytes = bytes.len() as u64;
             let loaded = snapshot::read(&bytes).map_err(|e| StoreError::Corrupt {
                 file: path.to_path_buf(),
                 offset: 0,
@@ -108,6 +111,7 @@ pub fn replay(
     let started = std::time::Instant::now();
     let mut replayed_records = 0u64;
     let mut tail_len = 0;
+    let mut log_bytes = 0;
     let mut replayed = Vec::new();
     let mut imports = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
@@ -126,7 +130,7 @@ pub fn replay(
             reason: d.reason,
         })?;
         if let Some(reason) = &read.torn {
-            if !is_last || tail == Tail::Refuse {
+            if !is_last {
                 return Err(StoreError::Corrupt {
                     file: seg.path.clone(),
                     offset: read.valid_len,
@@ -180,6 +184,7 @@ pub fn replay(
             replayed_records += 1;
         }
         tail_len = read.valid_len;
+        log_bytes += read.valid_len;
         replayed.push(seg.clone());
     }
     state.finish_replay();
@@ -191,6 +196,8 @@ pub fn replay(
         snapshot: snapshot.map(Path::to_path_buf),
         segments: replayed,
         tail_len,
+        snapshot_bytes,
+        log_bytes,
         snapshot_ms,
         replay_ms,
         replayed_records,

@@ -1,6 +1,6 @@
 //! The served state — every board, each behind its own lock — and the one function that
-//! changes it, [`State::apply`]. The writer thread, recovery and the snapshotter all apply
-//! commands through it, so a replay rebuilds exactly what was served.
+//! changes it, [`State::apply`]. The writer and recovery both apply commands through it, so
+//! a replay rebuilds exactly what was served; the snapshotter writes a [`State::copy`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -106,6 +106,21 @@ impl State {
             .map(|(name, b)| name.len() as u64 + read_lock(b).estimated_bytes())
             .sum();
         boards + self.idempotency().len() as u64 * crate::idempotency::BYTES_PER_KEY
+    }
+
+    /// A deep copy of every board and the remembered keys, for a snapshot (the writer takes
+    /// it between two commits, so it is the state at one LSN). Imports staged for records
+    /// not yet applied are not part of it.
+    pub fn copy(&self) -> State {
+        let boards = read_lock(&self.boards)
+            .iter()
+            .map(|(name, b)| (name.clone(), Arc::new(RwLock::new(read_lock(b).clone()))))
+            .collect();
+        State {
+            boards: RwLock::new(boards),
+            idempotency: Mutex::new(self.idempotency().clone()),
+            staged: Mutex::default(),
+        }
     }
 
     /// The remembered idempotency keys.

@@ -60,37 +60,217 @@ fn failed_commands_replay_as_failures() {
     assert_eq!(score(&store, "b", "a"), Some(i64::MAX));
 }
 
+/// A keyed increment (docs/SPEC.md §7) of `member` by `value`, key `id`.
+fn keyed_incr(id: u128, member: &str, value: i64) -> Command {
+    let mut write = incr("b", member, value);
+    if let Command::Write { at_us, .. } = &mut write {
+        *at_us = photofinish_store::command::STAMP_AT_COMMIT;
+    }
+    Command::Keyed {
+        key: photofinish_store::command::KeyRecord {
+            id,
+            fingerprint: id.to_le_bytes(),
+            ttl_us: 86_400_000_000,
+            now_us: 0,
+        },
+        batch: false,
+        cmds: vec![write],
+    }
+}
+
+/// Waits until the snapshotter has left a snapshot and is writing none.
+fn wait_for_snapshot(dir: &std::path::Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let names = files(dir);
+        let snaps = names.iter().filter(|n| n.ends_with(".snap")).count();
+        let writing = names.iter().any(|n| n.ends_with(".tmp"));
+        if snaps == 1 && !writing {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no snapshot: {names:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Snapshots are copies of the live state taken between commits while writers go on, from
+/// four threads, plain and keyed: a start from the last one plus the log after it (no
+/// shutdown snapshot) serves the same ranking and remembers the same keys' answers.
 #[test]
 fn snapshots_compact_the_log_and_restore_the_same_state() {
     let dir = tempfile::tempdir().expect("tmp");
-    let before = {
-        let store = open_with(Arc::new(RealStorage), dir.path(), 2048).expect("open");
+    let opts = photofinish_store::StoreOptions {
+        segment_bytes: 4096,
+        snapshot_on_shutdown: false,
+        ..photofinish_store::StoreOptions::new(dir.path())
+    };
+    let open_small = || {
+        photofinish_store::Store::open(
+            Arc::new(RealStorage),
+            opts.clone(),
+            Box::new(photofinish_core::clock::ManualClock::new(T0)),
+        )
+        .expect("open")
+    };
+    let (before, answers) = {
+        let store = open_small();
         create(&store, "b");
-        for i in 0..3000 {
-            submit(&store, incr("b", &format!("member-{}", i % 500), i % 7))
-                .expect("durable")
-                .expect("applied");
-        }
-        // The snapshotter works in the background: wait for it to leave one snapshot.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let names: Vec<String> = std::fs::read_dir(dir.path())
-                .expect("dir")
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
+        let answers: Vec<Vec<(u128, Applied)>> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..4u128)
+                .map(|t| {
+                    let store = &store;
+                    s.spawn(move || {
+                        let mut answers = Vec::new();
+                        for i in 0..1500u128 {
+                            let member = format!("member-{}", (i * 7 + t) % 500);
+                            if i % 3 == 0 {
+                                let id = t << 64 | i;
+                                let cmd = keyed_incr(id, &member, (i % 5) as i64);
+                                let applied = submit(store, cmd).expect("durable").expect("ok");
+                                answers.push((id, applied));
+                            } else {
+                                submit(store, incr("b", &member, (i % 7) as i64))
+                                    .expect("durable")
+                                    .expect("applied");
+                            }
+                        }
+                        answers
+                    })
+                })
                 .collect();
-            let snaps = names.iter().filter(|n| n.ends_with(".snap")).count();
-            let logs = names.iter().filter(|n| n.ends_with(".log")).count();
-            if snaps == 1 && logs <= 2 {
-                break;
-            }
-            assert!(Instant::now() < deadline, "no compaction: {names:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        listing(&store, "b")
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("worker"))
+                .collect()
+        });
+        wait_for_snapshot(dir.path());
+        (listing(&store, "b"), answers.concat())
     };
     assert_eq!(before.len(), 500);
-    let store = open(dir.path());
+    assert_eq!(answers.len(), 2000);
+    let names = files(dir.path());
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".snap")).count(),
+        1,
+        "{names:?}"
+    );
+    let store = open_small();
+    assert_eq!(listing(&store, "b"), before);
+    // Every key is remembered with the answer it got, rank included: sending it again
+    // replays that answer and changes nothing.
+    for (id, applied) in answers {
+        let Applied::Keyed(answer) = applied else {
+            panic!("{applied:?}")
+        };
+        let score = match &answer {
+            photofinish_core::idempotency::Answer::Written(w) => w.outcome.score,
+            other => panic!("{other:?}"),
+        };
+        let again = submit(&store, keyed_incr(id, "anyone", score))
+            .expect("durable")
+            .expect("replayed");
+        // The fingerprint is the id's bytes, the same as the first time.
+        assert_eq!(again, Applied::Replayed(answer));
+    }
+    assert_eq!(listing(&store, "b"), before);
+}
+
+/// Storage that notes, as each snapshot is about to be written, the size of the newest
+/// snapshot on disk and the bytes of the segments the new one covers.
+struct SnapshotWatch {
+    /// (newest snapshot's bytes, covered segments' bytes), one per snapshot written.
+    seen: std::sync::Mutex<Vec<(u64, u64)>>,
+}
+
+impl photofinish_store::io::Storage for SnapshotWatch {
+    fn create_dir_all(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        RealStorage.create_dir_all(dir)
+    }
+    fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+        RealStorage.list(dir)
+    }
+    fn read(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        RealStorage.read(path)
+    }
+    fn open_log(
+        &self,
+        path: &std::path::Path,
+        len: u64,
+    ) -> std::io::Result<Box<dyn photofinish_store::io::LogFile>> {
+        RealStorage.open_log(path, len)
+    }
+    fn write_atomic(
+        &self,
+        path: &std::path::Path,
+        fill: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if let Some(lsn) = photofinish_store::snapshot::parse_snapshot_name(&name) {
+            let dir = path.parent().expect("dir");
+            let size = |n: &String| std::fs::metadata(dir.join(n)).map_or(0, |m| m.len());
+            let names = files(dir);
+            let newest = names
+                .iter()
+                .filter(|n| n.ends_with(".snap"))
+                .max()
+                .map_or(0, size);
+            let covered = names
+                .iter()
+                .filter(|n| photofinish_store::log::parse_segment_name(n).is_some_and(|f| f <= lsn))
+                .map(size)
+                .sum();
+            self.seen.lock().expect("seen").push((newest, covered));
+        }
+        RealStorage.write_atomic(path, fill)
+    }
+    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
+        RealStorage.remove(path)
+    }
+}
+
+/// A snapshot is due once the log since the last one holds as many bytes as it does: with
+/// a snapshot forty times a segment's size, segments are not compacted one by one, and
+/// every snapshot covers at least the newest one's size in log.
+#[test]
+fn a_snapshot_waits_for_as_much_log_as_the_last_one_holds() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let watch = Arc::new(SnapshotWatch {
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let opts = photofinish_store::StoreOptions {
+        segment_bytes: 4096,
+        snapshot_on_shutdown: false,
+        ..photofinish_store::StoreOptions::new(dir.path())
+    };
+    let store = photofinish_store::Store::open(
+        watch.clone(),
+        opts,
+        Box::new(photofinish_core::clock::ManualClock::new(T0)),
+    )
+    .expect("open");
+    create(&store, "b");
+    let (members, writes) = (5_000, 40_000);
+    for i in 0..writes {
+        submit(&store, incr("b", &format!("member-{:05}", i % members), 1))
+            .expect("durable")
+            .expect("applied");
+    }
+    wait_for_snapshot(dir.path());
+    let before = listing(&store, "b");
+    drop(store);
+    let seen = watch.seen.lock().expect("seen").clone();
+    let sealed_segments = writes * 40 / 4096; // ≥ 40 bytes a record
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(
+        seen.len() * 8 < sealed_segments,
+        "{} snapshots for {sealed_segments}+ segments",
+        seen.len()
+    );
+    for &(newest, covered) in &seen {
+        assert!(covered >= newest, "{seen:?}");
+    }
+    // A start after a "crash" (no shutdown snapshot) serves the same.
+    let store = open_log_only(dir.path());
     assert_eq!(listing(&store, "b"), before);
 }
 
