@@ -8,6 +8,8 @@
 # divided by the keys it remembered, is the memory per remembered key.
 #
 # Usage: bench/idempotency.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 3 15s 100000 10000)
+# WARM=30s: a longer warm-up (default 5s), so a keyed run starts with its table of
+# remembered keys at the bound (1,000,000) — the steady state of a server under this load.
 # PIN=1: the server on CPU 0 and wrk (one thread) on CPU 1. FSYNC=always|everysec (default
 # everysec). Needs: cargo build --release -p photofinish; wrk; python3. 50 connections.
 # Each round runs the three in a random order; the end prints the median over rounds of
@@ -40,7 +42,7 @@ run() { # label, env for wrk
   $SERVER_PIN $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync "$FSYNC" >/dev/null 2>&1 &
   PID=$!
   sleep 1.5
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d5s -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/warm.out"
+  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"${WARM:-5s}" -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/warm.out"
   local warm; warm=$(awk '/requests in/{print $1}' "$WORK/warm.out")
   local c0 c1 reqs rss
   c0=$(ticks $PID)

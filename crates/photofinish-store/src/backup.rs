@@ -1,12 +1,12 @@
 //! Online backup and restore (docs/SPEC.md §11, docs/backup.md).
 //!
 //! A backup is a snapshot file (docs/format.md) of the state at one log position, made
-//! while writes go on and without stopping them: the newest snapshot on disk is loaded and
-//! every segment after it replayed — the active one up to its last complete record — into a
-//! private state, which is then written out. The answers of a server restored from it are
-//! exactly those of the live server right after that record (its LSN is in the file's
-//! header). It costs a second copy of the data in memory while it runs, and the time to
-//! replay what the log holds beyond the last snapshot (at most one segment, 64 MiB).
+//! while writes go on: [`Store::backup_to`](crate::Store::backup_to) copies the live state
+//! between two commits, as the snapshotter's copies are taken, and writes the copy out.
+//! The answers of a server restored from it are exactly those of the live server right
+//! after that record (its LSN is in the file's header). It costs a second copy of the data
+//! in memory while the file is written, and a pause of the commits (not the reads) while
+//! the state is copied (~30 ms per million members).
 //!
 //! Restore checks the file whole (magic, CRC-32C, every record decoded) before anything is
 //! written, and only into an empty (or new) directory, where it becomes the snapshot a
@@ -15,42 +15,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::io::Storage;
-use crate::recovery::{replay, scan, Tail};
 use crate::snapshot::{self, snapshot_name};
-use crate::StoreError;
-
-/// How often a backup starts over when the snapshotter removed a file it was reading.
-const BACKUP_ATTEMPTS: usize = 3;
-
-/// Writes a consistent snapshot of the data in `dir` to `out`; returns its LSN.
-pub fn backup(storage: &dyn Storage, dir: &Path, out: &mut dyn Write) -> Result<u64, StoreError> {
-    let mut last_err = None;
-    for _ in 0..BACKUP_ATTEMPTS {
-        let (snaps, segments) = scan(storage, dir)?;
-        let newest = snaps.last().map(|(_, p)| p.clone());
-        match replay(storage, newest.as_deref(), &segments, Tail::InFlight) {
-            Ok(rec) => {
-                snapshot::write(&rec.state, rec.last_lsn, rec.max_time_us, out).map_err(
-                    |source| StoreError::Io {
-                        path: dir.to_path_buf(),
-                        source,
-                    },
-                )?;
-                return Ok(rec.last_lsn);
-            }
-            // A snapshot or segment compacted away between the scan and the read: again.
-            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                last_err = Some(source);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(StoreError::Io {
-        path: dir.to_path_buf(),
-        source: last_err.unwrap_or_else(|| std::io::Error::other("the log kept changing")),
-    })
-}
 
 /// What a restore made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

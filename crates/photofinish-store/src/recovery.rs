@@ -74,23 +74,13 @@ pub fn scan(storage: &dyn Storage, dir: &Path) -> Result<(Snapshots, Vec<Segment
     Ok((snaps, segments))
 }
 
-/// What a torn tail of the last segment means to a replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tail {
-    /// What a crash mid-append leaves: cut off, and logged (start-up).
-    Cut,
-    /// A record being appended right now (a backup reading the live log): left out,
-    /// silently.
-    InFlight,
-}
-
-/// Loads the newest snapshot and replays `segments` (start-up, and a backup reading the
-/// live log); `tail` says what a torn tail of the last segment is.
+/// Loads the newest snapshot and replays `segments` (start-up). A torn tail of the last
+/// segment — what a crash mid-append leaves — is cut off and logged; damage anywhere else
+/// stops the replay.
 pub fn replay(
     storage: &dyn Storage,
     snapshot: Option<&Path>,
     segments: &[Segment],
-    tail: Tail,
 ) -> Result<Recovered, StoreError> {
     let started = std::time::Instant::now();
     let mut snapshot_bytes = 0;
@@ -137,9 +127,7 @@ pub fn replay(
                     reason: reason.clone(),
                 });
             }
-            if tail == Tail::Cut {
-                tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
-            }
+            tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
         }
         for (expected, frame) in (seg.first_lsn..).zip(read.frames.iter()) {
             let (lsn, cmd) = (frame.lsn, &frame.cmd);

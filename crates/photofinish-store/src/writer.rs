@@ -40,7 +40,7 @@ use crate::command::{Command, STAMP_AT_COMMIT};
 use crate::compaction::{remove_covered, snapshotter, write_snapshot, SnapshotJob, SnapshotShared};
 use crate::io::{LogFile, Storage};
 use crate::log::{encode_frame, segment_name};
-use crate::recovery::{replay, scan, Tail};
+use crate::recovery::{replay, scan};
 use crate::state::{Applied, State};
 use crate::StoreError;
 use photofinish_core::events::Feeds;
@@ -188,9 +188,16 @@ pub struct Store {
 }
 
 impl Store {
-    /// A consistent snapshot of the data while writes go on ([`crate::backup`]); its LSN.
+    /// Writes a consistent snapshot of the data to `out` while writes go on
+    /// ([`crate::backup`]); its LSN. The state is copied between two commits, as for a
+    /// snapshot, and written from the copy.
     pub fn backup_to(&self, out: &mut dyn std::io::Write) -> Result<u64, StoreError> {
-        crate::backup::backup(&*self.storage, &self.dir, out)
+        let (copy, last_lsn, now_us) = self
+            .sequencer
+            .with_log(|log| (log.state.copy(), log.next_lsn - 1, log.clock.now_us()));
+        crate::snapshot::write(&copy, last_lsn, now_us, out)
+            .map_err(|e| StoreError::io(&self.dir, e))?;
+        Ok(last_lsn)
     }
 
     /// The storage and data directory (for import files, [`crate::import`]).
@@ -209,7 +216,7 @@ impl Store {
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         let (snaps, segments) = scan(&*storage, &opts.dir)?;
         let newest_snap = snaps.last().map(|(_, p)| p.clone());
-        let rec = replay(&*storage, newest_snap.as_deref(), &segments, Tail::Cut)?;
+        let rec = replay(&*storage, newest_snap.as_deref(), &segments)?;
         let needed = rec.imports.iter().cloned().collect();
         crate::import::remove_unreferenced(&*storage, &opts.dir, &needed);
         let clock = Arc::new(MonotonicClock::new(clock));
