@@ -2,11 +2,13 @@
 //! request fingerprint, the answer it got and when it expires. It is part of the
 //! [`State`](crate::State): a keyed command is logged with its key (`Command::Keyed`), and
 //! applying it — live or in recovery — looks the key up and remembers the answer, so the
-//! table after a replay is the table that was served. Snapshots carry it (docs/format.md). Expired keys go as later commands pass their instant; past
-//! `max_keys` the key expiring first is forgotten early, so memory stays bounded.
+//! table after a replay is the table that was served. Snapshots carry it (docs/format.md).
+//! Expired keys go as later commands pass their instant; past `max_keys` the key expiring
+//! first is forgotten early, so memory stays bounded.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{BoardState, WriteOutcome};
@@ -61,23 +63,75 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// The table. See the module docs. Keys are kept in insertion order, which is expiry order
-/// while the lifetime stays the same (after a restart with a shorter one, a key may stay a
-/// little past its expiry in the queue; lookups check the expiry themselves).
+/// The table. See the module docs. Keys live in slots in insertion order, which is expiry
+/// order while the lifetime stays the same (after a restart with a shorter one, a key may
+/// stay a little past its expiry; lookups check the expiry themselves); a hash map finds a
+/// key's slot. A single write's answer — nearly every key — is stored without a heap
+/// allocation of its own (the period's name is shared with the slots before it), so copying
+/// the table for a snapshot is one pass over flat memory, and writing it one in order.
 #[derive(Debug, Clone)]
 pub struct Table {
-    keys: HashMap<u128, Remembered, BuildHasherDefault<KeyHasher>>,
-    /// (expiry, key) in insertion order; an entry whose expiry no longer matches the map's
-    /// (the key was remembered again) is skipped.
-    order: VecDeque<(i64, u128)>,
+    /// Key → sequence number of its slot.
+    index: HashMap<u128, u64, BuildHasherDefault<KeyHasher>>,
+    /// Slots in insertion order; `slots[0]` has sequence number `first_seq`.
+    slots: VecDeque<Slot>,
+    first_seq: u64,
     max_keys: usize,
     /// Keys forgotten before they expired, because the table was full.
     evicted_early: u64,
+    /// The period name of the last single-write answer stored, shared by the next ones.
+    last_period: Option<Arc<str>>,
+}
+
+/// One remembered key.
+#[derive(Debug, Clone)]
+struct Slot {
+    id: u128,
+    fingerprint: [u8; 16],
+    expires_us: i64,
+    /// Remembered again in a later slot: skipped, and dropped when it reaches the front.
+    dead: bool,
+    answer: Stored,
+}
+
+/// An answer as a slot keeps it.
+#[derive(Debug, Clone)]
+enum Stored {
+    /// A single write's outcome and its period, the name shared.
+    Written {
+        outcome: Outcome,
+        start_us: i64,
+        end_us: i64,
+        period: Arc<str>,
+    },
+    /// Any other answer (batches, removals, creations), as it came.
+    Other(Box<Answer>),
+}
+
+impl Stored {
+    fn answer(&self) -> Answer {
+        match self {
+            Stored::Written {
+                outcome,
+                start_us,
+                end_us,
+                period,
+            } => Answer::Written(WriteOutcome {
+                outcome: *outcome,
+                period: Period {
+                    start_us: *start_us,
+                    end_us: *end_us,
+                    id: period.to_string(),
+                },
+            }),
+            Stored::Other(answer) => (**answer).clone(),
+        }
+    }
 }
 
 /// Heap bytes one remembered key of a single write takes, measured at a million keys
 /// (docs/BENCHMARKS.md §8): counted in the memory estimate.
-pub const BYTES_PER_KEY: u64 = 280;
+pub const BYTES_PER_KEY: u64 = 187;
 
 impl Default for Table {
     fn default() -> Self {
@@ -89,46 +143,55 @@ impl Table {
     /// An empty table keeping at most `max_keys` keys.
     pub fn new(max_keys: usize) -> Self {
         Self {
-            keys: HashMap::default(),
-            order: VecDeque::new(),
+            index: HashMap::default(),
+            slots: VecDeque::new(),
+            first_seq: 0,
             max_keys: max_keys.max(1),
             evicted_early: 0,
+            last_period: None,
         }
     }
 
     /// Keys remembered.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.index.len()
     }
 
     /// Whether no key is remembered.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.index.is_empty()
     }
 
     /// Forgets every key expired at `now_us` (from the front of the queue).
     pub fn expire(&mut self, now_us: i64) {
-        while let Some(&(at, id)) = self.order.front() {
-            if at > now_us {
+        while let Some(front) = self.slots.front() {
+            if !front.dead && front.expires_us > now_us {
                 break;
             }
-            self.order.pop_front();
-            self.forget_if_current(at, id);
+            self.pop_front();
         }
     }
 
-    /// Removes `id` if the queue entry `(at, id)` is its current one.
-    fn forget_if_current(&mut self, at: i64, id: u128) -> bool {
-        if self.keys.get(&id).is_some_and(|r| r.expires_us == at) {
-            self.keys.remove(&id);
-            return true;
+    /// Drops the front slot (and its key, unless a later slot holds it); whether a key went.
+    fn pop_front(&mut self) -> bool {
+        let Some(slot) = self.slots.pop_front() else {
+            return false;
+        };
+        self.first_seq += 1;
+        if !slot.dead {
+            self.index.remove(&slot.id);
         }
-        false
+        !slot.dead
     }
 
-    /// The key `id` ([`key_hash`]), if remembered and not expired at `now_us`.
-    pub fn get(&self, id: u128, now_us: i64) -> Option<&Remembered> {
-        self.keys.get(&id).filter(|r| r.expires_us > now_us)
+    fn slot(&self, id: u128) -> Option<&Slot> {
+        let seq = *self.index.get(&id)?;
+        self.slots.get(usize::try_from(seq - self.first_seq).ok()?)
+    }
+
+    /// Whether key `id` ([`key_hash`]) is remembered and not expired at `now_us`.
+    pub fn contains(&self, id: u128, now_us: i64) -> bool {
+        self.slot(id).is_some_and(|s| s.expires_us > now_us)
     }
 
     /// What a request with key `id` and `fingerprint` meets at `now_us`: nothing (a new
@@ -138,25 +201,54 @@ impl Table {
         id: u128,
         fingerprint: [u8; 16],
         now_us: i64,
-    ) -> Option<Result<&Answer, KeyReused>> {
-        self.get(id, now_us).map(|r| {
-            if r.fingerprint == fingerprint {
-                Ok(&r.answer)
-            } else {
-                Err(KeyReused)
-            }
+    ) -> Option<Result<Answer, KeyReused>> {
+        let slot = self.slot(id).filter(|s| s.expires_us > now_us)?;
+        Some(if slot.fingerprint == fingerprint {
+            Ok(slot.answer.answer())
+        } else {
+            Err(KeyReused)
         })
     }
 
     /// Remembers `id`; at the bound, the key remembered first goes.
     pub fn insert(&mut self, id: u128, r: Remembered) {
-        self.order.push_back((r.expires_us, id));
-        self.keys.insert(id, r);
-        while self.keys.len() > self.max_keys {
-            let Some((at, victim)) = self.order.pop_front() else {
-                break;
-            };
-            if self.forget_if_current(at, victim) {
+        let answer = match r.answer {
+            Answer::Written(w) => {
+                let period = match &self.last_period {
+                    Some(name) if **name == *w.period.id => name.clone(),
+                    _ => {
+                        let name: Arc<str> = w.period.id.into();
+                        self.last_period = Some(name.clone());
+                        name
+                    }
+                };
+                Stored::Written {
+                    outcome: w.outcome,
+                    start_us: w.period.start_us,
+                    end_us: w.period.end_us,
+                    period,
+                }
+            }
+            other => Stored::Other(Box::new(other)),
+        };
+        let seq = self.first_seq + self.slots.len() as u64;
+        if let Some(old) = self.index.insert(id, seq) {
+            if let Some(slot) = self
+                .slots
+                .get_mut(usize::try_from(old - self.first_seq).unwrap_or(usize::MAX))
+            {
+                slot.dead = true;
+            }
+        }
+        self.slots.push_back(Slot {
+            id,
+            fingerprint: r.fingerprint,
+            expires_us: r.expires_us,
+            dead: false,
+            answer,
+        });
+        while self.index.len() > self.max_keys {
+            if self.pop_front() {
                 if self.evicted_early.is_multiple_of(100_000) {
                     tracing::warn!(
                         max_keys = self.max_keys,
@@ -169,16 +261,41 @@ impl Table {
         }
     }
 
-    /// Every key, oldest first (snapshots).
-    pub fn iter(&self) -> impl Iterator<Item = (u128, &Remembered)> {
-        self.order.iter().filter_map(|(at, id)| {
-            self.keys
-                .get(id)
-                .filter(|r| r.expires_us == *at)
-                .map(|r| (*id, r))
-        })
+    /// Writes the count and every key, oldest first, as [`encode`] writes one (snapshots),
+    /// in pieces of about [`WRITE_CHUNK_BYTES`].
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut e = Enc::default();
+        e.u32(self.len() as u32);
+        for slot in self.slots.iter().filter(|s| !s.dead) {
+            if e.0.len() >= WRITE_CHUNK_BYTES {
+                w.write_all(&e.0)?;
+                e.0.clear();
+            }
+            e.0.extend_from_slice(&slot.id.to_le_bytes());
+            e.0.extend_from_slice(&slot.fingerprint);
+            e.i64(slot.expires_us);
+            match &slot.answer {
+                Stored::Written {
+                    outcome,
+                    start_us,
+                    end_us,
+                    period,
+                } => {
+                    e.u8(WRITTEN);
+                    enc_outcome(&mut e, outcome);
+                    e.str(period);
+                    e.i64(*start_us);
+                    e.i64(*end_us);
+                }
+                Stored::Other(answer) => enc_answer(&mut e, answer),
+            }
+        }
+        w.write_all(&e.0)
     }
 }
+
+/// Bytes of keys gathered before [`Table::write_to`] writes them out.
+const WRITE_CHUNK_BYTES: usize = 1 << 20;
 
 const WRITTEN: u8 = 1;
 const BATCH: u8 = 2;
@@ -199,11 +316,15 @@ fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
     })
 }
 
+fn enc_outcome(e: &mut Enc, o: &Outcome) {
+    e.i64(o.score);
+    e.u64(o.rank);
+    e.i64(o.reached_at_us);
+    e.u8(u8::from(o.changed));
+}
+
 fn enc_written(e: &mut Enc, w: &WriteOutcome) {
-    e.i64(w.outcome.score);
-    e.u64(w.outcome.rank);
-    e.i64(w.outcome.reached_at_us);
-    e.u8(u8::from(w.outcome.changed));
+    enc_outcome(e, &w.outcome);
     enc_period(e, &w.period);
 }
 
@@ -219,12 +340,16 @@ fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
     })
 }
 
-/// Appends a remembered key (snapshots).
+/// Appends a remembered key (snapshots; [`Table::encode`] writes the same bytes).
 pub fn encode(e: &mut Enc, id: u128, r: &Remembered) {
     e.0.extend_from_slice(&id.to_le_bytes());
     e.0.extend_from_slice(&r.fingerprint);
     e.i64(r.expires_us);
-    match &r.answer {
+    enc_answer(e, &r.answer);
+}
+
+fn enc_answer(e: &mut Enc, answer: &Answer) {
+    match answer {
         Answer::Written(w) => {
             e.u8(WRITTEN);
             enc_written(e, w);
@@ -323,11 +448,113 @@ mod tests {
         t.insert(1, remembered(10));
         t.insert(2, remembered(20));
         t.insert(3, remembered(30)); // 1 goes early
-        assert!(t.get(1, 0).is_none() && t.get(2, 0).is_some() && t.get(3, 0).is_some());
-        assert!(t.get(3, 30).is_none(), "expired at its instant");
+        assert!(!t.contains(1, 0) && t.contains(2, 0) && t.contains(3, 0));
+        assert!(!t.contains(3, 30), "expired at its instant");
         t.expire(20);
-        assert!(t.get(2, 0).is_none());
+        assert!(!t.contains(2, 0));
         assert_eq!(t.len(), 1);
+    }
+
+    fn written(rank: u64, period: &str) -> Answer {
+        Answer::Written(WriteOutcome {
+            outcome: Outcome {
+                score: -7,
+                rank,
+                reached_at_us: 11,
+                changed: true,
+            },
+            period: Period {
+                id: period.into(),
+                start_us: 100,
+                end_us: 200,
+            },
+        })
+    }
+
+    /// Reads back what `write_to` wrote, as a snapshot load does.
+    fn reload(t: &Table) -> Vec<(u128, Remembered)> {
+        let mut bytes = Vec::new();
+        t.write_to(&mut bytes).expect("write");
+        let mut d = Dec::new(&bytes);
+        let n = d.u32().expect("count");
+        let keys = (0..n).map(|_| decode(&mut d).expect("decodes")).collect();
+        assert!(d.is_done());
+        keys
+    }
+
+    /// A key remembered again keeps only its newest answer: one key, found with the new
+    /// fingerprint, written once, and the old slot's expiry does not take the new one.
+    #[test]
+    fn a_key_remembered_again_keeps_its_newest_answer() {
+        let mut t = Table::new(10);
+        t.insert(
+            1,
+            Remembered {
+                answer: written(1, "2026-11-25"),
+                ..remembered(10)
+            },
+        );
+        t.insert(
+            2,
+            Remembered {
+                answer: written(2, "2026-11-25"),
+                ..remembered(15)
+            },
+        );
+        let newer = Remembered {
+            fingerprint: [8; 16],
+            answer: written(3, "2026-11-26"),
+            ..remembered(30)
+        };
+        t.insert(1, newer.clone());
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.recall(1, [7; 16], 0), Some(Err(KeyReused)));
+        assert_eq!(t.recall(1, [8; 16], 0), Some(Ok(newer.answer.clone())));
+        assert_eq!(
+            reload(&t).iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+            [2, 1]
+        );
+        t.expire(20); // past the old slot and key 2
+        assert_eq!(t.len(), 1);
+        assert_eq!(reload(&t), vec![(1, newer)]);
+        let copy = t.clone();
+        t.expire(30);
+        assert!(t.is_empty() && copy.contains(1, 0), "a copy is its own");
+    }
+
+    /// Every kind of answer comes back from the table as it went in, and a table written
+    /// and read back holds the same keys in the same order.
+    #[test]
+    fn the_table_gives_back_what_it_was_given() {
+        let mut t = Table::new(10);
+        let answers = [
+            written(1, "2026-W48"),
+            written(2, "2026-W48"),
+            Answer::Removed,
+            Answer::Batch(vec![Ok(match written(4, "all") {
+                Answer::Written(w) => w,
+                _ => unreachable!(),
+            })]),
+            written(5, "2026-W49"),
+        ];
+        for (i, answer) in answers.iter().enumerate() {
+            let r = Remembered {
+                answer: answer.clone(),
+                ..remembered(100 + i as i64)
+            };
+            t.insert(i as u128, r);
+        }
+        for (i, answer) in answers.iter().enumerate() {
+            assert_eq!(t.recall(i as u128, [7; 16], 0), Some(Ok(answer.clone())));
+        }
+        let back = reload(&t);
+        assert_eq!(back.len(), answers.len());
+        for (i, (id, r)) in back.iter().enumerate() {
+            assert_eq!(
+                (*id, &r.answer, r.expires_us),
+                (i as u128, &answers[i], 100 + i as i64)
+            );
+        }
     }
 
     #[test]

@@ -420,7 +420,7 @@ impl Leaderboard for Store {
         {
             return match recalled {
                 Ok(answer) => Ok(Replayable {
-                    answer: answer.clone(),
+                    answer,
                     replayed: true,
                 }),
                 Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(key.key.clone())),

@@ -86,15 +86,9 @@ pub fn write(
         }
     }
     // The remembered idempotency keys (format 3).
-    let mut e = Enc::default();
-    {
-        let table = state.idempotency();
-        e.u32(table.len() as u32);
-        for (id, r) in table.iter() {
-            crate::idempotency::encode(&mut e, id, r);
-        }
-    }
+    state.idempotency().write_to(&mut w)?;
     // The webhook cursors (format 4).
+    let mut e = Enc::default();
     let cursors: Vec<(String, i64)> = state
         .boards()
         .into_iter()

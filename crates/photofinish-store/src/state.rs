@@ -295,7 +295,7 @@ impl State {
         if let Some(recalled) = table.recall(key.id, key.fingerprint, key.now_us) {
             // The key's text is not logged (only its hash): the service names it.
             return match recalled {
-                Ok(answer) => Ok(Applied::Replayed(answer.clone())),
+                Ok(answer) => Ok(Applied::Replayed(answer)),
                 Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(String::new())),
             };
         }
