@@ -118,30 +118,11 @@ pub(crate) fn write_snapshot(
     let mut bytes = 0;
     storage
         .write_atomic(&path, &mut |w| {
-            let mut counted = Counted { inner: w, bytes: 0 };
-            snapshot::write(state, last_lsn, max_time_us, &mut counted)?;
-            bytes = counted.bytes;
+            bytes = snapshot::write(state, last_lsn, max_time_us, w)?;
             Ok(())
         })
         .map_err(|e| StoreError::io(&path, e))?;
     Ok((path, bytes))
-}
-
-/// Counts the bytes written through it.
-struct Counted<'a> {
-    inner: &'a mut dyn std::io::Write,
-    bytes: u64,
-}
-
-impl std::io::Write for Counted<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 /// Deletes the snapshots in `snaps` other than `keep`, and `segments`, once `keep` is durable.

@@ -15,6 +15,7 @@ use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
 
 use crate::codec::{Dec, DecodeError, Enc};
+use crate::snapshot::WRITE_CHUNK_BYTES;
 
 /// A key's identity in the table and the log: the first 16 bytes of SHA-256 of
 /// `IdempotencyKey::id` (scope, board, key) — fixed size, no allocation, and a collision
@@ -184,9 +185,14 @@ impl Table {
         !slot.dead
     }
 
+    /// Where the slot with sequence number `seq` sits in `slots`.
+    fn position(&self, seq: u64) -> Option<usize> {
+        usize::try_from(seq.checked_sub(self.first_seq)?).ok()
+    }
+
     fn slot(&self, id: u128) -> Option<&Slot> {
         let seq = *self.index.get(&id)?;
-        self.slots.get(usize::try_from(seq - self.first_seq).ok()?)
+        self.slots.get(self.position(seq)?)
     }
 
     /// Whether key `id` ([`key_hash`]) is remembered and not expired at `now_us`.
@@ -232,11 +238,8 @@ impl Table {
             other => Stored::Other(Box::new(other)),
         };
         let seq = self.first_seq + self.slots.len() as u64;
-        if let Some(old) = self.index.insert(id, seq) {
-            if let Some(slot) = self
-                .slots
-                .get_mut(usize::try_from(old - self.first_seq).unwrap_or(usize::MAX))
-            {
+        if let Some(old) = self.index.insert(id, seq).and_then(|s| self.position(s)) {
+            if let Some(slot) = self.slots.get_mut(old) {
                 slot.dead = true;
             }
         }
@@ -261,8 +264,8 @@ impl Table {
         }
     }
 
-    /// Writes the count and every key, oldest first, as [`encode`] writes one (snapshots),
-    /// in pieces of about [`WRITE_CHUNK_BYTES`].
+    /// Writes the count and every key, oldest first, as [`decode`] reads one (snapshots),
+    /// in pieces of about a MiB (`WRITE_CHUNK_BYTES`).
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut e = Enc::default();
         e.u32(self.len() as u32);
@@ -283,9 +286,7 @@ impl Table {
                 } => {
                     e.u8(WRITTEN);
                     enc_outcome(&mut e, outcome);
-                    e.str(period);
-                    e.i64(*start_us);
-                    e.i64(*end_us);
+                    enc_period_parts(&mut e, period, *start_us, *end_us);
                 }
                 Stored::Other(answer) => enc_answer(&mut e, answer),
             }
@@ -294,18 +295,19 @@ impl Table {
     }
 }
 
-/// Bytes of keys gathered before [`Table::write_to`] writes them out.
-const WRITE_CHUNK_BYTES: usize = 1 << 20;
-
 const WRITTEN: u8 = 1;
 const BATCH: u8 = 2;
 const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
 
 fn enc_period(e: &mut Enc, p: &Period) {
-    e.str(&p.id);
-    e.i64(p.start_us);
-    e.i64(p.end_us);
+    enc_period_parts(e, &p.id, p.start_us, p.end_us);
+}
+
+fn enc_period_parts(e: &mut Enc, id: &str, start_us: i64, end_us: i64) {
+    e.str(id);
+    e.i64(start_us);
+    e.i64(end_us);
 }
 
 fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
@@ -338,14 +340,6 @@ fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
         },
         period: dec_period(d)?,
     })
-}
-
-/// Appends a remembered key (snapshots; [`Table::encode`] writes the same bytes).
-pub fn encode(e: &mut Enc, id: u128, r: &Remembered) {
-    e.0.extend_from_slice(&id.to_le_bytes());
-    e.0.extend_from_slice(&r.fingerprint);
-    e.i64(r.expires_us);
-    enc_answer(e, &r.answer);
 }
 
 fn enc_answer(e: &mut Enc, answer: &Answer) {
@@ -383,7 +377,7 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
     }
 }
 
-/// Reads a remembered key written by [`encode`].
+/// Reads a remembered key as [`Table::write_to`] writes it.
 pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
     let id = d.u128()?;
     let fingerprint = d.array16()?;
@@ -597,11 +591,9 @@ mod tests {
                 answer,
                 ..remembered(9)
             };
-            let mut e = Enc::default();
-            encode(&mut e, u128::MAX - 5, &r);
-            let mut d = Dec::new(&e.0);
-            assert_eq!(decode(&mut d).expect("decodes"), (u128::MAX - 5, r));
-            assert!(d.is_done());
+            let mut t = Table::new(1);
+            t.insert(u128::MAX - 5, r.clone());
+            assert_eq!(reload(&t), vec![(u128::MAX - 5, r)]);
         }
     }
 }

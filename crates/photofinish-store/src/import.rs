@@ -6,9 +6,9 @@
 //! [`photofinish_core::ranking::RankingBuilder`]), writes it to `import-<µs>-<n>.rank`
 //! (fsynced, renamed into place), and only then logs a small record naming the file. The
 //! record is the commit point: a crash before it leaves an orphan file, removed at the
-//! next start; after it, recovery (and every replay: a backup's too) reads the file where
-//! the record stands. Once a snapshot covers the record, the file is
-//! removed with the segments the snapshot replaced. Layout: docs/format.md, "Import files".
+//! next start; after it, recovery reads the file where the record stands. Once a snapshot
+//! covers the record, the file is removed with the segments the snapshot replaced.
+//! Layout: docs/format.md, "Import files".
 
 use std::collections::HashSet;
 use std::io;

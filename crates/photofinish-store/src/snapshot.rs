@@ -23,16 +23,21 @@ const MAGIC_V2: &[u8; 8] = b"PFSNAP02";
 /// The first format: board configs without settings, no idempotency keys. Still read.
 const MAGIC_V1: &[u8; 8] = b"PFSNAP01";
 
-/// A writer that keeps the CRC32C of everything written through it.
+/// A writer that keeps the CRC32C and the count of everything written through it.
 pub(crate) struct CrcWriter<'a> {
     inner: &'a mut dyn Write,
     crc: u32,
+    len: u64,
 }
 
 impl<'a> CrcWriter<'a> {
-    /// A writer onto `inner`, its CRC at 0.
+    /// A writer onto `inner`, its CRC and count at 0.
     pub(crate) fn new(inner: &'a mut dyn Write) -> Self {
-        Self { inner, crc: 0 }
+        Self {
+            inner,
+            crc: 0,
+            len: 0,
+        }
     }
     /// The CRC32C of everything written so far.
     pub(crate) fn crc(&self) -> u32 {
@@ -48,6 +53,7 @@ impl Write for CrcWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.crc = crc32c::crc32c_append(self.crc, &buf[..n]);
+        self.len += n as u64;
         Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -56,14 +62,14 @@ impl Write for CrcWriter<'_> {
 }
 
 /// Writes the snapshot of `state` as of `last_lsn`; `max_time_us` is the latest instant the
-/// state has used, so a restarted clock never goes below it.
+/// state has used, so a restarted clock never goes below it. Returns the bytes written.
 pub fn write(
     state: &State,
     last_lsn: u64,
     max_time_us: i64,
     out: &mut dyn Write,
-) -> io::Result<()> {
-    let mut w = CrcWriter { inner: out, crc: 0 };
+) -> io::Result<u64> {
+    let mut w = CrcWriter::new(out);
     let boards = state.boards();
     let mut e = Enc::default();
     e.0.extend_from_slice(MAGIC);
@@ -100,12 +106,14 @@ pub fn write(
         e.i64(cursor);
     }
     w.write_all(&e.0)?;
-    let crc = w.crc;
-    w.inner.write_all(&crc.to_le_bytes())
+    let crc = w.crc.to_le_bytes();
+    w.inner.write_all(&crc)?;
+    Ok(w.len + crc.len() as u64)
 }
 
-/// Bytes of entries gathered before they are written out.
-const WRITE_CHUNK_BYTES: usize = 1 << 20;
+/// Bytes of entries gathered before they are written out (rankings here, and the
+/// remembered keys, [`crate::idempotency::Table::write_to`]).
+pub(crate) const WRITE_CHUNK_BYTES: usize = 1 << 20;
 
 /// Writes one ranking after what `e` holds: its next sequence number, its entry count, then
 /// every entry in rank order (docs/format.md) — a snapshot's period, and an import file's

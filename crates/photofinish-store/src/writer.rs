@@ -22,9 +22,10 @@
 //! Snapshots: when a segment passes `segment_bytes`, the writer seals it (fsync) and starts
 //! a new one; if a snapshot is due (the segments sealed since the last one hold as many
 //! bytes as it does) and the snapshotter is idle, the writer then copies the state —
-//! between two commits, so the copy is the state at the last LSN — and hands it over. The snapshotter
-//! writes the copy atomically and deletes what it covers ([`crate::compaction`]). Commits
-//! wait for the copy (~30 ms per million members); reads do not.
+//! between two commits, so the copy is the state at the last LSN — and hands it over. The
+//! snapshotter writes the copy atomically and deletes what it covers
+//! ([`crate::compaction`]). Commits wait for the copy (~30 ms per million members); reads
+//! do not. A backup takes the same copy ([`Store::backup_to`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -192,9 +193,7 @@ impl Store {
     /// ([`crate::backup`]); its LSN. The state is copied between two commits, as for a
     /// snapshot, and written from the copy.
     pub fn backup_to(&self, out: &mut dyn std::io::Write) -> Result<u64, StoreError> {
-        let (copy, last_lsn, now_us) = self
-            .sequencer
-            .with_log(|log| (log.state.copy(), log.next_lsn - 1, log.clock.now_us()));
+        let (copy, last_lsn, now_us) = self.sequencer.with_log(|log| log.copy_state());
         crate::snapshot::write(&copy, last_lsn, now_us, out)
             .map_err(|e| StoreError::io(&self.dir, e))?;
         Ok(last_lsn)
@@ -658,6 +657,12 @@ impl LogWriter {
         }
     }
 
+    /// A copy of the state as of the last LSN, that LSN and the clock (for a snapshot or
+    /// a backup). Run under the log's lock, between two commits.
+    fn copy_state(&self) -> (State, u64, i64) {
+        (self.state.copy(), self.next_lsn - 1, self.clock.now_us())
+    }
+
     /// Right after a seal: copies the state for the snapshotter when one is due — the
     /// segments sealed since the last copy hold at least as many bytes as the newest
     /// snapshot — and the snapshotter is idle; otherwise a later seal's snapshot covers
@@ -674,10 +679,11 @@ impl LogWriter {
         }
         self.since_snapshot = 0;
         let start = Instant::now();
+        let (state, last_lsn, max_time_us) = self.copy_state();
         let job = SnapshotJob {
-            state: self.state.copy(),
-            last_lsn: self.next_lsn - 1,
-            max_time_us: self.clock.now_us(),
+            state,
+            last_lsn,
+            max_time_us,
             active_first: self.seg_first,
             imports: std::mem::take(&mut self.imports),
         };
