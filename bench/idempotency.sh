@@ -1,71 +1,86 @@
 #!/usr/bin/env bash
 # What an Idempotency-Key costs a write: HTTP increments without a key, with a fresh key
 # per request, and without a key but padded to the same request size (an `X-Pad` header),
-# same build, same data, same run, in turn. Writes go to PLAYERS random members of a board
-# of MEMBERS (all exist: no run adds members, so the only memory a keyed run adds is its
-# remembered keys). Each server first takes a 5-s warm-up, then the measured run; after it,
-# the server's resident memory (VmRSS) — the keyed run's growth over the padded run's,
-# divided by the keys it remembered, is the memory per remembered key.
+# same build, same data, same run. Writes go to PLAYERS random members of a board of
+# MEMBERS (all exist: no run adds members, so the only memory a keyed run adds is its
+# remembered keys).
 #
-# Usage: bench/idempotency.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 3 15s 100000 10000)
-# WARM=30s: a longer warm-up (default 5s), so a keyed run starts with its table of
-# remembered keys at the bound (1,000,000) — the steady state of a server under this load.
-# PIN=1: the server on CPU 0 and wrk (one thread) on CPU 1. FSYNC=always|everysec (default
-# everysec). Needs: cargo build --release -p photofinish; wrk; python3. 50 connections.
-# Each round runs the three in a random order; the end prints the median over rounds of
-# each one's ops/s and server CPU per request relative to the same round's key-less run,
-# with a 95% bootstrap interval (bench/ratios.py).
+# Usage: bench/idempotency.sh [ROUNDS] [DURATION] [MEMBERS] [PLAYERS]  (defaults 40 3s 100000 10000)
+#
+# Two servers start once, each from a copy of the same loaded data dir: one only ever
+# takes key-less writes (the bare and the padded loads), the other only keyed ones. The
+# keyed one first takes WARM (default 30s) of keyed writes, so its table of remembered
+# keys is at its bound (1,000,000) before anything is measured — the steady state of a
+# server under this load, where each new key pushes the oldest out; the other takes 5 s.
+# Then each round runs the three loads back to back, in a random order, DURATION each
+# (the servers already warm; only the one under load does any work), so the machine's
+# drift falls on a round's three alike. At the end, each server's resident memory
+# (VmRSS). The end prints the median over rounds of each load's ops/s and server CPU per
+# request relative to the same round's key-less run, with a 95% bootstrap interval
+# (bench/ratios.py).
+# BIN=path: the server binary (default target/release/photofinish), to compare builds.
+# PIN=1: the servers on CPU 0 and wrk (one thread) on CPU 1. FSYNC=always|everysec
+# (default everysec). Needs: cargo build --release -p photofinish; wrk; python3. 50
+# connections.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3} DUR=${2:-15s} N=${3:-100000} PLAYERS=${4:-10000}
+ROUNDS=${1:-40} DUR=${2:-3s} N=${3:-100000} PLAYERS=${4:-10000}
 FSYNC=${FSYNC:-everysec}
-BIN=target/release/photofinish
+BIN=${BIN:-target/release/photofinish}
 PORT=7793
 SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
 if [ "${PIN:-0}" = 1 ]; then SERVER_PIN="taskset -c 0" WRK_PIN="taskset -c 1" WRK_THREADS=1; fi
 WORK=$(mktemp -d)
-PID=""
-trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$WORK"' EXIT
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill $p 2>/dev/null; done; wait; rm -rf "$WORK"' EXIT
 ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 rss_kib() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
 per_req() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) * 1000000 / hz / n }'; }
 
-$BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/template" --fsync everysec >/dev/null 2>&1 &
-PID=$!
+$BIN serve --listen 127.0.0.1:$PORT --resp-listen off --data-dir "$WORK/template" --fsync everysec >/dev/null 2>&1 &
+PIDS+=($!)
 sleep 1
 python3 bench/load.py http://127.0.0.1:$PORT bench "$N" 2>/dev/null
-kill -TERM $PID; wait $PID || true; PID=""
+kill -TERM "${PIDS[0]}"; wait "${PIDS[0]}" || true; PIDS=()
 
-run() { # label, env for wrk
-  local label=$1 wrk_env=$2
-  rm -rf "$WORK/d"; cp -r "$WORK/template" "$WORK/d"
-  $SERVER_PIN $BIN serve --listen 127.0.0.1:$PORT --data-dir "$WORK/d" --fsync "$FSYNC" >/dev/null 2>&1 &
-  PID=$!
-  sleep 1.5
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"${WARM:-5s}" -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/warm.out"
-  local warm; warm=$(awk '/requests in/{print $1}' "$WORK/warm.out")
-  local c0 c1 reqs rss
-  c0=$(ticks $PID)
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$DUR" --latency -s bench/wrk/submit.lua http://127.0.0.1:$PORT > "$WORK/wrk.out"
-  c1=$(ticks $PID)
-  rss=$(rss_kib $PID)
+declare -A PORT_OF PID_OF
+start() { # name, port
+  cp -r "$WORK/template" "$WORK/$1"
+  $SERVER_PIN $BIN serve --listen 127.0.0.1:$2 --resp-listen off --data-dir "$WORK/$1" --fsync "$FSYNC" >/dev/null 2>&1 &
+  PIDS+=($!); PID_OF[$1]=$!; PORT_OF[$1]=$2
+}
+start plain $((PORT + 0))
+start keyed $((PORT + 1))
+sleep 1.5
+
+run() { # label, server, env for wrk, duration
+  local label=$1 server=$2 wrk_env=$3 dur=$4
+  local pid=${PID_OF[$server]} url=http://127.0.0.1:${PORT_OF[$server]}
+  local c0 c1 reqs
+  c0=$(ticks "$pid")
+  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$dur" --latency -s bench/wrk/submit.lua "$url" > "$WORK/wrk.out"
+  c1=$(ticks "$pid")
+  [ -z "$round" ] && return
   reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
   local non2xx; non2xx=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk.out"); non2xx=${non2xx:-0}
   printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" \
     "$(per_req "$c0" "$c1" "$reqs")" >> "$WORK/results.tsv"
-  printf '%-24s %9s ops/s  p99 %-7s server %5s µs/req  requests %8s  VmRSS %7s KiB  non-2xx %s\n' "$label" \
+  printf '%3s %-24s %9s ops/s  p99 %-7s server %5s µs/req  non-2xx %s\n' "$round" "$label" \
     "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
-    "$(per_req "$c0" "$c1" "$reqs")" "$((reqs + warm))" "$rss" "$non2xx"
-  kill -TERM $PID; wait $PID || true; PID=""
+    "$(per_req "$c0" "$c1" "$reqs")" "$non2xx"
 }
 
+load() { # which, duration
+  case $1 in
+    bare) run "no key" plain "PF_X=1" "$2" ;;
+    pad) run "no key, key-size pad" plain "PF_PAD=34" "$2" ;;
+    idem) run "Idempotency-Key each" keyed "PF_IDEM=1" "$2" ;;
+  esac
+}
+round=""
+load bare 5s; load idem "${WARM:-30s}" # warm-up: not recorded
 for round in $(seq "$ROUNDS"); do
-  for which in $(shuf -e bare pad idem); do
-    case $which in
-      bare) run "no key" "PF_X=1" ;;
-      pad) run "no key, key-size pad" "PF_PAD=34" ;;
-      idem) run "Idempotency-Key each" "PF_IDEM=1" ;;
-    esac
-  done
+  for which in $(shuf -e bare pad idem); do load "$which" "$DUR"; done
 done
+echo "VmRSS after the rounds: key-less server $(rss_kib "${PID_OF[plain]}") KiB, keyed server $(rss_kib "${PID_OF[keyed]}") KiB"
 python3 bench/ratios.py "no key" < "$WORK/results.tsv"

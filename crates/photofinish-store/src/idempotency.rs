@@ -46,7 +46,7 @@ pub struct Remembered {
     pub answer: Answer,
 }
 
-/// Hashes a key hash: its low 64 bits (already uniform — it comes from SHA-256).
+/// Hashes an index key ([`short`]: already uniform — it comes from SHA-256) as itself.
 #[derive(Debug, Default)]
 pub struct KeyHasher(u64);
 
@@ -59,9 +59,16 @@ impl Hasher for KeyHasher {
             self.0 = self.0.rotate_left(8) ^ u64::from(*b);
         }
     }
-    fn write_u128(&mut self, v: u128) {
-        self.0 = v as u64;
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
     }
+}
+
+/// A key's entry in the table's index: its two halves folded into 64 bits (16-byte
+/// entries where the whole key made 32: half the memory). Keys are SHA-256 and any 64 bits
+/// of them would do; folding both keeps keys made otherwise (tests') apart too.
+fn short(id: u128) -> u64 {
+    (id as u64) ^ ((id >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The table. See the module docs. Keys live in slots in insertion order, which is expiry
@@ -72,8 +79,10 @@ impl Hasher for KeyHasher {
 /// the table for a snapshot is one pass over flat memory, and writing it one in order.
 #[derive(Debug, Clone)]
 pub struct Table {
-    /// Key → sequence number of its slot.
-    index: HashMap<u128, u64, BuildHasherDefault<KeyHasher>>,
+    /// Key ([`short`]) → sequence number of its slot. The slot holds the whole key, which
+    /// a lookup checks: two keys alike in those 64 bits (one pair in ~10^13 among a million
+    /// keys) share an entry, and the older is forgotten early.
+    index: HashMap<u64, u64, BuildHasherDefault<KeyHasher>>,
     /// Slots in insertion order; `slots[0]` has sequence number `first_seq`.
     slots: VecDeque<Slot>,
     first_seq: u64,
@@ -132,7 +141,7 @@ impl Stored {
 
 /// Heap bytes one remembered key of a single write takes, measured at a million keys
 /// (docs/BENCHMARKS.md §8): counted in the memory estimate.
-pub const BYTES_PER_KEY: u64 = 187;
+pub const BYTES_PER_KEY: u64 = 153;
 
 impl Default for Table {
     fn default() -> Self {
@@ -180,7 +189,7 @@ impl Table {
         };
         self.first_seq += 1;
         if !slot.dead {
-            self.index.remove(&slot.id);
+            self.index.remove(&short(slot.id));
         }
         !slot.dead
     }
@@ -191,8 +200,8 @@ impl Table {
     }
 
     fn slot(&self, id: u128) -> Option<&Slot> {
-        let seq = *self.index.get(&id)?;
-        self.slots.get(self.position(seq)?)
+        let seq = *self.index.get(&short(id))?;
+        self.slots.get(self.position(seq)?).filter(|s| s.id == id)
     }
 
     /// Whether key `id` ([`key_hash`]) is remembered and not expired at `now_us`.
@@ -238,7 +247,11 @@ impl Table {
             other => Stored::Other(Box::new(other)),
         };
         let seq = self.first_seq + self.slots.len() as u64;
-        if let Some(old) = self.index.insert(id, seq).and_then(|s| self.position(s)) {
+        if let Some(old) = self
+            .index
+            .insert(short(id), seq)
+            .and_then(|s| self.position(s))
+        {
             if let Some(slot) = self.slots.get_mut(old) {
                 slot.dead = true;
             }
@@ -434,6 +447,64 @@ mod tests {
             expires_us,
             answer: Answer::Removed,
         }
+    }
+
+    proptest::proptest! {
+        /// Against a model (key → expiry, forgotten oldest first past the bound): whatever
+        /// the inserts, repeats and expiries, the table remembers the same keys.
+        #[test]
+        fn the_table_matches_a_model(
+            max_keys in 1usize..40,
+            ops in proptest::collection::vec((0u128..60, 0i64..3, proptest::bool::ANY), 0..3000),
+        ) {
+            let mut t = Table::new(max_keys);
+            // The model: keys in insertion order, each with its expiry.
+            let mut model: VecDeque<(u128, i64)> = VecDeque::new();
+            let mut now = 0;
+            for (id, step, expire) in ops {
+                now += step;
+                if expire {
+                    t.expire(now);
+                    model.retain(|&(_, e)| e > now);
+                } else {
+                    t.insert(id, remembered(now + 50));
+                    model.retain(|&(k, _)| k != id);
+                    model.push_back((id, now + 50));
+                    while model.len() > max_keys {
+                        model.pop_front();
+                    }
+                }
+                proptest::prop_assert!(t.len() <= max_keys);
+                for k in 0..60 {
+                    let held = model.iter().any(|&(m, e)| m == k && e > now);
+                    proptest::prop_assert_eq!(t.contains(k, now), held, "key {} at {}", k, now);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_alike_in_their_index_entry_are_told_apart() {
+        // Alike once folded: b's low half undoes what its high half adds.
+        let a = 5u128;
+        let b = (1u128 << 64) | u128::from(5u64 ^ 0x9E37_79B9_7F4A_7C15);
+        assert_eq!(short(a), short(b));
+        let mut t = Table::new(10);
+        t.insert(a, remembered(10));
+        assert!(
+            t.contains(a, 0) && !t.contains(b, 0),
+            "a lookup checks the whole key"
+        );
+        t.insert(b, remembered(20));
+        assert!(
+            !t.contains(a, 0) && t.contains(b, 0),
+            "the older is forgotten early"
+        );
+        assert_eq!(t.len(), 1);
+        t.expire(15);
+        assert!(t.contains(b, 0) && t.len() == 1);
+        t.expire(20);
+        assert!(t.is_empty());
     }
 
     #[test]

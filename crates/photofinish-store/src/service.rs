@@ -128,6 +128,38 @@ impl Store {
         let period_us = self.named_period(board, &w)?;
         Ok(Self::write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     }
+
+    /// The commands of keyed operation `op` on `board`, and whether they are a batch.
+    fn keyed_commands(&self, board: &str, op: Keyed) -> Result<(bool, Vec<Command>), BoardError> {
+        Ok(match op {
+            Keyed::Write(w) => (false, vec![self.keyed_write_cmd(board, w)?]),
+            Keyed::Batch(writes) => {
+                self.state().require(board)?;
+                let cmds = writes.into_iter().map(|w| self.keyed_write_cmd(board, w));
+                (true, cmds.collect::<Result<_, _>>()?)
+            }
+            Keyed::Remove { member, period } => (
+                false,
+                vec![Command::DeleteMember {
+                    board: board.to_owned(),
+                    period: period.as_str().to_owned(),
+                    member,
+                    now_us: 0,
+                }],
+            ),
+            Keyed::Create(config) => {
+                config.validate()?;
+                (
+                    false,
+                    vec![Command::CreateBoard {
+                        board: board.to_owned(),
+                        config,
+                        max_boards: self.max_boards(),
+                    }],
+                )
+            }
+        })
+    }
 }
 
 fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
@@ -412,76 +444,51 @@ impl Leaderboard for Store {
     ) -> Result<Replayable, BoardError> {
         let id = key_hash(&key.id(board));
         let fingerprint = short_fingerprint(&key.fingerprint);
-        // A key already remembered is answered without the log.
-        if let Some(recalled) = self
-            .state()
-            .idempotency()
-            .recall(id, fingerprint, self.now_us())
-        {
-            return match recalled {
-                Ok(answer) => Ok(Replayable {
-                    answer,
-                    replayed: true,
-                }),
-                Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(key.key.clone())),
-            };
-        }
-        let (batch, cmds) = match op {
-            Keyed::Write(w) => (false, vec![self.keyed_write_cmd(board, w)?]),
-            Keyed::Batch(writes) => {
-                self.state().require(board)?;
-                let cmds = writes.into_iter().map(|w| self.keyed_write_cmd(board, w));
-                (true, cmds.collect::<Result<_, _>>()?)
-            }
-            Keyed::Remove { member, period } => (
-                false,
-                vec![Command::DeleteMember {
-                    board: board.to_owned(),
-                    period: period.as_str().to_owned(),
-                    member,
+        // A key already remembered is answered where its command is applied (one lookup
+        // in the table, by the writer), so a retry is logged like any keyed command. When
+        // the command is refused instead — its board deleted since, the log unwritable —
+        // the table is asked here: a remembered answer stands over today's refusal.
+        let applied = match self.keyed_commands(board, op) {
+            Ok((batch, cmds)) => {
+                let key = KeyRecord {
+                    id,
+                    fingerprint,
+                    ttl_us: key.ttl_us,
                     now_us: 0,
-                }],
-            ),
-            Keyed::Create(config) => {
-                config.validate()?;
-                (
-                    false,
-                    vec![Command::CreateBoard {
-                        board: board.to_owned(),
-                        config,
-                        max_boards: self.max_boards(),
-                    }],
-                )
+                };
+                let cmd = Command::Keyed { key, batch, cmds };
+                self.execute(cmd, false).await
             }
+            Err(e) => Err(e),
         };
-        let cmd = Command::Keyed {
-            key: KeyRecord {
-                id,
-                fingerprint,
-                ttl_us: key.ttl_us,
-                now_us: 0,
-            },
-            batch,
-            cmds,
-        };
-        let applied = self.execute(cmd, false).await.map_err(|e| match e {
-            BoardError::IdempotencyKeyReused(_) => {
-                BoardError::IdempotencyKeyReused(key.key.clone())
-            }
-            e => e,
-        })?;
+        let reused = || BoardError::IdempotencyKeyReused(key.key.clone());
         match applied {
-            Applied::Keyed(answer) => Ok(Replayable {
+            Ok(Applied::Keyed(answer)) => Ok(Replayable {
                 answer,
                 replayed: false,
             }),
-            Applied::Replayed(answer) => Ok(Replayable {
+            Ok(Applied::Replayed(answer)) => Ok(Replayable {
                 answer,
                 replayed: true,
             }),
-            other => Err(BoardError::Unavailable(format!(
+            Ok(other) => Err(BoardError::Unavailable(format!(
                 "the log answered a keyed command with {other:?}"
             ))),
+            Err(BoardError::IdempotencyKeyReused(_)) => Err(reused()),
+            Err(e) => {
+                let recalled = self
+                    .state()
+                    .idempotency()
+                    .recall(id, fingerprint, self.now_us());
+                match recalled {
+                    Some(Ok(answer)) => Ok(Replayable {
+                        answer,
+                        replayed: true,
+                    }),
+                    Some(Err(KeyReused)) => Err(reused()),
+                    None => Err(e),
+                }
+            }
         }
     }
 

@@ -367,10 +367,55 @@ async fn keys_are_scoped_per_credential(kind: Kind) {
     s.stop().await;
 }
 
+/// A retry gets its first answer even when the request, made now for the first time,
+/// would be refused: a late result named its period within the grace, retried after the
+/// grace is over. (The embedded store answers a remembered key where its command is
+/// applied, and asks its table first only when the command cannot be built, as here.)
+async fn a_retry_gets_its_answer_after_its_period_closes(kind: Kind) {
+    use photofinish_core::clock::ManualClock;
+    const MIDNIGHT_US: i64 = 1_795_392_000_000_000; // 2026-11-23T00:00:00Z
+    const S: i64 = 1_000_000;
+    let clock = std::sync::Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = Server::start_manual(kind, clock.clone()).await;
+    let (st, _) = s
+        .put("/v1/boards/late", json!({"reset": "daily", "grace": 30}))
+        .await;
+    assert_eq!(st, 201);
+    clock.set(MIDNIGHT_US + 5 * S);
+    let path = "/v1/boards/late/scores";
+    let body = json!({"member": "ann", "score": 7, "period": "2026-11-22"});
+    let first = keyed(&s, "k", Method::POST, path, Some(body.clone())).await;
+    assert_eq!((first.0, first.1), (200, false), "{first:?}");
+    let again = keyed(&s, "k", Method::POST, path, Some(body.clone())).await;
+    assert_eq!((again.0, again.1, &again.2), (200, true, &first.2));
+
+    clock.set(MIDNIGHT_US + 60 * S);
+    let after = keyed(&s, "k", Method::POST, path, Some(body.clone())).await;
+    assert_eq!((after.0, after.1, &after.2), (200, true, &first.2));
+    let reused = json!({"member": "bob", "score": 1, "period": "2026-11-22"});
+    let reused = keyed(&s, "k", Method::POST, path, Some(reused)).await;
+    assert_eq!(
+        (reused.0, &reused.2["error"]["code"]),
+        (422, &json!("idempotency_key_reused"))
+    );
+    let fresh = keyed(&s, "k2", Method::POST, path, Some(body)).await;
+    assert_eq!(
+        (fresh.0, &fresh.2["error"]["code"]),
+        (422, &json!("period_closed"))
+    );
+    let day = s.get("/v1/boards/late/entries?period=2026-11-22").await.1;
+    assert_eq!(
+        (day["total"].clone(), day["entries"][0]["score"].clone()),
+        (json!(1), json!(7))
+    );
+    s.stop().await;
+}
+
 conformance!(
     keys_are_scoped_per_credential,
     a_repeat_answers_the_first_answer_and_applies_nothing,
     refusals_are_not_remembered_and_bad_keys_are_400,
     concurrent_duplicates_apply_once,
     keys_expire,
+    a_retry_gets_its_answer_after_its_period_closes,
 );
