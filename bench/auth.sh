@@ -28,13 +28,8 @@ ROUNDS=${1:-40} DUR=${2:-4s} N=${3:-100000} PLAYERS=${4:-10000}
 BIN=target/release/photofinish
 TOKENS_BIN=target/release/examples/player_tokens
 PORT=7792
-SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
-if [ "${PIN:-0}" = 1 ]; then SERVER_PIN="taskset -c 0" WRK_PIN="taskset -c 1" WRK_THREADS=1; fi
 WORK=$(mktemp -d)
-PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill $p 2>/dev/null; done; wait; rm -rf "$WORK"' EXIT
-ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-per_req() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) * 1000000 / hz / n }'; }
+source bench/paired.sh
 
 ADMIN=$($BIN key new --keys "$WORK/keys.json" --name admin --scope admin)
 WRITE=$($BIN key new --keys "$WORK/keys.json" --name game --scope write)
@@ -49,38 +44,10 @@ sleep 1
 PF_TOKEN=$ADMIN python3 bench/load.py http://127.0.0.1:$PORT bench "$N" '{"player_writes":true}' 2>/dev/null
 kill -TERM "${PIDS[0]}"; wait "${PIDS[0]}" || true; PIDS=()
 
-declare -A PORT_OF PID_OF
-start() { # name, port, serve flags...
-  local name=$1 port=$2; shift 2
-  cp -r "$WORK/template" "$WORK/$name"
-  $SERVER_PIN $BIN serve --listen 127.0.0.1:$port --resp-listen off --data-dir "$WORK/$name" \
-    --fsync everysec "$@" >/dev/null 2>&1 &
-  PIDS+=($!); PID_OF[$name]=$!; PORT_OF[$name]=$port
-}
 start open $((PORT + 0))
 start keys $((PORT + 1)) --keys "$WORK/keys.json"
 start jwt $((PORT + 2)) --keys "$WORK/keys.json" "${JWT[@]}"
 sleep 1.5
-
-run() { # label, server, env for wrk, duration
-  local label=$1 server=$2 wrk_env=$3 dur=$4
-  local pid=${PID_OF[$server]} url=http://127.0.0.1:${PORT_OF[$server]}
-  local c0 c1 w w0 w1 reqs
-  c0=$(ticks "$pid")
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$dur" --latency -s bench/wrk/submit.lua "$url" > "$WORK/wrk.out" &
-  w=$!
-  sleep 0.3; w0=$(ticks $w); w1=$w0
-  while kill -0 $w 2>/dev/null; do n=$(ticks $w); [ "$n" -gt 0 ] && w1=$n; sleep 0.2; done
-  c1=$(ticks "$pid")
-  [ -z "$round" ] && return
-  reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
-  local non2xx; non2xx=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk.out"); non2xx=${non2xx:-0}
-  printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" \
-    "$(per_req "$c0" "$c1" "$reqs")" >> "$WORK/results.tsv"
-  printf '%3s %-22s %9s ops/s  p99 %-7s server %4s µs/req  wrk %4s µs/req  non-2xx %s\n' "$round" "$label" \
-    "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
-    "$(per_req "$c0" "$c1" "$reqs")" "$(per_req "$w0" "$w1" "$reqs")" "$non2xx"
-}
 
 PAD=$(head -1 "$WORK/tokens" | wc -c)
 load() { # which, duration

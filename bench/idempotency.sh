@@ -28,14 +28,8 @@ ROUNDS=${1:-40} DUR=${2:-3s} N=${3:-100000} PLAYERS=${4:-10000}
 FSYNC=${FSYNC:-everysec}
 BIN=${BIN:-target/release/photofinish}
 PORT=7793
-SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
-if [ "${PIN:-0}" = 1 ]; then SERVER_PIN="taskset -c 0" WRK_PIN="taskset -c 1" WRK_THREADS=1; fi
 WORK=$(mktemp -d)
-PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill $p 2>/dev/null; done; wait; rm -rf "$WORK"' EXIT
-ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-rss_kib() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
-per_req() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) * 1000000 / hz / n }'; }
+source bench/paired.sh
 
 $BIN serve --listen 127.0.0.1:$PORT --resp-listen off --data-dir "$WORK/template" --fsync everysec >/dev/null 2>&1 &
 PIDS+=($!)
@@ -43,32 +37,9 @@ sleep 1
 python3 bench/load.py http://127.0.0.1:$PORT bench "$N" 2>/dev/null
 kill -TERM "${PIDS[0]}"; wait "${PIDS[0]}" || true; PIDS=()
 
-declare -A PORT_OF PID_OF
-start() { # name, port
-  cp -r "$WORK/template" "$WORK/$1"
-  $SERVER_PIN $BIN serve --listen 127.0.0.1:$2 --resp-listen off --data-dir "$WORK/$1" --fsync "$FSYNC" >/dev/null 2>&1 &
-  PIDS+=($!); PID_OF[$1]=$!; PORT_OF[$1]=$2
-}
 start plain $((PORT + 0))
 start keyed $((PORT + 1))
 sleep 1.5
-
-run() { # label, server, env for wrk, duration
-  local label=$1 server=$2 wrk_env=$3 dur=$4
-  local pid=${PID_OF[$server]} url=http://127.0.0.1:${PORT_OF[$server]}
-  local c0 c1 reqs
-  c0=$(ticks "$pid")
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$dur" --latency -s bench/wrk/submit.lua "$url" > "$WORK/wrk.out"
-  c1=$(ticks "$pid")
-  [ -z "$round" ] && return
-  reqs=$(awk '/requests in/{print $1}' "$WORK/wrk.out")
-  local non2xx; non2xx=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk.out"); non2xx=${non2xx:-0}
-  printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" \
-    "$(per_req "$c0" "$c1" "$reqs")" >> "$WORK/results.tsv"
-  printf '%3s %-24s %9s ops/s  p99 %-7s server %5s µs/req  non-2xx %s\n' "$round" "$label" \
-    "$(awk '/Requests\/sec/{print $2}' "$WORK/wrk.out")" "$(awk '$1=="99%"{print $2}' "$WORK/wrk.out")" \
-    "$(per_req "$c0" "$c1" "$reqs")" "$non2xx"
-}
 
 load() { # which, duration
   case $1 in

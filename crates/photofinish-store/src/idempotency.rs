@@ -46,7 +46,8 @@ pub struct Remembered {
     pub answer: Answer,
 }
 
-/// Hashes an index key ([`short`]: already uniform — it comes from SHA-256) as itself.
+/// Hashes an index key (a key hash folded to 64 bits: already uniform — it comes from
+/// SHA-256) as itself.
 #[derive(Debug, Default)]
 pub struct KeyHasher(u64);
 

@@ -615,12 +615,10 @@ impl LogWriter {
                 self.health.set(None);
                 self.next_lsn += batch.len() as u64;
                 self.seg_len += self.buf.len() as u64;
-                for job in &batch {
+                for job in batch {
                     if let Command::Import { file, .. } = &job.cmd {
                         self.imports.push(self.dir.join(file));
                     }
-                }
-                for job in batch {
                     let result = self.state.apply(&job.cmd);
                     if !self.feeds.is_empty() {
                         let now = self.clock.now_us();
