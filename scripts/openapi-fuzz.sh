@@ -15,7 +15,14 @@ EXAMPLES="${EXAMPLES:-60}"
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    # Servers are started inside $(serve …), a subshell, so they are not this shell's
+    # children: their pids are in $WORK/pids, and each is waited for (up to 10 s, its
+    # shutdown snapshot) before the directory goes.
+    local p i
+    for p in "${PIDS[@]}" $(cat "$WORK/pids" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+    for p in $(cat "$WORK/pids" 2>/dev/null); do
+        for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -26,7 +33,7 @@ serve() { # serve NAME ARGS... -> prints the base URL
     local name="$1"; shift
     local port; port="$(free_port)"
     "$BIN" serve --listen "127.0.0.1:$port" --resp-listen off "$@" >"$WORK/$name.log" 2>&1 &
-    PIDS+=($!)
+    echo $! >>"$WORK/pids"
     for _ in $(seq 100); do
         if curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
             echo "http://127.0.0.1:$port"; return 0
