@@ -97,9 +97,10 @@ enum Internal {
 /// Fills the embedded store's idempotency table with `n` keys, each the answer of one write
 /// (what a keyed submit remembers), and prints the heap bytes per key.
 fn idempotency_memory(n: u64) {
+    use photofinish_core::idempotency::digest;
     use photofinish_core::idempotency::Answer;
     use photofinish_core::view::WriteOutcome;
-    use photofinish_store::idempotency::{key_hash, Remembered, Table};
+    use photofinish_store::idempotency::{Remembered, Table};
     let before = alloc::live_bytes();
     let mut table = Table::new(usize::try_from(n).unwrap_or(usize::MAX));
     for i in 0..n {
@@ -120,7 +121,7 @@ fn idempotency_memory(n: u64) {
         let fingerprint = [(i % 251) as u8; 16];
         let expires_us = 1_800_000_000_000_000 + i as i64;
         table.insert(
-            key_hash(&id),
+            digest(&id),
             Remembered {
                 fingerprint,
                 expires_us,

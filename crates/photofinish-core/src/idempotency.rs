@@ -17,7 +17,7 @@ pub const MAX_KEY_BYTES: usize = 255;
 /// How long keys are kept unless `--idempotency-ttl` says longer: 24 h.
 pub const DEFAULT_TTL_US: i64 = 24 * 3600 * 1_000_000;
 /// Most keys the embedded store remembers; past it the one expiring first is forgotten
-/// early. About 200 bytes each for a single write's answer (docs/BENCHMARKS.md).
+/// early. About 120 bytes each for a single write's answer (docs/BENCHMARKS.md §8).
 pub const DEFAULT_MAX_KEYS: usize = 1_000_000;
 
 /// [`validate_key`] as a regular expression, for the OpenAPI document: printable ASCII,
@@ -50,14 +50,50 @@ pub struct IdempotencyKey {
     pub fingerprint: [u8; 32],
     /// How long the key is kept, µs.
     pub ttl_us: i64,
+    /// Its identity on the board it is used with, in 128 bits: [`digest`] of
+    /// [`Self::id`] — computed once by [`Self::new`], for the door's in-flight set and the
+    /// embedded store's table.
+    pub digest: u128,
 }
 
 impl IdempotencyKey {
+    /// The key `key` of caller `scope` with request `fingerprint`, kept `ttl_us`, used on
+    /// `board`.
+    pub fn new(
+        scope: String,
+        key: String,
+        fingerprint: [u8; 32],
+        ttl_us: i64,
+        board: &str,
+    ) -> Self {
+        let id = key_id(&scope, board, &key);
+        Self {
+            scope,
+            key,
+            fingerprint,
+            ttl_us,
+            digest: digest(&id),
+        }
+    }
+
     /// The key's identity on `board`: scope, board and key (they are scoped per credential
     /// and per board).
     pub fn id(&self, board: &str) -> String {
-        format!("{}\u{1}{board}\u{1}{}", self.scope, self.key)
+        key_id(&self.scope, board, &self.key)
     }
+}
+
+fn key_id(scope: &str, board: &str, key: &str) -> String {
+    format!("{scope}\u{1}{board}\u{1}{key}")
+}
+
+/// A key's identity ([`IdempotencyKey::id`]) in 128 bits: the first 16 bytes of its
+/// SHA-256 — fixed size, and a collision (one caller's key answering for another's) as
+/// likely as guessing a 128-bit secret.
+pub fn digest(id: &str) -> u128 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(id.as_bytes());
+    u128::from_le_bytes(d[..16].try_into().unwrap_or_default())
 }
 
 /// An operation applied under an idempotency key.

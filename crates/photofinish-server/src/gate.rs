@@ -55,13 +55,13 @@ pub struct Gate {
     /// How long idempotency keys are kept, µs.
     idempotency_ttl_us: i64,
     /// Keys whose first request is being applied by this server.
-    in_flight: Arc<Mutex<HashSet<String>>>,
+    in_flight: Arc<Mutex<HashSet<u128>>>,
 }
 
 /// A key in flight; dropping it lets the key be used again.
 struct InFlight {
-    id: String,
-    set: Arc<Mutex<HashSet<String>>>,
+    digest: u128,
+    set: Arc<Mutex<HashSet<u128>>>,
 }
 
 impl Drop for InFlight {
@@ -69,7 +69,7 @@ impl Drop for InFlight {
         self.set
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.id);
+            .remove(&self.digest);
     }
 }
 
@@ -115,20 +115,20 @@ impl Gate {
         request: KeyedRequest,
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
-        let key = IdempotencyKey {
-            scope: scope_of(caller),
-            key: request.key,
-            fingerprint: request.fingerprint,
-            ttl_us: self.idempotency_ttl_us,
-        };
-        let id = key.id(board);
+        let key = IdempotencyKey::new(
+            scope_of(caller),
+            request.key,
+            request.fingerprint,
+            self.idempotency_ttl_us,
+            board,
+        );
         let _guard = {
             let mut set = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            if !set.insert(id.clone()) {
+            if !set.insert(key.digest) {
                 return Err(BoardError::IdempotencyKeyInFlight(key.key));
             }
             InFlight {
-                id,
+                digest: key.digest,
                 set: self.in_flight.clone(),
             }
         };

@@ -102,7 +102,7 @@ pub enum Command {
 pub struct KeyRecord {
     /// The key's identity: scope, board and key
     /// ([`photofinish_core::idempotency::IdempotencyKey::id`]), hashed
-    /// ([`crate::idempotency::key_hash`]).
+    /// ([`photofinish_core::idempotency::digest`]).
     pub id: u128,
     /// The request's fingerprint ([`crate::idempotency::short_fingerprint`]).
     pub fingerprint: [u8; 16],
@@ -504,7 +504,7 @@ mod tests {
             },
             Command::Keyed {
                 key: KeyRecord {
-                    id: crate::idempotency::key_hash("key:ci\u{1}b\u{1}retry-1"),
+                    id: photofinish_core::idempotency::digest("key:ci\u{1}b\u{1}retry-1"),
                     fingerprint: [9; 16],
                     ttl_us: 86_400_000_000,
                     now_us: 77,

@@ -6,8 +6,7 @@
 //! Expired keys go as later commands pass their instant; past `max_keys` the key expiring
 //! first is forgotten early, so memory stays bounded.
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use photofinish_core::idempotency::Answer;
@@ -15,16 +14,8 @@ use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
 
 use crate::codec::{Dec, DecodeError, Enc};
+use crate::keyindex::{prefetch, KeyIndex};
 use crate::snapshot::WRITE_CHUNK_BYTES;
-
-/// A key's identity in the table and the log: the first 16 bytes of SHA-256 of
-/// `IdempotencyKey::id` (scope, board, key) — fixed size, no allocation, and a collision
-/// as likely as guessing a 128-bit secret.
-pub fn key_hash(id: &str) -> u128 {
-    use sha2::{Digest, Sha256};
-    let d = Sha256::digest(id.as_bytes());
-    u128::from_le_bytes(d[..16].try_into().unwrap_or_default())
-}
 
 /// A request fingerprint as the log and table keep it: its first 16 bytes.
 pub fn short_fingerprint(fp: &[u8; 32]) -> [u8; 16] {
@@ -46,25 +37,6 @@ pub struct Remembered {
     pub answer: Answer,
 }
 
-/// Hashes an index key (a key hash folded to 64 bits: already uniform — it comes from
-/// SHA-256) as itself.
-#[derive(Debug, Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
 /// A key's entry in the table's index: its two halves folded into 64 bits (16-byte
 /// entries where the whole key made 32: half the memory). Keys are SHA-256 and any 64 bits
 /// of them would do; folding both keeps keys made otherwise (tests') apart too.
@@ -74,8 +46,8 @@ fn short(id: u128) -> u64 {
 
 /// The table. See the module docs. Keys live in slots in insertion order, which is expiry
 /// order while the lifetime stays the same (after a restart with a shorter one, a key may
-/// stay a little past its expiry; lookups check the expiry themselves); a hash map finds a
-/// key's slot. A single write's answer — nearly every key — is stored without a heap
+/// stay a little past its expiry; lookups check the expiry themselves); the index
+/// ([`KeyIndex`]) finds a key's slot. A single write's answer — nearly every key — is stored without a heap
 /// allocation of its own (the period's name is shared with the slots before it), so copying
 /// the table for a snapshot is one pass over flat memory, and writing it one in order.
 #[derive(Debug, Clone)]
@@ -83,37 +55,46 @@ pub struct Table {
     /// Key ([`short`]) → sequence number of its slot. The slot holds the whole key, which
     /// a lookup checks: two keys alike in those 64 bits (one pair in ~10^13 among a million
     /// keys) share an entry, and the older is forgotten early.
-    index: HashMap<u64, u64, BuildHasherDefault<KeyHasher>>,
+    index: KeyIndex,
     /// Slots in insertion order; `slots[0]` has sequence number `first_seq`.
     slots: VecDeque<Slot>,
     first_seq: u64,
     max_keys: usize,
     /// Keys forgotten before they expired, because the table was full.
     evicted_early: u64,
-    /// The period name of the last single-write answer stored, shared by the next ones.
-    last_period: Option<Arc<str>>,
+    /// The period of the last single-write answer stored, shared by the next ones.
+    last_period: Option<Arc<Period>>,
 }
 
-/// One remembered key.
+/// A slot's expiry when its key was remembered again in a later slot: the slot is
+/// skipped, and dropped when it reaches the front. (No key's own expiry is this instant:
+/// [`Table::remember`] keeps them after it.)
+const DEAD: i64 = i64::MIN;
+
+/// One remembered key: 80 bytes for a single write's (a test holds it there), so the
+/// slots a write adds and drops are few cache lines.
 #[derive(Debug, Clone)]
 struct Slot {
     id: u128,
     fingerprint: [u8; 16],
+    /// When it may be forgotten, or [`DEAD`].
     expires_us: i64,
-    /// Remembered again in a later slot: skipped, and dropped when it reaches the front.
-    dead: bool,
     answer: Stored,
+}
+
+impl Slot {
+    fn dead(&self) -> bool {
+        self.expires_us == DEAD
+    }
 }
 
 /// An answer as a slot keeps it.
 #[derive(Debug, Clone)]
 enum Stored {
-    /// A single write's outcome and its period, the name shared.
+    /// A single write's outcome and its period, shared with the slots before it.
     Written {
         outcome: Outcome,
-        start_us: i64,
-        end_us: i64,
-        period: Arc<str>,
+        period: Arc<Period>,
     },
     /// Any other answer (batches, removals, creations), as it came.
     Other(Box<Answer>),
@@ -122,18 +103,9 @@ enum Stored {
 impl Stored {
     fn answer(&self) -> Answer {
         match self {
-            Stored::Written {
-                outcome,
-                start_us,
-                end_us,
-                period,
-            } => Answer::Written(WriteOutcome {
+            Stored::Written { outcome, period } => Answer::Written(WriteOutcome {
                 outcome: *outcome,
-                period: Period {
-                    start_us: *start_us,
-                    end_us: *end_us,
-                    id: period.to_string(),
-                },
+                period: (**period).clone(),
             }),
             Stored::Other(answer) => (**answer).clone(),
         }
@@ -142,7 +114,7 @@ impl Stored {
 
 /// Heap bytes one remembered key of a single write takes, measured at a million keys
 /// (docs/BENCHMARKS.md §8): counted in the memory estimate.
-pub const BYTES_PER_KEY: u64 = 153;
+pub const BYTES_PER_KEY: u64 = 117;
 
 impl Default for Table {
     fn default() -> Self {
@@ -154,7 +126,7 @@ impl Table {
     /// An empty table keeping at most `max_keys` keys.
     pub fn new(max_keys: usize) -> Self {
         Self {
-            index: HashMap::default(),
+            index: KeyIndex::default(),
             slots: VecDeque::new(),
             first_seq: 0,
             max_keys: max_keys.max(1),
@@ -176,7 +148,7 @@ impl Table {
     /// Forgets every key expired at `now_us` (from the front of the queue).
     pub fn expire(&mut self, now_us: i64) {
         while let Some(front) = self.slots.front() {
-            if !front.dead && front.expires_us > now_us {
+            if !front.dead() && front.expires_us > now_us {
                 break;
             }
             self.pop_front();
@@ -189,10 +161,10 @@ impl Table {
             return false;
         };
         self.first_seq += 1;
-        if !slot.dead {
-            self.index.remove(&short(slot.id));
+        if !slot.dead() {
+            self.index.remove(short(slot.id));
         }
-        !slot.dead
+        !slot.dead()
     }
 
     /// Where the slot with sequence number `seq` sits in `slots`.
@@ -201,7 +173,7 @@ impl Table {
     }
 
     fn slot(&self, id: u128) -> Option<&Slot> {
-        let seq = *self.index.get(&short(id))?;
+        let seq = self.index.get(short(id))?;
         self.slots.get(self.position(seq)?).filter(|s| s.id == id)
     }
 
@@ -226,26 +198,62 @@ impl Table {
         })
     }
 
+    /// Prefetches what remembering `ids` next will touch: each key's index entry, the
+    /// slots they will be written to, and — when each new key pushes one out (the table
+    /// at its bound, or its front expired at `now_us`) — the index entries of the keys at
+    /// the front. The writer calls it for a batch before the log append, so these memory
+    /// loads (a random one each in an index of tens of MB, and slots last written a
+    /// million keys ago: the table's main cost, docs/BENCHMARKS.md §8) overlap the write
+    /// instead of stalling the apply one at a time.
+    pub fn warm(&self, ids: impl Iterator<Item = u128>, now_us: i64) {
+        let full = self.index.len() >= self.max_keys;
+        // Where the next slot goes: after the last one, in the deque's buffer (or at its
+        // start, if the buffer wraps or grows there; then the hint is only wasted).
+        let (front, back) = self.slots.as_slices();
+        let tail = if back.is_empty() { front } else { back }
+            .as_ptr_range()
+            .end;
+        for (i, id) in ids.enumerate() {
+            self.index.prefetch(short(id));
+            let slot = tail.wrapping_add(i);
+            prefetch(slot);
+            prefetch(
+                slot.cast::<u8>()
+                    .wrapping_add(std::mem::size_of::<Slot>() - 1),
+            );
+            if let Some(front) = self.slots.get(i) {
+                if full || front.expires_us <= now_us {
+                    self.index.prefetch(short(front.id));
+                }
+            }
+        }
+    }
+
     /// Remembers `id`; at the bound, the key remembered first goes.
     pub fn insert(&mut self, id: u128, r: Remembered) {
-        let answer = match r.answer {
+        self.remember(id, r.fingerprint, r.expires_us, &r.answer);
+    }
+
+    /// [`Self::insert`] from a borrowed answer (the writer answers the caller with it
+    /// too): a single write's is copied without an allocation unless its period is new.
+    pub fn remember(&mut self, id: u128, fingerprint: [u8; 16], expires_us: i64, answer: &Answer) {
+        let expires_us = expires_us.max(DEAD + 1);
+        let answer = match answer {
             Answer::Written(w) => {
                 let period = match &self.last_period {
-                    Some(name) if **name == *w.period.id => name.clone(),
+                    Some(p) if **p == w.period => p.clone(),
                     _ => {
-                        let name: Arc<str> = w.period.id.into();
-                        self.last_period = Some(name.clone());
-                        name
+                        let p = Arc::new(w.period.clone());
+                        self.last_period = Some(p.clone());
+                        p
                     }
                 };
                 Stored::Written {
                     outcome: w.outcome,
-                    start_us: w.period.start_us,
-                    end_us: w.period.end_us,
                     period,
                 }
             }
-            other => Stored::Other(Box::new(other)),
+            other => Stored::Other(Box::new(other.clone())),
         };
         let seq = self.first_seq + self.slots.len() as u64;
         if let Some(old) = self
@@ -254,14 +262,13 @@ impl Table {
             .and_then(|s| self.position(s))
         {
             if let Some(slot) = self.slots.get_mut(old) {
-                slot.dead = true;
+                slot.expires_us = DEAD;
             }
         }
         self.slots.push_back(Slot {
             id,
-            fingerprint: r.fingerprint,
-            expires_us: r.expires_us,
-            dead: false,
+            fingerprint,
+            expires_us,
             answer,
         });
         while self.index.len() > self.max_keys {
@@ -283,7 +290,7 @@ impl Table {
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut e = Enc::default();
         e.u32(self.len() as u32);
-        for slot in self.slots.iter().filter(|s| !s.dead) {
+        for slot in self.slots.iter().filter(|s| !s.dead()) {
             if e.0.len() >= WRITE_CHUNK_BYTES {
                 w.write_all(&e.0)?;
                 e.0.clear();
@@ -292,15 +299,10 @@ impl Table {
             e.0.extend_from_slice(&slot.fingerprint);
             e.i64(slot.expires_us);
             match &slot.answer {
-                Stored::Written {
-                    outcome,
-                    start_us,
-                    end_us,
-                    period,
-                } => {
+                Stored::Written { outcome, period } => {
                     e.u8(WRITTEN);
                     enc_outcome(&mut e, outcome);
-                    enc_period_parts(&mut e, period, *start_us, *end_us);
+                    enc_period(&mut e, period);
                 }
                 Stored::Other(answer) => enc_answer(&mut e, answer),
             }
@@ -315,13 +317,9 @@ const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
 
 fn enc_period(e: &mut Enc, p: &Period) {
-    enc_period_parts(e, &p.id, p.start_us, p.end_us);
-}
-
-fn enc_period_parts(e: &mut Enc, id: &str, start_us: i64, end_us: i64) {
-    e.str(id);
-    e.i64(start_us);
-    e.i64(end_us);
+    e.str(&p.id);
+    e.i64(p.start_us);
+    e.i64(p.end_us);
 }
 
 fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
@@ -468,6 +466,9 @@ mod tests {
                     t.expire(now);
                     model.retain(|&(_, e)| e > now);
                 } else {
+                    // Warming first changes nothing (it only prefetches), wherever the
+                    // queue's buffer wraps.
+                    t.warm([id, id + 1].into_iter(), now);
                     t.insert(id, remembered(now + 50));
                     model.retain(|&(k, _)| k != id);
                     model.push_back((id, now + 50));
@@ -482,6 +483,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_slot_stays_within_80_bytes() {
+        // Five 16-byte units: the key, the fingerprint, the expiry with the outcome's
+        // score, and the rest of the outcome with the shared period.
+        assert!(
+            std::mem::size_of::<Slot>() <= 80,
+            "{}",
+            std::mem::size_of::<Slot>()
+        );
     }
 
     #[test]

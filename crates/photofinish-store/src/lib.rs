@@ -17,6 +17,7 @@
 //!   applies; snapshot at shutdown.
 //! - [`compaction`]: the snapshotter, which writes a copy of the live state taken when a
 //!   segment is sealed, in the background, and deletes what it covers.
+//! - [`keyindex`]: the idempotency table's index, flat so the writer can prefetch it.
 //! - [`import`]: the files imports build their rankings in, named by one log record.
 //! - [`backup`]: a consistent snapshot made while writes go on, and restore.
 //! - [`events`]: what the writer publishes to watched boards' live event feeds.
@@ -33,6 +34,7 @@ pub mod events;
 pub mod idempotency;
 pub mod import;
 pub mod io;
+pub mod keyindex;
 pub mod log;
 pub mod recovery;
 pub mod service;

@@ -27,7 +27,7 @@ use photofinish_core::{
 };
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
-use crate::idempotency::{key_hash, short_fingerprint, KeyReused};
+use crate::idempotency::{short_fingerprint, KeyReused};
 use crate::state::{board_state_at, read_lock, Applied};
 use crate::writer::Store;
 
@@ -442,7 +442,7 @@ impl Leaderboard for Store {
         key: &IdempotencyKey,
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
-        let id = key_hash(&key.id(board));
+        let id = key.digest;
         let fingerprint = short_fingerprint(&key.fingerprint);
         // A key already remembered is answered where its command is applied (one lookup
         // in the table, by the writer), so a retry is logged like any keyed command. When

@@ -11,7 +11,7 @@ use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
-use crate::idempotency::{KeyReused, Remembered, Table};
+use crate::idempotency::{KeyReused, Table};
 
 /// What applying a command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -355,14 +355,8 @@ impl State {
                 )))
             }
         };
-        table.insert(
-            key.id,
-            Remembered {
-                fingerprint: key.fingerprint,
-                expires_us: key.now_us.saturating_add(key.ttl_us),
-                answer: answer.clone(),
-            },
-        );
+        let expires_us = key.now_us.saturating_add(key.ttl_us);
+        table.remember(key.id, key.fingerprint, expires_us, &answer);
         Ok(Applied::Keyed(answer))
     }
 }

@@ -610,6 +610,16 @@ impl LogWriter {
             }
             encode_frame(&mut self.buf, self.next_lsn + i as u64, &job.cmd);
         }
+        let mut keys = batch
+            .iter()
+            .filter_map(|job| match &job.cmd {
+                Command::Keyed { key, .. } => Some(key.id),
+                _ => None,
+            })
+            .peekable();
+        if keys.peek().is_some() {
+            self.state.idempotency().warm(keys, self.clock.now_us());
+        }
         match self.append() {
             Ok(()) => {
                 self.health.set(None);
