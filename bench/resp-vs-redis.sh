@@ -9,12 +9,18 @@
 # from /proc: Redis rewrites its AOF in a forked child, Photofinish snapshots in a thread).
 #
 #   MEMBERS=1000000 ./bench/resp-vs-redis.sh        # and MEMBERS=10000000
+#
+# WORKERS=N: Photofinish's request threads (`serve --workers`; default one per core).
+# WORKERS=1 gives it Redis's budget — one thread for commands — and leaves the other
+# core to redis-benchmark, as Redis does (docs/BENCHMARKS.md §9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMBERS=${MEMBERS:-1000000}
 N1=${N1:-400000}    # requests per unpipelined run
 N16=${N16:-3000000} # requests per -P 16 run
 BIN=${BIN:-target/release/photofinish}
+WORKERS_ARG=()
+[ -n "${WORKERS:-}" ] && WORKERS_ARG=(--workers "$WORKERS")
 [ -x "$BIN" ] || cargo build --release -p photofinish
 WORK=$(mktemp -d)
 cleanup() { kill "${RPID:-}" "${PPID_PF:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
@@ -28,7 +34,7 @@ redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes --appendfsync 
     --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
 RPID=$!
 "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PPORT" --fsync everysec \
-    --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
+    "${WORKERS_ARG[@]}" --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
 PPID_PF=$!
 for _ in $(seq 100); do
     redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
@@ -53,7 +59,7 @@ SHA=$(redis-cli -p "$RPORT" SCRIPT LOAD "$(cat bench/seed000_incr.lua)")
 # utime + stime, and the reaped children's (Redis's AOF rewrite runs in a forked child).
 cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 TICK=$(getconf CLK_TCK)
-echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(nproc) cores"
+echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(nproc) cores; photofinish workers: ${WORKERS:-one per core}"
 echo
 echo "| run | server | pipeline | ops/s | server CPU µs/op |"
 echo "|---|---|---|---:|---:|"

@@ -437,12 +437,13 @@ pub async fn serve_with(
         tracing::info!(%resp, tls = tls.is_some(), "RESP listening");
     }
     let scheme = if tls.is_some() { "https" } else { "http" };
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
     match &opts.storage {
         None => {
-            tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, "listening")
+            tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, workers, "listening")
         }
         Some(url) => {
-            tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, "listening")
+            tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, workers, "listening")
         }
     }
     on_ready(Bound {

@@ -65,6 +65,10 @@ enum Command {
         /// Prefix of every Redis key.
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
+        /// Threads that serve requests (1 to 1024; default: one per core).
+        #[arg(long, env = "PHOTOFINISH_WORKERS",
+              value_parser = clap::value_parser!(u16).range(1..=MAX_WORKERS))]
+        workers: Option<u16>,
         #[command(flatten)]
         access: Box<AccessFlags>,
         #[command(flatten)]
@@ -548,6 +552,20 @@ async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// Most request threads `serve --workers` takes.
+pub const MAX_WORKERS: i64 = 1024;
+
+impl Args {
+    /// The request threads `serve --workers` asks for; `None`: one per core (and for the
+    /// client commands, which need few).
+    pub fn workers(&self) -> Option<usize> {
+        match self.command {
+            Command::Serve { workers, .. } => workers.map(usize::from),
+            _ => None,
+        }
+    }
+}
+
 /// Runs the parsed command line.
 pub async fn run(args: Args) -> Result<()> {
     let client = Client::new(&args.server, args.token.as_deref())?;
@@ -562,6 +580,7 @@ pub async fn run(args: Args) -> Result<()> {
             redis_namespace,
             access,
             limits,
+            workers: _, // the runtime's, set up before this runs (main.rs)
         } => {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
                 anyhow!("--fsync must be always, everysec or never, got {fsync:?}")

@@ -36,7 +36,11 @@ fn disable_transparent_huge_pages() {}
 fn main() -> std::process::ExitCode {
     disable_transparent_huge_pages();
     let args = cli::Args::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = args.workers() {
+        builder.worker_threads(n);
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

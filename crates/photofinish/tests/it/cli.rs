@@ -333,3 +333,39 @@ fn a_format_1_namespace_is_refused_then_upgraded_in_place() {
         "past 2^53 now: {w}"
     );
 }
+
+/// `serve --workers N` runs N request threads (the runtime's own count, in the start-up
+/// log line); 0 and more than 1024 are refused before anything starts, naming the flag.
+#[test]
+fn serve_takes_its_worker_count_and_refuses_one_out_of_range() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--resp-listen", "off"])
+        .args(["--fsync", "never", "--workers", "3", "--data-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let line = stderr
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains(" listening "))
+        .expect("a listening line");
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    assert!(line.contains("workers=3"), "{line}");
+    for bad in ["0", "1025", "two"] {
+        let out = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--workers", bad])
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "--workers {bad} started");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--workers"), "{err}");
+    }
+}
