@@ -47,9 +47,10 @@ fn short(id: u128) -> u64 {
 /// The table. See the module docs. Keys live in slots in insertion order, which is expiry
 /// order while the lifetime stays the same (after a restart with a shorter one, a key may
 /// stay a little past its expiry; lookups check the expiry themselves); the index
-/// ([`KeyIndex`]) finds a key's slot. A single write's answer — nearly every key — is stored without a heap
-/// allocation of its own (the period's name is shared with the slots before it), so copying
-/// the table for a snapshot is one pass over flat memory, and writing it one in order.
+/// ([`KeyIndex`]) finds a key's slot. A single write's answer — nearly every key — is
+/// stored without a heap allocation of its own (its period is shared with the slots before
+/// it), so copying the table for a snapshot is one pass over flat memory, and writing it
+/// one in order.
 #[derive(Debug, Clone)]
 pub struct Table {
     /// Key ([`short`]) → sequence number of its slot. The slot holds the whole key, which
@@ -177,7 +178,7 @@ impl Table {
         self.slots.get(self.position(seq)?).filter(|s| s.id == id)
     }
 
-    /// Whether key `id` ([`key_hash`]) is remembered and not expired at `now_us`.
+    /// Whether key `id` ([`photofinish_core::idempotency::digest`]) is remembered and not expired at `now_us`.
     pub fn contains(&self, id: u128, now_us: i64) -> bool {
         self.slot(id).is_some_and(|s| s.expires_us > now_us)
     }

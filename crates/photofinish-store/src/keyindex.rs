@@ -109,7 +109,7 @@ impl KeyIndex {
     /// writes), and the cache line after it, where its probe or a removal's shift goes on
     /// (profiled: with only the first, a removal stalled on the second).
     pub fn prefetch(&self, key: u64) {
-        if let Some(e) = self.entries.get(self.home(stored(key)) & self.mask()) {
+        if let Some(e) = self.entries.get(self.home(stored(key))) {
             prefetch(e);
             prefetch(std::ptr::from_ref(e).cast::<u8>().wrapping_add(64));
         }
@@ -172,11 +172,6 @@ impl KeyIndex {
         for e in old.into_iter().filter(|e| e.key != 0) {
             self.insert_stored(e.key, e.value);
         }
-    }
-
-    /// Heap bytes of the entries.
-    pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<Entry>()
     }
 }
 
