@@ -50,7 +50,7 @@ T0=$(date +%s.%N)
 python3 bench/load.py http://127.0.0.1:$PORT bench "$N" 2>/dev/null
 T1=$(date +%s.%N)
 echo "batch load of $N members (load.py, 1000 a request): $(python3 -c "print(f'{$T1-$T0:.2f}')") s"
-stat evalsha
+stat fcall; stat evalsha
 PF=$(( $(used) - BASE ))
 echo "photofinish board: $PF bytes, $(python3 -c "print(f'{$PF/$N:.1f} bytes/member, {$PF/$PLAIN:.2f}x the plain ZSET')")"
 rc memory usage "pf:{bench}:p:all:r" SAMPLES 0
@@ -58,5 +58,5 @@ rc memory usage "pf:{bench}:p:all:t" SAMPLES 0 || true
 rc zcard "pf:{bench}:p:all:t"
 rc config resetstat >/dev/null
 run wrk -t2 -c50 -d"$DUR" --latency -s bench/wrk/submit.lua http://127.0.0.1:$PORT
-stat evalsha
+stat fcall; stat evalsha
 kill -TERM $PID; wait $PID || true

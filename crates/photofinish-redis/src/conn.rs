@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster_async::ClusterConnection;
-use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, ScriptInvocation, Value};
+use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, Value};
+
+use crate::scripts;
 
 /// Where the data lives, parsed from `--storage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,14 +96,21 @@ impl Conn {
         }
     }
 
-    /// Runs a script (EVALSHA, loading it on NOSCRIPT).
-    pub async fn script<T: FromRedisValue>(&self, inv: &ScriptInvocation<'_>) -> RedisResult<T> {
-        inv.invoke_async(&mut self.clone()).await
+    /// Runs one function of the library (`FCALL`); if Redis lacks it, loads the library
+    /// and runs it again.
+    pub async fn call<T: FromRedisValue>(&self, call: &scripts::Call) -> RedisResult<T> {
+        match self.query(&call.cmd()).await {
+            Err(e) if scripts::is_missing(&e) => {
+                self.load_library().await?;
+                self.query(&call.cmd()).await
+            }
+            done => done,
+        }
     }
 
-    /// Loads a script into the script cache (of every master, on a cluster).
-    pub async fn load(&self, script: &redis::Script) -> RedisResult<()> {
-        script.load_async(&mut self.clone()).await.map(drop)
+    /// Loads the library (`FUNCTION LOAD REPLACE`; on every primary, on a cluster).
+    pub async fn load_library(&self) -> RedisResult<()> {
+        self.query::<Value>(&scripts::load_cmd()).await.map(drop)
     }
 
     /// Runs a pipeline whose commands fail one by one (`ignore_errors`).

@@ -3,16 +3,17 @@
 //! The docs/SPEC.md §2 semantics on Redis or Valkey, standalone or cluster, with no state in the
 //! Photofinish process but a config cache: several servers can share one Redis.
 //!
-//! Each write is one Lua script (EVALSHA, reloaded on NOSCRIPT) that runs on the board's
-//! cluster slot: no client-side locks, no WATCH loops. The ZSET score is the real score;
-//! equal scores order by a fixed-width tie-break (reached_at, then a per-board sequence from
-//! INCR) at the front of the ZSET member. docs/redis-layout.md describes every key.
+//! Each write is one call of a Lua function (`FCALL`; the library is loaded again when
+//! Redis lacks it) that runs on the board's cluster slot: no client-side locks, no WATCH
+//! loops. The ZSET score is the real score; equal scores order by a fixed-width tie-break
+//! (reached_at, then a per-board sequence from INCR) at the front of the ZSET member. docs/redis-layout.md describes every key.
 //!
 //! # Layout
 //! - [`store`]: [`RedisStore`], the core's `Leaderboard` service on Redis, one module per
 //!   group of operations.
 //! - [`layout`]: key names and value encodings.
-//! - [`scripts`]: the Lua scripts, each beside the struct naming its keys and arguments.
+//! - [`scripts`]: the Lua functions, one library, each beside the struct naming its keys
+//!   and arguments.
 //! - [`reply`]: strict reading of script replies.
 //! - [`conn`]: the standalone or cluster connection, and the storage URL.
 

@@ -1,7 +1,5 @@
 //! The keys and arguments of `board.lua`, named, in the order the script unpacks them.
 
-use redis::ScriptInvocation;
-
 use crate::layout::BoardKeys;
 
 /// A board-level operation of `board.lua`.
@@ -97,7 +95,7 @@ pub enum BoardCall<'a> {
 impl BoardCall<'_> {
     /// KEYS: cfg periods seq clock events announced hook hookclaim; ARGV: OP, then the
     /// operation's own.
-    pub fn invocation(&self, keys: &BoardKeys) -> ScriptInvocation<'static> {
+    pub fn invocation(&self, keys: &BoardKeys) -> super::Call {
         let mut inv = super::BOARD.prepare_invoke();
         inv.key(keys.config())
             .key(keys.periods())

@@ -1,7 +1,5 @@
 //! The keys and arguments of `keyed.lua`, named, in the order the script reads them.
 
-use redis::ScriptInvocation;
-
 /// What a keyed call does (the script's MODE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -64,7 +62,7 @@ pub struct KeyedCall {
 impl KeyedCall {
     /// KEYS: the record, then each entry's keys; ARGV: FP TTL_MS MODE N, then per entry
     /// NKEYS NARGS ARGS….
-    pub fn invocation(&self) -> ScriptInvocation<'static> {
+    pub fn invocation(&self) -> super::Call {
         let mut inv = super::KEYED.prepare_invoke();
         inv.key(&self.record_key);
         inv.arg(&self.fingerprint)

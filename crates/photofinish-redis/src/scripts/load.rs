@@ -1,7 +1,6 @@
 //! The keys and arguments of `load.lua`, named, in the order the script reads them.
 
 use photofinish_core::Period;
-use redis::ScriptInvocation;
 
 use super::flag;
 use crate::layout::{self, BoardKeys};
@@ -48,7 +47,7 @@ pub struct LoadCall<'a> {
 impl LoadCall<'_> {
     /// KEYS: periods [seq]; ARGV: P PERIOD_ID RECORD DESC EXPIRY_MS, then per entry NAME H
     /// H32 HI LO R RC SEQ META.
-    pub fn invocation(&self) -> ScriptInvocation<'static> {
+    pub fn invocation(&self) -> super::Call {
         let mut inv = super::LOAD.prepare_invoke();
         inv.key(self.periods_key);
         if let Some(seq) = self.seq_key {

@@ -1,11 +1,17 @@
-//! The Lua scripts, each beside the Rust struct that names its keys and arguments in the
-//! order the script unpacks them (`write.rs` + `write.lua`, …), with the shared helpers of
-//! `common.lua` prepended. `redis::Script` sends them by SHA1 (EVALSHA) and loads them on
-//! NOSCRIPT, e.g. after a Redis restart.
+//! The Lua code, one Redis Functions library (`FUNCTION LOAD`, called with `FCALL`): the
+//! shared helpers of `common.lua`, `write_fn.lua` and `remove_fn.lua` at its top, then one
+//! function per script body (`write.lua`, `read.lua`, …), each beside the Rust struct that
+//! names its keys and arguments in the order the body unpacks them (`write.rs` +
+//! `write.lua`, …). The library's top runs once, when Redis loads it; a call runs only its
+//! function's body (an `EVALSHA` ran the whole script, defining every helper again on each
+//! call: docs/BENCHMARKS.md §10). The library and function names carry a hash of the code,
+//! so nodes of two builds on one Redis each call their own; a Redis that lacks the library
+//! (restarted without persistence, `FUNCTION FLUSH`, a new cluster node) gets it on the
+//! first call that misses it ([`crate::conn::Conn::call`]).
 
 use std::sync::LazyLock;
 
-use redis::Script;
+use redis::ToRedisArgs;
 
 pub mod board;
 pub mod keyed;
@@ -14,33 +20,142 @@ pub mod read;
 pub mod write;
 
 const COMMON: &str = include_str!("common.lua");
-
-fn with_common(body: &str) -> Script {
-    Script::new(&format!("{COMMON}\n{body}"))
-}
-
 const WRITE_FN: &str = include_str!("write_fn.lua");
 const REMOVE_FN: &str = include_str!("remove_fn.lua");
 
-/// One write: retention check, operator, sequence, ZSET and indexes, period bookkeeping.
-pub static WRITE: LazyLock<Script> =
-    LazyLock::new(|| with_common(&format!("{WRITE_FN}\n{}", include_str!("write.lua"))));
-/// Member, page and around reads.
-pub static READ: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("read.lua")));
-/// Removing a member from a period.
-pub static REMOVE: LazyLock<Script> =
-    LazyLock::new(|| with_common(&format!("{REMOVE_FN}\n{}", include_str!("remove.lua"))));
-/// A write, batch, remove or create under an idempotency key, with the key's record.
-pub static KEYED: LazyLock<Script> = LazyLock::new(|| {
-    with_common(&format!(
-        "{WRITE_FN}\n{REMOVE_FN}\n{}",
-        include_str!("keyed.lua")
-    ))
+/// The functions of the library: the name each has in Rust, its body, and whether it
+/// writes (a read is flagged `no-writes`, so Redis lets it run at its memory limit).
+const BODIES: [(&str, &str, bool); 6] = [
+    ("write", include_str!("write.lua"), true),
+    ("read", include_str!("read.lua"), false),
+    ("remove", include_str!("remove.lua"), true),
+    ("keyed", include_str!("keyed.lua"), true),
+    ("load", include_str!("load.lua"), true),
+    ("board", include_str!("board.lua"), true),
+];
+
+/// The library: its name and its code, as `FUNCTION LOAD` takes it.
+#[derive(Debug)]
+pub struct Library {
+    /// `photofinish_<version>`.
+    pub name: String,
+    /// The code, from its `#!lua` line on.
+    pub code: String,
+    version: String,
+}
+
+/// The one library every function lives in.
+pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
+    let helpers = format!("{COMMON}\n{WRITE_FN}\n{REMOVE_FN}\n");
+    let bodies: String = BODIES.iter().map(|(_, body, _)| *body).collect();
+    // The version: the first 12 hex digits of the code's SHA-1 (as `SCRIPT LOAD` names it).
+    let version = redis::Script::new(&format!("{helpers}{bodies}")).get_hash()[..12].to_owned();
+    let name = format!("photofinish_{version}");
+    let mut code = format!("#!lua name={name}\n{helpers}");
+    for (short, body, writes) in BODIES {
+        let flags = if writes { "" } else { "'no-writes'" };
+        code.push_str(&format!(
+            "redis.register_function{{function_name = 'pf_{short}_{version}', flags = {{{flags}}},\n\
+             callback = function(KEYS, ARGV)\n{body}\nend}}\n"
+        ));
+    }
+    Library {
+        name,
+        code,
+        version,
+    }
 });
-/// Loading entries with their own tie-breaks (format upgrades).
-pub static LOAD: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("load.lua")));
+
+/// One function of [`LIBRARY`].
+#[derive(Debug)]
+pub struct Function {
+    name: String,
+}
+
+impl Function {
+    fn new(short: &str) -> Self {
+        assert!(
+            BODIES.iter().any(|(s, _, _)| *s == short),
+            "no function {short}"
+        );
+        Self {
+            name: format!("pf_{short}_{}", LIBRARY.version),
+        }
+    }
+
+    /// The name `FCALL` takes.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A call of this function, keys and arguments to be added.
+    pub fn prepare_invoke(&'static self) -> Call {
+        Call {
+            function: self,
+            keys: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+/// One write: retention check, operator, sequence, ZSET and indexes, period bookkeeping.
+pub static WRITE: LazyLock<Function> = LazyLock::new(|| Function::new("write"));
+/// Member, page and around reads.
+pub static READ: LazyLock<Function> = LazyLock::new(|| Function::new("read"));
+/// Removing a member from a period.
+pub static REMOVE: LazyLock<Function> = LazyLock::new(|| Function::new("remove"));
+/// A write, batch, remove or create under an idempotency key, with the key's record.
+pub static KEYED: LazyLock<Function> = LazyLock::new(|| Function::new("keyed"));
+/// Loading entries with their own tie-breaks (format upgrades, imports).
+pub static LOAD: LazyLock<Function> = LazyLock::new(|| Function::new("load"));
 /// Board create, drop, period listing and member counts.
-pub static BOARD: LazyLock<Script> = LazyLock::new(|| with_common(include_str!("board.lua")));
+pub static BOARD: LazyLock<Function> = LazyLock::new(|| Function::new("board"));
+
+/// A call of one function: its keys and arguments, in order, as `FCALL` sends them.
+#[derive(Debug, Clone)]
+pub struct Call {
+    function: &'static Function,
+    keys: Vec<Vec<u8>>,
+    args: Vec<Vec<u8>>,
+}
+
+impl Call {
+    /// Adds a key (or several, for a value that is a list).
+    pub fn key<T: ToRedisArgs>(&mut self, key: T) -> &mut Self {
+        self.keys.extend(key.to_redis_args());
+        self
+    }
+
+    /// Adds an argument (or several, for a value that is a list).
+    pub fn arg<T: ToRedisArgs>(&mut self, arg: T) -> &mut Self {
+        self.args.extend(arg.to_redis_args());
+        self
+    }
+
+    /// `FCALL name numkeys keys… args…`.
+    pub fn cmd(&self) -> redis::Cmd {
+        let mut cmd = redis::cmd("FCALL");
+        cmd.arg(self.function.name())
+            .arg(self.keys.len())
+            .arg(&self.keys)
+            .arg(&self.args);
+        cmd
+    }
+}
+
+/// Whether Redis refused a call because it lacks the function (the library is not loaded
+/// there).
+pub fn is_missing(e: &redis::RedisError) -> bool {
+    e.detail()
+        .is_some_and(|d| d.starts_with("Function not found"))
+}
+
+/// `FUNCTION LOAD REPLACE` of [`LIBRARY`] (sent to every primary of a cluster).
+pub fn load_cmd() -> redis::Cmd {
+    let mut cmd = redis::cmd("FUNCTION");
+    cmd.arg("LOAD").arg("REPLACE").arg(&LIBRARY.code);
+    cmd
+}
 
 /// The status words every script answers first (the `S_*` constants of `common.lua`).
 pub mod status {
@@ -87,21 +202,17 @@ pub mod status {
     pub const NO_STAGE: &[u8] = b"no_stage";
 }
 
-/// An invocation of `script` with `keys` and `args`, in order (a call prepared as vectors:
+/// A call of `function` with `keys` and `args`, in order (a call prepared as vectors:
 /// `WriteCall`, `PeriodTarget::remove_parts`).
-pub fn invocation(
-    script: &'static Script,
-    keys: &[String],
-    args: &[Vec<u8>],
-) -> redis::ScriptInvocation<'static> {
-    let mut inv = script.prepare_invoke();
+pub fn invocation(function: &'static Function, keys: &[String], args: &[Vec<u8>]) -> Call {
+    let mut call = function.prepare_invoke();
     for k in keys {
-        inv.key(k);
+        call.key(k);
     }
     for a in args {
-        inv.arg(a);
+        call.arg(a);
     }
-    inv
+    call
 }
 
 /// A flag argument as the scripts read it (`TRUE` in `common.lua`).

@@ -3,7 +3,6 @@
 
 use photofinish_core::query::ThresholdQuery;
 use photofinish_core::{Period, RankStyle};
-use redis::{Script, ScriptInvocation};
 
 use super::flag;
 use crate::layout::{self, BoardKeys};
@@ -38,8 +37,8 @@ impl PeriodTarget<'_> {
     }
 
     /// KEYS: cfg periods; ARGV: CONFIG PERIOD_ID IS_CURRENT P.
-    pub fn invocation(&self, script: &'static Script) -> ScriptInvocation<'static> {
-        let mut inv = script.prepare_invoke();
+    pub fn invocation(&self, function: &'static super::Function) -> super::Call {
+        let mut inv = function.prepare_invoke();
         inv.key(self.keys.config()).key(self.keys.periods());
         inv.arg(self.config_text)
             .arg(&self.period.id)
@@ -105,7 +104,7 @@ pub fn read(
     desc: bool,
     style: RankStyle,
     mode: ReadMode<'_>,
-) -> ScriptInvocation<'static> {
+) -> super::Call {
     let mut inv = target.invocation(&super::READ);
     inv.arg(flag(desc)).arg(style.as_str());
     match mode {
@@ -150,7 +149,7 @@ pub fn read(
 }
 
 /// One call of the remove script: [`PeriodTarget::remove_parts`].
-pub fn remove(target: &PeriodTarget<'_>, member: &str) -> ScriptInvocation<'static> {
+pub fn remove(target: &PeriodTarget<'_>, member: &str) -> super::Call {
     let (keys, args) = target.remove_parts(member);
     super::invocation(&super::REMOVE, &keys, &args)
 }

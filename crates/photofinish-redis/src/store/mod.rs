@@ -352,9 +352,9 @@ impl RedisStore {
     async fn run(
         &self,
         script: &'static str,
-        inv: &redis::ScriptInvocation<'_>,
+        call: &crate::scripts::Call,
     ) -> Result<Reply, BoardError> {
-        let v: redis::Value = self.conn.script(inv).await.map_err(unavailable)?;
+        let v: redis::Value = self.conn.call(call).await.map_err(unavailable)?;
         Reply::new(script, v)
     }
 }

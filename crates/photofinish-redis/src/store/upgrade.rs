@@ -197,7 +197,7 @@ async fn upgrade_board(
                 .collect::<Result<Vec<_>, _>>()?;
             for chunk in entries.chunks(LOAD_CHUNK) {
                 loaded_any = true;
-                let v: Value = conn.script(&call(chunk)).await.map_err(unavailable)?;
+                let v: Value = conn.call(&call(chunk)).await.map_err(unavailable)?;
                 if let Value::Array(a) = v {
                     if let Some(Value::Int(n)) = a.get(1) {
                         report.entries += *n as u64;
@@ -211,7 +211,7 @@ async fn upgrade_board(
         }
         if !loaded_any {
             // No entries (or all loaded by an earlier run): the record still gets its state.
-            let _: Value = conn.script(&call(&[])).await.map_err(unavailable)?;
+            let _: Value = conn.call(&call(&[])).await.map_err(unavailable)?;
         }
         let _: Value = get(
             conn,

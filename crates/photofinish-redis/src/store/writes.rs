@@ -177,9 +177,9 @@ impl RedisStore {
         .await
     }
 
-    /// Applies writes in order, each on its own, in one pipeline of scripts: one round trip
-    /// for the batch instead of one per write. Entries whose script did not run (the script
-    /// cache was flushed, or the board changed under a stale config) are run again one by
+    /// Applies writes in order, each on its own, in one pipeline of function calls: one
+    /// round trip for the batch instead of one per write. Entries whose call did not run
+    /// (the library was flushed mid-batch, or the board changed under a stale config) are run again one by
     /// one when every later entry did not run either, so the order holds; otherwise they
     /// fail. If the pipeline itself fails, the outcome of its entries is unknown and each
     /// answers unavailable.
@@ -197,26 +197,30 @@ impl RedisStore {
         let mut pipe = redis::pipe();
         pipe.ignore_errors();
         for p in prepared.iter().flatten() {
-            let mut cmd = redis::cmd("EVALSHA");
-            cmd.arg(scripts::WRITE.get_hash())
-                .arg(p.keys.len())
-                .arg(&p.keys)
-                .arg(&p.args);
-            pipe.add_command(cmd);
+            pipe.add_command(scripts::invocation(&scripts::WRITE, &p.keys, &p.args).cmd());
         }
-        let replies: Vec<redis::RedisResult<Value>> = if pipe.is_empty() {
-            Vec::new()
-        } else {
-            self.conn.load(&scripts::WRITE).await.map_err(unavailable)?;
-            match self.conn.pipeline(&pipe).await {
-                Ok(r) => r,
-                Err(e) => {
-                    let unknown = format!("outcome unknown, the batch's pipeline failed: {e}");
-                    return Ok(prepared
-                        .into_iter()
-                        .map(|p| p.and(Err(BoardError::Unavailable(unknown.clone()))))
-                        .collect());
-                }
+        let run = || async {
+            if pipe.is_empty() {
+                return Ok(Vec::new());
+            }
+            self.conn.pipeline(&pipe).await
+        };
+        let mut replies = run().await;
+        // Redis lacked the library (restarted, flushed): none ran; load it and run them all.
+        if replies.as_ref().is_ok_and(|r| {
+            !r.is_empty() && r.iter().all(|v| v.as_ref().is_err_and(scripts::is_missing))
+        }) {
+            self.conn.load_library().await.map_err(unavailable)?;
+            replies = run().await;
+        }
+        let replies: Vec<redis::RedisResult<Value>> = match replies {
+            Ok(r) => r,
+            Err(e) => {
+                let unknown = format!("outcome unknown, the batch's pipeline failed: {e}");
+                return Ok(prepared
+                    .into_iter()
+                    .map(|p| p.and(Err(BoardError::Unavailable(unknown.clone()))))
+                    .collect());
             }
         };
         // Per entry: Ok(Some) done, Ok(None) did not run (retry), Err failed.
@@ -229,12 +233,7 @@ impl RedisStore {
                 Ok(p) => match replies.next() {
                     Some(Ok(v)) => Reply::new("write", v)
                         .and_then(|r| Self::parse_written(&cached, w, p.period, &r)),
-                    Some(Err(e))
-                        if e.kind()
-                            == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
-                    {
-                        Ok(None)
-                    }
+                    Some(Err(e)) if scripts::is_missing(&e) => Ok(None),
                     Some(Err(e)) => Err(unavailable(e)),
                     None => Err(BoardError::Unavailable(
                         "the batch's pipeline answered fewer replies than it had scripts".into(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use photofinish_server::serve::ServeOptions;
 use photofinish_store::io::RealStorage;
-use photofinish_testkit::redis::RedisProcess;
+use photofinish_testkit::redis::{RedisCluster, RedisProcess};
 use serde_json::json;
 
 use crate::support::*;
@@ -454,4 +454,71 @@ async fn names_that_share_a_hash_stay_apart() {
         let e = store.member("c", &format!("m{gone}"), &read).await;
         assert!(e.is_err(), "m{gone} was removed: {e:?}");
     }
+}
+
+/// The Lua code is one Functions library (docs/redis-layout.md, "Scripts"), which a Redis
+/// can lose: restarted without persistence, `FUNCTION FLUSH`, a node new to a cluster. The
+/// first call that misses it loads it again — a write, a batch, a read, a remove — on every
+/// primary, and a node loads only its own build's one library. On its own Redis (or
+/// cluster): flushing the shared one would make other tests' calls load it again too.
+async fn a_lost_library_is_loaded_again(kind: Kind) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().to_path_buf();
+    let (url, nodes) = tokio::task::spawn_blocking(move || match kind {
+        Kind::Cluster => {
+            let c = RedisCluster::start(&path, 3).expect("cluster");
+            (c.url(), c.nodes)
+        }
+        _ => {
+            let r = RedisProcess::start(&path, &[]).expect("redis");
+            (r.url(), vec![r])
+        }
+    })
+    .await
+    .expect("start");
+    let opts = ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        storage: Some(url),
+        redis_namespace: "lib".into(),
+        ..ServeOptions::default()
+    };
+    let s = Server::start_with(opts, Arc::new(RealStorage), kind).await;
+    let each_node = |cmd: &redis::Cmd| -> Vec<redis::Value> {
+        nodes
+            .iter()
+            .map(|n| cmd.query(&mut n.client().expect("client")).expect("query"))
+            .collect()
+    };
+    let flush = || each_node(redis::cmd("FUNCTION").arg("FLUSH"));
+    assert_eq!(s.put("/v1/boards/b", json!({})).await.0, 201);
+    let add = |m: &str, v: i64| json!({"member": m, "score": v});
+    assert_eq!(s.post("/v1/boards/b/scores", add("ann", 5)).await.0, 200);
+    // Every primary holds the one library of this build.
+    for listing in each_node(redis::cmd("FUNCTION").arg("LIST")) {
+        let text = format!("{listing:?}");
+        assert_eq!(text.matches("photofinish_").count(), 1, "{text}");
+    }
+    flush();
+    let batch = json!({"entries": [add("bob", 3), add("cat", 7), add("ann", 1)]});
+    assert_eq!(s.post("/v1/boards/b/scores:batch", batch).await.0, 200);
+    flush();
+    let (st, ann) = s.get("/v1/boards/b/members/ann").await;
+    assert_eq!((st.as_u16(), &ann["score"]), (200, &json!(6)), "{ann}");
+    flush();
+    assert_eq!(s.post("/v1/boards/b/scores", add("dan", 4)).await.0, 200);
+    flush();
+    assert_eq!(s.delete("/v1/boards/b/members/bob").await.0, 204);
+    let (_, page) = s.get("/v1/boards/b/entries").await;
+    assert_eq!(member_names(&page), ["cat", "ann", "dan"], "{page}");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lost_library_is_loaded_again_on_redis() {
+    a_lost_library_is_loaded_again(Kind::Redis).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lost_library_is_loaded_again_on_a_cluster() {
+    a_lost_library_is_loaded_again(Kind::Cluster).await
 }
