@@ -108,10 +108,17 @@ local function i64_of_key(s, at)
   return u32_at(s, at) - TWO31, u32_at(s, at + 4)
 end
 
+-- The decimal text of an integer-valued number inside ±2^53. '%d' (a C long) instead of
+-- Lua's own '%.14g' or '%.17g', which a number passed to redis.call gets: the float
+-- formatting took a few per cent of Redis' time (docs/BENCHMARKS.md §10).
+local function int_text(n)
+  return string.format('%d', n)
+end
+
 -- The decimal text of a score, exact over the whole range.
 local function i64_text(hi, lo)
   local d = hi * TWO32 + lo
-  if not is_big(d) then return string.format('%.0f', d) end
+  if not is_big(d) then return int_text(d) end
   local sign = ''
   if hi < 0 then
     sign = '-'
@@ -129,8 +136,9 @@ local function i64_text(hi, lo)
   return sign .. table.concat(digits)
 end
 
--- A score as ZCOUNT reads it.
+-- A ZSET score (a double that holds an integer) as ZADD and ZCOUNT read it.
 local function double_text(d)
+  if not is_big(d) then return int_text(d) end
   return string.format('%.17g', d)
 end
 
@@ -252,12 +260,13 @@ end
 local function entry_add(P, hi, lo, d, m, expiry)
   local c = group_size(P, hi, lo, d)
   if c > 0 then
-    redis.call('ZADD', P .. 't', d, i64_key(hi, lo) .. u32be(c))
+    redis.call('ZADD', P .. 't', double_text(d), i64_key(hi, lo) .. u32be(c))
     if expiry then redis.call('PEXPIREAT', P .. 't', expiry) end
   end
-  redis.call('ZADD', P .. 'r', d, m)
+  local score = double_text(d)
+  redis.call('ZADD', P .. 'r', score, m)
   if is_big(d) then
-    redis.call('ZADD', P .. 'x', d, m)
+    redis.call('ZADD', P .. 'x', score, m)
     if expiry then redis.call('PEXPIREAT', P .. 'x', expiry) end
   end
 end
@@ -279,11 +288,12 @@ end
 local BUCKET_LOAD = 32
 local MAX_PROBES = 255
 
+-- The number of the bucket of a name whose hash's low 32 bits are h32, as key text.
 local function bucket_of(h32, L, S)
   local n = 2 ^ L
   local b = h32 % n
   if b < S then b = h32 % (2 * n) end
-  return b
+  return int_text(b)
 end
 
 -- The bucket field, prefix and ZSET score of `name`; when absent, the free field it takes.

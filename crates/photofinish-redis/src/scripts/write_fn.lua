@@ -80,11 +80,14 @@ local function apply_write(KEYS, ARGV)
     local r, rc = R, RC
     if STAMPED == TRUE then
       -- Stamped writes never go back in time on one board, whichever server stamped them.
-      local last = redis.call('GET', K_CLOCK)
-      if last and u64_less(r, last) and not u64_less(CLAMP, last) then
-        r, rc = last, complement(last)
+      -- One call as a rule: the clock takes r and answers the one it held; if that was
+      -- later (another server's clock runs ahead), it goes back, and the write takes it
+      -- unless that would leave the period.
+      local last = redis.call('SET', K_CLOCK, r, 'GET')
+      if last and u64_less(r, last) then
+        redis.call('SET', K_CLOCK, last)
+        if not u64_less(CLAMP, last) then r, rc = last, complement(last) end
       end
-      if not last or u64_less(last, r) then redis.call('SET', K_CLOCK, r) end
     end
     reached = r
     local d = i64_double(nh, nl)
@@ -128,7 +131,7 @@ local function apply_write(KEYS, ARGV)
   local tb = string.sub(prefix, #prefix - TIEBREAK_LEN + 1)
   if changed and EMIT == TRUE then
     announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
-    emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_text, 'r', pos + 1,
+    emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_text, 'r', int_text(pos + 1),
          'a', reached_text(reached), 'p', PERIOD_ID)
   end
   return {S_OK, new_text, pos + 1, tb, changed and 1 or 0}

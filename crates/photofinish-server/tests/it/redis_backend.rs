@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use photofinish_server::serve::ServeOptions;
+use photofinish_core::clock::ManualClock;
+use photofinish_server::serve::{ServeOptions, SharedClock};
 use photofinish_store::io::RealStorage;
 use photofinish_testkit::redis::{RedisCluster, RedisProcess};
 use serde_json::json;
@@ -521,4 +522,37 @@ async fn a_lost_library_is_loaded_again_on_redis() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lost_library_is_loaded_again_on_a_cluster() {
     a_lost_library_is_loaded_again(Kind::Cluster).await
+}
+
+/// Stamped writes never go back in time on one board, whichever server stamped them
+/// (`write_fn.lua`): a server whose clock lags another's writes at the board's latest
+/// instant — after the write that set it, and again after its own, which must not have
+/// moved the board's clock back to its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lagging_servers_writes_take_the_boards_latest_instant() {
+    const T: i64 = 1_795_400_000_000_000;
+    let ahead = Server::start_at(Kind::Redis, T + 10_000_000).await;
+    let url = tokio::task::spawn_blocking(|| shared_redis().url())
+        .await
+        .expect("url");
+    let opts = ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        storage: Some(url),
+        redis_namespace: ahead.namespace().expect("namespace").into(),
+        clock: SharedClock(Arc::new(ManualClock::new(T))),
+        ..ServeOptions::default()
+    };
+    let lagging = Server::start_with(opts, Arc::new(RealStorage), Kind::Redis).await;
+    ahead.put("/v1/boards/c", json!({})).await;
+    let add = |m: &str| json!({"member": m, "score": 5, "op": "set"});
+    let first = ahead.post("/v1/boards/c/scores", add("first")).await.1;
+    assert_eq!(micros(&first["reached_at"]), T + 10_000_000, "{first}");
+    for m in ["second", "third"] {
+        let w = lagging.post("/v1/boards/c/scores", add(m)).await.1;
+        assert_eq!(micros(&w["reached_at"]), T + 10_000_000, "{m}: {w}");
+    }
+    let (_, page) = lagging.get("/v1/boards/c/entries").await;
+    assert_eq!(member_names(&page), ["first", "second", "third"], "{page}");
+    ahead.stop().await;
+    lagging.stop().await;
 }
