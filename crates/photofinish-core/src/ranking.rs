@@ -22,7 +22,7 @@ use crate::key::Key;
 use crate::slab::Slab;
 
 mod persist;
-pub use persist::{RankingBuilder, SavedEntry};
+pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 
 /// Member names up to this many bytes are stored inside the record.
 const INLINE_NAME_BYTES: usize = 16;

@@ -1,7 +1,7 @@
 //! Saving and loading a ranking: every entry with its exact key for a snapshot, and
 //! rebuilding a ranking from saved entries — one at a time, or all at once from rank order
-//! (the bulk path recovery uses: records first, the member table filled in bucket order,
-//! the index built bottom-up).
+//! (the bulk path recovery uses: records first, then the member table filled in bucket
+//! order while the index is built bottom-up — on a second thread for a large ranking).
 
 use super::*;
 
@@ -19,6 +19,10 @@ pub struct SavedEntry<'a> {
     /// Serialized metadata object.
     pub metadata: Option<&'a str>,
 }
+
+/// A ranking of at least this many entries builds its member table and its index on two
+/// threads; below it, a thread's start would cost more than it saves.
+pub const PARALLEL_BUILD_MIN: usize = 100_000;
 
 /// Builds a ranking in bulk: entries are pushed in any order, then
 /// [`RankingBuilder::finish`] sorts their ids if they came out of order, fills the member
@@ -108,8 +112,35 @@ impl RankingBuilder {
             self.ids.clear();
             self.ids.extend(keyed.into_iter().map(|(_, id)| id));
         }
-        self.r.fill_member_table(&self.ids)?;
-        self.r.index = RankedIndex::from_sorted(&self.ids, &self.r.records);
+        let ids = &self.ids;
+        let Ranking {
+            records,
+            members,
+            hasher,
+            index,
+            ..
+        } = &mut self.r;
+        let records: &Records = records;
+        // The member table and the index read the records and nothing of each other: a
+        // large ranking builds them on two threads (docs/BENCHMARKS.md §13).
+        let build_index = || RankedIndex::from_sorted(ids, records);
+        let (filled, built) = std::thread::scope(|s| {
+            let helper = (ids.len() >= PARALLEL_BUILD_MIN)
+                .then(|| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, build_index)
+                        .ok()
+                })
+                .flatten();
+            let filled = fill_member_table(members, records, hasher, ids);
+            let built = match helper {
+                Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                None => build_index(),
+            };
+            (filled, built)
+        });
+        filled?;
+        *index = built;
         Ok(self.r)
     }
 }
@@ -138,40 +169,6 @@ impl Ranking {
         b.finish()
     }
 
-    /// Puts every id into the (reserved) member table in the order of the buckets they land
-    /// in, so consecutive inserts touch neighbouring memory instead of 10M random places.
-    /// The bucket mask follows hashbrown's power-of-two layout; were it ever different, only
-    /// the speed would suffer. Fails on a duplicate member.
-    fn fill_member_table(&mut self, ids: &[u32]) -> Result<(), BoardError> {
-        self.members.reserve(ids.len(), |_| 0);
-        let buckets = (self.members.capacity() * 8 / 7).max(1).next_power_of_two() as u64;
-        let (records, hasher) = (&self.records, &self.hasher);
-        let mut pairs: Vec<(u64, u32)> = ids
-            .iter()
-            .map(|&id| (hasher.hash_one(records.name(id)), id))
-            .collect();
-        pairs.sort_unstable_by_key(|&(hash, _)| hash & (buckets - 1));
-        for (hash, id) in pairs {
-            let name = records.name(id);
-            match self.members.entry(
-                hash,
-                |&other| records.name(other) == name,
-                |&other| hasher.hash_one(records.name(other)),
-            ) {
-                hashbrown::hash_table::Entry::Vacant(slot) => {
-                    slot.insert(id);
-                }
-                hashbrown::hash_table::Entry::Occupied(_) => {
-                    return Err(BoardError::InvalidEntries(format!(
-                        "member {:?} appears twice",
-                        String::from_utf8_lossy(name)
-                    )));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Raises the next sequence number to at least `next_seq` (snapshot loading).
     pub fn reserve_seq(&mut self, next_seq: u64) {
         self.next_seq = self.next_seq.max(next_seq);
@@ -194,4 +191,44 @@ impl Ranking {
             );
         }
     }
+}
+
+/// Puts every id into the (reserved) member table in the order of the buckets they land
+/// in, so consecutive inserts touch neighbouring memory instead of 10M random places.
+/// The bucket mask follows hashbrown's power-of-two layout; were it ever different, only
+/// the speed would suffer. Fails on a duplicate member.
+fn fill_member_table(
+    members: &mut HashTable<u32>,
+    records: &Records,
+    hasher: &DefaultHashBuilder,
+    ids: &[u32],
+) -> Result<(), BoardError> {
+    members.reserve(ids.len(), |_| 0);
+    let buckets = (members.capacity() * 8 / 7).max(1).next_power_of_two() as u64;
+    let mut pairs: Vec<(u64, u32)> = ids
+        .iter()
+        .map(|&id| (hasher.hash_one(records.name(id)), id))
+        .collect();
+    pairs.sort_unstable_by_key(|&(hash, _)| hash & (buckets - 1));
+    for (hash, id) in pairs {
+        // The new member's own record is read only when a slot's tag matches: ids come in
+        // bucket order, not record order, so reading it for every insert was a cache miss
+        // each (docs/BENCHMARKS.md §13).
+        match members.entry(
+            hash,
+            |&other| records.name(other) == records.name(id),
+            |&other| hasher.hash_one(records.name(other)),
+        ) {
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+            hashbrown::hash_table::Entry::Occupied(_) => {
+                return Err(BoardError::InvalidEntries(format!(
+                    "member {:?} appears twice",
+                    String::from_utf8_lossy(records.name(id))
+                )));
+            }
+        }
+    }
+    Ok(())
 }

@@ -626,3 +626,50 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
         "equal keys"
     );
 }
+
+/// A ranking of at least `PARALLEL_BUILD_MIN` entries builds its member table and its
+/// index on two threads: the order, ranks and lookups are the ones its entries say, and a
+/// duplicate member (found by the member table's thread) is still refused.
+#[test]
+fn a_large_bulk_load_on_two_threads_is_the_ranking_its_entries_say() {
+    use photofinish_core::ranking::{SavedEntry, PARALLEL_BUILD_MIN};
+    let n = PARALLEL_BUILD_MIN + 4321;
+    let mut names: Vec<String> = (0..n).map(|i| format!("m{i:07}")).collect();
+    // A desc board in rank order: the score falls every 7 entries (ties), and inside a tie
+    // the time rises.
+    let load = |names: &[String]| {
+        Ranking::from_sorted(
+            Order::Desc,
+            n,
+            names.iter().enumerate().map(|(i, name)| {
+                Ok(SavedEntry {
+                    member: name,
+                    score: (n / 7 - i / 7) as i64,
+                    reached_at_us: i as i64,
+                    seq: i as u64 + 1,
+                    metadata: None,
+                })
+            }),
+        )
+    };
+    let r = load(&names).expect("bulk");
+    r.check_invariants();
+    assert_eq!(r.len(), n as u64);
+    let page = r.page(0, usize::MAX, RankStyle::Ordinal);
+    assert!(page.iter().map(|e| &e.member).eq(names.iter()), "order");
+    for i in (0..n).step_by(997).chain([n - 1]) {
+        let at = |style| r.member(&names[i], style).map(|e| e.rank);
+        assert_eq!(at(RankStyle::Ordinal), Some(i as u64 + 1), "{i}");
+        assert_eq!(
+            at(RankStyle::Competition),
+            Some((i / 7 * 7) as u64 + 1),
+            "{i}"
+        );
+        assert_eq!(at(RankStyle::Dense), Some((i / 7) as u64 + 1), "{i}");
+    }
+    names[n - 1] = names[3].clone();
+    assert!(
+        matches!(load(&names), Err(BoardError::InvalidEntries(m)) if m.contains("appears twice")),
+        "duplicate"
+    );
+}
