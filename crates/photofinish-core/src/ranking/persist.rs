@@ -20,8 +20,9 @@ pub struct SavedEntry<'a> {
     pub metadata: Option<&'a str>,
 }
 
-/// A ranking of at least this many entries builds its member table and its index on two
-/// threads; below it, a thread's start would cost more than it saves.
+/// A ranking of at least this many entries builds its member table on one thread and its
+/// rank order (the sort, if the entries came unsorted) and index on another; below it, a
+/// thread's start would cost more than it saves.
 pub const PARALLEL_BUILD_MIN: usize = 100_000;
 
 /// Builds a ranking in bulk: entries are pushed in any order, then
@@ -92,27 +93,7 @@ impl RankingBuilder {
 
     /// The ranking. Fails on a member pushed twice, or two entries with the same key.
     pub fn finish(mut self) -> Result<Ranking, BoardError> {
-        let records = &self.r.records;
-        if !self.sorted {
-            // Sorting the keys themselves, not ids by a key looked up in its record: the
-            // lookups were a cache miss per comparison, most of a 10M build (docs/BENCHMARKS.md
-            // §13). It costs 32 bytes per entry while the sort runs.
-            let mut keyed: Vec<(Key, u32)> = self
-                .ids
-                .iter()
-                .map(|&id| (records.key_of(id), id))
-                .collect();
-            keyed.sort_unstable_by_key(|&(key, _)| key);
-            if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(BoardError::InvalidEntries(format!(
-                    "member {:?} has the same score, time and sequence as another",
-                    String::from_utf8_lossy(records.name(w[1].1))
-                )));
-            }
-            self.ids.clear();
-            self.ids.extend(keyed.into_iter().map(|(_, id)| id));
-        }
-        let ids = &self.ids;
+        let (ids, sorted) = (&self.ids, self.sorted);
         let Ranking {
             records,
             members,
@@ -121,24 +102,45 @@ impl RankingBuilder {
             ..
         } = &mut self.r;
         let records: &Records = records;
-        // The member table and the index read the records and nothing of each other: a
-        // large ranking builds them on two threads (docs/BENCHMARKS.md §13).
-        let build_index = || RankedIndex::from_sorted(ids, records);
+        // The rank order and its index, and the member table, read the records and nothing
+        // of each other: a large ranking builds them on two threads (docs/BENCHMARKS.md §13).
+        let ordered_index = || -> Result<RankedIndex, BoardError> {
+            if sorted {
+                return Ok(RankedIndex::from_sorted(ids, records));
+            }
+            // Sorting the keys themselves, not ids by a key looked up in its record: the
+            // lookups were a cache miss per comparison, most of a 10M build. It costs 32
+            // bytes per entry while the sort runs (and the member table's 16 beside it).
+            let mut keyed: Vec<(Key, u32)> =
+                ids.iter().map(|&id| (records.key_of(id), id)).collect();
+            keyed.sort_unstable_by_key(|&(key, _)| key);
+            if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(BoardError::InvalidEntries(format!(
+                    "member {:?} has the same score, time and sequence as another",
+                    String::from_utf8_lossy(records.name(w[1].1))
+                )));
+            }
+            let ranked: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
+            Ok(RankedIndex::from_sorted(&ranked, records))
+        };
         let (filled, built) = std::thread::scope(|s| {
             let helper = (ids.len() >= PARALLEL_BUILD_MIN)
                 .then(|| {
                     std::thread::Builder::new()
-                        .spawn_scoped(s, build_index)
+                        .spawn_scoped(s, ordered_index)
                         .ok()
                 })
                 .flatten();
             let filled = fill_member_table(members, records, hasher, ids);
             let built = match helper {
                 Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                None => build_index(),
+                None => ordered_index(),
             };
             (filled, built)
         });
+        // Two entries with one key are reported before a member pushed twice, as when the
+        // sort ran first.
+        let built = built?;
         filled?;
         *index = built;
         Ok(self.r)

@@ -667,6 +667,59 @@ fn a_large_bulk_load_on_two_threads_is_the_ranking_its_entries_say() {
         );
         assert_eq!(at(RankStyle::Dense), Some((i / 7) as u64 + 1), "{i}");
     }
+    // The same entries unsorted (an import): one thread sorts them and builds the index
+    // while the other fills the member table.
+    use photofinish_core::ranking::RankingBuilder;
+    // The row of the entry at rank position k, as `load` made it.
+    let entry = |name: &str, k: usize| -> (String, i64, i64, u64) {
+        (
+            name.to_owned(),
+            (n / 7 - k / 7) as i64,
+            k as i64,
+            k as u64 + 1,
+        )
+    };
+    let build = |rows: &[(String, i64, i64, u64)]| {
+        let mut b = RankingBuilder::new(Order::Desc, rows.len());
+        for (member, score, reached_at_us, seq) in rows {
+            b.push(SavedEntry {
+                member,
+                score: *score,
+                reached_at_us: *reached_at_us,
+                seq: *seq,
+                metadata: None,
+            })?;
+        }
+        b.finish()
+    };
+    // Pushed in a scrambled order: i * 7919 mod n visits every index once (n is odd and
+    // not a multiple of 7919).
+    let mut rows: Vec<_> = (0..n)
+        .map(|i| {
+            let k = i * 7919 % n;
+            entry(&names[k], k)
+        })
+        .collect();
+    let unsorted = build(&rows).expect("unsorted bulk");
+    unsorted.check_invariants();
+    assert_eq!(
+        unsorted.page(0, usize::MAX, RankStyle::Dense),
+        r.page(0, usize::MAX, RankStyle::Dense)
+    );
+    // Two entries with one key: refused, and named before a duplicate member would be.
+    rows[10].1 = rows[20].1;
+    rows[10].2 = rows[20].2;
+    rows[10].3 = rows[20].3;
+    rows[30].0 = rows[40].0.clone();
+    assert!(
+        matches!(build(&rows), Err(BoardError::InvalidEntries(m)) if m.contains("same score, time and sequence")),
+        "same key"
+    );
+    rows[10] = entry(&names[10 * 7919 % n], 10 * 7919 % n);
+    assert!(
+        matches!(build(&rows), Err(BoardError::InvalidEntries(m)) if m.contains("appears twice")),
+        "duplicate in an import"
+    );
     names[n - 1] = names[3].clone();
     assert!(
         matches!(load(&names), Err(BoardError::InvalidEntries(m)) if m.contains("appears twice")),
