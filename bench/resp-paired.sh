@@ -25,48 +25,17 @@ WORKERS=${WORKERS:-1}
 BIN=${BIN:-target/release/photofinish}
 SERVER_PIN=() CLIENT_PIN=()
 if [ "${PIN:-0}" = 1 ]; then SERVER_PIN=(taskset -c 0) CLIENT_PIN=(taskset -c 1); fi
-[ -x "$BIN" ] || cargo build --release -p photofinish
-WORK=$(mktemp -d)
-cleanup() { kill "${RPID:-}" "${PPID_PF:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+WORKERS_ARG=(--workers "$WORKERS")
+source bench/resp-servers.sh
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-RPORT=$(free_port)
-PPORT=$(free_port)
-mkdir -p "$WORK/redis" "$WORK/pf"
-"${SERVER_PIN[@]}" redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes \
-    --appendfsync everysec --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
-RPID=$!
-"${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PPORT" \
-    --fsync everysec --workers "$WORKERS" --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
-PPID_PF=$!
-for _ in $(seq 100); do
-    redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
-    sleep 0.1
-done
-
-load() { # load PORT COMMAND KEY (ZADD: score first; LB.SET: member first)
-    seq 0 $((MEMBERS - 1)) | awk -v cmd="$2" -v key="$3" '{
-        m = sprintf("m:%012d", $1)
-        if (cmd == "ZADD") { a = $1; b = m } else { a = m; b = $1 }
-        printf "*4\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n",
-            length(cmd), cmd, length(key), key, length(a), a, length(b), b
-    }' | redis-cli -p "$1" --pipe >/dev/null
-}
-redis-cli -p "$PPORT" LB.CREATE lb UPDATE incr >/dev/null
-load "$RPORT" ZADD lb
-load "$PPORT" LB.SET lb
-
-ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
-TICK=$(getconf CLK_TCK)
 run() { # run LABEL PORT PID COMMAND...: one redis-benchmark run, recorded unless $round is empty
     local label=$1 port=$2 pid=$3
     shift 3
     local before after rps
-    before=$(ticks "$pid")
+    before=$(cpu_ticks "$pid")
     rps=$("${CLIENT_PIN[@]}" redis-benchmark -p "$port" -c 50 -n "$N" -r 1000000 -P 1 --csv "$@" 2>/dev/null |
         awk -F'","' 'NR == 2 {print $2}')
-    after=$(ticks "$pid")
+    after=$(cpu_ticks "$pid")
     [ -z "$round" ] && return
     local cpu
     cpu=$(awk -v t=$((after - before)) -v n="$N" -v hz="$TICK" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }')

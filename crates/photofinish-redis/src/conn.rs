@@ -108,8 +108,23 @@ impl Conn {
         }
     }
 
+    /// Runs a pipeline of function calls whose calls fail one by one (`ignore_errors`); if
+    /// every call missed the library (none ran), loads it and runs the pipeline again.
+    pub async fn call_pipeline(&self, pipe: &Pipeline) -> RedisResult<Vec<RedisResult<Value>>> {
+        let replies = self.pipeline(pipe).await?;
+        let none_ran = !replies.is_empty()
+            && replies
+                .iter()
+                .all(|r| r.as_ref().is_err_and(scripts::is_missing));
+        if !none_ran {
+            return Ok(replies);
+        }
+        self.load_library().await?;
+        self.pipeline(pipe).await
+    }
+
     /// Loads the library (`FUNCTION LOAD REPLACE`; on every primary, on a cluster).
-    pub async fn load_library(&self) -> RedisResult<()> {
+    async fn load_library(&self) -> RedisResult<()> {
         self.query::<Value>(&scripts::load_cmd()).await.map(drop)
     }
 

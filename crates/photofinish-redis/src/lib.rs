@@ -6,7 +6,8 @@
 //! Each write is one call of a Lua function (`FCALL`; the library is loaded again when
 //! Redis lacks it) that runs on the board's cluster slot: no client-side locks, no WATCH
 //! loops. The ZSET score is the real score; equal scores order by a fixed-width tie-break
-//! (reached_at, then a per-board sequence from INCR) at the front of the ZSET member. docs/redis-layout.md describes every key.
+//! (reached_at, then a per-board sequence from INCR) at the front of the ZSET member.
+//! docs/redis-layout.md describes every key.
 //!
 //! # Layout
 //! - [`store`]: [`RedisStore`], the core's `Leaderboard` service on Redis, one module per

@@ -258,12 +258,12 @@ end
 
 -- Adds an entry (score (hi, lo), double d, member `m`) to the ranking, its big copy and ties.
 local function entry_add(P, hi, lo, d, m, expiry)
+  local score = double_text(d)
   local c = group_size(P, hi, lo, d)
   if c > 0 then
-    redis.call('ZADD', P .. 't', double_text(d), i64_key(hi, lo) .. u32be(c))
+    redis.call('ZADD', P .. 't', score, i64_key(hi, lo) .. u32be(c))
     if expiry then redis.call('PEXPIREAT', P .. 't', expiry) end
   end
-  local score = double_text(d)
   redis.call('ZADD', P .. 'r', score, m)
   if is_big(d) then
     redis.call('ZADD', P .. 'x', score, m)

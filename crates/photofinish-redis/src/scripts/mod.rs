@@ -34,13 +34,11 @@ const BODIES: [(&str, &str, bool); 6] = [
     ("board", include_str!("board.lua"), true),
 ];
 
-/// The library: its name and its code, as `FUNCTION LOAD` takes it.
+/// The library: its code, as `FUNCTION LOAD` takes it, and the version its names carry.
 #[derive(Debug)]
 pub struct Library {
-    /// `photofinish_<version>`.
-    pub name: String,
-    /// The code, from its `#!lua` line on.
-    pub code: String,
+    /// The code, from its `#!lua name=photofinish_<version>` line on.
+    code: String,
     version: String,
 }
 
@@ -50,8 +48,7 @@ pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
     let bodies: String = BODIES.iter().map(|(_, body, _)| *body).collect();
     // The version: the first 12 hex digits of the code's SHA-1 (as `SCRIPT LOAD` names it).
     let version = redis::Script::new(&format!("{helpers}{bodies}")).get_hash()[..12].to_owned();
-    let name = format!("photofinish_{version}");
-    let mut code = format!("#!lua name={name}\n{helpers}");
+    let mut code = format!("#!lua name=photofinish_{version}\n{helpers}");
     for (short, body, writes) in BODIES {
         let flags = if writes { "" } else { "'no-writes'" };
         code.push_str(&format!(
@@ -59,11 +56,7 @@ pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
              callback = function(KEYS, ARGV)\n{body}\nend}}\n"
         ));
     }
-    Library {
-        name,
-        code,
-        version,
-    }
+    Library { code, version }
 });
 
 /// One function of [`LIBRARY`].

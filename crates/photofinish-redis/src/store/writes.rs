@@ -178,10 +178,11 @@ impl RedisStore {
     }
 
     /// Applies writes in order, each on its own, in one pipeline of function calls: one
-    /// round trip for the batch instead of one per write. Entries whose call did not run
-    /// (the library was flushed mid-batch, or the board changed under a stale config) are run again one by
-    /// one when every later entry did not run either, so the order holds; otherwise they
-    /// fail. If the pipeline itself fails, the outcome of its entries is unknown and each
+    /// round trip for the batch instead of one per write (a Redis that lacked the library
+    /// gets it and the pipeline again: [`crate::conn::Conn::call_pipeline`]). Entries whose
+    /// call did not run (the library was flushed mid-batch, or the board changed under a
+    /// stale config) are run again one by one when every later entry did not run either, so
+    /// the order holds; otherwise they fail. If the pipeline itself fails, the outcome of its entries is unknown and each
     /// answers unavailable.
     pub(super) async fn write_many(
         &self,
@@ -199,20 +200,11 @@ impl RedisStore {
         for p in prepared.iter().flatten() {
             pipe.add_command(scripts::invocation(&scripts::WRITE, &p.keys, &p.args).cmd());
         }
-        let run = || async {
-            if pipe.is_empty() {
-                return Ok(Vec::new());
-            }
-            self.conn.pipeline(&pipe).await
+        let replies = if pipe.is_empty() {
+            Ok(Vec::new())
+        } else {
+            self.conn.call_pipeline(&pipe).await
         };
-        let mut replies = run().await;
-        // Redis lacked the library (restarted, flushed): none ran; load it and run them all.
-        if replies.as_ref().is_ok_and(|r| {
-            !r.is_empty() && r.iter().all(|v| v.as_ref().is_err_and(scripts::is_missing))
-        }) {
-            self.conn.load_library().await.map_err(unavailable)?;
-            replies = run().await;
-        }
         let replies: Vec<redis::RedisResult<Value>> = match replies {
             Ok(r) => r,
             Err(e) => {

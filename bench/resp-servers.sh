@@ -1,0 +1,43 @@
+# Sourced by bench/resp-vs-redis.sh and bench/resp-paired.sh: starts Redis (appendonly yes,
+# appendfsync everysec) and Photofinish (--fsync everysec, the embedded store, the RESP door)
+# on free ports under a temporary WORK dir, and loads MEMBERS members, named as
+# redis-benchmark names them (m:000000123456), into the ZSET `lb` and the board `lb`
+# (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags, an array,
+# may be empty) and SERVER_PIN (a command prefix, an array, may be empty); this sets WORK,
+# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, and defines load and cpu_ticks (and TICK).
+[ -x "$BIN" ] || cargo build --release -p photofinish
+WORK=$(mktemp -d)
+cleanup() { kill "${RPID:-}" "${PPID_PF:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+RPORT=$(free_port)
+PPORT=$(free_port)
+mkdir -p "$WORK/redis" "$WORK/pf"
+"${SERVER_PIN[@]}" redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes \
+    --appendfsync everysec --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
+RPID=$!
+"${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PPORT" \
+    --fsync everysec "${WORKERS_ARG[@]}" --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
+PPID_PF=$!
+for _ in $(seq 100); do
+    redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
+    sleep 0.1
+done
+
+# One command per member, as RESP, piped in with redis-cli --pipe.
+load() { # load PORT COMMAND KEY (ZADD: score first; LB.SET: member first)
+    seq 0 $((MEMBERS - 1)) | awk -v cmd="$2" -v key="$3" '{
+        m = sprintf("m:%012d", $1)
+        if (cmd == "ZADD") { a = $1; b = m } else { a = m; b = $1 }
+        printf "*4\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n",
+            length(cmd), cmd, length(key), key, length(a), a, length(b), b
+    }' | redis-cli -p "$1" --pipe >/dev/null
+}
+redis-cli -p "$PPORT" LB.CREATE lb UPDATE incr >/dev/null
+load "$RPORT" ZADD lb
+load "$PPORT" LB.SET lb
+
+# utime + stime, and the reaped children's (Redis's AOF rewrite runs in a forked child).
+cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+TICK=$(getconf CLK_TCK)
