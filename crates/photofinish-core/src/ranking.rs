@@ -139,6 +139,14 @@ struct Record {
 }
 
 impl Record {
+    /// A record of nothing: what fresh record memory is filled with before use.
+    const EMPTY: Record = Record {
+        nscore: 0,
+        reached_at_us: 0,
+        seq_len: 0,
+        name: [0; INLINE_NAME_BYTES],
+    };
+
     fn key(&self) -> Key {
         Key {
             nscore: self.nscore,

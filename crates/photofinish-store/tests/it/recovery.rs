@@ -189,7 +189,7 @@ impl photofinish_store::io::Storage for SnapshotWatch {
     fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<String>> {
         RealStorage.list(dir)
     }
-    fn read(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    fn read(&self, path: &std::path::Path) -> std::io::Result<photofinish_store::io::FileBytes> {
         RealStorage.read(path)
     }
     fn open_log(
@@ -440,4 +440,48 @@ fn retention_purges_replay_identically_from_the_log() {
     assert!(b
         .resolve(&PeriodRef::Id("2026-11-22".into()), T0)
         .is_ok_and(|p| b.ranking(&p).is_none()));
+}
+
+/// A snapshot of 4 MiB or more is read through a mapping (`RealStorage::read`), and a board
+/// past `PARALLEL_BUILD_MIN` members loads through the two-thread bulk build whose records
+/// come from prefaulted chunks: the same ranking comes back, ties in their order.
+#[test]
+fn a_large_snapshot_is_read_mapped_and_restores_the_same_ranking() {
+    use photofinish_core::ranking::PARALLEL_BUILD_MIN;
+    use photofinish_store::io::{FileBytes, Storage};
+    let dir = tempfile::tempdir().expect("tmp");
+    let n = PARALLEL_BUILD_MIN + 20_000;
+    let before = {
+        let store = open(dir.path());
+        create(&store, "big");
+        for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for &i in chunk {
+                let tx = tx.clone();
+                // 16-byte names; scores from 5,000 values, so most members tie.
+                let cmd = incr("big", &format!("member{i:010}"), (i * 7919 % 5000) as i64);
+                store
+                    .submit(cmd, true, Box::new(move |r| drop(tx.send(r))))
+                    .expect("queued");
+            }
+            drop(tx);
+            assert!(rx.iter().all(|r| r.is_ok()), "every write applied");
+        }
+        listing(&store, "big")
+    };
+    assert_eq!(before.len(), n);
+    let snap = files(dir.path())
+        .into_iter()
+        .find(|f| f.ends_with(".snap"))
+        .expect("a shutdown snapshot");
+    let bytes = RealStorage.read(&dir.path().join(&snap)).expect("read");
+    assert!(
+        bytes.len() >= 4 << 20,
+        "{} bytes: under the mapping size",
+        bytes.len()
+    );
+    assert!(matches!(bytes, FileBytes::Mapped(_)), "read mapped");
+    drop(bytes);
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "big"), before);
 }
