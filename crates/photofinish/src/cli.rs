@@ -1,5 +1,6 @@
 //! Command-line flags (clap) and what each subcommand does with them.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
@@ -800,16 +801,24 @@ async fn serve(opts: ServeOptions) -> Result<()> {
         .with_target(false)
         .with_ansi(ansi)
         .with_writer(std::io::stderr)
+        // A log line that cannot be written (stderr closed) is dropped: the subscriber's
+        // own report of that failure goes through `eprintln!`, which panics on it and
+        // took the server down with it.
+        .log_internal_errors(false)
         .init();
     let scheme = if opts.tls.is_some() { "https" } else { "http" };
     photofinish_server::serve::serve(
         opts,
         |bound| {
             // The RESP line first: the "listening" line is the last a launcher waits for.
+            // Written without `println!`, which panics when the write fails: a launcher
+            // that closed our stdout (`| head -1`) must not stop the server.
+            let mut out = std::io::stdout().lock();
             if let Some(resp) = bound.resp {
-                println!("photofinish RESP on {resp}");
+                let _ = writeln!(out, "photofinish RESP on {resp}");
             }
-            println!("photofinish listening on {scheme}://{}", bound.http);
+            let _ = writeln!(out, "photofinish listening on {scheme}://{}", bound.http);
+            let _ = out.flush();
         },
         shutdown_signal(),
     )

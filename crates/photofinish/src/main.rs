@@ -9,6 +9,8 @@ mod packing;
 mod table;
 mod transfer_cmd;
 
+use std::io::Write;
+
 use clap::Parser;
 
 /// mimalloc instead of glibc malloc: the server allocates per request (bodies, JSON,
@@ -50,7 +52,9 @@ fn main() -> std::process::ExitCode {
     match runtime.block_on(cli::run(args)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Not `eprintln!`: it panics when stderr is closed, turning the exit status
+            // below into a panic's.
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             // A refused configuration (protected mode, unusable credentials) exits 2.
             let status = e
                 .downcast_ref::<photofinish_server::serve::ServeError>()

@@ -369,3 +369,48 @@ fn serve_takes_its_worker_count_and_refuses_one_out_of_range() {
         assert!(err.contains("--workers"), "{err}");
     }
 }
+
+/// A server whose launcher closed its stdout and stderr before it printed anything (as
+/// `serve … | head -1` does after the first line) keeps serving: its start-up lines and
+/// logs go nowhere, and the failed writes stop nothing.
+#[test]
+fn a_server_whose_output_was_closed_keeps_serving() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--resp-listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Both read ends closed at once: every write the server makes to them fails.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let healthz = || -> std::io::Result<bool> {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", port))?;
+        c.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")?;
+        let mut answer = String::new();
+        c.read_to_string(&mut answer)?;
+        Ok(answer.starts_with("HTTP/1.1 200"))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut served = 0;
+    while std::time::Instant::now() < deadline && served < 3 {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the server exited with {status}");
+        }
+        served += usize::from(healthz().unwrap_or(false));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(served, 3, "the server answered /healthz");
+    assert!(child.try_wait().expect("status").is_none(), "still running");
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+}
