@@ -73,25 +73,26 @@ impl Leaf {
 
     /// Entries whose key is below `probe`. The keys live in the records, so every probe is
     /// a likely cache miss; a binary search waits for six of them in a row. This search is
-    /// four-way: each round reads the keys at three pivots — independent loads the CPU
+    /// eight-way: each round reads the keys at seven pivots — independent loads the CPU
     /// overlaps — and counts how many are below (no branch between the loads), which picks
-    /// one quarter; a full leaf takes three rounds and a last read of at most three keys at
-    /// once — four waits instead of six or seven.
+    /// one eighth; a full leaf takes one round and a last read of at most eight keys at
+    /// once — two waits (a four-way search took three, docs/BENCHMARKS.md §13).
     pub fn lower_bound(&self, probe: &Key, keys: &impl KeyOf) -> usize {
+        const WAYS: usize = 8;
         let ids = self.ids();
         let below = |i: usize| usize::from(keys.key_of(ids[i]) < *probe);
         // The answer lies in lo..=hi: entries before lo are below, entries from hi on are not.
         let (mut lo, mut hi) = (0, ids.len());
-        while hi - lo >= 4 {
-            let q = (hi - lo) / 4;
-            let s = below(lo + q) + below(lo + 2 * q) + below(lo + 3 * q);
+        while hi - lo > WAYS {
+            let q = (hi - lo) / WAYS;
+            let s: usize = (1..WAYS).map(|j| below(lo + j * q)).sum();
             (lo, hi) = match s {
                 0 => (lo, lo + q),
-                3 => (lo + 3 * q + 1, hi),
+                s if s == WAYS - 1 => (lo + s * q + 1, hi),
                 s => (lo + s * q + 1, lo + (s + 1) * q),
             };
         }
-        // At most three left: read them all at once; how many are below is the answer's offset.
+        // At most eight left: read them all at once; how many are below is the answer's offset.
         lo + (lo..hi).map(below).sum::<usize>()
     }
 
