@@ -3,8 +3,9 @@
 //! A [`Ranking`] joins three structures, each holding what only it needs:
 //! - records in a [`Slab`], 40 bytes each: the order key and the member name inline when it
 //!   is at most 16 bytes (longer names live once in a side slab);
-//! - a hash table from member name to record id that stores just the `u32` id and compares
-//!   names through the records, so each name is stored once;
+//! - a hash table from member name to record id (`members.rs`: one 8-byte slot of 32 hash
+//!   bits and the `u32` id) that compares names through the records, so each name is
+//!   stored once;
 //! - the [`RankedIndex`] of record ids, which reads keys from the records. Log replay
 //!   ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
 //!   ([`Ranking::rebuild_index`]); the other two are always exact.
@@ -12,7 +13,7 @@
 //! Writes follow docs/SPEC.md §2: `incr` is checked, `best` obeys the board order, and
 //! `reached_at` and the sequence move only when the score changes.
 
-use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap};
 use std::hash::BuildHasher;
 
 use crate::config::{validate_member_name, Op, Order, MAX_METADATA_BYTES};
@@ -21,7 +22,10 @@ use crate::index::{KeyOf, RankedIndex};
 use crate::key::Key;
 use crate::slab::Slab;
 
+mod members;
 mod persist;
+
+use members::MemberTable;
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 
 /// Member names up to this many bytes are stored inside the record.
@@ -208,7 +212,7 @@ impl Records {
 pub struct Ranking {
     order: Order,
     records: Records,
-    members: HashTable<u32>,
+    members: MemberTable,
     hasher: DefaultHashBuilder,
     metadata: HashMap<u32, Box<str>>,
     index: RankedIndex,
@@ -228,7 +232,7 @@ impl Ranking {
         Self {
             order,
             records: Records::default(),
-            members: HashTable::new(),
+            members: MemberTable::default(),
             hasher: DefaultHashBuilder::default(),
             metadata: HashMap::new(),
             index: RankedIndex::new(),
@@ -268,8 +272,7 @@ impl Ranking {
         let hash = self.hasher.hash_one(member.as_bytes());
         let records = &self.records;
         self.members
-            .find(hash, |&id| records.name(id) == member.as_bytes())
-            .copied()
+            .find(hash, |id| records.name(id) == member.as_bytes())
     }
 
     /// Applies one write atomically: on error nothing changed.
@@ -302,8 +305,8 @@ impl Ranking {
         let records = &self.records;
         let mut keyed: Vec<(Key, u32)> = self
             .members
-            .iter()
-            .map(|&id| (records.key_of(id), id))
+            .ids()
+            .map(|id| (records.key_of(id), id))
             .collect();
         keyed.sort_unstable_by_key(|&(key, _)| key);
         let ids: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
@@ -435,18 +438,14 @@ impl Ranking {
         seq: u64,
     ) -> Result<u32, BoardError> {
         let id = self.new_record(member, score, at_us, seq)?;
-        let (records, hasher) = (&self.records, &self.hasher);
-        let hash = hasher.hash_one(member.as_bytes());
-        match self.members.entry(
-            hash,
-            |&other| records.name(other) == member.as_bytes(),
-            |&other| hasher.hash_one(records.name(other)),
-        ) {
-            hashbrown::hash_table::Entry::Vacant(slot) => {
-                slot.insert(id);
-                Ok(id)
-            }
-            hashbrown::hash_table::Entry::Occupied(_) => {
+        let records = &self.records;
+        let hash = self.hasher.hash_one(member.as_bytes());
+        match self
+            .members
+            .insert(hash, id, |other| records.name(other) == member.as_bytes())
+        {
+            Ok(()) => Ok(id),
+            Err(_) => {
                 // Callers check first; snapshot loading relies on this to refuse duplicates.
                 self.records.release(id);
                 Err(BoardError::InvalidEntries(format!(
@@ -460,13 +459,12 @@ impl Ranking {
     pub fn remove(&mut self, member: &str) -> bool {
         let hash = self.hasher.hash_one(member.as_bytes());
         let records = &self.records;
-        let Ok(entry) = self
+        let Some(id) = self
             .members
-            .find_entry(hash, |&id| records.name(id) == member.as_bytes())
+            .remove(hash, |id| records.name(id) == member.as_bytes())
         else {
             return false;
         };
-        let (id, _) = entry.remove();
         if !self.index_deferred {
             let key = self.records.key_of(id);
             self.index.remove(id, key, &self.records);
@@ -623,7 +621,7 @@ impl Ranking {
     pub fn reserved_bytes(&self) -> usize {
         self.records.slab.reserved_bytes()
             + self.index.reserved_bytes()
-            + self.members.capacity() * (std::mem::size_of::<u32>() + 1)
+            + self.members.reserved_bytes()
     }
 
     /// An estimate of this ranking's size in memory: its structures
@@ -650,12 +648,10 @@ impl Ranking {
         let member_of = |id: u32| {
             let name = records.name(id);
             let hash = self.hasher.hash_one(name);
-            self.members
-                .find(hash, |&o| records.name(o) == name)
-                .copied()
+            self.members.find(hash, |o| records.name(o) == name)
         };
         let mut long = 0;
-        for &id in self.members.iter() {
+        for id in self.members.ids() {
             let name = || String::from_utf8_lossy(records.name(id));
             assert_eq!(
                 member_of(id),

@@ -1,7 +1,7 @@
 //! Saving and loading a ranking: every entry with its exact key for a snapshot, and
 //! rebuilding a ranking from saved entries — one at a time, or all at once from rank order
 //! (the bulk path recovery uses: records first, each name hashed as it comes, then the
-//! member table filled in runs of its bucket order while the index is built bottom-up — on
+//! member table filled in runs of its slot order while the index is built bottom-up — on
 //! a second thread for a large ranking, whose records also come from chunks a third thread
 //! touched first).
 
@@ -118,7 +118,6 @@ impl RankingBuilder {
         let Ranking {
             records,
             members,
-            hasher,
             index,
             ..
         } = &mut self.r;
@@ -152,7 +151,7 @@ impl RankingBuilder {
                         .ok()
                 })
                 .flatten();
-            let filled = fill_member_table(members, records, hasher, ids, hashes);
+            let filled = fill_member_table(members, records, ids, hashes);
             let built = match helper {
                 Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 None => ordered_index(),
@@ -216,58 +215,44 @@ impl Ranking {
     }
 }
 
-/// The member table is filled in runs of its bucket order: ids are grouped by the top
-/// `RUN_BITS` bits of their bucket, so the inserts of one run touch one small stretch of the
-/// table (at 10M members, 4,096 buckets of it: ~20 KB, cache-resident) instead of
-/// random places. One counting pass does it; an exact sort by bucket took 0.27 s at 10M.
-const RUN_BITS: u32 = 12;
+/// The member table is filled in runs of its slot order: ids are grouped by where their
+/// probe starts, in `RUNS` stretches of the table, so the inserts of one run touch one small
+/// stretch (at 10M members ~2,900 slots of 8 bytes: cache-resident) instead of random
+/// places. One counting pass does it; an exact sort by bucket took 0.27 s at 10M.
+const RUNS: usize = 1 << 12;
 
 /// Puts every id (`hashes[i]` is the hash of `ids[i]`'s name) into the member table, in
-/// runs of the bucket order they land in (see [`RUN_BITS`]). The bucket mask follows
-/// hashbrown's power-of-two layout; were it ever different, only the speed would suffer.
-/// Fails on a duplicate member.
+/// runs of its slot order (see [`RUNS`]). Fails on a duplicate member.
 fn fill_member_table(
-    members: &mut HashTable<u32>,
+    members: &mut MemberTable,
     records: &Records,
-    hasher: &DefaultHashBuilder,
     ids: &[u32],
     hashes: &[u64],
 ) -> Result<(), BoardError> {
-    members.reserve(ids.len(), |_| 0);
-    let buckets = (members.capacity() * 8 / 7).max(1).next_power_of_two() as u64;
-    let shift = buckets.trailing_zeros().saturating_sub(RUN_BITS);
-    let run_of = |hash: u64| ((hash & (buckets - 1)) >> shift) as usize;
-    let mut next = vec![0usize; (1 << RUN_BITS) + 1];
+    members.reserve(ids.len());
+    let mut next = vec![0usize; RUNS + 1];
     for &hash in hashes {
-        next[run_of(hash) + 1] += 1;
+        next[MemberTable::run_of(hash, RUNS) + 1] += 1;
     }
     for r in 1..next.len() {
         next[r] += next[r - 1];
     }
     let mut pairs = vec![(0u64, 0u32); ids.len()];
     for (&hash, &id) in hashes.iter().zip(ids) {
-        let slot = &mut next[run_of(hash)];
+        let slot = &mut next[MemberTable::run_of(hash, RUNS)];
         pairs[*slot] = (hash, id);
         *slot += 1;
     }
     for (hash, id) in pairs {
-        // The new member's own record is read only when a slot's tag matches: ids come in
-        // bucket order, not record order, so reading it for every insert was a cache miss
-        // each (docs/BENCHMARKS.md §13).
-        match members.entry(
-            hash,
-            |&other| records.name(other) == records.name(id),
-            |&other| hasher.hash_one(records.name(other)),
-        ) {
-            hashbrown::hash_table::Entry::Vacant(slot) => {
-                slot.insert(id);
-            }
-            hashbrown::hash_table::Entry::Occupied(_) => {
-                return Err(BoardError::InvalidEntries(format!(
-                    "member {:?} appears twice",
-                    String::from_utf8_lossy(records.name(id))
-                )));
-            }
+        // The new member's own record is read only when a slot's 32-bit tag matches.
+        if members
+            .insert(hash, id, |other| records.name(other) == records.name(id))
+            .is_err()
+        {
+            return Err(BoardError::InvalidEntries(format!(
+                "member {:?} appears twice",
+                String::from_utf8_lossy(records.name(id))
+            )));
         }
     }
     Ok(())
