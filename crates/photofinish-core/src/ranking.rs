@@ -616,8 +616,8 @@ impl Ranking {
         Some(self.page(start, limit, style))
     }
 
-    /// Bytes reserved by this ranking's structures, excluding hash-table internals the
-    /// allocator-counting benchmark measures directly.
+    /// Bytes reserved by this ranking's structures (records, index, member table), without
+    /// the metadata map's internals, which the allocator-counting benchmark measures.
     pub fn reserved_bytes(&self) -> usize {
         self.records.slab.reserved_bytes()
             + self.index.reserved_bytes()
@@ -651,7 +651,12 @@ impl Ranking {
             self.members.find(hash, |o| records.name(o) == name)
         };
         let mut long = 0;
+        let mut seen = std::collections::HashSet::new();
         for id in self.members.ids() {
+            assert!(
+                seen.insert(id),
+                "ranking: record {id} is in the member table twice"
+            );
             let name = || String::from_utf8_lossy(records.name(id));
             assert_eq!(
                 member_of(id),

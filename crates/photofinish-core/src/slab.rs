@@ -133,9 +133,8 @@ impl<T> Slab<T> {
 }
 
 /// Starts a thread that makes the empty chunks of a [`Slab`] of `T` that `values` values
-/// fill, and writes every
-/// byte of each once before sending it, so the kernel's work for fresh memory (a fault and
-/// zeroed page per 4 KiB) is done on that thread while the caller fills the chunks it
+/// fill, and writes every byte of each once before sending it, so the kernel's work for
+/// fresh memory (a fault and a zeroed page per 4 KiB) is done on that thread while the caller fills the chunks it
 /// already has ([`Slab::add_chunk`]). The channel holds a few chunks, so the thread stays
 /// only a little ahead; it ends when done or when the receiver is dropped. `None` when no
 /// thread could start. Bulk loads use it: at 10M members the records' 400 MB of fresh

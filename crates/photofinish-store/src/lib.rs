@@ -44,7 +44,7 @@ pub mod writer;
 
 pub use command::Command;
 pub use state::{Applied, State};
-pub use writer::{FsyncPolicy, Reply, Store, StoreOptions};
+pub use writer::{FsyncPolicy, Reply, Store, StoreOptions, LOCK_FILE};
 
 /// Why the store cannot open or go on.
 #[derive(Debug, thiserror::Error)]

@@ -1,9 +1,9 @@
 //! Snapshots: the whole state at one LSN, in one file with a trailing CRC.
 //!
 //! Entries are written in rank order, so loading builds each ranking in bulk from sorted
-//! input (`Ranking::from_sorted`: records, then the member table in bucket order, then the
-//! index bottom-up with full leaves), never by single inserts. See docs/format.md for the
-//! byte layout.
+//! input (`Ranking::from_sorted`: records, then the member table in runs of its slot
+//! order, then the index bottom-up with full leaves), never by single inserts. See
+//! docs/format.md for the byte layout.
 
 use crate::state::read_lock;
 use std::io::{self, Write};

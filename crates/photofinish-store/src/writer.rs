@@ -27,7 +27,7 @@
 //! ([`crate::compaction`]). Commits wait for the copy (~30 ms per million members); reads
 //! do not. A backup takes the same copy ([`Store::backup_to`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -186,6 +186,37 @@ pub struct Store {
     max_boards: Option<u64>,
     /// Live event feeds of watched boards (docs/SPEC.md §8), published by the commit.
     feeds: Arc<Feeds>,
+    /// The data directory's lock, held while the store is open ([`lock_dir`]).
+    _lock: std::fs::File,
+}
+
+/// The file in a data directory that the open store holds an exclusive lock on.
+pub const LOCK_FILE: &str = "LOCK";
+
+/// Locks `dir` for this store (an exclusive `flock` on its [`LOCK_FILE`], released when
+/// the file closes, a crash included): a second server started on the same directory is
+/// refused before it reads anything, instead of replaying, cutting torn tails and
+/// appending beside the first — and the files recovery maps (`io.rs`) are never changed
+/// by another process meanwhile.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, StoreError> {
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| StoreError::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::io(
+            &path,
+            std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "the data directory is in use: another Photofinish process holds its lock",
+            ),
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::io(&path, e)),
+    }
 }
 
 impl Store {
@@ -213,6 +244,7 @@ impl Store {
         storage
             .create_dir_all(&opts.dir)
             .map_err(|e| StoreError::io(&opts.dir, e))?;
+        let lock = lock_dir(&opts.dir)?;
         let (snaps, segments) = scan(&*storage, &opts.dir)?;
         let newest_snap = snaps.last().map(|(_, p)| p.clone());
         let rec = replay(&*storage, newest_snap.as_deref(), &segments)?;
@@ -292,6 +324,7 @@ impl Store {
             snapshot_on_shutdown: opts.snapshot_on_shutdown,
             max_boards: opts.max_boards,
             feeds,
+            _lock: lock,
         })
     }
 

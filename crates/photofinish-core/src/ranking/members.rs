@@ -43,10 +43,11 @@ fn slot_id(slot: u64) -> u32 {
     (slot as u32).wrapping_sub(1)
 }
 
-/// Where a slot with `tag` belongs in a table of `slots` slots.
+/// Where a slot with `tag` belongs in a table of `slots` slots (in `u128`: a table past
+/// 2^32 slots, ~1.8 billion members, must not overflow the product).
 #[inline]
 fn home(tag: u32, slots: usize) -> usize {
-    ((u64::from(tag) * slots as u64) >> 32) as usize
+    ((u128::from(tag) * slots as u128) >> 32) as usize
 }
 
 /// Slots a table needs to hold `n` members under the load limit.

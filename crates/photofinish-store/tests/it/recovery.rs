@@ -485,3 +485,26 @@ fn a_large_snapshot_is_read_mapped_and_restores_the_same_ranking() {
     let store = open(dir.path());
     assert_eq!(listing(&store, "big"), before);
 }
+
+/// A data directory is one store's: a second open of it is refused, naming the lock,
+/// before it reads or changes anything; once the first closes, it opens.
+#[test]
+fn a_second_store_on_one_directory_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = open(dir.path());
+    create(&store, "b");
+    submit(&store, incr("b", "m", 5))
+        .expect("durable")
+        .expect("applied");
+    let before = files(dir.path());
+    let second = try_open_with(Arc::new(RealStorage), dir.path(), 1 << 30);
+    let err = second.err().expect("refused").to_string();
+    assert!(err.contains("in use") && err.contains("LOCK"), "{err}");
+    assert_eq!(files(dir.path()), before, "nothing changed");
+    submit(&store, incr("b", "m", 1))
+        .expect("the first store still writes")
+        .expect("applied");
+    drop(store);
+    let store = open(dir.path());
+    assert_eq!(listing(&store, "b")[0].1, 6);
+}

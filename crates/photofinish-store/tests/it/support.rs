@@ -12,7 +12,32 @@ use photofinish_store::{Applied, Command, FsyncPolicy, Store, StoreError, StoreO
 /// 2026-11-22T00:00:00Z
 pub const T0: i64 = 1_795_305_600_000_000;
 
+/// Waits (up to 10 s) until no store holds `dir`'s lock. A test's last store may still be
+/// closing on another thread: `open_policy`'s committer can hold the last reference for
+/// a moment, and the shutdown then runs there.
+pub fn wait_unlocked(dir: &Path) {
+    let path = dir.join(photofinish_store::LOCK_FILE);
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(&path) else {
+        return; // never opened
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while file.try_lock().is_err() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Opens a store once the directory is free ([`wait_unlocked`]).
 pub fn open_with(
+    storage: Arc<dyn Storage>,
+    dir: &Path,
+    segment_bytes: u64,
+) -> Result<Store, StoreError> {
+    wait_unlocked(dir);
+    try_open_with(storage, dir, segment_bytes)
+}
+
+/// Opens a store, refused at once if the directory is locked.
+pub fn try_open_with(
     storage: Arc<dyn Storage>,
     dir: &Path,
     segment_bytes: u64,
@@ -101,6 +126,7 @@ pub fn only_segment(dir: &Path) -> std::path::PathBuf {
 /// A store that leaves everything in the log at shutdown (no shutdown snapshot), for tests
 /// that cut and damage log files.
 pub fn open_log_only(dir: &Path) -> Store {
+    wait_unlocked(dir);
     let opts = StoreOptions {
         snapshot_on_shutdown: false,
         ..StoreOptions::new(dir)
@@ -113,12 +139,13 @@ pub fn open_log_only(dir: &Path) -> Store {
     .expect("open")
 }
 
-/// Names of the files in `dir`, sorted.
+/// Names of the data files in `dir` (the store's lock file aside), sorted.
 pub fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .expect("dir")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != photofinish_store::LOCK_FILE)
         .collect();
     v.sort();
     v

@@ -414,3 +414,46 @@ fn a_server_whose_output_was_closed_keeps_serving() {
     child.kill().expect("kill");
     child.wait().expect("wait");
 }
+
+/// A second server started on a data directory another one serves exits at once with an
+/// error that says so; the first goes on serving.
+#[test]
+fn a_second_server_on_one_data_directory_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let server = Proc::start(BIN, dir.path(), "always");
+    assert!(cli(&["board", "create", "b"], &server.base).0);
+    assert!(cli(&["submit", "b", "m", "1"], &server.base).0);
+    let mut second = Command::new(BIN)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--resp-listen",
+            "off",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = second.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            second.kill().expect("kill");
+            panic!("a second server started on a directory in use");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut second.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert!(!status.success());
+    assert!(err.contains("in use"), "{err}");
+    let (ok, out, e) = cli(&["--json", "top", "b"], &server.base);
+    assert!(ok, "{e}");
+    assert!(out.contains("\"m\""), "the first still serves: {out}");
+}
