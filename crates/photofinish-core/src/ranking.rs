@@ -28,6 +28,14 @@ mod persist;
 use members::MemberTable;
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 
+/// The refusal of a member pushed or loaded twice.
+fn appears_twice(name: &[u8]) -> BoardError {
+    BoardError::InvalidEntries(format!(
+        "member {:?} appears twice",
+        String::from_utf8_lossy(name)
+    ))
+}
+
 /// Member names up to this many bytes are stored inside the record.
 const INLINE_NAME_BYTES: usize = 16;
 /// Sequence numbers share a word with the name length (low 8 bits), leaving 56 bits:
@@ -268,8 +276,14 @@ impl Ranking {
             .map(|id| self.order.denormalize(self.records.slab.get(id).nscore))
     }
 
+    /// The member table's hash of a name: of its bytes, however the name is held (every
+    /// lookup, insert and bulk fill must agree on it).
+    fn name_hash(&self, name: &[u8]) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
     fn find(&self, member: &str) -> Option<u32> {
-        let hash = self.hasher.hash_one(member.as_bytes());
+        let hash = self.name_hash(member.as_bytes());
         let records = &self.records;
         self.members
             .find(hash, |id| records.name(id) == member.as_bytes())
@@ -439,7 +453,7 @@ impl Ranking {
     ) -> Result<u32, BoardError> {
         let id = self.new_record(member, score, at_us, seq)?;
         let records = &self.records;
-        let hash = self.hasher.hash_one(member.as_bytes());
+        let hash = self.name_hash(member.as_bytes());
         match self
             .members
             .insert(hash, id, |other| records.name(other) == member.as_bytes())
@@ -448,16 +462,14 @@ impl Ranking {
             Err(_) => {
                 // Callers check first; snapshot loading relies on this to refuse duplicates.
                 self.records.release(id);
-                Err(BoardError::InvalidEntries(format!(
-                    "member {member:?} appears twice"
-                )))
+                Err(appears_twice(member.as_bytes()))
             }
         }
     }
 
     /// Removes a member. Returns whether it was there.
     pub fn remove(&mut self, member: &str) -> bool {
-        let hash = self.hasher.hash_one(member.as_bytes());
+        let hash = self.name_hash(member.as_bytes());
         let records = &self.records;
         let Some(id) = self
             .members
@@ -647,7 +659,7 @@ impl Ranking {
         let records = &self.records;
         let member_of = |id: u32| {
             let name = records.name(id);
-            let hash = self.hasher.hash_one(name);
+            let hash = self.name_hash(name);
             self.members.find(hash, |o| records.name(o) == name)
         };
         let mut long = 0;

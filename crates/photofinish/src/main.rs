@@ -35,6 +35,12 @@ fn disable_transparent_huge_pages() {
 #[cfg(not(target_os = "linux"))]
 fn disable_transparent_huge_pages() {}
 
+/// Writes `error: <what>` to stderr. Not `eprintln!`: it panics when stderr is closed,
+/// turning the exit status into a panic's.
+fn report(what: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "error: {what}");
+}
+
 fn main() -> std::process::ExitCode {
     disable_transparent_huge_pages();
     let args = cli::Args::parse();
@@ -45,16 +51,14 @@ fn main() -> std::process::ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            report(format_args!("cannot start the async runtime: {e}"));
             return std::process::ExitCode::FAILURE;
         }
     };
     match runtime.block_on(cli::run(args)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // Not `eprintln!`: it panics when stderr is closed, turning the exit status
-            // below into a panic's.
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            report(format_args!("{e:#}"));
             // A refused configuration (protected mode, unusable credentials) exits 2.
             let status = e
                 .downcast_ref::<photofinish_server::serve::ServeError>()

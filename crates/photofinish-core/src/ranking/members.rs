@@ -50,6 +50,16 @@ fn home(tag: u32, slots: usize) -> usize {
     ((u128::from(tag) * slots as u128) >> 32) as usize
 }
 
+/// The slot after `i` in a table of `n`, wrapping around the end.
+#[inline]
+fn next_slot(i: usize, n: usize) -> usize {
+    if i + 1 == n {
+        0
+    } else {
+        i + 1
+    }
+}
+
 /// Slots a table needs to hold `n` members under the load limit.
 fn slots_for(n: usize) -> usize {
     (n * MAX_LOAD.1)
@@ -95,24 +105,27 @@ impl MemberTable {
     }
 
     fn position(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<usize> {
-        let n = self.slots.len();
-        if n == 0 {
+        if self.slots.is_empty() {
             return None;
         }
-        let t = tag(hash);
-        let mut i = home(t, n);
+        self.probe(tag(hash), eq).ok()
+    }
+
+    /// The probe for `tag` from its home, in a table with slots: `Ok` the slot of the
+    /// member that satisfies `eq`, or `Err` the empty slot where the probe ends — where an
+    /// insert goes. The load limit keeps a slot empty, so the probe ends.
+    fn probe(&self, tag: u32, eq: impl Fn(u32) -> bool) -> Result<usize, usize> {
+        let n = self.slots.len();
+        let mut i = home(tag, n);
         loop {
             let s = self.slots[i];
             if s == EMPTY {
-                return None;
+                return Err(i);
             }
-            if slot_tag(s) == t && eq(slot_id(s)) {
-                return Some(i);
+            if slot_tag(s) == tag && eq(slot_id(s)) {
+                return Ok(i);
             }
-            i += 1;
-            if i == n {
-                i = 0;
-            }
+            i = next_slot(i, n);
         }
     }
 
@@ -134,22 +147,12 @@ impl MemberTable {
         if slots_for(self.len + 1) > self.slots.len() {
             self.resize(slots_for((self.len + 1) * 2));
         }
-        let n = self.slots.len();
-        let t = tag(hash);
-        let mut i = home(t, n);
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY {
-                self.slots[i] = slot_of(t, id);
+        match self.probe(tag(hash), eq) {
+            Ok(i) => Err(slot_id(self.slots[i])),
+            Err(i) => {
+                self.slots[i] = slot_of(tag(hash), id);
                 self.len += 1;
-                return Ok(());
-            }
-            if slot_tag(s) == t && eq(slot_id(s)) {
-                return Err(slot_id(s));
-            }
-            i += 1;
-            if i == n {
-                i = 0;
+                Ok(())
             }
         }
     }
@@ -163,10 +166,7 @@ impl MemberTable {
         let n = self.slots.len();
         let mut j = hole;
         loop {
-            j += 1;
-            if j == n {
-                j = 0;
-            }
+            j = next_slot(j, n);
             let s = self.slots[j];
             if s == EMPTY {
                 break;
@@ -192,14 +192,10 @@ impl MemberTable {
     fn resize(&mut self, n: usize) {
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; n]);
         for s in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = home(slot_tag(s), n);
-            while self.slots[i] != EMPTY {
-                i += 1;
-                if i == n {
-                    i = 0;
-                }
+            // No two slots are one member: the probe only needs the first empty slot.
+            if let Err(i) = self.probe(slot_tag(s), |_| false) {
+                self.slots[i] = s;
             }
-            self.slots[i] = s;
         }
     }
 }

@@ -107,7 +107,7 @@ impl RankingBuilder {
         self.ids.push(id);
         // Hashed now, while the name is in cache: a later pass over the records to hash
         // them took ~0.35 s at 10M (docs/BENCHMARKS.md §13).
-        self.hashes.push(r.hasher.hash_one(e.member.as_bytes()));
+        self.hashes.push(r.name_hash(e.member.as_bytes()));
         Ok(())
     }
 
@@ -249,10 +249,7 @@ fn fill_member_table(
             .insert(hash, id, |other| records.name(other) == records.name(id))
             .is_err()
         {
-            return Err(BoardError::InvalidEntries(format!(
-                "member {:?} appears twice",
-                String::from_utf8_lossy(records.name(id))
-            )));
+            return Err(appears_twice(records.name(id)));
         }
     }
     Ok(())
