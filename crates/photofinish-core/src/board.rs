@@ -84,6 +84,11 @@ pub struct BoardWrite<'a> {
     pub over_budget: Option<OverBudget>,
 }
 
+/// The instant whose period takes a write at `at_us`: the period it names, else its own.
+fn target_us(at_us: i64, period_us: Option<i64>) -> i64 {
+    period_us.unwrap_or(at_us)
+}
+
 impl Board {
     /// A new, empty board; fails on an invalid config.
     pub fn new(config: BoardConfig) -> Result<Self, BoardError> {
@@ -163,7 +168,7 @@ impl Board {
         ranked: bool,
     ) -> Result<(Outcome, Period), BoardError> {
         validate_instant(w.at_us)?;
-        let target = w.period_us.unwrap_or(w.at_us);
+        let target = target_us(w.at_us, w.period_us);
         let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
         let period = match newest {
             // Nearly every write lands in the newest period: no calendar, no retention walk.
@@ -208,6 +213,17 @@ impl Board {
             }
         }
         result.map(|o| (o, period))
+    }
+
+    /// Prefetches what a write of `member` at `at_us` (into the period of `period_us`, if
+    /// given, as [`BoardWrite`]) reads first, when it lands in the newest period — as
+    /// nearly every write does ([`Ranking::prefetch_member`]). Changes nothing.
+    pub fn prefetch_write(&self, member: &str, at_us: i64, period_us: Option<i64>) {
+        if let Some((_, (newest, ranking))) = self.periods.last_key_value() {
+            if newest.contains(target_us(at_us, period_us)) {
+                ranking.prefetch_member(member);
+            }
+        }
     }
 
     /// The board's score rules and the memory budget, for a write of `op` landing in

@@ -16,6 +16,7 @@
 //! - [`calendar`]: the period calendar: (config, instant) → period id and `[start, end)`.
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
+//! - [`prefetch`]: the software prefetch hint batches use to overlap their memory loads.
 //! - [`window`]: the period window: which periods readers see and writes may name.
 //! - [`events`]: a board's live events in a bounded ring, with ids for replay.
 //! - [`transfer`]: what an import carries and the check of each of its entries.
@@ -38,6 +39,7 @@ pub mod hook;
 pub mod idempotency;
 pub mod index;
 pub mod key;
+pub mod prefetch;
 pub mod query;
 pub mod ranking;
 pub mod service;

@@ -28,6 +28,10 @@ mod persist;
 use members::MemberTable;
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 
+/// Members a batch read looks up together: the memory loads of this many overlap (the
+/// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
+const BATCH: usize = 16;
+
 /// The refusal of a member pushed or loaded twice.
 fn appears_twice(name: &[u8]) -> BoardError {
     BoardError::InvalidEntries(format!(
@@ -289,6 +293,45 @@ impl Ranking {
             .find(hash, |id| records.name(id) == member.as_bytes())
     }
 
+    /// Brings what a write to `member` reads first into cache without waiting: its home
+    /// slot in the member table and the record of the first id there whose tag matches.
+    /// The store's writer calls it for every write of a batch before it appends the batch
+    /// to the log, so these loads overlap the log write instead of stalling the apply
+    /// (docs/BENCHMARKS.md §13). Changes nothing.
+    pub fn prefetch_member(&self, member: &str) {
+        let hash = self.name_hash(member.as_bytes());
+        self.members.prefetch(hash);
+        if let Some(id) = self.members.candidate(hash) {
+            self.records.slab.prefetch(id);
+        }
+    }
+
+    /// The ids of `names` (`None` for an absent one), [`BATCH`] at a time with their
+    /// memory loads overlapped: every home slot is prefetched, then the record each
+    /// slot's tag points at, then every name is confirmed — where one [`Self::find`] after
+    /// another waits for a slot and then a record, member after member.
+    fn find_all<S: AsRef<str>>(&self, names: &[S]) -> Vec<Option<u32>> {
+        let mut out = Vec::with_capacity(names.len());
+        let mut hashes = [0u64; BATCH];
+        for chunk in names.chunks(BATCH) {
+            for (h, name) in hashes.iter_mut().zip(chunk) {
+                *h = self.name_hash(name.as_ref().as_bytes());
+                self.members.prefetch(*h);
+            }
+            for &h in &hashes[..chunk.len()] {
+                if let Some(id) = self.members.candidate(h) {
+                    self.records.slab.prefetch(id);
+                }
+            }
+            let records = &self.records;
+            for (&h, name) in hashes.iter().zip(chunk) {
+                let name = name.as_ref().as_bytes();
+                out.push(self.members.find(h, |id| records.name(id) == name));
+            }
+        }
+        out
+    }
+
     /// Applies one write atomically: on error nothing changed.
     pub fn submit(&mut self, w: &Write<'_>) -> Result<Outcome, BoardError> {
         self.submit_with(w, true)
@@ -540,18 +583,28 @@ impl Ranking {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let mut found: Vec<(Key, u32)> = Vec::with_capacity(members.len());
         let mut missing = Vec::new();
-        for (i, m) in members.iter().enumerate() {
-            match self.find(m) {
+        for (i, id) in self.find_all(members).into_iter().enumerate() {
+            match id {
                 Some(id) => found.push((self.records.key_of(id), id)),
                 None => missing.push(i),
             }
         }
         found.sort_unstable_by_key(|&(key, _)| key);
         found.dedup_by_key(|&mut (_, id)| id);
-        let entries = found
-            .into_iter()
-            .map(|(key, id)| self.entry(id, self.rank_of(id, &key, style)))
-            .collect();
+        // Every leaf of a batch is sought (and so prefetched) before the first is read.
+        let mut entries = Vec::with_capacity(found.len());
+        let mut seeks = Vec::with_capacity(BATCH);
+        for chunk in found.chunks(BATCH) {
+            seeks.clear();
+            seeks.extend(chunk.iter().map(|(key, _)| self.index.seek(key)));
+            for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
+                let rank = match style {
+                    RankStyle::Ordinal => 1 + self.index.position_in(seek, id).unwrap_or(0),
+                    _ => self.rank_of(id, &key, style),
+                };
+                entries.push(self.entry(id, rank));
+            }
+        }
         (entries, missing)
     }
 
@@ -592,7 +645,18 @@ impl Ranking {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let mut out: Vec<Entry> = Vec::with_capacity(limit.min(self.len() as usize));
         let mut prev: Option<(i64, u64)> = None;
-        for (i, id) in self.index.iter_from(offset).take(limit).enumerate() {
+        // Neighbours in rank order are strangers in memory: each record is a cache miss, and
+        // building an entry is too long for the CPU to start the next one's load on its
+        // own. So the records are prefetched BATCH entries ahead of the one being read.
+        let ids = self.index.iter_from(offset).take(limit);
+        let mut ahead = ids.clone();
+        for id in ahead.by_ref().take(BATCH) {
+            self.records.slab.prefetch(id);
+        }
+        for (i, id) in ids.enumerate() {
+            if let Some(next) = ahead.next() {
+                self.records.slab.prefetch(next);
+            }
             let pos = offset + i as u64;
             let key = self.records.key_of(id);
             let rank = match (style, prev) {

@@ -14,8 +14,9 @@ use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
 
 use crate::codec::{Dec, DecodeError, Enc};
-use crate::keyindex::{prefetch, KeyIndex};
+use crate::keyindex::KeyIndex;
 use crate::snapshot::WRITE_CHUNK_BYTES;
+use photofinish_core::prefetch::prefetch;
 
 /// A request fingerprint as the log and table keep it: its first 16 bytes.
 pub fn short_fingerprint(fp: &[u8; 32]) -> [u8; 16] {

@@ -7,20 +7,7 @@
 //! (the table's main cost, docs/BENCHMARKS.md §8) overlaps the log write instead of
 //! stalling the apply. A `HashMap` keeps control bytes and entries apart and hides both.
 
-/// Asks the CPU to bring the cache line at `p` closer, without waiting for it.
-#[inline(always)]
-pub fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    // SAFETY: a prefetch is a hint. It reads nothing architecturally and never faults,
-    // whatever the address (even one outside any allocation), so no pointer rule applies.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+use photofinish_core::prefetch::prefetch;
 
 /// One entry: a key (never 0: 0 marks an empty entry) and its value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -123,6 +123,28 @@ impl State {
         }
     }
 
+    /// Prefetches what applying `cmd` reads first: for each write in it, the member's
+    /// slot and record in the board's newest ranking ([`Board::prefetch_write`]). The
+    /// writer calls it for a batch before the log append, so these loads overlap the
+    /// write instead of stalling the apply one member at a time. Changes nothing.
+    pub fn prefetch(&self, cmd: &Command) {
+        match cmd {
+            Command::Write {
+                board,
+                member,
+                at_us,
+                period_us,
+                ..
+            } => {
+                if let Some(handle) = self.board(board) {
+                    read_lock(&handle).prefetch_write(member, *at_us, *period_us);
+                }
+            }
+            Command::Keyed { cmds, .. } => cmds.iter().for_each(|c| self.prefetch(c)),
+            _ => {}
+        }
+    }
+
     /// The remembered idempotency keys.
     pub fn idempotency(&self) -> MutexGuard<'_, Table> {
         self.idempotency.lock().unwrap_or_else(|p| p.into_inner())

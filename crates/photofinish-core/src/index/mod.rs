@@ -245,8 +245,11 @@ impl RankedIndex {
         node
     }
 
-    /// 0-based position of `id`, whose key is `key`; `None` if absent.
-    pub fn position(&self, id: u32, key: &Key) -> Option<u64> {
+    /// Descends to the leaf that holds (or would hold) `key`, counting the entries before
+    /// that leaf, and prefetches the leaf ([`crate::prefetch`]): a batch seeks all its keys
+    /// first, so their leaves load together, then reads each with [`Self::position_in`].
+    /// Reads no record.
+    pub fn seek(&self, key: &Key) -> Seek {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
@@ -255,7 +258,21 @@ impl RankedIndex {
             before += inner.count_prefix(slot);
             node = inner.children[slot];
         }
-        self.leaves.get(node).find(id).map(|p| before + p as u64)
+        self.leaves.prefetch(node);
+        Seek { leaf: node, before }
+    }
+
+    /// 0-based position of `id` in the leaf `seek` found for its key; `None` if absent.
+    pub fn position_in(&self, seek: Seek, id: u32) -> Option<u64> {
+        self.leaves
+            .get(seek.leaf)
+            .find(id)
+            .map(|p| seek.before + p as u64)
+    }
+
+    /// 0-based position of `id`, whose key is `key`; `None` if absent.
+    pub fn position(&self, id: u32, key: &Key) -> Option<u64> {
+        self.position_in(self.seek(key), id)
     }
 
     /// Number of entries whose key is below `probe`.
@@ -384,6 +401,14 @@ impl RankedIndex {
     }
 }
 
+/// Where a descent for a key ended ([`RankedIndex::seek`]): the leaf and the entries
+/// before it. Valid until the index next changes.
+#[derive(Debug, Clone, Copy)]
+pub struct Seek {
+    leaf: u32,
+    before: u64,
+}
+
 /// An entry's ranks as counts of what comes before it (add 1 for the rank).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ranks {
@@ -395,7 +420,9 @@ pub struct Ranks {
     pub dense: u64,
 }
 
-/// Ids in key order from some position, following the leaf chain.
+/// Ids in key order from some position, following the leaf chain. A clone walks on from
+/// the same place by itself (a reader can look ahead with one).
+#[derive(Clone)]
 pub struct Iter<'a> {
     index: &'a RankedIndex,
     leaf: u32,

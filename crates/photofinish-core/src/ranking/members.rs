@@ -104,6 +104,22 @@ impl MemberTable {
         self.position(hash, eq).map(|i| slot_id(self.slots[i]))
     }
 
+    /// Prefetches the slot where `hash`'s probe starts (see [`crate::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch(&self, hash: u64) {
+        if let Some(s) = self.slots.get(home(tag(hash), self.slots.len())) {
+            crate::prefetch::prefetch(s);
+        }
+    }
+
+    /// The first id on `hash`'s probe whose slot has its tag, unconfirmed: the record a
+    /// batch prefetches before it compares names (a 32-bit tag is nearly always right).
+    #[inline]
+    pub(super) fn candidate(&self, hash: u64) -> Option<u32> {
+        self.position(hash, |_| true)
+            .map(|i| slot_id(self.slots[i]))
+    }
+
     fn position(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
@@ -253,7 +269,15 @@ mod tests {
                             names.remove(&id);
                         }
                     }
-                    _ => prop_assert_eq!(t.find(h, named(&names, name)), model.get(&name).copied()),
+                    _ => {
+                        prop_assert_eq!(t.find(h, named(&names, name)), model.get(&name).copied());
+                        // A batch's hint: some member with the name's 32-bit tag, if any.
+                        t.prefetch(h);
+                        match t.candidate(h) {
+                            Some(c) => prop_assert_eq!(hash_of(names[&c], spread) as u32, h as u32),
+                            None => prop_assert!(model.keys().all(|&n| hash_of(n, spread) as u32 != h as u32)),
+                        }
+                    }
                 }
                 prop_assert_eq!(t.len(), model.len());
             }

@@ -192,6 +192,25 @@ fn check(r: &Ranking, model: &Model, order: Order, probes: &[(u64, usize, u16, u
             let absent = !sorted.iter().any(|e| &e.0 == m);
             assert_eq!(missing.contains(&i), absent, "{style:?} {m} missing");
         }
+        // Every member at once, with absent names and repeats between them: a list that
+        // spans several of the batches members_of looks names up in (16 at a time).
+        let mut asked: Vec<String> = Vec::new();
+        for (i, (m, _, _)) in sorted.iter().enumerate() {
+            asked.push(m.clone());
+            if i % 5 == 0 {
+                asked.push(format!("absent-{i}"));
+                asked.push(m.clone());
+            }
+        }
+        let (entries, missing) = r.members_of(&asked, style);
+        assert_eq!(entries, listed, "{style:?} members_of every member");
+        let absent: Vec<usize> = (0..asked.len())
+            .filter(|&i| asked[i].starts_with("absent-"))
+            .collect();
+        assert_eq!(
+            missing, absent,
+            "{style:?} members_of every member: missing"
+        );
         for &(offset, limit, member, before, after) in probes {
             let offset = offset % (sorted.len() as u64 + 2);
             let page = r.page(offset, limit, style);
