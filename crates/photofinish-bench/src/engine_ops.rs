@@ -41,6 +41,9 @@ pub struct EngineOps {
     pub top10_ns: f64,
     /// around(5, 5) of a random member, competition ranks.
     pub around_ns: f64,
+    /// Ordinal ranks of 16 random members asked for in one call (`members_of`, the
+    /// batch a `members` query or a pipeline brings), per member.
+    pub batch16_ns: f64,
     /// Seconds to build the board in bulk from unsorted entries.
     pub build_s: f64,
     /// Seconds to rebuild it from its entries in rank order: what a restart does in memory
@@ -66,6 +69,10 @@ impl EngineOps {
             ("rank, dense", self.rank_dense_ns),
             ("top-10 page", self.top10_ns),
             ("around(5, 5)", self.around_ns),
+            (
+                "rank, ordinal, 16 members a call (per member)",
+                self.batch16_ns,
+            ),
         ];
         let mut out = format!("engine-ops: {} members, one thread\n", self.members);
         for (label, ns) in rows {
@@ -101,6 +108,7 @@ impl EngineOps {
             "rank_dense_ns": self.rank_dense_ns,
             "top10_ns": self.top10_ns,
             "around_ns": self.around_ns,
+            "batch16_ns": self.batch16_ns,
             "build_s": self.build_s,
             "reload_s": self.reload_s,
             "copy_s": self.copy_s,
@@ -207,6 +215,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
     let around_ns = time_each(&Sample::draw(&mut rng, members, ops), |member| {
         black_box(r.around(member, 5, 5, RankStyle::Competition));
     });
+    let batch16_ns = batch16(&r, &Sample::draw(&mut rng, members, ops));
     let reload_s = reload(&r)?;
     let copy_s = copy(&r)?;
     Ok(EngineOps {
@@ -217,11 +226,26 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
         rank_dense_ns,
         top10_ns,
         around_ns,
+        batch16_ns,
         build_s,
         reload_s,
         copy_s,
         bytes_per_member,
     })
+}
+
+/// Mean nanoseconds per member of `members_of` over the sample, 16 members a call (the
+/// names are copied into the call's list before the clock starts).
+fn batch16(r: &Ranking, sample: &Sample) -> f64 {
+    const PER_CALL: usize = 16;
+    let names: Vec<String> = sample.iter().map(str::to_owned).collect();
+    let calls: Vec<&[String]> = names.chunks_exact(PER_CALL).collect();
+    let start = Instant::now();
+    for call in &calls {
+        let (entries, missing) = r.members_of(call, RankStyle::Ordinal);
+        black_box((entries, missing));
+    }
+    start.elapsed().as_nanos() as f64 / (calls.len() * PER_CALL).max(1) as f64
 }
 
 /// Seconds to rebuild `r` from its entries in rank order, as a snapshot holds them (the
@@ -279,6 +303,7 @@ mod tests {
             m.rank_dense_ns,
             m.top10_ns,
             m.around_ns,
+            m.batch16_ns,
             m.reload_s,
             m.copy_s,
         ] {

@@ -7,6 +7,7 @@
 mod alloc;
 mod drive;
 mod engine_ops;
+mod latency;
 mod progress;
 mod targets;
 mod workload;
@@ -91,6 +92,17 @@ enum Internal {
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
+    },
+    /// What one cache miss costs here: a chain of dependent loads through buffers of each
+    /// size, and four such chains interleaved (overlapped misses).
+    #[command(name = "memory-latency")]
+    MemoryLatency {
+        /// Buffer sizes in MiB.
+        #[arg(long, value_delimiter = ',', default_values_t = [4, 64, 1024])]
+        mib: Vec<usize>,
+        /// Loads timed per size.
+        #[arg(long, default_value_t = 5_000_000)]
+        loads: usize,
     },
 }
 
@@ -269,6 +281,11 @@ fn main() -> std::process::ExitCode {
                     println!("{}", m.json());
                 }
             })
+        }
+        Some(Internal::MemoryLatency { ref mib, loads }) => {
+            let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();
+            print!("{}", latency::table(&rows));
+            Ok(())
         }
         None => runtime.block_on(run(args)),
     };
