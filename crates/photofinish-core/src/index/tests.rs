@@ -88,6 +88,20 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Scores over the whole i64 range, in runs of one score and in clusters more than 2^31
+    /// apart, the ends included.
+    #[test]
+    fn tree_matches_sorted_vec_over_the_whole_i64_range(ops in prop::collection::vec((
+        prop::bool::weighted(0.6),
+        any::<u16>(),
+        prop_oneof![any::<i64>(), -5i64..5, (-5i64..5).prop_map(|s| s << 33), Just(i64::MIN), Just(i64::MAX - 1)],
+    ), 1..3000)) {
+        run(ops, i64::MAX, 1);
+    }
+}
+
 #[test]
 fn grows_and_shrinks_through_several_levels() {
     let mut ops: Vec<(bool, u16, i64)> = (0..20_000).map(|i| (true, 0, i * 7919)).collect();
@@ -261,14 +275,28 @@ fn invariants_catch_a_repeated_id() {
     index.check_invariants(&keys);
 }
 
+/// Scores for the leaf search: a few small ones (long runs of one score), and ones far
+/// apart — the i64 ends, and clusters more than 2^31 from each other.
+fn leaf_score() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => -3i64..3,
+        1 => Just(i64::MIN),
+        1 => Just(i64::MAX),
+        1 => Just(i64::MIN + 1),
+        1 => Just(i64::MAX - 1),
+        1 => (-3i64..3).prop_map(|s| s << 32),
+        1 => (-3i64..3).prop_map(|s| (1 << 31) + s),
+    ]
+}
+
 proptest! {
-    /// The leaf's four-way search answers what a plain partition point does, for every
-    /// length from empty to full, probes below, between, equal to and above the keys, and
-    /// runs of equal scores (the case the pivots' count must get right).
+    /// The leaf's search answers what a plain partition point does, for every length from
+    /// empty to full, probes below, between, equal to and above the keys, runs of equal
+    /// scores (the case the pivots' count must get right), and the i64 ends.
     #[test]
     fn leaf_search_matches_partition_point(
-        scores in prop::collection::vec(-3i64..3, 0..=LEAF_CAP),
-        probe_score in -4i64..4,
+        scores in prop::collection::vec(leaf_score(), 0..=LEAF_CAP),
+        probe_score in leaf_score(),
         probe_tie in 0u64..200,
     ) {
         let mut sorted = scores;
