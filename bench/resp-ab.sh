@@ -3,17 +3,20 @@
 # one change (docs/BENCHMARKS.md §13): both servers start once (--fsync everysec, the
 # embedded store, --workers 1, pinned to CPU 0), each board is loaded with MEMBERS members
 # named as redis-benchmark names them (m:000000123456), then every round runs N requests
-# of COMMAND against A, then against B (redis-benchmark on CPU 1, 50 clients, -P P,
-# -r 1000000). Prints per run: build, ops/s, server CPU µs per request (utime + stime).
+# of COMMAND against A, then against B (redis-benchmark on CPU 1, 50 clients, -P P, members
+# drawn from the first RANGE: `-r RANGE`). Prints per run: build, ops/s, server CPU µs per
+# request (utime + stime; a snapshot the server writes meanwhile counts too).
 #
 #   MEMBERS=1000000 ROUNDS=5 P=16 N=2000000 ./bench/resp-ab.sh BUILD_A BUILD_B
 #
-# COMMAND defaults to an LB.INCR of a random member (`LB.INCR lb m:__rand_int__ 1`).
+# COMMAND defaults to an LB.INCR of a random member (`LB.INCR lb m:__rand_int__ 1`); RANGE
+# defaults to MEMBERS, so every member can be drawn (§9's runs use -r 1000000 at 10M too).
 set -euo pipefail
+A=$(realpath "${1:?build A}")
+B=$(realpath "${2:?build B}")
 cd "$(dirname "$0")/.."
-A=${1:?build A}
-B=${2:?build B}
 MEMBERS=${MEMBERS:-1000000}
+RANGE=${RANGE:-$MEMBERS}
 ROUNDS=${ROUNDS:-5}
 N=${N:-2000000}
 P=${P:-16}
@@ -22,21 +25,26 @@ WORK=$(mktemp -d)
 cleanup() { kill "${PA:-}" "${PB:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-start() { # start BIN DIR PORT
+start() { # start BIN NAME PORT: a server, its log in $WORK/NAME.log; waits until it answers
     mkdir -p "$WORK/$2"
     taskset -c 0 "$1" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$3" --fsync everysec \
-        --workers 1 --data-dir "$WORK/$2" >/dev/null 2>&1 &
+        --workers 1 --data-dir "$WORK/$2" >"$WORK/$2.log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 100); do
+        redis-cli -p "$3" PING >/dev/null 2>&1 && { STARTED=$pid; return; }
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "server $2 ($1) did not start:" >&2
+    tail -5 "$WORK/$2.log" >&2
+    exit 1
 }
 PORT_A=$(free_port)
 start "$A" a "$PORT_A"
-PA=$!
-PORT_B=$(free_port)
+PA=$STARTED
+PORT_B=$(free_port) # chosen once A listens, so A cannot take it
 start "$B" b "$PORT_B"
-PB=$!
-for _ in $(seq 100); do
-    redis-cli -p "$PORT_A" PING >/dev/null 2>&1 && redis-cli -p "$PORT_B" PING >/dev/null 2>&1 && break
-    sleep 0.1
-done
+PB=$STARTED
 load() { # load PORT: one LB.SET per member, piped in with redis-cli --pipe
     redis-cli -p "$1" LB.CREATE lb UPDATE incr >/dev/null
     seq 0 $((MEMBERS - 1)) | awk '{
@@ -47,17 +55,18 @@ load() { # load PORT: one LB.SET per member, piped in with redis-cli --pipe
 load "$PORT_A"
 load "$PORT_B"
 TICK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# utime + stime: fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the name.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 run() { # run LABEL PORT PID
     local before after rps
     before=$(cpu_ticks "$3")
-    rps=$(taskset -c 1 redis-benchmark -p "$2" -c 50 -n "$N" -r 1000000 -P "$P" --csv "${COMMAND[@]}" 2>/dev/null |
+    rps=$(taskset -c 1 redis-benchmark -p "$2" -c 50 -n "$N" -r "$RANGE" -P "$P" --csv "${COMMAND[@]}" 2>/dev/null |
         awk -F'","' 'NR == 2 {print $2}')
     after=$(cpu_ticks "$3")
     awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$N" -v hz="$TICK" \
         'BEGIN { printf "%s %10.0f ops/s %6.2f µs/op\n", l, r, t * 1e6 / hz / n }'
 }
-echo "members: $MEMBERS; -P $P; $ROUNDS rounds of $N: ${COMMAND[*]}"
+echo "members: $MEMBERS (drawn from the first $RANGE); -P $P; $ROUNDS rounds of $N: ${COMMAND[*]}"
 for _ in $(seq "$ROUNDS"); do
     run A "$PORT_A" "$PA"
     run B "$PORT_B" "$PB"

@@ -30,7 +30,7 @@ pub struct Latency {
     pub overlapped_ns: f64,
 }
 
-/// Times `loads` loads over a buffer of `mib` MiB (at least one line).
+/// Times `loads` loads over a buffer of `mib` MiB (at least two lines: a cycle needs them).
 pub fn run(mib: usize, loads: usize) -> Latency {
     let lines = (mib << 20).div_ceil(64).max(2);
     // Sattolo's shuffle: a random permutation that is one cycle through every line.
@@ -96,12 +96,15 @@ pub fn table(rows: &[Latency]) -> String {
 mod tests {
     use super::*;
 
-    /// The chain visits every line once per cycle, so a run returns real, positive times;
-    /// a buffer that fits the cache is faster per load than one that does not.
+    /// A run over a small buffer returns positive, finite times and a row for its size.
     #[test]
     fn a_small_buffer_answers_positive_times() {
         let l = run(1, 200_000);
         assert!(l.dependent_ns > 0.0 && l.overlapped_ns > 0.0, "{l:?}");
+        assert!(
+            l.dependent_ns.is_finite() && l.overlapped_ns.is_finite(),
+            "{l:?}"
+        );
         assert!(table(&[l]).contains("1 MiB"));
     }
 }

@@ -16,7 +16,7 @@ use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
-use crate::ranking::{resulting_score, Outcome, Ranking, Write};
+use crate::ranking::{resulting_score, Outcome, Prefetch, Ranking, Write};
 use crate::view::BoardPatch;
 use crate::window::PeriodWindow;
 
@@ -169,11 +169,11 @@ impl Board {
     ) -> Result<(Outcome, Period), BoardError> {
         validate_instant(w.at_us)?;
         let target = target_us(w.at_us, w.period_us);
-        let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
-        let period = match newest {
+        let period = match self.newest_holding(target) {
             // Nearly every write lands in the newest period: no calendar, no retention walk.
-            Some(p) if p.contains(target) => p.clone(),
-            _ => {
+            Some((p, _)) => p.clone(),
+            None => {
+                let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
                 let period = self.calendar().period_at(target)?;
                 // Only a write older than the newest period can fall outside retention.
                 if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
@@ -218,12 +218,18 @@ impl Board {
     /// Prefetches what a write of `member` at `at_us` (into the period of `period_us`, if
     /// given, as [`BoardWrite`]) reads first, when it lands in the newest period — as
     /// nearly every write does ([`Ranking::prefetch_member`]). Changes nothing.
-    pub fn prefetch_write(&self, member: &str, at_us: i64, period_us: Option<i64>) {
-        if let Some((_, (newest, ranking))) = self.periods.last_key_value() {
-            if newest.contains(target_us(at_us, period_us)) {
-                ranking.prefetch_member(member);
-            }
+    pub fn prefetch_write(&self, member: &str, at_us: i64, period_us: Option<i64>, step: Prefetch) {
+        if let Some((_, ranking)) = self.newest_holding(target_us(at_us, period_us)) {
+            ranking.prefetch_member(member, step);
         }
+    }
+
+    /// The newest period and its ranking, when that period holds instant `target_us`.
+    fn newest_holding(&self, target_us: i64) -> Option<&(Period, Ranking)> {
+        self.periods
+            .last_key_value()
+            .map(|(_, entry)| entry)
+            .filter(|(newest, _)| newest.contains(target_us))
     }
 
     /// The board's score rules and the memory budget, for a write of `op` landing in

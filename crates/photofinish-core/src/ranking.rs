@@ -18,7 +18,7 @@ use std::hash::BuildHasher;
 
 use crate::config::{validate_member_name, Op, Order, MAX_METADATA_BYTES};
 use crate::error::{BoardError, ScoreLimit};
-use crate::index::{KeyOf, RankedIndex};
+use crate::index::{KeyOf, RankedIndex, Seek};
 use crate::key::Key;
 use crate::slab::Slab;
 
@@ -31,6 +31,17 @@ pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 /// Members a batch read looks up together: the memory loads of this many overlap (the
 /// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
 const BATCH: usize = 16;
+
+/// The two steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
+/// whole batch one after the other: the record's address is in the slot, so the slots must
+/// be on their way before any is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefetch {
+    /// The member-table slot where the name's probe starts.
+    Slot,
+    /// The record of the first id on the probe whose tag matches the name's.
+    Record,
+}
 
 /// The refusal of a member pushed or loaded twice.
 fn appears_twice(name: &[u8]) -> BoardError {
@@ -287,23 +298,38 @@ impl Ranking {
     }
 
     fn find(&self, member: &str) -> Option<u32> {
-        let hash = self.name_hash(member.as_bytes());
+        self.find_hashed(self.name_hash(member.as_bytes()), member)
+    }
+
+    /// The id of `member`, whose name hash is `hash`: a slot with its tag, confirmed by
+    /// the record's name.
+    fn find_hashed(&self, hash: u64, member: &str) -> Option<u32> {
         let records = &self.records;
         self.members
             .find(hash, |id| records.name(id) == member.as_bytes())
     }
 
-    /// Brings what a write to `member` reads first into cache without waiting: its home
-    /// slot in the member table and the record of the first id there whose tag matches.
-    /// The store's writer calls it for every write of a batch before it appends the batch
-    /// to the log, so these loads overlap the log write instead of stalling the apply
-    /// (docs/BENCHMARKS.md §13). Changes nothing.
-    pub fn prefetch_member(&self, member: &str) {
-        let hash = self.name_hash(member.as_bytes());
-        self.members.prefetch(hash);
-        if let Some(id) = self.members.candidate(hash) {
-            self.records.slab.prefetch(id);
+    /// One step of a batch's lookups ([`Prefetch`]) for the member with name hash `hash`.
+    /// The slot step only asks for a line; the record step reads the slot (in cache by
+    /// then, if the batch's slots were all asked for first) to learn which record to ask
+    /// for.
+    fn prefetch_hashed(&self, hash: u64, step: Prefetch) {
+        match step {
+            Prefetch::Slot => self.members.prefetch(hash),
+            Prefetch::Record => {
+                if let Some(id) = self.members.candidate(hash) {
+                    self.records.slab.prefetch(id);
+                }
+            }
         }
+    }
+
+    /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs the slot
+    /// step for every write of a batch, then the record step for every write, before it
+    /// appends the batch to the log, so these loads overlap the log write instead of
+    /// stalling the apply one member at a time (docs/BENCHMARKS.md §13). Changes nothing.
+    pub fn prefetch_member(&self, member: &str, step: Prefetch) {
+        self.prefetch_hashed(self.name_hash(member.as_bytes()), step);
     }
 
     /// The ids of `names` (`None` for an absent one), [`BATCH`] at a time with their
@@ -314,19 +340,17 @@ impl Ranking {
         let mut out = Vec::with_capacity(names.len());
         let mut hashes = [0u64; BATCH];
         for chunk in names.chunks(BATCH) {
+            let hashes = &mut hashes[..chunk.len()];
             for (h, name) in hashes.iter_mut().zip(chunk) {
                 *h = self.name_hash(name.as_ref().as_bytes());
-                self.members.prefetch(*h);
             }
-            for &h in &hashes[..chunk.len()] {
-                if let Some(id) = self.members.candidate(h) {
-                    self.records.slab.prefetch(id);
+            for step in [Prefetch::Slot, Prefetch::Record] {
+                for &h in hashes.iter() {
+                    self.prefetch_hashed(h, step);
                 }
             }
-            let records = &self.records;
             for (&h, name) in hashes.iter().zip(chunk) {
-                let name = name.as_ref().as_bytes();
-                out.push(self.members.find(h, |id| records.name(id) == name));
+                out.push(self.find_hashed(h, name.as_ref()));
             }
         }
         out
@@ -529,9 +553,14 @@ impl Ranking {
         true
     }
 
+    /// The ordinal rank of `id` in the leaf a seek for its key found.
+    fn ordinal_at(&self, seek: Seek<'_>, id: u32) -> u64 {
+        1 + self.index.position_in(seek, id).unwrap_or(0)
+    }
+
     fn rank_of(&self, id: u32, key: &Key, style: RankStyle) -> u64 {
         if style == RankStyle::Ordinal {
-            return 1 + self.index.position(id, key).unwrap_or(0);
+            return self.ordinal_at(self.index.seek(key), id);
         }
         let Some(r) = self.index.ranks(id, key, &self.records) else {
             return 0;
@@ -591,7 +620,9 @@ impl Ranking {
         }
         found.sort_unstable_by_key(|&(key, _)| key);
         found.dedup_by_key(|&mut (_, id)| id);
-        // Every leaf of a batch is sought (and so prefetched) before the first is read.
+        // Every leaf of a batch is sought (and so prefetched) before the first is read. An
+        // ordinal rank is read from its seek; the others descend again, over the inner
+        // nodes the seek left in cache, to the leaf it brought in.
         let mut entries = Vec::with_capacity(found.len());
         let mut seeks = Vec::with_capacity(BATCH);
         for chunk in found.chunks(BATCH) {
@@ -599,7 +630,7 @@ impl Ranking {
             seeks.extend(chunk.iter().map(|(key, _)| self.index.seek(key)));
             for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
                 let rank = match style {
-                    RankStyle::Ordinal => 1 + self.index.position_in(seek, id).unwrap_or(0),
+                    RankStyle::Ordinal => self.ordinal_at(seek, id),
                     _ => self.rank_of(id, &key, style),
                 };
                 entries.push(self.entry(id, rank));

@@ -16,7 +16,7 @@ use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::keyindex::KeyIndex;
 use crate::snapshot::WRITE_CHUNK_BYTES;
-use photofinish_core::prefetch::prefetch;
+use photofinish_core::prefetch::prefetch_bytes;
 
 /// A request fingerprint as the log and table keep it: its first 16 bytes.
 pub fn short_fingerprint(fp: &[u8; 32]) -> [u8; 16] {
@@ -217,12 +217,7 @@ impl Table {
             .end;
         for (i, id) in ids.enumerate() {
             self.index.prefetch(short(id));
-            let slot = tail.wrapping_add(i);
-            prefetch(slot);
-            prefetch(
-                slot.cast::<u8>()
-                    .wrapping_add(std::mem::size_of::<Slot>() - 1),
-            );
+            prefetch_bytes(tail.wrapping_add(i).cast(), std::mem::size_of::<Slot>());
             if let Some(front) = self.slots.get(i) {
                 if full || front.expires_us <= now_us {
                     self.index.prefetch(short(front.id));

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 
 use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::ranking::Prefetch;
 use photofinish_core::view::{BoardState, WriteOutcome};
 use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
 
@@ -123,11 +124,21 @@ impl State {
         }
     }
 
-    /// Prefetches what applying `cmd` reads first: for each write in it, the member's
-    /// slot and record in the board's newest ranking ([`Board::prefetch_write`]). The
-    /// writer calls it for a batch before the log append, so these loads overlap the
-    /// write instead of stalling the apply one member at a time. Changes nothing.
-    pub fn prefetch(&self, cmd: &Command) {
+    /// Prefetches what applying the commands of a batch reads first: for each write among
+    /// them, the member's slot and then its record in the board's newest ranking
+    /// ([`Board::prefetch_write`]) — every slot first, then every record, since a record's
+    /// address is in its slot. The writer calls it before the log append, so these loads
+    /// overlap the write instead of stalling the apply one member at a time. Changes
+    /// nothing.
+    pub fn prefetch<'a>(&self, cmds: impl Iterator<Item = &'a Command> + Clone) {
+        for step in [Prefetch::Slot, Prefetch::Record] {
+            for cmd in cmds.clone() {
+                self.prefetch_one(cmd, step);
+            }
+        }
+    }
+
+    fn prefetch_one(&self, cmd: &Command, step: Prefetch) {
         match cmd {
             Command::Write {
                 board,
@@ -137,10 +148,10 @@ impl State {
                 ..
             } => {
                 if let Some(handle) = self.board(board) {
-                    read_lock(&handle).prefetch_write(member, *at_us, *period_us);
+                    read_lock(&handle).prefetch_write(member, *at_us, *period_us, step);
                 }
             }
-            Command::Keyed { cmds, .. } => cmds.iter().for_each(|c| self.prefetch(c)),
+            Command::Keyed { cmds, .. } => cmds.iter().for_each(|c| self.prefetch_one(c, step)),
             _ => {}
         }
     }

@@ -653,9 +653,7 @@ impl LogWriter {
         if keys.peek().is_some() {
             self.state.idempotency().warm(keys, self.clock.now_us());
         }
-        for job in &batch {
-            self.state.prefetch(&job.cmd);
-        }
+        self.state.prefetch(batch.iter().map(|job| &job.cmd));
         match self.append() {
             Ok(()) => {
                 self.health.set(None);

@@ -18,6 +18,8 @@ mod remove;
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{KeyOf, INNER_CAP, LEAF_CAP};
 
+use std::marker::PhantomData;
+
 use crate::key::Key;
 use crate::slab::Slab;
 
@@ -249,7 +251,7 @@ impl RankedIndex {
     /// that leaf, and prefetches the leaf ([`crate::prefetch`]): a batch seeks all its keys
     /// first, so their leaves load together, then reads each with [`Self::position_in`].
     /// Reads no record.
-    pub fn seek(&self, key: &Key) -> Seek {
+    pub fn seek(&self, key: &Key) -> Seek<'_> {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
@@ -259,11 +261,15 @@ impl RankedIndex {
             node = inner.children[slot];
         }
         self.leaves.prefetch(node);
-        Seek { leaf: node, before }
+        Seek {
+            leaf: node,
+            before,
+            index: PhantomData,
+        }
     }
 
     /// 0-based position of `id` in the leaf `seek` found for its key; `None` if absent.
-    pub fn position_in(&self, seek: Seek, id: u32) -> Option<u64> {
+    pub fn position_in(&self, seek: Seek<'_>, id: u32) -> Option<u64> {
         self.leaves
             .get(seek.leaf)
             .find(id)
@@ -402,11 +408,12 @@ impl RankedIndex {
 }
 
 /// Where a descent for a key ended ([`RankedIndex::seek`]): the leaf and the entries
-/// before it. Valid until the index next changes.
+/// before it. It borrows the index, so the index cannot change while it is held.
 #[derive(Debug, Clone, Copy)]
-pub struct Seek {
+pub struct Seek<'a> {
     leaf: u32,
     before: u64,
+    index: PhantomData<&'a RankedIndex>,
 }
 
 /// An entry's ranks as counts of what comes before it (add 1 for the rank).
