@@ -14,8 +14,10 @@ use std::time::Instant;
 
 use crate::workload::Rng;
 
-/// u64 values per 64-byte cache line: one value of each line is used.
-const PER_LINE: usize = 8;
+/// Bytes per cache line.
+const LINE_BYTES: usize = 64;
+/// u64 values per cache line: one value of each line is used.
+const PER_LINE: usize = LINE_BYTES / 8;
 /// Independent chains of the overlapped timing.
 const CHAINS: usize = 4;
 
@@ -32,7 +34,7 @@ pub struct Latency {
 
 /// Times `loads` loads over a buffer of `mib` MiB (at least two lines: a cycle needs them).
 pub fn run(mib: usize, loads: usize) -> Latency {
-    let lines = (mib << 20).div_ceil(64).max(2);
+    let lines = (mib << 20).div_ceil(LINE_BYTES).max(2);
     // Sattolo's shuffle: a random permutation that is one cycle through every line.
     let mut order: Vec<u32> = (0..lines as u32).collect();
     let mut rng = Rng::new(11);

@@ -298,15 +298,14 @@ impl Ranking {
     }
 
     fn find(&self, member: &str) -> Option<u32> {
-        self.find_hashed(self.name_hash(member.as_bytes()), member)
+        self.find_hashed(self.name_hash(member.as_bytes()), member.as_bytes())
     }
 
-    /// The id of `member`, whose name hash is `hash`: a slot with its tag, confirmed by
-    /// the record's name.
-    fn find_hashed(&self, hash: u64, member: &str) -> Option<u32> {
+    /// The id of the member named `name`, whose hash is `hash`: a slot with its tag,
+    /// confirmed by the record's name.
+    fn find_hashed(&self, hash: u64, name: &[u8]) -> Option<u32> {
         let records = &self.records;
-        self.members
-            .find(hash, |id| records.name(id) == member.as_bytes())
+        self.members.find(hash, |id| records.name(id) == name)
     }
 
     /// One step of a batch's lookups ([`Prefetch`]) for the member with name hash `hash`.
@@ -350,7 +349,7 @@ impl Ranking {
                 }
             }
             for (&h, name) in hashes.iter().zip(chunk) {
-                out.push(self.find_hashed(h, name.as_ref()));
+                out.push(self.find_hashed(h, name.as_ref().as_bytes()));
             }
         }
         out
@@ -754,8 +753,7 @@ impl Ranking {
         let records = &self.records;
         let member_of = |id: u32| {
             let name = records.name(id);
-            let hash = self.name_hash(name);
-            self.members.find(hash, |o| records.name(o) == name)
+            self.find_hashed(self.name_hash(name), name)
         };
         let mut long = 0;
         let mut seen = std::collections::HashSet::new();

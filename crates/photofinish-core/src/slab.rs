@@ -72,23 +72,26 @@ impl<T> Slab<T> {
         self.live -= 1;
     }
 
+    /// The chunk and the offset in it of `id`.
+    #[inline]
+    fn locate(&self, id: u32) -> (usize, usize) {
+        let mask = (1u32 << self.chunk_shift) - 1;
+        ((id >> self.chunk_shift) as usize, (id & mask) as usize)
+    }
+
     /// The value at `id`. Panics on an id this slab never handed out (an internal bug).
     #[inline]
     pub fn get(&self, id: u32) -> &T {
-        let mask = (1u32 << self.chunk_shift) - 1;
-        &self.chunks[(id >> self.chunk_shift) as usize][(id & mask) as usize]
+        let (chunk, at) = self.locate(id);
+        &self.chunks[chunk][at]
     }
 
     /// Prefetches the value at `id` ([`crate::prefetch`]); nothing for an id never handed
     /// out. A batch calls it for all its ids before it reads the first.
     #[inline]
     pub fn prefetch(&self, id: u32) {
-        let mask = (1u32 << self.chunk_shift) - 1;
-        if let Some(v) = self
-            .chunks
-            .get((id >> self.chunk_shift) as usize)
-            .and_then(|c| c.get((id & mask) as usize))
-        {
+        let (chunk, at) = self.locate(id);
+        if let Some(v) = self.chunks.get(chunk).and_then(|c| c.get(at)) {
             crate::prefetch::prefetch_value(v);
         }
     }
@@ -96,8 +99,8 @@ impl<T> Slab<T> {
     /// The value at `id`, mutably.
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut T {
-        let mask = (1u32 << self.chunk_shift) - 1;
-        &mut self.chunks[(id >> self.chunk_shift) as usize][(id & mask) as usize]
+        let (chunk, at) = self.locate(id);
+        &mut self.chunks[chunk][at]
     }
 
     fn chunk_len(&self) -> usize {
