@@ -826,27 +826,39 @@ async fn serve(opts: ServeOptions) -> Result<()> {
     Ok(())
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Takes SIGINT (Ctrl-C) and SIGTERM now, and completes when either arrives.
+///
+/// The handlers are installed when this is called, before the server announces that it
+/// listens: a supervisor may send SIGTERM the moment it sees that line, and a signal that
+/// came before its handler would end the process by its default action, skipping the
+/// clean stop (drain, log sync, shutdown snapshot).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (int, term) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: std::io::Result<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Ok(mut s) => drop(s.recv().await),
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(int) => {},
+                () = wait(term) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutdown signal received");
     }
-    tracing::info!("shutdown signal received");
 }
 
 #[cfg(test)]

@@ -127,6 +127,40 @@ fn sigterm_drains_and_exits_zero_with_writes_durable() {
     assert_eq!(v["score"], 190);
 }
 
+/// A supervisor may send SIGTERM the moment the "listening" line appears: the server has
+/// taken the signal by then, so it stops cleanly (exit 0, a shutdown snapshot) instead of
+/// dying by the signal's default action. Several rounds: the window, when open, was a few
+/// milliseconds wide.
+#[test]
+fn sigterm_right_after_listening_is_a_clean_stop() {
+    let dir = tempfile::tempdir().expect("tmp");
+    {
+        let proc = Proc::start(BIN, dir.path(), "always");
+        assert!(cli(&["board", "create", "b"], &proc.base).0);
+        assert!(cli(&["submit", "b", "m", "7"], &proc.base).0);
+        proc.kill9();
+    }
+    let snapshots = || {
+        std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("snap-"))
+            .count()
+    };
+    assert_eq!(snapshots(), 0);
+    for round in 0..5 {
+        let mut proc = Proc::start(BIN, dir.path(), "always");
+        assert!(Command::new("kill")
+            .args(["-TERM", &proc.child.id().to_string()])
+            .status()
+            .expect("kill")
+            .success());
+        let status = proc.child.wait().expect("wait");
+        assert!(status.success(), "round {round}: exit status {status:?}");
+        assert_eq!(snapshots(), 1, "round {round}");
+    }
+}
+
 /// `PHOTOFINISH_STORAGE=redis://…` serves from Redis: a second process, started after the
 /// first was SIGKILLed, answers from the same data; a bad URL is a plain error.
 #[test]
