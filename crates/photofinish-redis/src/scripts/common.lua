@@ -411,10 +411,14 @@ local function emit(K_EV, ...)
 end
 
 -- Sends the reset of PERIOD_ID once, whichever node or write gets here first: only when the
--- last period announced on the board is an earlier one (the first is only recorded).
-local function announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
-  local last = redis.call('GET', K_ANN)
+-- last period announced on the board is an earlier one (the first is only recorded). A
+-- batch's writes (`ctx`, write_fn.lua's batch context) read the announced period once.
+local function announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS, ctx)
+  local last
+  if ctx and ctx.ann ~= nil then last = ctx.ann else last = redis.call('GET', K_ANN) end
+  if ctx then ctx.ann = last end
   if last and last >= PERIOD_ID then return end
   redis.call('SET', K_ANN, PERIOD_ID)
+  if ctx then ctx.ann = PERIOD_ID end
   if last then emit(K_EV, 'k', 'reset', 'p', PERIOD_ID, 'q', PREVIOUS) end
 end

@@ -35,9 +35,9 @@ end
 
 -- One write entry's answer; a write that landed also names its period (id and record),
 -- so a replay answers it whatever the clock says by then.
-local function write_entry(e)
+local function write_entry(e, ctx)
   if #e[1] == 0 then return {S_REFUSED, e[2][1], e[2][2]} end
-  local r = apply_write(e[1], e[2])
+  local r = apply_write(e[1], e[2], ctx)
   if r[1] == S_OK then
     r[#r + 1] = e[2][2]
     r[#r + 1] = e[2][3]
@@ -50,17 +50,22 @@ if MODE == 'write' then
   answer = write_entry(entries[1])
   if answer[1] ~= S_OK then return answer end
 elseif MODE == 'batch' then
-  -- The entries share the board's config: checked once, before anything applies.
+  -- The entries share the board's config, checked once before anything applies, and one
+  -- batch context (write_fn.lua).
+  local board_keys
   for i = 1, N do
     local e = entries[i]
     if #e[1] > 0 then
       local bad = check_config(e[1][1], e[2][1])
       if bad then return {bad} end
+      board_keys = e[1]
       break
     end
   end
+  local ctx = batch_context()
   answer = {}
-  for i = 1, N do answer[i] = write_entry(entries[i]) end
+  for i = 1, N do answer[i] = write_entry(entries[i], ctx) end
+  if board_keys then batch_finish(ctx, board_keys[2], board_keys[4]) end
 elseif MODE == 'remove' then
   local e = entries[1]
   if #e[1] == 0 then return {S_REFUSED, e[2][1], e[2][2]} end

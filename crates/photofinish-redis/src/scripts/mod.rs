@@ -25,8 +25,9 @@ const REMOVE_FN: &str = include_str!("remove_fn.lua");
 
 /// The functions of the library: the name each has in Rust, its body, and whether it
 /// writes (a read is flagged `no-writes`, so Redis lets it run at its memory limit).
-const BODIES: [(&str, &str, bool); 6] = [
+const BODIES: [(&str, &str, bool); 7] = [
     ("write", include_str!("write.lua"), true),
+    ("writes", include_str!("writes.lua"), true),
     ("read", include_str!("read.lua"), false),
     ("remove", include_str!("remove.lua"), true),
     ("keyed", include_str!("keyed.lua"), true),
@@ -93,6 +94,9 @@ impl Function {
 
 /// One write: retention check, operator, sequence, ZSET and indexes, period bookkeeping.
 pub static WRITE: LazyLock<Function> = LazyLock::new(|| Function::new("write"));
+/// Writes of one board in order, in one call (a batch's chunk of
+/// [`write::WRITES_PER_CALL`]).
+pub static WRITES: LazyLock<Function> = LazyLock::new(|| Function::new("writes"));
 /// Member, page and around reads.
 pub static READ: LazyLock<Function> = LazyLock::new(|| Function::new("read"));
 /// Removing a member from a period.
@@ -253,6 +257,8 @@ mod tests {
     #[test]
     fn numeric_constants_match_layout() {
         use crate::layout::{KEY_LEN, MAX_SEQ, TIEBREAK_LEN};
+        let args = write::WriteCall::ARGS;
+        assert!(WRITE_FN.contains(&format!("local WRITE_ARGS = {args}\n")));
         assert!(COMMON.contains(&format!("local MAX_SEQ = {MAX_SEQ}\n")));
         assert!(COMMON.contains(&format!("local TIEBREAK_LEN = {TIEBREAK_LEN}\n")));
         assert!(COMMON.contains(&format!("local KEY_LEN = {KEY_LEN}\n")));

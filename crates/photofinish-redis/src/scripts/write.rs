@@ -1,4 +1,5 @@
-//! The keys and arguments of `write.lua`, named, in the order the script unpacks them.
+//! The keys and arguments of `write.lua`, named, in the order the script unpacks them;
+//! `writes.lua` takes the same keys and several writes' arguments one after the other.
 
 use photofinish_core::{Op, Period, ScoreRules};
 
@@ -42,7 +43,17 @@ pub struct WriteCall<'a> {
     pub previous_id: &'a str,
 }
 
+/// The most writes one call of `writes.lua` carries. A batch is a pipeline of such calls:
+/// one call per write cost a function call and the board's own reads (config, period
+/// record, sequence, clock, announced period) each time (docs/BENCHMARKS.md §10), while
+/// one call for a whole batch of 1,000 would hold Redis, which runs one call at a time, for
+/// about 25 ms; 64 writes hold it 1.4–1.8 ms (measured at 1M members, §10).
+pub const WRITES_PER_CALL: usize = 64;
+
 impl WriteCall<'_> {
+    /// How many arguments [`WriteCall::args`] gives (`WRITE_ARGS` in `write_fn.lua`).
+    pub const ARGS: usize = 24;
+
     /// KEYS: cfg seq periods clock events announced (the period's own keys are named from
     /// its prefix, on the same slot).
     pub fn keys(&self) -> Vec<String> {
@@ -66,7 +77,7 @@ impl WriteCall<'_> {
         let (field, h32) = self.keys.name_hash(self.member);
         let key_rule =
             |v: Option<i64>| v.map(|v| layout::score_key(v).to_vec()).unwrap_or_default();
-        vec![
+        let args: Vec<Vec<u8>> = vec![
             self.config_text.into(),
             self.period.id.clone().into_bytes(),
             layout::period_record(self.period, self.floor_id).into_bytes(),
@@ -96,6 +107,8 @@ impl WriteCall<'_> {
             self.previous_id.into(),
             field.to_vec(),
             h32.to_string().into_bytes(),
-        ]
+        ];
+        debug_assert_eq!(args.len(), Self::ARGS);
+        args
     }
 }

@@ -1,20 +1,41 @@
--- One write, atomically: `apply_write(KEYS, ARGV)` with the keys and arguments of
--- `WriteCall` in scripts/write.rs. Used alone (write.lua) and under an idempotency key
--- (keyed.lua).
-local function apply_write(KEYS, ARGV)
+-- The number of arguments of one write (`WriteCall::ARGS` in scripts/write.rs).
+local WRITE_ARGS = 24
+
+-- What the writes of one call on one board share (a batch: writes.lua, keyed.lua's batch
+-- mode). The board's config is checked once, before the first; the board's sequence, its
+-- stamped clock and its announced period are read at most once and then kept here, and
+-- `batch_finish` writes the sequence and clock back once, after the last; the period
+-- records read and the member counts of the periods a batch adds members to are kept too
+-- (all of them dropped when a write drops expired periods).
+-- The keys end as they would after the same writes one call each.
+local function batch_context()
+  return {recs = {}, cards = {}}
+end
+local function batch_finish(ctx, K_SEQ, K_CLOCK)
+  if ctx.clock_set then redis.call('SET', K_CLOCK, ctx.clock) end
+  if ctx.seq_set then redis.call('SET', K_SEQ, int_text(ctx.seq)) end
+end
+
+-- One write, atomically: `apply_write(KEYS, ARGV, ctx)` with the keys and arguments of
+-- `WriteCall` in scripts/write.rs, and the batch context when it is one of several
+-- (nil alone). Used alone (write.lua), in batches (writes.lua) and under an idempotency
+-- key (keyed.lua).
+local function apply_write(KEYS, ARGV, ctx)
   local K_CFG, K_SEQ, K_PERIODS, K_CLOCK, K_EV, K_ANN = unpack(KEYS)
   local CONFIG, PERIOD_ID, PERIOD_RECORD, MEMBER, OP, VALUE_HI, VALUE_LO, STAMPED, R, RC,
         CLAMP, DESC, METADATA, PERIODS_PREFIX, P, EXPIRY_MS, MIN_RULE, MAX_RULE,
         MAX_MEMBERS, OVER_BUDGET, EMIT, PREVIOUS, H, H32 = unpack(ARGV)
 
-  local bad = check_config(K_CFG, CONFIG)
-  if bad then return {bad} end
+  if not ctx then
+    local bad = check_config(K_CFG, CONFIG)
+    if bad then return {bad} end
+  end
   local desc = DESC == TRUE
   local expiry = deadline(EXPIRY_MS, P .. 'r')
 
   -- The period's record (absent: the write opens it). Retention: a period this board has
   -- not opened must lie inside the window counted back from the newest period it has.
-  local rec = redis.call('HGET', K_PERIODS, PERIOD_ID)
+  local rec = ctx and ctx.recs[PERIOD_ID] or redis.call('HGET', K_PERIODS, PERIOD_ID)
   local opening = not rec
   local newest = nil
   if opening then
@@ -72,10 +93,18 @@ local function apply_write(KEYS, ARGV)
   local new_text = i64_text(nh, nl)
   local prefix, reached = old_prefix, nil
   if changed then
-    local seq = redis.call('INCR', K_SEQ)
-    if seq > MAX_SEQ then
-      redis.call('DECR', K_SEQ) -- nothing else has changed yet
-      return {S_RANKING_FULL}
+    local seq
+    if ctx then
+      if ctx.seq == nil then ctx.seq = tonumber(redis.call('GET', K_SEQ) or 0) end
+      seq = ctx.seq + 1
+      if seq > MAX_SEQ then return {S_RANKING_FULL} end
+      ctx.seq, ctx.seq_set = seq, true
+    else
+      seq = redis.call('INCR', K_SEQ)
+      if seq > MAX_SEQ then
+        redis.call('DECR', K_SEQ) -- nothing else has changed yet
+        return {S_RANKING_FULL}
+      end
     end
     local r, rc = R, RC
     if STAMPED == TRUE then
@@ -83,10 +112,18 @@ local function apply_write(KEYS, ARGV)
       -- One call as a rule: the clock takes r and answers the one it held; if that was
       -- later (another server's clock runs ahead), it goes back, and the write takes it
       -- unless that would leave the period.
-      local last = redis.call('SET', K_CLOCK, r, 'GET')
-      if last and u64_less(r, last) then
-        redis.call('SET', K_CLOCK, last)
-        if not u64_less(CLAMP, last) then r, rc = last, complement(last) end
+      -- In a batch the clock is read once and written back once (the later of the two).
+      local last
+      if ctx then
+        if ctx.clock == nil then ctx.clock = redis.call('GET', K_CLOCK) end
+        last = ctx.clock
+        if not (last and u64_less(r, last)) then ctx.clock, ctx.clock_set = r, true end
+      else
+        last = redis.call('SET', K_CLOCK, r, 'GET')
+        if last and u64_less(r, last) then redis.call('SET', K_CLOCK, last) end
+      end
+      if last and u64_less(r, last) and not u64_less(CLAMP, last) then
+        r, rc = last, complement(last)
       end
     end
     reached = r
@@ -97,8 +134,15 @@ local function apply_write(KEYS, ARGV)
       entry_add(P, nh, nl, d, prefix .. MEMBER, expiry)
       redis.call('HSET', bkey, field, prefix)
     else
-      local nL, nS = member_add(P, bkey, field, nh, nl, d, prefix, MEMBER, L, S,
-                                redis.call('ZCARD', P .. 'r'), expiry)
+      local members
+      if ctx then
+        members = ctx.cards[P] or redis.call('ZCARD', P .. 'r')
+        ctx.cards[P] = members + 1
+      else
+        members = redis.call('ZCARD', P .. 'r')
+      end
+      local nL, nS = member_add(P, bkey, field, nh, nl, d, prefix, MEMBER, L, S, members,
+                                expiry)
       if nL ~= L or nS ~= S then
         rec = record_with_buckets(rec, nL, nS)
         if not opening then redis.call('HSET', K_PERIODS, PERIOD_ID, rec) end
@@ -116,6 +160,7 @@ local function apply_write(KEYS, ARGV)
       -- The newest period moved: drop the periods that left the retention window.
       local floor = record_floor(rec)
       local all = redis.call('HGETALL', K_PERIODS)
+      if ctx then ctx.recs, ctx.cards = {}, {} end
       for i = 1, #all, 2 do
         local id = all[i]
         if id < floor then
@@ -130,9 +175,10 @@ local function apply_write(KEYS, ARGV)
   local pos = position(P, prefix .. MEMBER, desc)
   local tb = string.sub(prefix, #prefix - TIEBREAK_LEN + 1)
   if changed and EMIT == TRUE then
-    announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
+    announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS, ctx)
     emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_text, 'r', int_text(pos + 1),
          'a', reached_text(reached), 'p', PERIOD_ID)
   end
+  if ctx then ctx.recs[PERIOD_ID] = rec end
   return {S_OK, new_text, pos + 1, tb, changed and 1 or 0}
 end

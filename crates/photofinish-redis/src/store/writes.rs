@@ -1,5 +1,6 @@
-//! Writes: each one write script, prepared on this side first (score range, instant, the
-//! period window by the clock); a batch is one pipeline of write scripts.
+//! Writes: each one write function call, prepared on this side first (score range,
+//! instant, the period window by the clock); a batch is one pipeline of `writes` calls,
+//! each carrying up to [`WRITES_PER_CALL`] writes.
 
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::error::ScoreLimit;
@@ -10,7 +11,7 @@ use redis::Value;
 use super::{unavailable, Attempt, CachedBoard, RedisStore};
 use crate::layout::{self, BoardKeys};
 use crate::reply::Reply;
-use crate::scripts::{self, status, write::WriteCall};
+use crate::scripts::{self, status, write::WriteCall, write::WRITES_PER_CALL};
 
 /// A write ready for the write script: its period, keys and arguments.
 pub(super) struct PreparedWrite {
@@ -177,13 +178,14 @@ impl RedisStore {
         .await
     }
 
-    /// Applies writes in order, each on its own, in one pipeline of function calls: one
-    /// round trip for the batch instead of one per write (a Redis that lacked the library
-    /// gets it and the pipeline again: [`crate::conn::Conn::call_pipeline`]). Entries whose
-    /// call did not run (the library was flushed mid-batch, or the board changed under a
-    /// stale config) are run again one by one when every later entry did not run either, so
-    /// the order holds; otherwise they fail. If the pipeline itself fails, the outcome of its entries is unknown and each
-    /// answers unavailable.
+    /// Applies writes in order, each on its own, in one pipeline of `writes` calls of up
+    /// to [`WRITES_PER_CALL`] writes each: one round trip for the batch, and one function
+    /// call per chunk instead of one per write (a Redis that lacked the library gets it and
+    /// the pipeline again: [`crate::conn::Conn::call_pipeline`]). Entries whose call did not
+    /// run (the library was flushed mid-batch, or the board changed under a stale config)
+    /// are run again one by one when every later entry did not run either, so the order
+    /// holds; otherwise they fail. If the pipeline itself fails, or a call fails inside, the
+    /// outcome of its entries is unknown and each answers unavailable.
     pub(super) async fn write_many(
         &self,
         board: &str,
@@ -195,17 +197,27 @@ impl RedisStore {
             .iter()
             .map(|w| self.prepare_write(&cached, &keys, w))
             .collect();
+        let ready: Vec<&PreparedWrite> = prepared.iter().flatten().collect();
         let mut pipe = redis::pipe();
         pipe.ignore_errors();
-        for p in prepared.iter().flatten() {
-            pipe.add_command(scripts::invocation(&scripts::WRITE, &p.keys, &p.args).cmd());
+        for chunk in ready.chunks(WRITES_PER_CALL) {
+            let mut call = scripts::WRITES.prepare_invoke();
+            for k in &chunk[0].keys {
+                call.key(k);
+            }
+            for p in chunk {
+                for a in &p.args {
+                    call.arg(a);
+                }
+            }
+            pipe.add_command(call.cmd());
         }
-        let replies = if pipe.is_empty() {
+        let calls = if pipe.is_empty() {
             Ok(Vec::new())
         } else {
             self.conn.call_pipeline(&pipe).await
         };
-        let replies: Vec<redis::RedisResult<Value>> = match replies {
+        let calls: Vec<redis::RedisResult<Value>> = match calls {
             Ok(r) => r,
             Err(e) => {
                 let unknown = format!("outcome unknown, the batch's pipeline failed: {e}");
@@ -215,20 +227,42 @@ impl RedisStore {
                     .collect());
             }
         };
+        // Per ready write, in order: Ok(Some) its answer, Ok(None) its call did not run
+        // (the library was missing), Err its call failed.
+        let mut answers: Vec<Result<Option<Value>, BoardError>> = Vec::with_capacity(ready.len());
+        let mut calls = calls.into_iter();
+        for chunk in ready.chunks(WRITES_PER_CALL) {
+            let failed = match calls.next() {
+                Some(Ok(Value::Array(each))) if each.len() == chunk.len() => {
+                    answers.extend(each.into_iter().map(|v| Ok(Some(v))));
+                    continue;
+                }
+                Some(Ok(other)) => Err(BoardError::Unavailable(format!(
+                    "outcome unknown: the writes function answered {} writes with {other:?}",
+                    chunk.len()
+                ))),
+                Some(Err(e)) if scripts::is_missing(&e) => Ok(None),
+                Some(Err(e)) => Err(unavailable(e)),
+                None => Err(BoardError::Unavailable(
+                    "the batch's pipeline answered fewer replies than it had calls".into(),
+                )),
+            };
+            answers.extend(chunk.iter().map(|_| failed.clone()));
+        }
         // Per entry: Ok(Some) done, Ok(None) did not run (retry), Err failed.
-        let mut replies = replies.into_iter();
+        let mut answers = answers.into_iter();
         let mut out: Vec<Result<Option<WriteOutcome>, BoardError>> =
             Vec::with_capacity(writes.len());
         for (w, p) in writes.iter().zip(prepared) {
             out.push(match p {
                 Err(e) => Err(e),
-                Ok(p) => match replies.next() {
-                    Some(Ok(v)) => Reply::new("write", v)
+                Ok(p) => match answers.next() {
+                    Some(Ok(Some(v))) => Reply::new("write", v)
                         .and_then(|r| Self::parse_written(&cached, w, p.period, &r)),
-                    Some(Err(e)) if scripts::is_missing(&e) => Ok(None),
-                    Some(Err(e)) => Err(unavailable(e)),
+                    Some(Ok(None)) => Ok(None),
+                    Some(Err(e)) => Err(e),
                     None => Err(BoardError::Unavailable(
-                        "the batch's pipeline answered fewer replies than it had scripts".into(),
+                        "the batch's pipeline answered fewer writes than it had".into(),
                     )),
                 },
             });

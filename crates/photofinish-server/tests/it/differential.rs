@@ -3,8 +3,14 @@
 //! rank styles, each member's rank, around windows, board and period views, and the
 //! questions of §10 (a set of members, the rank of a score, thresholds). Writes carry
 //! explicit `at` instants (drawn from a few values, so equal `reached_at` happens and the
-//! sequence decides), which makes both backends' answers deterministic.
+//! sequence decides), or are stamped by the servers' one shared manual clock, which makes
+//! both backends' answers deterministic. An all-time board, and a daily board with a
+//! retention of two whose clock moves on during the sequence: batches then open periods
+//! and drop old ones, and writes into a period past retention are refused alike.
 
+use std::sync::Arc;
+
+use photofinish_core::clock::{Clock, ManualClock};
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -72,10 +78,25 @@ async fn everything(s: &Server, board: &str, members: &[String]) -> Vec<Value> {
     out
 }
 
-async fn run(kind: Kind, seed: u64, order: &str, steps: usize) {
-    let a = Server::start(Kind::Embedded).await;
-    let b = Server::start(kind).await;
-    let config = json!({"order": order, "update": "incr"});
+/// The sequence's board: all-time, or daily with a retention of two periods.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reset {
+    Never,
+    Daily,
+}
+
+/// Where both servers' clock starts: 2026-11-22T12:00:00Z.
+const T0: i64 = 1_795_348_800_000_000;
+const HOUR: i64 = 3_600_000_000;
+
+async fn run(kind: Kind, seed: u64, order: &str, reset: Reset, steps: usize) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let a = Server::start_manual(Kind::Embedded, clock.clone()).await;
+    let b = Server::start_manual(kind, clock.clone()).await;
+    let config = match reset {
+        Reset::Never => json!({"order": order, "update": "incr"}),
+        Reset::Daily => json!({"order": order, "update": "incr", "reset": "daily", "retention": 2}),
+    };
     assert_eq!(
         a.put("/v1/boards/x", config.clone()).await,
         b.put("/v1/boards/x", config).await
@@ -111,11 +132,34 @@ async fn run(kind: Kind, seed: u64, order: &str, steps: usize) {
     ];
     let mut rng = Rng(seed);
     for step in 0..steps {
+        if reset == Reset::Daily && rng.below(6) == 0 {
+            clock.advance(7 * HOUR);
+        }
+        // Daily: stamped now (twice as often), an hour ago, a day ago (the period before,
+        // still retained) or three days ago (past retention: refused).
+        let now = clock.now_us();
+        let daily_ats: Vec<Option<String>> =
+            [None, None, Some(HOUR), Some(25 * HOUR), Some(73 * HOUR)]
+                .into_iter()
+                .map(|ago| {
+                    ago.map(|ago| {
+                        jiff::Timestamp::from_microsecond(now - ago)
+                            .expect("instant")
+                            .to_string()
+                    })
+                })
+                .collect();
         let m = rng.pick(&members).clone();
         let write = |rng: &mut Rng, m: String| {
             let op = ["incr", "set", "best"][rng.below(3) as usize];
-            let mut w =
-                json!({"member": m, "score": rng.pick(&scores), "op": op, "at": rng.pick(&ats)});
+            let at = match reset {
+                Reset::Never => Some(rng.pick(&ats).to_string()),
+                Reset::Daily => rng.pick(&daily_ats).clone(),
+            };
+            let mut w = json!({"member": m, "score": rng.pick(&scores), "op": op});
+            if let Some(at) = at {
+                w["at"] = json!(at);
+            }
             if rng.below(4) == 0 {
                 w["metadata"] = json!({"step": step});
             }
@@ -165,8 +209,9 @@ async fn random_sequences_answer_identically(kind: Kind) {
         (0x9e37_79b9_7f4a_7c15, "desc"),
         (0xdead_beef_cafe_f00d, "asc"),
     ] {
-        run(kind, seed, order, 120).await;
+        run(kind, seed, order, Reset::Never, 120).await;
     }
+    run(kind, 0x0123_4567_89ab_cdef, "desc", Reset::Daily, 120).await;
 }
 
 mod redis_vs_embedded {

@@ -551,8 +551,22 @@ async fn a_lagging_servers_writes_take_the_boards_latest_instant() {
         let w = lagging.post("/v1/boards/c/scores", add(m)).await.1;
         assert_eq!(micros(&w["reached_at"]), T + 10_000_000, "{m}: {w}");
     }
+    // A batch reads the board's clock once and writes it back once: its writes take the
+    // later instant too, and the clock stays there, so a write after it does as well.
+    let batch = json!({"entries": [add("fourth"), add("fifth")]});
+    let (st, b) = lagging.post("/v1/boards/c/scores:batch", batch).await;
+    assert_eq!(st, 200, "{b}");
+    for w in b["results"].as_array().expect("results") {
+        assert_eq!(micros(&w["reached_at"]), T + 10_000_000, "{b}");
+    }
+    let w = lagging.post("/v1/boards/c/scores", add("sixth")).await.1;
+    assert_eq!(micros(&w["reached_at"]), T + 10_000_000, "{w}");
     let (_, page) = lagging.get("/v1/boards/c/entries").await;
-    assert_eq!(member_names(&page), ["first", "second", "third"], "{page}");
+    assert_eq!(
+        member_names(&page),
+        ["first", "second", "third", "fourth", "fifth", "sixth"],
+        "{page}"
+    );
     ahead.stop().await;
     lagging.stop().await;
 }
