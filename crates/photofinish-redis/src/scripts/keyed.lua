@@ -64,8 +64,12 @@ elseif MODE == 'batch' then
   end
   local ctx = batch_context()
   answer = {}
-  for i = 1, N do answer[i] = write_entry(entries[i], ctx) end
+  -- As writes.lua: the sequence and clock are written back even after an error.
+  local ok, err = pcall(function()
+    for i = 1, N do answer[i] = write_entry(entries[i], ctx) end
+  end)
   if board_keys then batch_finish(ctx, board_keys[2], board_keys[4]) end
+  if not ok then error(err) end
 elseif MODE == 'remove' then
   local e = entries[1]
   if #e[1] == 0 then return {S_REFUSED, e[2][1], e[2][2]} end

@@ -12,8 +12,13 @@ if bad then
   return out
 end
 local ctx = batch_context()
-for i = 0, n - 1 do
-  out[i + 1] = apply_write(KEYS, {unpack(ARGV, i * WRITE_ARGS + 1, (i + 1) * WRITE_ARGS)}, ctx)
-end
+-- Redis keeps what a call did before an error: the sequence and clock are written back
+-- whatever happens, so the writes that landed keep theirs taken.
+local ok, err = pcall(function()
+  for i = 0, n - 1 do
+    out[i + 1] = apply_write(KEYS, {unpack(ARGV, i * WRITE_ARGS + 1, (i + 1) * WRITE_ARGS)}, ctx)
+  end
+end)
 batch_finish(ctx, KEYS[2], KEYS[4])
+if not ok then error(err) end
 return out

@@ -570,3 +570,52 @@ async fn a_lagging_servers_writes_take_the_boards_latest_instant() {
     ahead.stop().await;
     lagging.stop().await;
 }
+
+/// A batch's call that fails in the middle (here a damaged metadata key answers
+/// `WRONGTYPE` to its second write, after that write's entry went in) keeps what landed
+/// before the failure, as Redis does, and the sequence numbers those writes took: a later
+/// write with the same score and instant ranks after them (it would share a tie-break with
+/// the first if the call had not written the sequence back). The failed call's writes
+/// answer `storage_unavailable`: their outcome is unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_call_that_fails_midway_keeps_the_sequence_its_writes_took() {
+    let s = Server::start(Kind::Redis).await;
+    s.put("/v1/boards/q", json!({"order": "asc", "update": "set"}))
+        .await;
+    let at = "2026-11-22T10:00:00Z";
+    let w = |m: &str| json!({"member": m, "score": 5, "at": at});
+    s.post("/v1/boards/q/scores", w("first")).await;
+    let ns = s.namespace().expect("redis namespace").to_owned();
+    let meta = format!("{ns}:{{q}}:p:all:meta");
+    let mut c = shared_redis().client().expect("client");
+    let damage = |c: &mut redis::Connection, on: bool| {
+        let cmd = if on {
+            redis::cmd("SET").arg(&meta).arg("not a hash").clone()
+        } else {
+            redis::cmd("DEL").arg(&meta).clone()
+        };
+        let _: redis::Value = cmd.query(c).expect("damage");
+    };
+    damage(&mut c, true);
+    let mut second = w("zed");
+    let mut third = w("mid");
+    third["metadata"] = json!({"k": 1});
+    second["metadata"] = json!(null);
+    let (st, b) = s
+        .post(
+            "/v1/boards/q/scores:batch",
+            json!({"entries": [second, third]}),
+        )
+        .await;
+    assert_eq!(st, 200, "{b}");
+    for r in b["results"].as_array().expect("results") {
+        assert_eq!(r["error"]["code"], "storage_unavailable", "{b}");
+    }
+    damage(&mut c, false);
+    // "zed" and "mid"'s entry landed before the failure; "ann", written after them at the
+    // same score and instant, takes the next sequence number.
+    s.post("/v1/boards/q/scores", w("ann")).await;
+    let (_, page) = s.get("/v1/boards/q/entries").await;
+    assert_eq!(member_names(&page), ["first", "zed", "mid", "ann"], "{page}");
+    s.stop().await;
+}
