@@ -7,14 +7,19 @@ then `INFO commandstats`: the `fcall` line is the whole write, the others the co
 made. The arguments are a real call's (`WriteCall` in crates/photofinish-redis/src/scripts/
 write.rs), for board `wcost` in namespace `pf`.
 
-Usage: bench/redis-write-cost.py PORT [CALLS]     Needs: redis-py.
+With --empty, the calls go to a copy of the library (loaded as `pfcost`) whose write
+returns at once: what the call itself costs with the same 30 arguments.
+
+Usage: bench/redis-write-cost.py PORT [CALLS] [--empty]     Needs: redis-py.
 """
 import sys
 
 import redis
 
-port = int(sys.argv[1])
-calls = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+argv = [a for a in sys.argv[1:] if a != "--empty"]
+empty = "--empty" in sys.argv
+port = int(argv[0])
+calls = int(argv[1]) if len(argv) > 1 else 20000
 r = redis.Redis(port=port)
 names = [
     f[b"name"].decode()
@@ -25,6 +30,15 @@ names = [
 write = next((n for n in names if n.startswith("pf_write_")), None)
 if write is None:
     sys.exit("no pf_write_* function: start photofinish on this redis and write once first")
+if empty:
+    lib = next(l for l in r.execute_command("FUNCTION", "LIST", "WITHCODE")
+               if l[b"library_name"].startswith(b"photofinish_"))
+    version = lib[b"library_name"].decode()[len("photofinish_"):]
+    code = lib[b"library_code"].decode().replace(f"photofinish_{version}", "pfcost")
+    code = code.replace(f"_{version}'", "_cost'")
+    code = code.replace("return apply_write(KEYS, ARGV)", "do return {'ok'} end")
+    r.execute_command("FUNCTION", "LOAD", "REPLACE", code)
+    write = "pf_write_cost"
 cfg = b'{"order":"desc","update":"incr","reset":"never","timezone":"UTC","week_start":"monday","retention":8}'
 k = b"pf:{wcost}:"
 r.set(k + b"cfg", cfg)
