@@ -616,6 +616,10 @@ async fn a_batch_call_that_fails_midway_keeps_the_sequence_its_writes_took() {
     // same score and instant, takes the next sequence number.
     s.post("/v1/boards/q/scores", w("ann")).await;
     let (_, page) = s.get("/v1/boards/q/entries").await;
-    assert_eq!(member_names(&page), ["first", "zed", "mid", "ann"], "{page}");
+    assert_eq!(
+        member_names(&page),
+        ["first", "zed", "mid", "ann"],
+        "{page}"
+    );
     s.stop().await;
 }
