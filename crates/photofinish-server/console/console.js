@@ -229,7 +229,14 @@ async function openBoard() {
   }
 }
 
+// The board's facts and the period picker; `periodList` gives each period's member count.
 function renderBoardHead(periodList) {
+  state.periodMembers = new Map(periodList.map((p) => [p.id, p.members]));
+  renderHeadCounts();
+}
+
+// Renders the facts and the picker from state.board and state.periodMembers.
+function renderHeadCounts() {
   const b = state.board;
   const facts = [
     ['Members', fmtCount(b.members)],
@@ -245,7 +252,7 @@ function renderBoardHead(periodList) {
     li.append(el('span', 'muted', k + ' '), typeof v === 'string' ? el('strong', null, v) : v);
     return li;
   }));
-  const members = new Map(periodList.map((p) => [p.id, p.members]));
+  const members = state.periodMembers;
   $('period').replaceChildren(...state.periods.map((id, i) => el('option', null,
     id + (i === 0 ? ' (current)' : '') + (members.has(id) ? ' · ' + fmtCount(members.get(id)) + ' members' : ''), { value: id })));
   $('period').value = state.period;
@@ -298,6 +305,15 @@ async function loadView() {
 
 function renderEntries(page) {
   noteMoves(page.entries);
+  // A live write may have added (or a remove taken away) a member: the header and the
+  // picker count what the page just counted, for the period it shows.
+  const boardPeriod = !!state.board && page.period === state.board.period;
+  const counted = state.periodMembers ? state.periodMembers.get(page.period) : undefined;
+  if ((boardPeriod && page.total !== state.board.members) || (counted !== undefined && counted !== page.total)) {
+    if (boardPeriod) state.board.members = page.total;
+    if (state.periodMembers) state.periodMembers.set(page.period, page.total);
+    renderHeadCounts();
+  }
   const rows = page.entries.map((e) => entryRow(e, e.member === state.search));
   $('entries').tBodies[0].replaceChildren(...rows);
   $('entries-empty').hidden = rows.length > 0;

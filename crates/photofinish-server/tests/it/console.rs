@@ -92,6 +92,14 @@ async fn the_console_shows_a_board_live() {
         .wait_for("(() => { const r = document.querySelector('#entries tbody tr'); return r && r.dataset.member === 'eve' && r.classList.contains('changed') && r.dataset.rank; })()")
         .await;
     assert_eq!(top, "1");
+    // eve is a new member: the header and the period picker count her too.
+    let counts = "(() => [...document.querySelectorAll('#board-facts li')].find(li => li.textContent.startsWith('Members')).textContent + ' | ' + document.getElementById('period').selectedOptions[0].textContent)()";
+    let head = b.eval(counts).await;
+    assert!(head.as_str().unwrap_or("").contains("Members 45"), "{head}");
+    assert!(
+        head.as_str().unwrap_or("").contains("· 45 members"),
+        "{head}"
+    );
     assert_eq!(
         b.eval("window.__same_page === true").await,
         true,
