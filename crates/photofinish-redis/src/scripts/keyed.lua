@@ -62,14 +62,10 @@ elseif MODE == 'batch' then
       break
     end
   end
-  local ctx = batch_context()
   answer = {}
-  -- As writes.lua: the sequence and clock are written back even after an error.
-  local ok, err = pcall(function()
+  in_batch(board_keys and board_keys[2], board_keys and board_keys[4], function(ctx)
     for i = 1, N do answer[i] = write_entry(entries[i], ctx) end
   end)
-  if board_keys then batch_finish(ctx, board_keys[2], board_keys[4]) end
-  if not ok then error(err) end
 elseif MODE == 'remove' then
   local e = entries[1]
   if #e[1] == 0 then return {S_REFUSED, e[2][1], e[2][2]} end

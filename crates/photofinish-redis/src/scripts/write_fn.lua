@@ -2,18 +2,23 @@
 local WRITE_ARGS = 24
 
 -- What the writes of one call on one board share (a batch: writes.lua, keyed.lua's batch
--- mode). The board's config is checked once, before the first; the board's sequence, its
--- stamped clock and its announced period are read at most once and then kept here, and
--- `batch_finish` writes the sequence and clock back once, after the last; the period
--- records read and the member counts of the periods a batch adds members to are kept too
--- (all of them dropped when a write drops expired periods).
+-- mode), the batch context `ctx`. The board's config is checked once, before the first
+-- (by the caller); the board's sequence, its stamped clock and its announced period are
+-- read at most once and then kept here, and the sequence and clock are written back once,
+-- after the last; the period records read and the member counts of the periods a batch
+-- adds members to are kept too (all of them dropped when a write drops expired periods).
 -- The keys end as they would after the same writes one call each.
-local function batch_context()
-  return {recs = {}, cards = {}}
-end
-local function batch_finish(ctx, K_SEQ, K_CLOCK)
+--
+-- `in_batch(K_SEQ, K_CLOCK, writes)` runs `writes(ctx)` with a fresh context, then writes
+-- the sequence and clock back — also when `writes` raised an error, which is raised again:
+-- Redis keeps what a call did before an error, so the writes that landed keep the sequence
+-- numbers they took. (K_SEQ and K_CLOCK may be nil when no write can run.)
+local function in_batch(K_SEQ, K_CLOCK, writes)
+  local ctx = {recs = {}, cards = {}}
+  local ok, err = pcall(writes, ctx)
   if ctx.clock_set then redis.call('SET', K_CLOCK, ctx.clock) end
   if ctx.seq_set then redis.call('SET', K_SEQ, int_text(ctx.seq)) end
+  if not ok then error(err) end
 end
 
 -- One write, atomically: `apply_write(KEYS, ARGV, ctx)` with the keys and arguments of
@@ -117,13 +122,14 @@ local function apply_write(KEYS, ARGV, ctx)
       if ctx then
         if ctx.clock == nil then ctx.clock = redis.call('GET', K_CLOCK) end
         last = ctx.clock
-        if not (last and u64_less(r, last)) then ctx.clock, ctx.clock_set = r, true end
       else
         last = redis.call('SET', K_CLOCK, r, 'GET')
-        if last and u64_less(r, last) then redis.call('SET', K_CLOCK, last) end
       end
-      if last and u64_less(r, last) and not u64_less(CLAMP, last) then
-        r, rc = last, complement(last)
+      if last and u64_less(r, last) then
+        if not ctx then redis.call('SET', K_CLOCK, last) end
+        if not u64_less(CLAMP, last) then r, rc = last, complement(last) end
+      elseif ctx then
+        ctx.clock, ctx.clock_set = r, true
       end
     end
     reached = r
