@@ -101,12 +101,15 @@ impl Proc {
 }
 
 impl Proc {
-    /// Stops the server the way an operator does (SIGTERM) and waits for it to exit.
-    pub fn terminate(mut self) {
-        let _ = std::process::Command::new("kill")
+    /// Stops the server the way an operator does (SIGTERM) and waits for it to exit; how it
+    /// exited.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let sent = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -TERM {}", self.child.id());
+        self.child.wait().expect("wait")
     }
 }
 

@@ -105,19 +105,13 @@ fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
 #[test]
 fn sigterm_drains_and_exits_zero_with_writes_durable() {
     let dir = tempfile::tempdir().expect("tmp");
-    let mut proc = Proc::start(BIN, dir.path(), "never");
+    let proc = Proc::start(BIN, dir.path(), "never");
     let s = proc.base.clone();
     assert!(cli(&["board", "create", "b"], &s).0);
     for i in 0..20 {
         assert!(cli(&["submit", "b", "m", &i.to_string()], &s).0);
     }
-    let pid = proc.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill")
-        .success());
-    let status = proc.child.wait().expect("wait");
+    let status = proc.terminate();
     assert!(status.success(), "exit status {status:?}");
     // fsync=never, yet nothing is lost: shutdown syncs the log.
     let proc = Proc::start(BIN, dir.path(), "always");
@@ -149,13 +143,7 @@ fn sigterm_right_after_listening_is_a_clean_stop() {
     };
     assert_eq!(snapshots(), 0);
     for round in 0..5 {
-        let mut proc = Proc::start(BIN, dir.path(), "always");
-        assert!(Command::new("kill")
-            .args(["-TERM", &proc.child.id().to_string()])
-            .status()
-            .expect("kill")
-            .success());
-        let status = proc.child.wait().expect("wait");
+        let status = Proc::start(BIN, dir.path(), "always").terminate();
         assert!(status.success(), "round {round}: exit status {status:?}");
         assert_eq!(snapshots(), 1, "round {round}");
     }

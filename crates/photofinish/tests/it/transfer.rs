@@ -115,7 +115,8 @@ async fn an_export_imports_and_survives_kill_9_and_a_clean_restart() {
     let server = tokio::task::block_in_place(|| Proc::start(BIN, &dir, "always"));
     assert_eq!(all_styles(&http, &server.base, "dst").await, want);
     // A clean stop snapshots everything: the file is not needed any more.
-    server.terminate();
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status:?}");
     let server = tokio::task::block_in_place(|| Proc::start(BIN, &dir, "always"));
     assert_eq!(import_files(&dir), 0);
     assert_eq!(all_styles(&http, &server.base, "dst").await, want);
