@@ -11,12 +11,8 @@ cd "$(dirname "$0")/.."
 export PF_N=${1:-1000000} PF_SCORE_MAX=${PF_SCORE_MAX:-1000000000000}
 BIN=${BIN:-target/release/photofinish}
 RPORT=6395 PORT=7795
-redis-server --port $RPORT --save '' --appendonly no --daemonize yes --logfile /dev/null
-sleep 0.5
-$BIN serve --listen 127.0.0.1:$PORT --resp-listen off --storage redis://127.0.0.1:$RPORT >/dev/null 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null; redis-cli -p $RPORT shutdown nosave >/dev/null 2>&1 || true' EXIT
-sleep 1
+. bench/redis-serve.sh
+serve_on_fresh_redis
 redis-cli -p $RPORT config resetstat >/dev/null
 T0=$(date +%s.%N)
 python3 bench/load.py http://127.0.0.1:$PORT bench "$PF_N" 2>/dev/null
