@@ -16,6 +16,11 @@
 # Redis: appendonly yes / appendfsync everysec; Photofinish: --fsync everysec, the embedded
 # store, `serve --workers WORKERS` (default 1: Redis's one command thread). PIN=1 puts both
 # servers on CPU 0 and redis-benchmark on CPU 1 (taskset). BIN= the server binary.
+#
+# B_ENV="VAR=VALUE …" adds a second Photofinish server, started with those variables in
+# its environment (an experiment's knob, bench/experiments/), whose LB.RANK and LB.INCR
+# runs join every round; its ratios print beside the first's, and then its LB.RANK over
+# the first one's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-20}
@@ -27,6 +32,17 @@ SERVER_PIN=() CLIENT_PIN=()
 if [ "${PIN:-0}" = 1 ]; then SERVER_PIN=(taskset -c 0) CLIENT_PIN=(taskset -c 1); fi
 WORKERS_ARG=(--workers "$WORKERS")
 source bench/resp-servers.sh
+KINDS=(zrevrank rank zincrby incr)
+if [ -n "${B_ENV:-}" ]; then
+    BPORT=$(free_port)
+    read -r -a b_env <<<"$B_ENV"
+    serve_photofinish pf-b "$BPORT" "${b_env[@]}"
+    PPID_B=$STARTED
+    for _ in $(seq 100); do redis-cli -p "$BPORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
+    redis-cli -p "$BPORT" LB.CREATE lb UPDATE incr >/dev/null
+    load "$BPORT" LB.SET lb
+    KINDS+=(rank-b incr-b)
+fi
 
 run() { # run LABEL PORT PID COMMAND...: one redis-benchmark run, recorded unless $round is empty
     local label=$1 port=$2 pid=$3
@@ -48,15 +64,21 @@ one() {
     rank) run "photofinish LB.RANK" "$PPORT" "$PPID_PF" LB.RANK lb m:__rand_int__ ;;
     zincrby) run "redis ZINCRBY" "$RPORT" "$RPID" ZINCRBY lb 1 m:__rand_int__ ;;
     incr) run "photofinish LB.INCR" "$PPORT" "$PPID_PF" LB.INCR lb m:__rand_int__ 1 ;;
+    rank-b) run "photofinish-b LB.RANK" "$BPORT" "$PPID_B" LB.RANK lb m:__rand_int__ ;;
+    incr-b) run "photofinish-b LB.INCR" "$BPORT" "$PPID_B" LB.INCR lb m:__rand_int__ 1 ;;
     esac
 }
 echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(nproc) cores;" \
     "photofinish workers: $WORKERS; pinned: ${PIN:-0}; $ROUNDS rounds of $N requests each"
 round=""
-for which in zrevrank rank zincrby incr; do one "$which"; done # warm-up: not recorded
+for which in "${KINDS[@]}"; do one "$which"; done # warm-up: not recorded
 for round in $(seq "$ROUNDS"); do
-    for which in $(shuf -e zrevrank rank zincrby incr); do one "$which"; done
+    for which in $(shuf -e "${KINDS[@]}"); do one "$which"; done
 done
 echo
 grep -E "ZREVRANK|LB.RANK" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZREVRANK"
 grep -E "ZINCRBY|LB.INCR" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZINCRBY"
+if [ -n "${B_ENV:-}" ]; then
+    echo "photofinish-b ($B_ENV) over photofinish:"
+    grep -E "LB.RANK" "$WORK/results.tsv" | python3 bench/ratios.py "photofinish LB.RANK"
+fi

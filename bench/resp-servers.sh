@@ -4,22 +4,31 @@
 # redis-benchmark names them (m:000000123456), into the ZSET `lb` and the board `lb`
 # (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags, an array,
 # may be empty) and SERVER_PIN (a command prefix, an array, may be empty); this sets WORK,
-# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, and defines load and cpu_ticks (and TICK).
+# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, and defines serve_photofinish, load and
+# cpu_ticks (and TICK).
 [ -x "$BIN" ] || cargo build --release -p photofinish
 WORK=$(mktemp -d)
-cleanup() { kill "${RPID:-}" "${PPID_PF:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+cleanup() { kill "${RPID:-}" "${PPID_PF:-}" "${PPID_B:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 RPORT=$(free_port)
 PPORT=$(free_port)
-mkdir -p "$WORK/redis" "$WORK/pf"
+mkdir -p "$WORK/redis"
 "${SERVER_PIN[@]}" redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes \
     --appendfsync everysec --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
 RPID=$!
-"${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PPORT" \
-    --fsync everysec "${WORKERS_ARG[@]}" --data-dir "$WORK/pf" >"$WORK/pf.out" 2>"$WORK/pf.log" &
-PPID_PF=$!
+serve_photofinish() { # serve_photofinish NAME PORT [VAR=VALUE…]: $BIN in the environment given,
+    # data and logs under $WORK/NAME; sets STARTED to its pid
+    local name=$1 port=$2
+    shift 2
+    mkdir -p "$WORK/$name"
+    env "$@" "${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$port" \
+        --fsync everysec "${WORKERS_ARG[@]}" --data-dir "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.log" &
+    STARTED=$!
+}
+serve_photofinish pf "$PPORT"
+PPID_PF=$STARTED
 for _ in $(seq 100); do
     redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
     sleep 0.1
