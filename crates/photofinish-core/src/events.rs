@@ -202,6 +202,21 @@ impl EventFeed {
         sent
     }
 
+    /// Events up to `id` may be missing (a Redis board went unwatched, so its writes wrote
+    /// none): the ring is emptied and goes on after `id`, so a reader at an earlier id is
+    /// [`Read::Behind`] — told to reload — instead of skipping past what it never got.
+    pub fn gap(&self, id: u64) {
+        {
+            let mut ring = self.ring();
+            if id <= ring.last_id {
+                return;
+            }
+            ring.events.clear();
+            ring.last_id = id;
+        }
+        self.signal.notify(usize::MAX);
+    }
+
     /// Ends the feed (its board was deleted): readers get [`Read::Closed`].
     pub fn close(&self) {
         self.ring().closed = true;
@@ -436,6 +451,29 @@ mod tests {
         assert!(ids(feed.read(104)).is_empty());
         // An id from the future (another life of the board) is behind too.
         assert_eq!(feed.read(105), Read::Behind { last_id: 104 });
+    }
+
+    #[test]
+    fn a_gap_sends_every_reader_before_it_to_reload() {
+        let feed = EventFeed::new(0, 10);
+        feed.extend([1, 2].map(|id| Event {
+            id,
+            kind: score("a"),
+        }));
+        feed.gap(5);
+        assert_eq!(feed.last_id(), 5);
+        for before in [0, 2, 4] {
+            assert_eq!(feed.read(before), Read::Behind { last_id: 5 });
+        }
+        assert!(ids(feed.read(5)).is_empty());
+        feed.extend([Event {
+            id: 6,
+            kind: score("b"),
+        }]);
+        assert_eq!(ids(feed.read(5)), vec![6]);
+        // A gap no later than what the feed holds (read again from the stream) changes nothing.
+        feed.gap(3);
+        assert_eq!(ids(feed.read(5)), vec![6]);
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub const FORMAT: &str = "2";
 pub const TIEBREAK_LEN: usize = 14;
 /// Bytes of the exact score key in front of a big score's entry.
 pub const KEY_LEN: usize = 8;
+/// How long a board's readers key ([`BoardKeys::readers`]) lives unless a node with readers
+/// refreshes it, ms (`READERS_TTL_MS` in `common.lua`).
+pub const READERS_TTL_MS: u64 = 15_000;
 /// The largest sequence the tie-break holds (`MAX_SEQ` in `common.lua`).
 pub const MAX_SEQ: i64 = 999_999_999_999_999;
 /// From 2^53 on, doubles do not hold every integer: an entry whose score's double is this
@@ -64,6 +67,12 @@ impl BoardKeys {
     /// The board's event stream (docs/SPEC.md §8).
     pub fn events(&self) -> String {
         format!("{}events", self.base)
+    }
+    /// Present (with a time to live) while some node has readers of the board's events:
+    /// writes append events only then. The scripts name it from [`Self::events`]
+    /// (`readers_key` in common.lua): the same text with `readers` for `events`.
+    pub fn readers(&self) -> String {
+        format!("{}readers", self.base)
     }
     /// The current period last announced on the event stream.
     pub fn announced(&self) -> String {

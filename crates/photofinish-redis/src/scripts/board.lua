@@ -2,6 +2,8 @@
 --   create:  config JSON          → {'created'|'same'|'conflict', stored config}
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
 --   announce: config, period id, previous id → {'ok'}: the period's reset event, once
+--   readers: (nothing)            → {'ok'}: this node has readers of the board's events;
+--            they are written for READERS_TTL_MS more (a `gap` entry first if they were not)
 --   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
 --   retain:  config, prefix, then per period: id, record, time to live in ms ('0' = never)
 --            → {'ok'}: after a retention change, each period that still exists gets its
@@ -54,6 +56,12 @@ if OP == 'announce' then
   local bad = check_config(K_CFG, CONFIG)
   if bad then return {bad} end
   announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS)
+  return {S_OK}
+end
+if OP == 'readers' then
+  if not redis.call('SET', readers_key(K_EV), '1', 'PX', READERS_TTL_MS, 'GET') then
+    emit(K_EV, 'k', 'gap')
+  end
   return {S_OK}
 end
 if OP == 'patch' then

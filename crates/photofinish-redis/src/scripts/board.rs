@@ -32,6 +32,9 @@ pub enum BoardCall<'a> {
         /// Per period: id, record, time to live.
         periods: &'a [(String, String, Option<i64>)],
     },
+    /// This node has readers of the board's events: writes append them for a while more
+    /// (a `gap` entry first when they did not).
+    Readers,
     /// Send the reset event of the board's current period, unless one was sent.
     Announce {
         /// The config text the caller holds (the script checks it).
@@ -108,6 +111,7 @@ impl BoardCall<'_> {
         match self {
             BoardCall::Create { config_text } => inv.arg("create").arg(*config_text),
             BoardCall::Drop => inv.arg("drop").arg(keys.period_prefix()),
+            BoardCall::Readers => inv.arg("readers"),
             BoardCall::Announce {
                 config_text,
                 period_id,

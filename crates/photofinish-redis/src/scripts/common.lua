@@ -413,6 +413,28 @@ local function emit(K_EV, ...)
   redis.call('XADD', K_EV, 'MAXLEN', '~', EVENTS_KEPT, '0-*', ...)
 end
 
+-- Score and remove events are written only while some node has readers of the board: a
+-- node with a feed for it refreshes the board's readers key every second (`readers` in
+-- board.lua, store/events.rs), with a time to live of READERS_TTL_MS; a write or remove
+-- that finds no such key writes no event, which saves about a fifth of a write
+-- (docs/BENCHMARKS.md §10). A refresh that finds the key gone appends a `gap` entry, since
+-- events may have gone unwritten before it: a reader resuming from an id before the gap is
+-- sent a resync (docs/redis-layout.md, "Events only while watched").
+local READERS_TTL_MS = 15000
+
+-- '<ns>:{<board>}:events' → '<ns>:{<board>}:readers' (`BoardKeys::readers` in layout.rs).
+local function readers_key(K_EV)
+  return string.sub(K_EV, 1, -7) .. 'readers'
+end
+
+-- Whether the board has readers (kept for the rest of a batch in its context `ctx`).
+local function watched(K_EV, ctx)
+  if ctx and ctx.watched ~= nil then return ctx.watched end
+  local w = redis.call('EXISTS', readers_key(K_EV)) == 1
+  if ctx then ctx.watched = w end
+  return w
+end
+
 -- Sends the reset of PERIOD_ID once, whichever node or write gets here first: only when the
 -- last period announced on the board is an earlier one (the first is only recorded). A
 -- batch's writes (`ctx`, write_fn.lua's batch context) read the announced period once.

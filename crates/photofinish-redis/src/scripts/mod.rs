@@ -256,12 +256,13 @@ mod tests {
     /// The numeric constants `common.lua` shares with `layout.rs`.
     #[test]
     fn numeric_constants_match_layout() {
-        use crate::layout::{KEY_LEN, MAX_SEQ, TIEBREAK_LEN};
+        use crate::layout::{KEY_LEN, MAX_SEQ, READERS_TTL_MS, TIEBREAK_LEN};
         let args = write::WriteCall::ARGS;
         assert!(WRITE_FN.contains(&format!("local WRITE_ARGS = {args}\n")));
         assert!(COMMON.contains(&format!("local MAX_SEQ = {MAX_SEQ}\n")));
         assert!(COMMON.contains(&format!("local TIEBREAK_LEN = {TIEBREAK_LEN}\n")));
         assert!(COMMON.contains(&format!("local KEY_LEN = {KEY_LEN}\n")));
+        assert!(COMMON.contains(&format!("local READERS_TTL_MS = {READERS_TTL_MS}\n")));
         let full = photofinish_core::query::FULL_PERCENT_UNITS;
         assert!(COMMON.contains(&format!("local FULL_PERCENT_UNITS = {full}\n")));
     }

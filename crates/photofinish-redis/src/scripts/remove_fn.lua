@@ -19,6 +19,8 @@ local function apply_remove(KEYS, ARGV)
   entry_remove(P, hi, lo, tonumber(score), prefix .. MEMBER)
   bucket_delete(bkey, H, field)
   redis.call('HDEL', P .. 'meta', MEMBER)
-  if IS_CURRENT == TRUE then emit(K_EV, 'k', 'remove', 'm', MEMBER, 'p', PERIOD_ID) end
+  if IS_CURRENT == TRUE and watched(K_EV) then
+    emit(K_EV, 'k', 'remove', 'm', MEMBER, 'p', PERIOD_ID)
+  end
   return {S_OK}
 end

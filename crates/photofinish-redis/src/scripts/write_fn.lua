@@ -180,7 +180,7 @@ local function apply_write(KEYS, ARGV, ctx)
   end
   local pos = position(P, prefix .. MEMBER, desc)
   local tb = string.sub(prefix, #prefix - TIEBREAK_LEN + 1)
-  if changed and EMIT == TRUE then
+  if changed and EMIT == TRUE and watched(K_EV, ctx) then
     announce(K_EV, K_ANN, PERIOD_ID, PREVIOUS, ctx)
     emit(K_EV, 'k', 'score', 'm', MEMBER, 's', new_text, 'r', int_text(pos + 1),
          'a', reached_text(reached), 'p', PERIOD_ID)

@@ -8,9 +8,14 @@
 //!
 //! The task stops when its feed has gone unread for `FEED_IDLE_KEEP` or the board is
 //! deleted (the drop script appends a `deleted` entry that every node's task reads).
+//!
+//! Writes append score and remove events only while some node has readers of the board
+//! (docs/redis-layout.md, "Events only while watched"): the task refreshes the board's
+//! readers key every `READERS_EVERY` (`readers` in board.lua), and a refresh that found it
+//! gone appended a `gap` entry, after which the feed starts again ([`EventFeed::gap`]).
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use photofinish_core::events::{
     Event, EventFeed, EventKind, Feeds, EVENT_RING_LEN, MAX_EVENTS_PER_READ,
@@ -20,6 +25,7 @@ use redis::Value;
 
 use super::{common_status, unavailable, Attempt, RedisStore};
 use crate::conn::Conn;
+use crate::layout::BoardKeys;
 use crate::scripts::board::BoardCall;
 
 /// How long one `XREAD` blocks; also how often an unread feed is checked for idleness.
@@ -28,11 +34,17 @@ const BLOCK_MS: u64 = 1_000;
 const READ_TIMEOUT: Duration = Duration::from_millis(BLOCK_MS + 2_000);
 /// The pause after a failed read before the next.
 const RETRY_PAUSE: Duration = Duration::from_secs(1);
+/// How often a watched board's readers key is refreshed: a read that blocks its whole
+/// `BLOCK_MS` makes it up to twice that, still far inside the key's
+/// [`crate::layout::READERS_TTL_MS`].
+const READERS_EVERY: Duration = Duration::from_secs(1);
 
-/// One stream entry: an event, or the end of the board.
+/// One stream entry: an event, a gap (events before it may be missing), or the end of the
+/// board.
 #[derive(Debug, PartialEq, Eq)]
 enum Entry {
     Event(Event),
+    Gap(u64),
     Deleted(u64),
 }
 
@@ -40,7 +52,7 @@ impl Entry {
     fn id(&self) -> u64 {
         match self {
             Entry::Event(e) => e.id,
-            Entry::Deleted(id) => *id,
+            Entry::Gap(id) | Entry::Deleted(id) => *id,
         }
     }
 }
@@ -89,6 +101,7 @@ fn parse_entry(v: &Value) -> Option<Entry> {
             previous: get("q")?,
         },
         "deleted" => return Some(Entry::Deleted(id)),
+        "gap" => return Some(Entry::Gap(id)),
         _ => return None,
     };
     Some(Entry::Event(Event { id, kind }))
@@ -125,10 +138,16 @@ impl RedisStore {
         if let Some(feed) = self.feeds.get(board) {
             return Ok(feed);
         }
-        // The current period is recorded the first time anyone watches the board, so the
-        // next one is announced.
+        // Writes append events from here on (a gap entry first if they did not), and the
+        // current period is recorded the first time anyone watches the board, so the next
+        // one is announced.
+        let keys = self.keys(board);
+        let r = self
+            .run("board", &BoardCall::Readers.invocation(&keys))
+            .await?;
+        common_status::<()>(&r)?;
         self.announce_current(board).await?;
-        let key = self.keys(board).events();
+        let key = keys.events();
         let seed: Value = self
             .conn
             .query(
@@ -144,7 +163,15 @@ impl RedisStore {
         let mut seed = parse_range(&seed);
         seed.reverse();
         let last = seed.last().map_or(0, Entry::id);
-        let first = seed.first().map_or(last, |e| e.id().saturating_sub(1));
+        // Nothing before the last gap can be replayed: the feed starts there.
+        if let Some(g) = seed.iter().rposition(|e| matches!(e, Entry::Gap(_))) {
+            seed.drain(..g);
+        }
+        let first = match seed.first() {
+            Some(Entry::Gap(id)) => *id,
+            Some(e) => e.id().saturating_sub(1),
+            None => last,
+        };
         let reader = Conn::connect_with(&self.target, READ_TIMEOUT)
             .await
             .map_err(unavailable)?;
@@ -152,15 +179,18 @@ impl RedisStore {
             let feed = EventFeed::new(first, EVENT_RING_LEN);
             feed.extend(seed.into_iter().filter_map(|e| match e {
                 Entry::Event(e) => Some(e),
-                Entry::Deleted(_) => None,
+                Entry::Gap(_) | Entry::Deleted(_) => None,
             }));
             feed
         })?;
         if new {
             tokio::spawn(read_stream(
-                self.feeds.clone(),
-                board.to_owned(),
-                key,
+                Watch {
+                    feeds: Arc::downgrade(&self.feeds),
+                    board: board.to_owned(),
+                    keys,
+                    shared: self.conn.clone(),
+                },
                 feed.clone(),
                 reader,
                 last,
@@ -192,18 +222,41 @@ impl RedisStore {
     }
 }
 
-/// Fills `feed` from the stream until the feed goes unread or the board is deleted.
-async fn read_stream(
-    feeds: Arc<Feeds>,
+/// What a board's reader task works with.
+struct Watch {
+    /// The store's feeds: gone once the store is dropped, which ends the task.
+    feeds: Weak<Feeds>,
     board: String,
-    key: String,
-    feed: Arc<EventFeed>,
-    conn: Conn,
-    mut last: u64,
-) {
+    keys: BoardKeys,
+    /// The node's shared connection, for the readers key's refresh (the task's own
+    /// connection blocks in `XREAD`).
+    shared: Conn,
+}
+
+/// Fills `feed` from the stream until the feed goes unread, the board is deleted or the
+/// store is dropped, and keeps the board's readers key alive meanwhile.
+async fn read_stream(w: Watch, feed: Arc<EventFeed>, conn: Conn, mut last: u64) {
+    let Watch {
+        feeds,
+        board,
+        keys,
+        shared,
+    } = w;
+    let key = keys.events();
+    let mut refreshed = Instant::now();
     loop {
+        let Some(feeds) = feeds.upgrade() else { return };
         if feeds.idle(&board, &feed) {
             return;
+        }
+        if refreshed.elapsed() >= READERS_EVERY {
+            refreshed = Instant::now();
+            if let Err(e) = shared
+                .call::<Value>(&BoardCall::Readers.invocation(&keys))
+                .await
+            {
+                tracing::warn!(board = %board, error = %e, "refreshing the board's readers key failed; retrying");
+            }
         }
         let read = redis::cmd("XREAD")
             .arg("COUNT")
@@ -221,6 +274,10 @@ async fn read_stream(
                     last = last.max(entry.id());
                     match entry {
                         Entry::Event(e) => events.push(e),
+                        Entry::Gap(id) => {
+                            feed.extend(std::mem::take(&mut events));
+                            feed.gap(id);
+                        }
                         Entry::Deleted(_) => {
                             feed.extend(events);
                             feeds.remove(&board);
@@ -254,6 +311,15 @@ mod tests {
     }
 
     #[test]
+    fn the_readers_key_is_refreshed_well_inside_its_time_to_live() {
+        let worst = READERS_EVERY + Duration::from_millis(BLOCK_MS) + READ_TIMEOUT;
+        assert!(
+            worst * 2 < Duration::from_millis(crate::layout::READERS_TTL_MS),
+            "{worst:?}"
+        );
+    }
+
+    #[test]
     fn stream_entries_become_events() {
         let range = Value::Array(vec![
             entry(
@@ -265,11 +331,12 @@ mod tests {
             entry("0-8", &["k", "remove", "m", "ann", "p", "all"]),
             entry("0-9", &["k", "reset", "p", "2026-11-24", "q", "2026-11-23"]),
             entry("0-10", &["k", "deleted"]),
+            entry("0-12", &["k", "gap"]),
             entry("5-1", &["k", "remove", "m", "x", "p", "all"]),
             entry("0-11", &["k", "score", "m", "no score"]),
         ]);
         let parsed = parse_range(&range);
-        assert_eq!(parsed.len(), 4, "{parsed:?}");
+        assert_eq!(parsed.len(), 5, "{parsed:?}");
         assert_eq!(
             parsed[0],
             Entry::Event(Event {
@@ -284,6 +351,7 @@ mod tests {
             })
         );
         assert_eq!(parsed[3], Entry::Deleted(10));
+        assert_eq!(parsed[4], Entry::Gap(12));
         // XREAD wraps the entries in [[key, entries]] (RESP2) or {key: entries} (RESP3).
         let xread = Value::Array(vec![Value::Array(vec![
             bulk("pf:{b}:events"),

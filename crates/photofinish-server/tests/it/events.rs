@@ -2,8 +2,9 @@
 //! EventSource reads it: score and remove events in order with increasing ids, nothing for
 //! a write that changes nothing, `Last-Event-ID` replay or `resync`, the `members=`
 //! filter, one reset per new period, the end of the stream when the board is deleted, the
-//! refusals; on Redis, a write through one node reaches another node's stream; a consumer
-//! that stops reading is cut off instead of buffered.
+//! refusals; on Redis, a write through one node reaches another node's stream, writes to a
+//! board nobody watches append no events and a reader resuming across such a stretch is
+//! told to resync; a consumer that stops reading is cut off instead of buffered.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -298,6 +299,53 @@ mod across_nodes {
     async fn cluster() {
         super::a_write_through_one_node_reaches_the_others(Kind::Cluster).await
     }
+}
+
+/// On Redis, events are written only while some node has readers of the board
+/// (docs/redis-layout.md, "Events only while watched"): a write nobody watches adds nothing
+/// to the board's stream; a node that starts watching marks a gap, and a reader resuming
+/// with an id from before it is sent a resync, not a silent skip.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_redis_unwatched_writes_write_no_events_and_resuming_across_them_resyncs() {
+    let a = Server::start(Kind::Redis).await;
+    let b = a.sibling().await;
+    let ns = a.namespace().expect("redis namespace").to_owned();
+    let (stream, readers) = (format!("{ns}:{{w}}:events"), format!("{ns}:{{w}}:readers"));
+    let mut c = shared_redis().client().expect("client");
+    let entries = |c: &mut redis::Connection| -> u64 {
+        redis::cmd("XLEN").arg(&stream).query(c).expect("xlen")
+    };
+    a.put("/v1/boards/w", json!({})).await;
+    write(&a, "w", "early", 1).await;
+    assert_eq!(entries(&mut c), 0, "nobody watched: no event");
+
+    // A watches: a gap entry first (writes went unwatched), then every change.
+    let mut on_a = open(&a, "/v1/boards/w/events").await;
+    write(&a, "w", "ann", 3).await;
+    let seen = on_a.next().await;
+    assert_eq!(what(&seen), score("ann", 3, 1));
+    assert_eq!(entries(&mut c), 2, "the gap and ann's event");
+    drop(on_a);
+
+    // A goes away; once its readers key lapses (deleted here instead of waiting out its
+    // 15 s), a write through B, which nobody watches, appends nothing.
+    a.stop().await;
+    tokio::time::sleep(Duration::from_millis(2500)).await; // A's reader task ends
+    let _: () = redis::cmd("DEL").arg(&readers).query(&mut c).expect("del");
+    write(&b, "w", "bob", 4).await;
+    assert_eq!(entries(&mut c), 2, "bob's write was not watched");
+
+    // Resuming on B after ann's event: bob's change is not in the stream, so resync.
+    let mut resumed = EventStream::open(&b.base, "/v1/boards/w/events", None, seen.id)
+        .await
+        .expect("reopen on B");
+    let resync = resumed.next().await;
+    assert_eq!(resync.event, "resync", "{resync:?}");
+    write(&b, "w", "cid", 5).await;
+    let next = resumed.next().await;
+    assert_eq!(what(&next), score("cid", 5, 1));
+    assert!(next.id > resync.id, "{next:?} after {resync:?}");
+    b.stop().await;
 }
 
 /// A consumer that stops reading falls behind the ring (10,000 events) and is cut off;
