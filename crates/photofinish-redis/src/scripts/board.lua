@@ -3,7 +3,8 @@
 --   drop:    period key prefix    → {'ok'} or {'no_board'}
 --   announce: config, period id, previous id → {'ok'}: the period's reset event, once
 --   readers: (nothing)            → {'ok'}: this node has readers of the board's events;
---            they are written for READERS_TTL_MS more (a `gap` entry first if they were not)
+--            they are written for READERS_TTL_MS more (a `gap` entry first if they were
+--            not), or {'no_board'}
 --   patch:   expected config, new config → {'ok'}, {'no_board'} or {'config_changed'}
 --   retain:  config, prefix, then per period: id, record, time to live in ms ('0' = never)
 --            → {'ok'}: after a retention change, each period that still exists gets its
@@ -59,6 +60,7 @@ if OP == 'announce' then
   return {S_OK}
 end
 if OP == 'readers' then
+  if redis.call('EXISTS', K_CFG) == 0 then return {S_NO_BOARD} end
   if not redis.call('SET', readers_key(K_EV), '1', 'PX', READERS_TTL_MS, 'GET') then
     emit(K_EV, 'k', 'gap')
   end

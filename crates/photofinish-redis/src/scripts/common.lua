@@ -404,7 +404,8 @@ end
 
 -- Live events (docs/SPEC.md §8): each board's stream, capped to at least EVENTS_KEPT entries,
 -- ids 0-1, 0-2, … (the sequence part is the event id readers see). Fields: k (kind: score,
--- remove, reset, deleted), m member, s score, r rank, a reached_at µs, p period, q previous.
+-- remove, reset, gap, deleted), m member, s score, r rank, a reached_at µs, p period, q
+-- previous.
 local EVENTS_KEPT = '10000'
 -- How long a deleted board's stream outlives it, so every node's reader sees the end.
 local EVENTS_DELETED_TTL_MS = 60000

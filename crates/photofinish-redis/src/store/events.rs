@@ -26,7 +26,9 @@ use redis::Value;
 use super::{common_status, unavailable, Attempt, RedisStore};
 use crate::conn::Conn;
 use crate::layout::BoardKeys;
+use crate::reply::Reply;
 use crate::scripts::board::BoardCall;
+use crate::scripts::status;
 
 /// How long one `XREAD` blocks; also how often an unread feed is checked for idleness.
 const BLOCK_MS: u64 = 1_000;
@@ -34,9 +36,9 @@ const BLOCK_MS: u64 = 1_000;
 const READ_TIMEOUT: Duration = Duration::from_millis(BLOCK_MS + 2_000);
 /// The pause after a failed read before the next.
 const RETRY_PAUSE: Duration = Duration::from_secs(1);
-/// How often a watched board's readers key is refreshed: a read that blocks its whole
-/// `BLOCK_MS` makes it up to twice that, still far inside the key's
-/// [`crate::layout::READERS_TTL_MS`].
+/// How often a watched board's readers key is refreshed. Between two refreshes the task
+/// may also wait out a slow refresh, a read's timeout and the pause after a failed read:
+/// together still well inside the key's [`crate::layout::READERS_TTL_MS`] (a test checks).
 const READERS_EVERY: Duration = Duration::from_secs(1);
 
 /// One stream entry: an event, a gap (events before it may be missing), or the end of the
@@ -251,11 +253,22 @@ async fn read_stream(w: Watch, feed: Arc<EventFeed>, conn: Conn, mut last: u64) 
         }
         if refreshed.elapsed() >= READERS_EVERY {
             refreshed = Instant::now();
-            if let Err(e) = shared
+            match shared
                 .call::<Value>(&BoardCall::Readers.invocation(&keys))
                 .await
             {
-                tracing::warn!(board = %board, error = %e, "refreshing the board's readers key failed; retrying");
+                Ok(v) => {
+                    // The board is gone (and its `deleted` entry perhaps with its stream).
+                    let gone = Reply::new("board", v)
+                        .is_ok_and(|r| r.status().ok() == Some(status::NO_BOARD));
+                    if gone {
+                        feeds.remove(&board);
+                        return;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(board = %board, error = %e, "refreshing the board's readers key failed; retrying");
+                }
             }
         }
         let read = redis::cmd("XREAD")
@@ -312,7 +325,7 @@ mod tests {
 
     #[test]
     fn the_readers_key_is_refreshed_well_inside_its_time_to_live() {
-        let worst = READERS_EVERY + Duration::from_millis(BLOCK_MS) + READ_TIMEOUT;
+        let worst = READERS_EVERY + crate::conn::RESPONSE_TIMEOUT + READ_TIMEOUT + RETRY_PAUSE;
         assert!(
             worst * 2 < Duration::from_millis(crate::layout::READERS_TTL_MS),
             "{worst:?}"

@@ -175,7 +175,7 @@ impl Reader {
                     );
                 }
                 Read::Behind { .. } => {
-                    tracing::info!(board = %self.board, "an event consumer fell more than the ring behind; disconnected");
+                    tracing::info!(board = %self.board, "an event consumer fell behind the feed (more than its ring, or across a gap in a Redis board's stream); disconnected");
                     return None;
                 }
                 Read::Events(events) if events.is_empty() => {
