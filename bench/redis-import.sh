@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An import of N members into a board on a fresh redis-server (docs/BENCHMARKS.md §10,
-# "Imports"): `photofinish import` of a JSON Lines file of N rows (16-byte names
-# player0000000000…, scores uniform in [0, 10^6) as bench/load.py draws them, so 37% tie),
+# "Imports"): `photofinish import` of a JSON Lines file of N rows, the members and scores
+# bench/load.py loads (`rows`: 16-byte names player0000000000…, scores uniform in
+# [0, PF_SCORE_MAX), by default [0, 10^6), so 37% tie),
 # then the wall time, Redis's used_memory and INFO commandstats (the `fcall` line is the
 # load calls, the others the commands they made). SORTED=1 lists the rows by score, best
 # first, as an export does; the default keeps load.py's member order (scores at random).
@@ -15,12 +16,12 @@ RPORT=6396 PORT=7796
 FILE=$(mktemp)
 . bench/redis-serve.sh
 serve_on_fresh_redis
-trap 'kill $PF_PID 2>/dev/null; redis-cli -p $RPORT shutdown nosave >/dev/null 2>&1 || true; rm -f "$FILE"' EXIT
-python3 - "$N" "${SORTED:-0}" >"$FILE" <<'PY'
-import random, sys
+trap 'stop_served; rm -f "$FILE"' EXIT
+PYTHONPATH=bench python3 - "$N" "${SORTED:-0}" >"$FILE" <<'PY'
+import sys
+from load import rows
 n, by_score = int(sys.argv[1]), sys.argv[2] == "1"
-rng = random.Random(42)
-rows = [(f"player{i:010d}", rng.randrange(1000000)) for i in range(n)]
+rows = list(rows(n))
 if by_score:
     rows.sort(key=lambda row: -row[1])
 for member, score in rows:

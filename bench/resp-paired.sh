@@ -38,7 +38,6 @@ if [ -n "${B_ENV:-}" ]; then
     read -r -a b_env <<<"$B_ENV"
     serve_photofinish pf-b "$BPORT" "${b_env[@]}"
     PPID_B=$STARTED
-    for _ in $(seq 100); do redis-cli -p "$BPORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
     redis-cli -p "$BPORT" LB.CREATE lb UPDATE incr >/dev/null
     load "$BPORT" LB.SET lb
     KINDS+=(rank-b incr-b)

@@ -18,21 +18,25 @@ mkdir -p "$WORK/redis"
 "${SERVER_PIN[@]}" redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes \
     --appendfsync everysec --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
 RPID=$!
+until_answers() { # until_answers PORT: waits (up to 10 s) until a server answers PING there
+    for _ in $(seq 100); do
+        redis-cli -p "$1" PING >/dev/null 2>&1 && return
+        sleep 0.1
+    done
+}
 serve_photofinish() { # serve_photofinish NAME PORT [VAR=VALUE…]: $BIN in the environment given,
-    # data and logs under $WORK/NAME; sets STARTED to its pid
+    # data and logs under $WORK/NAME, until it answers; sets STARTED to its pid
     local name=$1 port=$2
     shift 2
     mkdir -p "$WORK/$name"
     env "$@" "${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$port" \
         --fsync everysec "${WORKERS_ARG[@]}" --data-dir "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.log" &
     STARTED=$!
+    until_answers "$port"
 }
+until_answers "$RPORT"
 serve_photofinish pf "$PPORT"
 PPID_PF=$STARTED
-for _ in $(seq 100); do
-    redis-cli -p "$RPORT" PING >/dev/null 2>&1 && redis-cli -p "$PPORT" PING >/dev/null 2>&1 && break
-    sleep 0.1
-done
 
 # One command per member, as RESP, piped in with redis-cli --pipe.
 load() { # load PORT COMMAND KEY (ZADD: score first; LB.SET: member first)
