@@ -3,7 +3,9 @@
 that holds the library (start Photofinish on it and write once: the first call loads it).
 Each measure is 20,000 pipelined calls (CALLS) of a `write` function, each an `incr` of the
 one member of a one-member board (so no cache misses), with a real call's arguments
-(`WriteCall` in crates/photofinish-redis/src/scripts/write.rs), in namespace `pf`.
+(`WriteCall` in crates/photofinish-redis/src/scripts/write.rs), in namespace `pf`. Nobody
+watches the board (it has no `readers` key), so the writes append no event
+(docs/redis-layout.md, "Events only while watched").
 
 - default: the library's own `write`, then `INFO commandstats` split: the `fcall` line is
   the whole write, the others the commands it made.
@@ -83,7 +85,7 @@ CUTS = [
     ("+ the tie-break", "    prefix = entry_prefix(nh, nl, d, tiebreak(r, rc, seq, desc))\n"),
     ("+ ZREM, 2 ZCOUNT, ZADD, HSET, ZREVRANK",
      "  local tb = string.sub(prefix, #prefix - TIEBREAK_LEN + 1)\n"),
-    ("+ announce (GET), XADD: the whole write", None),
+    ("+ readers check (EXISTS): the whole write", None),
 ]
 
 if "--segments" in flags:
