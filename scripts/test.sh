@@ -6,8 +6,10 @@
 # 3-master cluster) on free loopback ports; they need Debian's redis-server binary. The
 # console test drives Debian's chromium over its DevTools protocol. The OpenAPI fuzz run
 # (scripts/openapi-fuzz.sh) needs schemathesis from PyPI; the RESP door's tests drive
-# redis-cli (redis-tools, which redis-server brings) and redis-py (PyPI). This script installs what is
-# missing (Debian packages as root or through sudo; schemathesis with pip).
+# redis-cli (redis-tools, which redis-server brings), redis-py (PyPI) and Node.js's ioredis and
+# node-redis (npm, pinned in tests/resp-clients/package-lock.json). This script installs what
+# is missing (Debian packages as root or through sudo; schemathesis with pip; the Node.js
+# clients with npm ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,9 @@ fi
 if [ -z "${PHOTOFINISH_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
     PACKAGES+=(chromium)
 fi
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PACKAGES+=(nodejs npm)
+fi
 if [ ${#PACKAGES[@]} -gt 0 ]; then
     echo "installing Debian packages: ${PACKAGES[*]}" >&2
     SUDO=""
@@ -37,6 +42,12 @@ fi
 if ! python3 -c 'import redis' >/dev/null 2>&1; then
     echo "installing redis-py with pip (the RESP door's redis-py test)" >&2
     python3 -m pip install -q 'redis>=5'
+fi
+
+if [ ! -d tests/resp-clients/node_modules/ioredis ] || [ ! -d tests/resp-clients/node_modules/redis ] \
+    || [ tests/resp-clients/package-lock.json -nt tests/resp-clients/node_modules ]; then
+    echo "installing ioredis and node-redis with npm ci (the RESP door's Node.js test)" >&2
+    (cd tests/resp-clients && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 cargo test --workspace --locked

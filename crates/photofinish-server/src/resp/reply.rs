@@ -103,6 +103,20 @@ impl Out {
         self.buf.extend_from_slice(b"\r\n");
     }
 
+    /// Text for people (`INFO`): a verbatim string of format `txt` in RESP3, a bulk
+    /// string in RESP2.
+    pub fn verbatim(&mut self, text: &[u8]) {
+        match self.proto {
+            Proto::Resp3 => {
+                self.header(b'=', text.len() + 4);
+                self.buf.extend_from_slice(b"txt:");
+                self.buf.extend_from_slice(text);
+                self.buf.extend_from_slice(b"\r\n");
+            }
+            Proto::Resp2 => self.bulk(text),
+        }
+    }
+
     /// Null: `_` in RESP3, the null bulk string in RESP2.
     pub fn nil(&mut self) {
         match self.proto {

@@ -1,13 +1,14 @@
 //! `GET /v1/boards/{board}/events` (docs/SPEC.md §8): the board's live events as
 //! Server-Sent Events. A thin adapter over the backend's feed ([`EventFeed`]): each stream
 //! keeps only the id it last sent and reads the shared ring after it, so a slow consumer
-//! costs no memory; one that falls out of the ring is disconnected. `Last-Event-ID` replays
+//! costs no memory; one that falls out of the ring is disconnected — the connection is
+//! closed, not just the response ended, so no client can take the end for a quiet board
+//! and an EventSource reconnects with its `Last-Event-ID` (and is told `resync`). `Last-Event-ID` replays
 //! what the ring still holds, else the stream opens with `resync`. When the board's period
 //! ends the stream asks the backend to announce the next (each reset is sent once,
 //! whichever stream, write or node gets there first).
 
 use std::collections::{HashSet, VecDeque};
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,7 +44,7 @@ pub async fn get_events(
     PathParams(board): PathParams<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, FellBehind>>>, ApiError> {
     validate_board_name(&board)?;
     let filter = member_filter(query.as_deref())?;
     let last_seen = last_event_id(&headers)?;
@@ -71,7 +72,7 @@ pub async fn get_events(
     let stream =
         futures_util::stream::unfold(
             reader,
-            |mut r| async move { r.next().await.map(|e| (Ok(e), r)) },
+            |mut r| async move { r.next().await.map(|e| (e, r)) },
         );
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(EVENTS_KEEP_ALIVE)))
 }
@@ -134,6 +135,14 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     })
 }
 
+/// Why a stream is cut: its consumer fell out of the ring. Ending the stream with this
+/// error makes the server drop the connection (an HTTP/1.1 response cut before its last
+/// chunk, an HTTP/2 stream reset) instead of ending the response as if the board had gone
+/// quiet, which left a keep-alive connection open and a reader waiting forever.
+#[derive(Debug, thiserror::Error)]
+#[error("the event consumer fell more than the board's ring of events behind")]
+pub struct FellBehind;
+
 /// One consumer's place in the feed.
 struct Reader {
     app: AppState,
@@ -153,11 +162,12 @@ struct Reader {
 }
 
 impl Reader {
-    /// The next SSE event; `None` ends the stream (board deleted, consumer too slow).
-    async fn next(&mut self) -> Option<SseEvent> {
+    /// The next SSE event; `None` ends the stream (board deleted, server stopping), an
+    /// error cuts the connection (consumer too slow).
+    async fn next(&mut self) -> Option<Result<SseEvent, FellBehind>> {
         loop {
             if let Some(e) = self.queue.pop_front() {
-                return Some(e);
+                return Some(Ok(e));
             }
             if *self.closing.borrow() {
                 return None;
@@ -167,16 +177,14 @@ impl Reader {
                 Read::Behind { last_id } if self.resync_first => {
                     self.resync_first = false;
                     self.after = last_id;
-                    return Some(
-                        SseEvent::default()
-                            .event("resync")
-                            .id(last_id.to_string())
-                            .data("{}"),
-                    );
+                    return Some(Ok(SseEvent::default()
+                        .event("resync")
+                        .id(last_id.to_string())
+                        .data("{}")));
                 }
                 Read::Behind { .. } => {
                     tracing::info!(board = %self.board, "an event consumer fell behind the feed (more than its ring, or across a gap in a Redis board's stream); disconnected");
-                    return None;
+                    return Some(Err(FellBehind));
                 }
                 Read::Events(events) if events.is_empty() => {
                     self.resync_first = false;

@@ -366,17 +366,29 @@ async fn on_redis_unwatched_writes_write_no_events_and_resuming_across_them_resy
     b.stop().await;
 }
 
-/// A consumer that stops reading falls behind the ring (10,000 events) and is cut off;
-/// the server goes on answering. Its socket's receive buffer is small so that the kernel
-/// does not hold the backlog for it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_consumer_that_stops_reading_is_cut_off() {
+/// The id of the last event in raw SSE bytes.
+fn last_id(raw: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(raw);
+    text.lines()
+        .filter_map(|l| l.strip_prefix("id: ").or_else(|| l.strip_prefix("id:")))
+        .filter_map(|v| v.trim().parse().ok())
+        .last()
+}
+
+/// A consumer that stops reading falls behind the ring (10,000 events) and is cut off:
+/// its connection is closed (not just the response ended, which left a keep-alive
+/// connection open and the reader waiting forever), the server goes on answering, and
+/// the reader reconnecting with the last id it got is told to resync, then gets later
+/// writes. `recv_buffer`: the socket's receive buffer, or the system's default.
+async fn a_consumer_that_stops_reading_is_cut_off(kind: Kind, recv_buffer: Option<u32>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let s = Server::start(Kind::Embedded).await;
+    let s = Server::start(kind).await;
     s.put("/v1/boards/b", json!({"update": "incr"})).await;
     let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().expect("addr");
     let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("rcvbuf");
+    if let Some(size) = recv_buffer {
+        socket.set_recv_buffer_size(size).expect("rcvbuf");
+    }
     let mut conn = socket.connect(addr).await.expect("connect");
     conn.write_all(b"GET /v1/boards/b/events HTTP/1.1\r\nhost: x\r\n\r\n")
         .await
@@ -388,8 +400,9 @@ async fn a_consumer_that_stops_reading_is_cut_off() {
         "{:?}",
         String::from_utf8_lossy(&head[..n])
     );
-    // 80,000 events, far more than the ring and any socket buffer hold.
-    const BATCHES: usize = 80;
+    // 60,000 events (~7.5 MB): far more than the ring, and more than loopback's socket
+    // buffers hold at their defaults (~28,000 events were read back here).
+    const BATCHES: usize = 60;
     for _ in 0..BATCHES {
         let entries: Vec<Value> = (0..1000)
             .map(|i| json!({"member": format!("m{i}"), "score": 1}))
@@ -399,20 +412,24 @@ async fn a_consumer_that_stops_reading_is_cut_off() {
             .await;
         assert_eq!(st, 200);
     }
-    // Now read: the response ends (its last chunk) before it has given them all.
+    // Now read: the server closes the connection before it has given them all.
     let mut received = Vec::new();
     let read_all = async {
         let mut buf = vec![0u8; 1 << 16];
-        while !received.ends_with(b"\r\n0\r\n\r\n") {
+        loop {
             match conn.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => received.extend_from_slice(&buf[..n]),
             }
         }
     };
-    tokio::time::timeout(Duration::from_secs(30), read_all)
+    tokio::time::timeout(Duration::from_secs(60), read_all)
         .await
-        .expect("the server closes the stream");
+        .expect("the server closes the connection");
+    assert!(
+        !received.ends_with(b"\r\n0\r\n\r\n"),
+        "the response was ended as if complete, not cut"
+    );
     let events = received
         .windows(12)
         .filter(|w| w == b"event: score")
@@ -422,5 +439,37 @@ async fn a_consumer_that_stops_reading_is_cut_off() {
         "all {events} events were kept for a consumer that did not read"
     );
     assert_eq!(s.get("/healthz").await.0, 200);
+    // As an EventSource does: reconnect with the last id received.
+    let last = last_id(&received).expect("some events arrived before the cut");
+    let mut again = EventStream::open(&s.base, "/v1/boards/b/events", None, Some(last))
+        .await
+        .expect("reconnect");
+    assert_eq!(again.next().await.event, "resync");
+    write(&s, "b", "late", 5).await;
+    assert_eq!(what(&again.next().await), score("late", 5, 1001));
     s.stop().await;
+}
+
+mod cut_off {
+    use photofinish_testkit::server::Kind;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn embedded_small_buffer() {
+        super::a_consumer_that_stops_reading_is_cut_off(Kind::Embedded, Some(4096)).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn embedded_default_buffer() {
+        super::a_consumer_that_stops_reading_is_cut_off(Kind::Embedded, None).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn redis_small_buffer() {
+        super::a_consumer_that_stops_reading_is_cut_off(Kind::Redis, Some(4096)).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn redis_default_buffer() {
+        super::a_consumer_that_stops_reading_is_cut_off(Kind::Redis, None).await
+    }
 }

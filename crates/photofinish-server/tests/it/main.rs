@@ -19,6 +19,7 @@ mod queries;
 mod rates;
 mod redis_backend;
 mod resp;
+mod resp_clients;
 mod resp_protocol;
 mod transfer;
 mod webhook;

@@ -2,7 +2,8 @@
 //! unchanged: `AUTH [user] token` and `HELLO [2|3] [AUTH user token] [SETNAME name]`
 //! (any user name; the token is an API key or a player token, docs/SPEC.md §6), `PING`,
 //! `ECHO`, `SELECT 0`, `QUIT`, `RESET`, `CLIENT SETNAME|GETNAME|SETINFO|ID|INFO|NO-EVICT|
-//! NO-TOUCH`, `COMMAND [COUNT|INFO|DOCS|LIST]`.
+//! NO-TOUCH`, `COMMAND [COUNT|INFO|DOCS|LIST]`, `INFO [section …]` (what client libraries
+//! read on connect: ioredis' ready check waits on `loading:0`).
 
 use super::{wrong_arity, CmdError, Spec, COMMANDS};
 use crate::resp::conn::Session;
@@ -50,6 +51,7 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             s.out.simple("RESET");
         }
         "client" => client(s, args)?,
+        "info" => server_info(s, args),
         _ => command(s, args)?,
     }
     Ok(())
@@ -201,6 +203,55 @@ fn command(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
         }
     }
     Ok(())
+}
+
+/// The sections `INFO` knows, each with its `key:value` lines, in Redis's order. The
+/// version is the Redis release whose commands the door answers as Redis does (`HELLO 3`,
+/// `CLIENT SETINFO`, `COMMAND` in Redis 7's shape): clients gate features on it.
+const INFO_SECTIONS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "server",
+        &[
+            ("redis_version", "7.2.0"),
+            ("photofinish_version", env!("CARGO_PKG_VERSION")),
+            ("redis_mode", "standalone"),
+            ("arch_bits", "64"),
+        ],
+    ),
+    ("persistence", &[("loading", "0"), ("async_loading", "0")]),
+    ("replication", &[("role", "master"), ("connected_slaves", "0")]),
+    ("keyspace", &[]),
+];
+
+/// `INFO [section …]`: the named sections (`default`, `all`, `everything` or none: every
+/// one), as Redis lays them out; a section it does not know adds nothing, as in Redis.
+fn server_info(s: &mut Session, args: &Args<'_>) {
+    let wanted: Vec<String> = (1..args.len())
+        .map(|i| upper(args.get(i)).to_ascii_lowercase())
+        .collect();
+    let every = wanted.is_empty()
+        || wanted
+            .iter()
+            .any(|w| matches!(w.as_str(), "default" | "all" | "everything"));
+    let mut text = String::new();
+    for (name, lines) in INFO_SECTIONS {
+        if !every && !wanted.iter().any(|w| w == name) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str("\r\n");
+        }
+        let mut title = name.to_string();
+        title[..1].make_ascii_uppercase();
+        text.push_str(&format!("# {title}\r\n"));
+        for (k, v) in *lines {
+            text.push_str(&format!("{k}:{v}\r\n"));
+        }
+        if *name == "server" {
+            text.push_str(&format!("process_id:{}\r\n", std::process::id()));
+        }
+    }
+    s.out.verbatim(text.as_bytes());
 }
 
 /// `WRONGPASS`, for a credential that does not check out.

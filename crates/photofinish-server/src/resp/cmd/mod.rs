@@ -101,6 +101,7 @@ pub const COMMANDS: &[Spec] = &[
     ),
     spec!("client", -2, ["loading", "stale"], 0, Connection),
     spec!("command", -1, ["loading", "stale"], 0, Connection),
+    spec!("info", -1, ["loading", "stale"], 0, Connection),
 ];
 
 /// The command named `name` (any case).
