@@ -16,7 +16,6 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 use crate::input::parse_json;
-use crate::limits::MAX_BODY_BYTES;
 
 /// The request header naming a key.
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -75,7 +74,7 @@ fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     Ok(Some(key.to_owned()))
 }
 
-/// A JSON body (at most [`MAX_BODY_BYTES`]) parsed into `T`, and the request's key.
+/// A JSON body (at most [`crate::limits::MAX_BODY_BYTES`]) parsed into `T`, and the request's key.
 pub struct KeyedJson<T>(pub T, pub Option<KeyedRequest>);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for KeyedJson<T> {
@@ -84,14 +83,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for KeyedJson<T> {
     async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
         let (parts, body) = req.into_parts();
         let key = key_of(&parts.headers)?;
-        let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
-            .await
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::BodyTooLarge,
-                    format!("request body is over the {MAX_BODY_BYTES}-byte limit"),
-                )
-            })?;
+        let body = crate::input::read_body(&parts.headers, body).await?;
         let keyed = key.map(|key| KeyedRequest {
             fingerprint: fingerprint(&parts.method, &parts.uri, &body),
             key,

@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
+use axum::http::HeaderMap;
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::view::ReadOptions;
@@ -21,7 +22,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::auth::{bearer, Identity};
 use crate::error::ApiError;
-use crate::limits::MAX_BODY_BYTES;
+use crate::limits::{BODY_DISCARD_WAIT, MAX_BODY_BYTES, MAX_DISCARD_BYTES};
 use photofinish_core::ErrorCode;
 
 /// A JSON body of at most [`MAX_BODY_BYTES`], parsed into `T`.
@@ -31,16 +32,63 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
-        let body = axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES)
-            .await
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::BodyTooLarge,
-                    format!("request body is over the {MAX_BODY_BYTES}-byte limit"),
-                )
-            })?;
+        let (parts, body) = req.into_parts();
+        let body = read_body(&parts.headers, body).await?;
         parse_json(&body).map(JsonBody)
     }
+}
+
+/// A request body of at most [`MAX_BODY_BYTES`]. One over it is answered `413
+/// body_too_large` only after the rest has been read and thrown away — up to
+/// [`MAX_DISCARD_BYTES`] more, for at most [`BODY_DISCARD_WAIT`] — so the client has sent
+/// everything when the answer comes: a server that answers and closes with the body unread
+/// makes the kernel reset the connection, and the client loses the answer (a `BrokenPipe`
+/// instead of the 413). A body announced larger than that bound, or one that asks to
+/// wait for `100 Continue`, is answered at once without reading on.
+pub async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    use futures_util::StreamExt;
+    let too_large = || {
+        ApiError::new(
+            ErrorCode::BodyTooLarge,
+            format!("request body is over the {MAX_BODY_BYTES}-byte limit"),
+        )
+    };
+    let announced = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        let waits = headers
+            .get(axum::http::header::EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        if waits || announced.is_some_and(|n| n > (MAX_BODY_BYTES + MAX_DISCARD_BYTES) as u64) {
+            return Err(too_large());
+        }
+    }
+    let mut stream = body.into_data_stream();
+    let mut buf = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::new(
+                ErrorCode::MalformedJson,
+                format!("request body could not be read: {e}"),
+            )
+        })?;
+        if buf.len() + chunk.len() > MAX_BODY_BYTES {
+            let discard = async {
+                let mut thrown = chunk.len();
+                while let Some(Ok(more)) = stream.next().await {
+                    thrown += more.len();
+                    if thrown > MAX_DISCARD_BYTES {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(BODY_DISCARD_WAIT, discard).await;
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(buf))
 }
 
 /// Parses `body` as JSON into `T`; every body is required (the document says so), so an

@@ -3,6 +3,12 @@
 /// Largest request body: a full batch (1000 writes of a 128-byte member and 1 KiB of
 /// metadata) is about 1.2 MiB; 2 MiB leaves room for JSON overhead and nothing more.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+/// Most bytes of a body over [`MAX_BODY_BYTES`] read and thrown away before its 413, so
+/// the client reads the answer instead of a reset (`input::read_body`): 8 MiB covers a
+/// client's honest mistake (a body a few times too large); a larger one is cut.
+pub const MAX_DISCARD_BYTES: usize = 8 * 1024 * 1024;
+/// Longest the rest of a too-large body is read before its 413 is sent anyway.
+pub const BODY_DISCARD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// Most writes in one batch (docs/SPEC.md §3).
 pub const MAX_BATCH_ENTRIES: usize = 1000;
 /// Largest page (docs/SPEC.md §3).

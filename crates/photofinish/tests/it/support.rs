@@ -31,25 +31,46 @@ pub fn cli(args: &[&str], server: &str) -> (bool, String, String) {
     )
 }
 
-/// The first 1000 entries of `board`'s current period, ranked by `ranking`, as answered.
+/// Every entry of `board`'s current period, ranked by `ranking`: the first page as
+/// answered, its `entries` extended with every later page's (read 1,000 at a time until a
+/// page comes back short), so no caller depends on how many writes fit in a time.
 pub async fn entries(
     http: &reqwest::Client,
     base: &str,
     board: &str,
     ranking: &str,
 ) -> serde_json::Value {
-    http.get(format!(
-        "{base}/v1/boards/{board}/entries?limit=1000&ranking={ranking}"
-    ))
-    .send()
-    .await
-    .expect("get")
-    .json()
-    .await
-    .expect("json")
+    const PAGE: usize = 1000;
+    let mut first: Option<serde_json::Value> = None;
+    let mut all = Vec::new();
+    loop {
+        let page: serde_json::Value = http
+            .get(format!(
+                "{base}/v1/boards/{board}/entries?limit={PAGE}&offset={}&ranking={ranking}",
+                all.len()
+            ))
+            .send()
+            .await
+            .expect("get")
+            .json()
+            .await
+            .expect("json");
+        let rows = page["entries"].as_array().cloned().unwrap_or_default();
+        let done = rows.len() < PAGE;
+        all.extend(rows);
+        first.get_or_insert(page);
+        if done {
+            break;
+        }
+    }
+    let mut v = first.expect("a page");
+    if v.get("entries").is_some() {
+        v["entries"] = serde_json::Value::Array(all);
+    }
+    v
 }
 
-/// The (member, score) rows of `board`'s current period, best first (up to 1000).
+/// The (member, score) rows of `board`'s current period, best first.
 pub async fn scores(http: &reqwest::Client, base: &str, board: &str) -> Vec<(String, i64)> {
     let v = entries(http, base, board, "ordinal").await;
     v["entries"]
