@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The OpenAPI document against the running server (docs/SPEC.md §8): schemathesis (all
 # checks, with tests/schemathesis/hooks.py's check in place of positive_data_acceptance —
-# it names the rules a JSON Schema cannot state) on a fresh embedded server and on a
-# server with Redis when redis-server is here. Fails on any finding. Run by
+# it names the rules a JSON Schema cannot state) on a fresh embedded server, on one with
+# keys (no credential given) and on a server with Redis when redis-server is here. Fails on any finding. Run by
 # scripts/test.sh; needs `st` (pip install 'schemathesis>=4,<5' 'hypothesis<6.170.10')
 # and a built `photofinish` binary (BIN, default target/debug/photofinish).
 #
@@ -53,6 +53,11 @@ fuzz() { # fuzz NAME BASE [EXCLUDED-PATH-REGEX]
 }
 
 fuzz embedded "$(serve embedded --data-dir "$WORK/data")"
+# A server with keys, fuzzed without a credential: its document marks the scheme required
+# (anonymous reads optional), and every 401 must carry the WWW-Authenticate header the
+# document states.
+"$BIN" key new --keys "$WORK/keys.json" --name ops --scope admin >/dev/null
+EXAMPLES="${KEYED_EXAMPLES:-20}" fuzz keyed "$(serve keyed --data-dir "$WORK/keyed" --keys "$WORK/keys.json")"
 if command -v redis-server >/dev/null 2>&1; then
     rport="$(free_port)"
     redis-server --port "$rport" --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &

@@ -1,19 +1,24 @@
 """Schemathesis hooks for Photofinish's fuzz run (scripts/openapi-fuzz.sh).
 
 One check replaces schemathesis' `positive_data_acceptance`: a request the document calls
-valid must not be refused as malformed — except by the rules the document states in words
-because a JSON Schema cannot say them. Those refusals depend on the server's state or on
-more than one field, and each is named here with the reason:
+valid must not be refused as malformed — except by the rules below, which no schema can
+state. Each depends on the server's state or clock, or compares what JSON Schema cannot,
+and each is named here with the reason. (Everything a schema can say, the document says:
+a write's `period` and `at` are exclusive (`not`), a board config's `webhook` needs a
+reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`pattern`).)
 
 - 422 idempotency_key_reused: the key was used before with another request (state).
 - 422 period_not_retained: an `at` older than the board's retention window (state, clock).
 - 422 score_overflow, score_rejected, board_full, ranking_full: the board's current
   scores, rules and size (state).
-- 422 metadata_too_large: metadata over 1 KiB serialized (a size in bytes).
+- 422 metadata_too_large: metadata over 1 KiB serialized (a size in bytes of a whole
+  object's JSON text).
 - 422 invalid_member: a member name over 128 bytes of UTF-8 (the schema counts characters).
-- 422 invalid_time: an `at` before 1970 or past 9999 (`format: date-time` has no range).
-- 400 invalid_config: `min_score` above `max_score`; a `webhook` on a board that never
-  resets or keeps fewer than 2 periods (two fields, or a field and the board's state).
+- 422 invalid_time: an `at` whose year the pattern lets through but whose offset moves it
+  out of range (1970-01-01 east of UTC, 9998-12-31 west of it): only the instant says.
+- 400 invalid_config: `min_score` above `max_score` (JSON Schema cannot compare two
+  values); on PATCH, a `webhook` for a board that never resets or keeps fewer than 2
+  periods (the board's settings, not the body's).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
@@ -21,8 +26,6 @@ more than one field, and each is named here with the reason:
 - 422 invalid_entries on an import naming an entry ("entry N (member …): …"): the same
   per-entry rules as a write's (the board's score rules, bytes of a name or metadata, the
   range of a time); a malformed line ("line N: …") is not excused.
-- 400 invalid_parameter on a write with both `period` and `at` (two fields), and on
-  `thresholds` with neither `ranks` nor `top_percent` (two parameters).
 
 Everything else a valid request may get: 2xx, 3xx, 401, 403, 404, 409, 429, 5xx, as
 schemathesis' own check allows.
@@ -42,10 +45,8 @@ RULES = {
         "ranking_full",
         "metadata_too_large",
         "invalid_member",
-        "invalid_time",
         "too_many_boards",
     },
-    400: {"invalid_config"},
     507: {"insufficient_storage"},
 }
 
@@ -55,6 +56,13 @@ def _code(response):
         return json.loads(response.content)["error"]["code"]
     except Exception:  # noqa: BLE001 - not an error body
         return None
+
+
+def _message(response):
+    try:
+        return json.loads(response.content)["error"]["message"]
+    except Exception:  # noqa: BLE001 - not an error body
+        return ""
 
 
 def _writes(case):
@@ -67,18 +75,17 @@ def _writes(case):
     return []
 
 
-def _two_field_rule(case, status, code):
-    """The refusals that depend on two fields, or on a write's named period (see above)."""
-    writes = _writes(case)
-    named = [w for w in writes if w.get("period") is not None]
+def _state_rule(case, status, code, message):
+    """The refusals that depend on a write's named period, a board's settings, or an
+    instant's offset at the edge of the range (see above)."""
+    named = [w for w in _writes(case) if w.get("period") is not None]
     if code in ("period_closed", "invalid_period") and status in (400, 422) and named:
         return True
-    if status == 400 and code == "invalid_parameter":
-        if any(w.get("period") is not None and w.get("at") is not None for w in writes):
-            return True
-        query = case.query or {}
-        if case.path.endswith("/thresholds") and not query.get("ranks") and not query.get("top_percent"):
-            return True
+    if status == 400 and code == "invalid_config":
+        return case.method.upper() == "PATCH" or "min_score" in message
+    if status == 422 and code == "invalid_time":
+        edges = ("1970-01-01", "9998-12-31")
+        return any(str(w.get("at") or "").startswith(edges) for w in _writes(case))
     return False
 
 
@@ -95,7 +102,7 @@ def valid_requests_refused_only_by_stated_rules(ctx, response, case):
     if _allowed(status):
         return None
     code = _code(response)
-    if _two_field_rule(case, status, code):
+    if _state_rule(case, status, code, _message(response)):
         return None
     if status == 422 and code == "invalid_entries" and case.path.endswith("/import"):
         if json.loads(response.content)["error"]["message"].startswith("invalid entries: entry "):

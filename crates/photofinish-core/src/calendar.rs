@@ -17,6 +17,10 @@ use crate::error::BoardError;
 pub const MIN_INSTANT_US: i64 = 0;
 /// Latest instant a write may carry: 9999-01-01T00:00:00Z, so every period ends in range.
 pub const MAX_INSTANT_US: i64 = 253_370_764_800_000_000;
+/// The RFC 3339 texts whose year is in 1970..=9998, a pattern for documents: the range of
+/// [`validate_instant`] but for the edges an offset moves across it (1970-01-01 east of
+/// UTC, 9998-12-31 west of it), which only the instant's check can see.
+pub const INSTANT_YEAR_PATTERN: &str = "^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9])-";
 
 /// One period: its id and the instants `[start_us, end_us)` it covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

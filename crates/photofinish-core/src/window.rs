@@ -143,7 +143,8 @@ impl PeriodWindow {
     }
 
     /// The period a write naming period `id` lands in at `now_us` (docs/SPEC.md §10):
-    /// [`Self::check_named`] of the parsed id (a malformed one is `invalid_period`).
+    /// [`Self::check_named`] of the period `id` names — `current` and `previous` as a read
+    /// takes them, else a period id (a malformed one is `invalid_period`).
     pub fn named_write_period(
         &self,
         id: &str,
@@ -151,10 +152,12 @@ impl PeriodWindow {
         grace_s: u32,
     ) -> Result<Period, BoardError> {
         // A write names a period of this board's calendar or sent a bad id: no "not found".
-        let period = self.calendar.parse(id).map_err(|e| match e {
-            BoardError::PeriodNotFound(id) => BoardError::MalformedPeriod(id),
-            e => e,
-        })?;
+        let period = self
+            .period_of(&PeriodRef::parse(id), now_us)
+            .map_err(|e| match e {
+                BoardError::PeriodNotFound(id) => BoardError::MalformedPeriod(id),
+                e => e,
+            })?;
         self.check_named(&period, now_us, grace_s)?;
         Ok(period)
     }

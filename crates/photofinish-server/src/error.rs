@@ -107,6 +107,9 @@ impl ApiError {
     }
 }
 
+/// The `WWW-Authenticate` header of every 401 (and the OpenAPI document's statement of it).
+pub const WWW_AUTHENTICATE: &str = "Bearer realm=\"photofinish\"";
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status.unwrap_or_else(|| status(self.code));
@@ -116,7 +119,7 @@ impl IntoResponse for ApiError {
         if self.code == ErrorCode::Unauthorized {
             resp.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,
-                axum::http::HeaderValue::from_static("Bearer realm=\"photofinish\""),
+                axum::http::HeaderValue::from_static(WWW_AUTHENTICATE),
             );
         }
         if let Some(s) = self.retry_after_s {

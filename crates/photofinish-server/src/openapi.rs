@@ -114,9 +114,23 @@ fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool
     op.security = Some(security);
     if refusals {
         let r = &mut op.responses.responses;
-        r.entry("401".into()).or_insert_with(|| {
-            error_response("No valid credential (unauthorized); WWW-Authenticate: Bearer").into()
-        });
+        let unauthorized = r
+            .entry("401".into())
+            .or_insert_with(|| error_response("No valid credential (unauthorized)").into());
+        // Every 401 carries the scheme to authenticate with (error.rs sends it).
+        if let utoipa::openapi::RefOr::T(resp) = unauthorized {
+            resp.headers.insert(
+                "WWW-Authenticate".into(),
+                utoipa::openapi::HeaderBuilder::new()
+                    .schema(
+                        utoipa::openapi::ObjectBuilder::new()
+                            .schema_type(utoipa::openapi::Type::String)
+                            .enum_values(Some([crate::error::WWW_AUTHENTICATE])),
+                    )
+                    .description(Some("The scheme to authenticate with: Bearer"))
+                    .build(),
+            );
+        }
         r.entry("403".into()).or_insert_with(|| {
             error_response("The credential does not allow this (forbidden)").into()
         });

@@ -9,7 +9,7 @@
 //! Each pattern comes from the rule it describes (`config::BOARD_NAME_PATTERN`, …), so a
 //! rule and its schema change together.
 
-use photofinish_core::calendar::PERIOD_ID_PATTERN;
+use photofinish_core::calendar::{INSTANT_YEAR_PATTERN, PERIOD_ID_PATTERN};
 use photofinish_core::config::{
     BOARD_NAME_PATTERN, MAX_GRACE_S, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MAX_WEBHOOK_TOP,
     MAX_WEBHOOK_URL_BYTES, MEMBER_NAME_PATTERN, WEBHOOK_URL_PATTERN,
@@ -188,10 +188,15 @@ fn fit_bodies(schemas: &mut Value) {
         "description": "The operator; the board's default when absent or null"});
     w["metadata"] = json!({"type": ["object", "null"],
         "description": "A JSON object of at most 1 KiB serialized, stored with the entry; kept when absent or null"});
-    w["at"] = json!({"type": ["string", "null"], "format": "date-time",
+    w["at"] = json!({"type": ["string", "null"], "format": "date-time", "pattern": INSTANT_YEAR_PATTERN,
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
-        "description": "The period the write lands in: the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods, 400 invalid_parameter together with at"});
+        "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at"});
+    // A write names a period or an instant, not both (null counts as absent).
+    schemas["WriteBody"]["not"] = json!({
+        "required": ["period", "at"],
+        "properties": {"period": {"type": "string"}, "at": {"type": "string"}}
+    });
     schemas["BatchBody"]["properties"]["entries"] = json!({
         "type": "array", "maxItems": MAX_BATCH_ENTRIES,
         "items": {"$ref": "#/components/schemas/WriteBody"},
@@ -226,11 +231,24 @@ fn fit_bodies(schemas: &mut Value) {
     zones.push(Value::Null);
     c["timezone"] = json!({"type": ["string", "null"], "enum": zones,
         "description": "IANA time zone of the periods (the server's bundled database)"});
+    // A webhook posts each period's results when it closes: the board must reset (the
+    // default `never` has one period that never closes) and keep at least 2 periods. (On
+    // PATCH this depends on the board's settings, which no schema of the body can see.)
+    schemas["BoardConfigBody"]["if"] = json!({
+        "required": ["webhook"], "properties": {"webhook": {"type": "string"}}
+    });
+    schemas["BoardConfigBody"]["then"] = json!({
+        "required": ["reset"],
+        "properties": {
+            "reset": {"enum": ["daily", "weekly", "monthly"]},
+            "retention": {"type": ["integer", "null"], "minimum": 2}
+        }
+    });
     rules(&mut schemas["BoardPatchBody"]["properties"]);
     let t = &mut schemas["TransferLine"]["properties"];
     t["member"] = member_schema();
     t["score"] = score;
-    t["reached_at"] = json!({"type": "string", "format": "date-time",
+    t["reached_at"] = json!({"type": "string", "format": "date-time", "pattern": INSTANT_YEAR_PATTERN,
         "description": "When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent"});
     t["metadata"] = json!({"type": ["object", "null"],
         "description": "A JSON object of at most 1 KiB serialized, or null"});

@@ -45,7 +45,7 @@ pub fn comma_list<'a>(name: &str, raw: &'a str, max: usize) -> Result<Vec<&'a st
 }
 
 /// A thresholds question from its two lists (`ranks`, `top_percent`), each optional and of
-/// at most [`MAX_THRESHOLDS`] items, at least one threshold in all. A rank is decimal
+/// at most [`MAX_THRESHOLDS`] items (neither: no thresholds, an empty answer). A rank is decimal
 /// digits only (leading zeros allowed), 1 to u64::MAX.
 pub fn threshold_query(
     ranks: Option<&str>,
@@ -73,13 +73,9 @@ pub fn threshold_query(
             .map(|p| Percent::parse(p).map_err(invalid))
             .collect::<Result<_, _>>()?,
     };
-    let query = ThresholdQuery { ranks, percents };
-    if query.is_empty() {
-        return Err(invalid(
-            "ask for at least one threshold with ranks or top_percent".into(),
-        ));
-    }
-    Ok(query)
+    // Neither list: an empty answer, not a refusal — a query string cannot be required to
+    // hold one of two parameters in the OpenAPI document, and nothing asked is nothing owed.
+    Ok(ThresholdQuery { ranks, percents })
 }
 
 /// The names of a members query: at most [`MAX_QUERY_MEMBERS`], each a valid member name.

@@ -875,6 +875,27 @@ async fn the_openapi_document_follows_the_configuration() {
     let post = op("/v1/boards/{board}/scores", "post");
     assert_eq!(post["security"], json!([{"bearer": []}]));
     assert!(post["responses"].get("401").is_some() && post["responses"].get("403").is_some());
+    // Every 401 states the header it carries, and the header is what the server sends.
+    let refused = s
+        .http
+        .post(format!("{}/v1/boards/b/scores", s.base))
+        .json(&json!({"member": "ann", "score": 1}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(refused.status(), 401);
+    let sent = refused.headers()["www-authenticate"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("item") {
+            if let Some(r) = op["responses"].get("401") {
+                let h = &r["headers"]["WWW-Authenticate"]["schema"];
+                assert_eq!(h["enum"], json!([sent]), "{method} {path}");
+            }
+        }
+    }
     assert_eq!(
         op("/v1/boards/{board}/entries", "get")["security"],
         json!([{}, {"bearer": []}])

@@ -2,7 +2,7 @@
 //! moved by the test: a write naming a period that ended less than the board's `grace`
 //! ago lands in it with `reached_at` = now; at the edge and after, 422 `period_closed`; a
 //! period not started, 422 `invalid_period`; a malformed id, 400; `period` with `at`,
-//! 400. Over HTTP and RESP, keyed and not, and every refusal changes nothing.
+//! 400; `current` and `previous` name the periods a read would. Over HTTP and RESP, keyed and not, and every refusal changes nothing.
 
 use std::sync::Arc;
 
@@ -72,9 +72,17 @@ async fn late_results_land_within_grace(kind: Kind) {
         let (st, _, w) = keyed(&s, "late-eve", Method::POST, path, Some(body.clone())).await;
         assert_eq!((st, &w["period"]), (200, &json!("2026-11-22")), "{w}");
     }
+    // `previous` names the day before, as a read takes it.
+    let (st, w) = s
+        .post(
+            "/v1/boards/d/scores",
+            json!({"member": "fay", "score": 2, "period": "previous"}),
+        )
+        .await;
+    assert_eq!((st.as_u16(), &w["period"]), (200, &json!("2026-11-22")), "{w}");
     let day = entries(&s, "2026-11-22").await;
     let names = member_names(&day);
-    assert_eq!(names, ["bob", "dee", "ann", "eve", "cy"]);
+    assert_eq!(names, ["bob", "dee", "ann", "eve", "fay", "cy"]);
     assert_eq!(entries(&s, "current").await["total"], 0);
 
     // The edges: 30 s after the end is too late, a day not started is refused, a
@@ -160,7 +168,27 @@ async fn late_results_land_within_grace(kind: Kind) {
         422,
         "period_closed",
     );
-    // A board that never resets knows only `all`.
+    // `current` is the day now, in a write and in a batch; `previous` is closed.
+    let (st, w) = s
+        .post(
+            "/v1/boards/d/scores",
+            json!({"member": "gus", "score": 4, "period": "current"}),
+        )
+        .await;
+    assert_eq!((st.as_u16(), &w["period"]), (200, &json!("2026-11-24")), "{w}");
+    let (st, got) = s
+        .post(
+            "/v1/boards/d/scores:batch",
+            json!({"entries": [
+                {"member": "gus", "score": 5, "period": "current"},
+                {"member": "gus", "score": 6, "period": "previous"},
+            ]}),
+        )
+        .await;
+    assert_eq!(st, 200);
+    assert_eq!(got["results"][0]["period"], "2026-11-24", "{got}");
+    assert_eq!(got["results"][1]["error"]["code"], "period_closed", "{got}");
+    // A board that never resets knows only `all` (which `current` names).
     s.put("/v1/boards/n", json!({})).await;
     let (st, _) = s
         .post(
@@ -169,6 +197,13 @@ async fn late_results_land_within_grace(kind: Kind) {
         )
         .await;
     assert_eq!(st, 200);
+    let (st, w) = s
+        .post(
+            "/v1/boards/n/scores",
+            json!({"member": "ann", "score": 1, "period": "current"}),
+        )
+        .await;
+    assert_eq!((st.as_u16(), &w["period"]), (200, &json!("all")), "{w}");
     assert_error(
         &s.post(
             "/v1/boards/n/scores",

@@ -458,7 +458,7 @@ async fn bad_questions_are_refused(kind: Kind) {
             "invalid_parameter",
         ),
         ("/v1/boards/nope/rank?score=1", 404, "board_not_found"),
-        ("/v1/boards/b/thresholds", 400, "invalid_parameter"),
+        ("/v1/boards/nope/thresholds", 404, "board_not_found"),
         ("/v1/boards/b/thresholds?ranks=0", 400, "invalid_parameter"),
         (
             "/v1/boards/b/thresholds?ranks=1,,2",
@@ -498,6 +498,11 @@ async fn bad_questions_are_refused(kind: Kind) {
     ] {
         assert_error(&s.get(path).await, status, code);
     }
+    // Asking for no threshold is answered with none (the board must still exist).
+    let (st, none) = s.get("/v1/boards/b/thresholds").await;
+    assert_eq!(st, 200, "{none}");
+    assert_eq!(none["thresholds"], json!([]), "{none}");
+    assert!(none["total"].is_u64(), "{none}");
     let hundred_one = (1..=101)
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
@@ -528,7 +533,7 @@ async fn bad_questions_are_refused(kind: Kind) {
             vec!["LB.RANKOF", "b", "1", "RANKING", "x"],
             "invalid_parameter",
         ),
-        (vec!["LB.THRESHOLDS", "b"], "invalid_parameter"),
+        (vec!["LB.THRESHOLDS", "nope"], "board_not_found"),
         (
             vec!["LB.THRESHOLDS", "b", "RANKS", "0"],
             "invalid_parameter",
@@ -548,6 +553,8 @@ async fn bad_questions_are_refused(kind: Kind) {
     ] {
         assert_eq!(lb(&mut c, &args).await, json!({"error": code}), "{args:?}");
     }
+    let none = lb(&mut c, &["LB.THRESHOLDS", "b"]).await;
+    assert!(none.get("error").is_none(), "no thresholds asked, none answered: {none}");
     // Nothing changed.
     let (_, b) = s.get("/v1/boards/b/entries").await;
     assert_eq!(b["total"], 1);
