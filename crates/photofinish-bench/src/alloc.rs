@@ -6,6 +6,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+/// Held by every test of this crate that allocates, so a test that measures
+/// [`live_bytes`] sees only its own allocations (tests run on parallel threads, and the
+/// count is the process's).
+#[cfg(test)]
+pub static TEST_SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds [`TEST_SERIAL`] for a test's length (whatever an earlier test's panic left).
+#[cfg(test)]
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    TEST_SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Live heap bytes right now.
 pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)

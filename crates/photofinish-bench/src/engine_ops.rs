@@ -294,6 +294,7 @@ mod tests {
     /// the bulk build ranks them, and the updates changed scores.
     #[test]
     fn a_small_run_measures_every_operation() {
+        let _serial = crate::alloc::serial();
         let m = run(5_000, 2_000).expect("run");
         assert_eq!(m.members, 5_000);
         for v in [
@@ -309,8 +310,8 @@ mod tests {
         ] {
             assert!(v.is_finite() && v > 0.0, "{m:?}");
         }
-        // 16-byte names inline in 40-byte records, plus table and tree: well over 40 B,
-        // well under a few hundred (the other test threads allocate too, so not exact).
+        // 16-byte names inline in 40-byte records, plus table and tree: well over 40 B
+        // (the crate's other allocating tests wait: `alloc::serial`).
         assert!(m.bytes_per_member > 40.0, "{m:?}");
         let line = m.json().to_string();
         for field in [
@@ -327,6 +328,7 @@ mod tests {
 
     #[test]
     fn the_build_ranks_every_member() {
+        let _serial = crate::alloc::serial();
         let r = build(1_000).expect("build");
         assert_eq!(r.len(), 1_000);
         r.check_invariants();

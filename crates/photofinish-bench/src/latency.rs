@@ -101,6 +101,7 @@ mod tests {
     /// A run over a small buffer returns positive, finite times and a row for its size.
     #[test]
     fn a_small_buffer_answers_positive_times() {
+        let _serial = crate::alloc::serial();
         let l = run(1, 200_000);
         assert!(l.dependent_ns > 0.0 && l.overlapped_ns > 0.0, "{l:?}");
         assert!(

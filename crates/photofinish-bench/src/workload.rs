@@ -115,6 +115,7 @@ mod tests {
 
     #[test]
     fn mix_parses_and_picks_in_proportion() {
+        let _serial = crate::alloc::serial();
         let m = Mix::parse("50,30,10,10").expect("mix");
         let mut rng = Rng::new(7);
         let mut counts = [0u32; 4];
@@ -130,6 +131,7 @@ mod tests {
 
     #[test]
     fn zipf_is_skewed_and_in_range() {
+        let _serial = crate::alloc::serial();
         let z = Zipf::new(1_000_000, 1.0);
         let mut rng = Rng::new(3);
         let mut top = 0;

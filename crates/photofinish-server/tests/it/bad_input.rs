@@ -287,9 +287,10 @@ async fn an_over_limit_body_is_answered_413_never_reset() {
                     if i % 2 == 1 {
                         req = req.header("idempotency-key", format!("big-{t}-{i}"));
                     }
-                    let resp = req.send().await.unwrap_or_else(|e| {
-                        panic!("client {t}, request {i}: no answer, {e:?}")
-                    });
+                    let resp = req
+                        .send()
+                        .await
+                        .unwrap_or_else(|e| panic!("client {t}, request {i}: no answer, {e:?}"));
                     assert_eq!(resp.status(), 413);
                     let v: Value = resp.json().await.expect("json");
                     assert_eq!(v["error"]["code"], "body_too_large");

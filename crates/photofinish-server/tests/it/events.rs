@@ -370,9 +370,9 @@ async fn on_redis_unwatched_writes_write_no_events_and_resuming_across_them_resy
 fn last_id(raw: &[u8]) -> Option<u64> {
     let text = String::from_utf8_lossy(raw);
     text.lines()
+        .rev()
         .filter_map(|l| l.strip_prefix("id: ").or_else(|| l.strip_prefix("id:")))
-        .filter_map(|v| v.trim().parse().ok())
-        .last()
+        .find_map(|v| v.trim().parse().ok())
 }
 
 /// A consumer that stops reading falls behind the ring (10,000 events) and is cut off:

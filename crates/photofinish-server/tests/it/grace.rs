@@ -79,7 +79,11 @@ async fn late_results_land_within_grace(kind: Kind) {
             json!({"member": "fay", "score": 2, "period": "previous"}),
         )
         .await;
-    assert_eq!((st.as_u16(), &w["period"]), (200, &json!("2026-11-22")), "{w}");
+    assert_eq!(
+        (st.as_u16(), &w["period"]),
+        (200, &json!("2026-11-22")),
+        "{w}"
+    );
     let day = entries(&s, "2026-11-22").await;
     let names = member_names(&day);
     assert_eq!(names, ["bob", "dee", "ann", "eve", "fay", "cy"]);
@@ -175,7 +179,11 @@ async fn late_results_land_within_grace(kind: Kind) {
             json!({"member": "gus", "score": 4, "period": "current"}),
         )
         .await;
-    assert_eq!((st.as_u16(), &w["period"]), (200, &json!("2026-11-24")), "{w}");
+    assert_eq!(
+        (st.as_u16(), &w["period"]),
+        (200, &json!("2026-11-24")),
+        "{w}"
+    );
     let (st, got) = s
         .post(
             "/v1/boards/d/scores:batch",

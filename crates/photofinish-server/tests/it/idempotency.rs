@@ -281,7 +281,9 @@ async fn concurrent_duplicates_apply_once(kind: Kind) {
 
 async fn keys_expire(kind: Kind) {
     let s = Server::start_configured(kind, |o| ServeOptions {
-        idempotency_ttl: Duration::from_secs(1),
+        // Long enough that a slow machine's second request still finds the key (Redis
+        // expires it by its own clock, so the test waits in real time).
+        idempotency_ttl: Duration::from_secs(5),
         ..o
     })
     .await;
@@ -309,7 +311,7 @@ async fn keys_expire(kind: Kind) {
         .await
         .1
     );
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_millis(6500)).await;
     let after = keyed(&s, "x", Method::POST, "/v1/boards/e/scores", Some(body)).await;
     assert_eq!(
         (after.0, after.1, &after.2["score"]),

@@ -554,7 +554,10 @@ async fn bad_questions_are_refused(kind: Kind) {
         assert_eq!(lb(&mut c, &args).await, json!({"error": code}), "{args:?}");
     }
     let none = lb(&mut c, &["LB.THRESHOLDS", "b"]).await;
-    assert!(none.get("error").is_none(), "no thresholds asked, none answered: {none}");
+    assert!(
+        none.get("error").is_none(),
+        "no thresholds asked, none answered: {none}"
+    );
     // Nothing changed.
     let (_, b) = s.get("/v1/boards/b/entries").await;
     assert_eq!(b["total"], 1);

@@ -351,7 +351,12 @@ async fn a_redis_restart_under_load_loses_no_acknowledged_write() {
     tokio::task::spawn_blocking(move || r.lock().expect("lock").restart().expect("restart"))
         .await
         .expect("restart");
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The writers go on until the server is healthy again (up to 20 s), then a moment more.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while s.get("/healthz").await.1["status"] != "ok" && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(1, Ordering::Relaxed);
     let mut total_unavailable = 0;
     for (w, h) in writers.into_iter().enumerate() {

@@ -35,7 +35,10 @@ async fn run_clients(s: &Server) -> Result<(), String> {
     if out.status.success() && stdout.trim() == "ok" {
         Ok(())
     } else {
-        Err(format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)))
+        Err(format!(
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }
 

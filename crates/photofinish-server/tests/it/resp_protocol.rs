@@ -114,11 +114,26 @@ print("ok")
 }
 
 /// Sends `bytes` on a fresh connection and reads until the server closes it or goes
-/// quiet; what it answered.
+/// quiet for 300 ms (fuzz input, which may leave the connection open); what it answered.
 fn exchange(addr: std::net::SocketAddr, bytes: &[u8], close: bool) -> Vec<u8> {
+    exchange_within(addr, bytes, close, Duration::from_millis(300))
+}
+
+/// Sends `bytes` on a fresh connection and reads until the server closes it, as it must
+/// (a protocol error, `QUIT`, the connection cap), waiting up to 10 s for each read so
+/// that a slow machine cannot cut the answer short.
+fn until_closed(addr: std::net::SocketAddr, bytes: &[u8]) -> Vec<u8> {
+    exchange_within(addr, bytes, false, Duration::from_secs(10))
+}
+
+fn exchange_within(
+    addr: std::net::SocketAddr,
+    bytes: &[u8],
+    close: bool,
+    quiet: Duration,
+) -> Vec<u8> {
     let mut c = TcpStream::connect(addr).expect("connect");
-    c.set_read_timeout(Some(Duration::from_millis(300)))
-        .expect("timeout");
+    c.set_read_timeout(Some(quiet)).expect("timeout");
     let _ = c.write_all(bytes);
     if close {
         let _ = c.shutdown(std::net::Shutdown::Write);
@@ -196,7 +211,7 @@ async fn malformed_input_closes_only_its_connection() {
         (b"*1\r\n*1\r\n$1\r\na\r\n".to_vec(), "expected '$'"),
         (vec![b'a'; 70_000], "too big inline request"),
     ] {
-        let got = String::from_utf8_lossy(&exchange(addr, &input, false)).into_owned();
+        let got = String::from_utf8_lossy(&until_closed(addr, &input)).into_owned();
         assert!(
             got.starts_with("-ERR Protocol error: ") && got.contains(why),
             "{got}"
@@ -205,7 +220,7 @@ async fn malformed_input_closes_only_its_connection() {
     // Complete commands before a protocol error are answered (and applied) first.
     let mut input = increments("n", 2);
     input.extend_from_slice(b"*1\r\n:1\r\n");
-    let got = String::from_utf8_lossy(&exchange(addr, &input, false)).into_owned();
+    let got = String::from_utf8_lossy(&until_closed(addr, &input)).into_owned();
     let n = before.as_i64().unwrap_or(0);
     assert_eq!(
         got,
@@ -265,18 +280,26 @@ async fn long_pipelines_stalls_and_the_connection_cap() {
     // The cap: `c` and two more connections; the next is told so and closed.
     let _a = resp(&s).await;
     let _b = resp(&s).await;
-    let over = tokio::task::spawn_blocking(move || exchange(addr, b"PING\r\n", false))
+    let over = tokio::task::spawn_blocking(move || until_closed(addr, b"PING\r\n"))
         .await
         .expect("over");
     assert_eq!(over, b"-ERR max number of clients reached\r\n");
     assert_eq!(lb(&mut c, &["PING"]).await, "PONG");
     // QUIT answers and closes.
+    // (Once the server has seen two connections close: retried until it has, up to 10 s.)
     drop((_a, _b));
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let quit =
-        tokio::task::spawn_blocking(move || exchange(addr, b"PING\r\nQUIT\r\nPING\r\n", false))
-            .await
-            .expect("quit");
+    let quit = tokio::task::spawn_blocking(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = until_closed(addr, b"PING\r\nQUIT\r\nPING\r\n");
+            if !got.starts_with(b"-ERR max number") || std::time::Instant::now() > deadline {
+                return got;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+    .await
+    .expect("quit");
     assert_eq!(quit, b"+PONG\r\n+OK\r\n");
     s.stop().await;
 }

@@ -1,5 +1,5 @@
 //! The period-close webhook across `kill -9` (docs/webhooks.md): the real binary, its clock
-//! set a few seconds before a UTC midnight (`--clock-offset-us`), posts a daily board's
+//! set seconds before a UTC midnight (`--clock-offset-us`), posts a daily board's
 //! period to a receiver that fails; killed before any post succeeded, then started again,
 //! it posts that period once more, and the receiver's 2xx ends it — the period was owed
 //! through the log, not through anything in memory.
@@ -22,9 +22,10 @@ async fn an_owed_post_survives_sigkill() {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)
         .expect("clock");
-    // The server's clock reads 4 s before the next UTC midnight.
+    // The server's clock reads 12 s before the next UTC midnight: room for a slow machine
+    // to start it, make the board and write before the day ends.
     let midnight = (now / DAY_US + 1) * DAY_US;
-    let offset = (midnight - 4_000_000 - now).to_string();
+    let offset = (midnight - 12_000_000 - now).to_string();
     let args = [
         "--clock-offset-us",
         offset.as_str(),
@@ -48,8 +49,18 @@ async fn an_owed_post_survives_sigkill() {
         .await
         .expect("score");
     assert_eq!(post.status(), 200);
+    let written: serde_json::Value = post.json().await.expect("json");
+    let day_before = jiff::Timestamp::from_microsecond(midnight - 1)
+        .expect("instant")
+        .strftime("%Y-%m-%d")
+        .to_string();
+    assert_eq!(
+        written["period"],
+        day_before.as_str(),
+        "written before midnight"
+    );
     // The day ends; the first attempt fails; the server dies before any succeeds.
-    let failed = r.wait_for(1, Duration::from_secs(15)).await;
+    let failed = r.wait_for(1, Duration::from_secs(40)).await;
     let key = failed[0].header("idempotency-key").expect("key").to_owned();
     assert_eq!(failed[0].status, 503);
     tokio::task::block_in_place(|| proc.kill9());
@@ -57,7 +68,7 @@ async fn an_owed_post_survives_sigkill() {
     r.answer(&[]);
 
     let proc = tokio::task::block_in_place(|| Proc::start_with(BIN, dir.path(), &args));
-    let got = r.wait_for(tried + 1, Duration::from_secs(15)).await;
+    let got = r.wait_for(tried + 1, Duration::from_secs(30)).await;
     let last = got.last().expect("a post");
     assert_eq!(last.status, 200);
     assert_eq!(last.header("idempotency-key"), Some(key.as_str()));

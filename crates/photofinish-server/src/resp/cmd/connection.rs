@@ -219,7 +219,10 @@ const INFO_SECTIONS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("persistence", &[("loading", "0"), ("async_loading", "0")]),
-    ("replication", &[("role", "master"), ("connected_slaves", "0")]),
+    (
+        "replication",
+        &[("role", "master"), ("connected_slaves", "0")],
+    ),
     ("keyspace", &[]),
 ];
 
