@@ -133,6 +133,21 @@ impl Conn {
         pipe.query_async(&mut self.clone()).await
     }
 
+    /// Runs a pipeline whose replies are ignored (`.ignore()` on each command); any
+    /// command's error fails it.
+    pub async fn run(&self, pipe: &Pipeline) -> RedisResult<()> {
+        pipe.query_async(&mut self.clone()).await
+    }
+
+    /// Runs a script (`EVALSHA`, loading it with `EVAL` when Redis lacks it), routed by its
+    /// keys on a cluster.
+    pub async fn invoke<T: FromRedisValue>(
+        &self,
+        script: &redis::ScriptInvocation<'_>,
+    ) -> RedisResult<T> {
+        script.invoke_async(&mut self.clone()).await
+    }
+
     /// Runs one command.
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> RedisResult<T> {
         cmd.query_async(&mut self.clone()).await

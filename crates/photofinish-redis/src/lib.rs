@@ -17,9 +17,12 @@
 //!   and arguments.
 //! - [`reply`]: strict reading of script replies.
 //! - [`conn`]: the standalone or cluster connection, and the storage URL.
+//! - [`log`]: a board's log, its snapshots and their lease — the plumbing of the
+//!   scale-out layout that replaces the scripts (docs/redis-log.md; not yet the server's).
 
 pub mod conn;
 pub mod layout;
+pub mod log;
 pub mod reply;
 pub mod scripts;
 pub mod store;

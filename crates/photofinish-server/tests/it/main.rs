@@ -18,6 +18,7 @@ mod periods;
 mod queries;
 mod rates;
 mod redis_backend;
+mod redis_log;
 mod resp;
 mod resp_clients;
 mod resp_protocol;

@@ -1,0 +1,432 @@
+//! A board's log in Redis (docs/redis-log.md): the plumbing the scale-out layout stands on,
+//! and nothing of a board's rules. Entries are opaque payloads (the embedded log's command
+//! encoding), numbered 1, 2, 3 … in a stream of their own and chained by a check, so a
+//! node that applies them can tell a gap, a lost tail or a rewritten entry from the next
+//! entry ([`Tail`]). One script call appends a group of entries and answers the ones the
+//! caller had not yet seen ([`BoardLog::append`]); [`snapshot`] holds the lease and the
+//! snapshot chunks. Every key of a board shares its hash slot (`{board}`).
+//!
+//! The Lua here is log plumbing only: `append.lua` (number, chain, append), `lease.lua`
+//! and `publish.lua` (publish under the lease, trim).
+
+pub mod snapshot;
+
+use std::sync::LazyLock;
+
+use redis::{Script, Value};
+
+use crate::conn::Conn;
+
+/// Most missed entries one append answers; past this the caller is told it is behind
+/// and reads them with [`BoardLog::read`] (an append's answer stays small).
+pub const MAX_MISSED_ENTRIES: u64 = 1_000;
+
+/// Most entries one read answers.
+pub const MAX_READ_ENTRIES: usize = 10_000;
+
+static APPEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("append.lua")));
+
+/// The keys of one board's log (docs/redis-log.md, "Keys").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogKeys {
+    /// The stream of entries, ids `0-n`.
+    pub log: String,
+    /// `n` and `c` of the last entry.
+    pub head: String,
+    /// The snapshot lease's holder (a fencing token).
+    pub lease: String,
+    /// The counter fencing tokens are drawn from.
+    pub fence: String,
+    /// The published snapshot's description.
+    pub snap: String,
+}
+
+impl LogKeys {
+    /// The keys of `board` in `namespace`.
+    pub fn new(namespace: &str, board: &str) -> Self {
+        let base = format!("{namespace}:{{{board}}}:");
+        Self {
+            log: format!("{base}log"),
+            head: format!("{base}head"),
+            lease: format!("{base}lease"),
+            fence: format!("{base}fence"),
+            snap: format!("{base}snap"),
+        }
+    }
+
+    /// The key prefix of the chunks of the snapshot taken at entry `n` under `token`.
+    pub fn chunk_prefix(&self, token: u64, n: u64) -> String {
+        format!("{}:{token}.{n}:", self.snap)
+    }
+}
+
+/// The check of an entry: the first 64 bits of SHA-1 over the previous entry's check (as
+/// hex text; empty before the first entry) and this entry's payload, as 16 hex digits —
+/// the same in `append.lua` (`redis.sha1hex`) and here.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
+pub struct Check(pub String);
+
+impl Check {
+    /// The check of the entry after one checked `self` whose payload is `payload`.
+    pub fn next(&self, payload: &[u8]) -> Check {
+        let mut h = sha1_smol::Sha1::new();
+        h.update(self.0.as_bytes());
+        h.update(payload);
+        let mut hex = h.digest().to_string();
+        hex.truncate(16);
+        Check(hex)
+    }
+}
+
+/// One entry of a board's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its number: 1, 2, 3 … in the board's log.
+    pub n: u64,
+    /// Its check.
+    pub check: Check,
+    /// What it says (opaque here).
+    pub payload: Vec<u8>,
+}
+
+/// The last entry's number and check (`n = 0` and an empty check before the first).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Head {
+    /// The last entry's number.
+    pub n: u64,
+    /// Its check.
+    pub check: Check,
+}
+
+/// The entries an append found before its own, after the caller's `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missed {
+    /// Every one of them, in order (none when the caller was at the head).
+    Entries(Vec<Entry>),
+    /// More than [`MAX_MISSED_ENTRIES`]: read them with [`BoardLog::read`].
+    Behind,
+}
+
+/// What an append did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// The first appended entry's number.
+    pub first: u64,
+    /// The last one's (`first - 1` when nothing was appended).
+    pub last: u64,
+    /// The last one's check.
+    pub check: Check,
+    /// What came before them that the caller had not seen.
+    pub missed: Missed,
+}
+
+/// How a log operation fails.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Redis did not answer, or refused.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// The append's stamp is further from Redis's clock than allowed.
+    #[error("clock skew: this node's stamp {stamp_us} µs is more than {max_skew_us} µs from redis's time {redis_us} µs")]
+    Skew {
+        /// The node's stamp.
+        stamp_us: i64,
+        /// Redis's `TIME`.
+        redis_us: i64,
+        /// The bound.
+        max_skew_us: i64,
+    },
+    /// What Redis holds is not what the layout says it holds.
+    #[error("damaged log data: {0}")]
+    Damaged(String),
+}
+
+/// Where a node stands in a board's log, and the rule for taking the next entry: it must
+/// be numbered one past the last and chain from its check (docs/redis-log.md, "Entries").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tail {
+    /// The last entry taken.
+    pub n: u64,
+    /// Its check.
+    pub check: Check,
+}
+
+/// Why a node can no longer follow a board's log from where it stands: it must drop the
+/// board and load it again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Divergence {
+    /// The next entry is not numbered one past the last taken (a trimmed gap).
+    #[error("entry {found} follows entry {after}: a gap")]
+    Gap {
+        /// The last entry taken.
+        after: u64,
+        /// The entry found.
+        found: u64,
+    },
+    /// The entry does not chain from the last taken (the log was rewritten).
+    #[error("entry {n} does not chain from the entry before it")]
+    Mismatch {
+        /// The entry.
+        n: u64,
+    },
+    /// The log's head is behind what was taken (a lost tail, a restore).
+    #[error("the log ends at entry {head} but entry {taken} was taken")]
+    Shorter {
+        /// The head.
+        head: u64,
+        /// The last entry taken.
+        taken: u64,
+    },
+}
+
+impl Tail {
+    /// Takes `e` if it is the next entry.
+    pub fn take(&mut self, e: &Entry) -> Result<(), Divergence> {
+        if e.n != self.n + 1 {
+            return Err(Divergence::Gap {
+                after: self.n,
+                found: e.n,
+            });
+        }
+        if self.check.next(&e.payload) != e.check {
+            return Err(Divergence::Mismatch { n: e.n });
+        }
+        self.n = e.n;
+        self.check = e.check.clone();
+        Ok(())
+    }
+
+    /// Whether a head read from Redis can follow from here.
+    pub fn follows(&self, head: &Head) -> Result<(), Divergence> {
+        if head.n < self.n || (head.n == self.n && head.check != self.check) {
+            return Err(Divergence::Shorter {
+                head: head.n,
+                taken: self.n,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One board's log in Redis.
+#[derive(Debug, Clone)]
+pub struct BoardLog {
+    conn: Conn,
+    keys: LogKeys,
+}
+
+impl BoardLog {
+    /// The log of the board whose keys are `keys`, over `conn`.
+    pub fn new(conn: Conn, keys: LogKeys) -> Self {
+        Self { conn, keys }
+    }
+
+    /// Its keys.
+    pub fn keys(&self) -> &LogKeys {
+        &self.keys
+    }
+
+    /// The connection it uses.
+    pub(crate) fn conn(&self) -> &Conn {
+        &self.conn
+    }
+
+    /// Appends `payloads` as the next entries, atomically, and answers the entries after
+    /// `after` that came before them (`None`: none wanted). `stamp_us` is the node's clock
+    /// at the append; with `max_skew_us`, a stamp further than that from Redis's `TIME`
+    /// is refused ([`LogError::Skew`]) and nothing is appended.
+    pub async fn append(
+        &self,
+        after: Option<u64>,
+        stamp_us: i64,
+        max_skew_us: Option<i64>,
+        payloads: &[Vec<u8>],
+    ) -> Result<Appended, LogError> {
+        let mut inv = APPEND.key(&self.keys.log);
+        inv.key(&self.keys.head)
+            .arg(after.map_or(-1, i128::from))
+            .arg(MAX_MISSED_ENTRIES)
+            .arg(stamp_us)
+            .arg(max_skew_us.unwrap_or(-1));
+        for p in payloads {
+            inv.arg(p.as_slice());
+        }
+        let reply: Value = self.conn.invoke(&inv).await?;
+        let items = array(reply, "append")?;
+        match text(items.first(), "append status")?.as_str() {
+            "ok" => {}
+            "skew" => {
+                let redis_us = number(items.get(1), "redis time")?;
+                return Err(LogError::Skew {
+                    stamp_us,
+                    redis_us: i64::try_from(redis_us).unwrap_or(i64::MAX),
+                    max_skew_us: max_skew_us.unwrap_or(0),
+                });
+            }
+            other => return Err(LogError::Damaged(format!("append answered {other:?}"))),
+        }
+        let first = number(items.get(1), "first")?;
+        let last = number(items.get(2), "last")?;
+        let check = Check(text(items.get(3), "check")?);
+        let missed = match items.get(4) {
+            None | Some(Value::Nil) => Missed::Entries(Vec::new()),
+            Some(Value::BulkString(b)) if b == b"behind" => Missed::Behind,
+            Some(Value::SimpleString(s)) if s == "behind" => Missed::Behind,
+            Some(v) => Missed::Entries(entries(v.clone())?),
+        };
+        Ok(Appended {
+            first,
+            last,
+            check,
+            missed,
+        })
+    }
+
+    /// Up to `limit` (at most [`MAX_READ_ENTRIES`]) entries after entry `after`, in order.
+    /// The first may not be `after + 1` if the log was trimmed past it ([`Tail::take`]
+    /// tells).
+    pub async fn read(&self, after: u64, limit: usize) -> Result<Vec<Entry>, LogError> {
+        let mut cmd = redis::cmd("XRANGE");
+        cmd.arg(&self.keys.log)
+            .arg(format!("0-{}", u128::from(after) + 1))
+            .arg("+")
+            .arg("COUNT")
+            .arg(limit.clamp(1, MAX_READ_ENTRIES));
+        entries(self.conn.query(&cmd).await?)
+    }
+
+    /// The last entry's number and check: one O(1) call (what a read waits to have
+    /// applied, docs/redis-log.md "Reads").
+    pub async fn head(&self) -> Result<Head, LogError> {
+        let mut cmd = redis::cmd("HMGET");
+        cmd.arg(&self.keys.head).arg("n").arg("c");
+        let items = array(self.conn.query(&cmd).await?, "head")?;
+        match items.first() {
+            None | Some(Value::Nil) => Ok(Head::default()),
+            n => Ok(Head {
+                n: number(n, "head n")?,
+                check: Check(text(items.get(1), "head c")?),
+            }),
+        }
+    }
+}
+
+fn damaged(what: &str, v: &impl std::fmt::Debug) -> LogError {
+    LogError::Damaged(format!("{what}: unexpected reply {v:?}"))
+}
+
+/// A reply's items.
+pub(crate) fn array(v: Value, what: &str) -> Result<Vec<Value>, LogError> {
+    match v {
+        Value::Array(items) => Ok(items),
+        other => Err(damaged(what, &other)),
+    }
+}
+
+/// A reply item as text.
+pub(crate) fn text(v: Option<&Value>, what: &str) -> Result<String, LogError> {
+    match v {
+        Some(Value::BulkString(b)) => String::from_utf8(b.clone()).map_err(|_| damaged(what, b)),
+        Some(Value::SimpleString(s)) => Ok(s.clone()),
+        Some(Value::Int(i)) => Ok(i.to_string()),
+        other => Err(damaged(what, &other)),
+    }
+}
+
+/// A reply item as a non-negative number (an integer or its decimal text).
+pub(crate) fn number(v: Option<&Value>, what: &str) -> Result<u64, LogError> {
+    match v {
+        Some(Value::Int(i)) => u64::try_from(*i).map_err(|_| damaged(what, i)),
+        other => text(other, what)?
+            .parse()
+            .map_err(|_| damaged(what, &other)),
+    }
+}
+
+/// The entries of an `XRANGE` reply: `[[id, [field, value, …]], …]`.
+fn entries(v: Value) -> Result<Vec<Entry>, LogError> {
+    let mut out = Vec::new();
+    for item in array(v, "entries")? {
+        let mut parts = array(item, "entry")?.into_iter();
+        let id = text(parts.next().as_ref(), "entry id")?;
+        let n = id
+            .strip_prefix("0-")
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| damaged("entry id", &id))?;
+        let fields = array(parts.next().unwrap_or(Value::Nil), "entry fields")?;
+        let (mut payload, mut check) = (None, None);
+        let mut it = fields.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            match (text(Some(&k), "field")?.as_str(), v) {
+                ("p", Value::BulkString(b)) => payload = Some(b),
+                ("c", v) => check = Some(Check(text(Some(&v), "check")?)),
+                (other, v) => return Err(damaged(&format!("entry {n} field {other}"), &v)),
+            }
+        }
+        match (payload, check) {
+            (Some(payload), Some(check)) => out.push(Entry { n, check, payload }),
+            _ => return Err(LogError::Damaged(format!("entry {n} lacks p or c"))),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tail_takes_only_the_next_chained_entry() {
+        let first = Check::default().next(b"a");
+        let second = first.next(b"b");
+        let mut t = Tail::default();
+        let e1 = Entry {
+            n: 1,
+            check: first.clone(),
+            payload: b"a".to_vec(),
+        };
+        t.take(&e1).expect("first");
+        let gap = Entry {
+            n: 3,
+            check: second.clone(),
+            payload: b"b".to_vec(),
+        };
+        assert_eq!(t.take(&gap), Err(Divergence::Gap { after: 1, found: 3 }));
+        let rewritten = Entry {
+            n: 2,
+            check: second.clone(),
+            payload: b"x".to_vec(),
+        };
+        assert_eq!(t.take(&rewritten), Err(Divergence::Mismatch { n: 2 }));
+        let e2 = Entry {
+            n: 2,
+            check: second.clone(),
+            payload: b"b".to_vec(),
+        };
+        t.take(&e2).expect("second");
+        assert_eq!(t.n, 2);
+        let behind = Head { n: 1, check: first };
+        assert!(t.follows(&behind).is_err());
+        let rewritten_head = Head {
+            n: 2,
+            check: Check("0000000000000000".into()),
+        };
+        assert!(t.follows(&rewritten_head).is_err());
+        assert!(t
+            .follows(&Head {
+                n: 2,
+                check: second
+            })
+            .is_ok());
+    }
+
+    #[test]
+    fn the_check_is_sixteen_hex_digits_of_sha1() {
+        // sha1("") = da39a3ee5e6b4b0d3255bfef95601890afd80709
+        assert_eq!(Check::default().next(b"").0, "da39a3ee5e6b4b0d");
+        assert_eq!(
+            LogKeys::new("pf", "b").chunk_prefix(7, 42),
+            "pf:{b}:snap:7.42:"
+        );
+    }
+}

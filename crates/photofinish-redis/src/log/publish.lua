@@ -1,0 +1,35 @@
+-- Publishes a snapshot written as chunks (docs/redis-log.md, "Snapshots, lease, trim"), if
+-- the writer still holds the lease and the log still holds the entry it was taken at; then
+-- deletes the previous snapshot's chunks and trims the log below it, keeping the last
+-- entries for replay.
+-- KEYS: 1 lease, 2 log stream, 3 head hash, 4 snapshot hash.
+-- ARGV: 1 token, 2 n, 3 check, 4 format version, 5 chunks, 6 bytes, 7 crc, 8 this
+--       snapshot's chunk key prefix ("…:snap:<token>.<n>:"), 9 entries kept below the head.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lease_lost' end
+local n = ARGV[2]
+local at = redis.call('XRANGE', KEYS[2], '0-' .. n, '0-' .. n)
+local kept = false
+if at[1] then
+  local fields = at[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'c' and fields[i + 1] == ARGV[3] then kept = true end
+  end
+end
+if not kept then return 'entry_gone' end
+local old = redis.call('HMGET', KEYS[4], 'prefix', 'chunks')
+for i = 0, ARGV[5] - 1 do
+  redis.call('PERSIST', ARGV[8] .. i)
+end
+if old[1] and old[1] ~= ARGV[8] then
+  for i = 0, tonumber(old[2]) - 1 do
+    redis.call('UNLINK', old[1] .. i)
+  end
+end
+redis.call('HSET', KEYS[4], 'n', n, 'c', ARGV[3], 'version', ARGV[4], 'token', ARGV[1],
+  'chunks', ARGV[5], 'bytes', ARGV[6], 'crc', ARGV[7], 'prefix', ARGV[8])
+local head = tonumber(redis.call('HGET', KEYS[3], 'n'))
+local below = math.min(tonumber(n) + 1, head + 1 - tonumber(ARGV[9]))
+if below > 1 then
+  redis.call('XTRIM', KEYS[2], 'MINID', string.format('0-%.0f', below))
+end
+return 'ok'

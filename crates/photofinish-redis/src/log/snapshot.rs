@@ -1,0 +1,250 @@
+//! A board's snapshot in Redis and the lease that lets one node at a time write it
+//! (docs/redis-log.md, "Snapshots, lease, trim"). The bytes are opaque here (the state
+//! machine's snapshot encoding); what this module guarantees is that a published snapshot
+//! is whole (chunk count, length and CRC-32C checked on every read), that only the
+//! lease's current holder can publish (a fencing token), that the log still holds the entry
+//! the snapshot was taken at when it is published, and that the log is trimmed only below
+//! a published snapshot, keeping [`KEEP_ENTRIES`] for replay.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use redis::{Script, Value};
+
+use super::{array, number, text, BoardLog, Check, LogError};
+
+/// Largest chunk a snapshot is written in (Redis strings hold 512 MiB; small chunks keep
+/// every command short, so one board's snapshot never stalls Redis for long).
+pub const SNAPSHOT_CHUNK_BYTES: usize = 512 * 1024;
+
+/// Entries kept below the head when the log is trimmed (events are replayed from them:
+/// docs/SPEC.md §8's 10,000).
+pub const KEEP_ENTRIES: u64 = 10_000;
+
+/// How long unpublished chunks live: a writer that dies mid-snapshot leaves nothing for
+/// longer (publishing makes them permanent).
+pub const UNPUBLISHED_CHUNK_TTL: Duration = Duration::from_secs(3600);
+
+static LEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lease.lua")));
+static PUBLISH: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("publish.lua")));
+
+/// A held snapshot lease: its fencing token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// The token, larger than every earlier holder's.
+    pub token: u64,
+}
+
+/// What a published snapshot says of itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotMeta {
+    /// The last entry it includes.
+    pub n: u64,
+    /// That entry's check.
+    pub check: Check,
+    /// The format version of its bytes.
+    pub version: u32,
+    /// The lease token it was published under.
+    pub token: u64,
+    /// How many chunks.
+    pub chunks: u64,
+    /// How many bytes in all.
+    pub bytes: u64,
+    /// CRC-32C of the bytes.
+    pub crc: u32,
+}
+
+/// Why a publish did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// The lease is no longer the caller's (it expired; another node may hold it).
+    LeaseLost,
+    /// The log no longer holds the entry the snapshot was taken at (lost or rewritten).
+    EntryGone,
+}
+
+impl BoardLog {
+    /// Takes the snapshot lease for `ttl` if nobody holds it.
+    pub async fn take_lease(&self, ttl: Duration) -> Result<Option<Lease>, LogError> {
+        let mut inv = LEASE.key(&self.keys().lease);
+        inv.key(&self.keys().fence).arg("take").arg(ms(ttl)).arg("");
+        match self.conn().invoke::<Value>(&inv).await? {
+            Value::Nil => Ok(None),
+            v => Ok(Some(Lease {
+                token: number(Some(&v), "lease token")?,
+            })),
+        }
+    }
+
+    /// Extends `lease` by `ttl` if it is still the caller's; whether it was.
+    pub async fn renew_lease(&self, lease: Lease, ttl: Duration) -> Result<bool, LogError> {
+        self.lease_op("renew", lease, ttl).await
+    }
+
+    /// Gives `lease` up if it is still the caller's; whether it was.
+    pub async fn release_lease(&self, lease: Lease) -> Result<bool, LogError> {
+        self.lease_op("release", lease, Duration::ZERO).await
+    }
+
+    async fn lease_op(&self, op: &str, lease: Lease, ttl: Duration) -> Result<bool, LogError> {
+        let mut inv = LEASE.key(&self.keys().lease);
+        inv.key(&self.keys().fence)
+            .arg(op)
+            .arg(ms(ttl))
+            .arg(lease.token);
+        Ok(self.conn().invoke::<i64>(&inv).await? == 1)
+    }
+
+    /// Writes `bytes` (the state after entry `n`, whose check is `check`) as a snapshot of
+    /// format `version` and publishes it under `lease`, then trims the log below it. A
+    /// refusal leaves the published snapshot as it was (the chunks written expire).
+    pub async fn publish_snapshot(
+        &self,
+        lease: Lease,
+        n: u64,
+        check: &Check,
+        version: u32,
+        bytes: &[u8],
+    ) -> Result<Result<SnapshotMeta, Refused>, LogError> {
+        let prefix = self.keys().chunk_prefix(lease.token, n);
+        let chunks: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
+        let mut pipe = redis::pipe();
+        for (i, chunk) in chunks.iter().enumerate() {
+            pipe.cmd("SET")
+                .arg(format!("{prefix}{i}"))
+                .arg(*chunk)
+                .arg("PX")
+                .arg(ms(UNPUBLISHED_CHUNK_TTL))
+                .ignore();
+        }
+        if !chunks.is_empty() {
+            self.conn().run(&pipe).await?;
+        }
+        let meta = SnapshotMeta {
+            n,
+            check: check.clone(),
+            version,
+            token: lease.token,
+            chunks: chunks.len() as u64,
+            bytes: bytes.len() as u64,
+            crc: crc32c::crc32c(bytes),
+        };
+        let keys = self.keys();
+        let mut inv = PUBLISH.key(&keys.lease);
+        inv.key(&keys.log)
+            .key(&keys.head)
+            .key(&keys.snap)
+            .arg(meta.token)
+            .arg(meta.n)
+            .arg(&meta.check.0)
+            .arg(meta.version)
+            .arg(meta.chunks)
+            .arg(meta.bytes)
+            .arg(meta.crc)
+            .arg(&prefix)
+            .arg(KEEP_ENTRIES);
+        let status: String = self.conn().invoke(&inv).await?;
+        match status.as_str() {
+            "ok" => Ok(Ok(meta)),
+            "lease_lost" => Ok(Err(Refused::LeaseLost)),
+            "entry_gone" => Ok(Err(Refused::EntryGone)),
+            other => Err(LogError::Damaged(format!("publish answered {other:?}"))),
+        }
+    }
+
+    /// The published snapshot and its bytes, checked whole; `None` if there is none.
+    /// A snapshot replaced while it was read is read again (once).
+    pub async fn read_snapshot(&self) -> Result<Option<(SnapshotMeta, Vec<u8>)>, LogError> {
+        let mut last = None;
+        for _ in 0..2 {
+            let Some((meta, prefix)) = self.snapshot_meta().await? else {
+                return Ok(None);
+            };
+            match self.read_chunks(&meta, &prefix).await? {
+                Ok(bytes) => return Ok(Some((meta, bytes))),
+                Err(why) => {
+                    // Replaced meanwhile (its chunks unlinked): read the new one.
+                    if self.snapshot_meta().await?.map(|(m, _)| m) != Some(meta.clone()) {
+                        last = Some(why);
+                        continue;
+                    }
+                    return Err(LogError::Damaged(why));
+                }
+            }
+        }
+        Err(LogError::Damaged(
+            last.unwrap_or_else(|| "snapshot kept changing".into()),
+        ))
+    }
+
+    /// The published snapshot's description and chunk prefix.
+    async fn snapshot_meta(&self) -> Result<Option<(SnapshotMeta, String)>, LogError> {
+        let mut cmd = redis::cmd("HMGET");
+        cmd.arg(&self.keys().snap);
+        for f in [
+            "n", "c", "version", "token", "chunks", "bytes", "crc", "prefix",
+        ] {
+            cmd.arg(f);
+        }
+        let items = array(self.conn().query(&cmd).await?, "snapshot")?;
+        if matches!(items.first(), None | Some(Value::Nil)) {
+            return Ok(None);
+        }
+        let field = |i: usize, what: &str| number(items.get(i), what);
+        let meta = SnapshotMeta {
+            n: field(0, "snapshot n")?,
+            check: Check(text(items.get(1), "snapshot c")?),
+            version: u32::try_from(field(2, "snapshot version")?)
+                .map_err(|_| LogError::Damaged("snapshot version past u32".into()))?,
+            token: field(3, "snapshot token")?,
+            chunks: field(4, "snapshot chunks")?,
+            bytes: field(5, "snapshot bytes")?,
+            crc: u32::try_from(field(6, "snapshot crc")?)
+                .map_err(|_| LogError::Damaged("snapshot crc past u32".into()))?,
+        };
+        Ok(Some((meta, text(items.get(7), "snapshot prefix")?)))
+    }
+
+    /// The bytes of `meta`'s chunks, or why they do not check out.
+    async fn read_chunks(
+        &self,
+        meta: &SnapshotMeta,
+        prefix: &str,
+    ) -> Result<Result<Vec<u8>, String>, LogError> {
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.bytes).unwrap_or(0));
+        for i in 0..meta.chunks {
+            let chunk: Option<Vec<u8>> = self
+                .conn()
+                .query(redis::cmd("GET").arg(format!("{prefix}{i}")))
+                .await?;
+            match chunk {
+                Some(c) => bytes.extend_from_slice(&c),
+                None => {
+                    return Ok(Err(format!(
+                        "snapshot at entry {} lacks chunk {i} of {}",
+                        meta.n, meta.chunks
+                    )))
+                }
+            }
+        }
+        if bytes.len() as u64 != meta.bytes {
+            return Ok(Err(format!(
+                "snapshot at entry {} has {} bytes, not {}",
+                meta.n,
+                bytes.len(),
+                meta.bytes
+            )));
+        }
+        if crc32c::crc32c(&bytes) != meta.crc {
+            return Ok(Err(format!(
+                "snapshot at entry {} fails its checksum",
+                meta.n
+            )));
+        }
+        Ok(Ok(bytes))
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}

@@ -1,0 +1,363 @@
+//! A board's log in Redis (`photofinish_redis::log`, docs/redis-log.md) against a real
+//! `redis-server`, standalone and a 3-master cluster: appends from many connections at
+//! once form one gapless, chained order, and each appender learns what came before its
+//! entries; a skewed stamp appends nothing; a node's [`Tail`] notices a trimmed gap, a
+//! rewritten entry and a log shorter than what it took; only the lease's current holder
+//! publishes a snapshot; a published snapshot reads back whole, a damaged one is refused;
+//! publishing trims below the snapshot and keeps the last 10,000 entries.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use photofinish_redis::conn::{Conn, Target};
+use photofinish_redis::log::snapshot::{Refused, KEEP_ENTRIES};
+use photofinish_redis::log::{
+    BoardLog, Check, Divergence, LogError, LogKeys, Missed, Tail, MAX_MISSED_ENTRIES,
+};
+use photofinish_testkit::server::{fresh_namespace, shared_cluster, shared_redis, Kind};
+
+async fn connect(kind: Kind) -> Conn {
+    let url = tokio::task::spawn_blocking(move || match kind {
+        Kind::Cluster => shared_cluster().url(),
+        _ => shared_redis().url(),
+    })
+    .await
+    .expect("redis");
+    Conn::connect(&Target::parse(&url).expect("url"))
+        .await
+        .expect("connect")
+}
+
+/// A fresh board's log on its own connection, and its keys.
+async fn fresh_log(kind: Kind) -> (BoardLog, LogKeys) {
+    let keys = LogKeys::new(&fresh_namespace(), "b");
+    (BoardLog::new(connect(kind).await, keys.clone()), keys)
+}
+
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .expect("clock")
+}
+
+/// Every entry after `after`, read in pages, checked by a tail that starts there.
+async fn read_all(log: &BoardLog, mut tail: Tail) -> Result<Vec<Vec<u8>>, Divergence> {
+    let mut out = Vec::new();
+    loop {
+        let page = log.read(tail.n, 1000).await.expect("read");
+        if page.is_empty() {
+            return Ok(out);
+        }
+        for e in page {
+            tail.take(&e)?;
+            out.push(e.payload);
+        }
+    }
+}
+
+async fn concurrent_appends_form_one_chained_order(kind: Kind) {
+    let (log, keys) = fresh_log(kind).await;
+    const WRITERS: usize = 8;
+    const GROUPS: usize = 40;
+    let mut tasks = Vec::new();
+    for w in 0..WRITERS {
+        let log = BoardLog::new(connect(kind).await, keys.clone());
+        tasks.push(tokio::spawn(async move {
+            // What this writer appended, by number, and what it learned came before.
+            let mut mine = BTreeMap::new();
+            let mut learned = BTreeMap::new();
+            let mut after = 0u64;
+            for g in 0..GROUPS {
+                let payloads: Vec<Vec<u8>> = (0..1 + g % 3)
+                    .map(|i| format!("w{w}g{g}i{i}").into_bytes())
+                    .collect();
+                let a = log
+                    .append(Some(after), now_us(), Some(5_000_000), &payloads)
+                    .await
+                    .expect("append");
+                assert_eq!(a.last - a.first + 1, payloads.len() as u64);
+                let Missed::Entries(missed) = a.missed else {
+                    panic!("{WRITERS} writers cannot put one more than a thousand behind");
+                };
+                assert_eq!(
+                    missed.iter().map(|e| e.n).collect::<Vec<_>>(),
+                    (after + 1..a.first).collect::<Vec<_>>(),
+                    "the missed entries are exactly those between"
+                );
+                for e in missed {
+                    learned.insert(e.n, e.payload);
+                }
+                for (n, p) in (a.first..=a.last).zip(payloads) {
+                    mine.insert(n, p);
+                }
+                after = a.last;
+            }
+            (mine, learned)
+        }));
+    }
+    let mut by_number = BTreeMap::new();
+    let mut learned_all = Vec::new();
+    for t in tasks {
+        let (mine, learned) = t.await.expect("writer");
+        for (n, p) in mine {
+            assert!(by_number.insert(n, p).is_none(), "entry {n} given twice");
+        }
+        learned_all.push(learned);
+    }
+    let total: usize = (0..GROUPS).map(|g| 1 + g % 3).sum::<usize>() * WRITERS;
+    assert_eq!(by_number.len(), total);
+    assert_eq!(
+        by_number.keys().copied().collect::<Vec<_>>(),
+        (1..=total as u64).collect::<Vec<_>>()
+    );
+    let stored = read_all(&log, Tail::default()).await.expect("chained");
+    assert_eq!(stored, by_number.values().cloned().collect::<Vec<_>>());
+    for learned in learned_all {
+        for (n, p) in learned {
+            assert_eq!(by_number[&n], p, "a missed entry as it is stored");
+        }
+    }
+    let head = log.head().await.expect("head");
+    assert_eq!(head.n, total as u64);
+}
+
+async fn a_skewed_stamp_appends_nothing(kind: Kind) {
+    let (log, _) = fresh_log(kind).await;
+    log.append(None, now_us(), Some(1_000_000), &[b"a".to_vec()])
+        .await
+        .expect("in time");
+    let late = log
+        .append(
+            None,
+            now_us() - 10_000_000,
+            Some(1_000_000),
+            &[b"b".to_vec()],
+        )
+        .await;
+    let Err(LogError::Skew { redis_us, .. }) = late else {
+        panic!("a stamp 10 s behind was taken: {late:?}");
+    };
+    assert!((redis_us - now_us()).abs() < 5_000_000, "{redis_us}");
+    assert_eq!(log.head().await.expect("head").n, 1);
+    assert_eq!(
+        read_all(&log, Tail::default()).await,
+        Ok(vec![b"a".to_vec()])
+    );
+}
+
+async fn far_behind_is_told_behind(kind: Kind) {
+    let (log, _) = fresh_log(kind).await;
+    let many: Vec<Vec<u8>> = (0..=MAX_MISSED_ENTRIES)
+        .map(|i| i.to_string().into_bytes())
+        .collect();
+    log.append(None, now_us(), None, &many).await.expect("many");
+    let a = log
+        .append(Some(0), now_us(), None, &[b"x".to_vec()])
+        .await
+        .expect("append");
+    assert_eq!(a.missed, Missed::Behind);
+    let caught_up = log
+        .append(Some(a.last), now_us(), None, &[])
+        .await
+        .expect("nothing");
+    assert_eq!((caught_up.first, caught_up.last), (a.last + 1, a.last));
+    assert_eq!(caught_up.missed, Missed::Entries(vec![]));
+}
+
+/// A log rewritten under a node (Redis restored from an older copy, then written to):
+/// shorter than what the node took, or as long but not the same.
+async fn a_node_notices_a_shorter_or_rewritten_log(kind: Kind) {
+    let (log, keys) = fresh_log(kind).await;
+    let five: Vec<Vec<u8>> = (0..5).map(|i| vec![b'a', i]).collect();
+    log.append(None, now_us(), None, &five).await.expect("five");
+    let mut tail = Tail::default();
+    for e in log.read(0, 10).await.expect("read") {
+        tail.take(&e).expect("take");
+    }
+    assert!(tail.follows(&log.head().await.expect("head")).is_ok());
+    let lose = |conn: Conn, keys: LogKeys| async move {
+        let mut cmd = redis::cmd("DEL");
+        cmd.arg(&keys.log).arg(&keys.head);
+        conn.query::<i64>(&cmd).await.expect("del");
+    };
+    let conn = connect(kind).await;
+    lose(conn.clone(), keys.clone()).await;
+    let three: Vec<Vec<u8>> = (0..3).map(|i| vec![b'b', i]).collect();
+    log.append(None, now_us(), None, &three)
+        .await
+        .expect("three");
+    assert_eq!(
+        tail.follows(&log.head().await.expect("head")),
+        Err(Divergence::Shorter { head: 3, taken: 5 })
+    );
+    let more: Vec<Vec<u8>> = (0..4).map(|i| vec![b'c', i]).collect();
+    log.append(None, now_us(), None, &more).await.expect("more");
+    assert!(tail.follows(&log.head().await.expect("head")).is_ok());
+    let next = log.read(tail.n, 1).await.expect("read");
+    assert_eq!(tail.take(&next[0]), Err(Divergence::Mismatch { n: 6 }));
+}
+
+async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kind) {
+    let (log, keys) = fresh_log(kind).await;
+    let payloads: Vec<Vec<u8>> = (0..10).map(|i| vec![i]).collect();
+    let a = log
+        .append(None, now_us(), None, &payloads)
+        .await
+        .expect("append");
+    let short = Duration::from_millis(300);
+    let first = log.take_lease(short).await.expect("take").expect("free");
+    assert_eq!(log.take_lease(short).await.expect("take"), None, "held");
+    // The holder is paused past its lease; another takes it.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let second = log
+        .take_lease(Duration::from_secs(30))
+        .await
+        .expect("take")
+        .expect("expired");
+    assert!(second.token > first.token, "fencing tokens grow");
+    assert!(!log.renew_lease(first, short).await.expect("renew"));
+    // 1.2 MB: three chunks.
+    let bytes: Vec<u8> = (0..1_200_000u32).map(|i| (i % 251) as u8).collect();
+    let stale = log
+        .publish_snapshot(first, a.last, &a.check, 1, &bytes)
+        .await
+        .expect("publish");
+    assert_eq!(stale, Err(Refused::LeaseLost));
+    assert_eq!(log.read_snapshot().await.expect("read"), None);
+    let wrong = log
+        .publish_snapshot(second, a.last, &Check("0".repeat(16)), 1, &bytes)
+        .await
+        .expect("publish");
+    assert_eq!(
+        wrong,
+        Err(Refused::EntryGone),
+        "a check the log does not hold"
+    );
+    let meta = log
+        .publish_snapshot(second, a.last, &a.check, 1, &bytes)
+        .await
+        .expect("publish")
+        .expect("published");
+    assert_eq!((meta.n, meta.chunks, meta.version), (10, 3, 1));
+    let (read, back) = log.read_snapshot().await.expect("read").expect("one");
+    assert_eq!((read, back.len()), (meta.clone(), bytes.len()));
+    assert!(back == bytes);
+    assert!(log.renew_lease(second, short).await.expect("renew"));
+
+    // A damaged chunk, then a missing one: refused, never read as the state.
+    let conn = connect(kind).await;
+    let chunk = |i: u64| format!("{}{i}", keys.chunk_prefix(second.token, 10));
+    let mut damaged = bytes[512 * 1024..1024 * 1024].to_vec();
+    damaged[100] ^= 1;
+    conn.query::<()>(redis::cmd("SET").arg(chunk(1)).arg(damaged))
+        .await
+        .expect("set");
+    let got = log.read_snapshot().await;
+    assert!(
+        matches!(&got, Err(LogError::Damaged(m)) if m.contains("checksum")),
+        "{got:?}"
+    );
+    conn.query::<i64>(redis::cmd("DEL").arg(chunk(2)))
+        .await
+        .expect("del");
+    let got = log.read_snapshot().await;
+    assert!(
+        matches!(&got, Err(LogError::Damaged(m)) if m.contains("lacks chunk 2")),
+        "{got:?}"
+    );
+    // A later snapshot replaces it and unlinks its chunks.
+    let b = log
+        .append(None, now_us(), None, &[vec![99]])
+        .await
+        .expect("append");
+    log.publish_snapshot(second, b.last, &b.check, 1, b"small")
+        .await
+        .expect("publish")
+        .expect("published");
+    let (meta, back) = log.read_snapshot().await.expect("read").expect("one");
+    assert_eq!((meta.n, back), (11, b"small".to_vec()));
+    let old: i64 = conn
+        .query(redis::cmd("EXISTS").arg(chunk(0)))
+        .await
+        .expect("exists");
+    assert_eq!(old, 0, "the replaced snapshot's chunks are gone");
+    assert!(log.release_lease(second).await.expect("release"));
+}
+
+async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind) {
+    let (log, keys) = fresh_log(kind).await;
+    let mut last = None;
+    for round in 0..12u32 {
+        let group: Vec<Vec<u8>> = (0..1000u32)
+            .map(|i| (round * 1000 + i).to_le_bytes().to_vec())
+            .collect();
+        last = Some(
+            log.append(None, now_us(), None, &group)
+                .await
+                .expect("append"),
+        );
+    }
+    let head = log.head().await.expect("head");
+    assert_eq!(head.n, 12_000);
+    // The snapshot is taken at entry 11,000 (its check, as a node that took it knows).
+    let at = log.read(10_999, 1).await.expect("read").remove(0);
+    let lease = log
+        .take_lease(Duration::from_secs(30))
+        .await
+        .expect("take")
+        .expect("free");
+    log.publish_snapshot(lease, at.n, &at.check, 1, b"state")
+        .await
+        .expect("publish")
+        .expect("published");
+    let conn = connect(kind).await;
+    let len: u64 = conn
+        .query(redis::cmd("XLEN").arg(&keys.log))
+        .await
+        .expect("xlen");
+    assert_eq!(
+        len, KEEP_ENTRIES,
+        "entries below the snapshot, less the kept ones, are gone"
+    );
+    let first = log.read(0, 1).await.expect("read").remove(0);
+    assert_eq!(first.n, 12_000 - KEEP_ENTRIES + 1);
+    // A node that had taken nothing finds the gap and must load the snapshot.
+    assert!(matches!(
+        Tail::default().take(&first),
+        Err(Divergence::Gap { after: 0, .. })
+    ));
+    // One that loads it follows the rest.
+    let tail = Tail {
+        n: at.n,
+        check: at.check,
+    };
+    let rest = read_all(&log, tail).await.expect("chained");
+    assert_eq!(rest.len(), 1000);
+    assert_eq!(last.expect("appended").last, 12_000);
+}
+
+macro_rules! on_redis {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use photofinish_testkit::server::Kind;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn redis() {
+                super::$name(Kind::Redis).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn cluster() {
+                super::$name(Kind::Cluster).await
+            }
+        }
+    )*};
+}
+
+on_redis!(
+    concurrent_appends_form_one_chained_order,
+    a_skewed_stamp_appends_nothing,
+    far_behind_is_told_behind,
+    a_node_notices_a_shorter_or_rewritten_log,
+    only_the_lease_holder_publishes_and_snapshots_read_back_whole,
+    publishing_trims_below_the_snapshot_keeping_the_last_entries,
+);
