@@ -19,10 +19,13 @@
 //! - [`conn`]: the standalone or cluster connection, and the storage URL.
 //! - [`log`]: a board's log, its snapshots and their lease — the plumbing of the
 //!   scale-out layout that replaces the scripts (docs/redis-log.md; not yet the server's).
+//! - [`replica`]: a node's copy of one board, kept by applying its log with the embedded
+//!   store's state machine.
 
 pub mod conn;
 pub mod layout;
 pub mod log;
+pub mod replica;
 pub mod reply;
 pub mod scripts;
 pub mod store;

@@ -139,6 +139,39 @@ const HOOK_ADVANCE: u8 = 11;
 const IMPORT: u8 = 12;
 
 impl Command {
+    /// Whether stamping gives this command an instant: a write whose time the writer
+    /// stamps (`stamp`), a member delete, and a keyed command (its record and the inner
+    /// commands that wait for [`STAMP_AT_COMMIT`]).
+    pub fn takes_time(&self, stamp: bool) -> bool {
+        matches!(
+            self,
+            Command::Write { .. } if stamp
+        ) || matches!(self, Command::DeleteMember { .. } | Command::Keyed { .. })
+    }
+
+    /// Gives the command the instant `now_us` where it takes one ([`Self::takes_time`]):
+    /// what a log does when it sequences the command, so that applying it never reads a
+    /// clock. A keyed command's record and inner commands share the one instant.
+    pub fn stamp(&mut self, now_us: i64, stamp: bool) {
+        match self {
+            Command::Write { at_us, .. } if stamp => *at_us = now_us,
+            Command::DeleteMember { now_us: t, .. } => *t = now_us,
+            Command::Keyed { key, cmds, .. } => {
+                key.now_us = now_us;
+                for c in cmds {
+                    match c {
+                        Command::Write { at_us, .. } if *at_us == STAMP_AT_COMMIT => {
+                            *at_us = now_us
+                        }
+                        Command::DeleteMember { now_us: t, .. } => *t = now_us,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The board the command is about.
     pub fn board(&self) -> &str {
         match self {

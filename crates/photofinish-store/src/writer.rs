@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::BoardError;
 
-use crate::command::{Command, STAMP_AT_COMMIT};
+use crate::command::Command;
 use crate::compaction::{remove_covered, snapshotter, write_snapshot, SnapshotJob, SnapshotShared};
 use crate::io::{LogFile, Storage};
 use crate::log::{encode_frame, segment_name};
@@ -622,24 +622,8 @@ impl LogWriter {
         }
         self.buf.clear();
         for (i, job) in batch.iter_mut().enumerate() {
-            match &mut job.cmd {
-                Command::Write { at_us, .. } if job.stamp => *at_us = self.clock.now_us(),
-                Command::DeleteMember { now_us, .. } => *now_us = self.clock.now_us(),
-                Command::Keyed { key, cmds, .. } => {
-                    // One instant for the record: its expiry, and each inner command's.
-                    let now = self.clock.now_us();
-                    key.now_us = now;
-                    for c in cmds {
-                        match c {
-                            Command::Write { at_us, .. } if *at_us == STAMP_AT_COMMIT => {
-                                *at_us = now
-                            }
-                            Command::DeleteMember { now_us, .. } => *now_us = now,
-                            _ => {}
-                        }
-                    }
-                }
-                _ => {}
+            if job.cmd.takes_time(job.stamp) {
+                job.cmd.stamp(self.clock.now_us(), job.stamp);
             }
             encode_frame(&mut self.buf, self.next_lsn + i as u64, &job.cmd);
         }

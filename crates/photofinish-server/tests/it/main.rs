@@ -19,6 +19,7 @@ mod queries;
 mod rates;
 mod redis_backend;
 mod redis_log;
+mod redis_replica;
 mod resp;
 mod resp_clients;
 mod resp_protocol;

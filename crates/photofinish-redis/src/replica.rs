@@ -1,0 +1,359 @@
+//! A node's copy of one board, kept by applying the board's log in Redis with the embedded
+//! store's state machine (`photofinish_store::State::apply`) — the one implementation of
+//! every rule (docs/redis-log.md). A replica loads from the board's latest snapshot plus
+//! the log after it, takes each entry only if it is the next one and chains from the last
+//! ([`Tail`]), and appends its own commands in one call that also answers what other nodes
+//! appended before them, so its answer to a command is what every node computes for that
+//! entry. Any divergence (a gap, a rewritten entry, a log shorter than what it took) is an
+//! error: the caller drops the replica and loads the board again, never serving a state
+//! the log no longer supports.
+//!
+//! An entry's payload is [`ENTRY_VERSION`], a flag byte (bit 0: the command's time is the
+//! node's stamp), the node's stamp in µs, then the command as the embedded log encodes it.
+//! The time a command is applied with is decided at apply, from the entry: a stamped
+//! command's effective time is max(stamp, previous effective time + 1 µs) (docs/SPEC.md
+//! §12, "Time"), so every node applies it alike whatever the appending node's clock said.
+
+use photofinish_core::BoardError;
+use photofinish_store::codec::Enc;
+use photofinish_store::{snapshot, Applied, Command, State};
+
+use crate::log::snapshot::{Lease, Refused, SnapshotMeta};
+use crate::log::{BoardLog, Check, Divergence, Entry, LogError, Missed, Tail, MAX_READ_ENTRIES};
+
+/// The version of the entries this build writes; a newer one is refused (the node must
+/// be upgraded before it serves the board).
+pub const ENTRY_VERSION: u8 = 1;
+
+/// The snapshot format a replica publishes (the embedded store's snapshot of a state that
+/// holds this one board).
+pub const SNAPSHOT_VERSION: u32 = 4;
+
+const STAMPED: u8 = 1;
+
+/// How a replica fails.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicaError {
+    /// Redis failed or refused (skew included).
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The log no longer supports this replica's state: load the board again.
+    #[error("the board's log diverged from this node's copy: {0}")]
+    Diverged(#[from] Divergence),
+    /// An entry or snapshot this build cannot read.
+    #[error("unreadable board data: {0}")]
+    Unreadable(String),
+}
+
+/// One entry's payload, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// Whether the command's time is the stamp.
+    pub stamped: bool,
+    /// The appending node's clock.
+    pub stamp_us: i64,
+    /// The command, as appended (unstamped).
+    pub cmd: Command,
+}
+
+/// The payload of `cmd` appended at `stamp_us` (`stamped`: its time is the stamp).
+pub fn encode_entry(cmd: &Command, stamped: bool, stamp_us: i64) -> Vec<u8> {
+    let mut e = Enc::default();
+    e.u8(ENTRY_VERSION);
+    e.u8(if stamped { STAMPED } else { 0 });
+    e.i64(stamp_us);
+    cmd.encode(&mut e);
+    e.0
+}
+
+/// Reads an entry's payload.
+pub fn decode_entry(payload: &[u8]) -> Result<Decoded, ReplicaError> {
+    let bad = |why: String| ReplicaError::Unreadable(why);
+    let (&version, rest) = payload
+        .split_first()
+        .ok_or_else(|| bad("empty entry".into()))?;
+    if version != ENTRY_VERSION {
+        return Err(bad(format!(
+            "entry version {version}; this build reads {ENTRY_VERSION}"
+        )));
+    }
+    if rest.len() < 9 {
+        return Err(bad("entry shorter than its header".into()));
+    }
+    let stamped = rest[0] & STAMPED != 0;
+    let mut t = [0u8; 8];
+    t.copy_from_slice(&rest[1..9]);
+    let cmd = Command::decode(&rest[9..]).map_err(|e| bad(format!("entry command: {}", e.0)))?;
+    Ok(Decoded {
+        stamped,
+        stamp_us: i64::from_le_bytes(t),
+        cmd,
+    })
+}
+
+/// The effective time of a stamped entry (docs/SPEC.md §12, "Time").
+pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
+    stamp_us.max(previous_us.saturating_add(1))
+}
+
+/// What a replica has taken: where it stands in the log, and the last effective time.
+#[derive(Debug, Default)]
+struct Position {
+    tail: Tail,
+    effective_us: i64,
+}
+
+/// A node's copy of one board. See the module docs.
+#[derive(Debug)]
+pub struct Replica {
+    log: BoardLog,
+    state: State,
+    /// Entries are taken in order, one taker at a time.
+    position: tokio::sync::Mutex<Position>,
+    max_skew_us: Option<i64>,
+}
+
+impl Replica {
+    /// Loads the board `log` holds: its published snapshot (checked whole), then the log
+    /// after it. A snapshot that does not check out is passed over only if the log still
+    /// starts at its first entry (the whole history); otherwise the board cannot be
+    /// served, and the error says why. `max_skew_us` bounds how far this node's stamps may
+    /// be from Redis's clock.
+    pub async fn load(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
+        let (state, position) = match log.read_snapshot().await {
+            Ok(Some((meta, bytes))) => Self::from_snapshot(&meta, &bytes)?,
+            Ok(None) => (State::default(), Position::default()),
+            Err(LogError::Damaged(why)) => {
+                let first = log.read(0, 1).await?;
+                if first.first().is_some_and(|e| e.n != 1) {
+                    return Err(ReplicaError::Unreadable(format!(
+                        "{why}, and the log no longer starts at its first entry"
+                    )));
+                }
+                tracing::warn!(board = %log.keys().log, %why, "snapshot refused; loading the board from its whole log");
+                (State::default(), Position::default())
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let replica = Replica {
+            log,
+            state,
+            position: tokio::sync::Mutex::new(position),
+            max_skew_us,
+        };
+        replica.catch_up().await?;
+        Ok(replica)
+    }
+
+    fn from_snapshot(meta: &SnapshotMeta, bytes: &[u8]) -> Result<(State, Position), ReplicaError> {
+        if meta.version != SNAPSHOT_VERSION {
+            return Err(ReplicaError::Unreadable(format!(
+                "snapshot format {}; this build reads {SNAPSHOT_VERSION}",
+                meta.version
+            )));
+        }
+        let loaded = snapshot::read(bytes)
+            .map_err(|e| ReplicaError::Unreadable(format!("snapshot: {}", e.0)))?;
+        if loaded.last_lsn != meta.n {
+            return Err(ReplicaError::Unreadable(format!(
+                "snapshot says entry {} inside, {} outside",
+                loaded.last_lsn, meta.n
+            )));
+        }
+        let position = Position {
+            tail: Tail {
+                n: meta.n,
+                check: meta.check.clone(),
+            },
+            effective_us: loaded.max_time_us,
+        };
+        Ok((loaded.state, position))
+    }
+
+    /// The board's log.
+    pub fn log(&self) -> &BoardLog {
+        &self.log
+    }
+
+    /// The board's state as this node has taken it (read under the board's own locks).
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The last entry taken.
+    pub async fn taken(&self) -> u64 {
+        self.position.lock().await.tail.n
+    }
+
+    /// Takes every entry up to the log's head as it is now: after this, the replica
+    /// reflects every command appended before the call (docs/SPEC.md §12, "Reads").
+    pub async fn catch_up(&self) -> Result<u64, ReplicaError> {
+        let head = self.log.head().await?;
+        let mut pos = self.position.lock().await;
+        pos.tail.follows(&head)?;
+        while pos.tail.n < head.n {
+            let page = self.log.read(pos.tail.n, MAX_READ_ENTRIES).await?;
+            if page.is_empty() {
+                // The head names entries the log does not hold.
+                return Err(Divergence::Gap {
+                    after: pos.tail.n,
+                    found: head.n,
+                }
+                .into());
+            }
+            for e in &page {
+                self.follow(&mut pos, e)?;
+            }
+        }
+        Ok(pos.tail.n)
+    }
+
+    /// Takes one entry: checks it follows, applies it; the command's answer.
+    fn take(
+        &self,
+        pos: &mut Position,
+        e: &Entry,
+    ) -> Result<Result<Applied, BoardError>, ReplicaError> {
+        pos.tail.take(e)?;
+        let Decoded {
+            stamped,
+            stamp_us,
+            mut cmd,
+        } = decode_entry(&e.payload)?;
+        if cmd.takes_time(stamped) {
+            let at = effective_time(stamp_us, pos.effective_us);
+            pos.effective_us = at;
+            cmd.stamp(at, stamped);
+        }
+        // A refusal by a rule is part of the history: every node refuses it alike.
+        Ok(self.state.apply(&cmd))
+    }
+
+    /// Takes an entry another node appended (its answer was that node's to give).
+    fn follow(&self, pos: &mut Position, e: &Entry) -> Result<(), ReplicaError> {
+        self.take(pos, e).map(drop)
+    }
+
+    /// Appends `cmds` (each with whether its time is this node's stamp, `now_us`) as the
+    /// board's next entries and answers each as applied in log order, after whatever other
+    /// nodes appended before them.
+    pub async fn execute(
+        &self,
+        cmds: &[(Command, bool)],
+        now_us: i64,
+    ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
+        let payloads: Vec<Vec<u8>> = cmds
+            .iter()
+            .map(|(c, stamped)| encode_entry(c, *stamped, now_us))
+            .collect();
+        let mut pos = self.position.lock().await;
+        let appended = self
+            .log
+            .append(Some(pos.tail.n), now_us, self.max_skew_us, &payloads)
+            .await?;
+        match appended.missed {
+            Missed::Entries(missed) => {
+                for e in &missed {
+                    self.follow(&mut pos, e)?;
+                }
+            }
+            Missed::Behind => {
+                while pos.tail.n + 1 < appended.first {
+                    let limit = (appended.first - 1 - pos.tail.n).min(MAX_READ_ENTRIES as u64);
+                    let page = self.log.read(pos.tail.n, limit as usize).await?;
+                    if page.is_empty() {
+                        return Err(Divergence::Gap {
+                            after: pos.tail.n,
+                            found: appended.first,
+                        }
+                        .into());
+                    }
+                    for e in &page {
+                        self.follow(&mut pos, e)?;
+                    }
+                }
+            }
+        }
+        let mut check: Check = pos.tail.check.clone();
+        let mut answers = Vec::with_capacity(payloads.len());
+        for (n, payload) in (appended.first..=appended.last).zip(payloads) {
+            check = check.next(&payload);
+            let entry = Entry {
+                n,
+                check: check.clone(),
+                payload,
+            };
+            answers.push(self.take(&mut pos, &entry)?);
+        }
+        if appended.last >= appended.first && pos.tail.check != appended.check {
+            return Err(Divergence::Mismatch { n: appended.last }.into());
+        }
+        Ok(answers)
+    }
+
+    /// Writes the replica's state as the board's snapshot under `lease` (catching up
+    /// first, so the snapshot is of the log's head as this node saw it).
+    pub async fn publish_snapshot(
+        &self,
+        lease: Lease,
+    ) -> Result<Result<SnapshotMeta, Refused>, ReplicaError> {
+        self.catch_up().await?;
+        let pos = self.position.lock().await;
+        if pos.tail.n == 0 {
+            return Ok(Err(Refused::EntryGone));
+        }
+        let mut bytes = Vec::new();
+        snapshot::write(&self.state, pos.tail.n, pos.effective_us, &mut bytes)
+            .map_err(|e| ReplicaError::Unreadable(format!("encoding the snapshot: {e}")))?;
+        let (n, check) = (pos.tail.n, pos.tail.check.clone());
+        drop(pos);
+        Ok(self
+            .log
+            .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes)
+            .await?)
+    }
+
+    /// The replica's state encoded as a snapshot (what two nodes that took the same
+    /// entries must agree on byte for byte).
+    pub async fn encoded(&self) -> Vec<u8> {
+        let pos = self.position.lock().await;
+        let mut bytes = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = snapshot::write(&self.state, pos.tail.n, pos.effective_us, &mut bytes);
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_round_trips_and_a_newer_version_is_refused() {
+        let cmd = Command::DeleteBoard { board: "b".into() };
+        let p = encode_entry(&cmd, true, 42);
+        assert_eq!(
+            decode_entry(&p).expect("decode"),
+            Decoded {
+                stamped: true,
+                stamp_us: 42,
+                cmd
+            }
+        );
+        let mut newer = p.clone();
+        newer[0] = ENTRY_VERSION + 1;
+        assert!(matches!(
+            decode_entry(&newer),
+            Err(ReplicaError::Unreadable(_))
+        ));
+        assert!(decode_entry(&p[..5]).is_err());
+    }
+
+    #[test]
+    fn effective_time_never_goes_back_and_always_moves() {
+        assert_eq!(effective_time(100, 50), 100);
+        assert_eq!(effective_time(100, 100), 101);
+        assert_eq!(effective_time(10, 100), 101);
+        assert_eq!(effective_time(0, i64::MAX), i64::MAX);
+    }
+}
