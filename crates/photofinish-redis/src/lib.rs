@@ -21,10 +21,13 @@
 //!   scale-out layout that replaces the scripts (docs/redis-log.md; not yet the server's).
 //! - [`replica`]: a node's copy of one board, kept by applying its log with the embedded
 //!   store's state machine.
+//! - [`node`]: [`node::LogStore`], the `Leaderboard` service over replicas (the shared
+//!   operations of `photofinish_store::ops`), what spans boards, live events.
 
 pub mod conn;
 pub mod layout;
 pub mod log;
+pub mod node;
 pub mod replica;
 pub mod reply;
 pub mod scripts;

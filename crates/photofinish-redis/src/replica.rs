@@ -14,6 +14,9 @@
 //! command's effective time is max(stamp, previous effective time + 1 µs) (docs/SPEC.md
 //! §12, "Time"), so every node applies it alike whatever the appending node's clock said.
 
+use std::sync::Arc;
+
+use photofinish_core::events::Feeds;
 use photofinish_core::BoardError;
 use photofinish_store::codec::Enc;
 use photofinish_store::{snapshot, Applied, Command, State};
@@ -32,7 +35,7 @@ pub const SNAPSHOT_VERSION: u32 = 4;
 const STAMPED: u8 = 1;
 
 /// How a replica fails.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ReplicaError {
     /// Redis failed or refused (skew included).
     #[error(transparent)]
@@ -96,6 +99,17 @@ pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
     stamp_us.max(previous_us.saturating_add(1))
 }
 
+/// Most entries one group commit appends.
+pub const MAX_GROUP_ENTRIES: usize = 1024;
+
+/// A call of [`Replica::execute`] waiting for its group's append.
+#[derive(Debug)]
+struct Waiting {
+    cmds: Vec<(Command, bool)>,
+    now_us: i64,
+    reply: tokio::sync::oneshot::Sender<Result<Vec<Result<Applied, BoardError>>, ReplicaError>>,
+}
+
 /// What a replica has taken: where it stands in the log, and the last effective time.
 #[derive(Debug, Default)]
 struct Position {
@@ -111,6 +125,10 @@ pub struct Replica {
     /// Entries are taken in order, one taker at a time.
     position: tokio::sync::Mutex<Position>,
     max_skew_us: Option<i64>,
+    /// The node's live event feeds, which each entry taken is published to.
+    feeds: std::sync::OnceLock<Arc<Feeds>>,
+    /// Calls waiting for the next group commit.
+    waiting: std::sync::Mutex<Vec<Waiting>>,
 }
 
 impl Replica {
@@ -140,6 +158,8 @@ impl Replica {
             state,
             position: tokio::sync::Mutex::new(position),
             max_skew_us,
+            feeds: std::sync::OnceLock::new(),
+            waiting: std::sync::Mutex::new(Vec::new()),
         };
         replica.catch_up().await?;
         Ok(replica)
@@ -170,6 +190,11 @@ impl Replica {
         Ok((loaded.state, position))
     }
 
+    /// Publishes each entry taken from now on to `feeds` (a node's live events).
+    pub fn set_feeds(&self, feeds: Arc<Feeds>) {
+        let _ = self.feeds.set(feeds);
+    }
+
     /// The board's log.
     pub fn log(&self) -> &BoardLog {
         &self.log
@@ -188,8 +213,13 @@ impl Replica {
     /// Takes every entry up to the log's head as it is now: after this, the replica
     /// reflects every command appended before the call (docs/SPEC.md §12, "Reads").
     pub async fn catch_up(&self) -> Result<u64, ReplicaError> {
-        let head = self.log.head().await?;
+        let mut head = self.log.head().await?;
         let mut pos = self.position.lock().await;
+        if pos.tail.n > head.n {
+            // Entries taken while this call waited for the lock: ask again, now that
+            // nothing else takes (a head read before them is not a shorter log).
+            head = self.log.head().await?;
+        }
         pos.tail.follows(&head)?;
         while pos.tail.n < head.n {
             let page = self.log.read(pos.tail.n, MAX_READ_ENTRIES).await?;
@@ -226,7 +256,12 @@ impl Replica {
             cmd.stamp(at, stamped);
         }
         // A refusal by a rule is part of the history: every node refuses it alike.
-        Ok(self.state.apply(&cmd))
+        let applied = self.state.apply(&cmd);
+        if let Some(feeds) = self.feeds.get().filter(|f| !f.is_empty()) {
+            let now = pos.effective_us.max(stamp_us);
+            photofinish_store::events::publish(feeds, &self.state, &cmd, &applied, now);
+        }
+        Ok(applied)
     }
 
     /// Takes an entry another node appended (its answer was that node's to give).
@@ -236,25 +271,95 @@ impl Replica {
 
     /// Appends `cmds` (each with whether its time is this node's stamp, `now_us`) as the
     /// board's next entries and answers each as applied in log order, after whatever other
-    /// nodes appended before them.
+    /// nodes appended before them. Calls that arrive while another appends wait and go
+    /// together in the next append (group commit, up to [`MAX_GROUP_ENTRIES`]).
     pub async fn execute(
         &self,
         cmds: &[(Command, bool)],
         now_us: i64,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
-        let payloads: Vec<Vec<u8>> = cmds
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.waiting().push(Waiting {
+            cmds: cmds.to_vec(),
+            now_us,
+            reply: tx,
+        });
+        {
+            let mut pos = self.position.lock().await;
+            let group = self.next_group();
+            if !group.is_empty() {
+                self.commit(&mut pos, group).await;
+            }
+        }
+        rx.await.unwrap_or_else(|_| {
+            Err(ReplicaError::Unreadable(
+                "a group commit ended without an answer".into(),
+            ))
+        })
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<Waiting>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The calls waiting, oldest first, up to [`MAX_GROUP_ENTRIES`] entries (at least one
+    /// call); the rest wait for the next append.
+    fn next_group(&self) -> Vec<Waiting> {
+        let mut waiting = self.waiting();
+        let mut entries = 0;
+        let mut take = 0;
+        for w in waiting.iter() {
+            if take > 0 && entries + w.cmds.len() > MAX_GROUP_ENTRIES {
+                break;
+            }
+            entries += w.cmds.len();
+            take += 1;
+        }
+        waiting.drain(..take).collect()
+    }
+
+    /// Appends a group's commands in one call, takes what came before them and then them,
+    /// and answers each call.
+    async fn commit(&self, pos: &mut Position, group: Vec<Waiting>) {
+        let stamp_us = group.iter().map(|w| w.now_us).max().unwrap_or(0);
+        let payloads: Vec<Vec<u8>> = group
             .iter()
-            .map(|(c, stamped)| encode_entry(c, *stamped, now_us))
+            .flat_map(|w| {
+                w.cmds
+                    .iter()
+                    .map(|(c, stamped)| encode_entry(c, *stamped, w.now_us))
+            })
             .collect();
-        let mut pos = self.position.lock().await;
+        match self.append_and_take(pos, stamp_us, payloads).await {
+            Ok(answers) => {
+                let mut answers = answers.into_iter();
+                for w in group {
+                    let mine: Vec<_> = answers.by_ref().take(w.cmds.len()).collect();
+                    let _ = w.reply.send(Ok(mine));
+                }
+            }
+            Err(e) => {
+                for w in group {
+                    let _ = w.reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+
+    async fn append_and_take(
+        &self,
+        pos: &mut Position,
+        stamp_us: i64,
+        payloads: Vec<Vec<u8>>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
         let appended = self
             .log
-            .append(Some(pos.tail.n), now_us, self.max_skew_us, &payloads)
+            .append(Some(pos.tail.n), stamp_us, self.max_skew_us, &payloads)
             .await?;
         match appended.missed {
             Missed::Entries(missed) => {
                 for e in &missed {
-                    self.follow(&mut pos, e)?;
+                    self.follow(pos, e)?;
                 }
             }
             Missed::Behind => {
@@ -269,7 +374,7 @@ impl Replica {
                         .into());
                     }
                     for e in &page {
-                        self.follow(&mut pos, e)?;
+                        self.follow(pos, e)?;
                     }
                 }
             }
@@ -283,7 +388,7 @@ impl Replica {
                 check: check.clone(),
                 payload,
             };
-            answers.push(self.take(&mut pos, &entry)?);
+            answers.push(self.take(pos, &entry)?);
         }
         if appended.last >= appended.first && pos.tail.check != appended.check {
             return Err(Divergence::Mismatch { n: appended.last }.into());

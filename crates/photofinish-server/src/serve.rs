@@ -14,6 +14,7 @@ use photofinish_core::{BoardError, Leaderboard};
 use photofinish_store::io::{RealStorage, Storage};
 use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 
+use photofinish_redis::node::LogStore;
 use photofinish_redis::{RedisStore, Target};
 
 use crate::app::App;
@@ -45,6 +46,12 @@ pub struct ServeOptions {
     pub storage: Option<String>,
     /// Prefix of every Redis key (several deployments can share one Redis).
     pub redis_namespace: String,
+    /// How the data is laid out in Redis: the format-2 scripts (the default), or the log
+    /// layout being built (docs/redis-log.md; not yet a flag: tests choose it).
+    pub redis_layout: RedisLayout,
+    /// The log layout's bound on the difference between this node's clock and Redis's
+    /// (docs/SPEC.md §12, "Time"; `None`: unchecked, for a clock a test sets by hand).
+    pub max_clock_skew: Option<std::time::Duration>,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
     /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
@@ -151,6 +158,16 @@ impl std::fmt::Debug for SharedClock {
 /// The default Redis key namespace.
 pub const DEFAULT_REDIS_NAMESPACE: &str = "pf";
 
+/// How the data is laid out in Redis (docs/redis-layout.md, docs/redis-log.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RedisLayout {
+    /// Format 2: board rules in Lua functions, one call per operation.
+    #[default]
+    Scripts,
+    /// The log layout: Redis holds each board's log, every node runs the engine.
+    Log,
+}
+
 impl Default for ServeOptions {
     fn default() -> Self {
         Self {
@@ -161,6 +178,8 @@ impl Default for ServeOptions {
             segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
             storage: None,
             redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
+            redis_layout: RedisLayout::Scripts,
+            max_clock_skew: Some(photofinish_redis::node::DEFAULT_MAX_CLOCK_SKEW),
             clock: SharedClock::default(),
             keys: None,
             jwt: None,
@@ -405,10 +424,24 @@ pub async fn serve_with(
         Some(url) => {
             let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
             let clock = Box::new(opts.clock.0.clone());
-            let store = RedisStore::connect(&target, &opts.redis_namespace, clock)
-                .await
-                .map_err(ServeError::Redis)?;
-            Arc::new(store.with_max_boards(opts.max_boards))
+            match opts.redis_layout {
+                RedisLayout::Scripts => {
+                    let store = RedisStore::connect(&target, &opts.redis_namespace, clock)
+                        .await
+                        .map_err(ServeError::Redis)?;
+                    Arc::new(store.with_max_boards(opts.max_boards))
+                }
+                RedisLayout::Log => {
+                    let store = LogStore::connect(&target, &opts.redis_namespace, clock)
+                        .await
+                        .map_err(ServeError::Redis)?;
+                    Arc::new(
+                        store
+                            .with_max_boards(opts.max_boards)
+                            .with_max_clock_skew(opts.max_clock_skew),
+                    )
+                }
+            }
         }
     };
     let listener = tokio::net::TcpListener::bind(&opts.listen)

@@ -18,8 +18,9 @@ use crate::command::Command;
 use crate::state::{read_lock, Applied, State};
 use crate::writer::Store;
 
-/// Publishes the events of `cmd`, applied at `now_us` with `applied`.
-pub(crate) fn publish(
+/// Publishes the events of `cmd`, applied at `now_us` with `applied` (the embedded
+/// writer, and a Redis node's replica as it takes each entry).
+pub fn publish(
     feeds: &Feeds,
     state: &State,
     cmd: &Command,
@@ -139,9 +140,20 @@ impl Store {
         let Some(feed) = self.feeds().get(board) else {
             return Ok(());
         };
-        let handle = self.state().require(board)?;
-        let current = read_lock(&handle).resolve(&PeriodRef::Current, self.now_us())?;
-        announce(&feed, self.state(), board, &current);
-        Ok(())
+        announce_current(&feed, self.state(), board, self.now_us())
     }
+}
+
+/// Sends `board`'s current period's (at `now_us`) reset event on `feed`, unless it was
+/// sent.
+pub fn announce_current(
+    feed: &EventFeed,
+    state: &State,
+    board: &str,
+    now_us: i64,
+) -> Result<(), BoardError> {
+    let handle = state.require(board)?;
+    let current = read_lock(&handle).resolve(&PeriodRef::Current, now_us)?;
+    announce(feed, state, board, &current);
+    Ok(())
 }

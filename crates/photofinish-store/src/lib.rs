@@ -21,8 +21,12 @@
 //! - [`import`]: the files imports build their rankings in, named by one log record.
 //! - [`backup`]: a consistent snapshot made while writes go on, and restore.
 //! - [`events`]: what the writer publishes to watched boards' live event feeds.
-//! - [`service`]: the store as the core's `Leaderboard` service: writes become logged
-//!   commands, reads ask the rankings under a board's read lock.
+//! - [`ops`]: the board operations written once over an [`ops::Engine`] (where a board is
+//!   read, how commands are logged and applied): the embedded store and a Redis node are
+//!   the two engines.
+//! - [`service`]: the store as the core's `Leaderboard` service: the engine, and what only
+//!   a local store does (listings from memory, events from its writer, import files,
+//!   backup).
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +40,7 @@ pub mod import;
 pub mod io;
 pub mod keyindex;
 pub mod log;
+pub mod ops;
 pub mod recovery;
 pub mod service;
 pub mod snapshot;

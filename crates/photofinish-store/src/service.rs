@@ -1,11 +1,8 @@
-//! The embedded store as the [`Leaderboard`] service: writes become logged [`Command`]s
-//! (queued with [`Store::submit`], answered once durable and applied); reads take one
-//! board's read lock and ask the core's [`Board`] and rankings directly, never waiting for
-//! the writer.
-//!
-//! Checks that need the clock run here, before a command is logged, never in
-//! [`State::apply`](crate::State::apply): a write with an explicit `at` older than the
-//! board's window is refused here, so replaying the log never depends on when it runs.
+//! The embedded store as the [`Leaderboard`] service: an [`Engine`] of the shared
+//! operations ([`crate::ops`]) — commands queued with [`Store::submit`] and answered once
+//! durable and applied, reads from the one in-memory state, never waiting for the writer
+//! — plus what only a local store does: totals and listings from memory, live events from
+//! its writer, import files beside the log, the online backup.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +11,7 @@ use async_trait::async_trait;
 use futures_channel::oneshot;
 use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
-use photofinish_core::idempotency::{IdempotencyKey, Keyed, Replayable};
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::ranking::{RankingBuilder, SavedEntry};
 use photofinish_core::transfer::{ImportCheck, ImportSource, Imported};
@@ -22,13 +19,12 @@ use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
     WriteRequest,
 };
-use photofinish_core::{
-    Around, Board, BoardConfig, BoardError, Leaderboard, Period, PeriodRef, Ranking,
-};
+use photofinish_core::{Around, Board, BoardConfig, BoardError, Leaderboard, PeriodRef, Ranking};
 
-use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
-use crate::idempotency::{short_fingerprint, KeyReused};
-use crate::state::{board_state_at, read_lock, Applied};
+use crate::command::Command;
+use crate::idempotency::KeyReused;
+use crate::ops::{self, Engine};
+use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
 use crate::writer::Store;
 
 /// A queued command's answer, once it is durable and applied (or refused).
@@ -47,8 +43,8 @@ impl Store {
         rx.await.map_err(|_| BoardError::ShuttingDown)?
     }
 
-    async fn execute(&self, cmd: Command, stamp: bool) -> Result<Applied, BoardError> {
-        Self::outcome(self.enqueue(cmd, stamp)?).await
+    async fn execute_one(&self, cmd: Command) -> Result<Applied, BoardError> {
+        Self::outcome(self.enqueue(cmd, false)?).await
     }
 
     /// Runs `f` on `board` under its read lock.
@@ -61,113 +57,54 @@ impl Store {
         let b = read_lock(&handle);
         f(&b)
     }
-
-    /// Runs `f` on the period `r` names and its ranking (if it has one), under the board's
-    /// read lock; see [`Board::read`] for which periods a reader sees.
-    fn with_period<T>(
-        &self,
-        board: &str,
-        r: &PeriodRef,
-        f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
-    ) -> Result<T, BoardError> {
-        self.with_board(board, |b| {
-            let (period, ranking) = b.read(r, self.now_us())?;
-            f(period, ranking)
-        })
-    }
-
-    fn board_state(&self, name: &str, b: &Board) -> Result<BoardState, BoardError> {
-        board_state_at(name, b, self.now_us())
-    }
-
-    /// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
-    /// commit stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one), into
-    /// the period starting at `period_us` when it names one.
-    fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -> Command {
-        Command::Write {
-            board: board.to_owned(),
-            member: w.member,
-            op: w.op,
-            value: w.value,
-            at_us: w.at_us.unwrap_or(at_us),
-            period_us,
-            metadata: w.metadata,
-            over_budget: w.over_budget,
-        }
-    }
-
-    /// The logged command of write `w`, after the clock's check: a write with an explicit
-    /// `at` must name a period readers still see (the log's own retention rule only knows
-    /// the newest period written).
-    fn write_command(&self, board: &str, w: WriteRequest) -> Result<(Command, bool), BoardError> {
-        if let Some(at) = w.at_us {
-            self.with_board(board, |b| b.window().write_period(at, self.now_us()))?;
-        }
-        let period_us = self.named_period(board, &w)?;
-        let stamp = w.at_us.is_none();
-        Ok((Self::write_cmd(board, w, 0, period_us), stamp))
-    }
-
-    /// An instant in the period write `w` names, if it names one, checked by the board's
-    /// window at now with its grace (a keyed write is checked again at its record's
-    /// instant, so a replay decides alike).
-    fn named_period(&self, board: &str, w: &WriteRequest) -> Result<Option<i64>, BoardError> {
-        let Some(id) = &w.period else {
-            return Ok(None);
-        };
-        self.with_board(board, |b| {
-            let grace = b.config().settings.grace;
-            b.window().named_write_period(id, self.now_us(), grace)
-        })
-        // An instant inside the period: its start (0 for `all`, which starts at i64::MIN).
-        .map(|p| Some(p.start_us.max(0)))
-    }
-
-    /// The command of write `w` inside a keyed operation: its instant stamped at commit.
-    fn keyed_write_cmd(&self, board: &str, w: WriteRequest) -> Result<Command, BoardError> {
-        let period_us = self.named_period(board, &w)?;
-        Ok(Self::write_cmd(board, w, STAMP_AT_COMMIT, period_us))
-    }
-
-    /// The commands of keyed operation `op` on `board`, and whether they are a batch.
-    fn keyed_commands(&self, board: &str, op: Keyed) -> Result<(bool, Vec<Command>), BoardError> {
-        Ok(match op {
-            Keyed::Write(w) => (false, vec![self.keyed_write_cmd(board, w)?]),
-            Keyed::Batch(writes) => {
-                self.state().require(board)?;
-                let cmds = writes.into_iter().map(|w| self.keyed_write_cmd(board, w));
-                (true, cmds.collect::<Result<_, _>>()?)
-            }
-            Keyed::Remove { member, period } => (
-                false,
-                vec![Command::DeleteMember {
-                    board: board.to_owned(),
-                    period: period.as_str().to_owned(),
-                    member,
-                    now_us: 0,
-                }],
-            ),
-            Keyed::Create(config) => {
-                config.validate()?;
-                (
-                    false,
-                    vec![Command::CreateBoard {
-                        board: board.to_owned(),
-                        config,
-                        max_boards: self.max_boards(),
-                    }],
-                )
-            }
-        })
-    }
 }
 
-fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
-    match applied {
-        Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
-        other => Err(BoardError::Unavailable(format!(
-            "the log answered a write with {other:?}"
-        ))),
+/// The embedded store as an engine of the shared operations: every board in one local
+/// log, read from the one in-memory state.
+#[async_trait]
+impl Engine for Store {
+    fn now_us(&self) -> i64 {
+        Store::now_us(self)
+    }
+
+    fn max_boards(&self) -> Option<u64> {
+        Store::max_boards(self)
+    }
+
+    async fn board(&self, board: &str) -> Result<BoardHandle, BoardError> {
+        self.state().require(board)
+    }
+
+    async fn execute(
+        &self,
+        _board: &str,
+        cmds: Vec<(Command, bool)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError> {
+        // Queue every command first, in order, then collect: the log applies them in
+        // queue order, and one group commit can carry them all.
+        let pending: Vec<_> = cmds
+            .into_iter()
+            .map(|(cmd, stamp)| self.enqueue(cmd, stamp))
+            .collect();
+        let mut out = Vec::with_capacity(pending.len());
+        for p in pending {
+            out.push(match p {
+                Ok(rx) => Self::outcome(rx).await,
+                Err(e) => Err(e),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn recall(
+        &self,
+        _board: &str,
+        id: u128,
+        fingerprint: [u8; 16],
+    ) -> Option<Result<Answer, KeyReused>> {
+        self.state()
+            .idempotency()
+            .recall(id, fingerprint, Store::now_us(self))
     }
 }
 
@@ -198,21 +135,15 @@ impl Leaderboard for Store {
     }
 
     async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        config.validate()?;
-        let cmd = Command::CreateBoard {
-            board: board.to_owned(),
-            config,
-            max_boards: self.max_boards(),
-        };
-        Ok(self.execute(cmd, false).await? == Applied::BoardCreated(true))
+        ops::create_board(self, board, config).await
     }
 
     async fn check_board(&self, board: &str) -> Result<(), BoardError> {
-        self.state().require(board).map(|_| ())
+        ops::check_board(self, board).await
     }
 
     async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
-        self.with_board(board, |b| Ok(b.config().clone()))
+        ops::config(self, board).await
     }
 
     async fn update_board(
@@ -220,52 +151,31 @@ impl Leaderboard for Store {
         board: &str,
         patch: &BoardPatch,
     ) -> Result<BoardState, BoardError> {
-        // Checked here too, so a patch that breaks a rule is refused before it is logged.
-        self.with_board(board, |b| patch.apply(b.config()).map(drop))?;
-        let cmd = Command::PatchBoard {
-            board: board.to_owned(),
-            patch: patch.clone(),
-        };
-        self.execute(cmd, false).await?;
-        self.with_board(board, |b| self.board_state(board, b))
+        ops::update_board(self, board, patch).await
     }
 
     async fn board(&self, board: &str) -> Result<BoardState, BoardError> {
-        self.with_board(board, |b| self.board_state(board, b))
+        ops::board(self, board).await
     }
 
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
         self.state()
             .boards()
             .into_iter()
-            .map(|(name, handle)| self.board_state(&name, &read_lock(&handle)))
+            .map(|(name, handle)| board_state_at(&name, &read_lock(&handle), Store::now_us(self)))
             .collect()
     }
 
     async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
-        self.state().require(board)?;
-        let cmd = Command::DeleteBoard {
-            board: board.to_owned(),
-        };
-        self.execute(cmd, false).await.map(|_| ())
+        ops::delete_board(self, board).await
     }
 
     async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
-        self.with_board(board, |b| {
-            let floor_us = b.window().visible(self.now_us())?.floor_us;
-            Ok(b.periods()
-                .filter(|(p, _)| p.start_us >= floor_us)
-                .map(|(p, r)| PeriodSummary {
-                    period: p.clone(),
-                    members: r.len(),
-                })
-                .collect())
-        })
+        ops::periods(self, board).await
     }
 
     async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
-        let (cmd, stamp) = self.write_command(board, w)?;
-        written(self.execute(cmd, stamp).await?)
+        ops::write(self, board, w).await
     }
 
     async fn write_batch(
@@ -273,24 +183,7 @@ impl Leaderboard for Store {
         board: &str,
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        self.state().require(board)?;
-        // Queue every entry first, in order, then collect: the log applies them in queue
-        // order, and one group commit can carry the whole batch.
-        let pending: Vec<_> = writes
-            .into_iter()
-            .map(|w| {
-                let (cmd, stamp) = self.write_command(board, w)?;
-                self.enqueue(cmd, stamp)
-            })
-            .collect();
-        let mut out = Vec::with_capacity(pending.len());
-        for p in pending {
-            out.push(match p {
-                Ok(rx) => Self::outcome(rx).await.and_then(written),
-                Err(e) => Err(e),
-            });
-        }
-        Ok(out)
+        ops::write_batch(self, board, writes).await
     }
 
     async fn member(
@@ -299,18 +192,7 @@ impl Leaderboard for Store {
         member: &str,
         read: &ReadOptions,
     ) -> Result<MemberRow, BoardError> {
-        self.with_period(board, &read.period, |period, ranking| {
-            let entry = ranking.and_then(|r| r.member_ranked(member, read.ranking));
-            let ((entry, ordinal), ranking) = entry
-                .zip(ranking)
-                .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
-            Ok(MemberRow {
-                entry,
-                ordinal,
-                total: ranking.len(),
-                period,
-            })
-        })
+        ops::member(self, board, member, read).await
     }
 
     async fn members(
@@ -319,23 +201,7 @@ impl Leaderboard for Store {
         members: &[String],
         read: &ReadOptions,
     ) -> Result<MemberSet, BoardError> {
-        self.with_period(board, &read.period, |period, ranking| {
-            let Some(r) = ranking else {
-                return Ok(MemberSet {
-                    total: 0,
-                    period,
-                    entries: Vec::new(),
-                    missing: members.to_vec(),
-                });
-            };
-            let (entries, missing) = r.members_of(members, read.ranking);
-            Ok(MemberSet {
-                total: r.len(),
-                period,
-                entries,
-                missing: missing.into_iter().map(|i| members[i].clone()).collect(),
-            })
-        })
+        ops::members(self, board, members, read).await
     }
 
     async fn rank_of_score(
@@ -344,14 +210,7 @@ impl Leaderboard for Store {
         score: i64,
         read: &ReadOptions,
     ) -> Result<ScoreRank, BoardError> {
-        self.with_period(board, &read.period, |period, ranking| {
-            Ok(ScoreRank {
-                score,
-                rank: ranking.map_or(1, |r| r.rank_of_score(score, read.ranking)),
-                total: ranking.map_or(0, Ranking::len),
-                period,
-            })
-        })
+        ops::rank_of_score(self, board, score, read).await
     }
 
     async fn thresholds(
@@ -360,23 +219,7 @@ impl Leaderboard for Store {
         query: &ThresholdQuery,
         period: &PeriodRef,
     ) -> Result<Thresholds, BoardError> {
-        self.with_period(board, period, |period, ranking| {
-            let total = ranking.map_or(0, Ranking::len);
-            let at = query
-                .ordinal_ranks(total)
-                .into_iter()
-                .map(|rank| {
-                    ranking
-                        .zip(rank.checked_sub(1))
-                        .and_then(|(r, pos)| r.at(pos))
-                })
-                .collect();
-            Ok(Thresholds {
-                total,
-                period,
-                thresholds: query.answer(total, at),
-            })
-        })
+        ops::thresholds(self, board, query, period).await
     }
 
     async fn page(
@@ -386,14 +229,7 @@ impl Leaderboard for Store {
         limit: u64,
         read: &ReadOptions,
     ) -> Result<Rows, BoardError> {
-        self.with_period(board, &read.period, |period, ranking| {
-            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-            Ok(Rows {
-                total: ranking.map_or(0, Ranking::len),
-                entries: ranking.map_or_else(Vec::new, |r| r.page(offset, limit, read.ranking)),
-                period,
-            })
-        })
+        ops::page(self, board, offset, limit, read).await
     }
 
     async fn around(
@@ -403,19 +239,7 @@ impl Leaderboard for Store {
         window: Around,
         read: &ReadOptions,
     ) -> Result<Rows, BoardError> {
-        self.with_period(board, &read.period, |period, ranking| {
-            let rows = ranking.and_then(|r| {
-                r.around(member, window.before, window.after, read.ranking)
-                    .map(|entries| (entries, r.len()))
-            });
-            let (entries, total) =
-                rows.ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
-            Ok(Rows {
-                total,
-                period,
-                entries,
-            })
-        })
+        ops::around(self, board, member, window, read).await
     }
 
     async fn remove(
@@ -424,16 +248,7 @@ impl Leaderboard for Store {
         member: &str,
         period: &PeriodRef,
     ) -> Result<(), BoardError> {
-        // A period the reader cannot see is a 404 before anything is logged; the command
-        // resolves `period` again at the instant it is logged, as replays will.
-        self.with_period(board, period, |_, _| Ok(()))?;
-        let cmd = Command::DeleteMember {
-            board: board.to_owned(),
-            period: period.as_str().to_owned(),
-            member: member.to_owned(),
-            now_us: 0,
-        };
-        self.execute(cmd, true).await.map(|_| ())
+        ops::remove(self, board, member, period).await
     }
 
     async fn keyed(
@@ -442,54 +257,7 @@ impl Leaderboard for Store {
         key: &IdempotencyKey,
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
-        let id = key.digest;
-        let fingerprint = short_fingerprint(&key.fingerprint);
-        // A key already remembered is answered where its command is applied (one lookup
-        // in the table, by the writer), so a retry is logged like any keyed command. When
-        // the command is refused instead — its board deleted since, the log unwritable —
-        // the table is asked here: a remembered answer stands over today's refusal.
-        let applied = match self.keyed_commands(board, op) {
-            Ok((batch, cmds)) => {
-                let key = KeyRecord {
-                    id,
-                    fingerprint,
-                    ttl_us: key.ttl_us,
-                    now_us: 0,
-                };
-                let cmd = Command::Keyed { key, batch, cmds };
-                self.execute(cmd, false).await
-            }
-            Err(e) => Err(e),
-        };
-        let reused = || BoardError::IdempotencyKeyReused(key.key.clone());
-        match applied {
-            Ok(Applied::Keyed(answer)) => Ok(Replayable {
-                answer,
-                replayed: false,
-            }),
-            Ok(Applied::Replayed(answer)) => Ok(Replayable {
-                answer,
-                replayed: true,
-            }),
-            Ok(other) => Err(BoardError::Unavailable(format!(
-                "the log answered a keyed command with {other:?}"
-            ))),
-            Err(BoardError::IdempotencyKeyReused(_)) => Err(reused()),
-            Err(e) => {
-                let recalled = self
-                    .state()
-                    .idempotency()
-                    .recall(id, fingerprint, self.now_us());
-                match recalled {
-                    Some(Ok(answer)) => Ok(Replayable {
-                        answer,
-                        replayed: true,
-                    }),
-                    Some(Err(KeyReused)) => Err(reused()),
-                    None => Err(e),
-                }
-            }
-        }
+        ops::keyed(self, board, key, op).await
     }
 
     async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
@@ -518,18 +286,7 @@ impl Leaderboard for Store {
     }
 
     async fn hook_advance(&self, board: &str, cursor_us: i64) -> Result<(), BoardError> {
-        let moves = self.with_board(board, |b| {
-            Ok(b.config().settings.webhook.is_some()
-                && b.hook_cursor().is_none_or(|c| c < cursor_us))
-        })?;
-        if moves {
-            let cmd = Command::HookAdvance {
-                board: board.to_owned(),
-                cursor_us,
-            };
-            self.execute(cmd, false).await?;
-        }
-        Ok(())
+        ops::hook_advance(self, board, cursor_us).await
     }
 
     async fn hook_claim(
@@ -607,7 +364,7 @@ impl Leaderboard for Store {
             file: file.clone(),
             entries,
         };
-        match self.execute(cmd, false).await {
+        match self.execute_one(cmd).await {
             Ok(Applied::Imported(period, entries)) => Ok(Imported { period, entries }),
             failed => {
                 self.state().unstage(&file);

@@ -121,7 +121,7 @@ pub struct Appended {
 }
 
 /// How a log operation fails.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum LogError {
     /// Redis did not answer, or refused.
     #[error("redis: {0}")]

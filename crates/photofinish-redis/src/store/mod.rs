@@ -162,6 +162,29 @@ fn collect_text(v: &redis::Value, out: &mut Vec<String>) {
 }
 
 /// A Redis error: the storage is unavailable, and nothing changed.
+/// The memory Redis reports in use (`INFO memory`, `used_memory`), bytes; on a cluster,
+/// summed over the nodes that answer.
+pub(crate) async fn used_memory(conn: &Conn) -> Result<u64, BoardError> {
+    let info: redis::Value = conn
+        .query(redis::cmd("INFO").arg("memory"))
+        .await
+        .map_err(unavailable)?;
+    let mut texts = Vec::new();
+    collect_text(&info, &mut texts);
+    let found: Vec<u64> = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(|l| l.strip_prefix("used_memory:"))
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    if found.is_empty() {
+        return Err(BoardError::Unavailable(
+            "redis INFO has no used_memory".into(),
+        ));
+    }
+    Ok(found.iter().sum())
+}
+
 pub(crate) fn unavailable(e: redis::RedisError) -> BoardError {
     BoardError::Unavailable(format!("redis: {e}"))
 }
@@ -198,25 +221,7 @@ impl RedisStore {
     /// The memory Redis reports in use (`INFO memory`, `used_memory`), bytes; on a cluster,
     /// summed over the nodes that answer.
     pub async fn used_memory(&self) -> Result<u64, BoardError> {
-        let info: redis::Value = self
-            .conn
-            .query(redis::cmd("INFO").arg("memory"))
-            .await
-            .map_err(unavailable)?;
-        let mut texts = Vec::new();
-        collect_text(&info, &mut texts);
-        let found: Vec<u64> = texts
-            .iter()
-            .flat_map(|t| t.lines())
-            .filter_map(|l| l.strip_prefix("used_memory:"))
-            .filter_map(|v| v.trim().parse().ok())
-            .collect();
-        if found.is_empty() {
-            return Err(BoardError::Unavailable(
-                "redis INFO has no used_memory".into(),
-            ));
-        }
-        Ok(found.iter().sum())
+        used_memory(&self.conn).await
     }
 
     /// Now, µs since the epoch, never going backwards.

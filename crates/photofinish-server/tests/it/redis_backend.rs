@@ -54,6 +54,16 @@ async fn two_servers_on_one_cluster_count_every_increment() {
     two_servers_count_every_increment(Kind::Cluster).await
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_nodes_of_the_log_layout_count_every_increment() {
+    two_servers_count_every_increment(Kind::Log).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_nodes_of_the_log_layout_on_a_cluster_count_every_increment() {
+    two_servers_count_every_increment(Kind::LogCluster).await
+}
+
 /// A board deleted and re-created with another config through one server is seen by the
 /// other, whose cached config is stale.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -36,6 +36,8 @@ fn signed(o: ServeOptions, clock: &Arc<ManualClock>) -> ServeOptions {
         webhook: WebhookOptions {
             secret: Some(SECRET.into()),
         },
+        // The clock is set by hand: the log layout's skew check does not apply.
+        max_clock_skew: None,
         ..o
     }
 }
@@ -320,4 +322,18 @@ mod shared {
     async fn cluster() {
         servers_sharing_a_redis_post_once(Kind::Cluster).await
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn log_layout() {
+        servers_sharing_a_redis_post_once(Kind::Log).await
+    }
 }
+
+photofinish_testkit::on_log_layout!(
+    posts_the_closed_period_once_on_time_signed,
+    a_failing_receiver_gets_one_more_post_after_two_failures,
+    grace_holds_the_post_for_late_results,
+    an_owed_post_survives_a_restart,
+    a_day_of_failures_is_given_up,
+    boards_that_cannot_post_refuse_a_webhook,
+);

@@ -1,0 +1,561 @@
+//! The board operations of the [`Leaderboard`](photofinish_core::Leaderboard) service,
+//! written once over an [`Engine`]: where a board's state is read, and how commands are
+//! logged and applied. The embedded store (one local log for every board) and a Redis
+//! node (a log per board in Redis, docs/redis-log.md) are the two engines; what each
+//! operation checks, which [`Command`] it becomes and how the applied answer reads back
+//! live here alone, so both backends answer alike by construction.
+//!
+//! Checks that need the clock run here, before a command is logged, never in
+//! [`State::apply`](crate::State::apply): a write with an explicit `at` older than the
+//! board's window is refused here, so replaying the log never depends on when it runs.
+
+use async_trait::async_trait;
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
+use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use photofinish_core::view::{
+    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
+};
+use photofinish_core::{Around, Board, BoardConfig, BoardError, Period, PeriodRef, Ranking};
+
+use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
+use crate::idempotency::{short_fingerprint, KeyReused};
+use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
+
+/// What an engine provides the operations. See the module docs.
+#[async_trait]
+pub trait Engine: Send + Sync {
+    /// The clock every check before logging uses.
+    fn now_us(&self) -> i64;
+
+    /// The board limit a create is logged with.
+    fn max_boards(&self) -> Option<u64>;
+
+    /// Board `board`, reflecting every command acknowledged before the call
+    /// (`board_not_found` if there is none).
+    async fn board(&self, board: &str) -> Result<BoardHandle, BoardError>;
+
+    /// Board `board` for the checks made before a command is logged: it may be as this
+    /// node last saw it (the apply checks again what matters), but never misses a board
+    /// that exists. By default [`Self::board`].
+    async fn board_to_write(&self, board: &str) -> Result<BoardHandle, BoardError> {
+        self.board(board).await
+    }
+
+    /// Logs `cmds` (each with whether its time is the log's stamp) on `board`'s log, in
+    /// order, and answers each as applied. An error fails them all, and none was applied.
+    async fn execute(
+        &self,
+        board: &str,
+        cmds: Vec<(Command, bool)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError>;
+
+    /// What the idempotency table remembers of key `id` on `board` (asked when a keyed
+    /// command was refused before it was applied: a remembered answer stands).
+    async fn recall(
+        &self,
+        board: &str,
+        id: u128,
+        fingerprint: [u8; 16],
+    ) -> Option<Result<Answer, KeyReused>>;
+}
+
+/// Logs and applies one command; its answer.
+async fn execute_one<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    cmd: Command,
+    stamp: bool,
+) -> Result<Applied, BoardError> {
+    e.execute(board, vec![(cmd, stamp)])
+        .await?
+        .pop()
+        .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+}
+
+/// Runs `f` on `board` under its read lock.
+async fn with_board<E: Engine + ?Sized, T>(
+    e: &E,
+    board: &str,
+    f: impl FnOnce(&Board) -> Result<T, BoardError>,
+) -> Result<T, BoardError> {
+    let handle = e.board(board).await?;
+    let b = read_lock(&handle);
+    f(&b)
+}
+
+/// Runs `f` on `board` as [`Engine::board_to_write`] has it, under its read lock.
+async fn before_write<E: Engine + ?Sized, T>(
+    e: &E,
+    board: &str,
+    f: impl FnOnce(&Board) -> Result<T, BoardError>,
+) -> Result<T, BoardError> {
+    let handle = e.board_to_write(board).await?;
+    let b = read_lock(&handle);
+    f(&b)
+}
+
+/// Runs `f` on the period `r` names and its ranking (if it has one), under the board's
+/// read lock; see [`Board::read`] for which periods a reader sees.
+async fn with_period<E: Engine + ?Sized, T>(
+    e: &E,
+    board: &str,
+    r: &PeriodRef,
+    f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
+) -> Result<T, BoardError> {
+    let now = e.now_us();
+    with_board(e, board, |b| {
+        let (period, ranking) = b.read(r, now)?;
+        f(period, ranking)
+    })
+    .await
+}
+
+/// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
+/// log stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one), into the
+/// period starting at `period_us` when it names one.
+fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -> Command {
+    Command::Write {
+        board: board.to_owned(),
+        member: w.member,
+        op: w.op,
+        value: w.value,
+        at_us: w.at_us.unwrap_or(at_us),
+        period_us,
+        metadata: w.metadata,
+        over_budget: w.over_budget,
+    }
+}
+
+/// The logged command of write `w`, after the clock's check: a write with an explicit
+/// `at` must name a period readers still see (the log's own retention rule only knows
+/// the newest period written).
+fn write_command(
+    b: &Board,
+    board: &str,
+    w: WriteRequest,
+    now_us: i64,
+) -> Result<(Command, bool), BoardError> {
+    if let Some(at) = w.at_us {
+        b.window().write_period(at, now_us)?;
+    }
+    let period_us = named_period(b, &w, now_us)?;
+    let stamp = w.at_us.is_none();
+    Ok((write_cmd(board, w, 0, period_us), stamp))
+}
+
+/// An instant in the period write `w` names, if it names one, checked by the board's
+/// window at now with its grace (a keyed write is checked again at its record's instant,
+/// so a replay decides alike).
+fn named_period(b: &Board, w: &WriteRequest, now_us: i64) -> Result<Option<i64>, BoardError> {
+    let Some(id) = &w.period else {
+        return Ok(None);
+    };
+    let grace = b.config().settings.grace;
+    b.window()
+        .named_write_period(id, now_us, grace)
+        // An instant inside the period: its start (0 for `all`, which starts at i64::MIN).
+        .map(|p| Some(p.start_us.max(0)))
+}
+
+/// The commands of keyed operation `op` on `board`, and whether they are a batch.
+async fn keyed_commands<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    op: Keyed,
+) -> Result<(bool, Vec<Command>), BoardError> {
+    let now = e.now_us();
+    // The command of a write inside a keyed operation: its instant stamped at commit.
+    let keyed_write = |b: &Board, w: WriteRequest| {
+        let period_us = named_period(b, &w, now)?;
+        Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
+    };
+    Ok(match op {
+        // A write naming no period needs nothing of the board before it is logged (a
+        // missing board is the apply's refusal, under the key).
+        Keyed::Write(w) if w.period.is_none() => {
+            (false, vec![write_cmd(board, w, STAMP_AT_COMMIT, None)])
+        }
+        Keyed::Write(w) => (
+            false,
+            vec![before_write(e, board, |b| keyed_write(b, w)).await?],
+        ),
+        Keyed::Batch(writes) => (
+            true,
+            before_write(e, board, |b| {
+                writes.into_iter().map(|w| keyed_write(b, w)).collect()
+            })
+            .await?,
+        ),
+        Keyed::Remove { member, period } => (
+            false,
+            vec![Command::DeleteMember {
+                board: board.to_owned(),
+                period: period.as_str().to_owned(),
+                member,
+                now_us: 0,
+            }],
+        ),
+        Keyed::Create(config) => {
+            config.validate()?;
+            (
+                false,
+                vec![Command::CreateBoard {
+                    board: board.to_owned(),
+                    config,
+                    max_boards: e.max_boards(),
+                }],
+            )
+        }
+    })
+}
+
+fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
+    match applied {
+        Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+        other => Err(BoardError::Unavailable(format!(
+            "the log answered a write with {other:?}"
+        ))),
+    }
+}
+
+/// `Leaderboard::create_board`.
+pub async fn create_board<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    config: BoardConfig,
+) -> Result<bool, BoardError> {
+    config.validate()?;
+    let cmd = Command::CreateBoard {
+        board: board.to_owned(),
+        config,
+        max_boards: e.max_boards(),
+    };
+    Ok(execute_one(e, board, cmd, false).await? == Applied::BoardCreated(true))
+}
+
+/// `Leaderboard::check_board`.
+pub async fn check_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), BoardError> {
+    e.board(board).await.map(drop)
+}
+
+/// `Leaderboard::config`.
+pub async fn config<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardConfig, BoardError> {
+    with_board(e, board, |b| Ok(b.config().clone())).await
+}
+
+/// `Leaderboard::board`.
+pub async fn board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardState, BoardError> {
+    let now = e.now_us();
+    with_board(e, board, |b| board_state_at(board, b, now)).await
+}
+
+/// `Leaderboard::update_board`.
+pub async fn update_board<E: Engine + ?Sized>(
+    e: &E,
+    name: &str,
+    patch: &BoardPatch,
+) -> Result<BoardState, BoardError> {
+    // Checked here too, so a patch that breaks a rule is refused before it is logged.
+    with_board(e, name, |b| patch.apply(b.config()).map(drop)).await?;
+    let cmd = Command::PatchBoard {
+        board: name.to_owned(),
+        patch: patch.clone(),
+    };
+    execute_one(e, name, cmd, false).await?;
+    board(e, name).await
+}
+
+/// `Leaderboard::delete_board`.
+pub async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), BoardError> {
+    e.board(board).await?;
+    let cmd = Command::DeleteBoard {
+        board: board.to_owned(),
+    };
+    execute_one(e, board, cmd, false).await.map(drop)
+}
+
+/// `Leaderboard::periods`.
+pub async fn periods<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+) -> Result<Vec<PeriodSummary>, BoardError> {
+    let now = e.now_us();
+    with_board(e, board, |b| {
+        let floor_us = b.window().visible(now)?.floor_us;
+        Ok(b.periods()
+            .filter(|(p, _)| p.start_us >= floor_us)
+            .map(|(p, r)| PeriodSummary {
+                period: p.clone(),
+                members: r.len(),
+            })
+            .collect())
+    })
+    .await
+}
+
+/// `Leaderboard::write`.
+pub async fn write<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    w: WriteRequest,
+) -> Result<WriteOutcome, BoardError> {
+    let now = e.now_us();
+    let (cmd, stamp) = before_write(e, board, |b| write_command(b, board, w, now)).await?;
+    written(execute_one(e, board, cmd, stamp).await?)
+}
+
+/// `Leaderboard::write_batch`: every entry logged in order, in one group where the engine
+/// can; an entry refused before logging (its clock check) fails alone.
+pub async fn write_batch<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    writes: Vec<WriteRequest>,
+) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+    let now = e.now_us();
+    let prepared: Vec<Result<(Command, bool), BoardError>> = before_write(e, board, |b| {
+        Ok(writes
+            .into_iter()
+            .map(|w| write_command(b, board, w, now))
+            .collect())
+    })
+    .await?;
+    let cmds: Vec<(Command, bool)> = prepared.iter().filter_map(|p| p.clone().ok()).collect();
+    let mut applied = e.execute(board, cmds).await?.into_iter();
+    Ok(prepared
+        .into_iter()
+        .map(|p| match p {
+            Ok(_) => applied
+                .next()
+                .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered too few".into())))
+                .and_then(written),
+            Err(err) => Err(err),
+        })
+        .collect())
+}
+
+/// `Leaderboard::member`.
+pub async fn member<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    member: &str,
+    read: &ReadOptions,
+) -> Result<MemberRow, BoardError> {
+    with_period(e, board, &read.period, |period, ranking| {
+        let entry = ranking.and_then(|r| r.member_ranked(member, read.ranking));
+        let ((entry, ordinal), ranking) = entry
+            .zip(ranking)
+            .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
+        Ok(MemberRow {
+            entry,
+            ordinal,
+            total: ranking.len(),
+            period,
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::members`.
+pub async fn members<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    members: &[String],
+    read: &ReadOptions,
+) -> Result<MemberSet, BoardError> {
+    with_period(e, board, &read.period, |period, ranking| {
+        let Some(r) = ranking else {
+            return Ok(MemberSet {
+                total: 0,
+                period,
+                entries: Vec::new(),
+                missing: members.to_vec(),
+            });
+        };
+        let (entries, missing) = r.members_of(members, read.ranking);
+        Ok(MemberSet {
+            total: r.len(),
+            period,
+            entries,
+            missing: missing.into_iter().map(|i| members[i].clone()).collect(),
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::rank_of_score`.
+pub async fn rank_of_score<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    score: i64,
+    read: &ReadOptions,
+) -> Result<ScoreRank, BoardError> {
+    with_period(e, board, &read.period, |period, ranking| {
+        Ok(ScoreRank {
+            score,
+            rank: ranking.map_or(1, |r| r.rank_of_score(score, read.ranking)),
+            total: ranking.map_or(0, Ranking::len),
+            period,
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::thresholds`.
+pub async fn thresholds<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    query: &ThresholdQuery,
+    period: &PeriodRef,
+) -> Result<Thresholds, BoardError> {
+    with_period(e, board, period, |period, ranking| {
+        let total = ranking.map_or(0, Ranking::len);
+        let at = query
+            .ordinal_ranks(total)
+            .into_iter()
+            .map(|rank| {
+                ranking
+                    .zip(rank.checked_sub(1))
+                    .and_then(|(r, pos)| r.at(pos))
+            })
+            .collect();
+        Ok(Thresholds {
+            total,
+            period,
+            thresholds: query.answer(total, at),
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::page`.
+pub async fn page<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    offset: u64,
+    limit: u64,
+    read: &ReadOptions,
+) -> Result<Rows, BoardError> {
+    with_period(e, board, &read.period, |period, ranking| {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        Ok(Rows {
+            total: ranking.map_or(0, Ranking::len),
+            entries: ranking.map_or_else(Vec::new, |r| r.page(offset, limit, read.ranking)),
+            period,
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::around`.
+pub async fn around<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    member: &str,
+    window: Around,
+    read: &ReadOptions,
+) -> Result<Rows, BoardError> {
+    with_period(e, board, &read.period, |period, ranking| {
+        let rows = ranking.and_then(|r| {
+            r.around(member, window.before, window.after, read.ranking)
+                .map(|entries| (entries, r.len()))
+        });
+        let (entries, total) =
+            rows.ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
+        Ok(Rows {
+            total,
+            period,
+            entries,
+        })
+    })
+    .await
+}
+
+/// `Leaderboard::remove`.
+pub async fn remove<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    member: &str,
+    period: &PeriodRef,
+) -> Result<(), BoardError> {
+    // A period the reader cannot see is a 404 before anything is logged; the command
+    // resolves `period` again at the instant it is logged, as replays will.
+    with_period(e, board, period, |_, _| Ok(())).await?;
+    let cmd = Command::DeleteMember {
+        board: board.to_owned(),
+        period: period.as_str().to_owned(),
+        member: member.to_owned(),
+        now_us: 0,
+    };
+    execute_one(e, board, cmd, true).await.map(drop)
+}
+
+/// `Leaderboard::keyed`.
+pub async fn keyed<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    key: &IdempotencyKey,
+    op: Keyed,
+) -> Result<Replayable, BoardError> {
+    let id = key.digest;
+    let fingerprint = short_fingerprint(&key.fingerprint);
+    // A key already remembered is answered where its command is applied (one lookup in
+    // the table, in log order), so a retry is logged like any keyed command. When the
+    // command is refused instead — its board deleted since, the log unwritable — the
+    // table is asked here: a remembered answer stands over today's refusal.
+    let applied = match keyed_commands(e, board, op).await {
+        Ok((batch, cmds)) => {
+            let key = KeyRecord {
+                id,
+                fingerprint,
+                ttl_us: key.ttl_us,
+                now_us: 0,
+            };
+            let cmd = Command::Keyed { key, batch, cmds };
+            execute_one(e, board, cmd, false).await
+        }
+        Err(err) => Err(err),
+    };
+    let reused = || BoardError::IdempotencyKeyReused(key.key.clone());
+    match applied {
+        Ok(Applied::Keyed(answer)) => Ok(Replayable {
+            answer,
+            replayed: false,
+        }),
+        Ok(Applied::Replayed(answer)) => Ok(Replayable {
+            answer,
+            replayed: true,
+        }),
+        Ok(other) => Err(BoardError::Unavailable(format!(
+            "the log answered a keyed command with {other:?}"
+        ))),
+        Err(BoardError::IdempotencyKeyReused(_)) => Err(reused()),
+        Err(err) => match e.recall(board, id, fingerprint).await {
+            Some(Ok(answer)) => Ok(Replayable {
+                answer,
+                replayed: true,
+            }),
+            Some(Err(KeyReused)) => Err(reused()),
+            None => Err(err),
+        },
+    }
+}
+
+/// `Leaderboard::hook_advance`: logged only if it moves the cursor.
+pub async fn hook_advance<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    cursor_us: i64,
+) -> Result<(), BoardError> {
+    let moves = with_board(e, board, |b| {
+        Ok(b.config().settings.webhook.is_some() && b.hook_cursor().is_none_or(|c| c < cursor_us))
+    })
+    .await?;
+    if moves {
+        let cmd = Command::HookAdvance {
+            board: board.to_owned(),
+            cursor_us,
+        };
+        execute_one(e, board, cmd, false).await?;
+    }
+    Ok(())
+}
