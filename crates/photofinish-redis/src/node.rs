@@ -12,9 +12,11 @@
 //! and the webhook's claim (a key with the claimant's token and a time to live, so one
 //! node posts a period).
 //!
-//! Not yet here (issue 41, docs/redis-log.md "Next steps"): imports (refused with
-//! `not_supported`), snapshots published in the background, idle boards dropped, event
-//! ids that agree across nodes.
+//! An import writes its ranking as chunks in Redis (`ns:{b}:imports:<id>:<i>`) before the
+//! entry that puts it in place; every node reads them when it takes that entry.
+//!
+//! Not yet here (issue 41, docs/redis-log.md "Next steps"): snapshots published in the
+//! background, idle boards dropped, event ids that agree across nodes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,13 +27,9 @@ use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::events::{EventFeed, Feeds, EVENT_RING_LEN};
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
-use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::{
-    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
-    WriteRequest,
-};
-use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
+use photofinish_core::view::{BoardState, Totals};
+use photofinish_core::{BoardConfig, BoardError, PeriodRef};
 use photofinish_store::idempotency::KeyReused;
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::{read_lock, BoardHandle};
@@ -40,7 +38,7 @@ use tokio::sync::OnceCell;
 
 use crate::conn::{Conn, Target};
 use crate::log::{BoardLog, LogKeys};
-use crate::replica::{Replica, ReplicaError};
+use crate::replica::{import_file, Replica, ReplicaError};
 use crate::store::unavailable;
 
 /// How often a watched board is caught up when nothing else touches it (its live events
@@ -261,8 +259,7 @@ impl Engine for LogStore {
     }
 }
 
-#[async_trait]
-impl Leaderboard for LogStore {
+photofinish_store::leaderboard_over_engine!(LogStore, {
     fn now_us(&self) -> i64 {
         self.clock.now_us()
     }
@@ -322,22 +319,6 @@ impl Leaderboard for LogStore {
         Engine::board_to_write(self, board).await.map(drop)
     }
 
-    async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
-        ops::config(self, board).await
-    }
-
-    async fn update_board(
-        &self,
-        board: &str,
-        patch: &BoardPatch,
-    ) -> Result<BoardState, BoardError> {
-        ops::update_board(self, board, patch).await
-    }
-
-    async fn board(&self, board: &str) -> Result<BoardState, BoardError> {
-        ops::board(self, board).await
-    }
-
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
         let mut out = Vec::new();
         for name in self.registered().await? {
@@ -358,87 +339,6 @@ impl Leaderboard for LogStore {
             .await
             .map_err(unavailable)?;
         Ok(())
-    }
-
-    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
-        ops::periods(self, board).await
-    }
-
-    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
-        ops::write(self, board, w).await
-    }
-
-    async fn write_batch(
-        &self,
-        board: &str,
-        writes: Vec<WriteRequest>,
-    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        ops::write_batch(self, board, writes).await
-    }
-
-    async fn member(
-        &self,
-        board: &str,
-        member: &str,
-        read: &ReadOptions,
-    ) -> Result<MemberRow, BoardError> {
-        ops::member(self, board, member, read).await
-    }
-
-    async fn members(
-        &self,
-        board: &str,
-        members: &[String],
-        read: &ReadOptions,
-    ) -> Result<MemberSet, BoardError> {
-        ops::members(self, board, members, read).await
-    }
-
-    async fn rank_of_score(
-        &self,
-        board: &str,
-        score: i64,
-        read: &ReadOptions,
-    ) -> Result<ScoreRank, BoardError> {
-        ops::rank_of_score(self, board, score, read).await
-    }
-
-    async fn thresholds(
-        &self,
-        board: &str,
-        query: &ThresholdQuery,
-        period: &PeriodRef,
-    ) -> Result<Thresholds, BoardError> {
-        ops::thresholds(self, board, query, period).await
-    }
-
-    async fn page(
-        &self,
-        board: &str,
-        offset: u64,
-        limit: u64,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        ops::page(self, board, offset, limit, read).await
-    }
-
-    async fn around(
-        &self,
-        board: &str,
-        member: &str,
-        window: Around,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        ops::around(self, board, member, window, read).await
-    }
-
-    async fn remove(
-        &self,
-        board: &str,
-        member: &str,
-        period: &PeriodRef,
-    ) -> Result<(), BoardError> {
-        ops::remove(self, board, member, period).await
     }
 
     async fn keyed(
@@ -562,14 +462,58 @@ impl Leaderboard for LogStore {
 
     async fn import(
         &self,
-        _board: &str,
-        _period: &PeriodRef,
-        _source: &mut dyn ImportSource,
+        board: &str,
+        period: &PeriodRef,
+        source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {
-        Err(BoardError::NotSupported(
-            "imports on the Redis log layout (issue 41, in progress)".into(),
-        ))
+        let (target, builder) = ops::import_rows(self, board, period, source).await?;
+        // Sort (if the rows were not in rank order) and index off the async workers.
+        let ranking = tokio::task::spawn_blocking(move || builder.finish())
+            .await
+            .map_err(|_| BoardError::ShuttingDown)??;
+        let bytes = photofinish_store::import::encode(&ranking)
+            .map_err(|e| BoardError::Unavailable(format!("import: {e}")))?;
+        // The ranking is in Redis before the entry that names it: every node reads it
+        // from there when it takes the entry (the entry's numbers its chunks).
+        let r = self.replica(board, true).await?;
+        let keys = r.log().keys().clone();
+        let id: u64 = self
+            .conn
+            .query(redis::cmd("INCR").arg(&keys.imports))
+            .await
+            .map_err(unavailable)?;
+        let chunks = r
+            .log()
+            .write_chunks(&keys.import_prefix(id), &bytes, None)
+            .await
+            .map_err(|e| BoardError::Unavailable(e.to_string()))?;
+        let file = import_file(id, chunks);
+        let entries = ranking.len();
+        r.state().stage(file.clone(), ranking);
+        let cmd = Command::Import {
+            board: board.to_owned(),
+            period_us: target.start_us.max(0),
+            file: file.clone(),
+            entries,
+        };
+        let applied = Engine::execute(self, board, vec![(cmd, false)])
+            .await
+            .and_then(|mut a| {
+                a.pop()
+                    .unwrap_or_else(|| Err(BoardError::Unavailable("no answer".into())))
+            });
+        match applied {
+            Ok(Applied::Imported(period, entries)) => Ok(Imported { period, entries }),
+            failed => {
+                // The chunks stay: if the entry was appended (and refused, say because a
+                // write filled the period meanwhile), every node still reads them to take it.
+                r.state().unstage(&file);
+                Err(failed.err().unwrap_or_else(|| {
+                    BoardError::Unavailable("the log answered an import oddly".into())
+                }))
+            }
+        }
     }
 
     fn shutdown(&self) {}
-}
+});

@@ -94,6 +94,17 @@ pub fn decode_entry(payload: &[u8]) -> Result<Decoded, ReplicaError> {
     })
 }
 
+/// The name an import's command gives its ranking: import `id`, in `chunks` chunks.
+pub fn import_file(id: u64, chunks: u64) -> String {
+    format!("imp{id}.{chunks}")
+}
+
+/// The id and chunk count an import file name says ([`import_file`]).
+pub fn parse_import_file(name: &str) -> Option<(u64, u64)> {
+    let (id, chunks) = name.strip_prefix("imp")?.split_once('.')?;
+    Some((id.parse().ok()?, chunks.parse().ok()?))
+}
+
 /// The effective time of a stamped entry (docs/SPEC.md §12, "Time").
 pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
     stamp_us.max(previous_us.saturating_add(1))
@@ -231,11 +242,49 @@ impl Replica {
                 }
                 .into());
             }
-            for e in &page {
-                self.follow(&mut pos, e)?;
-            }
+            self.follow_all(&mut pos, &page).await?;
         }
         Ok(pos.tail.n)
+    }
+
+    /// Before entry `e` is taken: if it puts an import's ranking in place, the ranking is
+    /// staged, read from its chunks in Redis ([`import_file`]) unless this node staged it
+    /// itself. A ranking that cannot be read stops the replica (it would answer otherwise
+    /// than the nodes that applied it).
+    async fn prepare(&self, e: &Entry) -> Result<(), ReplicaError> {
+        if !e
+            .payload
+            .get(10..)
+            .is_some_and(photofinish_store::command::is_import)
+        {
+            return Ok(());
+        }
+        let Command::Import { file, .. } = decode_entry(&e.payload)?.cmd else {
+            return Ok(());
+        };
+        if self.state.is_staged(&file) {
+            return Ok(());
+        }
+        let unreadable = |why: String| ReplicaError::Unreadable(format!("import {file}: {why}"));
+        let (id, chunks) =
+            parse_import_file(&file).ok_or_else(|| unreadable("a name no node writes".into()))?;
+        let bytes = self
+            .log
+            .chunks(&self.log.keys().import_prefix(id), chunks)
+            .await?
+            .ok_or_else(|| unreadable("its ranking is no longer in redis".into()))?;
+        let ranking = photofinish_store::import::decode(&bytes).map_err(|e| unreadable(e.0))?;
+        self.state.stage(file, ranking);
+        Ok(())
+    }
+
+    /// Takes the entries of `page` in order, staging what they need first.
+    async fn follow_all(&self, pos: &mut Position, page: &[Entry]) -> Result<(), ReplicaError> {
+        for e in page {
+            self.prepare(e).await?;
+            self.follow(pos, e)?;
+        }
+        Ok(())
     }
 
     /// Takes one entry: checks it follows, applies it; the command's answer.
@@ -357,11 +406,7 @@ impl Replica {
             .append(Some(pos.tail.n), stamp_us, self.max_skew_us, &payloads)
             .await?;
         match appended.missed {
-            Missed::Entries(missed) => {
-                for e in &missed {
-                    self.follow(pos, e)?;
-                }
-            }
+            Missed::Entries(missed) => self.follow_all(pos, &missed).await?,
             Missed::Behind => {
                 while pos.tail.n + 1 < appended.first {
                     let limit = (appended.first - 1 - pos.tail.n).min(MAX_READ_ENTRIES as u64);
@@ -373,9 +418,7 @@ impl Replica {
                         }
                         .into());
                     }
-                    for e in &page {
-                        self.follow(pos, e)?;
-                    }
+                    self.follow_all(pos, &page).await?;
                 }
             }
         }

@@ -138,6 +138,12 @@ const HOOK_ADVANCE: u8 = 11;
 /// An import filled a period: board, period instant, import file name, entries.
 const IMPORT: u8 = 12;
 
+/// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
+/// staged before it is applied), read from its first byte without decoding it.
+pub fn is_import(encoded: &[u8]) -> bool {
+    encoded.first() == Some(&IMPORT)
+}
+
 impl Command {
     /// Whether stamping gives this command an instant: a write whose time the writer
     /// stamps (`stamp`), a member delete, and a keyed command (its record and the inner

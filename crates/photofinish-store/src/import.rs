@@ -40,18 +40,26 @@ pub fn is_import_file(name: &str) -> bool {
 
 /// Writes `ranking` to `path` atomically (fsynced and renamed into place).
 pub fn write(storage: &dyn Storage, path: &Path, ranking: &Ranking) -> io::Result<()> {
-    storage.write_atomic(path, &mut |w| {
-        let mut crc = crate::snapshot::CrcWriter::new(w);
-        let mut e = Enc::default();
-        e.0.extend_from_slice(MAGIC);
-        e.u8(match ranking.order() {
-            Order::Asc => 0,
-            Order::Desc => 1,
-        });
-        write_ranking(&mut crc, e, ranking)?;
-        let sum = crc.crc();
-        std::io::Write::write_all(crc.into_inner(), &sum.to_le_bytes())
-    })
+    let bytes = encode(ranking)?;
+    storage.write_atomic(path, &mut |w| w.write_all(&bytes))
+}
+
+/// An import file's bytes for `ranking` (docs/format.md, "Import files"): what the
+/// embedded store writes beside its log, and a Redis node writes as chunks before the
+/// entry that puts the ranking in place.
+pub fn encode(ranking: &Ranking) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut crc = crate::snapshot::CrcWriter::new(&mut out);
+    let mut e = Enc::default();
+    e.0.extend_from_slice(MAGIC);
+    e.u8(match ranking.order() {
+        Order::Asc => 0,
+        Order::Desc => 1,
+    });
+    write_ranking(&mut crc, e, ranking)?;
+    let sum = crc.crc();
+    std::io::Write::write_all(crc.into_inner(), &sum.to_le_bytes())?;
+    Ok(out)
 }
 
 /// Reads the import file at `path`.
@@ -69,7 +77,8 @@ pub enum ReadError {
     Corrupt(DecodeError),
 }
 
-fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
+/// The ranking an import file's bytes hold (checksum and layout checked).
+pub fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
     if buf.len() < MAGIC.len() + 1 + 4 || &buf[..8] != MAGIC {
         return Err(DecodeError(
             "not a Photofinish import file (bad magic)".into(),

@@ -12,14 +12,9 @@ use futures_channel::oneshot;
 use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
-use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
-use photofinish_core::ranking::{RankingBuilder, SavedEntry};
-use photofinish_core::transfer::{ImportCheck, ImportSource, Imported};
-use photofinish_core::view::{
-    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
-    WriteRequest,
-};
-use photofinish_core::{Around, Board, BoardConfig, BoardError, Leaderboard, PeriodRef, Ranking};
+use photofinish_core::transfer::{ImportSource, Imported};
+use photofinish_core::view::{BoardState, Totals};
+use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
 
 use crate::command::Command;
 use crate::idempotency::KeyReused;
@@ -108,8 +103,7 @@ impl Engine for Store {
     }
 }
 
-#[async_trait]
-impl Leaderboard for Store {
+crate::leaderboard_over_engine!(Store, {
     fn now_us(&self) -> i64 {
         Store::now_us(self)
     }
@@ -142,22 +136,6 @@ impl Leaderboard for Store {
         ops::check_board(self, board).await
     }
 
-    async fn config(&self, board: &str) -> Result<BoardConfig, BoardError> {
-        ops::config(self, board).await
-    }
-
-    async fn update_board(
-        &self,
-        board: &str,
-        patch: &BoardPatch,
-    ) -> Result<BoardState, BoardError> {
-        ops::update_board(self, board, patch).await
-    }
-
-    async fn board(&self, board: &str) -> Result<BoardState, BoardError> {
-        ops::board(self, board).await
-    }
-
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
         self.state()
             .boards()
@@ -168,87 +146,6 @@ impl Leaderboard for Store {
 
     async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
         ops::delete_board(self, board).await
-    }
-
-    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError> {
-        ops::periods(self, board).await
-    }
-
-    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
-        ops::write(self, board, w).await
-    }
-
-    async fn write_batch(
-        &self,
-        board: &str,
-        writes: Vec<WriteRequest>,
-    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
-        ops::write_batch(self, board, writes).await
-    }
-
-    async fn member(
-        &self,
-        board: &str,
-        member: &str,
-        read: &ReadOptions,
-    ) -> Result<MemberRow, BoardError> {
-        ops::member(self, board, member, read).await
-    }
-
-    async fn members(
-        &self,
-        board: &str,
-        members: &[String],
-        read: &ReadOptions,
-    ) -> Result<MemberSet, BoardError> {
-        ops::members(self, board, members, read).await
-    }
-
-    async fn rank_of_score(
-        &self,
-        board: &str,
-        score: i64,
-        read: &ReadOptions,
-    ) -> Result<ScoreRank, BoardError> {
-        ops::rank_of_score(self, board, score, read).await
-    }
-
-    async fn thresholds(
-        &self,
-        board: &str,
-        query: &ThresholdQuery,
-        period: &PeriodRef,
-    ) -> Result<Thresholds, BoardError> {
-        ops::thresholds(self, board, query, period).await
-    }
-
-    async fn page(
-        &self,
-        board: &str,
-        offset: u64,
-        limit: u64,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        ops::page(self, board, offset, limit, read).await
-    }
-
-    async fn around(
-        &self,
-        board: &str,
-        member: &str,
-        window: Around,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        ops::around(self, board, member, window, read).await
-    }
-
-    async fn remove(
-        &self,
-        board: &str,
-        member: &str,
-        period: &PeriodRef,
-    ) -> Result<(), BoardError> {
-        ops::remove(self, board, member, period).await
     }
 
     async fn keyed(
@@ -308,36 +205,8 @@ impl Leaderboard for Store {
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {
-        let now = self.now_us();
-        let empty = |b: &Board| {
-            let p = b.window().import_period(period, now)?;
-            let held = b.ranking(&p).map_or(0, Ranking::len);
-            if held > 0 {
-                return Err(BoardError::BoardNotEmpty {
-                    board: board.to_owned(),
-                    period: p.id,
-                    members: held,
-                });
-            }
-            Ok((p, b.config().clone()))
-        };
-        let (target, config) = self.with_board(board, empty)?;
-        // Rows go straight into the records of the new ranking, in file order (which is
-        // also their sequence, so equal scores and times keep it).
-        let mut check = ImportCheck::new(&config);
-        let mut builder = RankingBuilder::new(config.order, 0);
-        while let Some(rows) = source.next_chunk().await? {
-            for row in &rows {
-                let at = check.row(row, now)?;
-                builder.push(SavedEntry {
-                    member: &row.member,
-                    score: row.score,
-                    reached_at_us: at,
-                    seq: builder.len() + 1,
-                    metadata: row.metadata.as_deref(),
-                })?;
-            }
-        }
+        let now = Store::now_us(self);
+        let (target, builder) = ops::import_rows(self, board, period, source).await?;
         // Sort (if the rows were not in rank order), index and write the file off the
         // caller's thread: seconds for millions of entries.
         let (storage, dir) = self.files();
@@ -386,4 +255,4 @@ impl Leaderboard for Store {
     fn shutdown(&self) {
         Store::shutdown(self);
     }
-}
+});

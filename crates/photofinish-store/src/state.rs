@@ -166,6 +166,11 @@ impl State {
         self.staged().insert(file, ranking);
     }
 
+    /// Whether the ranking of import file `file` is staged, waiting for its record.
+    pub fn is_staged(&self, file: &str) -> bool {
+        self.staged().contains_key(file)
+    }
+
     /// Drops a staged ranking whose record will not come (the import failed).
     pub fn unstage(&self, file: &str) {
         self.staged().remove(file);

@@ -30,8 +30,8 @@ pub enum Kind {
     LogCluster,
 }
 
-/// Runs each named `async fn(Kind)` as three tests: on the embedded store, on a standalone
-/// Redis and on a 3-master Redis Cluster.
+/// Runs each named `async fn(Kind)` as five tests: on the embedded store, on a standalone
+/// Redis and a 3-master Redis Cluster, and on both in the log layout (docs/redis-log.md).
 #[macro_export]
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {$(
@@ -49,30 +49,50 @@ macro_rules! conformance {
             async fn cluster() {
                 super::$name(Kind::Cluster).await
             }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn log() {
+                super::$name(Kind::Log).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn log_cluster() {
+                super::$name(Kind::LogCluster).await
+            }
         }
     )*};
 }
 
-/// Runs each named `async fn(Kind)` on the Redis log layout (docs/redis-log.md), on a
-/// standalone Redis and on a 3-master cluster: the conformance tests the layout being
-/// built already passes, named beside their `conformance!` (issue 41 adds the rest).
+/// Runs each named `async fn(Kind)` on a standalone Redis and on a 3-master Redis Cluster
+/// (tests of the Redis crate's own parts: [`redis_conn`] connects to either).
 #[macro_export]
-macro_rules! on_log_layout {
-    ($($name:ident),* $(,)?) => {
-        mod log_layout {$(
-            mod $name {
-                use $crate::server::Kind;
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn redis() {
-                    super::super::$name(Kind::Log).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn cluster() {
-                    super::super::$name(Kind::LogCluster).await
-                }
+macro_rules! on_redis {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use $crate::server::Kind;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn redis() {
+                super::$name(Kind::Redis).await
             }
-        )*}
-    };
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn cluster() {
+                super::$name(Kind::Cluster).await
+            }
+        }
+    )*};
+}
+
+/// A connection to the standalone Redis (`Kind::Redis`) or the cluster (`Kind::Cluster`)
+/// this test binary shares.
+pub async fn redis_conn(kind: Kind) -> photofinish_redis::conn::Conn {
+    let url = tokio::task::spawn_blocking(move || match kind {
+        Kind::Cluster | Kind::LogCluster => shared_cluster().url(),
+        _ => shared_redis().url(),
+    })
+    .await
+    .expect("redis");
+    let target = photofinish_redis::conn::Target::parse(&url).expect("url");
+    photofinish_redis::conn::Conn::connect(&target)
+        .await
+        .expect("connect")
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -39,6 +39,8 @@ pub struct LogKeys {
     pub fence: String,
     /// The published snapshot's description.
     pub snap: String,
+    /// The counter imports number their rankings with.
+    pub imports: String,
 }
 
 impl LogKeys {
@@ -51,7 +53,13 @@ impl LogKeys {
             lease: format!("{base}lease"),
             fence: format!("{base}fence"),
             snap: format!("{base}snap"),
+            imports: format!("{base}imports"),
         }
+    }
+
+    /// The key prefix of the chunks of import `id`'s ranking.
+    pub fn import_prefix(&self, id: u64) -> String {
+        format!("{}:{id}:", self.imports)
     }
 
     /// The key prefix of the chunks of the snapshot taken at entry `n` under `token`.

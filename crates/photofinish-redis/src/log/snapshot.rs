@@ -107,25 +107,15 @@ impl BoardLog {
         bytes: &[u8],
     ) -> Result<Result<SnapshotMeta, Refused>, LogError> {
         let prefix = self.keys().chunk_prefix(lease.token, n);
-        let chunks: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
-        let mut pipe = redis::pipe();
-        for (i, chunk) in chunks.iter().enumerate() {
-            pipe.cmd("SET")
-                .arg(format!("{prefix}{i}"))
-                .arg(*chunk)
-                .arg("PX")
-                .arg(ms(UNPUBLISHED_CHUNK_TTL))
-                .ignore();
-        }
-        if !chunks.is_empty() {
-            self.conn().run(&pipe).await?;
-        }
+        let chunks = self
+            .write_chunks(&prefix, bytes, Some(UNPUBLISHED_CHUNK_TTL))
+            .await?;
         let meta = SnapshotMeta {
             n,
             check: check.clone(),
             version,
             token: lease.token,
-            chunks: chunks.len() as u64,
+            chunks,
             bytes: bytes.len() as u64,
             crc: crc32c::crc32c(bytes),
         };
@@ -211,22 +201,12 @@ impl BoardLog {
         meta: &SnapshotMeta,
         prefix: &str,
     ) -> Result<Result<Vec<u8>, String>, LogError> {
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.bytes).unwrap_or(0));
-        for i in 0..meta.chunks {
-            let chunk: Option<Vec<u8>> = self
-                .conn()
-                .query(redis::cmd("GET").arg(format!("{prefix}{i}")))
-                .await?;
-            match chunk {
-                Some(c) => bytes.extend_from_slice(&c),
-                None => {
-                    return Ok(Err(format!(
-                        "snapshot at entry {} lacks chunk {i} of {}",
-                        meta.n, meta.chunks
-                    )))
-                }
-            }
-        }
+        let Some(bytes) = self.chunks(prefix, meta.chunks).await? else {
+            return Ok(Err(format!(
+                "snapshot at entry {} lacks a chunk of {}",
+                meta.n, meta.chunks
+            )));
+        };
         if bytes.len() as u64 != meta.bytes {
             return Ok(Err(format!(
                 "snapshot at entry {} has {} bytes, not {}",
@@ -242,6 +222,59 @@ impl BoardLog {
             )));
         }
         Ok(Ok(bytes))
+    }
+
+    /// Writes `bytes` as chunks of at most [`SNAPSHOT_CHUNK_BYTES`] under keys `prefix0`,
+    /// `prefix1`, … (living `ttl` if given), in one pipeline; how many.
+    pub async fn write_chunks(
+        &self,
+        prefix: &str,
+        bytes: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<u64, LogError> {
+        let chunks: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
+        if chunks.is_empty() {
+            return Ok(0);
+        }
+        let mut pipe = redis::pipe();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let cmd = pipe.cmd("SET").arg(format!("{prefix}{i}")).arg(*chunk);
+            if let Some(ttl) = ttl {
+                cmd.arg("PX").arg(ms(ttl));
+            }
+            cmd.ignore();
+        }
+        self.conn().run(&pipe).await?;
+        Ok(chunks.len() as u64)
+    }
+
+    /// The bytes of chunks `prefix0` … `prefix{count-1}`, or `None` if one is missing.
+    pub async fn chunks(&self, prefix: &str, count: u64) -> Result<Option<Vec<u8>>, LogError> {
+        let mut bytes = Vec::new();
+        for i in 0..count {
+            let chunk: Option<Vec<u8>> = self
+                .conn()
+                .query(redis::cmd("GET").arg(format!("{prefix}{i}")))
+                .await?;
+            match chunk {
+                Some(c) => bytes.extend_from_slice(&c),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Deletes chunks `prefix0` … `prefix{count-1}`.
+    pub async fn delete_chunks(&self, prefix: &str, count: u64) -> Result<(), LogError> {
+        if count == 0 {
+            return Ok(());
+        }
+        let mut cmd = redis::cmd("UNLINK");
+        for i in 0..count {
+            cmd.arg(format!("{prefix}{i}"));
+        }
+        self.conn().query::<i64>(&cmd).await?;
+        Ok(())
     }
 }
 

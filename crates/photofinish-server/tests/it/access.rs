@@ -976,11 +976,3 @@ async fn tls_round_trip_with_a_self_signed_certificate() {
     assert_eq!(String::from_utf8_lossy(&cli.stdout), "2\n", "{cli:?}");
     s.stop().await;
 }
-
-// (every_endpoint_answers_every_caller_by_the_rules imports, which the log layout does
-// not take yet: docs/redis-log.md, "Next steps".)
-photofinish_testkit::on_log_layout!(
-    every_resp_command_answers_every_caller_by_the_rules,
-    listings_and_public_boards_show_only_what_the_caller_may_read,
-    event_streams_take_a_token_in_the_query,
-);

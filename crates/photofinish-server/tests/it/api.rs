@@ -550,14 +550,3 @@ conformance!(
     periods_route_writes_and_reads,
     ops_endpoints,
 );
-
-photofinish_testkit::on_log_layout!(
-    scores_past_2_53_rank_exactly,
-    data_survives_a_graceful_restart,
-    board_lifecycle,
-    scores_ranks_pages_and_around,
-    batch_applies_in_order_and_reports_each_entry,
-    metadata_and_encoded_member_names,
-    periods_route_writes_and_reads,
-    ops_endpoints,
-);

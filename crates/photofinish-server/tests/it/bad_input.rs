@@ -304,5 +304,3 @@ async fn an_over_limit_body_is_answered_413_never_reset() {
     assert_eq!(snapshot(&s).await, before, "a refused body changed state");
     s.stop().await;
 }
-
-photofinish_testkit::on_log_layout!(every_bad_input_is_a_4xx_with_a_code_and_no_change,);

@@ -74,8 +74,3 @@ async fn concurrent_writes_each_get_their_own_answer(kind: Kind) {
 }
 
 conformance!(concurrent_writes_each_get_their_own_answer,);
-
-photofinish_testkit::on_log_layout!(
-    concurrent_increments_of_one_member_are_never_lost,
-    concurrent_writes_each_get_their_own_answer,
-);

@@ -473,12 +473,3 @@ mod cut_off {
         super::a_consumer_that_stops_reading_is_cut_off(Kind::Redis, None).await
     }
 }
-
-photofinish_testkit::on_log_layout!(
-    changes_arrive_in_order_and_a_write_that_changes_nothing_sends_nothing,
-    last_event_id_replays_what_was_missed_or_says_resync,
-    the_members_filter_passes_only_those_members,
-    a_new_period_is_announced_once,
-    deleting_the_board_ends_its_streams,
-    bad_stream_requests_are_refused,
-);

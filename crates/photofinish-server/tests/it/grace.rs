@@ -234,5 +234,3 @@ async fn late_results_land_within_grace(kind: Kind) {
 }
 
 conformance!(late_results_land_within_grace);
-
-photofinish_testkit::on_log_layout!(late_results_land_within_grace,);

@@ -421,12 +421,3 @@ conformance!(
     keys_expire,
     a_retry_gets_its_answer_after_its_period_closes,
 );
-
-photofinish_testkit::on_log_layout!(
-    keys_are_scoped_per_credential,
-    a_repeat_answers_the_first_answer_and_applies_nothing,
-    refusals_are_not_remembered_and_bad_keys_are_400,
-    concurrent_duplicates_apply_once,
-    keys_expire,
-    a_retry_gets_its_answer_after_its_period_closes,
-);

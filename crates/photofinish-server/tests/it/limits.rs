@@ -228,9 +228,3 @@ conformance!(
     the_board_limit_refuses_the_next_board,
     over_the_memory_budget_only_new_members_are_refused,
 );
-
-photofinish_testkit::on_log_layout!(
-    score_rules_refuse_and_change_nothing,
-    the_board_limit_refuses_the_next_board,
-    over_the_memory_budget_only_new_members_are_refused,
-);

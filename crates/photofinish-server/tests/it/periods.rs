@@ -326,11 +326,3 @@ conformance!(
     retention_purges_old_periods_and_the_purge_survives_restart,
     writes_either_side_of_each_boundary_land_in_the_right_period,
 );
-
-photofinish_testkit::on_log_layout!(
-    raising_retention_reaches_the_periods_already_written,
-    the_current_period_follows_the_server_clock,
-    retention_counts_back_from_the_current_period,
-    retention_purges_old_periods_and_the_purge_survives_restart,
-    writes_either_side_of_each_boundary_land_in_the_right_period,
-);

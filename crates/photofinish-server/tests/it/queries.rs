@@ -569,9 +569,3 @@ conformance!(
     a_member_across_boards,
     bad_questions_are_refused,
 );
-
-photofinish_testkit::on_log_layout!(
-    questions_answer_as_the_model,
-    a_member_across_boards,
-    bad_questions_are_refused,
-);

@@ -232,8 +232,3 @@ async fn resp_commands_take_from_the_same_buckets(kind: Kind) {
 }
 
 conformance!(resp_commands_take_from_the_same_buckets,);
-
-photofinish_testkit::on_log_layout!(
-    over_a_rate_limit_is_429_until_retry_after,
-    resp_commands_take_from_the_same_buckets,
-);

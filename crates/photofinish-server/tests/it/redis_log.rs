@@ -9,23 +9,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use photofinish_redis::conn::{Conn, Target};
+use photofinish_redis::conn::Conn;
 use photofinish_redis::log::snapshot::{Refused, KEEP_ENTRIES};
 use photofinish_redis::log::{
     BoardLog, Check, Divergence, LogError, LogKeys, Missed, Tail, MAX_MISSED_ENTRIES,
 };
-use photofinish_testkit::server::{fresh_namespace, shared_cluster, shared_redis, Kind};
+use photofinish_testkit::server::{fresh_namespace, redis_conn, Kind};
 
 async fn connect(kind: Kind) -> Conn {
-    let url = tokio::task::spawn_blocking(move || match kind {
-        Kind::Cluster => shared_cluster().url(),
-        _ => shared_redis().url(),
-    })
-    .await
-    .expect("redis");
-    Conn::connect(&Target::parse(&url).expect("url"))
-        .await
-        .expect("connect")
+    redis_conn(kind).await
 }
 
 /// A fresh board's log on its own connection, and its keys.
@@ -263,7 +255,7 @@ async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kin
         .expect("del");
     let got = log.read_snapshot().await;
     assert!(
-        matches!(&got, Err(LogError::Damaged(m)) if m.contains("lacks chunk 2")),
+        matches!(&got, Err(LogError::Damaged(m)) if m.contains("lacks a chunk")),
         "{got:?}"
     );
     // A later snapshot replaces it and unlinks its chunks.
@@ -337,23 +329,7 @@ async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind
     assert_eq!(last.expect("appended").last, 12_000);
 }
 
-macro_rules! on_redis {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use photofinish_testkit::server::Kind;
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn redis() {
-                super::$name(Kind::Redis).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn cluster() {
-                super::$name(Kind::Cluster).await
-            }
-        }
-    )*};
-}
-
-on_redis!(
+photofinish_testkit::on_redis!(
     concurrent_appends_form_one_chained_order,
     a_skewed_stamp_appends_nothing,
     far_behind_is_told_behind,

@@ -11,23 +11,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use photofinish_core::{BoardConfig, Op};
-use photofinish_redis::conn::{Conn, Target};
+use photofinish_redis::conn::Conn;
 use photofinish_redis::log::snapshot::Refused;
 use photofinish_redis::log::{BoardLog, Divergence, LogError, LogKeys};
 use photofinish_redis::replica::{Replica, ReplicaError};
 use photofinish_store::{Applied, Command};
-use photofinish_testkit::server::{fresh_namespace, shared_cluster, shared_redis, Kind};
+use photofinish_testkit::server::{fresh_namespace, redis_conn, Kind};
 
 async fn connect(kind: Kind) -> Conn {
-    let url = tokio::task::spawn_blocking(move || match kind {
-        Kind::Cluster => shared_cluster().url(),
-        _ => shared_redis().url(),
-    })
-    .await
-    .expect("redis");
-    Conn::connect(&Target::parse(&url).expect("url"))
-        .await
-        .expect("connect")
+    redis_conn(kind).await
 }
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -307,23 +299,7 @@ async fn the_lease_guards_publishing(kind: Kind) {
     assert!(a.publish_snapshot(held).await.expect("publish").is_ok());
 }
 
-macro_rules! on_redis {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use photofinish_testkit::server::Kind;
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn redis() {
-                super::$name(Kind::Redis).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn cluster() {
-                super::$name(Kind::Cluster).await
-            }
-        }
-    )*};
-}
-
-on_redis!(
+photofinish_testkit::on_redis!(
     two_nodes_answer_alike_and_converge,
     a_new_node_loads_the_snapshot_and_the_log_after_it,
     a_damaged_snapshot_is_passed_over_or_refused,

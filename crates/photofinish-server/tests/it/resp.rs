@@ -533,13 +533,3 @@ conformance!(
     resp3_and_the_connection_commands,
     writes_over_resp_reach_the_event_stream,
 );
-
-photofinish_testkit::on_log_layout!(
-    both_doors_answer_a_random_sequence_alike,
-    errors_carry_stable_codes_and_change_nothing,
-    pipelines_of_thousands_answer_in_order,
-    concurrent_clients_lose_no_increment,
-    idempotency_keys_apply_once,
-    resp3_and_the_connection_commands,
-    writes_over_resp_reach_the_event_stream,
-);

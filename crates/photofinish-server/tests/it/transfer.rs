@@ -338,3 +338,29 @@ photofinish_testkit::conformance!(
     refused_imports_change_nothing,
     an_export_streams_past_one_page,
 );
+
+/// On the Redis log layout, a node that did not run the import reads its ranking from
+/// Redis when it takes the import's entry: both nodes answer alike, and a node loaded
+/// afterwards too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_import_through_one_node_is_served_by_the_others() {
+    let a = Server::start(Kind::Log).await;
+    let b = a.sibling().await;
+    assert_eq!(a.put("/v1/boards/big", json!({})).await.0, 201);
+    let (_, before) = b.get("/v1/boards/big/entries").await;
+    assert_eq!(before["total"], 0, "b has the board before the import");
+    let body: String = (0..1_500)
+        .map(|i| format!("{{\"member\":\"p{i:05}\",\"score\":{}}}\n", i % 89))
+        .collect();
+    let (st, done) = import(&a, "big", "", &body).await;
+    assert_eq!((st.as_u16(), &done["imported"]), (200, &json!(1_500)));
+    let page = "/v1/boards/big/entries?limit=1000&offset=200&ranking=dense";
+    let on_a = a.get(page).await;
+    assert_eq!(on_a.1["total"], 1_500);
+    assert_eq!(b.get(page).await, on_a);
+    let c = a.sibling().await;
+    assert_eq!(c.get(page).await, on_a);
+    c.stop().await;
+    b.stop().await;
+    a.stop().await;
+}

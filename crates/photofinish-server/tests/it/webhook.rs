@@ -328,12 +328,3 @@ mod shared {
         servers_sharing_a_redis_post_once(Kind::Log).await
     }
 }
-
-photofinish_testkit::on_log_layout!(
-    posts_the_closed_period_once_on_time_signed,
-    a_failing_receiver_gets_one_more_post_after_two_failures,
-    grace_holds_the_post_for_late_results,
-    an_owed_post_survives_a_restart,
-    a_day_of_failures_is_given_up,
-    boards_that_cannot_post_refuse_a_webhook,
-);

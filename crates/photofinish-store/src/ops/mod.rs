@@ -12,6 +12,8 @@
 use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
 use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use photofinish_core::ranking::{RankingBuilder, SavedEntry};
+use photofinish_core::transfer::{ImportCheck, ImportSource};
 use photofinish_core::view::{
     BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
 };
@@ -20,6 +22,8 @@ use photofinish_core::{Around, Board, BoardConfig, BoardError, Period, PeriodRef
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
 use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
+
+mod delegate;
 
 /// What an engine provides the operations. See the module docs.
 #[async_trait]
@@ -558,4 +562,46 @@ pub async fn hook_advance<E: Engine + ?Sized>(
         execute_one(e, board, cmd, false).await?;
     }
     Ok(())
+}
+
+/// The first half of `Leaderboard::import`, the same on every engine: the period the
+/// import fills (it must be empty now; the apply checks again), and every row checked by
+/// the board's rules and pushed, in file order (which is also their sequence, so equal
+/// scores and times keep it), into the builder of the new ranking. The engine finishes
+/// the ranking and logs the one command that puts it in place.
+pub async fn import_rows<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    period: &PeriodRef,
+    source: &mut dyn ImportSource,
+) -> Result<(Period, RankingBuilder), BoardError> {
+    let now = e.now_us();
+    let (target, config) = with_board(e, board, |b| {
+        let p = b.window().import_period(period, now)?;
+        let held = b.ranking(&p).map_or(0, Ranking::len);
+        if held > 0 {
+            return Err(BoardError::BoardNotEmpty {
+                board: board.to_owned(),
+                period: p.id,
+                members: held,
+            });
+        }
+        Ok((p, b.config().clone()))
+    })
+    .await?;
+    let mut check = ImportCheck::new(&config);
+    let mut builder = RankingBuilder::new(config.order, 0);
+    while let Some(rows) = source.next_chunk().await? {
+        for row in &rows {
+            let at = check.row(row, now)?;
+            builder.push(SavedEntry {
+                member: &row.member,
+                score: row.score,
+                reached_at_us: at,
+                seq: builder.len() + 1,
+                metadata: row.metadata.as_deref(),
+            })?;
+        }
+    }
+    Ok((target, builder))
 }
