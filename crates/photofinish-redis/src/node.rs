@@ -487,32 +487,11 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             .write_chunks(&keys.import_prefix(id), &bytes, None)
             .await
             .map_err(|e| BoardError::Unavailable(e.to_string()))?;
+        // The chunks stay whatever the answer: if the entry was appended (and refused,
+        // say because a write filled the period meanwhile), every node reads them to
+        // take it.
         let file = import_file(id, chunks);
-        let entries = ranking.len();
-        r.state().stage(file.clone(), ranking);
-        let cmd = Command::Import {
-            board: board.to_owned(),
-            period_us: target.start_us.max(0),
-            file: file.clone(),
-            entries,
-        };
-        let applied = Engine::execute(self, board, vec![(cmd, false)])
-            .await
-            .and_then(|mut a| {
-                a.pop()
-                    .unwrap_or_else(|| Err(BoardError::Unavailable("no answer".into())))
-            });
-        match applied {
-            Ok(Applied::Imported(period, entries)) => Ok(Imported { period, entries }),
-            failed => {
-                // The chunks stay: if the entry was appended (and refused, say because a
-                // write filled the period meanwhile), every node still reads them to take it.
-                r.state().unstage(&file);
-                Err(failed.err().unwrap_or_else(|| {
-                    BoardError::Unavailable("the log answered an import oddly".into())
-                }))
-            }
-        }
+        ops::put_import(self, r.state(), board, &target, file, ranking).await
     }
 
     fn shutdown(&self) {}

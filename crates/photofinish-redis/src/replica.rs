@@ -14,6 +14,7 @@
 //! command's effective time is max(stamp, previous effective time + 1 µs) (docs/SPEC.md
 //! §12, "Time"), so every node applies it alike whatever the appending node's clock said.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use photofinish_core::events::Feeds;
@@ -110,6 +111,10 @@ pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
     stamp_us.max(previous_us.saturating_add(1))
 }
 
+/// How many times a catch-up reads the head while the replica is ahead of it, before it
+/// takes the writers' lock to decide (see [`Replica::catch_up`]).
+const CATCH_UP_LOOKS: usize = 3;
+
 /// Most entries one group commit appends.
 pub const MAX_GROUP_ENTRIES: usize = 1024;
 
@@ -140,6 +145,9 @@ pub struct Replica {
     feeds: std::sync::OnceLock<Arc<Feeds>>,
     /// Calls waiting for the next group commit.
     waiting: std::sync::Mutex<Vec<Waiting>>,
+    /// The last entry taken and its check, readable without the writers' lock.
+    taken: AtomicU64,
+    taken_check: std::sync::Mutex<Check>,
 }
 
 impl Replica {
@@ -164,6 +172,7 @@ impl Replica {
             }
             Err(e) => return Err(e.into()),
         };
+        let (taken, taken_check) = (position.tail.n, position.tail.check.clone());
         let replica = Replica {
             log,
             state,
@@ -171,6 +180,8 @@ impl Replica {
             max_skew_us,
             feeds: std::sync::OnceLock::new(),
             waiting: std::sync::Mutex::new(Vec::new()),
+            taken: AtomicU64::new(taken),
+            taken_check: std::sync::Mutex::new(taken_check),
         };
         replica.catch_up().await?;
         Ok(replica)
@@ -206,6 +217,10 @@ impl Replica {
         let _ = self.feeds.set(feeds);
     }
 
+    fn taken_check(&self) -> std::sync::MutexGuard<'_, Check> {
+        self.taken_check.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The board's log.
     pub fn log(&self) -> &BoardLog {
         &self.log
@@ -218,13 +233,28 @@ impl Replica {
 
     /// The last entry taken.
     pub async fn taken(&self) -> u64 {
-        self.position.lock().await.tail.n
+        self.taken.load(Ordering::Acquire)
     }
 
     /// Takes every entry up to the log's head as it is now: after this, the replica
     /// reflects every command appended before the call (docs/SPEC.md §12, "Reads").
+    ///
+    /// A replica already at the head (the same number and check) answers without waiting
+    /// for the writers' lock: reads do not queue behind a group append. One ahead of the
+    /// head it read asks again (its own appends may have come after that read), and takes
+    /// the lock to decide only if it stays ahead.
     pub async fn catch_up(&self) -> Result<u64, ReplicaError> {
         let mut head = self.log.head().await?;
+        for _ in 0..CATCH_UP_LOOKS {
+            let taken = self.taken.load(Ordering::Acquire);
+            if taken == head.n && *self.taken_check() == head.check {
+                return Ok(taken);
+            }
+            if taken < head.n {
+                break;
+            }
+            head = self.log.head().await?;
+        }
         let mut pos = self.position.lock().await;
         if pos.tail.n > head.n {
             // Entries taken while this call waited for the lock: ask again, now that
@@ -294,6 +324,8 @@ impl Replica {
         e: &Entry,
     ) -> Result<Result<Applied, BoardError>, ReplicaError> {
         pos.tail.take(e)?;
+        *self.taken_check() = pos.tail.check.clone();
+        self.taken.store(pos.tail.n, Ordering::Release);
         let Decoded {
             stamped,
             stamp_us,

@@ -38,10 +38,6 @@ impl Store {
         rx.await.map_err(|_| BoardError::ShuttingDown)?
     }
 
-    async fn execute_one(&self, cmd: Command) -> Result<Applied, BoardError> {
-        Self::outcome(self.enqueue(cmd, false)?).await
-    }
-
     /// Runs `f` on `board` under its read lock.
     fn with_board<T>(
         &self,
@@ -225,26 +221,10 @@ crate::leaderboard_over_engine!(Store, {
             })
             .map_err(|e| BoardError::Unavailable(format!("import: {e}")))?;
         let ranking = rx.await.map_err(|_| BoardError::ShuttingDown)??;
-        let entries = ranking.len();
-        self.state().stage(file.clone(), ranking);
-        let cmd = Command::Import {
-            board: board.to_owned(),
-            period_us: target.start_us.max(0),
-            file: file.clone(),
-            entries,
-        };
-        match self.execute_one(cmd).await {
-            Ok(Applied::Imported(period, entries)) => Ok(Imported { period, entries }),
-            failed => {
-                self.state().unstage(&file);
-                // The file stays: if the record was logged (and refused when applied, say
-                // because a write filled the period meanwhile), its replay reads it; if not,
-                // it is an orphan, removed at the next start or clean shutdown.
-                Err(failed.err().unwrap_or_else(|| {
-                    BoardError::Unavailable("the log answered an import oddly".into())
-                }))
-            }
-        }
+        // If the record is logged and refused when applied (a write filled the period
+        // meanwhile), its replay reads the file; if not, the file is an orphan, removed at
+        // the next start or clean shutdown.
+        ops::put_import(self, self.state(), board, &target, file, ranking).await
     }
 
     fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {

@@ -30,54 +30,46 @@ pub enum Kind {
     LogCluster,
 }
 
+/// Runs each named `async fn(Kind)` once per `test => Kind` pair, as tests of that name
+/// in a module named after the function ([`conformance!`] and [`on_redis!`] are this with
+/// their kinds).
+#[macro_export]
+macro_rules! on_kinds {
+    (@one [$($test:ident => $kind:ident),*] $name:ident) => {
+        mod $name {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    super::$name($crate::server::Kind::$kind).await
+                }
+            )*
+        }
+    };
+    ($kinds:tt $($name:ident),* $(,)?) => {
+        $($crate::on_kinds!(@one $kinds $name);)*
+    };
+}
+
 /// Runs each named `async fn(Kind)` as five tests: on the embedded store, on a standalone
 /// Redis and a 3-master Redis Cluster, and on both in the log layout (docs/redis-log.md).
 #[macro_export]
 macro_rules! conformance {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use $crate::server::Kind;
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn embedded() {
-                super::$name(Kind::Embedded).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn redis() {
-                super::$name(Kind::Redis).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn cluster() {
-                super::$name(Kind::Cluster).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn log() {
-                super::$name(Kind::Log).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn log_cluster() {
-                super::$name(Kind::LogCluster).await
-            }
-        }
-    )*};
+    ($($name:ident),* $(,)?) => {
+        $crate::on_kinds!(
+            [embedded => Embedded, redis => Redis, cluster => Cluster, log => Log,
+             log_cluster => LogCluster]
+            $($name),*
+        );
+    };
 }
 
 /// Runs each named `async fn(Kind)` on a standalone Redis and on a 3-master Redis Cluster
 /// (tests of the Redis crate's own parts: [`redis_conn`] connects to either).
 #[macro_export]
 macro_rules! on_redis {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use $crate::server::Kind;
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn redis() {
-                super::$name(Kind::Redis).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn cluster() {
-                super::$name(Kind::Cluster).await
-            }
-        }
-    )*};
+    ($($name:ident),* $(,)?) => {
+        $crate::on_kinds!([redis => Redis, cluster => Cluster] $($name),*);
+    };
 }
 
 /// A connection to the standalone Redis (`Kind::Redis`) or the cluster (`Kind::Cluster`)

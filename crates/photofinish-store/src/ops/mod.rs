@@ -605,3 +605,36 @@ pub async fn import_rows<E: Engine + ?Sized>(
     }
     Ok((target, builder))
 }
+
+/// The second half of `Leaderboard::import`, the same on every engine: `ranking`, saved
+/// under `file` where every replay of the log finds it, is staged in `state` and put in
+/// place in `target` by one logged command. On a refusal it is unstaged; what was saved
+/// stays (the command may be in the log, and its replays read it).
+pub async fn put_import<E: Engine + ?Sized>(
+    e: &E,
+    state: &crate::State,
+    board: &str,
+    target: &Period,
+    file: String,
+    ranking: Ranking,
+) -> Result<photofinish_core::transfer::Imported, BoardError> {
+    let entries = ranking.len();
+    state.stage(file.clone(), ranking);
+    let cmd = Command::Import {
+        board: board.to_owned(),
+        period_us: target.start_us.max(0),
+        file: file.clone(),
+        entries,
+    };
+    match execute_one(e, board, cmd, false).await {
+        Ok(Applied::Imported(period, entries)) => {
+            Ok(photofinish_core::transfer::Imported { period, entries })
+        }
+        failed => {
+            state.unstage(&file);
+            Err(failed.err().unwrap_or_else(|| {
+                BoardError::Unavailable("the log answered an import oddly".into())
+            }))
+        }
+    }
+}
