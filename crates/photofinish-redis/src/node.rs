@@ -45,6 +45,17 @@ use crate::store::unavailable;
 /// from other nodes arrive within this).
 pub const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
+/// Entries a board's log grows by before a node publishes its snapshot (and the log is
+/// trimmed below it, keeping the last 10,000).
+pub const SNAPSHOT_EVERY_ENTRIES: u64 = 100_000;
+
+/// How often a node looks for boards whose snapshot is due.
+pub const SNAPSHOT_LOOK_EVERY: Duration = Duration::from_secs(5);
+
+/// How long a node holds a board's snapshot lease while it writes the snapshot; one paused
+/// longer loses it, and its publish is refused.
+pub const SNAPSHOT_LEASE: Duration = Duration::from_secs(60);
+
 /// The largest difference allowed between a node's clock and Redis's (SPEC §12's default
 /// `--max-clock-skew`).
 pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(1);
@@ -58,7 +69,7 @@ pub struct LogStore {
     clock: MonotonicClock<Box<dyn Clock>>,
     max_boards: Option<u64>,
     max_skew_us: Option<i64>,
-    replicas: Mutex<HashMap<String, Slot>>,
+    replicas: Arc<Mutex<HashMap<String, Slot>>>,
     feeds: Arc<Feeds>,
 }
 
@@ -87,9 +98,39 @@ impl LogStore {
             clock: MonotonicClock::new(clock),
             max_boards: None,
             max_skew_us: Some(DEFAULT_MAX_CLOCK_SKEW.as_micros() as i64),
-            replicas: Mutex::new(HashMap::new()),
+            replicas: Arc::new(Mutex::new(HashMap::new())),
             feeds: Arc::new(Feeds::default()),
         })
+    }
+
+    /// Publishes the snapshot of each loaded board whose log grew by `every` entries since
+    /// its last one, looking every `look` (docs/redis-log.md, "Snapshots, lease, trim"):
+    /// under the board's lease, so one node at a time writes it, and the log is trimmed
+    /// below it. The task ends when the store is dropped.
+    pub fn with_snapshots(self, every: u64, look: Duration) -> Self {
+        let replicas = Arc::downgrade(&self.replicas);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(look).await;
+                let Some(map) = replicas.upgrade() else {
+                    return;
+                };
+                let loaded: Vec<Arc<Replica>> = {
+                    let map = map.lock().unwrap_or_else(|p| p.into_inner());
+                    map.values().filter_map(|s| s.get().cloned()).collect()
+                };
+                drop(map);
+                for r in loaded {
+                    if !r.snapshot_due(every) {
+                        continue;
+                    }
+                    if let Err(e) = r.snapshot(SNAPSHOT_LEASE).await {
+                        tracing::warn!(board = %r.log().keys().log, error = %e, "snapshot not published");
+                    }
+                }
+            }
+        });
+        self
     }
 
     /// Refuses creating a board beyond `max` in the namespace (`too_many_boards`),

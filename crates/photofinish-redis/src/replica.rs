@@ -22,6 +22,8 @@ use photofinish_core::BoardError;
 use photofinish_store::codec::Enc;
 use photofinish_store::{snapshot, Applied, Command, State};
 
+use std::time::Duration;
+
 use crate::log::snapshot::{Lease, Refused, SnapshotMeta};
 use crate::log::{BoardLog, Check, Divergence, Entry, LogError, Missed, Tail, MAX_READ_ENTRIES};
 
@@ -147,6 +149,8 @@ pub struct Replica {
     waiting: std::sync::Mutex<Vec<Waiting>>,
     /// The last entry taken and its check, readable without the writers' lock.
     taken: AtomicU64,
+    /// The entry the newest snapshot this node knows of was taken at.
+    snapshot_n: AtomicU64,
     taken_check: std::sync::Mutex<Check>,
 }
 
@@ -173,6 +177,7 @@ impl Replica {
             Err(e) => return Err(e.into()),
         };
         let (taken, taken_check) = (position.tail.n, position.tail.check.clone());
+        let taken_from_snapshot = taken;
         let replica = Replica {
             log,
             state,
@@ -181,6 +186,7 @@ impl Replica {
             feeds: std::sync::OnceLock::new(),
             waiting: std::sync::Mutex::new(Vec::new()),
             taken: AtomicU64::new(taken),
+            snapshot_n: AtomicU64::new(taken_from_snapshot),
             taken_check: std::sync::Mutex::new(taken_check),
         };
         replica.catch_up().await?;
@@ -491,6 +497,30 @@ impl Replica {
             .log
             .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes)
             .await?)
+    }
+
+    /// Whether the log grew by `every` entries since the newest snapshot this node knows.
+    pub fn snapshot_due(&self, every: u64) -> bool {
+        let taken = self.taken.load(Ordering::Acquire);
+        taken.saturating_sub(self.snapshot_n.load(Ordering::Acquire)) >= every.max(1)
+    }
+
+    /// Publishes this replica's state as the board's snapshot under the board's lease, held
+    /// for `lease` (`Ok(None)`: another node holds it, or the publish was refused).
+    pub async fn snapshot(&self, lease: Duration) -> Result<Option<SnapshotMeta>, ReplicaError> {
+        let Some(held) = self.log.take_lease(lease).await? else {
+            return Ok(None);
+        };
+        let published = self.publish_snapshot(held).await;
+        // Given back either way; a lease lost meanwhile is simply not ours to give.
+        let _ = self.log.release_lease(held).await;
+        match published? {
+            Ok(meta) => {
+                self.snapshot_n.fetch_max(meta.n, Ordering::AcqRel);
+                Ok(Some(meta))
+            }
+            Err(_) => Ok(None),
+        }
     }
 
     /// The replica's state encoded as a snapshot (what two nodes that took the same

@@ -438,7 +438,11 @@ pub async fn serve_with(
                     Arc::new(
                         store
                             .with_max_boards(opts.max_boards)
-                            .with_max_clock_skew(opts.max_clock_skew),
+                            .with_max_clock_skew(opts.max_clock_skew)
+                            .with_snapshots(
+                                photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
+                                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
+                            ),
                     )
                 }
             }

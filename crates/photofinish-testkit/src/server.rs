@@ -72,16 +72,22 @@ macro_rules! on_redis {
     };
 }
 
-/// A connection to the standalone Redis (`Kind::Redis`) or the cluster (`Kind::Cluster`)
-/// this test binary shares.
-pub async fn redis_conn(kind: Kind) -> photofinish_redis::conn::Conn {
+/// Where the standalone Redis (`Kind::Redis`) or the cluster (`Kind::Cluster`) this test
+/// binary shares is.
+pub async fn redis_target(kind: Kind) -> photofinish_redis::conn::Target {
     let url = tokio::task::spawn_blocking(move || match kind {
         Kind::Cluster | Kind::LogCluster => shared_cluster().url(),
         _ => shared_redis().url(),
     })
     .await
     .expect("redis");
-    let target = photofinish_redis::conn::Target::parse(&url).expect("url");
+    photofinish_redis::conn::Target::parse(&url).expect("url")
+}
+
+/// A connection to the standalone Redis (`Kind::Redis`) or the cluster (`Kind::Cluster`)
+/// this test binary shares.
+pub async fn redis_conn(kind: Kind) -> photofinish_redis::conn::Conn {
+    let target = redis_target(kind).await;
     photofinish_redis::conn::Conn::connect(&target)
         .await
         .expect("connect")

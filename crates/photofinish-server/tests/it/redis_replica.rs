@@ -16,7 +16,7 @@ use photofinish_redis::log::snapshot::Refused;
 use photofinish_redis::log::{BoardLog, Divergence, LogError, LogKeys};
 use photofinish_redis::replica::{Replica, ReplicaError};
 use photofinish_store::{Applied, Command};
-use photofinish_testkit::server::{fresh_namespace, redis_conn, Kind};
+use photofinish_testkit::server::{fresh_namespace, redis_conn, redis_target, Kind};
 
 async fn connect(kind: Kind) -> Conn {
     redis_conn(kind).await
@@ -299,7 +299,81 @@ async fn the_lease_guards_publishing(kind: Kind) {
     assert!(a.publish_snapshot(held).await.expect("publish").is_ok());
 }
 
+/// A node publishes a board's snapshot in the background once its log grew enough, under
+/// the lease, and trims the log below it; a new node loads it (with the log below it gone).
+async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_core::view::{ReadOptions, WriteRequest};
+    use photofinish_core::Leaderboard;
+    use photofinish_redis::node::LogStore;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let a = LogStore::connect(&target, &ns, Box::new(SystemClock))
+        .await
+        .expect("connect")
+        .with_snapshots(100, Duration::from_millis(50));
+    assert!(a
+        .create_board("b", BoardConfig::default())
+        .await
+        .expect("create"));
+    for round in 0..3 {
+        let writes = (0..100)
+            .map(|i| WriteRequest {
+                member: format!("m{i}"),
+                op: None,
+                value: round * 100 + i,
+                at_us: None,
+                period: None,
+                metadata: None,
+                over_budget: None,
+            })
+            .collect();
+        let done = a.write_batch("b", writes).await.expect("batch");
+        assert!(done.iter().all(Result::is_ok));
+    }
+    let keys = LogKeys::new(&ns, "b");
+    let log = BoardLog::new(connect(kind).await, keys.clone());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let meta = loop {
+        if let Some((meta, _)) = log.read_snapshot().await.expect("read") {
+            if meta.n >= 300 {
+                break meta;
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no snapshot published"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        log.take_lease(LEASE)
+            .await
+            .expect("take")
+            .map(|l| l.token > 0),
+        Some(true)
+    );
+    let conn = connect(kind).await;
+    conn.query::<i64>(
+        redis::cmd("XTRIM")
+            .arg(&keys.log)
+            .arg("MINID")
+            .arg(format!("0-{}", meta.n + 1)),
+    )
+    .await
+    .expect("trim");
+    let b = LogStore::connect(&target, &ns, Box::new(SystemClock))
+        .await
+        .expect("connect");
+    let read = ReadOptions::default();
+    let pa = a.page("b", 0, 1000, &read).await.expect("page");
+    let pb = b.page("b", 0, 1000, &read).await.expect("page");
+    assert_eq!(pb.total, 100);
+    assert_eq!(pa.entries, pb.entries);
+}
+
 photofinish_testkit::on_redis!(
+    a_node_publishes_snapshots_that_new_nodes_load,
     two_nodes_answer_alike_and_converge,
     a_new_node_loads_the_snapshot_and_the_log_after_it,
     a_damaged_snapshot_is_passed_over_or_refused,
