@@ -208,6 +208,29 @@ impl LogStore {
         }
     }
 
+    /// Refuses a create beyond the board limit, counted in the registry before the create
+    /// is appended (concurrent creates on several nodes may pass together).
+    async fn check_board_count(&self, board: &str) -> Result<(), BoardError> {
+        let Some(limit) = self.max_boards else {
+            return Ok(());
+        };
+        let registry = self.registry();
+        let count: u64 = self
+            .conn
+            .query(redis::cmd("SCARD").arg(&registry))
+            .await
+            .map_err(unavailable)?;
+        let known: bool = self
+            .conn
+            .query(redis::cmd("SISMEMBER").arg(&registry).arg(board))
+            .await
+            .map_err(unavailable)?;
+        if !known && count >= limit {
+            return Err(BoardError::TooManyBoards(limit));
+        }
+        Ok(())
+    }
+
     async fn registered(&self) -> Result<Vec<String>, BoardError> {
         let mut names: Vec<String> = self
             .conn
@@ -329,22 +352,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     }
 
     async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        if let Some(limit) = self.max_boards {
-            let registry = self.registry();
-            let count: u64 = self
-                .conn
-                .query(redis::cmd("SCARD").arg(&registry))
-                .await
-                .map_err(unavailable)?;
-            let known: bool = self
-                .conn
-                .query(redis::cmd("SISMEMBER").arg(&registry).arg(board))
-                .await
-                .map_err(unavailable)?;
-            if !known && count >= limit {
-                return Err(BoardError::TooManyBoards(limit));
-            }
-        }
+        self.check_board_count(board).await?;
         let created = ops::create_board(self, board, config).await?;
         self.conn
             .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
@@ -389,6 +397,9 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
         let create = matches!(op, Keyed::Create(_));
+        if create {
+            self.check_board_count(board).await?;
+        }
         let answer = ops::keyed(self, board, key, op).await?;
         if create {
             self.conn

@@ -329,14 +329,14 @@ impl Replica {
         pos: &mut Position,
         e: &Entry,
     ) -> Result<Result<Applied, BoardError>, ReplicaError> {
-        pos.tail.take(e)?;
-        *self.taken_check() = pos.tail.check.clone();
-        self.taken.store(pos.tail.n, Ordering::Release);
+        // Decoded before the position moves: an entry this build cannot read stops the
+        // replica here, every time, instead of being passed over by the next catch-up.
         let Decoded {
             stamped,
             stamp_us,
             mut cmd,
         } = decode_entry(&e.payload)?;
+        pos.tail.take(e)?;
         if cmd.takes_time(stamped) {
             let at = effective_time(stamp_us, pos.effective_us);
             pos.effective_us = at;
@@ -344,6 +344,10 @@ impl Replica {
         }
         // A refusal by a rule is part of the history: every node refuses it alike.
         let applied = self.state.apply(&cmd);
+        // Published after the apply: a read that finds the replica at the head without
+        // taking the lock then sees the entry's effect.
+        *self.taken_check() = pos.tail.check.clone();
+        self.taken.store(pos.tail.n, Ordering::Release);
         if let Some(feeds) = self.feeds.get().filter(|f| !f.is_empty()) {
             let now = pos.effective_us.max(stamp_us);
             photofinish_store::events::publish(feeds, &self.state, &cmd, &applied, now);
@@ -365,24 +369,32 @@ impl Replica {
         cmds: &[(Command, bool)],
         now_us: i64,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
         self.waiting().push(Waiting {
             cmds: cmds.to_vec(),
             now_us,
             reply: tx,
         });
-        {
-            let mut pos = self.position.lock().await;
-            let group = self.next_group();
-            if !group.is_empty() {
-                self.commit(&mut pos, group).await;
+        loop {
+            {
+                let mut pos = self.position.lock().await;
+                let group = self.next_group();
+                if !group.is_empty() {
+                    self.commit(&mut pos, group).await;
+                }
+            }
+            // Answered by this group or an earlier leader's; still queued (a group full of
+            // earlier calls went first), lead the next one.
+            match rx.try_recv() {
+                Ok(answer) => return answer,
+                Err(tokio::sync::oneshot::error::TryRecvError::Empty) => continue,
+                Err(tokio::sync::oneshot::error::TryRecvError::Closed) => {
+                    return Err(ReplicaError::Unreadable(
+                        "a group commit ended without an answer".into(),
+                    ))
+                }
             }
         }
-        rx.await.unwrap_or_else(|_| {
-            Err(ReplicaError::Unreadable(
-                "a group commit ended without an answer".into(),
-            ))
-        })
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<Waiting>> {
@@ -460,19 +472,27 @@ impl Replica {
                 }
             }
         }
+        // The group's own entries chain from what this node took: checked against the log's
+        // answer before any is applied, so a history rewritten under the node (a lost
+        // tail refilled to the same length) is refused, never applied.
         let mut check: Check = pos.tail.check.clone();
-        let mut answers = Vec::with_capacity(payloads.len());
-        for (n, payload) in (appended.first..=appended.last).zip(payloads) {
-            check = check.next(&payload);
-            let entry = Entry {
-                n,
-                check: check.clone(),
-                payload,
-            };
-            answers.push(self.take(pos, &entry)?);
-        }
-        if appended.last >= appended.first && pos.tail.check != appended.check {
+        let own: Vec<Entry> = (appended.first..=appended.last)
+            .zip(payloads)
+            .map(|(n, payload)| {
+                check = check.next(&payload);
+                Entry {
+                    n,
+                    check: check.clone(),
+                    payload,
+                }
+            })
+            .collect();
+        if appended.last >= appended.first && check != appended.check {
             return Err(Divergence::Mismatch { n: appended.last }.into());
+        }
+        let mut answers = Vec::with_capacity(own.len());
+        for entry in &own {
+            answers.push(self.take(pos, entry)?);
         }
         Ok(answers)
     }
