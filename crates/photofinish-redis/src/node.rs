@@ -37,7 +37,7 @@ use photofinish_store::{Applied, Command};
 use tokio::sync::OnceCell;
 
 use crate::conn::{Conn, Target};
-use crate::log::{BoardLog, LogKeys};
+use crate::log::{BoardLog, Divergence, LogKeys};
 use crate::replica::{import_file, Replica, ReplicaError};
 use crate::store::unavailable;
 
@@ -298,14 +298,23 @@ impl Engine for LogStore {
         if cmds.is_empty() {
             return Ok(Vec::new());
         }
-        let r = self.replica(board, true).await?;
-        match r.execute(&cmds, self.clock.now_us()).await {
-            Ok(answers) => Ok(answers),
-            Err(e) => {
-                if matches!(e, ReplicaError::Diverged(_)) {
+        let mut r = self.replica(board, true).await?;
+        let mut tries = 0;
+        loop {
+            match r.execute(&cmds, self.clock.now_us()).await {
+                Ok(answers) => return Ok(answers),
+                // Refused before anything was appended: load the board again, try again.
+                Err(ReplicaError::Diverged(Divergence::Refused { .. })) if tries == 0 => {
+                    tries += 1;
                     self.forget(board, &r);
+                    r = self.replica(board, true).await?;
                 }
-                Err(replica_error(e))
+                Err(e) => {
+                    if matches!(e, ReplicaError::Diverged(_)) {
+                        self.forget(board, &r);
+                    }
+                    return Err(replica_error(e));
+                }
             }
         }
     }

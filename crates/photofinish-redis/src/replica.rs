@@ -451,10 +451,14 @@ impl Replica {
         stamp_us: i64,
         payloads: Vec<Vec<u8>>,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
-        let appended = self
+        let appended = match self
             .log
-            .append(Some(pos.tail.n), stamp_us, self.max_skew_us, &payloads)
-            .await?;
+            .append(Some(&pos.tail), stamp_us, self.max_skew_us, &payloads)
+            .await
+        {
+            Err(LogError::Diverged) => return Err(Divergence::Refused { after: pos.tail.n }.into()),
+            other => other?,
+        };
         match appended.missed {
             Missed::Entries(missed) => self.follow_all(pos, &missed).await?,
             Missed::Behind => {

@@ -1,34 +1,71 @@
 -- Appends a group of entries to a board's log (docs/redis-log.md, "Appending"): numbers
 -- them after the head, chains each check from the one before, and answers the numbers, the
 -- last check and the entries after the caller's `after` that it has not applied.
--- KEYS: 1 log stream, 2 head hash.
--- ARGV: 1 after (-1: none wanted), 2 most missed entries answered, 3 stamp (µs),
---       4 largest skew from Redis's TIME (µs; -1: not checked), 5… payloads.
+-- A group is appended at most once: a call with a group id already appended (a client's
+-- retry after a timeout) answers where that group stands instead of appending it again.
+-- And nothing is appended for a caller whose log is not this one: `after` past the head,
+-- no longer held, or held with another check answers 'diverged'.
+-- KEYS: 1 log stream, 2 head hash, 3 recent group ids (sorted set, score = first entry).
+-- ARGV: 1 after (-1: none wanted), 2 after's check as the caller took it, 3 most missed
+--       entries answered, 4 stamp (µs), 5 largest skew from Redis's TIME (µs; -1: not
+--       checked), 6 group id, 7… payloads.
+local function num(x) return string.format('%.0f', x) end
+local function check_of(entry)
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'c' then return fields[i + 1] end
+  end
+  return ''
+end
+local function missed_between(after, before)
+  if after < 0 or after + 1 > before then return false end
+  if before - after > tonumber(ARGV[3]) then return 'behind' end
+  return redis.call('XRANGE', KEYS[1], '0-' .. num(after + 1), '0-' .. num(before))
+end
 local head = redis.call('HMGET', KEYS[2], 'n', 'c')
 local n = tonumber(head[1]) or 0
 local c = head[2] or ''
-local skew = tonumber(ARGV[4])
+local after = tonumber(ARGV[1])
+local count = #ARGV - 6
+local seen = redis.call('ZSCORE', KEYS[3], ARGV[6])
+if seen then
+  local first = tonumber(seen)
+  local last = first + count - 1
+  local at = redis.call('XRANGE', KEYS[1], '0-' .. num(last), '0-' .. num(last))
+  local lc = at[1] and check_of(at[1]) or ''
+  return {'ok', num(first), num(last), lc, missed_between(after, first - 1)}
+end
+if after >= 0 then
+  if after > n then return {'diverged'} end
+  if after == n then
+    if c ~= ARGV[2] then return {'diverged'} end
+  elseif after > 0 then
+    local at = redis.call('XRANGE', KEYS[1], '0-' .. num(after), '0-' .. num(after))
+    if not at[1] or check_of(at[1]) ~= ARGV[2] then return {'diverged'} end
+  elseif #redis.call('XRANGE', KEYS[1], '0-1', '0-1') == 0 then
+    return {'diverged'} -- from the start, but the start is trimmed
+  end
+end
+local skew = tonumber(ARGV[5])
 if skew >= 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  if math.abs(now - tonumber(ARGV[3])) > skew then
-    return {'skew', string.format('%.0f', now)}
+  if math.abs(now - tonumber(ARGV[4])) > skew then
+    return {'skew', num(now)}
   end
 end
-local missed = false
-local after = tonumber(ARGV[1])
-if after >= 0 and after < n then
-  if n - after <= tonumber(ARGV[2]) then
-    missed = redis.call('XRANGE', KEYS[1], string.format('0-%.0f', after + 1), string.format('0-%.0f', n))
-  else
-    missed = 'behind'
-  end
-end
+local missed = missed_between(after, n)
 local first = n + 1
-for i = 5, #ARGV do
+for i = 7, #ARGV do
   n = n + 1
   c = string.sub(redis.sha1hex(c .. ARGV[i]), 1, 16)
-  redis.call('XADD', KEYS[1], string.format('0-%.0f', n), 'p', ARGV[i], 'c', c)
+  redis.call('XADD', KEYS[1], '0-' .. num(n), 'p', ARGV[i], 'c', c)
 end
-redis.call('HSET', KEYS[2], 'n', string.format('%.0f', n), 'c', c)
-return {'ok', string.format('%.0f', first), string.format('%.0f', n), c, missed}
+if count > 0 then
+  redis.call('HSET', KEYS[2], 'n', num(n), 'c', c)
+  redis.call('ZADD', KEYS[3], first, ARGV[6])
+  if redis.call('ZCARD', KEYS[3]) > 2000 then
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1001)
+  end
+end
+return {'ok', num(first), num(n), c, missed}

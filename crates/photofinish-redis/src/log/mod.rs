@@ -26,6 +26,24 @@ pub const MAX_READ_ENTRIES: usize = 10_000;
 
 static APPEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("append.lua")));
 
+/// A fresh id for one append's group: random per process, then counted.
+fn group_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static PROCESS: LazyLock<u64> = LazyLock::new(|| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.write_u32(std::process::id());
+        h.finish()
+    });
+    format!("{:016x}.{}", *PROCESS, NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
 /// The keys of one board's log (docs/redis-log.md, "Keys").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogKeys {
@@ -41,6 +59,8 @@ pub struct LogKeys {
     pub snap: String,
     /// The counter imports number their rankings with.
     pub imports: String,
+    /// The ids of the groups appended lately (a retried append answers, not appends).
+    pub groups: String,
 }
 
 impl LogKeys {
@@ -54,6 +74,7 @@ impl LogKeys {
             fence: format!("{base}fence"),
             snap: format!("{base}snap"),
             imports: format!("{base}imports"),
+            groups: format!("{base}groups"),
         }
     }
 
@@ -144,6 +165,10 @@ pub enum LogError {
         /// The bound.
         max_skew_us: i64,
     },
+    /// The log does not hold the caller's place as the caller took it (past its head, no
+    /// longer held, or another entry there): nothing was appended; load the board again.
+    #[error("the log does not hold this node's last entry as it took it")]
+    Diverged,
     /// What Redis holds is not what the layout says it holds.
     #[error("damaged log data: {0}")]
     Damaged(String),
@@ -176,6 +201,14 @@ pub enum Divergence {
     Mismatch {
         /// The entry.
         n: u64,
+    },
+    /// The log refused an append from here: it does not hold the last entry taken as it
+    /// was taken. Nothing was appended; the board must be loaded again (then the append
+    /// may be tried again).
+    #[error("the log refused an append after entry {after}: it does not hold it as taken")]
+    Refused {
+        /// The last entry taken.
+        after: u64,
     },
     /// The log's head is behind what was taken (a lost tail, a restore).
     #[error("the log ends at entry {head} but entry {taken} was taken")]
@@ -240,22 +273,42 @@ impl BoardLog {
     }
 
     /// Appends `payloads` as the next entries, atomically, and answers the entries after
-    /// `after` that came before them (`None`: none wanted). `stamp_us` is the node's clock
-    /// at the append; with `max_skew_us`, a stamp further than that from Redis's `TIME`
-    /// is refused ([`LogError::Skew`]) and nothing is appended.
+    /// `after` (where the caller stands; `None`: none wanted) that came before them.
+    /// `stamp_us` is the node's clock at the append; with `max_skew_us`, a stamp further
+    /// than that from Redis's `TIME` is refused ([`LogError::Skew`]). A caller whose place
+    /// the log no longer holds as it took it is refused ([`LogError::Diverged`]). Refused,
+    /// nothing is appended. The group carries an id of its own: a retry of the same call
+    /// (the client re-sends after a timeout) answers where the group stands instead of
+    /// appending it twice.
     pub async fn append(
         &self,
-        after: Option<u64>,
+        after: Option<&Tail>,
+        stamp_us: i64,
+        max_skew_us: Option<i64>,
+        payloads: &[Vec<u8>],
+    ) -> Result<Appended, LogError> {
+        self.append_group(&group_id(), after, stamp_us, max_skew_us, payloads)
+            .await
+    }
+
+    /// [`Self::append`] under the group id `group` (a retry sends the same one).
+    pub async fn append_group(
+        &self,
+        group: &str,
+        after: Option<&Tail>,
         stamp_us: i64,
         max_skew_us: Option<i64>,
         payloads: &[Vec<u8>],
     ) -> Result<Appended, LogError> {
         let mut inv = APPEND.key(&self.keys.log);
         inv.key(&self.keys.head)
-            .arg(after.map_or(-1, i128::from))
+            .key(&self.keys.groups)
+            .arg(after.map_or(-1, |t| i128::from(t.n)))
+            .arg(after.map_or("", |t| t.check.0.as_str()))
             .arg(MAX_MISSED_ENTRIES)
             .arg(stamp_us)
-            .arg(max_skew_us.unwrap_or(-1));
+            .arg(max_skew_us.unwrap_or(-1))
+            .arg(group);
         for p in payloads {
             inv.arg(p.as_slice());
         }
@@ -271,6 +324,7 @@ impl BoardLog {
                     max_skew_us: max_skew_us.unwrap_or(0),
                 });
             }
+            "diverged" => return Err(LogError::Diverged),
             other => return Err(LogError::Damaged(format!("append answered {other:?}"))),
         }
         let first = number(items.get(1), "first")?;

@@ -59,13 +59,13 @@ async fn concurrent_appends_form_one_chained_order(kind: Kind) {
             // What this writer appended, by number, and what it learned came before.
             let mut mine = BTreeMap::new();
             let mut learned = BTreeMap::new();
-            let mut after = 0u64;
+            let mut after = Tail::default();
             for g in 0..GROUPS {
                 let payloads: Vec<Vec<u8>> = (0..1 + g % 3)
                     .map(|i| format!("w{w}g{g}i{i}").into_bytes())
                     .collect();
                 let a = log
-                    .append(Some(after), now_us(), Some(5_000_000), &payloads)
+                    .append(Some(&after), now_us(), Some(5_000_000), &payloads)
                     .await
                     .expect("append");
                 assert_eq!(a.last - a.first + 1, payloads.len() as u64);
@@ -74,7 +74,7 @@ async fn concurrent_appends_form_one_chained_order(kind: Kind) {
                 };
                 assert_eq!(
                     missed.iter().map(|e| e.n).collect::<Vec<_>>(),
-                    (after + 1..a.first).collect::<Vec<_>>(),
+                    (after.n + 1..a.first).collect::<Vec<_>>(),
                     "the missed entries are exactly those between"
                 );
                 for e in missed {
@@ -83,7 +83,10 @@ async fn concurrent_appends_form_one_chained_order(kind: Kind) {
                 for (n, p) in (a.first..=a.last).zip(payloads) {
                     mine.insert(n, p);
                 }
-                after = a.last;
+                after = Tail {
+                    n: a.last,
+                    check: a.check,
+                };
             }
             (mine, learned)
         }));
@@ -145,12 +148,16 @@ async fn far_behind_is_told_behind(kind: Kind) {
         .collect();
     log.append(None, now_us(), None, &many).await.expect("many");
     let a = log
-        .append(Some(0), now_us(), None, &[b"x".to_vec()])
+        .append(Some(&Tail::default()), now_us(), None, &[b"x".to_vec()])
         .await
         .expect("append");
     assert_eq!(a.missed, Missed::Behind);
+    let at_head = Tail {
+        n: a.last,
+        check: a.check.clone(),
+    };
     let caught_up = log
-        .append(Some(a.last), now_us(), None, &[])
+        .append(Some(&at_head), now_us(), None, &[])
         .await
         .expect("nothing");
     assert_eq!((caught_up.first, caught_up.last), (a.last + 1, a.last));
@@ -329,7 +336,68 @@ async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind
     assert_eq!(last.expect("appended").last, 12_000);
 }
 
+/// A group is appended once however often its call is sent (a retry after a timeout
+/// answers where it stands), and a caller whose place the log does not hold as it took it
+/// appends nothing.
+async fn a_retried_append_lands_once_and_a_stale_caller_appends_nothing(kind: Kind) {
+    let (log, keys) = fresh_log(kind).await;
+    let three: Vec<Vec<u8>> = (0..3u8).map(|i| vec![i]).collect();
+    let first = log
+        .append_group("g1", Some(&Tail::default()), now_us(), None, &three)
+        .await
+        .expect("append");
+    let again = log
+        .append_group("g1", Some(&Tail::default()), now_us(), None, &three)
+        .await
+        .expect("retry");
+    assert_eq!(
+        (again.first, again.last, &again.check),
+        (1, 3, &first.check)
+    );
+    assert_eq!(log.head().await.expect("head").n, 3, "appended once");
+    let refused = |tail: Tail| {
+        let log = log.clone();
+        async move {
+            let got = log.append(Some(&tail), now_us(), None, &[vec![9]]).await;
+            assert!(matches!(got, Err(LogError::Diverged)), "{tail:?}: {got:?}");
+        }
+    };
+    // Past the head; the head with another check; an entry with another check.
+    refused(Tail {
+        n: 4,
+        check: first.check.clone(),
+    })
+    .await;
+    refused(Tail {
+        n: 3,
+        check: Check("0".repeat(16)),
+    })
+    .await;
+    refused(Tail {
+        n: 2,
+        check: Check("0".repeat(16)),
+    })
+    .await;
+    // From the start, once the start is trimmed.
+    let conn = connect(kind).await;
+    conn.query::<i64>(redis::cmd("XTRIM").arg(&keys.log).arg("MINID").arg("0-2"))
+        .await
+        .expect("trim");
+    refused(Tail::default()).await;
+    assert_eq!(log.head().await.expect("head").n, 3, "nothing appended");
+    let at_head = Tail {
+        n: 3,
+        check: first.check.clone(),
+    };
+    let next = log
+        .append(Some(&at_head), now_us(), None, &[vec![9]])
+        .await
+        .expect("append");
+    assert_eq!((next.first, next.last), (4, 4));
+}
+
 photofinish_testkit::on_redis!(
+    a_retried_append_lands_once_and_a_stale_caller_appends_nothing,
     concurrent_appends_form_one_chained_order,
     a_skewed_stamp_appends_nothing,
     far_behind_is_told_behind,
