@@ -485,7 +485,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         {
             return Ok(false);
         }
-        let hold_ms = u64::try_from(hold.as_millis()).unwrap_or(u64::MAX).max(1);
+        let hold_ms = crate::log::snapshot::ms(hold);
         let key = self.claim_key(board);
         let holder: Option<String> = self
             .conn

@@ -268,19 +268,26 @@ impl Replica {
             head = self.log.head().await?;
         }
         pos.tail.follows(&head)?;
-        while pos.tail.n < head.n {
-            let page = self.log.read(pos.tail.n, MAX_READ_ENTRIES).await?;
+        self.take_through(&mut pos, head.n).await?;
+        Ok(pos.tail.n)
+    }
+
+    /// Takes the entries after the last one taken through entry `upto`, read a page at a
+    /// time; a page that comes back empty first means the log does not hold them (a gap).
+    async fn take_through(&self, pos: &mut Position, upto: u64) -> Result<(), ReplicaError> {
+        while pos.tail.n < upto {
+            let limit = (upto - pos.tail.n).min(MAX_READ_ENTRIES as u64) as usize;
+            let page = self.log.read(pos.tail.n, limit).await?;
             if page.is_empty() {
-                // The head names entries the log does not hold.
                 return Err(Divergence::Gap {
                     after: pos.tail.n,
-                    found: head.n,
+                    found: upto,
                 }
                 .into());
             }
-            self.follow_all(&mut pos, &page).await?;
+            self.follow_all(pos, &page).await?;
         }
-        Ok(pos.tail.n)
+        Ok(())
     }
 
     /// Before entry `e` is taken: if it puts an import's ranking in place, the ranking is
@@ -461,20 +468,7 @@ impl Replica {
         };
         match appended.missed {
             Missed::Entries(missed) => self.follow_all(pos, &missed).await?,
-            Missed::Behind => {
-                while pos.tail.n + 1 < appended.first {
-                    let limit = (appended.first - 1 - pos.tail.n).min(MAX_READ_ENTRIES as u64);
-                    let page = self.log.read(pos.tail.n, limit as usize).await?;
-                    if page.is_empty() {
-                        return Err(Divergence::Gap {
-                            after: pos.tail.n,
-                            found: appended.first,
-                        }
-                        .into());
-                    }
-                    self.follow_all(pos, &page).await?;
-                }
-            }
+            Missed::Behind => self.take_through(pos, appended.first - 1).await?,
         }
         // The group's own entries chain from what this node took: checked against the log's
         // answer before any is applied, so a history rewritten under the node (a lost
@@ -512,9 +506,7 @@ impl Replica {
         if pos.tail.n == 0 {
             return Ok(Err(Refused::EntryGone));
         }
-        let mut bytes = Vec::new();
-        snapshot::write(&self.state, pos.tail.n, pos.effective_us, &mut bytes)
-            .map_err(|e| ReplicaError::Unreadable(format!("encoding the snapshot: {e}")))?;
+        let bytes = self.encode_at(&pos);
         let (n, check) = (pos.tail.n, pos.tail.check.clone());
         drop(pos);
         Ok(self
@@ -550,7 +542,11 @@ impl Replica {
     /// The replica's state encoded as a snapshot (what two nodes that took the same
     /// entries must agree on byte for byte).
     pub async fn encoded(&self) -> Vec<u8> {
-        let pos = self.position.lock().await;
+        self.encode_at(&*self.position.lock().await)
+    }
+
+    /// The state as a snapshot taken at `pos` (held under the writers' lock).
+    fn encode_at(&self, pos: &Position) -> Vec<u8> {
         let mut bytes = Vec::new();
         // Writing to a Vec cannot fail.
         let _ = snapshot::write(&self.state, pos.tail.n, pos.effective_us, &mut bytes);

@@ -278,6 +278,7 @@ impl BoardLog {
     }
 }
 
-fn ms(d: Duration) -> u64 {
+/// `d` in whole milliseconds, at least 1 (a Redis TTL of 0 is refused).
+pub(crate) fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }

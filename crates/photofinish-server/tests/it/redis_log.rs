@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::support::now_us;
 use photofinish_redis::conn::Conn;
 use photofinish_redis::log::snapshot::{Refused, KEEP_ENTRIES};
 use photofinish_redis::log::{
@@ -24,13 +25,6 @@ async fn connect(kind: Kind) -> Conn {
 async fn fresh_log(kind: Kind) -> (BoardLog, LogKeys) {
     let keys = LogKeys::new(&fresh_namespace(), "b");
     (BoardLog::new(connect(kind).await, keys.clone()), keys)
-}
-
-fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .expect("clock")
 }
 
 /// Every entry after `after`, read in pages, checked by a tail that starts there.

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::now_us;
 use photofinish_core::{BoardConfig, Op};
 use photofinish_redis::conn::Conn;
 use photofinish_redis::log::snapshot::Refused;
@@ -23,13 +24,6 @@ async fn connect(kind: Kind) -> Conn {
 }
 
 const LEASE: Duration = Duration::from_secs(30);
-
-fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .expect("clock")
-}
 
 /// A replica of the board whose keys are `keys`, on a connection of its own.
 async fn node(kind: Kind, keys: &LogKeys) -> Replica {

@@ -43,6 +43,14 @@ pub fn fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// Now, µs since the epoch (a node's stamp).
+pub fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_micros() as i64
+}
+
 /// Now, whole seconds since the epoch (token claims).
 pub fn now_s() -> i64 {
     std::time::SystemTime::now()
