@@ -216,6 +216,12 @@ pub trait Leaderboard: Send + Sync {
         ))
     }
 
+    /// How reads were answered since the last call (a scale-out node's freshness, for the
+    /// metrics); `None` on a backend whose reads are always of the latest state.
+    fn take_read_freshness(&self) -> Option<crate::view::ReadFreshness> {
+        None
+    }
+
     /// Stops taking writes and makes every acknowledged one durable (the embedded store
     /// drains its writer, syncs and snapshots); reads may still be answered. It may block
     /// for as long as that takes: call it where blocking is allowed (not on an async

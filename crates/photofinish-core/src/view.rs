@@ -113,6 +113,20 @@ pub struct Totals {
     pub members: u64,
 }
 
+/// How a scale-out node answered its reads since it was last asked (docs/SPEC.md §12,
+/// "Reads"): from what it had applied (`--redis-reads local`), or after catching up with
+/// the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadFreshness {
+    /// Reads answered from what the node had applied.
+    pub local: u64,
+    /// Reads that caught up with the board's log first.
+    pub caught_up: u64,
+    /// The oldest catch-up a local read answered from: how long before the read it
+    /// began (µs).
+    pub max_staleness_us: u64,
+}
+
 /// A change to a board's changeable settings (`PATCH /v1/boards/{board}`): each field
 /// `None` leaves it as it is. Order, operator, reset, time zone and week start are fixed
 /// for a board's life, so they are not here.

@@ -152,6 +152,108 @@ impl Conn {
     pub async fn query<T: FromRedisValue>(&self, cmd: &Cmd) -> RedisResult<T> {
         cmd.query_async(&mut self.clone()).await
     }
+
+    /// `WAIT replicas timeout` on the primary that holds `key` (on a cluster, that one
+    /// only), over the connection the writes to it went on: how many replicas confirmed
+    /// every write sent before it. The connection is held meanwhile (Redis answers a
+    /// client's commands in order).
+    pub async fn wait_replicas(
+        &self,
+        key: &str,
+        replicas: u32,
+        timeout: Duration,
+    ) -> RedisResult<u32> {
+        let mut cmd = redis::cmd("WAIT");
+        cmd.arg(replicas).arg(
+            u64::try_from(timeout.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+        );
+        let acked: i64 = match self {
+            Conn::Standalone(_) => self.query(&cmd).await?,
+            Conn::Cluster(c) => {
+                use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+                let route = Route::with_key(key, SlotAddr::Master);
+                let v = c
+                    .clone()
+                    .route_command(
+                        cmd,
+                        RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
+                    )
+                    .await?;
+                redis::from_redis_value(v)?
+            }
+        };
+        Ok(u32::try_from(acked).unwrap_or(0))
+    }
+
+    /// The `maxmemory-policy` of every primary (one on a standalone Redis).
+    pub async fn eviction_policies(&self) -> RedisResult<Vec<String>> {
+        let mut cmd = redis::cmd("CONFIG");
+        cmd.arg("GET").arg("maxmemory-policy");
+        let reply: Value = match self {
+            Conn::Standalone(_) => self.query(&cmd).await?,
+            Conn::Cluster(c) => {
+                use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
+                c.clone()
+                    .route_command(
+                        cmd,
+                        RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None)),
+                    )
+                    .await?
+            }
+        };
+        let mut words = Vec::new();
+        flatten(reply, &mut words);
+        Ok(words
+            .windows(2)
+            .filter(|w| w[0].eq_ignore_ascii_case("maxmemory-policy"))
+            .map(|w| w[1].clone())
+            .collect())
+    }
+}
+
+/// Refuses a Redis that may evict keys (docs/SPEC.md §12, "Snapshots"): an evicted log
+/// entry, snapshot chunk or board key would lose acknowledged writes silently. Every
+/// primary must have `maxmemory-policy noeviction` (Redis's default). A Redis that does not
+/// answer `CONFIG GET` (a managed service that renames it) is served with a warning.
+pub async fn refuse_eviction(conn: &Conn) -> Result<(), String> {
+    match conn.eviction_policies().await {
+        Ok(policies) => match policies
+            .iter()
+            .find(|p| !p.eq_ignore_ascii_case("noeviction"))
+        {
+            Some(p) => Err(format!(
+                "redis has maxmemory-policy {p}, which evicts keys and would lose acknowledged \
+                 writes; set it to noeviction (CONFIG SET maxmemory-policy noeviction)"
+            )),
+            None => Ok(()),
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read redis's maxmemory-policy (CONFIG GET); make sure it is noeviction");
+            Ok(())
+        }
+    }
+}
+
+/// Every string in a reply, depth first (a cluster's per-node answers included).
+fn flatten(v: Value, out: &mut Vec<String>) {
+    match v {
+        Value::BulkString(b) => out.push(String::from_utf8_lossy(&b).into_owned()),
+        Value::SimpleString(s) => out.push(s),
+        Value::Array(items) | Value::Set(items) => {
+            for i in items {
+                flatten(i, out);
+            }
+        }
+        Value::Map(pairs) => {
+            for (k, v) in pairs {
+                flatten(k, out);
+                flatten(v, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Every command goes to whichever connection this is.

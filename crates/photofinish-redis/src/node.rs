@@ -5,9 +5,9 @@
 //! before each read, so a read reflects every write acknowledged before it began; a
 //! write is appended to the board's log and answered as applied in log order.
 //!
-//! Also here, what spans boards: the board registry (`ns:boards`, written after a
-//! create or delete entry; the board count is checked against it before a create is
-//! appended), listings and totals from it, live events (each node publishes what it
+//! Also here, what spans boards: the board registry (`ns:boards`: a name is listed,
+//! counted against the board limit in the same script, before its create is appended, and
+//! unlisted after its delete — a superset of the boards, which readers filter), listings and totals from it, live events (each node publishes what it
 //! applies to its own feeds; a watched board is followed by a task that catches it up),
 //! and the webhook's claim (a key with the claimant's token and a time to live, so one
 //! node posts a period).
@@ -15,10 +15,13 @@
 //! An import writes its ranking as chunks in Redis (`ns:{b}:imports:<id>:<i>`) before the
 //! entry that puts it in place; every node reads them when it takes that entry.
 //!
-//! Not yet here (issue 41, docs/redis-log.md "Next steps"): snapshots published in the
-//! background, idle boards dropped, event ids that agree across nodes.
+//! The node's settings (docs/redis-log.md, "Node settings"): fresh or local reads
+//! ([`Reads`]), `--redis-wait`, the clock-skew bound; snapshots published in the
+//! background ([`LogStore::with_snapshots`]) and idle boards dropped
+//! ([`LogStore::with_idle_drop`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -60,7 +63,35 @@ pub const SNAPSHOT_LEASE: Duration = Duration::from_secs(60);
 /// `--max-clock-skew`).
 pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(1);
 
+/// `--redis-reads local`: a read answers from what the node has applied if its copy of
+/// the board caught up with the log at most this long before; an older copy catches up
+/// first. So a local read misses at most the writes of the last 100 ms (and a round trip).
+pub const LOCAL_READ_WINDOW: Duration = Duration::from_millis(100);
+
+/// `--redis-wait`'s longest wait for the replicas (below [`crate::conn::RESPONSE_TIMEOUT`]).
+pub const REDIS_WAIT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A board no read, write or live reader used for this long is dropped from the node's
+/// memory (it loads again on its next use).
+pub const IDLE_BOARD_AFTER: Duration = Duration::from_secs(600);
+
+/// How reads see other nodes' writes (docs/SPEC.md §12, "Reads").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reads {
+    /// Every write acknowledged before the read began (one head read per read, shared).
+    #[default]
+    Fresh,
+    /// What this node has applied, if it caught up within [`LOCAL_READ_WINDOW`].
+    Local,
+}
+
 type Slot = Arc<OnceCell<Arc<Replica>>>;
+
+static RESERVE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("log/reserve.lua")));
+
+static CLAIM: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("log/claim.lua")));
 
 /// The Redis node. See the module docs.
 pub struct LogStore {
@@ -71,6 +102,17 @@ pub struct LogStore {
     max_skew_us: Option<i64>,
     replicas: Arc<Mutex<HashMap<String, Slot>>>,
     feeds: Arc<Feeds>,
+    reads: Reads,
+    wait: Option<crate::replica::Wait>,
+    freshness: Freshness,
+}
+
+/// Counts of how reads were answered since the metrics last asked.
+#[derive(Debug, Default)]
+struct Freshness {
+    local: AtomicU64,
+    caught_up: AtomicU64,
+    max_staleness_us: AtomicU64,
 }
 
 impl std::fmt::Debug for LogStore {
@@ -92,15 +134,63 @@ impl LogStore {
         ns: &str,
         clock: Box<dyn Clock>,
     ) -> Result<Self, BoardError> {
+        let conn = Conn::connect(target).await.map_err(unavailable)?;
+        crate::conn::refuse_eviction(&conn)
+            .await
+            .map_err(BoardError::Unavailable)?;
         Ok(Self {
-            conn: Conn::connect(target).await.map_err(unavailable)?,
+            conn,
             namespace: ns.to_owned(),
             clock: MonotonicClock::new(clock),
             max_boards: None,
             max_skew_us: Some(DEFAULT_MAX_CLOCK_SKEW.as_micros() as i64),
             replicas: Arc::new(Mutex::new(HashMap::new())),
             feeds: Arc::new(Feeds::default()),
+            reads: Reads::Fresh,
+            wait: None,
+            freshness: Freshness::default(),
         })
+    }
+
+    /// How reads see other nodes' writes (`--redis-reads`).
+    pub fn with_reads(mut self, reads: Reads) -> Self {
+        self.reads = reads;
+        self
+    }
+
+    /// Waits for `replicas` Redis replicas to confirm each group commit (`--redis-wait`;
+    /// 0: none), for at most [`REDIS_WAIT_TIMEOUT`].
+    pub fn with_redis_wait(mut self, replicas: u32) -> Self {
+        self.wait = (replicas > 0).then_some(crate::replica::Wait {
+            replicas,
+            timeout: REDIS_WAIT_TIMEOUT,
+        });
+        self
+    }
+
+    /// Drops from memory each board nobody read, wrote or watched for `after`, looking
+    /// every `look`; it loads again on its next use. The task ends with the store.
+    pub fn with_idle_drop(self, after: Duration, look: Duration) -> Self {
+        let replicas = Arc::downgrade(&self.replicas);
+        let feeds = Arc::downgrade(&self.feeds);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(look).await;
+                let (Some(map), Some(feeds)) = (replicas.upgrade(), feeds.upgrade()) else {
+                    return;
+                };
+                let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+                map.retain(|board, slot| {
+                    let Some(r) = slot.get() else { return true };
+                    let keep = feeds.get(board).is_some() || r.used_ago() < after;
+                    if !keep {
+                        tracing::debug!(board, "dropped an idle board from memory");
+                    }
+                    keep
+                });
+            }
+        });
+        self
     }
 
     /// Publishes the snapshot of each loaded board whose log grew by `every` entries since
@@ -121,8 +211,13 @@ impl LogStore {
                 };
                 drop(map);
                 for r in loaded {
-                    if !r.snapshot_due(every) {
-                        continue;
+                    match r.snapshot_due(every).await {
+                        Ok(true) => {}
+                        Ok(false) => continue,
+                        Err(e) => {
+                            tracing::debug!(board = %r.log().keys().log, error = %e, "snapshot not looked at");
+                            continue;
+                        }
                     }
                     if let Err(e) = r.snapshot(SNAPSHOT_LEASE).await {
                         tracing::warn!(board = %r.log().keys().log, error = %e, "snapshot not published");
@@ -144,6 +239,12 @@ impl LogStore {
     pub fn with_max_clock_skew(mut self, max: Option<Duration>) -> Self {
         self.max_skew_us = max.map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
         self
+    }
+
+    /// How many boards this node holds in memory.
+    pub fn loaded(&self) -> usize {
+        let map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        map.values().filter(|s| s.get().is_some()).count()
     }
 
     fn registry(&self) -> String {
@@ -179,12 +280,14 @@ impl LogStore {
                 let log = BoardLog::new(self.conn.clone(), LogKeys::new(&self.namespace, board));
                 let replica = Replica::load(log, self.max_skew_us)
                     .await
-                    .map_err(replica_error)?;
+                    .map_err(replica_error)?
+                    .with_wait(self.wait);
                 replica.set_feeds(self.feeds.clone());
                 Ok::<_, BoardError>(Arc::new(replica))
             })
             .await?
             .clone();
+        loaded.mark_used();
         if !to_write && loaded.taken().await == 0 {
             self.forget(board, &loaded);
         }
@@ -195,6 +298,17 @@ impl LogStore {
     /// dropped and the board loaded again (once).
     async fn fresh(&self, board: &str) -> Result<Arc<Replica>, BoardError> {
         let r = self.replica(board, false).await?;
+        if self.reads == Reads::Local {
+            if let Some(ago) = r.caught_up_ago().filter(|a| *a <= LOCAL_READ_WINDOW) {
+                self.freshness.local.fetch_add(1, Ordering::Relaxed);
+                let us = u64::try_from(ago.as_micros()).unwrap_or(u64::MAX);
+                self.freshness
+                    .max_staleness_us
+                    .fetch_max(us, Ordering::Relaxed);
+                return Ok(r);
+            }
+        }
+        self.freshness.caught_up.fetch_add(1, Ordering::Relaxed);
         match r.catch_up().await {
             Ok(_) => Ok(r),
             Err(ReplicaError::Diverged(why)) => {
@@ -208,25 +322,43 @@ impl LogStore {
         }
     }
 
-    /// Refuses a create beyond the board limit, counted in the registry before the create
-    /// is appended (concurrent creates on several nodes may pass together).
-    async fn check_board_count(&self, board: &str) -> Result<(), BoardError> {
-        let Some(limit) = self.max_boards else {
-            return Ok(());
-        };
-        let registry = self.registry();
-        let count: u64 = self
-            .conn
-            .query(redis::cmd("SCARD").arg(&registry))
+    /// Lists `board` in the registry before its create is appended, refusing it when that
+    /// would pass the board limit — one script, so creates on several nodes at once cannot
+    /// pass the limit together. The registry is a superset of the boards: a name whose
+    /// create failed stays listed, and every reader passes over a name with no board.
+    async fn reserve(&self, board: &str, config: &BoardConfig) -> Result<(), BoardError> {
+        config.validate()?;
+        let mut inv = RESERVE.key(self.registry());
+        inv.arg(board).arg(
+            self.max_boards
+                .map_or(-1, |m| i64::try_from(m).unwrap_or(i64::MAX)),
+        );
+        let listed: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
+        match (listed, self.max_boards) {
+            (0, Some(limit)) => Err(BoardError::TooManyBoards(limit)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Lists `board` (after its create is applied: a delete on another node meanwhile may
+    /// have unlisted the name its create reserved).
+    async fn list(&self, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
             .await
             .map_err(unavailable)?;
-        let known: bool = self
-            .conn
-            .query(redis::cmd("SISMEMBER").arg(&registry).arg(board))
+        Ok(())
+    }
+
+    /// Unlists `board` after its delete is applied, and lists it again if a create on
+    /// another node came after the delete (whose own listing may have come before this).
+    async fn unlist(&self, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(redis::cmd("SREM").arg(self.registry()).arg(board))
             .await
             .map_err(unavailable)?;
-        if !known && count >= limit {
-            return Err(BoardError::TooManyBoards(limit));
+        if Engine::board(self, board).await.is_ok() {
+            self.list(board).await?;
         }
         Ok(())
     }
@@ -337,6 +469,15 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         self.clock.now_us()
     }
 
+    fn take_read_freshness(&self) -> Option<photofinish_core::view::ReadFreshness> {
+        let f = &self.freshness;
+        Some(photofinish_core::view::ReadFreshness {
+            local: f.local.swap(0, Ordering::Relaxed),
+            caught_up: f.caught_up.swap(0, Ordering::Relaxed),
+            max_staleness_us: f.max_staleness_us.swap(0, Ordering::Relaxed),
+        })
+    }
+
     async fn health(&self) -> Option<String> {
         let pong: Result<String, _> = self.conn.query(&redis::cmd("PING")).await;
         pong.err().map(|e| format!("redis: {e}"))
@@ -361,12 +502,9 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     }
 
     async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        self.check_board_count(board).await?;
+        self.reserve(board, &config).await?;
         let created = ops::create_board(self, board, config).await?;
-        self.conn
-            .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
+        self.list(board).await?;
         Ok(created)
     }
 
@@ -392,11 +530,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
         ops::delete_board(self, board).await?;
         self.feeds.remove(board);
-        self.conn
-            .query::<i64>(redis::cmd("SREM").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
-        Ok(())
+        self.unlist(board).await
     }
 
     async fn keyed(
@@ -406,15 +540,12 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         op: Keyed,
     ) -> Result<Replayable, BoardError> {
         let create = matches!(op, Keyed::Create(_));
-        if create {
-            self.check_board_count(board).await?;
+        if let Keyed::Create(config) = &op {
+            self.reserve(board, config).await?;
         }
         let answer = ops::keyed(self, board, key, op).await?;
         if create {
-            self.conn
-                .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
-                .await
-                .map_err(unavailable)?;
+            self.list(board).await?;
         }
         Ok(answer)
     }
@@ -485,40 +616,12 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         {
             return Ok(false);
         }
-        let hold_ms = crate::log::snapshot::ms(hold);
-        let key = self.claim_key(board);
-        let holder: Option<String> = self
-            .conn
-            .query(redis::cmd("GET").arg(&key))
-            .await
-            .map_err(unavailable)?;
-        match holder {
-            Some(h) if h == token => {
-                let kept: i64 = self
-                    .conn
-                    .query(redis::cmd("PEXPIRE").arg(&key).arg(hold_ms))
-                    .await
-                    .map_err(unavailable)?;
-                Ok(kept == 1)
-            }
-            Some(_) => Ok(false),
-            None if renew => Ok(false),
-            None => {
-                let set: Option<String> = self
-                    .conn
-                    .query(
-                        redis::cmd("SET")
-                            .arg(&key)
-                            .arg(token)
-                            .arg("NX")
-                            .arg("PX")
-                            .arg(hold_ms),
-                    )
-                    .await
-                    .map_err(unavailable)?;
-                Ok(set.is_some())
-            }
-        }
+        let mut inv = CLAIM.key(self.claim_key(board));
+        inv.arg(if renew { "renew" } else { "take" })
+            .arg(token)
+            .arg(crate::log::snapshot::ms(hold));
+        let held: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
+        Ok(held == 1)
     }
 
     async fn import(
@@ -543,15 +646,31 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             .query(redis::cmd("INCR").arg(&keys.imports))
             .await
             .map_err(unavailable)?;
+        let chunk_count = bytes
+            .len()
+            .div_ceil(crate::log::snapshot::SNAPSHOT_CHUNK_BYTES) as u64;
+        let file = import_file(id, chunk_count);
+        // Listed before its chunks are written (score +inf: no entry has taken it yet), so
+        // no chunk is ever unlisted; the snapshot that trims the entry taking it deletes
+        // them.
+        self.conn
+            .query::<i64>(
+                redis::cmd("ZADD")
+                    .arg(&keys.imported)
+                    .arg("+inf")
+                    .arg(&file),
+            )
+            .await
+            .map_err(unavailable)?;
         let chunks = r
             .log()
             .write_chunks(&keys.import_prefix(id), &bytes, None)
             .await
             .map_err(|e| BoardError::Unavailable(e.to_string()))?;
+        debug_assert_eq!(chunks, chunk_count);
         // The chunks stay whatever the answer: if the entry was appended (and refused,
         // say because a write filled the period meanwhile), every node reads them to
         // take it.
-        let file = import_file(id, chunks);
         ops::put_import(self, r.state(), board, &target, file, ranking).await
     }
 

@@ -49,6 +49,35 @@ pub enum ReplicaError {
     /// An entry or snapshot this build cannot read.
     #[error("unreadable board data: {0}")]
     Unreadable(String),
+    /// `--redis-wait`: fewer replicas than asked confirmed the group in time. The
+    /// entries are in the log (this node took them), but a failover may yet drop them:
+    /// the outcome is unknown to the client, who retries with the same Idempotency-Key.
+    #[error("only {acked} of {wanted} redis replicas confirmed the write in time; its outcome is unknown (retry with the same Idempotency-Key)")]
+    NotReplicated {
+        /// Replicas that confirmed.
+        acked: u32,
+        /// Replicas asked for.
+        wanted: u32,
+    },
+}
+
+/// `--redis-wait`: how many replicas must confirm each group commit, and how long it may
+/// take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wait {
+    /// Replicas.
+    pub replicas: u32,
+    /// The longest wait.
+    pub timeout: Duration,
+}
+
+/// Microseconds since this process's first call: when a replica last caught up.
+fn since_start_us() -> u64 {
+    static START: std::sync::LazyLock<std::time::Instant> =
+        std::sync::LazyLock::new(std::time::Instant::now);
+    u64::try_from(START.elapsed().as_micros())
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 /// One entry's payload, decoded.
@@ -128,6 +157,13 @@ struct Waiting {
     reply: tokio::sync::oneshot::Sender<Result<Vec<Result<Applied, BoardError>>, ReplicaError>>,
 }
 
+/// The calls waiting for a group commit, and whether a task is committing them.
+#[derive(Debug, Default)]
+struct Queue {
+    calls: Vec<Waiting>,
+    committing: bool,
+}
+
 /// What a replica has taken: where it stands in the log, and the last effective time.
 #[derive(Debug, Default)]
 struct Position {
@@ -146,12 +182,17 @@ pub struct Replica {
     /// The node's live event feeds, which each entry taken is published to.
     feeds: std::sync::OnceLock<Arc<Feeds>>,
     /// Calls waiting for the next group commit.
-    waiting: std::sync::Mutex<Vec<Waiting>>,
+    waiting: std::sync::Mutex<Queue>,
     /// The last entry taken and its check, readable without the writers' lock.
     taken: AtomicU64,
     /// The entry the newest snapshot this node knows of was taken at.
     snapshot_n: AtomicU64,
     taken_check: std::sync::Mutex<Check>,
+    /// When the latest catch-up that reached the head began ([`since_start_us`]; 0: never).
+    caught_up_at: AtomicU64,
+    /// When the node last used this copy ([`since_start_us`]).
+    used_at: AtomicU64,
+    wait: Option<Wait>,
 }
 
 impl Replica {
@@ -160,7 +201,21 @@ impl Replica {
     /// starts at its first entry (the whole history); otherwise the board cannot be
     /// served, and the error says why. `max_skew_us` bounds how far this node's stamps may
     /// be from Redis's clock.
+    ///
+    /// A snapshot published between reading the snapshot and reading the log after it may
+    /// have trimmed the entries after the one read: a load that meets a gap starts over
+    /// (once), from the newer snapshot.
     pub async fn load(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
+        match Self::load_once(log.clone(), max_skew_us).await {
+            Err(ReplicaError::Diverged(why)) => {
+                tracing::debug!(board = %log.keys().log, %why, "the log moved under a load; loading again");
+                Self::load_once(log, max_skew_us).await
+            }
+            other => other,
+        }
+    }
+
+    async fn load_once(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
         let (state, position) = match log.read_snapshot().await {
             Ok(Some((meta, bytes))) => Self::from_snapshot(&meta, &bytes)?,
             Ok(None) => (State::default(), Position::default()),
@@ -184,10 +239,13 @@ impl Replica {
             position: tokio::sync::Mutex::new(position),
             max_skew_us,
             feeds: std::sync::OnceLock::new(),
-            waiting: std::sync::Mutex::new(Vec::new()),
+            waiting: std::sync::Mutex::new(Queue::default()),
             taken: AtomicU64::new(taken),
             snapshot_n: AtomicU64::new(taken_from_snapshot),
             taken_check: std::sync::Mutex::new(taken_check),
+            caught_up_at: AtomicU64::new(0),
+            used_at: AtomicU64::new(since_start_us()),
+            wait: None,
         };
         replica.catch_up().await?;
         Ok(replica)
@@ -216,6 +274,32 @@ impl Replica {
             effective_us: loaded.max_time_us,
         };
         Ok((loaded.state, position))
+    }
+
+    /// Waits for `wait`'s replicas after each group commit (`--redis-wait`).
+    pub fn with_wait(mut self, wait: Option<Wait>) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// How long ago the latest catch-up that reached the log's head began (`None`: none
+    /// has): what a read answered from this copy without catching up may miss is at most
+    /// what was appended since.
+    pub fn caught_up_ago(&self) -> Option<Duration> {
+        match self.caught_up_at.load(Ordering::Acquire) {
+            0 => None,
+            at => Some(Duration::from_micros(since_start_us().saturating_sub(at))),
+        }
+    }
+
+    /// Notes that the node used this copy now.
+    pub fn mark_used(&self) {
+        self.used_at.fetch_max(since_start_us(), Ordering::Relaxed);
+    }
+
+    /// How long since the node last used this copy.
+    pub fn used_ago(&self) -> Duration {
+        Duration::from_micros(since_start_us().saturating_sub(self.used_at.load(Ordering::Relaxed)))
     }
 
     /// Publishes each entry taken from now on to `feeds` (a node's live events).
@@ -250,10 +334,12 @@ impl Replica {
     /// head it read asks again (its own appends may have come after that read), and takes
     /// the lock to decide only if it stays ahead.
     pub async fn catch_up(&self) -> Result<u64, ReplicaError> {
+        let began = since_start_us();
         let mut head = self.log.head().await?;
         for _ in 0..CATCH_UP_LOOKS {
             let taken = self.taken.load(Ordering::Acquire);
             if taken == head.n && *self.taken_check() == head.check {
+                self.caught_up_at.fetch_max(began, Ordering::AcqRel);
                 return Ok(taken);
             }
             if taken < head.n {
@@ -269,6 +355,7 @@ impl Replica {
         }
         pos.tail.follows(&head)?;
         self.take_through(&mut pos, head.n).await?;
+        self.caught_up_at.fetch_max(began, Ordering::AcqRel);
         Ok(pos.tail.n)
     }
 
@@ -292,8 +379,10 @@ impl Replica {
 
     /// Before entry `e` is taken: if it puts an import's ranking in place, the ranking is
     /// staged, read from its chunks in Redis ([`import_file`]) unless this node staged it
-    /// itself. A ranking that cannot be read stops the replica (it would answer otherwise
-    /// than the nodes that applied it).
+    /// itself, and the import is marked taken at `e` (its chunks go when the log is trimmed
+    /// past it). A ranking that cannot be read stops the replica (it would answer otherwise
+    /// than the nodes that applied it) — unless the entry itself was trimmed meanwhile,
+    /// which is a gap: the board is loaded again from the snapshot that includes it.
     async fn prepare(&self, e: &Entry) -> Result<(), ReplicaError> {
         if !e
             .payload
@@ -305,19 +394,38 @@ impl Replica {
         let Command::Import { file, .. } = decode_entry(&e.payload)?.cmd else {
             return Ok(());
         };
-        if self.state.is_staged(&file) {
-            return Ok(());
+        let keys = self.log.keys();
+        if !self.state.is_staged(&file) {
+            let unreadable =
+                |why: String| ReplicaError::Unreadable(format!("import {file}: {why}"));
+            let (id, chunks) = parse_import_file(&file)
+                .ok_or_else(|| unreadable("a name no node writes".into()))?;
+            let Some(bytes) = self.log.chunks(&keys.import_prefix(id), chunks).await? else {
+                let next = self.log.read(e.n - 1, 1).await?;
+                if next.first().is_none_or(|x| x.n != e.n) {
+                    return Err(Divergence::Gap {
+                        after: e.n - 1,
+                        found: next.first().map_or(e.n, |x| x.n),
+                    }
+                    .into());
+                }
+                return Err(unreadable("its ranking is no longer in redis".into()));
+            };
+            let ranking = photofinish_store::import::decode(&bytes).map_err(|e| unreadable(e.0))?;
+            self.state.stage(file.clone(), ranking);
         }
-        let unreadable = |why: String| ReplicaError::Unreadable(format!("import {file}: {why}"));
-        let (id, chunks) =
-            parse_import_file(&file).ok_or_else(|| unreadable("a name no node writes".into()))?;
-        let bytes = self
+        let _: i64 = self
             .log
-            .chunks(&self.log.keys().import_prefix(id), chunks)
-            .await?
-            .ok_or_else(|| unreadable("its ranking is no longer in redis".into()))?;
-        let ranking = photofinish_store::import::decode(&bytes).map_err(|e| unreadable(e.0))?;
-        self.state.stage(file, ranking);
+            .conn()
+            .query(
+                redis::cmd("ZADD")
+                    .arg(&keys.imported)
+                    .arg("XX")
+                    .arg(e.n)
+                    .arg(&file),
+            )
+            .await
+            .map_err(LogError::from)?;
         Ok(())
     }
 
@@ -371,57 +479,73 @@ impl Replica {
     /// board's next entries and answers each as applied in log order, after whatever other
     /// nodes appended before them. Calls that arrive while another appends wait and go
     /// together in the next append (group commit, up to [`MAX_GROUP_ENTRIES`]).
+    ///
+    /// The appends run in a task of their own, not in any caller: a caller that goes away
+    /// (its client hung up) neither cuts a group's append short, leaving the others of
+    /// its group without an answer, nor leaves its commands queued — a call gone before
+    /// its group is formed is not appended.
     pub async fn execute(
-        &self,
+        self: &Arc<Self>,
         cmds: &[(Command, bool)],
         now_us: i64,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
-        let (tx, mut rx) = tokio::sync::oneshot::channel();
-        self.waiting().push(Waiting {
-            cmds: cmds.to_vec(),
-            now_us,
-            reply: tx,
-        });
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let lead = {
+            let mut queue = self.waiting();
+            queue.calls.push(Waiting {
+                cmds: cmds.to_vec(),
+                now_us,
+                reply: tx,
+            });
+            !std::mem::replace(&mut queue.committing, true)
+        };
+        if lead {
+            let me = self.clone();
+            tokio::spawn(async move { me.commit_all().await });
+        }
+        rx.await.unwrap_or_else(|_| {
+            Err(ReplicaError::Unreadable(
+                "the group commit stopped without an answer (shutting down)".into(),
+            ))
+        })
+    }
+
+    /// Appends groups until no call waits (the one committing task of this replica).
+    async fn commit_all(self: Arc<Self>) {
         loop {
-            {
-                let mut pos = self.position.lock().await;
-                let group = self.next_group();
-                if !group.is_empty() {
-                    self.commit(&mut pos, group).await;
-                }
+            let mut pos = self.position.lock().await;
+            let group = self.next_group();
+            if group.is_empty() {
+                return;
             }
-            // Answered by this group or an earlier leader's; still queued (a group full of
-            // earlier calls went first), lead the next one.
-            match rx.try_recv() {
-                Ok(answer) => return answer,
-                Err(tokio::sync::oneshot::error::TryRecvError::Empty) => continue,
-                Err(tokio::sync::oneshot::error::TryRecvError::Closed) => {
-                    return Err(ReplicaError::Unreadable(
-                        "a group commit ended without an answer".into(),
-                    ))
-                }
-            }
+            self.commit(&mut pos, group).await;
         }
     }
 
-    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<Waiting>> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Queue> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The calls waiting, oldest first, up to [`MAX_GROUP_ENTRIES`] entries (at least one
-    /// call); the rest wait for the next append.
+    /// The calls waiting whose callers are still there, oldest first, up to
+    /// [`MAX_GROUP_ENTRIES`] entries (at least one call); the rest wait for the next
+    /// append. None waiting: the committing task ends (the next call starts another).
     fn next_group(&self) -> Vec<Waiting> {
-        let mut waiting = self.waiting();
+        let mut queue = self.waiting();
+        queue.calls.retain(|w| !w.reply.is_closed());
+        if queue.calls.is_empty() {
+            queue.committing = false;
+            return Vec::new();
+        }
         let mut entries = 0;
         let mut take = 0;
-        for w in waiting.iter() {
+        for w in queue.calls.iter() {
             if take > 0 && entries + w.cmds.len() > MAX_GROUP_ENTRIES {
                 break;
             }
             entries += w.cmds.len();
             take += 1;
         }
-        waiting.drain(..take).collect()
+        queue.calls.drain(..take).collect()
     }
 
     /// Appends a group's commands in one call, takes what came before them and then them,
@@ -436,7 +560,28 @@ impl Replica {
                     .map(|(c, stamped)| encode_entry(c, *stamped, w.now_us))
             })
             .collect();
-        match self.append_and_take(pos, stamp_us, payloads).await {
+        let began = since_start_us();
+        let mut done = self.append_and_take(pos, stamp_us, payloads).await;
+        if done.is_ok() {
+            // The append answered every entry before the group's own: at the head then.
+            self.caught_up_at.fetch_max(began, Ordering::AcqRel);
+            if let Some(w) = self.wait {
+                done = match self
+                    .log
+                    .conn()
+                    .wait_replicas(&self.log.keys().log, w.replicas, w.timeout)
+                    .await
+                {
+                    Ok(acked) if acked >= w.replicas => done,
+                    Ok(acked) => Err(ReplicaError::NotReplicated {
+                        acked,
+                        wanted: w.replicas,
+                    }),
+                    Err(e) => Err(LogError::from(e).into()),
+                };
+            }
+        }
+        match done {
             Ok(answers) => {
                 let mut answers = answers.into_iter();
                 for w in group {
@@ -490,6 +635,7 @@ impl Replica {
         }
         let mut answers = Vec::with_capacity(own.len());
         for entry in &own {
+            self.prepare(entry).await?;
             answers.push(self.take(pos, entry)?);
         }
         Ok(answers)
@@ -502,23 +648,40 @@ impl Replica {
         lease: Lease,
     ) -> Result<Result<SnapshotMeta, Refused>, ReplicaError> {
         self.catch_up().await?;
+        // Copied between two entries under the writers' lock, encoded outside it (a
+        // large board's encoding does not hold writes up), as the embedded store does.
         let pos = self.position.lock().await;
         if pos.tail.n == 0 {
             return Ok(Err(Refused::EntryGone));
         }
-        let bytes = self.encode_at(&pos);
-        let (n, check) = (pos.tail.n, pos.tail.check.clone());
+        let copy = self.state.copy();
+        let (n, check, effective_us) = (pos.tail.n, pos.tail.check.clone(), pos.effective_us);
         drop(pos);
+        let bytes = tokio::task::spawn_blocking(move || encode(&copy, n, effective_us))
+            .await
+            .map_err(|e| ReplicaError::Unreadable(format!("encoding a snapshot: {e}")))?;
         Ok(self
             .log
             .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes)
             .await?)
     }
 
-    /// Whether the log grew by `every` entries since the newest snapshot this node knows.
-    pub fn snapshot_due(&self, every: u64) -> bool {
-        let taken = self.taken.load(Ordering::Acquire);
-        taken.saturating_sub(self.snapshot_n.load(Ordering::Acquire)) >= every.max(1)
+    /// Whether the log grew by `every` entries since the board's newest snapshot: the one
+    /// this node knows of, then (when that one is old) the one published — so of the nodes
+    /// that hold the board, the first to find it due publishes and the others learn of it
+    /// instead of publishing again.
+    pub async fn snapshot_due(&self, every: u64) -> Result<bool, ReplicaError> {
+        let due =
+            |known: u64| self.taken.load(Ordering::Acquire).saturating_sub(known) >= every.max(1);
+        if !due(self.snapshot_n.load(Ordering::Acquire)) {
+            return Ok(false);
+        }
+        let published = self.log.published_n().await?;
+        let known = self
+            .snapshot_n
+            .fetch_max(published, Ordering::AcqRel)
+            .max(published);
+        Ok(due(known))
     }
 
     /// Publishes this replica's state as the board's snapshot under the board's lease, held
@@ -547,11 +710,16 @@ impl Replica {
 
     /// The state as a snapshot taken at `pos` (held under the writers' lock).
     fn encode_at(&self, pos: &Position) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        // Writing to a Vec cannot fail.
-        let _ = snapshot::write(&self.state, pos.tail.n, pos.effective_us, &mut bytes);
-        bytes
+        encode(&self.state, pos.tail.n, pos.effective_us)
     }
+}
+
+/// `state` after entry `n` (the last effective time `effective_us`) as a snapshot.
+fn encode(state: &State, n: u64, effective_us: i64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = snapshot::write(state, n, effective_us, &mut bytes);
+    bytes
 }
 
 #[cfg(test)]

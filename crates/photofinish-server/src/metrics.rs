@@ -1,11 +1,13 @@
 //! Prometheus metrics: requests by route, method and status; RESP commands by command and
 //! outcome; refusals by reason (either door); request latency by route;
 //! boards and members (counted at scrape time); log fsync latency; whether writes fail;
-//! period-close webhook posts by outcome and the periods awaiting one.
+//! period-close webhook posts by outcome and the periods awaiting one; on the Redis log
+//! layout, how reads were answered (from the node's copy or after catching up) and the
+//! staleness of the local ones.
 
 use std::time::Duration;
 
-use photofinish_core::view::Totals;
+use photofinish_core::view::{ReadFreshness, Totals};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -41,6 +43,14 @@ pub struct RespLabels {
     pub command: String,
     /// `ok` or `error`.
     pub outcome: String,
+}
+
+/// Labels of the Redis log layout's read counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReadLabels {
+    /// `local` (from what the node had applied, `--redis-reads local`) or `caught_up`
+    /// (after reading the log's head).
+    pub answered: String,
 }
 
 /// Labels of the webhook post counter.
@@ -84,6 +94,8 @@ pub struct Metrics {
     write_failing: Gauge,
     memory_estimate: Gauge,
     memory_limit: Gauge,
+    redis_reads: Family<ReadLabels, Counter>,
+    redis_read_staleness: Gauge<f64, std::sync::atomic::AtomicU64>,
 }
 
 impl Default for Metrics {
@@ -166,7 +178,21 @@ impl Metrics {
             "--max-memory: over it, writes adding members are refused",
             memory_limit.clone(),
         );
+        let redis_reads = Family::<ReadLabels, Counter>::default();
+        registry.register(
+            "redis_reads",
+            "Redis log layout: reads answered from the node's copy (local) or after catching up with the board's log (caught_up)",
+            redis_reads.clone(),
+        );
+        let redis_read_staleness = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "redis_read_staleness_max_seconds",
+            "Redis log layout, --redis-reads local: since the previous scrape, the longest a local read's copy had gone without catching up",
+            redis_read_staleness.clone(),
+        );
         Self {
+            redis_reads,
+            redis_read_staleness,
             memory_estimate,
             memory_limit,
             registry,
@@ -211,13 +237,26 @@ impl Metrics {
     /// The text exposition, with the state-derived gauges brought up to date.
     /// `totals` is `None` if the backend could not count them (the gauges keep their last
     /// value).
-    /// `memory` is the budget's estimate and limit, bytes.
+    /// `memory` is the budget's estimate and limit, bytes. `freshness` is how reads were
+    /// answered since the previous scrape (the Redis log layout only).
     pub fn render(
         &self,
         totals: Option<Totals>,
         write_failing: bool,
         memory: Option<(u64, u64)>,
+        freshness: Option<ReadFreshness>,
     ) -> String {
+        if let Some(f) = freshness {
+            for (answered, n) in [("local", f.local), ("caught_up", f.caught_up)] {
+                self.redis_reads
+                    .get_or_create(&ReadLabels {
+                        answered: answered.into(),
+                    })
+                    .inc_by(n);
+            }
+            self.redis_read_staleness
+                .set(f.max_staleness_us as f64 / 1e6);
+        }
         if let Some((estimate, limit)) = memory {
             self.memory_estimate
                 .set(i64::try_from(estimate).unwrap_or(i64::MAX));

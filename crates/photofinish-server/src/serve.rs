@@ -52,6 +52,11 @@ pub struct ServeOptions {
     /// The log layout's bound on the difference between this node's clock and Redis's
     /// (docs/SPEC.md §12, "Time"; `None`: unchecked, for a clock a test sets by hand).
     pub max_clock_skew: Option<std::time::Duration>,
+    /// The log layout's reads: of every write acknowledged before (the default), or of
+    /// what this node applied lately (`--redis-reads local`).
+    pub redis_reads: photofinish_redis::node::Reads,
+    /// The log layout's `--redis-wait N`: replicas that must confirm each group commit.
+    pub redis_wait: u32,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
     /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
@@ -180,6 +185,8 @@ impl Default for ServeOptions {
             redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
             redis_layout: RedisLayout::Scripts,
             max_clock_skew: Some(photofinish_redis::node::DEFAULT_MAX_CLOCK_SKEW),
+            redis_reads: photofinish_redis::node::Reads::Fresh,
+            redis_wait: 0,
             clock: SharedClock::default(),
             keys: None,
             jwt: None,
@@ -439,8 +446,14 @@ pub async fn serve_with(
                         store
                             .with_max_boards(opts.max_boards)
                             .with_max_clock_skew(opts.max_clock_skew)
+                            .with_reads(opts.redis_reads)
+                            .with_redis_wait(opts.redis_wait)
                             .with_snapshots(
                                 photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
+                                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
+                            )
+                            .with_idle_drop(
+                                photofinish_redis::node::IDLE_BOARD_AFTER,
                                 photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
                             ),
                     )

@@ -267,7 +267,16 @@ impl Server {
     /// Another server on the same data (the same Redis namespace, or the same data dir once
     /// this one has stopped); `self` keeps running.
     pub async fn sibling(&self) -> Server {
-        let mut s = Self::start_with(self.opts.clone(), self.storage.clone(), self.kind).await;
+        self.sibling_with(|o| o).await
+    }
+
+    /// [`Self::sibling`] with options `configure` adjusts (another node's settings).
+    pub async fn sibling_with(
+        &self,
+        configure: impl FnOnce(ServeOptions) -> ServeOptions,
+    ) -> Server {
+        let opts = configure(self.opts.clone());
+        let mut s = Self::start_with(opts, self.storage.clone(), self.kind).await;
         s.dir = self.dir.clone();
         s
     }

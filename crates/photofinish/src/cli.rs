@@ -66,6 +66,8 @@ enum Command {
         /// Prefix of every Redis key.
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
+        #[command(flatten)]
+        scale_out: Box<ScaleOutFlags>,
         /// Threads that serve requests (1 to 1024; default: one per core).
         #[arg(long, env = "PHOTOFINISH_WORKERS",
               value_parser = clap::value_parser!(u16).range(1..=MAX_WORKERS))]
@@ -355,28 +357,104 @@ struct LimitFlags {
     idempotency_ttl: std::time::Duration,
 }
 
-/// A key lifetime: digits with an optional unit (s, m, h, d), at least 24 h (docs/SPEC.md §7).
-fn parse_ttl(s: &str) -> Result<std::time::Duration, String> {
+/// A duration: digits with an optional unit (ms, s, m, h, d; seconds without one).
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     let n: u64 = digits
         .parse()
-        .map_err(|_| format!("{s:?} is not a duration like 24h or 2d"))?;
-    let scale = match unit {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        other => return Err(format!("unknown unit {other:?} in {s:?}: use s, m, h or d")),
+        .map_err(|_| format!("{s:?} is not a duration like 500ms, 2s or 24h"))?;
+    let ms_per = match unit {
+        "ms" => 1,
+        "" | "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}: use ms, s, m, h or d"
+            ))
+        }
     };
-    let secs = n
-        .checked_mul(scale)
+    let ms = n
+        .checked_mul(ms_per)
         .ok_or_else(|| format!("{s:?} is too long"))?;
-    if secs < 86_400 {
+    Ok(std::time::Duration::from_millis(ms))
+}
+
+/// A key lifetime ([`parse_duration`]), at least 24 h (docs/SPEC.md §7).
+fn parse_ttl(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    if d < std::time::Duration::from_secs(86_400) {
         return Err(format!("{s:?} is under 24h: keys are kept at least a day, so a client's retries are recognised"));
     }
-    Ok(std::time::Duration::from_secs(secs))
+    Ok(d)
+}
+
+/// The largest `--max-clock-skew`.
+const MAX_CLOCK_SKEW_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `--max-clock-skew` ([`parse_duration`]): over 0, at most a minute.
+fn parse_skew(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() || d > MAX_CLOCK_SKEW_LIMIT {
+        return Err(format!("{s:?} must be over 0 and at most 60s"));
+    }
+    Ok(d)
+}
+
+/// Most replicas `--redis-wait` may ask for.
+const MAX_REDIS_WAIT: i64 = 64;
+
+/// How the Redis backend runs (docs/SPEC.md §12; docs/redis-log.md).
+#[derive(Debug, clap::Args)]
+struct ScaleOutFlags {
+    /// How the data is laid out in Redis: `log` (each board's log in Redis, every node runs
+    /// the engine; docs/redis-log.md) or `scripts` (format 2, board rules in Lua).
+    #[arg(long, env = "PHOTOFINISH_REDIS_LAYOUT", default_value = "scripts", value_parser = ["scripts", "log"])]
+    redis_layout: String,
+    /// Log layout: `fresh` reads see every write acknowledged before them, on any node;
+    /// `local` reads answer from what this node applied within the last 100 ms.
+    #[arg(long, env = "PHOTOFINISH_REDIS_READS", default_value = "fresh", value_parser = ["fresh", "local"])]
+    redis_reads: String,
+    /// Log layout: Redis replicas that must confirm each write before it is acknowledged
+    /// (`WAIT`, at most 1 s; else 503, outcome unknown). 0: none.
+    #[arg(long, env = "PHOTOFINISH_REDIS_WAIT", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=MAX_REDIS_WAIT))]
+    redis_wait: u32,
+    /// Log layout: the largest difference allowed between this node's clock and Redis's
+    /// (500ms, 1s, …); a write stamped further off is refused (503).
+    #[arg(long, env = "PHOTOFINISH_MAX_CLOCK_SKEW", default_value = "1s", value_parser = parse_skew)]
+    max_clock_skew: std::time::Duration,
+}
+
+impl ScaleOutFlags {
+    fn apply(self, opts: ServeOptions) -> Result<ServeOptions> {
+        use photofinish_server::serve::RedisLayout;
+        let log = self.redis_layout == "log";
+        let log_only = self.redis_reads != "fresh" || self.redis_wait > 0;
+        if log_only && !(log && opts.storage.is_some()) {
+            return Err(anyhow!(
+                "--redis-reads and --redis-wait are for --storage redis… with --redis-layout log"
+            ));
+        }
+        Ok(ServeOptions {
+            redis_layout: if log {
+                RedisLayout::Log
+            } else {
+                RedisLayout::Scripts
+            },
+            redis_reads: if self.redis_reads == "local" {
+                photofinish_redis::node::Reads::Local
+            } else {
+                photofinish_redis::node::Reads::Fresh
+            },
+            redis_wait: self.redis_wait,
+            max_clock_skew: Some(self.max_clock_skew),
+            ..opts
+        })
+    }
 }
 
 /// A size: digits and an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB).
@@ -581,6 +659,7 @@ pub async fn run(args: Args) -> Result<()> {
             redis_namespace,
             access,
             limits,
+            scale_out,
             workers: _, // the runtime's, set up before this runs (main.rs)
         } => {
             let fsync = FsyncPolicy::parse(&fsync).ok_or_else(|| {
@@ -596,7 +675,7 @@ pub async fn run(args: Args) -> Result<()> {
                 redis_namespace,
                 ..ServeOptions::default()
             })?;
-            serve(limits.apply(opts)?).await
+            serve(scale_out.apply(limits.apply(opts)?)?).await
         }
         Command::RedisUpgrade {
             storage,
@@ -883,5 +962,15 @@ mod tests {
         assert_eq!(parse_ttl("2d").map(|d| d.as_secs()), Ok(172_800));
         assert!(parse_ttl("1h").is_err());
         assert!(parse_ttl("forever").is_err());
+    }
+
+    #[test]
+    fn skews() {
+        use super::parse_skew;
+        assert_eq!(parse_skew("500ms").map(|d| d.as_millis()), Ok(500));
+        assert_eq!(parse_skew("2").map(|d| d.as_millis()), Ok(2_000));
+        assert!(parse_skew("0s").is_err());
+        assert!(parse_skew("2m").is_err());
+        assert!(parse_skew("1 fortnight").is_err());
     }
 }

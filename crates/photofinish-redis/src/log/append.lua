@@ -18,7 +18,7 @@ local function check_of(entry)
   return ''
 end
 local function missed_between(after, before)
-  if after < 0 or after + 1 > before then return false end
+  if after < 0 or after + 1 > before then return {} end
   if before - after > tonumber(ARGV[3]) then return 'behind' end
   return redis.call('XRANGE', KEYS[1], '0-' .. num(after + 1), '0-' .. num(before))
 end

@@ -59,6 +59,12 @@ pub struct LogKeys {
     pub snap: String,
     /// The counter imports number their rankings with.
     pub imports: String,
+    /// The imports whose chunks are in Redis (sorted set of [`import file`] names, score =
+    /// the entry that took it, `+inf` until one has): deleted once the log is trimmed past
+    /// that entry.
+    ///
+    /// [`import file`]: crate::replica::import_file
+    pub imported: String,
     /// The ids of the groups appended lately (a retried append answers, not appends).
     pub groups: String,
 }
@@ -74,6 +80,7 @@ impl LogKeys {
             fence: format!("{base}fence"),
             snap: format!("{base}snap"),
             imports: format!("{base}imports"),
+            imported: format!("{base}imported"),
             groups: format!("{base}groups"),
         }
     }

@@ -61,6 +61,8 @@ pub enum Refused {
     LeaseLost,
     /// The log no longer holds the entry the snapshot was taken at (lost or rewritten).
     EntryGone,
+    /// A chunk written for it is gone (expired or evicted before the publish).
+    ChunksGone,
 }
 
 impl BoardLog {
@@ -68,12 +70,11 @@ impl BoardLog {
     pub async fn take_lease(&self, ttl: Duration) -> Result<Option<Lease>, LogError> {
         let mut inv = LEASE.key(&self.keys().lease);
         inv.key(&self.keys().fence).arg("take").arg(ms(ttl)).arg("");
-        match self.conn().invoke::<Value>(&inv).await? {
-            Value::Nil => Ok(None),
-            v => Ok(Some(Lease {
-                token: number(Some(&v), "lease token")?,
-            })),
-        }
+        let token = number(
+            Some(&self.conn().invoke::<Value>(&inv).await?),
+            "lease token",
+        )?;
+        Ok((token > 0).then_some(Lease { token }))
     }
 
     /// Extends `lease` by `ttl` if it is still the caller's; whether it was.
@@ -124,6 +125,7 @@ impl BoardLog {
         inv.key(&keys.log)
             .key(&keys.head)
             .key(&keys.snap)
+            .key(&keys.imported)
             .arg(meta.token)
             .arg(meta.n)
             .arg(&meta.check.0)
@@ -132,12 +134,14 @@ impl BoardLog {
             .arg(meta.bytes)
             .arg(meta.crc)
             .arg(&prefix)
-            .arg(KEEP_ENTRIES);
+            .arg(KEEP_ENTRIES)
+            .arg(&keys.imports);
         let status: String = self.conn().invoke(&inv).await?;
         match status.as_str() {
             "ok" => Ok(Ok(meta)),
             "lease_lost" => Ok(Err(Refused::LeaseLost)),
             "entry_gone" => Ok(Err(Refused::EntryGone)),
+            "chunks_gone" => Ok(Err(Refused::ChunksGone)),
             other => Err(LogError::Damaged(format!("publish answered {other:?}"))),
         }
     }
@@ -165,6 +169,15 @@ impl BoardLog {
         Err(LogError::Damaged(
             last.unwrap_or_else(|| "snapshot kept changing".into()),
         ))
+    }
+
+    /// The last entry the published snapshot includes (0: none published).
+    pub async fn published_n(&self) -> Result<u64, LogError> {
+        let n: Option<u64> = self
+            .conn()
+            .query(redis::cmd("HGET").arg(&self.keys().snap).arg("n"))
+            .await?;
+        Ok(n.unwrap_or(0))
     }
 
     /// The published snapshot's description and chunk prefix.

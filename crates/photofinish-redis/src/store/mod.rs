@@ -206,6 +206,9 @@ impl RedisStore {
             max_boards: None,
             hasher: layout::name_hash,
         };
+        crate::conn::refuse_eviction(&store.conn)
+            .await
+            .map_err(BoardError::Unavailable)?;
         store.check_format().await?;
         Ok(store)
     }

@@ -39,7 +39,9 @@ pub async fn metrics(
     let failing = service.health().await.is_some();
     let totals = service.totals().await.ok();
     let memory = app.gate.budget().map(|b| (b.estimate(), b.limit()));
-    let body = app.metrics.render(totals, failing, memory);
+    let body = app
+        .metrics
+        .render(totals, failing, memory, service.take_read_freshness());
     Ok((
         [(
             CONTENT_TYPE,

@@ -20,6 +20,7 @@ mod rates;
 mod redis_backend;
 mod redis_log;
 mod redis_replica;
+mod redis_scale_out;
 mod resp;
 mod resp_clients;
 mod resp_protocol;

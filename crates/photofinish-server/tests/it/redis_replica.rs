@@ -5,7 +5,10 @@
 //! damaged snapshot is passed over for the whole log, or refused when the log no longer
 //! holds it; a node whose log came back shorter notices, and a reload answers what Redis
 //! holds; a node whose clock is off appends nothing; a lagging node's stamp never ranks
-//! its write ahead of an earlier one.
+//! its write ahead of an earlier one; callers that go away mid-append leave every other
+//! caller answered; of two nodes, one publishes each snapshot; an import's chunks go once
+//! the log is trimmed past the entry that took it; concurrent creates on two nodes stop
+//! at the board limit.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,9 +29,9 @@ async fn connect(kind: Kind) -> Conn {
 const LEASE: Duration = Duration::from_secs(30);
 
 /// A replica of the board whose keys are `keys`, on a connection of its own.
-async fn node(kind: Kind, keys: &LogKeys) -> Replica {
+async fn node(kind: Kind, keys: &LogKeys) -> Arc<Replica> {
     let log = BoardLog::new(connect(kind).await, keys.clone());
-    Replica::load(log, Some(5_000_000)).await.expect("load")
+    Arc::new(Replica::load(log, Some(5_000_000)).await.expect("load"))
 }
 
 fn create() -> (Command, bool) {
@@ -59,7 +62,7 @@ fn incr(member: &str, by: i64) -> (Command, bool) {
 }
 
 /// The one answer of executing `cmd` on `r` now.
-async fn run(r: &Replica, cmd: (Command, bool)) -> Applied {
+async fn run(r: &Arc<Replica>, cmd: (Command, bool)) -> Applied {
     let mut got = r.execute(&[cmd], now_us()).await.expect("execute");
     got.remove(0).expect("applied")
 }
@@ -73,8 +76,8 @@ fn score(a: &Applied) -> i64 {
 
 async fn two_nodes_answer_alike_and_converge(kind: Kind) {
     let keys = LogKeys::new(&fresh_namespace(), "b");
-    let a = Arc::new(node(kind, &keys).await);
-    let b = Arc::new(node(kind, &keys).await);
+    let a = node(kind, &keys).await;
+    let b = node(kind, &keys).await;
     assert_eq!(run(&a, create()).await, Applied::BoardCreated(true));
     // B learns the create from its own append's answer.
     assert_eq!(run(&b, create()).await, Applied::BoardCreated(false));
@@ -370,7 +373,261 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
     assert_eq!(pa.entries, pb.entries);
 }
 
+/// Callers that go away while their group is appended (their task aborted at every point
+/// of the call) leave every other caller answered, and the node's copy equal to what the
+/// log holds.
+async fn callers_that_go_away_leave_the_others_answered(kind: Kind) {
+    let keys = LogKeys::new(&fresh_namespace(), "b");
+    let a = node(kind, &keys).await;
+    run(&a, create()).await;
+    let mut kept = Vec::new();
+    let mut aborted = Vec::new();
+    for t in 0..120usize {
+        let r = a.clone();
+        let task = tokio::spawn(async move { r.execute(&[incr("hot", 1)], now_us()).await });
+        if t % 3 == 0 {
+            for _ in 0..(t % 7) {
+                tokio::task::yield_now().await;
+            }
+            task.abort();
+            aborted.push(task);
+        } else {
+            kept.push(task);
+        }
+    }
+    let answered = kept.len() as i64;
+    for t in kept {
+        let got = t
+            .await
+            .expect("task")
+            .expect("a caller that stayed was answered");
+        assert!(got[0].is_ok(), "{got:?}");
+    }
+    for t in aborted {
+        let _ = t.await;
+    }
+    // Whatever the aborted calls did, the copy is what the log holds.
+    let taken = a.catch_up().await.expect("catch up");
+    let fresh = node(kind, &keys).await;
+    assert_eq!(fresh.taken().await, taken);
+    assert!(
+        a.encoded().await == fresh.encoded().await,
+        "the copies differ"
+    );
+    let total = score(&run(&fresh, incr("hot", 0)).await);
+    assert_eq!(
+        total,
+        taken as i64 - 1,
+        "every appended increment counted once"
+    );
+    assert!(total >= answered, "an answered increment is missing");
+}
+
+/// Two nodes that hold a board: once its log grew enough, one of them publishes the
+/// snapshot, and the other learns of it instead of publishing its own.
+async fn one_node_publishes_each_snapshot(kind: Kind) {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_core::Leaderboard;
+    use photofinish_redis::node::LogStore;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let mut nodes = Vec::new();
+    for _ in 0..2 {
+        let n = LogStore::connect(&target, &ns, Box::new(SystemClock))
+            .await
+            .expect("connect")
+            .with_snapshots(100, Duration::from_millis(50));
+        nodes.push(n);
+    }
+    nodes[0]
+        .create_board("b", BoardConfig::default())
+        .await
+        .expect("create");
+    for i in 0..150 {
+        nodes[i % 2]
+            .write("b", write(&format!("m{i}"), 1))
+            .await
+            .expect("write");
+    }
+    let conn = connect(kind).await;
+    let keys = LogKeys::new(&ns, "b");
+    let log = BoardLog::new(conn.clone(), keys.clone());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while log.published_n().await.expect("published") == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no snapshot published"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Twenty more looks of each node: none publishes again (nothing new is due).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let leases: u64 = conn
+        .query(redis::cmd("GET").arg(&keys.fence))
+        .await
+        .expect("fence");
+    assert_eq!(leases, 1, "the snapshot was published more than once");
+}
+
+fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
+    photofinish_core::view::WriteRequest {
+        member: member.into(),
+        op: Some(Op::Incr),
+        value,
+        at_us: None,
+        period: None,
+        metadata: None,
+        over_budget: None,
+    }
+}
+
+struct Rows(Vec<photofinish_core::transfer::ImportRow>);
+
+#[async_trait::async_trait]
+impl photofinish_core::transfer::ImportSource for Rows {
+    async fn next_chunk(
+        &mut self,
+    ) -> Result<Option<Vec<photofinish_core::transfer::ImportRow>>, photofinish_core::BoardError>
+    {
+        Ok((!self.0.is_empty()).then(|| std::mem::take(&mut self.0)))
+    }
+}
+
+/// An import's ranking is in Redis until no node can take the entry that names it: the
+/// snapshot whose trim passes that entry deletes its chunks, and a node loaded after
+/// still answers the imported ranks (from the snapshot).
+async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_core::view::ReadOptions;
+    use photofinish_core::{Leaderboard, PeriodRef};
+    use photofinish_redis::log::snapshot::KEEP_ENTRIES;
+    use photofinish_redis::node::LogStore;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let a = LogStore::connect(&target, &ns, Box::new(SystemClock))
+        .await
+        .expect("connect")
+        .with_snapshots(1_000, Duration::from_millis(50));
+    a.create_board("b", BoardConfig::default())
+        .await
+        .expect("create");
+    let rows = (0..50)
+        .map(|i| photofinish_core::transfer::ImportRow {
+            member: format!("imported{i}"),
+            score: 1_000 + i,
+            reached_at_us: None,
+            metadata: None,
+        })
+        .collect();
+    let imported = a
+        .import("b", &PeriodRef::Current, &mut Rows(rows))
+        .await
+        .expect("import");
+    assert_eq!(imported.entries, 50);
+    let conn = connect(kind).await;
+    let keys = LogKeys::new(&ns, "b");
+    let listed = || async {
+        conn.query::<Vec<(String, f64)>>(
+            redis::cmd("ZRANGE")
+                .arg(&keys.imported)
+                .arg(0)
+                .arg(-1)
+                .arg("WITHSCORES"),
+        )
+        .await
+        .expect("imported")
+    };
+    let taken = listed().await;
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    assert_eq!(taken[0].1, 2.0, "the import is marked taken at its entry");
+    let chunk = format!("{}0", keys.import_prefix(1));
+    let exists = |k: String| {
+        let conn = conn.clone();
+        async move {
+            conn.query::<i64>(redis::cmd("EXISTS").arg(k))
+                .await
+                .expect("exists")
+        }
+    };
+    assert_eq!(exists(chunk.clone()).await, 1);
+    // Past KEEP_ENTRIES more entries, a snapshot trims the log past the import's entry.
+    let mut written = 0;
+    while written < KEEP_ENTRIES + 2_000 {
+        let batch = (0..1_000).map(|i| write(&format!("m{i}"), 1)).collect();
+        a.write_batch("b", batch).await.expect("batch");
+        written += 1_000;
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while exists(chunk.clone()).await == 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the import's chunks stayed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(listed().await.is_empty());
+    let b = LogStore::connect(&target, &ns, Box::new(SystemClock))
+        .await
+        .expect("connect");
+    let top = b
+        .page("b", 0, 1, &ReadOptions::default())
+        .await
+        .expect("page");
+    assert_eq!(top.entries[0].member, "imported49");
+}
+
+/// Creates on two nodes at once stop at the board limit: the registry counts each name
+/// in the same script that lists it.
+async fn concurrent_creates_on_two_nodes_stop_at_the_limit(kind: Kind) {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_core::Leaderboard;
+    use photofinish_redis::node::LogStore;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let mut nodes = Vec::new();
+    for _ in 0..2 {
+        let n = LogStore::connect(&target, &ns, Box::new(SystemClock))
+            .await
+            .expect("connect")
+            .with_max_boards(Some(5));
+        nodes.push(Arc::new(n));
+    }
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let n = nodes[i % 2].clone();
+        tasks.push(tokio::spawn(async move {
+            n.create_board(&format!("b{i}"), BoardConfig::default())
+                .await
+        }));
+    }
+    let mut created = 0;
+    for t in tasks {
+        match t.await.expect("task") {
+            Ok(true) => created += 1,
+            Err(photofinish_core::BoardError::TooManyBoards(5)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(created, 5);
+    assert_eq!(nodes[1].boards().await.expect("boards").len(), 5);
+    // A deleted board frees its place.
+    let any = nodes[0].boards().await.expect("boards")[0].name.clone();
+    nodes[0].delete_board(&any).await.expect("delete");
+    assert!(nodes[1]
+        .create_board("late", BoardConfig::default())
+        .await
+        .expect("create"));
+    assert!(matches!(
+        nodes[0].create_board("later", BoardConfig::default()).await,
+        Err(photofinish_core::BoardError::TooManyBoards(5))
+    ));
+}
+
 photofinish_testkit::on_redis!(
+    callers_that_go_away_leave_the_others_answered,
+    one_node_publishes_each_snapshot,
+    an_imports_chunks_go_when_the_log_is_trimmed_past_it,
+    concurrent_creates_on_two_nodes_stop_at_the_limit,
     a_node_publishes_snapshots_that_new_nodes_load,
     two_nodes_answer_alike_and_converge,
     a_new_node_loads_the_snapshot_and_the_log_after_it,

@@ -1,5 +1,5 @@
 //! Tests of the real binary: crash recovery under SIGKILL (writes and webhook posts),
-//! refusing damaged data, the CLI.
+//! refusing damaged data, the CLI; the scale-out layout under failures.
 
 mod support;
 
@@ -9,5 +9,6 @@ mod cli;
 mod conns;
 mod crash;
 mod retries;
+mod scale_out;
 mod transfer;
 mod webhook;

@@ -1,0 +1,406 @@
+//! The scale-out layout's failures, end to end with real processes (docs/SPEC.md §12,
+//! issue 41): `photofinish serve --storage redis://… --redis-layout log` nodes and
+//! `redis-server`, killed, stopped, restarted and rolled back under them.
+//!
+//! - `kill -9` of one of two nodes during concurrent increments through both: every
+//!   acknowledged increment is in the totals, and a new node agrees.
+//! - Redis restarted (`appendfsync always`) during writes: nothing acknowledged is lost
+//!   and the nodes reconnect by themselves.
+//! - A node stopped (SIGSTOP) while the other writes, then resumed, answers what the log
+//!   holds.
+//! - Redis restarted from an older AOF copy (a shorter log than the nodes applied): every
+//!   node notices and answers what Redis now holds, and writes go on from there.
+//! - A damaged snapshot chunk: a new node refuses the board with a clear error (503)
+//!   rather than serve wrong ranks, and a Redis that may evict keys is refused at start.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use photofinish_testkit::redis::RedisProcess;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+/// A log-layout node on `redis` under namespace `ns`.
+fn node(redis: &str, ns: &str) -> Proc {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--redis-layout", "log"])
+        .args(["--storage", redis, "--redis-namespace", ns]);
+    tokio::task::block_in_place(|| Proc::spawn_command(cmd))
+}
+
+fn redis_with_aof(dir: &Path) -> RedisProcess {
+    tokio::task::block_in_place(|| {
+        RedisProcess::start(dir, &["--appendonly", "yes", "--appendfsync", "always"])
+            .expect("redis")
+    })
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success(), "kill {sig} {pid}");
+}
+
+async fn get(http: &reqwest::Client, url: &str) -> (u16, Value) {
+    match http.get(url).send().await {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            (status, r.json().await.unwrap_or(Value::Null))
+        }
+        Err(_) => (0, Value::Null),
+    }
+}
+
+/// `member`'s score on `base`, asking until the node answers 200 (it may be reconnecting).
+async fn score_of(http: &reqwest::Client, base: &str, member: &str) -> i64 {
+    let url = format!("{base}/v1/boards/b/members/{member}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = get(http, &url).await;
+        if status == 200 {
+            return body["score"].as_i64().expect("score");
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{base} never answered: {status} {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn create(http: &reqwest::Client, base: &str) {
+    let put = http
+        .put(format!("{base}/v1/boards/b"))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("put");
+    assert!(put.status().is_success(), "{}", put.status());
+}
+
+/// Increments written by `WRITERS` tasks, round-robin over the nodes still up: how many
+/// were acknowledged (a lower bound of the total) and sent (an upper bound).
+struct Writers {
+    stop: Arc<AtomicBool>,
+    acked: Arc<AtomicU64>,
+    sent: Arc<AtomicU64>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+const WRITERS: usize = 8;
+
+impl Writers {
+    fn start(http: &reqwest::Client, bases: &[String]) -> Writers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let acked = Arc::new(AtomicU64::new(0));
+        let sent = Arc::new(AtomicU64::new(0));
+        let tasks = (0..WRITERS)
+            .map(|w| {
+                let (http, bases) = (http.clone(), bases.to_vec());
+                let (stop, acked, sent) = (stop.clone(), acked.clone(), sent.clone());
+                tokio::spawn(async move {
+                    let mut i = w;
+                    while !stop.load(Ordering::SeqCst) {
+                        let base = &bases[i % bases.len()];
+                        i += 1;
+                        sent.fetch_add(1, Ordering::SeqCst);
+                        let r = http
+                            .post(format!("{base}/v1/boards/b/scores"))
+                            .json(&json!({"member": "hot", "op": "incr", "score": 1}))
+                            .timeout(Duration::from_secs(10))
+                            .send()
+                            .await;
+                        match r {
+                            Ok(resp) if resp.status() == 200 => {
+                                acked.fetch_add(1, Ordering::SeqCst);
+                            }
+                            // A node down or reconnecting: the outcome is unknown (counted
+                            // as sent); try the next node after a pause.
+                            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+                        }
+                    }
+                })
+            })
+            .collect();
+        Writers {
+            stop,
+            acked,
+            sent,
+            tasks,
+        }
+    }
+
+    /// Stops them: (acknowledged, sent).
+    async fn stop(self) -> (u64, u64) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.tasks {
+            t.await.expect("writer");
+        }
+        (
+            self.acked.load(Ordering::SeqCst),
+            self.sent.load(Ordering::SeqCst),
+        )
+    }
+}
+
+/// Waits until `n` more increments were acknowledged (the writers are past a point).
+async fn until_acked(w: &Writers, n: u64) {
+    let target = w.acked.load(Ordering::SeqCst) + n;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while w.acked.load(Ordering::SeqCst) < target {
+        assert!(tokio::time::Instant::now() < deadline, "writes stalled");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_of_one_node_loses_no_acknowledged_increment() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = redis_with_aof(dir.path());
+    let http = reqwest::Client::new();
+    let (a, b) = (node(&redis.url(), "k9"), node(&redis.url(), "k9"));
+    create(&http, &a.base).await;
+    let w = Writers::start(&http, &[a.base.clone(), b.base.clone()]);
+    until_acked(&w, 300).await;
+    tokio::task::block_in_place(|| a.kill9());
+    // The survivor goes on taking writes (the writers' turns at the dead node fail).
+    until_acked(&w, 300).await;
+    let (acked, sent) = w.stop().await;
+    let total = score_of(&http, &b.base, "hot").await;
+    assert!(
+        (acked as i64..=sent as i64).contains(&total),
+        "total {total}, acknowledged {acked}, sent {sent}"
+    );
+    let c = node(&redis.url(), "k9");
+    assert_eq!(
+        score_of(&http, &c.base, "hot").await,
+        total,
+        "a new node agrees"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_redis_restart_during_writes_loses_nothing_acknowledged() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut redis = redis_with_aof(dir.path());
+    let http = reqwest::Client::new();
+    let (a, b) = (node(&redis.url(), "rr"), node(&redis.url(), "rr"));
+    create(&http, &a.base).await;
+    let w = Writers::start(&http, &[a.base.clone(), b.base.clone()]);
+    until_acked(&w, 300).await;
+    tokio::task::block_in_place(|| redis.restart()).expect("restart");
+    // The nodes reconnect by themselves: writes are acknowledged again.
+    until_acked(&w, 300).await;
+    let (acked, sent) = w.stop().await;
+    let (ta, tb) = (
+        score_of(&http, &a.base, "hot").await,
+        score_of(&http, &b.base, "hot").await,
+    );
+    assert_eq!(ta, tb, "the nodes disagree");
+    assert!(
+        (acked as i64..=sent as i64).contains(&ta),
+        "total {ta}, acknowledged {acked}, sent {sent}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_stopped_for_a_while_catches_up() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = redis_with_aof(dir.path());
+    let http = reqwest::Client::new();
+    let (a, b) = (node(&redis.url(), "st"), node(&redis.url(), "st"));
+    create(&http, &a.base).await;
+    assert_eq!(write_n(&http, &a.base, 10).await, 10);
+    assert_eq!(score_of(&http, &b.base, "hot").await, 10);
+    signal(b.pid(), "-STOP");
+    assert_eq!(write_n(&http, &a.base, 2_000).await, 2_010);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    signal(b.pid(), "-CONT");
+    assert_eq!(score_of(&http, &b.base, "hot").await, 2_010);
+    // And it writes from where the log is.
+    assert_eq!(write_n(&http, &b.base, 1).await, 2_011);
+    assert_eq!(score_of(&http, &a.base, "hot").await, 2_011);
+}
+
+/// Increments `hot` by `n` in batches; its score after.
+async fn write_n(http: &reqwest::Client, base: &str, n: usize) -> i64 {
+    let mut last = 0;
+    for start in (0..n).step_by(1_000) {
+        let entries: Vec<Value> = (start..n.min(start + 1_000))
+            .map(|_| json!({"member": "hot", "op": "incr", "score": 1}))
+            .collect();
+        let r = http
+            .post(format!("{base}/v1/boards/b/scores:batch"))
+            .json(&json!({ "entries": entries }))
+            .send()
+            .await
+            .expect("batch");
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.expect("json");
+        last = body["results"]
+            .as_array()
+            .and_then(|a| a.last())
+            .and_then(|r| r["score"].as_i64())
+            .unwrap_or_else(|| panic!("{body}"));
+    }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_redis_rolled_back_to_an_older_aof_is_noticed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut redis = redis_with_aof(dir.path());
+    let http = reqwest::Client::new();
+    let (a, b) = (node(&redis.url(), "rb"), node(&redis.url(), "rb"));
+    create(&http, &a.base).await;
+    assert_eq!(write_n(&http, &a.base, 100).await, 100);
+    // Copy Redis's files as they are now (stopped, so the copy is whole).
+    let older = tempfile::tempdir().expect("tmp");
+    tokio::task::block_in_place(|| {
+        redis.kill();
+        copy_dir(dir.path(), older.path());
+        redis.restart().expect("restart");
+    });
+    assert_eq!(score_of(&http, &a.base, "hot").await, 100);
+    assert_eq!(write_n(&http, &a.base, 50).await, 150);
+    assert_eq!(score_of(&http, &b.base, "hot").await, 150);
+    // Redis comes back from the older copy: a shorter log than both nodes applied.
+    tokio::task::block_in_place(|| {
+        redis.kill();
+        std::fs::remove_dir_all(dir.path().join("appendonlydir")).expect("rm");
+        copy_dir(older.path(), dir.path());
+        redis.restart().expect("restart");
+    });
+    assert_eq!(
+        score_of(&http, &b.base, "hot").await,
+        100,
+        "B served a lost tail"
+    );
+    assert_eq!(
+        score_of(&http, &a.base, "hot").await,
+        100,
+        "A served a lost tail"
+    );
+    // Writes go on from what Redis holds, on both.
+    assert_eq!(write_n(&http, &a.base, 5).await, 105);
+    assert_eq!(write_n(&http, &b.base, 5).await, 110);
+}
+
+/// An `XRANGE` reply: ids and their fields.
+type StreamEntries = Vec<(String, Vec<(String, Vec<u8>)>)>;
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walk(from) {
+        let rel = e.strip_prefix(from).expect("under");
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(&e, &dest).expect("copy");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read dir") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Once a snapshot is published (every 100,000 entries) and the log trimmed below it, a
+/// damaged chunk cannot be passed over: a new node refuses the board with a clear error
+/// instead of serving ranks the log does not support. The node that holds the board goes
+/// on serving it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_damaged_snapshot_chunk_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis =
+        tokio::task::block_in_place(|| RedisProcess::start(dir.path(), &[]).expect("redis"));
+    let http = reqwest::Client::new();
+    let a = node(&redis.url(), "ds");
+    create(&http, &a.base).await;
+    let entries = 112_000;
+    assert_eq!(write_n(&http, &a.base, entries).await, entries as i64);
+    let mut c = redis.client().expect("client");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let prefix = loop {
+        let snap: Vec<Option<String>> = redis::cmd("HMGET")
+            .arg("ds:{b}:snap")
+            .arg("prefix")
+            .arg("n")
+            .query(&mut c)
+            .expect("snap");
+        if let [Some(prefix), Some(_)] = &snap[..] {
+            break prefix.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no snapshot published"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let first: StreamEntries = redis::cmd("XRANGE")
+        .arg("ds:{b}:log")
+        .arg("-")
+        .arg("+")
+        .arg("COUNT")
+        .arg(1)
+        .query(&mut c)
+        .expect("xrange");
+    assert_ne!(
+        first[0].0, "0-1",
+        "the log was not trimmed below the snapshot"
+    );
+    redis::cmd("SETRANGE")
+        .arg(format!("{prefix}0"))
+        .arg(100)
+        .arg("damage")
+        .query::<i64>(&mut c)
+        .expect("damage");
+    let fresh = node(&redis.url(), "ds");
+    let (status, body) = get(&http, &format!("{}/v1/boards/b/members/hot", fresh.base)).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "storage_unavailable");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("checksum"), "{message}");
+    assert_eq!(score_of(&http, &a.base, "hot").await, entries as i64);
+}
+
+/// The scale-out flags are checked at start: a Redis that may evict keys is refused,
+/// and so are flags of the log layout on another layout, and a skew of 0.
+#[test]
+fn serve_refuses_an_evicting_redis_and_flags_out_of_place() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis =
+        RedisProcess::start(dir.path(), &["--maxmemory-policy", "volatile-lru"]).expect("redis");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--resp-listen", "off"])
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "{args:?} served");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let url = redis.url();
+    let why = run(&["--storage", &url, "--redis-layout", "log"]);
+    assert!(why.contains("maxmemory-policy volatile-lru"), "{why}");
+    let why = run(&["--storage", &url]);
+    assert!(why.contains("maxmemory-policy volatile-lru"), "{why}");
+    let why = run(&["--storage", &url, "--redis-reads", "local"]);
+    assert!(why.contains("--redis-layout log"), "{why}");
+    let why = run(&["--redis-wait", "1"]);
+    assert!(why.contains("--redis-layout log"), "{why}");
+    let why = run(&["--max-clock-skew", "0s"]);
+    assert!(why.contains("must be over 0"), "{why}");
+}
