@@ -99,11 +99,22 @@ pub enum Read {
     Closed,
 }
 
+impl Ring {
+    fn next_id(&self) -> u64 {
+        self.last_id.max(self.base) + 1
+    }
+}
+
 #[derive(Debug)]
 struct Ring {
     events: VecDeque<Arc<Event>>,
     /// The newest id handed out (the one before the first event, while there is none).
     last_id: u64,
+    /// Every event after this id is held (it moves up as the ring drops its oldest, or
+    /// over a gap): a reader at an earlier id may have missed some.
+    floor: u64,
+    /// The next event's id is past this too ([`EventFeed::advance_to`]).
+    base: u64,
     /// The current period last announced, to send each reset once.
     announced: Option<String>,
     closed: bool,
@@ -124,6 +135,8 @@ impl EventFeed {
             ring: Mutex::new(Ring {
                 events: VecDeque::new(),
                 last_id,
+                floor: last_id,
+                base: last_id,
                 announced: None,
                 closed: false,
             }),
@@ -140,7 +153,7 @@ impl EventFeed {
     pub fn push(&self, kind: EventKind) -> u64 {
         let id = {
             let mut ring = self.ring();
-            let id = ring.last_id + 1;
+            let id = ring.next_id();
             self.append(&mut ring, Event { id, kind });
             id
         };
@@ -164,7 +177,9 @@ impl EventFeed {
 
     fn append(&self, ring: &mut Ring, event: Event) {
         if ring.events.len() == self.capacity {
-            ring.events.pop_front();
+            if let Some(dropped) = ring.events.pop_front() {
+                ring.floor = dropped.id;
+            }
         }
         ring.last_id = event.id;
         if let EventKind::Reset { period, .. } = &event.kind {
@@ -182,7 +197,7 @@ impl EventFeed {
             match ring.announced.as_deref() {
                 Some(p) if p >= period => false,
                 Some(_) => {
-                    let id = ring.last_id + 1;
+                    let id = ring.next_id();
                     let kind = EventKind::Reset {
                         period: period.to_owned(),
                         previous: previous(),
@@ -213,8 +228,23 @@ impl EventFeed {
             }
             ring.events.clear();
             ring.last_id = id;
+            ring.floor = id;
         }
         self.signal.notify(usize::MAX);
+    }
+
+    /// Numbers the next event after `id` (skipping ids, holding every event): a feed whose
+    /// ids are derived from something all nodes agree on (the scale-out layout's entry
+    /// numbers) moves to that number before the entry's events. A feed already past
+    /// `id` stays where it is.
+    pub fn advance_to(&self, id: u64) {
+        let mut ring = self.ring();
+        ring.base = ring.base.max(id);
+    }
+
+    /// The newest period this feed announced or recorded.
+    pub fn announced(&self) -> Option<String> {
+        self.ring().announced.clone()
     }
 
     /// Ends the feed (its board was deleted): readers get [`Read::Closed`].
@@ -239,8 +269,7 @@ impl EventFeed {
                 last_id: ring.last_id,
             };
         }
-        let first = ring.events.front().map_or(ring.last_id + 1, |e| e.id);
-        if after + 1 < first {
+        if after < ring.floor {
             return Read::Behind {
                 last_id: ring.last_id,
             };
@@ -428,6 +457,33 @@ mod tests {
             reached_at_us: 0,
             period: "all".into(),
         }
+    }
+
+    #[test]
+    fn ids_numbered_elsewhere_skip_without_losing_a_reader() {
+        // A feed whose ids come from entry numbers: entry 3's events after 3 << 11.
+        let feed = EventFeed::new((3 << 11) - 1, 4);
+        feed.advance_to(3 << 11);
+        assert_eq!(feed.push(score("a")), (3 << 11) + 1);
+        // Entry 4 emits nothing; entry 9's event skips past both.
+        feed.advance_to(4 << 11);
+        feed.advance_to(9 << 11);
+        assert_eq!(feed.push(score("b")), (9 << 11) + 1);
+        // A reader from the start, or after the first event, misses nothing.
+        for after in [(3 << 11) - 1, (3 << 11) + 1] {
+            match feed.read(after) {
+                Read::Events(e) => assert_eq!(e.last().map(|e| e.id), Some((9 << 11) + 1)),
+                other => panic!("{other:?}"),
+            }
+        }
+        // One from before the feed began may have missed some: behind.
+        assert!(matches!(feed.read(5), Read::Behind { .. }));
+        // Once the ring drops its oldest, a reader before it is behind.
+        for m in ["c", "d", "e"] {
+            feed.push(score(m));
+        }
+        assert!(matches!(feed.read((3 << 11) - 1), Read::Behind { .. }));
+        assert!(matches!(feed.read((3 << 11) + 1), Read::Events(_)));
     }
 
     fn ids(r: Read) -> Vec<u64> {

@@ -556,9 +556,16 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         let now = self.clock.now_us();
         let current = read_lock(&handle).resolve(&PeriodRef::Current, now)?;
         self.feeds.sweep(board);
-        let (feed, new) = self.feeds.watch(board, 1, || {
-            EventFeed::new(u64::try_from(now).unwrap_or(0), EVENT_RING_LEN)
-        })?;
+        // Ids from entry numbers (every node numbers an entry's events alike): the feed
+        // holds every event after the last entry taken.
+        let (feed, new) = r
+            .at_taken(|taken| {
+                self.feeds.watch(board, 1, || {
+                    let last = ((taken + 1) << crate::replica::EVENT_ID_SHIFT) - 1;
+                    EventFeed::new(last, EVENT_RING_LEN)
+                })
+            })
+            .await?;
         if new {
             feed.announce(&current.id, String::new);
             self.follow(board.to_owned(), feed.clone(), r);
@@ -567,11 +574,27 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     }
 
     async fn announce_period(&self, board: &str) -> Result<(), BoardError> {
+        // A period is announced by its first entry (every node's feed alike): one that
+        // began without writes gets a tick, unless an entry of it was taken already.
         let Some(feed) = self.feeds.get(board) else {
             return Ok(());
         };
-        let r = self.fresh(board).await?;
-        photofinish_store::events::announce_current(&feed, r.state(), board, self.clock.now_us())
+        let handle = Engine::board(self, board).await?;
+        let current = read_lock(&handle).resolve(&PeriodRef::Current, self.clock.now_us())?;
+        if feed.announced().is_some_and(|p| p >= current.id) {
+            return Ok(());
+        }
+        let tick = Command::Tick {
+            board: board.to_owned(),
+            now_us: 0,
+        };
+        match Engine::execute(self, board, vec![(tick, true)])
+            .await?
+            .pop()
+        {
+            Some(Ok(_)) | None => Ok(()),
+            Some(Err(e)) => Err(e),
+        }
     }
 
     async fn hooks(&self) -> Result<Vec<HookState>, BoardError> {

@@ -142,6 +142,11 @@ pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
     stamp_us.max(previous_us.saturating_add(1))
 }
 
+/// Event ids are entry numbers shifted by this (docs/redis-log.md, "Events"): the events
+/// entry `n` emits are numbered from `n << EVENT_ID_SHIFT` + 1, so every node numbers them
+/// alike. An entry emits at most a reset and 1,000 writes' events (a batch), below 2,048.
+pub const EVENT_ID_SHIFT: u32 = 11;
+
 /// How many times a catch-up reads the head while the replica is ahead of it, before it
 /// takes the writers' lock to decide (see [`Replica::catch_up`]).
 const CATCH_UP_LOOKS: usize = 3;
@@ -321,6 +326,13 @@ impl Replica {
         &self.state
     }
 
+    /// Runs `f` with the last entry taken, while no entry is being taken (a live feed
+    /// registered in `f` gets every entry's events after that one).
+    pub async fn at_taken<R>(&self, f: impl FnOnce(u64) -> R) -> R {
+        let pos = self.position.lock().await;
+        f(pos.tail.n)
+    }
+
     /// The last entry taken.
     pub async fn taken(&self) -> u64 {
         self.taken.load(Ordering::Acquire)
@@ -465,6 +477,19 @@ impl Replica {
         self.taken.store(pos.tail.n, Ordering::Release);
         if let Some(feeds) = self.feeds.get().filter(|f| !f.is_empty()) {
             let now = pos.effective_us.max(stamp_us);
+            if let Some(feed) = feeds.get(cmd.board()) {
+                // Numbered from the entry, and a new period announced by its first entry
+                // (whatever command it is), so every node's feed says the same.
+                feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
+                if !matches!(cmd, Command::DeleteBoard { .. }) {
+                    let _ = photofinish_store::events::announce_current(
+                        &feed,
+                        &self.state,
+                        cmd.board(),
+                        now,
+                    );
+                }
+            }
             photofinish_store::events::publish(feeds, &self.state, &cmd, &applied, now);
         }
         Ok(applied)

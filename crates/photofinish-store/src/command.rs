@@ -84,6 +84,15 @@ pub enum Command {
         /// Entries in it.
         entries: u64,
     },
+    /// Marks an instant in a board's log and changes nothing: on the scale-out layout a
+    /// period that begins without writes is announced by the first entry in it, and a node
+    /// whose readers wait for that reset appends this one (docs/redis-log.md, "Events").
+    Tick {
+        /// Board name.
+        board: String,
+        /// The instant, stamped when the command is sequenced.
+        now_us: i64,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -137,6 +146,8 @@ const WRITE_IN_PERIOD: u8 = 10;
 const HOOK_ADVANCE: u8 = 11;
 /// An import filled a period: board, period instant, import file name, entries.
 const IMPORT: u8 = 12;
+/// An instant marked in a board's log (the scale-out layout's): board, instant.
+const TICK: u8 = 13;
 
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
 /// staged before it is applied), read from its first byte without decoding it.
@@ -152,7 +163,10 @@ impl Command {
         matches!(
             self,
             Command::Write { .. } if stamp
-        ) || matches!(self, Command::DeleteMember { .. } | Command::Keyed { .. })
+        ) || matches!(
+            self,
+            Command::DeleteMember { .. } | Command::Keyed { .. } | Command::Tick { .. }
+        )
     }
 
     /// Gives the command the instant `now_us` where it takes one ([`Self::takes_time`]):
@@ -161,7 +175,9 @@ impl Command {
     pub fn stamp(&mut self, now_us: i64, stamp: bool) {
         match self {
             Command::Write { at_us, .. } if stamp => *at_us = now_us,
-            Command::DeleteMember { now_us: t, .. } => *t = now_us,
+            Command::DeleteMember { now_us: t, .. } | Command::Tick { now_us: t, .. } => {
+                *t = now_us
+            }
             Command::Keyed { key, cmds, .. } => {
                 key.now_us = now_us;
                 for c in cmds {
@@ -186,6 +202,7 @@ impl Command {
             | Command::Write { board, .. }
             | Command::DeleteMember { board, .. }
             | Command::HookAdvance { board, .. }
+            | Command::Tick { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
@@ -224,6 +241,11 @@ impl Command {
                 e.u8(HOOK_ADVANCE);
                 e.str(board);
                 e.i64(*cursor_us);
+            }
+            Command::Tick { board, now_us } => {
+                e.u8(TICK);
+                e.str(board);
+                e.i64(*now_us);
             }
             Command::Import {
                 board,
@@ -348,6 +370,10 @@ impl Command {
             HOOK_ADVANCE => Command::HookAdvance {
                 board: d.str()?,
                 cursor_us: d.i64()?,
+            },
+            TICK => Command::Tick {
+                board: d.str()?,
+                now_us: d.i64()?,
             },
             IMPORT => Command::Import {
                 board: d.str()?,

@@ -29,6 +29,8 @@ pub enum Applied {
     BoardPatched,
     /// The board's webhook cursor moved (or was already past).
     HookAdvanced,
+    /// An instant was marked; nothing changed.
+    Ticked,
     /// An import filled a period with this many entries.
     Imported(Period, u64),
     /// A keyed command was applied; its answer is remembered.
@@ -270,6 +272,10 @@ impl State {
                 let handle = self.require(board)?;
                 write_lock(&handle).advance_hook(*cursor_us);
                 Ok(Applied::HookAdvanced)
+            }
+            Command::Tick { board, .. } => {
+                self.require(board)?;
+                Ok(Applied::Ticked)
             }
             Command::Import {
                 board,

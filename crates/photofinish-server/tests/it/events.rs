@@ -299,6 +299,56 @@ mod across_nodes {
     async fn cluster() {
         super::a_write_through_one_node_reaches_the_others(Kind::Cluster).await
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn log_layout() {
+        super::a_write_through_one_node_reaches_the_others(Kind::Log).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn log_layout_on_a_cluster() {
+        super::a_write_through_one_node_reaches_the_others(Kind::LogCluster).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn log_layout_resets() {
+        super::two_nodes_announce_a_period_alike(Kind::Log).await
+    }
+}
+
+/// On the log layout, a period that begins without writes is announced by the first entry
+/// in it (a node whose readers wait for it appends a tick): both nodes' streams send the
+/// same reset with the same id, once, and the events after it agree too.
+async fn two_nodes_announce_a_period_alike(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(BEFORE_MIDNIGHT_US));
+    let a = Server::start_manual(kind, clock.clone()).await;
+    let b = a.sibling().await;
+    a.put("/v1/boards/d", json!({"reset": "daily"})).await;
+    let mut on_a = open(&a, "/v1/boards/d/events").await;
+    let mut on_b = open(&b, "/v1/boards/d/events").await;
+    write(&a, "d", "ann", 5).await;
+    let first = [on_a.next().await, on_b.next().await];
+    assert_eq!(first[0], first[1]);
+    clock.advance(1_000_000);
+    let reset = [on_a.next().await, on_b.next().await];
+    assert_eq!(
+        reset[0], reset[1],
+        "the nodes announced the period differently"
+    );
+    assert_eq!(
+        what(&reset[0]),
+        (
+            "reset".into(),
+            json!({"period": "2026-11-24", "previous": "2026-11-23"})
+        )
+    );
+    write(&b, "d", "bob", 7).await;
+    let next = [on_a.next().await, on_b.next().await];
+    assert_eq!(next[0], next[1]);
+    assert_eq!(next[0].event, "score", "a second reset: {next:?}");
+    assert!(next[0].id > reset[0].id && reset[0].id > first[0].id);
+    a.stop().await;
+    b.stop().await;
 }
 
 /// On Redis, events are written only while some node has readers of the board
