@@ -187,6 +187,48 @@ impl Conn {
         Ok(u32::try_from(acked).unwrap_or(0))
     }
 
+    /// Every key matching `pattern` on the node that holds `slot_key`'s slot (on a
+    /// cluster; the one Redis otherwise), `SCAN`ned `count` at a time.
+    pub async fn scan_slot(
+        &self,
+        slot_key: &str,
+        pattern: &str,
+        count: usize,
+    ) -> RedisResult<Vec<String>> {
+        let mut out = Vec::new();
+        let mut cursor = 0_u64;
+        loop {
+            let mut cmd = redis::cmd("SCAN");
+            cmd.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(count);
+            let (next, keys): (u64, Vec<String>) = match self {
+                Conn::Standalone(_) => self.query(&cmd).await?,
+                Conn::Cluster(c) => {
+                    use redis::cluster_routing::{
+                        Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr,
+                    };
+                    let route = Route::with_key(slot_key, SlotAddr::Master);
+                    let v = c
+                        .clone()
+                        .route_command(
+                            cmd,
+                            RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
+                        )
+                        .await?;
+                    redis::from_redis_value(v)?
+                }
+            };
+            out.extend(keys);
+            cursor = next;
+            if cursor == 0 {
+                return Ok(out);
+            }
+        }
+    }
+
     /// The `maxmemory-policy` of every primary (one on a standalone Redis).
     pub async fn eviction_policies(&self) -> RedisResult<Vec<String>> {
         let mut cmd = redis::cmd("CONFIG");

@@ -23,6 +23,7 @@
 //!   store's state machine.
 //! - [`node`]: [`node::LogStore`], the `Leaderboard` service over replicas (the shared
 //!   operations of `photofinish_store::ops`), what spans boards, live events.
+//! - [`upgrade_log`]: converting a format-2 namespace to the log layout.
 
 pub mod conn;
 pub mod layout;
@@ -32,6 +33,7 @@ pub mod replica;
 pub mod reply;
 pub mod scripts;
 pub mod store;
+pub mod upgrade_log;
 
 pub use conn::Target;
 pub use store::RedisStore;

@@ -138,6 +138,7 @@ impl LogStore {
         crate::conn::refuse_eviction(&conn)
             .await
             .map_err(BoardError::Unavailable)?;
+        crate::upgrade_log::check_log_format(&conn, ns).await?;
         Ok(Self {
             conn,
             namespace: ns.to_owned(),

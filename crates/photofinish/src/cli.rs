@@ -77,8 +77,10 @@ enum Command {
         #[command(flatten)]
         limits: Box<LimitFlags>,
     },
-    /// Rewrite a Redis namespace written by an older Photofinish in this version's data
-    /// format, in place (docs/redis-layout.md, "Format"). Stop every server on it first.
+    /// Rewrite a Redis namespace written by an older Photofinish in a newer data format,
+    /// in place: format 1 to format 2 (docs/redis-layout.md, "Format"), or with `--to log`
+    /// format 2 to the log layout (docs/redis-log.md, "Upgrade"). Stop every server on it
+    /// first; an interrupted run is resumed by running it again.
     RedisUpgrade {
         /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
         #[arg(long, env = "PHOTOFINISH_STORAGE")]
@@ -86,6 +88,9 @@ enum Command {
         /// Prefix of every Redis key.
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
+        /// The format to reach: `2` (the Lua data model) or `log` (the log layout).
+        #[arg(long, default_value = "2", value_parser = ["2", "log"])]
+        to: String,
     },
     /// Download a consistent backup of every board from a running server on the embedded
     /// store (admin key for every board), made while writes go on; checked before it is
@@ -631,6 +636,36 @@ async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// `photofinish redis-upgrade --to log`: converts the namespace and says what it did.
+async fn redis_upgrade_to_log(storage: &str, ns: &str, json: bool) -> Result<()> {
+    let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
+        anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
+    })?;
+    let r = photofinish_redis::upgrade_log::upgrade_to_log(&target, ns).await?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "already_current": r.already_current,
+                "boards": r.boards,
+                "periods": r.periods,
+                "entries": r.entries,
+                "idempotency_keys": r.keys,
+                "format": photofinish_redis::upgrade_log::LOG_FORMAT,
+            })
+        );
+    } else if r.already_current {
+        println!("namespace {ns:?} is in the log layout already; nothing to do");
+    } else {
+        println!(
+            "namespace {ns:?} converted to the log layout: {} board(s), {} period(s), {} \
+             entries, {} idempotency key(s); serve it with --redis-layout log",
+            r.boards, r.periods, r.entries, r.keys
+        );
+    }
+    Ok(())
+}
+
 /// Most request threads `serve --workers` takes.
 pub const MAX_WORKERS: i64 = 1024;
 
@@ -680,6 +715,12 @@ pub async fn run(args: Args) -> Result<()> {
         Command::RedisUpgrade {
             storage,
             redis_namespace,
+            to,
+        } if to == "log" => redis_upgrade_to_log(&storage, &redis_namespace, json).await,
+        Command::RedisUpgrade {
+            storage,
+            redis_namespace,
+            ..
         } => redis_upgrade(&storage, &redis_namespace, json).await,
         Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Backup { out } => backup(&client, &out, json).await,

@@ -11,4 +11,5 @@ mod crash;
 mod retries;
 mod scale_out;
 mod transfer;
+mod upgrade_log;
 mod webhook;
