@@ -3,7 +3,9 @@
 # on free ports under a temporary WORK dir, and loads MEMBERS members, named as
 # redis-benchmark names them (m:000000123456), into the ZSET `lb` and the board `lb`
 # (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags, an array,
-# may be empty) and SERVER_PIN (a command prefix, an array, may be empty); this sets WORK,
+# may be empty) and SERVER_PIN (a command prefix, an array, may be empty); PF_STORAGE=redis
+# serves Photofinish on that same Redis (its Redis backend, docs/redis-layout.md) instead
+# of the embedded store; this sets WORK,
 # RPORT/RPID, PPORT/PPID_PF, the EXIT trap, and defines serve_photofinish, load and
 # cpu_ticks (and TICK).
 [ -x "$BIN" ] || cargo build --release -p photofinish
@@ -29,8 +31,10 @@ serve_photofinish() { # serve_photofinish NAME PORT [VAR=VALUE…]: $BIN in the 
     local name=$1 port=$2
     shift 2
     mkdir -p "$WORK/$name"
+    local store=(--data-dir "$WORK/$name")
+    if [ "${PF_STORAGE:-}" = redis ]; then store=(--storage "redis://127.0.0.1:$RPORT" --redis-namespace "$name"); fi
     env "$@" "${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$port" \
-        --fsync everysec "${WORKERS_ARG[@]}" --data-dir "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.log" &
+        --fsync everysec "${WORKERS_ARG[@]}" "${store[@]}" >"$WORK/$name.out" 2>"$WORK/$name.log" &
     STARTED=$!
     until_answers "$port"
 }

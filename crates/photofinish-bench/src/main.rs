@@ -47,8 +47,8 @@ struct Args {
     /// Zipf exponent of member popularity (0 = uniform).
     #[arg(long, default_value_t = 0.99)]
     zipf: f64,
-    /// Targets to run, comma-separated: engine, http, http-redis, http-redis-log (the Redis
-    /// log layout, docs/redis-log.md), redis.
+    /// Targets to run, comma-separated: engine, http, http-redis (the Redis backend,
+    /// docs/redis-layout.md), redis.
     #[arg(long, default_value = "engine,http,http-redis,redis")]
     targets: String,
     /// fsync policy of the embedded HTTP target.
@@ -73,9 +73,6 @@ enum Internal {
         storage: Option<String>,
         #[arg(long, default_value = "everysec")]
         fsync: String,
-        /// Keep the data in Redis in the log layout (docs/redis-log.md) rather than format 2.
-        #[arg(long)]
-        log_layout: bool,
     },
     /// Heap bytes per remembered idempotency key in the embedded store's table (counted
     /// by the allocator), for N keys of single writes.
@@ -157,20 +154,14 @@ async fn serve(
     data_dir: Option<std::path::PathBuf>,
     storage: Option<String>,
     fsync: &str,
-    log_layout: bool,
 ) -> Result<()> {
-    use photofinish_server::serve::{RedisLayout, ServeOptions};
+    use photofinish_server::serve::ServeOptions;
     use tokio::io::AsyncReadExt;
     let opts = ServeOptions {
         listen: "127.0.0.1:0".into(),
         data_dir: data_dir.unwrap_or_else(|| "./photofinish-data".into()),
         fsync: photofinish_store::FsyncPolicy::parse(fsync).context("fsync policy")?,
         storage,
-        redis_layout: if log_layout {
-            RedisLayout::Log
-        } else {
-            RedisLayout::Scripts
-        },
         ..ServeOptions::default()
     };
     let stdin_closed = async {
@@ -207,9 +198,7 @@ async fn run(mut args: Args) -> Result<()> {
     );
     let mut reports: Vec<Report> = Vec::new();
     let scratch = tempfile::tempdir()?;
-    let needs_redis = wanted
-        .iter()
-        .any(|t| matches!(*t, "http-redis" | "http-redis-log" | "redis"));
+    let needs_redis = wanted.iter().any(|t| matches!(*t, "http-redis" | "redis"));
     let redis = if needs_redis {
         let dir = scratch.path().join("redis");
         Some(
@@ -239,29 +228,16 @@ async fn run(mut args: Args) -> Result<()> {
                 let label = format!("http, embedded, fsync {}", args.fsync);
                 drive(&label, &target, memory, &settings, None).await?
             }
-            "http-redis" | "http-redis-log" => {
+            "http-redis" => {
                 let url = redis.as_ref().context("redis")?.url();
                 let conn = redis::Client::open(url.as_str())?
                     .get_multiplexed_async_connection()
                     .await?;
-                let log = *t == "http-redis-log";
-                let mut serve_args = vec!["--storage".to_owned(), url];
-                if log {
-                    serve_args.push("--log-layout".to_owned());
-                }
-                let name = if log {
-                    "http (redis log)"
-                } else {
-                    "http (redis)"
-                };
-                let (target, memory) = Target::http(name, n, &serve_args, Some(conn)).await?;
+                let serve_args = vec!["--storage".to_owned(), url];
+                let (target, memory) =
+                    Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
                 let redis_pid = redis.as_ref().and_then(RedisProcess::pid);
-                let label = if log {
-                    "http, redis backend, log layout"
-                } else {
-                    "http, redis backend"
-                };
-                drive(label, &target, memory, &settings, redis_pid).await?
+                drive("http, redis backend", &target, memory, &settings, redis_pid).await?
             }
             "redis" => {
                 let url = redis.as_ref().context("redis")?.url();
@@ -269,9 +245,7 @@ async fn run(mut args: Args) -> Result<()> {
                 let (target, memory) = Target::seed(&url, pid, n).await?;
                 drive("redis, seed 000 Lua", &target, memory, &settings, None).await?
             }
-            other => anyhow::bail!(
-                "unknown target {other:?}: use engine, http, http-redis, http-redis-log, redis"
-            ),
+            other => anyhow::bail!("unknown target {other:?}: use engine, http, http-redis, redis"),
         };
         reports.push(report);
     }
@@ -296,8 +270,7 @@ fn main() -> std::process::ExitCode {
             data_dir,
             storage,
             ref fsync,
-            log_layout,
-        }) => runtime.block_on(serve(data_dir, storage, fsync, log_layout)),
+        }) => runtime.block_on(serve(data_dir, storage, fsync)),
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())

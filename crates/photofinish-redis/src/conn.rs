@@ -8,8 +8,6 @@ use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, Value};
 
-use crate::scripts;
-
 /// Where the data lives, parsed from `--storage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -94,38 +92,6 @@ impl Conn {
                 Ok(Self::Cluster(client.get_async_connection().await?))
             }
         }
-    }
-
-    /// Runs one function of the library (`FCALL`); if Redis lacks it, loads the library
-    /// and runs it again.
-    pub async fn call<T: FromRedisValue>(&self, call: &scripts::Call) -> RedisResult<T> {
-        match self.query(&call.cmd()).await {
-            Err(e) if scripts::is_missing(&e) => {
-                self.load_library().await?;
-                self.query(&call.cmd()).await
-            }
-            done => done,
-        }
-    }
-
-    /// Runs a pipeline of function calls whose calls fail one by one (`ignore_errors`); if
-    /// every call missed the library (none ran), loads it and runs the pipeline again.
-    pub async fn call_pipeline(&self, pipe: &Pipeline) -> RedisResult<Vec<RedisResult<Value>>> {
-        let replies = self.pipeline(pipe).await?;
-        let none_ran = !replies.is_empty()
-            && replies
-                .iter()
-                .all(|r| r.as_ref().is_err_and(scripts::is_missing));
-        if !none_ran {
-            return Ok(replies);
-        }
-        self.load_library().await?;
-        self.pipeline(pipe).await
-    }
-
-    /// Loads the library (`FUNCTION LOAD REPLACE`; on every primary, on a cluster).
-    async fn load_library(&self) -> RedisResult<()> {
-        self.query::<Value>(&scripts::load_cmd()).await.map(drop)
     }
 
     /// Runs a pipeline whose commands fail one by one (`ignore_errors`).
@@ -278,11 +244,39 @@ pub async fn refuse_eviction(conn: &Conn) -> Result<(), String> {
     }
 }
 
+/// A Redis error: the storage is unavailable, and nothing changed.
+pub(crate) fn unavailable(e: redis::RedisError) -> photofinish_core::BoardError {
+    photofinish_core::BoardError::Unavailable(format!("redis: {e}"))
+}
+
+/// The memory Redis reports in use (`INFO memory`, `used_memory`), bytes; on a cluster,
+/// summed over the nodes that answer.
+pub(crate) async fn used_memory(conn: &Conn) -> Result<u64, photofinish_core::BoardError> {
+    let info: Value = conn
+        .query(redis::cmd("INFO").arg("memory"))
+        .await
+        .map_err(unavailable)?;
+    let mut texts = Vec::new();
+    flatten(info, &mut texts);
+    let found: Vec<u64> = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(|l| l.strip_prefix("used_memory:"))
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    if found.is_empty() {
+        return Err(photofinish_core::BoardError::Unavailable(
+            "redis INFO has no used_memory".into(),
+        ));
+    }
+    Ok(found.iter().sum())
+}
+
 /// Every string in a reply, depth first (a cluster's per-node answers included).
 fn flatten(v: Value, out: &mut Vec<String>) {
     match v {
         Value::BulkString(b) => out.push(String::from_utf8_lossy(&b).into_owned()),
-        Value::SimpleString(s) => out.push(s),
+        Value::SimpleString(s) | Value::VerbatimString { text: s, .. } => out.push(s),
         Value::Array(items) | Value::Set(items) => {
             for i in items {
                 flatten(i, out);

@@ -1,111 +1,55 @@
-//! The key layout and value encodings of docs/redis-layout.md (format 2), in one place: key
+//! The retired Lua data model's keys and value encodings (format 2, docs/redis-layout.md
+//! "Format 2"), as the upgrade to the log layout reads them ([`crate::upgrade_log`]): key
 //! names (every key of a board carries the board's hash tag), the 14-byte tie-break that
-//! makes equal scores list first-reached first, the 8-byte score key that orders scores
-//! past 2^53 exactly, the name hash that places a member's bucket field, the period record,
-//! and the config text. `common.lua` builds the same bytes; the tests here pin them.
+//! makes equal scores list first-reached first (and format 1's 33 digits, still inside
+//! answers remembered before format 2), the 8-byte score key that orders scores past 2^53
+//! exactly, the period record and the config text. The tests pin the bytes format 2's
+//! scripts wrote.
 
-use photofinish_core::calendar::MAX_INSTANT_US;
 use photofinish_core::{BoardConfig, Order, Period};
 
-/// The data-format version this code reads and writes (docs/redis-layout.md, "Format").
+/// The data-format version of the retired Lua data model.
 pub const FORMAT: &str = "2";
 
 /// Bytes of a ranking entry's tie-break: reached_at (58 bits) then the sequence (54 bits).
 pub const TIEBREAK_LEN: usize = 14;
 /// Bytes of the exact score key in front of a big score's entry.
 pub const KEY_LEN: usize = 8;
-/// How long a board's readers key ([`BoardKeys::readers`]) lives unless a node with readers
-/// refreshes it, ms (`READERS_TTL_MS` in `common.lua`).
-pub const READERS_TTL_MS: u64 = 15_000;
 /// The largest sequence the tie-break holds (`MAX_SEQ` in `common.lua`).
 pub const MAX_SEQ: i64 = 999_999_999_999_999;
 /// From 2^53 on, doubles do not hold every integer: an entry whose score's double is this
 /// far from zero carries its exact score key in front (`is_big` in `common.lua`).
 pub const BIG: f64 = 9_007_199_254_740_992.0;
 
-/// How member names are hashed into bucket fields: [`name_hash`], or in tests one that
-/// collides on purpose.
-pub type NameHasher = fn(&str) -> ([u8; 8], u32);
-
-/// Key names of one board under a namespace, and the name hash its buckets use.
+/// Key names of one board under a namespace.
 #[derive(Debug, Clone)]
 pub struct BoardKeys {
     base: String,
-    hasher: NameHasher,
 }
 
 impl BoardKeys {
     /// The keys of `board` in namespace `ns`: `{ns}:{<board>}:…`.
     pub fn new(ns: &str, board: &str) -> Self {
-        Self::with_hasher(ns, board, name_hash)
-    }
-
-    /// [`Self::new`] with another name hash.
-    pub fn with_hasher(ns: &str, board: &str, hasher: NameHasher) -> Self {
         Self {
             base: format!("{ns}:{{{board}}}:"),
-            hasher,
         }
     }
 
-    /// A member's bucket field and bucket bits ([`name_hash`]).
-    pub fn name_hash(&self, member: &str) -> ([u8; 8], u32) {
-        (self.hasher)(member)
-    }
     /// The board's config (JSON).
     pub fn config(&self) -> String {
         format!("{}cfg", self.base)
-    }
-    /// The board's sequence counter.
-    pub fn seq(&self) -> String {
-        format!("{}seq", self.base)
-    }
-    /// The last stamped `reached_at`, as the 8 bytes of [`reached_bytes`].
-    pub fn clock(&self) -> String {
-        format!("{}clk", self.base)
-    }
-    /// The board's event stream (docs/SPEC.md §8).
-    pub fn events(&self) -> String {
-        format!("{}events", self.base)
-    }
-    /// Present (with a time to live) while some node has readers of the board's events:
-    /// writes append events only then. The scripts name it from [`Self::events`]
-    /// (`readers_key` in common.lua): the same text with `readers` for `events`.
-    pub fn readers(&self) -> String {
-        format!("{}readers", self.base)
-    }
-    /// The current period last announced on the event stream.
-    pub fn announced(&self) -> String {
-        format!("{}announced", self.base)
     }
     /// The period-close webhook's cursor (µs, decimal; `photofinish_core::hook`).
     pub fn hook(&self) -> String {
         format!("{}hook", self.base)
     }
-    /// Who posts the board's webhook now (a node's token, with a TTL: the claim).
-    pub fn hook_claim(&self) -> String {
-        format!("{}hookclaim", self.base)
-    }
     /// Hash of period id → period record.
     pub fn periods(&self) -> String {
         format!("{}periods", self.base)
     }
-    /// Prefix of every period key: `…:p:`.
-    pub fn period_prefix(&self) -> String {
-        format!("{}p:", self.base)
-    }
     /// The record of an idempotency key (`IdempotencyKey::id`), with its TTL.
     pub fn idempotency(&self, id: &str) -> String {
         format!("{}idem:{id}", self.base)
-    }
-    /// The prefix of every key an import stages its period under: `…:imp:<token>:` (the
-    /// same keys as a period's, renamed into place when the import commits).
-    pub fn import_stage(&self, token: &str) -> String {
-        format!("{}imp:{token}:", self.base)
-    }
-    /// The hash holding a staged import's period record.
-    pub fn import_record(&self, token: &str) -> String {
-        format!("{}imp:{token}:rec", self.base)
     }
     /// The prefix of every key of period `id`: `…:p:<id>:` (`P` in the scripts).
     pub fn period(&self, id: &str) -> String {
@@ -131,7 +75,8 @@ pub fn format_key(ns: &str) -> String {
 
 /// A score's 8-byte order-preserving key: big-endian with the sign bit flipped, so byte
 /// order is numeric order (`i64_key` in `common.lua`).
-pub fn score_key(score: i64) -> [u8; 8] {
+#[cfg(test)]
+fn score_key(score: i64) -> [u8; 8] {
     ((score as u64) ^ (1 << 63)).to_be_bytes()
 }
 
@@ -141,14 +86,11 @@ fn score_of_key(key: &[u8]) -> Option<i64> {
     Some((u64::from_be_bytes(b) ^ (1 << 63)) as i64)
 }
 
-/// A score as the scripts take it: (hi, lo) = (x >> 32, x & 0xffff_ffff).
-pub fn score_halves(score: i64) -> (i64, i64) {
-    (score >> 32, score & 0xffff_ffff)
-}
-
 /// `reached_at` shifted left by 6 bits, big-endian (`r` in `common.lua`): the first 58
 /// bits of the tie-break. Instants are clamped to 0..=MAX_INSTANT_US (< 2^58).
-pub fn reached_bytes(at_us: i64) -> [u8; 8] {
+#[cfg(test)]
+fn reached_bytes(at_us: i64) -> [u8; 8] {
+    use photofinish_core::calendar::MAX_INSTANT_US;
     ((at_us.clamp(0, MAX_INSTANT_US) as u64) << 6).to_be_bytes()
 }
 
@@ -220,29 +162,6 @@ pub fn split_entry<'a>(member: &'a [u8], score: &[u8]) -> Option<RankedEntry<'a>
     })
 }
 
-/// A member name's 64-bit hash (FNV-1a, then the splitmix64 finalizer): the same on every
-/// server and version, since it places the name's bucket field. Returns the 8-byte field
-/// and the 32 bits that choose the bucket (its last four bytes).
-pub fn name_hash(name: &str) -> ([u8; 8], u32) {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^= h >> 31;
-    (h.to_be_bytes(), h as u32)
-}
-
-/// The period record the periods hash holds: `"<start_us> <end_us> <floor id>"`, where the
-/// floor is the oldest period retention keeps while this one is the newest.
-pub fn period_record(period: &Period, floor: &str) -> String {
-    format!("{} {} {floor}", period.start_us, period.end_us)
-}
-
 /// Parses a period record back into its period (the id is the hash field).
 pub fn parse_period_record(id: &str, record: &str) -> Option<Period> {
     let mut parts = record.split(' ');
@@ -253,12 +172,6 @@ pub fn parse_period_record(id: &str, record: &str) -> Option<Period> {
         end_us,
         id: id.to_owned(),
     })
-}
-
-/// The config as stored: compact JSON with a fixed field order, so that equal configs are
-/// equal strings and a script can compare them.
-pub fn config_text(config: &BoardConfig) -> String {
-    serde_json::to_string(config).unwrap_or_default()
 }
 
 /// Parses a stored config.
@@ -280,6 +193,7 @@ pub fn parse_score(text: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use photofinish_core::calendar::MAX_INSTANT_US;
 
     // The tie-break as `common.lua`'s `tiebreak` builds it, and back: the byte format the
     // readers above decode, pinned here.
@@ -359,8 +273,6 @@ mod tests {
         }
         for x in xs {
             assert_eq!(score_of_key(&score_key(x)), Some(x));
-            let (hi, lo) = score_halves(x);
-            assert_eq!(hi * (1 << 32) + lo, x);
         }
     }
 
@@ -385,18 +297,6 @@ mod tests {
         assert_eq!(parse_score(b"9007199254740991"), Some((1 << 53) - 1));
         assert_eq!(parse_score(b"1.5"), None);
         assert_eq!(parse_score(b"nan"), None);
-    }
-
-    #[test]
-    fn name_hashes_are_fixed() {
-        // The field places a name's entry: it may never change between versions.
-        let (field, h32) = name_hash("alice");
-        assert_eq!(
-            u32::from_be_bytes(field[4..].try_into().expect("4 bytes")),
-            h32
-        );
-        assert_eq!(name_hash("alice"), (field, h32));
-        assert_ne!(name_hash("alicf").0, field);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The Redis node (docs/redis-log.md): the [`Leaderboard`] service over board replicas —
+//! The Redis node (docs/redis-layout.md): the [`Leaderboard`] service over board replicas —
 //! every rule is the embedded store's, run by [`photofinish_store::ops`] over this
 //! [`Engine`]; Redis holds each board's log and snapshots, and this process holds nothing
 //! that is not in Redis. A board is loaded on first use ([`Replica::load`]) and caught up
@@ -15,7 +15,7 @@
 //! An import writes its ranking as chunks in Redis (`ns:{b}:imports:<id>:<i>`) before the
 //! entry that puts it in place; every node reads them when it takes that entry.
 //!
-//! The node's settings (docs/redis-log.md, "Node settings"): fresh or local reads
+//! The node's settings (docs/redis-layout.md, "Node settings"): fresh or local reads
 //! ([`Reads`]), `--redis-wait`, the clock-skew bound; snapshots published in the
 //! background ([`LogStore::with_snapshots`]) and idle boards dropped
 //! ([`LogStore::with_idle_drop`]).
@@ -39,10 +39,10 @@ use photofinish_store::state::{read_lock, BoardHandle};
 use photofinish_store::{Applied, Command};
 use tokio::sync::OnceCell;
 
+use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
 use crate::log::{BoardLog, Divergence, LogKeys};
 use crate::replica::{import_file, Replica, ReplicaError};
-use crate::store::unavailable;
 
 /// How often a watched board is caught up when nothing else touches it (its live events
 /// from other nodes arrive within this).
@@ -195,7 +195,7 @@ impl LogStore {
     }
 
     /// Publishes the snapshot of each loaded board whose log grew by `every` entries since
-    /// its last one, looking every `look` (docs/redis-log.md, "Snapshots, lease, trim"):
+    /// its last one, looking every `look` (docs/redis-layout.md, "Snapshots, lease, trim"):
     /// under the board's lease, so one node at a time writes it, and the log is trimmed
     /// below it. The task ends when the store is dropped.
     pub fn with_snapshots(self, every: u64, look: Duration) -> Self {
@@ -485,7 +485,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     }
 
     async fn memory_estimate(&self) -> Result<u64, BoardError> {
-        crate::store::used_memory(&self.conn).await
+        crate::conn::used_memory(&self.conn).await
     }
 
     async fn totals(&self) -> Result<Totals, BoardError> {

@@ -1,6 +1,6 @@
 //! A node's copy of one board, kept by applying the board's log in Redis with the embedded
 //! store's state machine (`photofinish_store::State::apply`) — the one implementation of
-//! every rule (docs/redis-log.md). A replica loads from the board's latest snapshot plus
+//! every rule (docs/redis-layout.md). A replica loads from the board's latest snapshot plus
 //! the log after it, takes each entry only if it is the next one and chains from the last
 //! ([`Tail`]), and appends its own commands in one call that also answers what other nodes
 //! appended before them, so its answer to a command is what every node computes for that
@@ -137,12 +137,10 @@ pub fn parse_import_file(name: &str) -> Option<(u64, u64)> {
     Some((id.parse().ok()?, chunks.parse().ok()?))
 }
 
-/// The effective time of a stamped entry (docs/SPEC.md §12, "Time").
-pub fn effective_time(stamp_us: i64, previous_us: i64) -> i64 {
-    stamp_us.max(previous_us.saturating_add(1))
-}
+/// The effective time of a stamped entry (docs/SPEC.md §12, "Time"): the store's one rule.
+pub use photofinish_store::command::effective_time;
 
-/// Event ids are entry numbers shifted by this (docs/redis-log.md, "Events"): the events
+/// Event ids are entry numbers shifted by this (docs/redis-layout.md, "Events"): the events
 /// entry `n` emits are numbered from `n << EVENT_ID_SHIFT` + 1, so every node numbers them
 /// alike. An entry emits at most a reset and 1,000 writes' events (a batch), below 2,048.
 pub const EVENT_ID_SHIFT: u32 = 11;

@@ -1,5 +1,6 @@
-//! Strict reading of script replies: every script answers an array whose first element is
-//! a status word (`scripts::status`), then fields at fixed places. A reply of another
+//! Strict reading of format 2's script answers, as its idempotency records keep them (read
+//! by the upgrade to the log layout, [`crate::upgrade_log`]): an array whose first element
+//! is a status word, then fields at fixed places. A reply of another
 //! shape — a missing field, a string where a number belongs, a negative count — is an
 //! error (`storage_unavailable`, naming the script and the field), never a silent 0.
 

@@ -1,6 +1,6 @@
 //! The upgrade of a namespace written in format 2 (the Lua data model,
-//! docs/redis-layout.md) to the log layout (docs/redis-log.md; SPEC §12, "Upgrade"):
-//! `photofinish redis-upgrade --to log`.
+//! docs/redis-layout.md) to the log layout (docs/redis-layout.md; SPEC §12, "Upgrade"):
+//! `photofinish redis-upgrade`.
 //!
 //! First every earlier node's writes are made to fail: the namespace's format key says
 //! `log-converting` (a format-2 server refuses to start on it), and each board's config
@@ -21,13 +21,25 @@ use photofinish_core::{BoardConfig, BoardError, ErrorCode, Order, Outcome, Perio
 use photofinish_store::{Command, State};
 use redis::Value;
 
+use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
 use crate::layout::{self, BoardKeys};
 use crate::log::{BoardLog, LogKeys};
 use crate::replica::{encode_entry, SNAPSHOT_VERSION};
 use crate::reply::Reply;
-use crate::scripts::status;
-use crate::store::unavailable;
+
+/// The status words of format 2's script answers, as its idempotency records hold them.
+mod status {
+    pub const OK: &[u8] = b"ok";
+    pub const PERIOD_NOT_RETAINED: &[u8] = b"period_not_retained";
+    pub const SCORE_OVERFLOW: &[u8] = b"score_overflow";
+    pub const RANKING_FULL: &[u8] = b"ranking_full";
+    pub const CREATED: &[u8] = b"created";
+    pub const SAME: &[u8] = b"same";
+    pub const RULE_BROKEN: &[u8] = b"rule_broken";
+    pub const OVER_BUDGET: &[u8] = b"over_budget";
+    pub const REFUSED: &[u8] = b"refused";
+}
 
 /// The format key's value in a namespace of the log layout.
 pub const LOG_FORMAT: &str = "log";
@@ -87,10 +99,7 @@ pub async fn upgrade_to_log(target: &Target, ns: &str) -> Result<LogUpgradeRepor
         None => {
             let boards: u64 = get(&conn, redis::cmd("SCARD").arg(layout::registry_key(ns))).await?;
             if boards > 0 {
-                return Err(BoardError::Unavailable(format!(
-                    "redis namespace {ns:?} holds boards of data format 1: run `photofinish \
-                     redis-upgrade` (to format 2) first"
-                )));
+                return Err(format_1(ns));
             }
             let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
             report.already_current = true;
@@ -488,14 +497,25 @@ async fn delete_format2_keys(conn: &Conn, ns: &str, board: &str) -> Result<(), B
     Ok(())
 }
 
+/// The refusal of a namespace in data format 1 (written before format 2: no format key,
+/// boards whose keys are not the log layout's), which this release cannot read.
+fn format_1(ns: &str) -> BoardError {
+    BoardError::Unavailable(format!(
+        "redis namespace {ns:?} holds boards of data format 1 (written before format 2 of the \
+         Redis layout), which this Photofinish cannot convert: upgrade it to format 2 with the \
+         last release that has it (commit 4b01e0d: `photofinish redis-upgrade`), then run \
+         `photofinish redis-upgrade` of this one"
+    ))
+}
+
 /// Whether namespace `ns` may be served by the log layout: an empty one is marked as the
 /// log layout's; one in format 1 or 2, or mid-upgrade, is refused with what to do.
 pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
     let format_key = layout::format_key(ns);
     let found: Option<String> = get(conn, redis::cmd("GET").arg(&format_key)).await?;
     let hint = format!(
-        "stop every Photofinish server on it, then run `photofinish redis-upgrade --to log \
-         --storage <url> --redis-namespace {ns}`"
+        "stop every Photofinish server on it, then run `photofinish redis-upgrade --storage \
+         <url> --redis-namespace {ns}`"
     );
     match found.as_deref() {
         Some(LOG_FORMAT) => Ok(()),
@@ -520,10 +540,7 @@ pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
                 let head: bool =
                     get(conn, redis::cmd("EXISTS").arg(LogKeys::new(ns, b).head)).await?;
                 if !head {
-                    return Err(BoardError::Unavailable(format!(
-                        "redis namespace {ns:?} holds boards of data format 1: run `photofinish \
-                         redis-upgrade` first, then {hint}"
-                    )));
+                    return Err(format_1(ns));
                 }
             }
             let _: () = get(conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;

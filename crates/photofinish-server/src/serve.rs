@@ -15,7 +15,7 @@ use photofinish_store::io::{RealStorage, Storage};
 use photofinish_store::{FsyncPolicy, Store, StoreError, StoreOptions};
 
 use photofinish_redis::node::LogStore;
-use photofinish_redis::{RedisStore, Target};
+use photofinish_redis::Target;
 
 use crate::app::App;
 use crate::auth::jwt::JwtOptions;
@@ -46,16 +46,13 @@ pub struct ServeOptions {
     pub storage: Option<String>,
     /// Prefix of every Redis key (several deployments can share one Redis).
     pub redis_namespace: String,
-    /// How the data is laid out in Redis: the format-2 scripts (the default), or the log
-    /// layout being built (docs/redis-log.md; not yet a flag: tests choose it).
-    pub redis_layout: RedisLayout,
-    /// The log layout's bound on the difference between this node's clock and Redis's
+    /// On Redis, the bound on the difference between this node's clock and Redis's
     /// (docs/SPEC.md §12, "Time"; `None`: unchecked, for a clock a test sets by hand).
     pub max_clock_skew: Option<std::time::Duration>,
-    /// The log layout's reads: of every write acknowledged before (the default), or of
+    /// On Redis, reads of every write acknowledged before (the default), or of
     /// what this node applied lately (`--redis-reads local`).
     pub redis_reads: photofinish_redis::node::Reads,
-    /// The log layout's `--redis-wait N`: replicas that must confirm each group commit.
+    /// On Redis, `--redis-wait N`: replicas that must confirm each group commit.
     pub redis_wait: u32,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
@@ -163,16 +160,6 @@ impl std::fmt::Debug for SharedClock {
 /// The default Redis key namespace.
 pub const DEFAULT_REDIS_NAMESPACE: &str = "pf";
 
-/// How the data is laid out in Redis (docs/redis-layout.md, docs/redis-log.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RedisLayout {
-    /// Format 2: board rules in Lua functions, one call per operation.
-    #[default]
-    Scripts,
-    /// The log layout: Redis holds each board's log, every node runs the engine.
-    Log,
-}
-
 impl Default for ServeOptions {
     fn default() -> Self {
         Self {
@@ -183,7 +170,6 @@ impl Default for ServeOptions {
             segment_bytes: photofinish_store::writer::DEFAULT_SEGMENT_BYTES,
             storage: None,
             redis_namespace: DEFAULT_REDIS_NAMESPACE.into(),
-            redis_layout: RedisLayout::Scripts,
             max_clock_skew: Some(photofinish_redis::node::DEFAULT_MAX_CLOCK_SKEW),
             redis_reads: photofinish_redis::node::Reads::Fresh,
             redis_wait: 0,
@@ -431,34 +417,24 @@ pub async fn serve_with(
         Some(url) => {
             let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
             let clock = Box::new(opts.clock.0.clone());
-            match opts.redis_layout {
-                RedisLayout::Scripts => {
-                    let store = RedisStore::connect(&target, &opts.redis_namespace, clock)
-                        .await
-                        .map_err(ServeError::Redis)?;
-                    Arc::new(store.with_max_boards(opts.max_boards))
-                }
-                RedisLayout::Log => {
-                    let store = LogStore::connect(&target, &opts.redis_namespace, clock)
-                        .await
-                        .map_err(ServeError::Redis)?;
-                    Arc::new(
-                        store
-                            .with_max_boards(opts.max_boards)
-                            .with_max_clock_skew(opts.max_clock_skew)
-                            .with_reads(opts.redis_reads)
-                            .with_redis_wait(opts.redis_wait)
-                            .with_snapshots(
-                                photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
-                                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
-                            )
-                            .with_idle_drop(
-                                photofinish_redis::node::IDLE_BOARD_AFTER,
-                                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
-                            ),
+            let store = LogStore::connect(&target, &opts.redis_namespace, clock)
+                .await
+                .map_err(ServeError::Redis)?;
+            Arc::new(
+                store
+                    .with_max_boards(opts.max_boards)
+                    .with_max_clock_skew(opts.max_clock_skew)
+                    .with_reads(opts.redis_reads)
+                    .with_redis_wait(opts.redis_wait)
+                    .with_snapshots(
+                        photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
+                        photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
                     )
-                }
-            }
+                    .with_idle_drop(
+                        photofinish_redis::node::IDLE_BOARD_AFTER,
+                        photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
+                    ),
+            )
         }
     };
     let listener = tokio::net::TcpListener::bind(&opts.listen)

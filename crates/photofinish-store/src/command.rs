@@ -86,7 +86,7 @@ pub enum Command {
     },
     /// Marks an instant in a board's log and changes nothing: on the scale-out layout a
     /// period that begins without writes is announced by the first entry in it, and a node
-    /// whose readers wait for that reset appends this one (docs/redis-log.md, "Events").
+    /// whose readers wait for that reset appends this one (docs/redis-layout.md, "Events").
     Tick {
         /// Board name.
         board: String,
@@ -148,6 +148,15 @@ const HOOK_ADVANCE: u8 = 11;
 const IMPORT: u8 = 12;
 /// An instant marked in a board's log (the scale-out layout's): board, instant.
 const TICK: u8 = 13;
+
+/// The instant a command that takes one ([`Command::takes_time`]) is stamped with: the
+/// clock's `now_us`, or 1 µs past the previous stamp when the clock has not moved past it
+/// (docs/SPEC.md §12, "Time"). So stamped instants strictly increase in log order, and two
+/// writes of one score never share a `reached_at`: the embedded writer and every Redis node
+/// stamp by this one rule.
+pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
+    now_us.max(previous_us.saturating_add(1))
+}
 
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
 /// staged before it is applied), read from its first byte without decoding it.

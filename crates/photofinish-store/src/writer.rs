@@ -293,6 +293,7 @@ impl Store {
             since_snapshot: rec.log_bytes - seg_len,
             imports: rec.imports.clone(),
             on_fsync: opts.on_fsync.clone(),
+            last_stamp_us: rec.max_time_us,
         };
         let sequencer = Arc::new(Sequencer {
             log: Mutex::new(log),
@@ -553,6 +554,8 @@ struct LogWriter {
     /// Import files named by logged records, not yet in a snapshot handed over.
     imports: Vec<PathBuf>,
     on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
+    /// The last instant a command was stamped with ([`crate::command::effective_time`]).
+    last_stamp_us: i64,
 }
 
 impl LogWriter {
@@ -623,7 +626,10 @@ impl LogWriter {
         self.buf.clear();
         for (i, job) in batch.iter_mut().enumerate() {
             if job.cmd.takes_time(job.stamp) {
-                job.cmd.stamp(self.clock.now_us(), job.stamp);
+                let at = crate::command::effective_time(self.clock.now_us(), self.last_stamp_us);
+                self.last_stamp_us = at;
+                self.clock.observe(at);
+                job.cmd.stamp(at, job.stamp);
             }
             encode_frame(&mut self.buf, self.next_lsn + i as u64, &job.cmd);
         }

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::redis::{RedisCluster, RedisProcess};
 use photofinish_core::clock::ManualClock;
-use photofinish_server::serve::{serve_with, Bound, RedisLayout, ServeOptions, SharedClock};
+use photofinish_server::serve::{serve_with, Bound, ServeOptions, SharedClock};
 use photofinish_store::io::{RealStorage, Storage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -20,14 +20,10 @@ use serde_json::Value;
 pub enum Kind {
     /// The embedded store.
     Embedded,
-    /// A standalone Redis.
+    /// A standalone Redis holding the boards' logs (docs/redis-layout.md).
     Redis,
-    /// A 3-master Redis Cluster.
+    /// A 3-master Redis Cluster holding them.
     Cluster,
-    /// A standalone Redis in the log layout (docs/redis-log.md; issue 41, in progress).
-    Log,
-    /// A 3-master Redis Cluster in the log layout.
-    LogCluster,
 }
 
 /// Runs each named `async fn(Kind)` once per `test => Kind` pair, as tests of that name
@@ -50,14 +46,13 @@ macro_rules! on_kinds {
     };
 }
 
-/// Runs each named `async fn(Kind)` as five tests: on the embedded store, on a standalone
-/// Redis and a 3-master Redis Cluster, and on both in the log layout (docs/redis-log.md).
+/// Runs each named `async fn(Kind)` as three tests: on the embedded store, and on a
+/// standalone Redis and a 3-master Redis Cluster (docs/redis-layout.md).
 #[macro_export]
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {
         $crate::on_kinds!(
-            [embedded => Embedded, redis => Redis, cluster => Cluster, log => Log,
-             log_cluster => LogCluster]
+            [embedded => Embedded, redis => Redis, cluster => Cluster]
             $($name),*
         );
     };
@@ -76,7 +71,7 @@ macro_rules! on_redis {
 /// binary shares is.
 pub async fn redis_target(kind: Kind) -> photofinish_redis::conn::Target {
     let url = tokio::task::spawn_blocking(move || match kind {
-        Kind::Cluster | Kind::LogCluster => shared_cluster().url(),
+        Kind::Cluster => shared_cluster().url(),
         _ => shared_redis().url(),
     })
     .await
@@ -187,21 +182,16 @@ impl Server {
                 s.dir = Some(dir);
                 s
             }
-            Kind::Redis | Kind::Cluster | Kind::Log | Kind::LogCluster => {
+            Kind::Redis | Kind::Cluster => {
                 let url = tokio::task::spawn_blocking(move || match kind {
-                    Kind::Cluster | Kind::LogCluster => shared_cluster().url(),
+                    Kind::Cluster => shared_cluster().url(),
                     _ => shared_redis().url(),
                 })
                 .await
                 .expect("redis");
-                let redis_layout = match kind {
-                    Kind::Log | Kind::LogCluster => RedisLayout::Log,
-                    _ => RedisLayout::Scripts,
-                };
                 let opts = ServeOptions {
                     storage: Some(url),
                     redis_namespace: fresh_namespace(),
-                    redis_layout,
                     ..base
                 };
                 Self::start_with(opts, Arc::new(RealStorage), kind).await

@@ -77,10 +77,9 @@ enum Command {
         #[command(flatten)]
         limits: Box<LimitFlags>,
     },
-    /// Rewrite a Redis namespace written by an older Photofinish in a newer data format,
-    /// in place: format 1 to format 2 (docs/redis-layout.md, "Format"), or with `--to log`
-    /// format 2 to the log layout (docs/redis-log.md, "Upgrade"). Stop every server on it
-    /// first; an interrupted run is resumed by running it again.
+    /// Convert a Redis namespace written by an earlier Photofinish (the Lua data model,
+    /// format 2) to the log layout, in place (docs/redis-layout.md, "Upgrade"). Stop every
+    /// server on it first; an interrupted run is resumed by running it again.
     RedisUpgrade {
         /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
         #[arg(long, env = "PHOTOFINISH_STORAGE")]
@@ -88,9 +87,6 @@ enum Command {
         /// Prefix of every Redis key.
         #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
         redis_namespace: String,
-        /// The format to reach: `2` (the Lua data model) or `log` (the log layout).
-        #[arg(long, default_value = "2", value_parser = ["2", "log"])]
-        to: String,
     },
     /// Download a consistent backup of every board from a running server on the embedded
     /// store (admin key for every board), made while writes go on; checked before it is
@@ -412,23 +408,19 @@ fn parse_skew(s: &str) -> Result<std::time::Duration, String> {
 /// Most replicas `--redis-wait` may ask for.
 const MAX_REDIS_WAIT: i64 = 64;
 
-/// How the Redis backend runs (docs/SPEC.md §12; docs/redis-log.md).
+/// How the Redis backend runs (docs/SPEC.md §12; docs/redis-layout.md).
 #[derive(Debug, clap::Args)]
 struct ScaleOutFlags {
-    /// How the data is laid out in Redis: `log` (each board's log in Redis, every node runs
-    /// the engine; docs/redis-log.md) or `scripts` (format 2, board rules in Lua).
-    #[arg(long, env = "PHOTOFINISH_REDIS_LAYOUT", default_value = "scripts", value_parser = ["scripts", "log"])]
-    redis_layout: String,
-    /// Log layout: `fresh` reads see every write acknowledged before them, on any node;
+    /// On Redis: `fresh` reads see every write acknowledged before them, on any node;
     /// `local` reads answer from what this node applied within the last 100 ms.
     #[arg(long, env = "PHOTOFINISH_REDIS_READS", default_value = "fresh", value_parser = ["fresh", "local"])]
     redis_reads: String,
-    /// Log layout: Redis replicas that must confirm each write before it is acknowledged
+    /// On Redis: replicas that must confirm each write before it is acknowledged
     /// (`WAIT`, at most 1 s; else 503, outcome unknown). 0: none.
     #[arg(long, env = "PHOTOFINISH_REDIS_WAIT", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=MAX_REDIS_WAIT))]
     redis_wait: u32,
-    /// Log layout: the largest difference allowed between this node's clock and Redis's
+    /// On Redis: the largest difference allowed between this node's clock and Redis's
     /// (500ms, 1s, …); a write stamped further off is refused (503).
     #[arg(long, env = "PHOTOFINISH_MAX_CLOCK_SKEW", default_value = "1s", value_parser = parse_skew)]
     max_clock_skew: std::time::Duration,
@@ -436,20 +428,12 @@ struct ScaleOutFlags {
 
 impl ScaleOutFlags {
     fn apply(self, opts: ServeOptions) -> Result<ServeOptions> {
-        use photofinish_server::serve::RedisLayout;
-        let log = self.redis_layout == "log";
-        let log_only = self.redis_reads != "fresh" || self.redis_wait > 0;
-        if log_only && !(log && opts.storage.is_some()) {
+        if (self.redis_reads != "fresh" || self.redis_wait > 0) && opts.storage.is_none() {
             return Err(anyhow!(
-                "--redis-reads and --redis-wait are for --storage redis… with --redis-layout log"
+                "--redis-reads and --redis-wait are for --storage redis://…"
             ));
         }
         Ok(ServeOptions {
-            redis_layout: if log {
-                RedisLayout::Log
-            } else {
-                RedisLayout::Scripts
-            },
             redis_reads: if self.redis_reads == "local" {
                 photofinish_redis::node::Reads::Local
             } else {
@@ -557,7 +541,6 @@ fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `photofinish redis-upgrade`: rewrites the namespace and says what it did.
 /// `photofinish backup`: the download goes to a temporary file beside `out`, is checked
 /// whole (magic, checksum, every record), and only then takes the name.
 async fn backup(client: &Client, out: &std::path::Path, json: bool) -> Result<()> {
@@ -603,41 +586,8 @@ async fn backup(client: &Client, out: &std::path::Path, json: bool) -> Result<()
     Ok(())
 }
 
+/// `photofinish redis-upgrade`: converts the namespace and says what it did.
 async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
-    let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
-        anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
-    })?;
-    let r = photofinish_redis::RedisStore::upgrade(&target, ns).await?;
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "already_current": r.already_current,
-                "boards": r.boards,
-                "periods": r.periods,
-                "entries": r.entries,
-                "format": photofinish_redis::layout::FORMAT,
-            })
-        );
-    } else if r.already_current {
-        println!(
-            "namespace {ns:?} is at data format {} already; nothing to do",
-            photofinish_redis::layout::FORMAT
-        );
-    } else {
-        println!(
-            "namespace {ns:?} upgraded to data format {}: {} board(s), {} period(s), {} entries",
-            photofinish_redis::layout::FORMAT,
-            r.boards,
-            r.periods,
-            r.entries
-        );
-    }
-    Ok(())
-}
-
-/// `photofinish redis-upgrade --to log`: converts the namespace and says what it did.
-async fn redis_upgrade_to_log(storage: &str, ns: &str, json: bool) -> Result<()> {
     let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
         anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
     })?;
@@ -659,7 +609,7 @@ async fn redis_upgrade_to_log(storage: &str, ns: &str, json: bool) -> Result<()>
     } else {
         println!(
             "namespace {ns:?} converted to the log layout: {} board(s), {} period(s), {} \
-             entries, {} idempotency key(s); serve it with --redis-layout log",
+             entries, {} idempotency key(s)",
             r.boards, r.periods, r.entries, r.keys
         );
     }
@@ -715,12 +665,6 @@ pub async fn run(args: Args) -> Result<()> {
         Command::RedisUpgrade {
             storage,
             redis_namespace,
-            to,
-        } if to == "log" => redis_upgrade_to_log(&storage, &redis_namespace, json).await,
-        Command::RedisUpgrade {
-            storage,
-            redis_namespace,
-            ..
         } => redis_upgrade(&storage, &redis_namespace, json).await,
         Command::Key { command } => crate::keys_cmd::run(command, json),
         Command::Backup { out } => backup(&client, &out, json).await,

@@ -1,4 +1,4 @@
--- Appends a group of entries to a board's log (docs/redis-log.md, "Appending"): numbers
+-- Appends a group of entries to a board's log (docs/redis-layout.md, "Appending"): numbers
 -- them after the head, chains each check from the one before, and answers the numbers, the
 -- last check and the entries after the caller's `after` that it has not applied.
 -- A group is appended at most once: a call with a group id already appended (a client's

@@ -1,4 +1,4 @@
--- The webhook's claim on a board's period close (docs/redis-log.md, "What spans boards"): the
+-- The webhook's claim on a board's period close (docs/redis-layout.md, "What spans boards"): the
 -- node that holds it posts; it holds it for a while and renews it while it works.
 -- KEYS: 1 the claim. ARGV: 1 'take' | 'renew', 2 the claimant's token, 3 hold (ms).
 -- 1 if the caller holds the claim afterwards (taken, or its own renewed), else 0; 'renew'

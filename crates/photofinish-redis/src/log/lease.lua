@@ -1,4 +1,4 @@
--- The snapshot lease (docs/redis-log.md, "Snapshots, lease, trim").
+-- The snapshot lease (docs/redis-layout.md, "Snapshots, lease, trim").
 -- KEYS: 1 lease, 2 fence counter. ARGV: 1 'take' | 'renew' | 'release', 2 TTL (ms),
 -- 3 the holder's token (renew, release).
 -- take: a fresh token (from 1) if nobody holds the lease, else 0; renew/release: 1 if the

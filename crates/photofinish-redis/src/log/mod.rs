@@ -1,4 +1,4 @@
-//! A board's log in Redis (docs/redis-log.md): the plumbing the scale-out layout stands on,
+//! A board's log in Redis (docs/redis-layout.md): the plumbing the scale-out layout stands on,
 //! and nothing of a board's rules. Entries are opaque payloads (the embedded log's command
 //! encoding), numbered 1, 2, 3 … in a stream of their own and chained by a check, so a
 //! node that applies them can tell a gap, a lost tail or a rewritten entry from the next
@@ -44,7 +44,7 @@ fn group_id() -> String {
     format!("{:016x}.{}", *PROCESS, NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// The keys of one board's log (docs/redis-log.md, "Keys").
+/// The keys of one board's log (docs/redis-layout.md, "Keys").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogKeys {
     /// The stream of entries, ids `0-n`.
@@ -182,7 +182,7 @@ pub enum LogError {
 }
 
 /// Where a node stands in a board's log, and the rule for taking the next entry: it must
-/// be numbered one past the last and chain from its check (docs/redis-log.md, "Entries").
+/// be numbered one past the last and chain from its check (docs/redis-layout.md, "Entries").
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tail {
     /// The last entry taken.
@@ -365,7 +365,7 @@ impl BoardLog {
     }
 
     /// The last entry's number and check: one O(1) call (what a read waits to have
-    /// applied, docs/redis-log.md "Reads").
+    /// applied, docs/redis-layout.md "Reads").
     pub async fn head(&self) -> Result<Head, LogError> {
         let mut cmd = redis::cmd("HMGET");
         cmd.arg(&self.keys.head).arg("n").arg("c");

@@ -1,4 +1,4 @@
--- Publishes a snapshot written as chunks (docs/redis-log.md, "Snapshots, lease, trim"), if
+-- Publishes a snapshot written as chunks (docs/redis-layout.md, "Snapshots, lease, trim"), if
 -- the writer still holds the lease, the log still holds the entry it was taken at and every
 -- chunk is still there (none expired or was evicted); then
 -- deletes the previous snapshot's chunks and trims the log below it, keeping the last

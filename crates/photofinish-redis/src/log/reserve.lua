@@ -1,5 +1,5 @@
 -- Lists a board in the namespace's registry before its create is appended, unless that
--- would pass the board limit (docs/redis-log.md, "What spans boards").
+-- would pass the board limit (docs/redis-layout.md, "What spans boards").
 -- KEYS: 1 the registry (a set of names). ARGV: 1 the board, 2 the limit (-1: none).
 -- 1 if the name is listed (now or already), 0 if the limit is reached.
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end

@@ -1,5 +1,5 @@
 //! A board's snapshot in Redis and the lease that lets one node at a time write it
-//! (docs/redis-log.md, "Snapshots, lease, trim"). The bytes are opaque here (the state
+//! (docs/redis-layout.md, "Snapshots, lease, trim"). The bytes are opaque here (the state
 //! machine's snapshot encoding); what this module guarantees is that a published snapshot
 //! is whole (chunk count, length and CRC-32C checked on every read), that only the
 //! lease's current holder can publish (a fencing token), that the log still holds the entry

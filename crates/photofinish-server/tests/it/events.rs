@@ -2,9 +2,9 @@
 //! EventSource reads it: score and remove events in order with increasing ids, nothing for
 //! a write that changes nothing, `Last-Event-ID` replay or `resync`, the `members=`
 //! filter, one reset per new period, the end of the stream when the board is deleted, the
-//! refusals; on Redis, a write through one node reaches another node's stream, writes to a
-//! board nobody watches append no events and a reader resuming across such a stretch is
-//! told to resync; a consumer that stops reading is cut off instead of buffered.
+//! refusals; on Redis, a write through one node reaches another node's stream with the
+//! same ids, and a period that begins without writes is announced alike by both; a
+//! consumer that stops reading is cut off instead of buffered.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -301,22 +301,12 @@ mod across_nodes {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn log_layout() {
-        super::a_write_through_one_node_reaches_the_others(Kind::Log).await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn log_layout_on_a_cluster() {
-        super::a_write_through_one_node_reaches_the_others(Kind::LogCluster).await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn log_layout_resets() {
-        super::two_nodes_announce_a_period_alike(Kind::Log).await
+    async fn resets() {
+        super::two_nodes_announce_a_period_alike(Kind::Redis).await
     }
 }
 
-/// On the log layout, a period that begins without writes is announced by the first entry
+/// On Redis, a period that begins without writes is announced by the first entry
 /// in it (a node whose readers wait for it appends a tick): both nodes' streams send the
 /// same reset with the same id, once, and the events after it agree too.
 async fn two_nodes_announce_a_period_alike(kind: Kind) {
@@ -348,71 +338,6 @@ async fn two_nodes_announce_a_period_alike(kind: Kind) {
     assert_eq!(next[0].event, "score", "a second reset: {next:?}");
     assert!(next[0].id > reset[0].id && reset[0].id > first[0].id);
     a.stop().await;
-    b.stop().await;
-}
-
-/// On Redis, events are written only while some node has readers of the board
-/// (docs/redis-layout.md, "Events only while watched"): a write nobody watches adds nothing
-/// to the board's stream; a node that starts watching marks a gap, and a reader resuming
-/// with an id from before it is sent a resync, not a silent skip.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn on_redis_unwatched_writes_write_no_events_and_resuming_across_them_resyncs() {
-    let a = Server::start(Kind::Redis).await;
-    let b = a.sibling().await;
-    let ns = a.namespace().expect("redis namespace").to_owned();
-    let (stream, readers) = (format!("{ns}:{{w}}:events"), format!("{ns}:{{w}}:readers"));
-    let mut c = shared_redis().client().expect("client");
-    let entries = |c: &mut redis::Connection| -> u64 {
-        redis::cmd("XLEN").arg(&stream).query(c).expect("xlen")
-    };
-    a.put("/v1/boards/w", json!({})).await;
-    write(&a, "w", "early", 1).await;
-    assert_eq!(entries(&mut c), 0, "nobody watched: no event");
-
-    // A watches: a gap entry first (writes went unwatched), then every change.
-    let mut on_a = open(&a, "/v1/boards/w/events").await;
-    write(&a, "w", "ann", 3).await;
-    let seen = on_a.next().await;
-    assert_eq!(what(&seen), score("ann", 3, 1));
-    assert_eq!(entries(&mut c), 2, "the gap and ann's event");
-    drop(on_a);
-
-    // A goes away; once its readers key lapses (deleted here instead of waiting out its
-    // 15 s), a write through B, which nobody watches, appends nothing. A's reader task may
-    // refresh the key once more as it ends (a refresh already under way): delete it until
-    // it stays deleted.
-    a.stop().await;
-    let mut lapsed = false;
-    for _ in 0..10 {
-        let _: () = redis::cmd("DEL").arg(&readers).query(&mut c).expect("del");
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let left: bool = redis::cmd("EXISTS")
-            .arg(&readers)
-            .query(&mut c)
-            .expect("exists");
-        if !left {
-            lapsed = true;
-            break;
-        }
-    }
-    assert!(
-        lapsed,
-        "A's reader task still refreshes the key after A stopped"
-    );
-    let before = entries(&mut c);
-    write(&b, "w", "bob", 4).await;
-    assert_eq!(entries(&mut c), before, "bob's write was not watched");
-
-    // Resuming on B after ann's event: bob's change is not in the stream, so resync.
-    let mut resumed = EventStream::open(&b.base, "/v1/boards/w/events", None, seen.id)
-        .await
-        .expect("reopen on B");
-    let resync = resumed.next().await;
-    assert_eq!(resync.event, "resync", "{resync:?}");
-    write(&b, "w", "cid", 5).await;
-    let next = resumed.next().await;
-    assert_eq!(what(&next), score("cid", 5, 1));
-    assert!(next.id > resync.id, "{next:?} after {resync:?}");
     b.stop().await;
 }
 

@@ -1,4 +1,4 @@
-//! A board's log in Redis (`photofinish_redis::log`, docs/redis-log.md) against a real
+//! A board's log in Redis (`photofinish_redis::log`, docs/redis-layout.md) against a real
 //! `redis-server`, standalone and a 3-master cluster: appends from many connections at
 //! once form one gapless, chained order, and each appender learns what came before its
 //! entries; a skewed stamp appends nothing; a node's [`Tail`] notices a trimmed gap, a

@@ -1,5 +1,5 @@
 //! Board replicas over a board's log in Redis (`photofinish_redis::replica`,
-//! docs/redis-log.md), standalone and a 3-master cluster: two nodes writing one board at
+//! docs/redis-layout.md), standalone and a 3-master cluster: two nodes writing one board at
 //! once answer each increment with a distinct score and end byte-identical; a new node
 //! loads the snapshot and the log after it (even once the log below it is trimmed); a
 //! damaged snapshot is passed over for the whole log, or refused when the log no longer

@@ -1,4 +1,4 @@
-//! The log layout's node settings (docs/SPEC.md §12), through HTTP: `--redis-reads local`
+//! The Redis backend's node settings (docs/SPEC.md §12), through HTTP: `--redis-reads local`
 //! answers from the node's copy for at most `LOCAL_READ_WINDOW` after it caught up, and
 //! counts how it answered in the metrics; `--redis-wait N` answers 503 (outcome unknown)
 //! when the replicas do not confirm, with the write in the log all the same; a Redis that
@@ -12,7 +12,7 @@ use photofinish_core::clock::SystemClock;
 use photofinish_core::{BoardConfig, Leaderboard};
 use photofinish_redis::node::{LogStore, Reads, LOCAL_READ_WINDOW};
 use photofinish_redis::Target;
-use photofinish_server::serve::{RedisLayout, ServeOptions};
+use photofinish_server::serve::ServeOptions;
 use photofinish_store::io::RealStorage;
 use photofinish_testkit::redis::RedisProcess;
 use photofinish_testkit::server::fresh_namespace;
@@ -42,7 +42,7 @@ async fn score(s: &Server, member: &str) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn local_reads_lag_at_most_the_window_and_are_counted() {
-    let a = Server::start(Kind::Log).await;
+    let a = Server::start(Kind::Redis).await;
     let b = a
         .sibling_with(|o| ServeOptions {
             redis_reads: Reads::Local,
@@ -120,11 +120,10 @@ async fn redis_wait_answers_503_when_replicas_do_not_confirm() {
         resp_listen: None,
         storage: Some(primary.url()),
         redis_namespace: fresh_namespace(),
-        redis_layout: RedisLayout::Log,
         redis_wait: 1,
         ..ServeOptions::default()
     };
-    let s = Server::start_with(opts, Arc::new(RealStorage), Kind::Log).await;
+    let s = Server::start_with(opts, Arc::new(RealStorage), Kind::Redis).await;
     // The replica syncs first: until then WAIT answers 0.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
@@ -212,140 +211,4 @@ async fn an_idle_board_leaves_memory_and_loads_again() {
     }
     assert_eq!(node.board("b").await.expect("board").name, "b");
     assert_eq!(node.loaded(), 1);
-}
-
-/// `redis-upgrade --to log` resumes: a run interrupted after one board was converted, and
-/// inside another (its config fenced, its create appended, no snapshot yet), is run again
-/// and finishes both, answering as the format-2 server did — on a standalone Redis and on
-/// a 3-master cluster.
-async fn an_interrupted_upgrade_resumes(kind: Kind) {
-    use photofinish_core::view::ReadOptions;
-    use photofinish_redis::log::{BoardLog, LogKeys};
-    use photofinish_redis::upgrade_log::{convert_board, upgrade_to_log, LogUpgradeReport, FENCE};
-    let old = Server::start(kind).await;
-    let ns = old.namespace().expect("namespace").to_owned();
-    for (b, n) in [("a", 30), ("b", 40), ("c", 50)] {
-        old.put(&format!("/v1/boards/{b}"), json!({})).await;
-        let entries: Vec<_> = (0..n)
-            .map(|i| json!({"member": format!("m{i}"), "score": i % 7}))
-            .collect();
-        let (s, _) = old
-            .post(
-                &format!("/v1/boards/{b}/scores:batch"),
-                json!({ "entries": entries }),
-            )
-            .await;
-        assert_eq!(s, 200);
-    }
-    let mut before = Vec::new();
-    for b in ["a", "b", "c"] {
-        before.push(old.get(&format!("/v1/boards/{b}/entries?limit=100")).await);
-    }
-    let url = match kind {
-        Kind::Cluster => shared_cluster().url(),
-        _ => shared_redis().url(),
-    };
-    old.stop().await;
-    let target = Target::parse(&url).expect("url");
-    let conn = photofinish_redis::conn::Conn::connect(&target)
-        .await
-        .expect("connect");
-    // The interrupted run: the namespace marked, board a converted, board b midway.
-    conn.query::<()>(
-        redis::cmd("SET")
-            .arg(format!("{ns}:format"))
-            .arg("log-converting"),
-    )
-    .await
-    .expect("mark");
-    let mut report = LogUpgradeReport::default();
-    convert_board(&conn, &ns, "a", &mut report)
-        .await
-        .expect("convert a");
-    let cfg = format!("{ns}:{{b}}:cfg");
-    let text: String = conn.query(redis::cmd("GET").arg(&cfg)).await.expect("cfg");
-    conn.query::<()>(
-        redis::cmd("SET")
-            .arg(format!("{ns}:{{b}}:upgrade:cfg"))
-            .arg(&text),
-    )
-    .await
-    .expect("save");
-    conn.query::<()>(redis::cmd("SET").arg(&cfg).arg(FENCE))
-        .await
-        .expect("fence");
-    let log = BoardLog::new(conn.clone(), LogKeys::new(&ns, "b"));
-    let create = photofinish_store::Command::CreateBoard {
-        board: "b".into(),
-        config: BoardConfig::default(),
-        max_boards: None,
-    };
-    log.append(
-        None,
-        0,
-        None,
-        &[photofinish_redis::replica::encode_entry(&create, false, 0)],
-    )
-    .await
-    .expect("entry 1");
-    // A log node is refused meanwhile.
-    let refused = LogStore::connect(&target, &ns, Box::new(SystemClock)).await;
-    let why = refused.expect_err("served mid-upgrade").to_string();
-    assert!(why.contains("interrupted"), "{why}");
-    // Run again: it finishes b and c.
-    let done = upgrade_to_log(&target, &ns).await.expect("upgrade");
-    assert_eq!((done.boards, done.entries), (2, 90), "{done:?}");
-    let node = Server::start_with(
-        ServeOptions {
-            listen: "127.0.0.1:0".into(),
-            resp_listen: None,
-            storage: Some(url.clone()),
-            redis_namespace: ns.clone(),
-            redis_layout: RedisLayout::Log,
-            ..ServeOptions::default()
-        },
-        Arc::new(RealStorage),
-        Kind::Log,
-    )
-    .await;
-    for (b, was) in ["a", "b", "c"].iter().zip(&before) {
-        assert_eq!(
-            &node.get(&format!("/v1/boards/{b}/entries?limit=100")).await,
-            was
-        );
-    }
-    // No format-2 key is left.
-    let store = LogStore::connect(&target, &ns, Box::new(SystemClock))
-        .await
-        .expect("connect");
-    assert_eq!(
-        store
-            .page("b", 0, 100, &ReadOptions::default())
-            .await
-            .expect("page")
-            .total,
-        40
-    );
-    for b in ["a", "b", "c"] {
-        let left: Vec<String> = conn
-            .scan_slot(
-                &format!("{ns}:{{{b}}}:x"),
-                &format!("{ns}:{{{b}}}:p:*"),
-                1000,
-            )
-            .await
-            .expect("scan");
-        assert!(left.is_empty(), "{b}: {left:?}");
-    }
-    node.stop().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_interrupted_upgrade_resumes_on_redis() {
-    an_interrupted_upgrade_resumes(Kind::Redis).await
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_interrupted_upgrade_resumes_on_a_cluster() {
-    an_interrupted_upgrade_resumes(Kind::Cluster).await
 }

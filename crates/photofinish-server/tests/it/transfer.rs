@@ -339,12 +339,12 @@ photofinish_testkit::conformance!(
     an_export_streams_past_one_page,
 );
 
-/// On the Redis log layout, a node that did not run the import reads its ranking from
+/// On Redis, a node that did not run the import reads its ranking from
 /// Redis when it takes the import's entry: both nodes answer alike, and a node loaded
 /// afterwards too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_import_through_one_node_is_served_by_the_others() {
-    let a = Server::start(Kind::Log).await;
+    let a = Server::start(Kind::Redis).await;
     let b = a.sibling().await;
     assert_eq!(a.put("/v1/boards/big", json!({})).await.0, 201);
     let (_, before) = b.get("/v1/boards/big/entries").await;

@@ -322,9 +322,4 @@ mod shared {
     async fn cluster() {
         servers_sharing_a_redis_post_once(Kind::Cluster).await
     }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn log_layout() {
-        servers_sharing_a_redis_post_once(Kind::Log).await
-    }
 }

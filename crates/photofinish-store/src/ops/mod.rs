@@ -1,7 +1,7 @@
 //! The board operations of the [`Leaderboard`](photofinish_core::Leaderboard) service,
 //! written once over an [`Engine`]: where a board's state is read, and how commands are
 //! logged and applied. The embedded store (one local log for every board) and a Redis
-//! node (a log per board in Redis, docs/redis-log.md) are the two engines; what each
+//! node (a log per board in Redis, docs/redis-layout.md) are the two engines; what each
 //! operation checks, which [`Command`] it becomes and how the applied answer reads back
 //! live here alone, so both backends answer alike by construction.
 //!

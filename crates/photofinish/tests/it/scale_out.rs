@@ -1,5 +1,5 @@
 //! The scale-out layout's failures, end to end with real processes (docs/SPEC.md §12,
-//! issue 41): `photofinish serve --storage redis://… --redis-layout log` nodes and
+//! issue 41): `photofinish serve --storage redis://…` nodes and
 //! `redis-server`, killed, stopped, restarted and rolled back under them.
 //!
 //! - `kill -9` of one of two nodes during concurrent increments through both: every
@@ -27,8 +27,12 @@ use crate::support::*;
 /// A log-layout node on `redis` under namespace `ns`.
 fn node(redis: &str, ns: &str) -> Proc {
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--listen", "127.0.0.1:0", "--redis-layout", "log"])
-        .args(["--storage", redis, "--redis-namespace", ns]);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"]).args([
+        "--storage",
+        redis,
+        "--redis-namespace",
+        ns,
+    ]);
     tokio::task::block_in_place(|| Proc::spawn_command(cmd))
 }
 
@@ -377,7 +381,7 @@ async fn a_damaged_snapshot_chunk_is_refused() {
 }
 
 /// The scale-out flags are checked at start: a Redis that may evict keys is refused,
-/// and so are flags of the log layout on another layout, and a skew of 0.
+/// and so are the Redis flags without Redis, and a skew of 0.
 #[test]
 fn serve_refuses_an_evicting_redis_and_flags_out_of_place() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -393,14 +397,12 @@ fn serve_refuses_an_evicting_redis_and_flags_out_of_place() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let url = redis.url();
-    let why = run(&["--storage", &url, "--redis-layout", "log"]);
-    assert!(why.contains("maxmemory-policy volatile-lru"), "{why}");
     let why = run(&["--storage", &url]);
     assert!(why.contains("maxmemory-policy volatile-lru"), "{why}");
-    let why = run(&["--storage", &url, "--redis-reads", "local"]);
-    assert!(why.contains("--redis-layout log"), "{why}");
+    let why = run(&["--redis-reads", "local"]);
+    assert!(why.contains("are for --storage redis"), "{why}");
     let why = run(&["--redis-wait", "1"]);
-    assert!(why.contains("--redis-layout log"), "{why}");
+    assert!(why.contains("are for --storage redis"), "{why}");
     let why = run(&["--max-clock-skew", "0s"]);
     assert!(why.contains("must be over 0"), "{why}");
 }

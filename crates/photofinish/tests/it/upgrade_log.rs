@@ -1,13 +1,14 @@
-//! `photofinish redis-upgrade --to log` (docs/redis-log.md, "Upgrade"; SPEC §12) on a
+//! `photofinish redis-upgrade` (docs/redis-layout.md, "Upgrade"; SPEC §12) on a
 //! namespace the last format-2 release wrote, end to end with the real binary. The
 //! fixture (`tests/fixtures/format2/`: a Redis dump and what that server answered, made by
 //! its `generate.py`) holds boards in both orders with ties broken by `reached_at`, scores
 //! at the i64 extremes and past 2^53, metadata, past periods of a daily board in a time
 //! zone, and requests under idempotency keys (a write, a batch with a refused entry, a
-//! member delete, a board create). Before the upgrade a log-layout node refuses the
-//! namespace and says how to upgrade; after it, a log-layout node answers every read as
+//! member delete, a board create). Before the upgrade a node refuses the
+//! namespace and says how to upgrade; after it, a node answers every read as
 //! the format-2 server did, replays every key's first answer, refuses a reused key, and
-//! takes writes ranked after what was there.
+//! takes writes ranked after what was there. An interrupted upgrade is run again and
+//! finishes, on a standalone Redis and on a 3-master cluster.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,8 +22,12 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/forma
 
 fn serve(redis: &str, ns: &str) -> Proc {
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--listen", "127.0.0.1:0", "--redis-layout", "log"])
-        .args(["--storage", redis, "--redis-namespace", ns]);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"]).args([
+        "--storage",
+        redis,
+        "--redis-namespace",
+        ns,
+    ]);
     tokio::task::block_in_place(|| Proc::spawn_command(cmd))
 }
 
@@ -52,7 +57,7 @@ async fn call(
 
 fn upgrade(url: &str, ns: &str) -> Value {
     let out = Command::new(BIN)
-        .args(["redis-upgrade", "--to", "log", "--storage", url])
+        .args(["redis-upgrade", "--storage", url])
         .args(["--redis-namespace", ns, "--json"])
         .output()
         .expect("upgrade");
@@ -64,8 +69,8 @@ fn upgrade(url: &str, ns: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("report")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything() {
+/// The fixture's answers, and a Redis holding its dump (in `dir`).
+fn fixture(dir: &Path) -> (Value, String, RedisProcess) {
     let expected: Value = serde_json::from_slice(
         &std::fs::read(Path::new(FIXTURE).join("expected.json")).expect("expected.json"),
     )
@@ -74,31 +79,45 @@ async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything
         .as_str()
         .expect("namespace")
         .to_owned();
-    let dir = tempfile::tempdir().expect("tmp");
-    std::fs::copy(
-        Path::new(FIXTURE).join("dump.rdb"),
-        dir.path().join("dump.rdb"),
-    )
-    .expect("copy the dump");
+    std::fs::copy(Path::new(FIXTURE).join("dump.rdb"), dir.join("dump.rdb"))
+        .expect("copy the dump");
     let redis = tokio::task::block_in_place(|| {
-        RedisProcess::start(dir.path(), &["--dbfilename", "dump.rdb"]).expect("redis")
+        RedisProcess::start(dir, &["--dbfilename", "dump.rdb"]).expect("redis")
     });
+    (expected, ns, redis)
+}
+
+/// Every read of the fixture, answered by `base` as the format-2 server answered it.
+async fn answers_as_before(http: &reqwest::Client, base: &str, expected: &Value) {
+    for read in expected["reads"].as_array().expect("reads") {
+        let path = read["path"].as_str().expect("path");
+        let (status, _, body) =
+            call(http, "GET", format!("{base}{path}"), &Value::Null, None).await;
+        assert_eq!(
+            json!({"status": status, "body": body}),
+            json!({"status": read["status"], "body": read["body"]}),
+            "{path} answers otherwise after the upgrade"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (expected, ns, redis) = fixture(dir.path());
     let url = redis.url();
     let http = reqwest::Client::new();
 
-    // A log-layout node refuses the format-2 namespace and says how to upgrade.
+    // A node refuses the format-2 namespace and says how to upgrade.
     let out = Command::new(BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--resp-listen", "off"])
-        .args(["--redis-layout", "log", "--storage", &url])
+        .args(["--storage", &url])
         .args(["--redis-namespace", &ns])
         .output()
         .expect("run");
-    assert!(
-        !out.status.success(),
-        "a log node took a format-2 namespace"
-    );
+    assert!(!out.status.success(), "a node took a format-2 namespace");
     let why = String::from_utf8_lossy(&out.stderr);
-    assert!(why.contains("redis-upgrade --to log"), "{why}");
+    assert!(why.contains("photofinish redis-upgrade"), "{why}");
 
     let report = upgrade(&url, &ns);
     assert_eq!(report["boards"], 4, "{report}");
@@ -108,22 +127,7 @@ async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything
     assert_eq!(upgrade(&url, &ns)["already_current"], true, "a second run");
 
     let node = serve(&url, &ns);
-    for read in expected["reads"].as_array().expect("reads") {
-        let path = read["path"].as_str().expect("path");
-        let (status, _, body) = call(
-            &http,
-            "GET",
-            format!("{}{path}", node.base),
-            &Value::Null,
-            None,
-        )
-        .await;
-        assert_eq!(
-            json!({"status": status, "body": body}),
-            json!({"status": read["status"], "body": read["body"]}),
-            "{path} answers otherwise after the upgrade"
-        );
-    }
+    answers_as_before(&http, &node.base, &expected).await;
     // Every key replays its first answer; a reused key is refused.
     for k in expected["keyed"].as_array().expect("keyed") {
         let path = k["path"].as_str().expect("path");
@@ -165,4 +169,114 @@ async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything
     .await;
     assert_eq!(status, 200, "{written}");
     assert_eq!(written["rank"], 5, "{written}");
+}
+
+/// An upgrade interrupted after one board was converted, and inside another (its config
+/// fenced, its create appended, no snapshot yet), is run again and finishes: every read
+/// answers as before, no format-2 key is left, and a node started meanwhile was refused.
+/// On a 3-master cluster, the fixture's keys are copied there first (`DUMP`/`RESTORE`).
+async fn an_interrupted_upgrade_resumes(cluster: bool) {
+    use photofinish_core::clock::SystemClock;
+    use photofinish_redis::conn::Conn;
+    use photofinish_redis::log::{BoardLog, LogKeys};
+    use photofinish_redis::upgrade_log::{convert_board, LogUpgradeReport, FENCE};
+    use photofinish_redis::{LogStore, Target};
+    let dir = tempfile::tempdir().expect("tmp");
+    let (expected, ns, redis) = fixture(dir.path());
+    let cluster_dir = tempfile::tempdir().expect("tmp");
+    let held = if cluster {
+        let c = tokio::task::block_in_place(|| {
+            photofinish_testkit::redis::RedisCluster::start(cluster_dir.path(), 3).expect("cluster")
+        });
+        Some(c)
+    } else {
+        None
+    };
+    let url = held.as_ref().map_or_else(|| redis.url(), |c| c.url());
+    let target = Target::parse(&url).expect("url");
+    let conn = Conn::connect(&target).await.expect("connect");
+    if cluster {
+        let mut from = redis.client().expect("client");
+        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut from).expect("keys");
+        for k in keys {
+            let dump: Vec<u8> = redis::cmd("DUMP").arg(&k).query(&mut from).expect("dump");
+            let ttl: i64 = redis::cmd("PTTL").arg(&k).query(&mut from).expect("pttl");
+            conn.query::<()>(
+                redis::cmd("RESTORE")
+                    .arg(&k)
+                    .arg(ttl.max(0))
+                    .arg(dump)
+                    .arg("REPLACE"),
+            )
+            .await
+            .expect("restore");
+        }
+    }
+    // The interrupted run: the namespace marked, `asc` converted, `desc` midway.
+    conn.query::<()>(
+        redis::cmd("SET")
+            .arg(format!("{ns}:format"))
+            .arg("log-converting"),
+    )
+    .await
+    .expect("mark");
+    let mut report = LogUpgradeReport::default();
+    convert_board(&conn, &ns, "asc", &mut report)
+        .await
+        .expect("convert asc");
+    let cfg = format!("{ns}:{{desc}}:cfg");
+    let text: String = conn.query(redis::cmd("GET").arg(&cfg)).await.expect("cfg");
+    conn.query::<()>(
+        redis::cmd("SET")
+            .arg(format!("{ns}:{{desc}}:upgrade:cfg"))
+            .arg(&text),
+    )
+    .await
+    .expect("save");
+    conn.query::<()>(redis::cmd("SET").arg(&cfg).arg(FENCE))
+        .await
+        .expect("fence");
+    let create = photofinish_store::Command::CreateBoard {
+        board: "desc".into(),
+        config: serde_json::from_str(&text).expect("config"),
+        max_boards: None,
+    };
+    BoardLog::new(conn.clone(), LogKeys::new(&ns, "desc"))
+        .append(
+            None,
+            0,
+            None,
+            &[photofinish_redis::replica::encode_entry(&create, false, 0)],
+        )
+        .await
+        .expect("entry 1");
+    let refused = LogStore::connect(&target, &ns, Box::new(SystemClock)).await;
+    let why = refused.expect_err("served mid-upgrade").to_string();
+    assert!(why.contains("interrupted"), "{why}");
+    // Run again: it finishes desc, daily and created.
+    let done = upgrade(&url, &ns);
+    assert_eq!(done["boards"], 3, "{done}");
+    let node = serve(&url, &ns);
+    answers_as_before(&reqwest::Client::new(), &node.base, &expected).await;
+    for b in ["asc", "desc", "daily", "created"] {
+        let left: Vec<String> = conn
+            .scan_slot(
+                &format!("{ns}:{{{b}}}:x"),
+                &format!("{ns}:{{{b}}}:p:*"),
+                1000,
+            )
+            .await
+            .expect("scan");
+        assert!(left.is_empty(), "{b}: {left:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_interrupted_upgrade_resumes_on_redis() {
+    an_interrupted_upgrade_resumes(false).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_interrupted_upgrade_resumes_on_a_cluster() {
+    an_interrupted_upgrade_resumes(true).await
 }

@@ -1,2 +1,0 @@
--- One write, atomically. Keys and arguments: `WriteCall` in scripts/write.rs.
-return apply_write(KEYS, ARGV)
