@@ -10,6 +10,8 @@
 #
 #   MEMBERS=1000000 ./bench/resp-vs-redis.sh        # and MEMBERS=10000000
 #
+# PF_STORAGE=redis: Photofinish on its Redis backend, on the same Redis (its CPU column then
+# adds that Redis's CPU over the run).
 # WORKERS=N: Photofinish's request threads (`serve --workers`; default one per core).
 # WORKERS=1 gives it Redis's budget — one thread for commands — and leaves the other
 # core to redis-benchmark, as Redis does (docs/BENCHMARKS.md §9).
@@ -33,20 +35,24 @@ run() { # run LABEL SERVER PORT PID P N COMMAND...
     local label=$1 server=$2 port=$3 pid=$4 p=$5 n=$6
     shift 6
     local before after rps
-    before=$(cpu_ticks "$pid")
+    before=$(ticks_of $pid)
     rps=$(redis-benchmark -p "$port" -c 50 -n "$n" -r 1000000 -P "$p" --csv "$@" 2>/dev/null |
         awk -F'","' 'NR == 2 {print $2}')
-    after=$(cpu_ticks "$pid")
+    after=$(ticks_of $pid)
     awk -v l="$label" -v s="$server" -v p="$p" -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" \
         'BEGIN { printf "| %s | %s | %s | %.0f | %.2f |\n", l, s, p, r, t * 1e6 / hz / n }'
 }
+ticks_of() { local t=0 p; for p in "$@"; do t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
+# On the Redis backend (PF_STORAGE=redis) Photofinish's CPU is its own and its Redis's.
+PF_PIDS="$PPID_PF"
+[ "${PF_STORAGE:-}" = redis ] && PF_PIDS="$PPID_PF $RPID"
 for p in 1 16; do
     n=$N1
     [ "$p" = 16 ] && n=$N16
     run increment "redis ZINCRBY" "$RPORT" "$RPID" "$p" "$n" ZINCRBY lb 1 m:__rand_int__
-    run increment "photofinish LB.INCR" "$PPORT" "$PPID_PF" "$p" "$n" LB.INCR lb m:__rand_int__ 1
+    run increment "photofinish LB.INCR" "$PPORT" "$PF_PIDS" "$p" "$n" LB.INCR lb m:__rand_int__ 1
     run increment "redis + seed 000 Lua" "$RPORT" "$RPID" "$p" "$n" \
         EVALSHA "$SHA" 2 seed m:__rand_int__ 1 0.0001
     run rank "redis ZREVRANK" "$RPORT" "$RPID" "$p" "$n" ZREVRANK lb m:__rand_int__
-    run rank "photofinish LB.RANK" "$PPORT" "$PPID_PF" "$p" "$n" LB.RANK lb m:__rand_int__
+    run rank "photofinish LB.RANK" "$PPORT" "$PF_PIDS" "$p" "$n" LB.RANK lb m:__rand_int__
 done

@@ -8,9 +8,11 @@
 //! error: the caller drops the replica and loads the board again, never serving a state
 //! the log no longer supports.
 //!
-//! An entry's payload is [`ENTRY_VERSION`], a flag byte (bit 0: the command's time is the
-//! node's stamp), the node's stamp in µs, then the command as the embedded log encodes it.
-//! The time a command is applied with is decided at apply, from the entry: a stamped
+//! An entry holds one group commit: its payload is [`ENTRY_VERSION`], the number of
+//! commands, then per command a flag byte (bit 0: the command's time is the node's stamp),
+//! the node's stamp in µs, the command's length and the command as the embedded log encodes
+//! it. So an append of many writes is one stream entry and one check in Redis, not one per
+//! write. The time a command is applied with is decided at apply, from the entry: a stamped
 //! command's effective time is max(stamp, previous effective time + 1 µs) (docs/SPEC.md
 //! §12, "Time"), so every node applies it alike whatever the appending node's clock said.
 
@@ -29,7 +31,7 @@ use crate::log::{BoardLog, Check, Divergence, Entry, LogError, Missed, Tail, MAX
 
 /// The version of the entries this build writes; a newer one is refused (the node must
 /// be upgraded before it serves the board).
-pub const ENTRY_VERSION: u8 = 1;
+pub const ENTRY_VERSION: u8 = 2;
 
 /// The snapshot format a replica publishes (the embedded store's snapshot of a state that
 /// holds this one board).
@@ -80,7 +82,7 @@ fn since_start_us() -> u64 {
         .max(1)
 }
 
-/// One entry's payload, decoded.
+/// One command of an entry, decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
     /// Whether the command's time is the stamp.
@@ -91,39 +93,58 @@ pub struct Decoded {
     pub cmd: Command,
 }
 
-/// The payload of `cmd` appended at `stamp_us` (`stamped`: its time is the stamp).
-pub fn encode_entry(cmd: &Command, stamped: bool, stamp_us: i64) -> Vec<u8> {
+/// The payload of an entry holding `cmds` (each with whether its time is the stamp, and
+/// the appending node's clock then), in order.
+pub fn encode_group<'a>(cmds: impl ExactSizeIterator<Item = (&'a Command, bool, i64)>) -> Vec<u8> {
     let mut e = Enc::default();
     e.u8(ENTRY_VERSION);
-    e.u8(if stamped { STAMPED } else { 0 });
-    e.i64(stamp_us);
-    cmd.encode(&mut e);
+    e.u32(u32::try_from(cmds.len()).unwrap_or(u32::MAX));
+    let mut one = Enc::default();
+    for (cmd, stamped, stamp_us) in cmds {
+        e.u8(if stamped { STAMPED } else { 0 });
+        e.i64(stamp_us);
+        one.0.clear();
+        cmd.encode(&mut one);
+        e.u32(u32::try_from(one.0.len()).unwrap_or(u32::MAX));
+        e.0.extend_from_slice(&one.0);
+    }
     e.0
 }
 
-/// Reads an entry's payload.
-pub fn decode_entry(payload: &[u8]) -> Result<Decoded, ReplicaError> {
+/// The payload of an entry holding `cmd` alone, appended at `stamp_us`.
+pub fn encode_entry(cmd: &Command, stamped: bool, stamp_us: i64) -> Vec<u8> {
+    encode_group(std::iter::once((cmd, stamped, stamp_us)))
+}
+
+/// Reads an entry's payload: its commands, in order.
+pub fn decode_entry(payload: &[u8]) -> Result<Vec<Decoded>, ReplicaError> {
     let bad = |why: String| ReplicaError::Unreadable(why);
-    let (&version, rest) = payload
-        .split_first()
-        .ok_or_else(|| bad("empty entry".into()))?;
+    let mut d = photofinish_store::codec::Dec::new(payload);
+    let version = d.u8().map_err(|_| bad("empty entry".into()))?;
     if version != ENTRY_VERSION {
         return Err(bad(format!(
             "entry version {version}; this build reads {ENTRY_VERSION}"
         )));
     }
-    if rest.len() < 9 {
-        return Err(bad("entry shorter than its header".into()));
+    let short = |_| bad("entry shorter than it says".into());
+    let count = d.u32().map_err(short)?;
+    let mut out = Vec::with_capacity(count.min(MAX_GROUP_ENTRIES as u32) as usize);
+    for _ in 0..count {
+        let stamped = d.u8().map_err(short)? & STAMPED != 0;
+        let stamp_us = d.i64().map_err(short)?;
+        let len = d.u32().map_err(short)? as usize;
+        let cmd = Command::decode(d.take(len).map_err(short)?)
+            .map_err(|e| bad(format!("entry command: {}", e.0)))?;
+        out.push(Decoded {
+            stamped,
+            stamp_us,
+            cmd,
+        });
     }
-    let stamped = rest[0] & STAMPED != 0;
-    let mut t = [0u8; 8];
-    t.copy_from_slice(&rest[1..9]);
-    let cmd = Command::decode(&rest[9..]).map_err(|e| bad(format!("entry command: {}", e.0)))?;
-    Ok(Decoded {
-        stamped,
-        stamp_us: i64::from_le_bytes(t),
-        cmd,
-    })
+    if !d.is_done() {
+        return Err(bad("entry longer than its commands".into()));
+    }
+    Ok(out)
 }
 
 /// The name an import's command gives its ranking: import `id`, in `chunks` chunks.
@@ -142,14 +163,19 @@ pub use photofinish_store::command::effective_time;
 
 /// Event ids are entry numbers shifted by this (docs/redis-layout.md, "Events"): the events
 /// entry `n` emits are numbered from `n << EVENT_ID_SHIFT` + 1, so every node numbers them
-/// alike. An entry emits at most a reset and 1,000 writes' events (a batch), below 2,048.
-pub const EVENT_ID_SHIFT: u32 = 11;
+/// alike. An entry holds at most 1,024 commands, each emitting at most a reset and a
+/// batch's 1,000 events: below 2^20.
+pub const EVENT_ID_SHIFT: u32 = 20;
 
 /// How many times a catch-up reads the head while the replica is ahead of it, before it
 /// takes the writers' lock to decide (see [`Replica::catch_up`]).
 const CATCH_UP_LOOKS: usize = 3;
 
-/// Most entries one group commit appends.
+/// The least log growth, bytes, that makes a snapshot due by size
+/// ([`Replica::snapshot_due`]).
+pub const SNAPSHOT_MIN_LOG_BYTES: u64 = 4 << 20;
+
+/// Most commands one group commit appends (as one entry).
 pub const MAX_GROUP_ENTRIES: usize = 1024;
 
 /// A call of [`Replica::execute`] waiting for its group's append.
@@ -190,6 +216,10 @@ pub struct Replica {
     taken: AtomicU64,
     /// The entry the newest snapshot this node knows of was taken at.
     snapshot_n: AtomicU64,
+    /// That snapshot's size, bytes.
+    snapshot_bytes: AtomicU64,
+    /// Bytes of the entries taken since (the log a new node would replay).
+    log_bytes: AtomicU64,
     taken_check: std::sync::Mutex<Check>,
     /// When the latest catch-up that reached the head began ([`since_start_us`]; 0: never).
     caught_up_at: AtomicU64,
@@ -219,8 +249,12 @@ impl Replica {
     }
 
     async fn load_once(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
+        let mut snapshot_bytes = 0;
         let (state, position) = match log.read_snapshot().await {
-            Ok(Some((meta, bytes))) => Self::from_snapshot(&meta, &bytes)?,
+            Ok(Some((meta, bytes))) => {
+                snapshot_bytes = bytes.len() as u64;
+                Self::from_snapshot(&meta, &bytes)?
+            }
             Ok(None) => (State::default(), Position::default()),
             Err(LogError::Damaged(why)) => {
                 let first = log.read(0, 1).await?;
@@ -245,6 +279,8 @@ impl Replica {
             waiting: std::sync::Mutex::new(Queue::default()),
             taken: AtomicU64::new(taken),
             snapshot_n: AtomicU64::new(taken_from_snapshot),
+            snapshot_bytes: AtomicU64::new(snapshot_bytes),
+            log_bytes: AtomicU64::new(0),
             taken_check: std::sync::Mutex::new(taken_check),
             caught_up_at: AtomicU64::new(0),
             used_at: AtomicU64::new(since_start_us()),
@@ -345,7 +381,7 @@ impl Replica {
     /// the lock to decide only if it stays ahead.
     pub async fn catch_up(&self) -> Result<u64, ReplicaError> {
         let began = since_start_us();
-        let mut head = self.log.head().await?;
+        let mut head = self.log.fresh_head().await?;
         for _ in 0..CATCH_UP_LOOKS {
             let taken = self.taken.load(Ordering::Acquire);
             if taken == head.n && *self.taken_check() == head.check {
@@ -393,17 +429,17 @@ impl Replica {
     /// past it). A ranking that cannot be read stops the replica (it would answer otherwise
     /// than the nodes that applied it) — unless the entry itself was trimmed meanwhile,
     /// which is a gap: the board is loaded again from the snapshot that includes it.
-    async fn prepare(&self, e: &Entry) -> Result<(), ReplicaError> {
-        if !e
-            .payload
-            .get(10..)
-            .is_some_and(photofinish_store::command::is_import)
-        {
-            return Ok(());
+    async fn prepare(&self, e: &Entry, cmds: &[Decoded]) -> Result<(), ReplicaError> {
+        for c in cmds {
+            if let Command::Import { file, .. } = &c.cmd {
+                self.prepare_import(e, file).await?;
+            }
         }
-        let Command::Import { file, .. } = decode_entry(&e.payload)?.cmd else {
-            return Ok(());
-        };
+        Ok(())
+    }
+
+    async fn prepare_import(&self, e: &Entry, file: &str) -> Result<(), ReplicaError> {
+        let file = file.to_owned();
         let keys = self.log.keys();
         if !self.state.is_staged(&file) {
             let unreadable =
@@ -442,60 +478,70 @@ impl Replica {
     /// Takes the entries of `page` in order, staging what they need first.
     async fn follow_all(&self, pos: &mut Position, page: &[Entry]) -> Result<(), ReplicaError> {
         for e in page {
-            self.prepare(e).await?;
-            self.follow(pos, e)?;
+            // Decoded before the position moves: an entry this build cannot read stops the
+            // replica here, every time, instead of being passed over by the next catch-up.
+            let cmds = decode_entry(&e.payload)?;
+            self.prepare(e, &cmds).await?;
+            self.take(pos, e, cmds)?;
         }
         Ok(())
     }
 
-    /// Takes one entry: checks it follows, applies it; the command's answer.
+    /// Takes one entry (its commands decoded): checks it follows, applies each command in
+    /// order; their answers.
     fn take(
         &self,
         pos: &mut Position,
         e: &Entry,
-    ) -> Result<Result<Applied, BoardError>, ReplicaError> {
-        // Decoded before the position moves: an entry this build cannot read stops the
-        // replica here, every time, instead of being passed over by the next catch-up.
-        let Decoded {
-            stamped,
-            stamp_us,
-            mut cmd,
-        } = decode_entry(&e.payload)?;
+        cmds: Vec<Decoded>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
         pos.tail.take(e)?;
-        if cmd.takes_time(stamped) {
-            let at = effective_time(stamp_us, pos.effective_us);
-            pos.effective_us = at;
-            cmd.stamp(at, stamped);
+        self.log_bytes
+            .fetch_add(e.payload.len() as u64, Ordering::Relaxed);
+        let feeds = self.feeds.get().filter(|f| !f.is_empty());
+        let mut answers = Vec::with_capacity(cmds.len());
+        for (
+            i,
+            Decoded {
+                stamped,
+                stamp_us,
+                mut cmd,
+            },
+        ) in cmds.into_iter().enumerate()
+        {
+            if cmd.takes_time(stamped) {
+                let at = effective_time(stamp_us, pos.effective_us);
+                pos.effective_us = at;
+                cmd.stamp(at, stamped);
+            }
+            // A refusal by a rule is part of the history: every node refuses it alike.
+            let applied = self.state.apply(&cmd);
+            if let Some(feeds) = feeds {
+                let now = pos.effective_us.max(stamp_us);
+                if let Some(feed) = feeds.get(cmd.board()) {
+                    // Numbered from the entry, and a new period announced by its first
+                    // entry (whatever command), so every node's feed says the same.
+                    if i == 0 {
+                        feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
+                    }
+                    if !matches!(cmd, Command::DeleteBoard { .. }) {
+                        let _ = photofinish_store::events::announce_current(
+                            &feed,
+                            &self.state,
+                            cmd.board(),
+                            now,
+                        );
+                    }
+                }
+                photofinish_store::events::publish(feeds, &self.state, &cmd, &applied, now);
+            }
+            answers.push(applied);
         }
-        // A refusal by a rule is part of the history: every node refuses it alike.
-        let applied = self.state.apply(&cmd);
         // Published after the apply: a read that finds the replica at the head without
         // taking the lock then sees the entry's effect.
         *self.taken_check() = pos.tail.check.clone();
         self.taken.store(pos.tail.n, Ordering::Release);
-        if let Some(feeds) = self.feeds.get().filter(|f| !f.is_empty()) {
-            let now = pos.effective_us.max(stamp_us);
-            if let Some(feed) = feeds.get(cmd.board()) {
-                // Numbered from the entry, and a new period announced by its first entry
-                // (whatever command it is), so every node's feed says the same.
-                feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
-                if !matches!(cmd, Command::DeleteBoard { .. }) {
-                    let _ = photofinish_store::events::announce_current(
-                        &feed,
-                        &self.state,
-                        cmd.board(),
-                        now,
-                    );
-                }
-            }
-            photofinish_store::events::publish(feeds, &self.state, &cmd, &applied, now);
-        }
-        Ok(applied)
-    }
-
-    /// Takes an entry another node appended (its answer was that node's to give).
-    fn follow(&self, pos: &mut Position, e: &Entry) -> Result<(), ReplicaError> {
-        self.take(pos, e).map(drop)
+        Ok(answers)
     }
 
     /// Appends `cmds` (each with whether its time is this node's stamp, `now_us`) as the
@@ -573,18 +619,22 @@ impl Replica {
 
     /// Appends a group's commands in one call, takes what came before them and then them,
     /// and answers each call.
-    async fn commit(&self, pos: &mut Position, group: Vec<Waiting>) {
+    async fn commit(&self, pos: &mut Position, mut group: Vec<Waiting>) {
         let stamp_us = group.iter().map(|w| w.now_us).max().unwrap_or(0);
-        let payloads: Vec<Vec<u8>> = group
-            .iter()
+        let own: Vec<Decoded> = group
+            .iter_mut()
             .flat_map(|w| {
-                w.cmds
-                    .iter()
-                    .map(|(c, stamped)| encode_entry(c, *stamped, w.now_us))
+                let now_us = w.now_us;
+                w.cmds.iter().map(move |(cmd, stamped)| Decoded {
+                    stamped: *stamped,
+                    stamp_us: now_us,
+                    cmd: cmd.clone(),
+                })
             })
             .collect();
+        let payload = encode_group(own.iter().map(|d| (&d.cmd, d.stamped, d.stamp_us)));
         let began = since_start_us();
-        let mut done = self.append_and_take(pos, stamp_us, payloads).await;
+        let mut done = self.append_and_take(pos, stamp_us, payload, own).await;
         if done.is_ok() {
             // The append answered every entry before the group's own: at the head then.
             self.caught_up_at.fetch_max(began, Ordering::AcqRel);
@@ -620,12 +670,16 @@ impl Replica {
         }
     }
 
+    /// Appends `payload` (the group `own`, encoded) as the board's next entry, takes what
+    /// other nodes appended before it and then it; the answers of `own`'s commands.
     async fn append_and_take(
         &self,
         pos: &mut Position,
         stamp_us: i64,
-        payloads: Vec<Vec<u8>>,
+        payload: Vec<u8>,
+        own: Vec<Decoded>,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
+        let payloads = [payload];
         let appended = match self
             .log
             .append(Some(&pos.tail), stamp_us, self.max_skew_us, &payloads)
@@ -638,30 +692,20 @@ impl Replica {
             Missed::Entries(missed) => self.follow_all(pos, &missed).await?,
             Missed::Behind => self.take_through(pos, appended.first - 1).await?,
         }
-        // The group's own entries chain from what this node took: checked against the log's
-        // answer before any is applied, so a history rewritten under the node (a lost
-        // tail refilled to the same length) is refused, never applied.
-        let mut check: Check = pos.tail.check.clone();
-        let own: Vec<Entry> = (appended.first..=appended.last)
-            .zip(payloads)
-            .map(|(n, payload)| {
-                check = check.next(&payload);
-                Entry {
-                    n,
-                    check: check.clone(),
-                    payload,
-                }
-            })
-            .collect();
-        if appended.last >= appended.first && check != appended.check {
+        // The group's entry chains from what this node took: checked against the log's
+        // answer before it is applied, so a history rewritten under the node (a lost tail
+        // refilled to the same length) is refused, never applied.
+        let [payload] = payloads;
+        let entry = Entry {
+            n: appended.first,
+            check: pos.tail.check.next(&payload),
+            payload,
+        };
+        if appended.last != appended.first || entry.check != appended.check {
             return Err(Divergence::Mismatch { n: appended.last }.into());
         }
-        let mut answers = Vec::with_capacity(own.len());
-        for entry in &own {
-            self.prepare(entry).await?;
-            answers.push(self.take(pos, entry)?);
-        }
-        Ok(answers)
+        self.prepare(&entry, &own).await?;
+        self.take(pos, &entry, own)
     }
 
     /// Writes the replica's state as the board's snapshot under `lease` (catching up
@@ -689,22 +733,31 @@ impl Replica {
             .await?)
     }
 
-    /// Whether the log grew by `every` entries since the board's newest snapshot: the one
-    /// this node knows of, then (when that one is old) the one published — so of the nodes
-    /// that hold the board, the first to find it due publishes and the others learn of it
-    /// instead of publishing again.
+    /// Whether the log grew by `every` entries since the board's newest snapshot, or by
+    /// more bytes than that snapshot holds (at least [`SNAPSHOT_MIN_LOG_BYTES`]: a log of a
+    /// few large group entries is due too) — by the snapshot this node knows of, then (when
+    /// that one is old) the one published: of the nodes that hold the board, the first to
+    /// find it due publishes and the others learn of it instead of publishing again.
     pub async fn snapshot_due(&self, every: u64) -> Result<bool, ReplicaError> {
-        let due =
+        let by_entries =
             |known: u64| self.taken.load(Ordering::Acquire).saturating_sub(known) >= every.max(1);
-        if !due(self.snapshot_n.load(Ordering::Acquire)) {
+        let by_bytes = self.log_bytes.load(Ordering::Relaxed)
+            >= self
+                .snapshot_bytes
+                .load(Ordering::Relaxed)
+                .max(SNAPSHOT_MIN_LOG_BYTES);
+        let known = self.snapshot_n.load(Ordering::Acquire);
+        if !by_entries(known) && !by_bytes {
             return Ok(false);
         }
         let published = self.log.published_n().await?;
-        let known = self
-            .snapshot_n
-            .fetch_max(published, Ordering::AcqRel)
-            .max(published);
-        Ok(due(known))
+        if published > known {
+            // Another node published since: what this node took is counted from there.
+            self.snapshot_n.fetch_max(published, Ordering::AcqRel);
+            self.log_bytes.store(0, Ordering::Relaxed);
+            return Ok(by_entries(published));
+        }
+        Ok(true)
     }
 
     /// Publishes this replica's state as the board's snapshot under the board's lease, held
@@ -719,6 +772,8 @@ impl Replica {
         match published? {
             Ok(meta) => {
                 self.snapshot_n.fetch_max(meta.n, Ordering::AcqRel);
+                self.snapshot_bytes.store(meta.bytes, Ordering::Relaxed);
+                self.log_bytes.store(0, Ordering::Relaxed);
                 Ok(Some(meta))
             }
             Err(_) => Ok(None),
@@ -750,17 +805,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_entry_round_trips_and_a_newer_version_is_refused() {
+    fn entries_round_trip_and_a_newer_version_is_refused() {
         let cmd = Command::DeleteBoard { board: "b".into() };
         let p = encode_entry(&cmd, true, 42);
         assert_eq!(
             decode_entry(&p).expect("decode"),
-            Decoded {
+            vec![Decoded {
                 stamped: true,
                 stamp_us: 42,
-                cmd
-            }
+                cmd: cmd.clone()
+            }]
         );
+        let other = Command::DeleteBoard { board: "c".into() };
+        let group = encode_group([(&cmd, false, 1), (&other, true, 2)].into_iter());
+        let got = decode_entry(&group).expect("decode");
+        assert_eq!(
+            (got.len(), &got[1].cmd, got[1].stamped, got[0].stamp_us),
+            (2, &other, true, 1)
+        );
+        assert!(decode_entry(&group[..group.len() - 1]).is_err());
         let mut newer = p.clone();
         newer[0] = ENTRY_VERSION + 1;
         assert!(matches!(

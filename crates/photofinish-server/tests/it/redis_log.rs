@@ -4,7 +4,8 @@
 //! entries; a skewed stamp appends nothing; a node's [`Tail`] notices a trimmed gap, a
 //! rewritten entry and a log shorter than what it took; only the lease's current holder
 //! publishes a snapshot; a published snapshot reads back whole, a damaged one is refused;
-//! publishing trims below the snapshot and keeps the last 10,000 entries.
+//! publishing trims below the snapshot and keeps the last 10,000 entries; concurrent head
+//! reads share round trips and stay fresh.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -388,6 +389,52 @@ async fn a_retried_append_lands_once_and_a_stale_caller_appends_nothing(kind: Ki
         .await
         .expect("append");
     assert_eq!((next.first, next.last), (4, 4));
+}
+
+/// Reads waiting for the head at once share its round trips: 200 of them cost far fewer
+/// `HMGET`s, each answer is of a read sent after it asked (a head appended before the
+/// call is seen), and later calls see later appends. On a Redis of its own, whose command
+/// counts only this test moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_head_reads_share_round_trips_and_stay_fresh() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = tokio::task::spawn_blocking({
+        let dir = dir.path().to_path_buf();
+        move || photofinish_testkit::redis::RedisProcess::start(&dir, &[]).expect("redis")
+    })
+    .await
+    .expect("start");
+    let target = photofinish_redis::Target::parse(&redis.url()).expect("url");
+    let conn = Conn::connect(&target).await.expect("connect");
+    let log = BoardLog::new(conn.clone(), LogKeys::new("ns", "b"));
+    log.append(None, now_us(), None, &[b"one".to_vec()])
+        .await
+        .expect("append");
+    let hmgets = || async {
+        let info: String = conn
+            .query(redis::cmd("INFO").arg("commandstats"))
+            .await
+            .expect("info");
+        info.lines()
+            .find_map(|l| l.strip_prefix("cmdstat_hmget:calls="))
+            .and_then(|v| v.split(',').next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let before = hmgets().await;
+    let mut tasks = Vec::new();
+    for _ in 0..200 {
+        let log = log.clone();
+        tasks.push(tokio::spawn(async move { log.fresh_head().await }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.expect("task").expect("head").n, 1);
+    }
+    let used = hmgets().await - before;
+    assert!(used < 100, "200 concurrent reads sent {used} HMGETs");
+    log.append(None, now_us(), None, &[b"two".to_vec()])
+        .await
+        .expect("append");
+    assert_eq!(log.fresh_head().await.expect("head").n, 2);
 }
 
 photofinish_testkit::on_redis!(
