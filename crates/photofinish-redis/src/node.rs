@@ -49,7 +49,7 @@ use crate::replica::{import_file, Replica, ReplicaError};
 pub const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
 /// Entries a board's log grows by before a node publishes its snapshot (and the log is
-/// trimmed below it, keeping the last 10,000).
+/// trimmed below it, keeping the entries of the last 10,000 commands).
 pub const SNAPSHOT_EVERY_ENTRIES: u64 = 100_000;
 
 /// How often a node looks for boards whose snapshot is due.

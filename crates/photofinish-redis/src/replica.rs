@@ -26,7 +26,7 @@ use photofinish_store::{snapshot, Applied, Command, State};
 
 use std::time::Duration;
 
-use crate::log::snapshot::{Lease, Refused, SnapshotMeta};
+use crate::log::snapshot::{Lease, Refused, SnapshotMeta, KEEP_COMMANDS};
 use crate::log::{BoardLog, Check, Divergence, Entry, LogError, Missed, Tail, MAX_READ_ENTRIES};
 
 /// The version of the entries this build writes; a newer one is refused (the node must
@@ -183,6 +183,8 @@ pub const MAX_GROUP_ENTRIES: usize = 1024;
 struct Waiting {
     cmds: Vec<(Command, bool)>,
     now_us: i64,
+    /// When the call queued (its clock reading `now_us` is that old at the append).
+    queued: std::time::Instant,
     reply: tokio::sync::oneshot::Sender<Result<Vec<Result<Applied, BoardError>>, ReplicaError>>,
 }
 
@@ -220,6 +222,9 @@ pub struct Replica {
     snapshot_bytes: AtomicU64,
     /// Bytes of the entries taken since (the log a new node would replay).
     log_bytes: AtomicU64,
+    /// The latest entries taken and their command counts, as many as hold the last
+    /// [`KEEP_COMMANDS`] commands: where a trim must stop.
+    recent: std::sync::Mutex<std::collections::VecDeque<(u64, u64)>>,
     taken_check: std::sync::Mutex<Check>,
     /// When the latest catch-up that reached the head began ([`since_start_us`]; 0: never).
     caught_up_at: AtomicU64,
@@ -257,8 +262,14 @@ impl Replica {
             }
             Ok(None) => (State::default(), Position::default()),
             Err(LogError::Damaged(why)) => {
+                // The whole history is there only if the log starts at entry 1 (an empty
+                // log is whole only if nothing was ever appended).
                 let first = log.read(0, 1).await?;
-                if first.first().is_some_and(|e| e.n != 1) {
+                let whole = match first.first() {
+                    Some(e) => e.n == 1,
+                    None => log.head().await?.n == 0,
+                };
+                if !whole {
                     return Err(ReplicaError::Unreadable(format!(
                         "{why}, and the log no longer starts at its first entry"
                     )));
@@ -281,6 +292,7 @@ impl Replica {
             snapshot_n: AtomicU64::new(taken_from_snapshot),
             snapshot_bytes: AtomicU64::new(snapshot_bytes),
             log_bytes: AtomicU64::new(0),
+            recent: std::sync::Mutex::new(std::collections::VecDeque::new()),
             taken_check: std::sync::Mutex::new(taken_check),
             caught_up_at: AtomicU64::new(0),
             used_at: AtomicU64::new(since_start_us()),
@@ -498,6 +510,7 @@ impl Replica {
         pos.tail.take(e)?;
         self.log_bytes
             .fetch_add(e.payload.len() as u64, Ordering::Relaxed);
+        self.note_recent(e.n, cmds.len() as u64);
         let feeds = self.feeds.get().filter(|f| !f.is_empty());
         let mut answers = Vec::with_capacity(cmds.len());
         for (
@@ -564,6 +577,7 @@ impl Replica {
             queue.calls.push(Waiting {
                 cmds: cmds.to_vec(),
                 now_us,
+                queued: std::time::Instant::now(),
                 reply: tx,
             });
             !std::mem::replace(&mut queue.committing, true)
@@ -620,7 +634,17 @@ impl Replica {
     /// Appends a group's commands in one call, takes what came before them and then them,
     /// and answers each call.
     async fn commit(&self, pos: &mut Position, mut group: Vec<Waiting>) {
-        let stamp_us = group.iter().map(|w| w.now_us).max().unwrap_or(0);
+        // The node's clock as the append leaves (what the skew check compares with Redis's
+        // TIME): a call's reading plus how long it waited in the queue — a group formed
+        // behind a slow one must not look skewed.
+        let stamp_us = group
+            .iter()
+            .map(|w| {
+                let waited = i64::try_from(w.queued.elapsed().as_micros()).unwrap_or(i64::MAX);
+                w.now_us.saturating_add(waited)
+            })
+            .max()
+            .unwrap_or(0);
         let own: Vec<Decoded> = group
             .iter_mut()
             .flat_map(|w| {
@@ -723,14 +747,45 @@ impl Replica {
         }
         let copy = self.state.copy();
         let (n, check, effective_us) = (pos.tail.n, pos.tail.check.clone(), pos.effective_us);
+        let keep_from = self.keep_from();
         drop(pos);
         let bytes = tokio::task::spawn_blocking(move || encode(&copy, n, effective_us))
             .await
             .map_err(|e| ReplicaError::Unreadable(format!("encoding a snapshot: {e}")))?;
         Ok(self
             .log
-            .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes)
+            .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes, keep_from)
             .await?)
+    }
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, u64)>> {
+        self.recent.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Remembers that entry `n` held `commands` commands, forgetting entries no trim
+    /// needs to keep.
+    fn note_recent(&self, n: u64, commands: u64) {
+        let mut recent = self.recent();
+        recent.push_back((n, commands));
+        let mut total: u64 = recent.iter().map(|(_, c)| c).sum();
+        while let Some(&(_, first)) = recent.front() {
+            if total - first < KEEP_COMMANDS {
+                break;
+            }
+            total -= first;
+            recent.pop_front();
+        }
+    }
+
+    /// The lowest entry a trim must keep: the first of those holding the last
+    /// [`KEEP_COMMANDS`] commands, or 1 (keep all) when this node has not taken that many.
+    fn keep_from(&self) -> u64 {
+        let recent = self.recent();
+        let total: u64 = recent.iter().map(|(_, c)| c).sum();
+        match recent.front() {
+            Some(&(n, _)) if total >= KEEP_COMMANDS => n,
+            _ => 1,
+        }
     }
 
     /// Whether the log grew by `every` entries since the board's newest snapshot, or by
@@ -766,6 +821,21 @@ impl Replica {
         let Some(held) = self.log.take_lease(lease).await? else {
             return Ok(None);
         };
+        // Publishers take turns under the lease: one that published while this node
+        // looked has published what this one would.
+        let published_n = match self.log.published_n().await {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.log.release_lease(held).await;
+                return Err(e.into());
+            }
+        };
+        if published_n > self.snapshot_n.load(Ordering::Acquire) {
+            self.snapshot_n.fetch_max(published_n, Ordering::AcqRel);
+            self.log_bytes.store(0, Ordering::Relaxed);
+            let _ = self.log.release_lease(held).await;
+            return Ok(None);
+        }
         let published = self.publish_snapshot(held).await;
         // Given back either way; a lease lost meanwhile is simply not ours to give.
         let _ = self.log.release_lease(held).await;

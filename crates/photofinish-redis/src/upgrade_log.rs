@@ -210,7 +210,7 @@ pub async fn convert_board(
             ))
         })?;
     let published = log
-        .publish_snapshot(lease, 1, &check, SNAPSHOT_VERSION, &bytes)
+        .publish_snapshot(lease, 1, &check, SNAPSHOT_VERSION, &bytes, 1)
         .await
         .map_err(log_error)?;
     let _ = log.release_lease(lease).await;

@@ -4,10 +4,11 @@
 -- deletes the previous snapshot's chunks and trims the log below it, keeping the last
 -- entries for replay, and deletes the chunks of imports taken by entries trimmed (no node
 -- can take them any more: one that has not loads the board from this snapshot).
--- KEYS: 1 lease, 2 log stream, 3 head hash, 4 snapshot hash, 5 imports taken (sorted set
+-- KEYS: 1 lease, 2 log stream, 3 head hash (unused), 4 snapshot hash, 5 imports taken (sorted set
 --       of "imp<id>.<chunks>", score = the entry).
 -- ARGV: 1 token, 2 n, 3 check, 4 format version, 5 chunks, 6 bytes, 7 crc, 8 this
---       snapshot's chunk key prefix ("…:snap:<token>.<n>:"), 9 entries kept below the head,
+--       snapshot's chunk key prefix ("…:snap:<token>.<n>:"), 9 the lowest entry kept (the
+--       publisher keeps the entries holding the last 10,000 commands),
 --       10 the import counter's key (import chunks are "<it>:<id>:<i>").
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lease_lost' end
 local n = ARGV[2]
@@ -34,8 +35,7 @@ if old[1] and old[1] ~= ARGV[8] then
 end
 redis.call('HSET', KEYS[4], 'n', n, 'c', ARGV[3], 'version', ARGV[4], 'token', ARGV[1],
   'chunks', ARGV[5], 'bytes', ARGV[6], 'crc', ARGV[7], 'prefix', ARGV[8])
-local head = tonumber(redis.call('HGET', KEYS[3], 'n'))
-local below = math.min(tonumber(n) + 1, head + 1 - tonumber(ARGV[9]))
+local below = math.min(tonumber(n) + 1, tonumber(ARGV[9]))
 if below > 1 then
   redis.call('XTRIM', KEYS[2], 'MINID', string.format('0-%.0f', below))
   local gone = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', '(' .. string.format('%.0f', below))

@@ -4,7 +4,7 @@
 //! is whole (chunk count, length and CRC-32C checked on every read), that only the
 //! lease's current holder can publish (a fencing token), that the log still holds the entry
 //! the snapshot was taken at when it is published, and that the log is trimmed only below
-//! a published snapshot, keeping [`KEEP_ENTRIES`] for replay.
+//! a published snapshot, from the entry the publisher names ([`BoardLog::publish_snapshot`]).
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -17,9 +17,10 @@ use super::{array, number, text, BoardLog, Check, LogError};
 /// every command short, so one board's snapshot never stalls Redis for long).
 pub const SNAPSHOT_CHUNK_BYTES: usize = 512 * 1024;
 
-/// Entries kept below the head when the log is trimmed (events are replayed from them:
-/// docs/SPEC.md §8's 10,000).
-pub const KEEP_ENTRIES: u64 = 10_000;
+/// Commands kept below the head when the log is trimmed: the entries holding the last
+/// 10,000 commands stay (docs/SPEC.md §12's "at least the last 10,000 events"; an entry
+/// is a group of commands, so this is counted by the publisher, who took them).
+pub const KEEP_COMMANDS: u64 = 10_000;
 
 /// How long unpublished chunks live: a writer that dies mid-snapshot leaves nothing for
 /// longer (publishing makes them permanent).
@@ -97,7 +98,8 @@ impl BoardLog {
     }
 
     /// Writes `bytes` (the state after entry `n`, whose check is `check`) as a snapshot of
-    /// format `version` and publishes it under `lease`, then trims the log below it. A
+    /// format `version` and publishes it under `lease`, then trims the log below it, but
+    /// never below entry `keep_from` (the publisher keeps the last [`KEEP_COMMANDS`]). A
     /// refusal leaves the published snapshot as it was (the chunks written expire).
     pub async fn publish_snapshot(
         &self,
@@ -106,6 +108,7 @@ impl BoardLog {
         check: &Check,
         version: u32,
         bytes: &[u8],
+        keep_from: u64,
     ) -> Result<Result<SnapshotMeta, Refused>, LogError> {
         let prefix = self.keys().chunk_prefix(lease.token, n);
         let chunks = self
@@ -134,7 +137,7 @@ impl BoardLog {
             .arg(meta.bytes)
             .arg(meta.crc)
             .arg(&prefix)
-            .arg(KEEP_ENTRIES)
+            .arg(keep_from)
             .arg(&keys.imports);
         let status: String = self.conn().invoke(&inv).await?;
         match status.as_str() {

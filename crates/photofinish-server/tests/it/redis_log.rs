@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::support::now_us;
 use photofinish_redis::conn::Conn;
-use photofinish_redis::log::snapshot::{Refused, KEEP_ENTRIES};
+use photofinish_redis::log::snapshot::Refused;
 use photofinish_redis::log::{
     BoardLog, Check, Divergence, LogError, LogKeys, Missed, Tail, MAX_MISSED_ENTRIES,
 };
@@ -214,13 +214,13 @@ async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kin
     // 1.2 MB: three chunks.
     let bytes: Vec<u8> = (0..1_200_000u32).map(|i| (i % 251) as u8).collect();
     let stale = log
-        .publish_snapshot(first, a.last, &a.check, 1, &bytes)
+        .publish_snapshot(first, a.last, &a.check, 1, &bytes, 1)
         .await
         .expect("publish");
     assert_eq!(stale, Err(Refused::LeaseLost));
     assert_eq!(log.read_snapshot().await.expect("read"), None);
     let wrong = log
-        .publish_snapshot(second, a.last, &Check("0".repeat(16)), 1, &bytes)
+        .publish_snapshot(second, a.last, &Check("0".repeat(16)), 1, &bytes, 1)
         .await
         .expect("publish");
     assert_eq!(
@@ -229,7 +229,7 @@ async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kin
         "a check the log does not hold"
     );
     let meta = log
-        .publish_snapshot(second, a.last, &a.check, 1, &bytes)
+        .publish_snapshot(second, a.last, &a.check, 1, &bytes, 1)
         .await
         .expect("publish")
         .expect("published");
@@ -265,7 +265,7 @@ async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kin
         .append(None, now_us(), None, &[vec![99]])
         .await
         .expect("append");
-    log.publish_snapshot(second, b.last, &b.check, 1, b"small")
+    log.publish_snapshot(second, b.last, &b.check, 1, b"small", 1)
         .await
         .expect("publish")
         .expect("published");
@@ -301,7 +301,9 @@ async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind
         .await
         .expect("take")
         .expect("free");
-    log.publish_snapshot(lease, at.n, &at.check, 1, b"state")
+    // The publisher keeps from entry 2,001 on (for the entries a node may still replay):
+    // the trim stops there, below the snapshot.
+    log.publish_snapshot(lease, at.n, &at.check, 1, b"state", 2_001)
         .await
         .expect("publish")
         .expect("published");
@@ -310,12 +312,9 @@ async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind
         .query(redis::cmd("XLEN").arg(&keys.log))
         .await
         .expect("xlen");
-    assert_eq!(
-        len, KEEP_ENTRIES,
-        "entries below the snapshot, less the kept ones, are gone"
-    );
+    assert_eq!(len, 10_000, "entries below the kept ones are gone");
     let first = log.read(0, 1).await.expect("read").remove(0);
-    assert_eq!(first.n, 12_000 - KEEP_ENTRIES + 1);
+    assert_eq!(first.n, 2_001);
     // A node that had taken nothing finds the gap and must load the snapshot.
     assert!(matches!(
         Tail::default().take(&first),

@@ -34,6 +34,20 @@ async fn node(kind: Kind, keys: &LogKeys) -> Arc<Replica> {
     Arc::new(Replica::load(log, Some(5_000_000)).await.expect("load"))
 }
 
+/// A node (the `Leaderboard` service) on `target` under namespace `ns`, on the system clock.
+async fn log_store(
+    target: &photofinish_redis::Target,
+    ns: &str,
+) -> photofinish_redis::node::LogStore {
+    photofinish_redis::node::LogStore::connect(
+        target,
+        ns,
+        Box::new(photofinish_core::clock::SystemClock),
+    )
+    .await
+    .expect("connect")
+}
+
 fn create() -> (Command, bool) {
     (
         Command::CreateBoard {
@@ -303,15 +317,12 @@ async fn the_lease_guards_publishing(kind: Kind) {
 /// A node publishes a board's snapshot in the background once its log grew enough, under
 /// the lease, and trims the log below it; a new node loads it (with the log below it gone).
 async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
-    use photofinish_core::clock::SystemClock;
     use photofinish_core::view::{ReadOptions, WriteRequest};
     use photofinish_core::Leaderboard;
-    use photofinish_redis::node::LogStore;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
-    let a = LogStore::connect(&target, &ns, Box::new(SystemClock))
+    let a = log_store(&target, &ns)
         .await
-        .expect("connect")
         .with_snapshots(100, Duration::from_millis(50));
     assert!(a
         .create_board("b", BoardConfig::default())
@@ -363,9 +374,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
     )
     .await
     .expect("trim");
-    let b = LogStore::connect(&target, &ns, Box::new(SystemClock))
-        .await
-        .expect("connect");
+    let b = log_store(&target, &ns).await;
     let read = ReadOptions::default();
     let pa = a.page("b", 0, 1000, &read).await.expect("page");
     let pb = b.page("b", 0, 1000, &read).await.expect("page");
@@ -425,16 +434,13 @@ async fn callers_that_go_away_leave_the_others_answered(kind: Kind) {
 /// Two nodes that hold a board: once its log grew enough, one of them publishes the
 /// snapshot, and the other learns of it instead of publishing its own.
 async fn one_node_publishes_each_snapshot(kind: Kind) {
-    use photofinish_core::clock::SystemClock;
     use photofinish_core::Leaderboard;
-    use photofinish_redis::node::LogStore;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
     let mut nodes = Vec::new();
     for _ in 0..2 {
-        let n = LogStore::connect(&target, &ns, Box::new(SystemClock))
+        let n = log_store(&target, &ns)
             .await
-            .expect("connect")
             .with_snapshots(100, Duration::from_millis(50));
         nodes.push(n);
     }
@@ -461,11 +467,13 @@ async fn one_node_publishes_each_snapshot(kind: Kind) {
     }
     // Twenty more looks of each node: none publishes again (nothing new is due).
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    let leases: u64 = conn
-        .query(redis::cmd("GET").arg(&keys.fence))
+    // The published snapshot is the first lease's (a later lease, if one was taken, found
+    // it published and published nothing).
+    let token: u64 = conn
+        .query(redis::cmd("HGET").arg(&keys.snap).arg("token"))
         .await
-        .expect("fence");
-    assert_eq!(leases, 1, "the snapshot was published more than once");
+        .expect("token");
+    assert_eq!(token, 1, "the snapshot was published more than once");
 }
 
 fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
@@ -496,16 +504,13 @@ impl photofinish_core::transfer::ImportSource for Rows {
 /// snapshot whose trim passes that entry deletes its chunks, and a node loaded after
 /// still answers the imported ranks (from the snapshot).
 async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
-    use photofinish_core::clock::SystemClock;
     use photofinish_core::view::ReadOptions;
     use photofinish_core::{Leaderboard, PeriodRef};
-    use photofinish_redis::log::snapshot::KEEP_ENTRIES;
-    use photofinish_redis::node::LogStore;
+    use photofinish_redis::log::snapshot::KEEP_COMMANDS;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
-    let a = LogStore::connect(&target, &ns, Box::new(SystemClock))
+    let a = log_store(&target, &ns)
         .await
-        .expect("connect")
         .with_snapshots(1_000, Duration::from_millis(50));
     a.create_board("b", BoardConfig::default())
         .await
@@ -549,9 +554,9 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
         }
     };
     assert_eq!(exists(chunk.clone()).await, 1);
-    // Past KEEP_ENTRIES more entries, a snapshot trims the log past the import's entry.
+    // Past KEEP_COMMANDS more commands, a snapshot trims the log past the import's entry.
     // One write at a time: each its own entry (a batch is one entry).
-    for i in 0..KEEP_ENTRIES + 2_000 {
+    for i in 0..KEEP_COMMANDS + 2_000 {
         a.write("b", write(&format!("m{}", i % 1_000), 1))
             .await
             .expect("write");
@@ -565,9 +570,7 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(listed().await.is_empty());
-    let b = LogStore::connect(&target, &ns, Box::new(SystemClock))
-        .await
-        .expect("connect");
+    let b = log_store(&target, &ns).await;
     let top = b
         .page("b", 0, 1, &ReadOptions::default())
         .await
@@ -578,17 +581,12 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
 /// Creates on two nodes at once stop at the board limit: the registry counts each name
 /// in the same script that lists it.
 async fn concurrent_creates_on_two_nodes_stop_at_the_limit(kind: Kind) {
-    use photofinish_core::clock::SystemClock;
     use photofinish_core::Leaderboard;
-    use photofinish_redis::node::LogStore;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
     let mut nodes = Vec::new();
     for _ in 0..2 {
-        let n = LogStore::connect(&target, &ns, Box::new(SystemClock))
-            .await
-            .expect("connect")
-            .with_max_boards(Some(5));
+        let n = log_store(&target, &ns).await.with_max_boards(Some(5));
         nodes.push(Arc::new(n));
     }
     let mut tasks = Vec::new();
@@ -622,7 +620,46 @@ async fn concurrent_creates_on_two_nodes_stop_at_the_limit(kind: Kind) {
     ));
 }
 
+/// An entry is a group of commands: a snapshot's trim keeps the entries that hold the
+/// last 10,000 commands (not 10,000 entries), so a log of large groups shrinks to a few.
+async fn a_trim_keeps_the_entries_of_the_last_commands(kind: Kind) {
+    use photofinish_core::Leaderboard;
+    use photofinish_redis::log::snapshot::KEEP_COMMANDS;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let a = log_store(&target, &ns)
+        .await
+        .with_snapshots(1, Duration::from_millis(50));
+    a.create_board("b", BoardConfig::default())
+        .await
+        .expect("create");
+    for round in 0..30 {
+        let batch = (0..1_000)
+            .map(|i| write(&format!("m{}", round * 1_000 + i), 1))
+            .collect();
+        a.write_batch("b", batch).await.expect("batch");
+    }
+    let log = BoardLog::new(connect(kind).await, LogKeys::new(&ns, "b"));
+    let head = log.head().await.expect("head").n;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while log.published_n().await.expect("published") < head {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no snapshot at the head"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let conn = connect(kind).await;
+    let len: u64 = conn
+        .query(redis::cmd("XLEN").arg(LogKeys::new(&ns, "b").log))
+        .await
+        .expect("xlen");
+    // 30 entries of 1,000 writes: the last 10 hold the last 10,000 commands.
+    assert_eq!(len, KEEP_COMMANDS / 1_000, "{head} entries, {len} kept");
+}
+
 photofinish_testkit::on_redis!(
+    a_trim_keeps_the_entries_of_the_last_commands,
     callers_that_go_away_leave_the_others_answered,
     one_node_publishes_each_snapshot,
     an_imports_chunks_go_when_the_log_is_trimmed_past_it,

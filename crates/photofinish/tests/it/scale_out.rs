@@ -322,7 +322,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// A damaged snapshot chunk is never served: while the log still starts at its first
 /// entry, a new node passes the snapshot over and rebuilds the board from the whole log;
 /// once the log is trimmed below the snapshot (done here as a publish does past 10,000
-/// entries), a new node refuses the board with a clear error (503) instead of serving
+/// commands), a new node refuses the board with a clear error (503) instead of serving
 /// ranks the log does not support. The node that holds the board goes on serving it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_damaged_snapshot_chunk_is_never_served() {
@@ -332,9 +332,22 @@ async fn a_damaged_snapshot_chunk_is_never_served() {
     let http = reqwest::Client::new();
     let a = node(&redis.url(), "ds");
     create(&http, &a.base).await;
-    // 200 batch entries, past the 4 MiB of log that make a snapshot due.
-    let entries = 200_000;
-    assert_eq!(write_n(&http, &a.base, entries).await, entries as i64);
+    // 9 batches of 1,000 writes with 600 bytes of metadata each: past the 4 MiB of log that
+    // make a snapshot due, below the 10,000 commands a trim keeps (the log stays whole).
+    let entries = 9_000;
+    let metadata = json!({"pad": "x".repeat(590)});
+    for _ in 0..9 {
+        let batch: Vec<Value> = (0..1_000)
+            .map(|_| json!({"member": "hot", "op": "incr", "score": 1, "metadata": metadata}))
+            .collect();
+        let r = http
+            .post(format!("{}/v1/boards/b/scores:batch", a.base))
+            .json(&json!({ "entries": batch }))
+            .send()
+            .await
+            .expect("batch");
+        assert_eq!(r.status(), 200);
+    }
     let mut c = redis.client().expect("client");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let (prefix, n) = loop {
