@@ -22,6 +22,10 @@ pub const SNAPSHOT_CHUNK_BYTES: usize = 512 * 1024;
 /// is a group of commands, so this is counted by the publisher, who took them).
 pub const KEEP_COMMANDS: u64 = 10_000;
 
+/// Chunks one read asks for, or one write sends, at once (16 × 512 KiB: 8 MiB a round
+/// trip).
+pub const CHUNKS_PER_READ: u64 = 16;
+
 /// How long unpublished chunks live: a writer that dies mid-snapshot leaves nothing for
 /// longer (publishing makes them permanent).
 pub const UNPUBLISHED_CHUNK_TTL: Duration = Duration::from_secs(3600);
@@ -241,7 +245,7 @@ impl BoardLog {
     }
 
     /// Writes `bytes` as chunks of at most [`SNAPSHOT_CHUNK_BYTES`] under keys `prefix0`,
-    /// `prefix1`, … (living `ttl` if given), in one pipeline; how many.
+    /// `prefix1`, … (living `ttl` if given); how many.
     pub async fn write_chunks(
         &self,
         prefix: &str,
@@ -252,30 +256,50 @@ impl BoardLog {
         if chunks.is_empty() {
             return Ok(0);
         }
-        let mut pipe = redis::pipe();
-        for (i, chunk) in chunks.iter().enumerate() {
-            let cmd = pipe.cmd("SET").arg(format!("{prefix}{i}")).arg(*chunk);
-            if let Some(ttl) = ttl {
-                cmd.arg("PX").arg(ms(ttl));
+        // A pipeline of [`CHUNKS_PER_READ`] at a time: the board's appends share the
+        // connection, and must not queue behind hundreds of megabytes (their stamps would
+        // look skewed by the time Redis runs them).
+        for (g, group) in chunks.chunks(CHUNKS_PER_READ as usize).enumerate() {
+            let mut pipe = redis::pipe();
+            for (j, chunk) in group.iter().enumerate() {
+                let i = g * CHUNKS_PER_READ as usize + j;
+                let cmd = pipe.cmd("SET").arg(format!("{prefix}{i}")).arg(*chunk);
+                if let Some(ttl) = ttl {
+                    cmd.arg("PX").arg(ms(ttl));
+                }
+                cmd.ignore();
             }
-            cmd.ignore();
+            self.conn().run(&pipe).await?;
         }
-        self.conn().run(&pipe).await?;
         Ok(chunks.len() as u64)
     }
 
     /// The bytes of chunks `prefix0` … `prefix{count-1}`, or `None` if one is missing.
+    /// Read [`CHUNKS_PER_READ`] at a time (one `MGET`: a board's keys share one slot).
     pub async fn chunks(&self, prefix: &str, count: u64) -> Result<Option<Vec<u8>>, LogError> {
         let mut bytes = Vec::new();
-        for i in 0..count {
-            let chunk: Option<Vec<u8>> = self
-                .conn()
-                .query(redis::cmd("GET").arg(format!("{prefix}{i}")))
-                .await?;
-            match chunk {
-                Some(c) => bytes.extend_from_slice(&c),
-                None => return Ok(None),
+        let mut first = 0;
+        while first < count {
+            let last = (first + CHUNKS_PER_READ).min(count);
+            let mut cmd = redis::cmd("MGET");
+            for i in first..last {
+                cmd.arg(format!("{prefix}{i}"));
             }
+            let got: Vec<Option<Vec<u8>>> = self.conn().query(&cmd).await?;
+            if got.len() as u64 != last - first {
+                return Err(LogError::Damaged(format!(
+                    "MGET of {} chunks answered {}",
+                    last - first,
+                    got.len()
+                )));
+            }
+            for chunk in got {
+                match chunk {
+                    Some(c) => bytes.extend_from_slice(&c),
+                    None => return Ok(None),
+                }
+            }
+            first = last;
         }
         Ok(Some(bytes))
     }
