@@ -94,11 +94,6 @@ impl Conn {
         }
     }
 
-    /// Runs a pipeline whose commands fail one by one (`ignore_errors`).
-    pub async fn pipeline(&self, pipe: &Pipeline) -> RedisResult<Vec<RedisResult<Value>>> {
-        pipe.query_async(&mut self.clone()).await
-    }
-
     /// Runs a pipeline whose replies are ignored (`.ignore()` on each command); any
     /// command's error fails it.
     pub async fn run(&self, pipe: &Pipeline) -> RedisResult<()> {
@@ -135,8 +130,15 @@ impl Conn {
                 .unwrap_or(u64::MAX)
                 .max(1),
         );
-        let acked: i64 = match self {
-            Conn::Standalone(_) => self.query(&cmd).await?,
+        let acked: i64 = self.query_at_slot_of(key, cmd).await?;
+        Ok(u32::try_from(acked).unwrap_or(0))
+    }
+
+    /// Runs `cmd` (a command without keys) on the primary that holds `key`'s slot: on a
+    /// cluster, that node alone; the one Redis otherwise.
+    async fn query_at_slot_of<T: FromRedisValue>(&self, key: &str, cmd: Cmd) -> RedisResult<T> {
+        match self {
+            Conn::Standalone(_) => self.query(&cmd).await,
             Conn::Cluster(c) => {
                 use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
                 let route = Route::with_key(key, SlotAddr::Master);
@@ -147,10 +149,9 @@ impl Conn {
                         RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
                     )
                     .await?;
-                redis::from_redis_value(v)?
+                Ok(redis::from_redis_value(v)?)
             }
-        };
-        Ok(u32::try_from(acked).unwrap_or(0))
+        }
     }
 
     /// Every key matching `pattern` on the node that holds `slot_key`'s slot (on a
@@ -170,23 +171,7 @@ impl Conn {
                 .arg(pattern)
                 .arg("COUNT")
                 .arg(count);
-            let (next, keys): (u64, Vec<String>) = match self {
-                Conn::Standalone(_) => self.query(&cmd).await?,
-                Conn::Cluster(c) => {
-                    use redis::cluster_routing::{
-                        Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr,
-                    };
-                    let route = Route::with_key(slot_key, SlotAddr::Master);
-                    let v = c
-                        .clone()
-                        .route_command(
-                            cmd,
-                            RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
-                        )
-                        .await?;
-                    redis::from_redis_value(v)?
-                }
-            };
+            let (next, keys): (u64, Vec<String>) = self.query_at_slot_of(slot_key, cmd).await?;
             out.extend(keys);
             cursor = next;
             if cursor == 0 {
