@@ -216,9 +216,10 @@ pub trait Leaderboard: Send + Sync {
         ))
     }
 
-    /// How reads were answered since the last call (a scale-out node's freshness, for the
-    /// metrics); `None` on a backend whose reads are always of the latest state.
-    fn take_read_freshness(&self) -> Option<crate::view::ReadFreshness> {
+    /// What a scale-out node did since the last call (how reads were answered, how
+    /// snapshot publishes ended), for the metrics; `None` on a backend that is no such
+    /// node.
+    fn take_log_counts(&self) -> Option<crate::view::LogNodeCounts> {
         None
     }
 

@@ -113,11 +113,11 @@ pub struct Totals {
     pub members: u64,
 }
 
-/// How a scale-out node answered its reads since it was last asked (docs/SPEC.md §12,
-/// "Reads"): from what it had applied (`--redis-reads local`), or after catching up with
-/// the log.
+/// What a scale-out node did since it was last asked (docs/SPEC.md §12): how it answered
+/// its reads ("Reads": from what it had applied, `--redis-reads local`, or after catching
+/// up with the log) and how its snapshot publishes ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadFreshness {
+pub struct LogNodeCounts {
     /// Reads answered from what the node had applied.
     pub local: u64,
     /// Reads that caught up with the board's log first.
@@ -125,6 +125,13 @@ pub struct ReadFreshness {
     /// The oldest catch-up a local read answered from: how long before the read it
     /// began (µs).
     pub max_staleness_us: u64,
+    /// Snapshots published.
+    pub snapshots_published: u64,
+    /// Snapshots refused at the publish because the lease was no longer the node's (it
+    /// ran out while the node wrote; another node may hold it).
+    pub snapshots_lease_lost: u64,
+    /// Snapshots refused because the log no longer held their entry, or a chunk was gone.
+    pub snapshots_stale: u64,
 }
 
 /// A change to a board's changeable settings (`PATCH /v1/boards/{board}`): each field

@@ -41,8 +41,9 @@ use tokio::sync::OnceCell;
 
 use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
+use crate::log::snapshot::Refused;
 use crate::log::{BoardLog, Divergence, LogKeys};
-use crate::replica::{import_file, Replica, ReplicaError};
+use crate::replica::{import_file, Replica, ReplicaError, Snapshotted};
 
 /// How often a watched board is caught up when nothing else touches it (its live events
 /// from other nodes arrive within this).
@@ -104,15 +105,19 @@ pub struct LogStore {
     feeds: Arc<Feeds>,
     reads: Reads,
     wait: Option<crate::replica::Wait>,
-    freshness: Freshness,
+    counts: Arc<Counts>,
 }
 
-/// Counts of how reads were answered since the metrics last asked.
+/// Counts of how reads were answered and snapshot publishes ended since the metrics last
+/// asked.
 #[derive(Debug, Default)]
-struct Freshness {
+struct Counts {
     local: AtomicU64,
     caught_up: AtomicU64,
     max_staleness_us: AtomicU64,
+    snapshots_published: AtomicU64,
+    snapshots_lease_lost: AtomicU64,
+    snapshots_stale: AtomicU64,
 }
 
 impl std::fmt::Debug for LogStore {
@@ -149,7 +154,7 @@ impl LogStore {
             feeds: Arc::new(Feeds::default()),
             reads: Reads::Fresh,
             wait: None,
-            freshness: Freshness::default(),
+            counts: Arc::new(Counts::default()),
         })
     }
 
@@ -200,6 +205,7 @@ impl LogStore {
     /// below it. The task ends when the store is dropped.
     pub fn with_snapshots(self, every: u64, look: Duration) -> Self {
         let replicas = Arc::downgrade(&self.replicas);
+        let counts = Arc::downgrade(&self.counts);
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(look).await;
@@ -220,8 +226,27 @@ impl LogStore {
                             continue;
                         }
                     }
-                    if let Err(e) = r.snapshot(SNAPSHOT_LEASE).await {
-                        tracing::warn!(board = %r.log().keys().log, error = %e, "snapshot not published");
+                    let board = &r.log().keys().log;
+                    let Some(counts) = counts.upgrade() else {
+                        return;
+                    };
+                    match r.snapshot(SNAPSHOT_LEASE).await {
+                        Ok(Snapshotted::Published(meta)) => {
+                            tracing::debug!(%board, n = meta.n, bytes = meta.bytes, "snapshot published");
+                            counts.snapshots_published.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(Snapshotted::Skipped) => {}
+                        Ok(Snapshotted::Refused(Refused::LeaseLost)) => {
+                            tracing::warn!(%board, "snapshot not published: the lease ran out while it was written");
+                            counts.snapshots_lease_lost.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(Snapshotted::Refused(why)) => {
+                            tracing::warn!(%board, ?why, "snapshot not published: the log moved under it");
+                            counts.snapshots_stale.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            tracing::warn!(%board, error = %e, "snapshot not published");
+                        }
                     }
                 }
             }
@@ -301,15 +326,15 @@ impl LogStore {
         let r = self.replica(board, false).await?;
         if self.reads == Reads::Local {
             if let Some(ago) = r.caught_up_ago().filter(|a| *a <= LOCAL_READ_WINDOW) {
-                self.freshness.local.fetch_add(1, Ordering::Relaxed);
+                self.counts.local.fetch_add(1, Ordering::Relaxed);
                 let us = u64::try_from(ago.as_micros()).unwrap_or(u64::MAX);
-                self.freshness
+                self.counts
                     .max_staleness_us
                     .fetch_max(us, Ordering::Relaxed);
                 return Ok(r);
             }
         }
-        self.freshness.caught_up.fetch_add(1, Ordering::Relaxed);
+        self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
         match r.catch_up().await {
             Ok(_) => Ok(r),
             Err(ReplicaError::Diverged(why)) => {
@@ -470,12 +495,15 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         self.clock.now_us()
     }
 
-    fn take_read_freshness(&self) -> Option<photofinish_core::view::ReadFreshness> {
-        let f = &self.freshness;
-        Some(photofinish_core::view::ReadFreshness {
+    fn take_log_counts(&self) -> Option<photofinish_core::view::LogNodeCounts> {
+        let f = &self.counts;
+        Some(photofinish_core::view::LogNodeCounts {
             local: f.local.swap(0, Ordering::Relaxed),
             caught_up: f.caught_up.swap(0, Ordering::Relaxed),
             max_staleness_us: f.max_staleness_us.swap(0, Ordering::Relaxed),
+            snapshots_published: f.snapshots_published.swap(0, Ordering::Relaxed),
+            snapshots_lease_lost: f.snapshots_lease_lost.swap(0, Ordering::Relaxed),
+            snapshots_stale: f.snapshots_stale.swap(0, Ordering::Relaxed),
         })
     }
 
@@ -674,27 +702,21 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             .len()
             .div_ceil(crate::log::snapshot::SNAPSHOT_CHUNK_BYTES) as u64;
         let file = import_file(id, chunk_count);
-        // Listed before its chunks are written (score +inf: no entry has taken it yet), so
-        // no chunk is ever unlisted; the snapshot that trims the entry taking it deletes
-        // them.
-        self.conn
-            .query::<i64>(
-                redis::cmd("ZADD")
-                    .arg(&keys.imported)
-                    .arg("+inf")
-                    .arg(&file),
-            )
-            .await
-            .map_err(unavailable)?;
+        // Written to expire: the append of the entry that takes them persists them and
+        // lists them at that entry (the snapshot whose trim passes it deletes them); an
+        // import whose entry is never appended leaves nothing behind for long.
         let chunks = r
             .log()
-            .write_chunks(&keys.import_prefix(id), &bytes, None)
+            .write_chunks(
+                &keys.import_prefix(id),
+                &bytes,
+                Some(crate::log::snapshot::UNPUBLISHED_CHUNK_TTL),
+            )
             .await
             .map_err(|e| BoardError::Unavailable(e.to_string()))?;
         debug_assert_eq!(chunks, chunk_count);
-        // The chunks stay whatever the answer: if the entry was appended (and refused,
-        // say because a write filled the period meanwhile), every node reads them to
-        // take it.
+        // Once appended, the chunks stay whatever the answer (a write may have filled the
+        // period meanwhile): every node reads them to take the entry.
         ops::put_import(self, r.state(), board, &target, file, ranking).await
     }
 

@@ -175,8 +175,25 @@ const CATCH_UP_LOOKS: usize = 3;
 /// ([`Replica::snapshot_due`]).
 pub const SNAPSHOT_MIN_LOG_BYTES: u64 = 4 << 20;
 
+/// The least log growth, bytes, that makes a snapshot due once the board is quiet (no
+/// entry taken between two looks; [`Replica::snapshot_due`]): after a large load, a new
+/// node then loads a snapshot rather than replaying the load.
+pub const SNAPSHOT_QUIET_LOG_BYTES: u64 = 1 << 20;
+
 /// Most commands one group commit appends (as one entry).
 pub const MAX_GROUP_ENTRIES: usize = 1024;
+
+/// How [`Replica::snapshot`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Snapshotted {
+    /// Published (the log trimmed below it).
+    Published(SnapshotMeta),
+    /// Not this node's to publish: another node held the lease, or had just published.
+    Skipped,
+    /// Written, but the publish refused it (its chunks expire): the lease ran out while
+    /// the node wrote, or the log no longer held its entry, or a chunk was gone.
+    Refused(Refused),
+}
 
 /// A call of [`Replica::execute`] waiting for its group's append.
 #[derive(Debug)]
@@ -222,6 +239,8 @@ pub struct Replica {
     snapshot_bytes: AtomicU64,
     /// Bytes of the entries taken since (the log a new node would replay).
     log_bytes: AtomicU64,
+    /// The last entry taken when [`Replica::snapshot_due`] last looked (`u64::MAX`: never).
+    looked: AtomicU64,
     /// The latest entries taken and their command counts, as many as hold the last
     /// [`KEEP_COMMANDS`] commands: where a trim must stop.
     recent: std::sync::Mutex<std::collections::VecDeque<(u64, u64)>>,
@@ -254,11 +273,16 @@ impl Replica {
     }
 
     async fn load_once(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
+        let started = std::time::Instant::now();
         let mut snapshot_bytes = 0;
+        let mut read_at = started;
         let (state, position) = match log.read_snapshot().await {
             Ok(Some((meta, bytes))) => {
                 snapshot_bytes = bytes.len() as u64;
-                Self::from_snapshot(&meta, &bytes)?
+                read_at = std::time::Instant::now();
+                tokio::task::spawn_blocking(move || Self::from_snapshot(&meta, &bytes))
+                    .await
+                    .map_err(|e| ReplicaError::Unreadable(format!("reading a snapshot: {e}")))??
             }
             Ok(None) => (State::default(), Position::default()),
             Err(LogError::Damaged(why)) => {
@@ -292,13 +316,26 @@ impl Replica {
             snapshot_n: AtomicU64::new(taken_from_snapshot),
             snapshot_bytes: AtomicU64::new(snapshot_bytes),
             log_bytes: AtomicU64::new(0),
+            looked: AtomicU64::new(u64::MAX),
             recent: std::sync::Mutex::new(std::collections::VecDeque::new()),
             taken_check: std::sync::Mutex::new(taken_check),
             caught_up_at: AtomicU64::new(0),
             used_at: AtomicU64::new(since_start_us()),
             wait: None,
         };
+        let built_at = std::time::Instant::now();
         replica.catch_up().await?;
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        tracing::info!(
+            board = %replica.log.keys().log,
+            snapshot_n = taken_from_snapshot,
+            snapshot_bytes,
+            read_ms = ms(read_at - started),
+            build_ms = ms(built_at - read_at),
+            replayed = replica.taken.load(Ordering::Relaxed) - taken_from_snapshot,
+            replay_ms = ms(built_at.elapsed()),
+            "board loaded"
+        );
         Ok(replica)
     }
 
@@ -704,9 +741,24 @@ impl Replica {
         own: Vec<Decoded>,
     ) -> Result<Vec<Result<Applied, BoardError>>, ReplicaError> {
         let payloads = [payload];
+        // The imports the group takes: their chunks are persisted with the append.
+        let imports: Vec<&str> = own
+            .iter()
+            .filter_map(|d| match &d.cmd {
+                Command::Import { file, .. } => Some(file.as_str()),
+                _ => None,
+            })
+            .collect();
         let appended = match self
             .log
-            .append(Some(&pos.tail), stamp_us, self.max_skew_us, &payloads)
+            .append_group(
+                &crate::log::group_id(),
+                Some(&pos.tail),
+                stamp_us,
+                self.max_skew_us,
+                &imports,
+                &payloads,
+            )
             .await
         {
             Err(LogError::Diverged) => return Err(Divergence::Refused { after: pos.tail.n }.into()),
@@ -748,14 +800,26 @@ impl Replica {
         let copy = self.state.copy();
         let (n, check, effective_us) = (pos.tail.n, pos.tail.check.clone(), pos.effective_us);
         let keep_from = self.keep_from();
+        // The log this snapshot covers; entries taken while it is written stay counted.
+        let covered = self.log_bytes.load(Ordering::Relaxed);
         drop(pos);
         let bytes = tokio::task::spawn_blocking(move || encode(&copy, n, effective_us))
             .await
             .map_err(|e| ReplicaError::Unreadable(format!("encoding a snapshot: {e}")))?;
-        Ok(self
+        let published = self
             .log
             .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes, keep_from)
-            .await?)
+            .await?;
+        if let Ok(meta) = &published {
+            self.snapshot_n.fetch_max(meta.n, Ordering::AcqRel);
+            self.snapshot_bytes.store(meta.bytes, Ordering::Relaxed);
+            let _ = self
+                .log_bytes
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+                    Some(b.saturating_sub(covered))
+                });
+        }
+        Ok(published)
     }
 
     fn recent(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, u64)>> {
@@ -793,16 +857,22 @@ impl Replica {
     /// few large group entries is due too) — by the snapshot this node knows of, then (when
     /// that one is old) the one published: of the nodes that hold the board, the first to
     /// find it due publishes and the others learn of it instead of publishing again.
+    /// A board that went quiet since the last look is due once its log grew by
+    /// [`SNAPSHOT_QUIET_LOG_BYTES`]: the log a burst of writes left is not replayed by every
+    /// node that loads the board later.
     pub async fn snapshot_due(&self, every: u64) -> Result<bool, ReplicaError> {
-        let by_entries =
-            |known: u64| self.taken.load(Ordering::Acquire).saturating_sub(known) >= every.max(1);
-        let by_bytes = self.log_bytes.load(Ordering::Relaxed)
+        let taken = self.taken.load(Ordering::Acquire);
+        let by_entries = |known: u64| taken.saturating_sub(known) >= every.max(1);
+        let log_bytes = self.log_bytes.load(Ordering::Relaxed);
+        let by_bytes = log_bytes
             >= self
                 .snapshot_bytes
                 .load(Ordering::Relaxed)
                 .max(SNAPSHOT_MIN_LOG_BYTES);
+        let quiet = self.looked.swap(taken, Ordering::Relaxed) == taken
+            && log_bytes >= SNAPSHOT_QUIET_LOG_BYTES;
         let known = self.snapshot_n.load(Ordering::Acquire);
-        if !by_entries(known) && !by_bytes {
+        if !by_entries(known) && !by_bytes && !quiet {
             return Ok(false);
         }
         let published = self.log.published_n().await?;
@@ -816,10 +886,10 @@ impl Replica {
     }
 
     /// Publishes this replica's state as the board's snapshot under the board's lease, held
-    /// for `lease` (`Ok(None)`: another node holds it, or the publish was refused).
-    pub async fn snapshot(&self, lease: Duration) -> Result<Option<SnapshotMeta>, ReplicaError> {
+    /// for `lease`: how that ended.
+    pub async fn snapshot(&self, lease: Duration) -> Result<Snapshotted, ReplicaError> {
         let Some(held) = self.log.take_lease(lease).await? else {
-            return Ok(None);
+            return Ok(Snapshotted::Skipped);
         };
         // Publishers take turns under the lease: one that published while this node
         // looked has published what this one would.
@@ -834,20 +904,15 @@ impl Replica {
             self.snapshot_n.fetch_max(published_n, Ordering::AcqRel);
             self.log_bytes.store(0, Ordering::Relaxed);
             let _ = self.log.release_lease(held).await;
-            return Ok(None);
+            return Ok(Snapshotted::Skipped);
         }
         let published = self.publish_snapshot(held).await;
         // Given back either way; a lease lost meanwhile is simply not ours to give.
         let _ = self.log.release_lease(held).await;
-        match published? {
-            Ok(meta) => {
-                self.snapshot_n.fetch_max(meta.n, Ordering::AcqRel);
-                self.snapshot_bytes.store(meta.bytes, Ordering::Relaxed);
-                self.log_bytes.store(0, Ordering::Relaxed);
-                Ok(Some(meta))
-            }
-            Err(_) => Ok(None),
-        }
+        Ok(match published? {
+            Ok(meta) => Snapshotted::Published(meta),
+            Err(why) => Snapshotted::Refused(why),
+        })
     }
 
     /// The replica's state encoded as a snapshot (what two nodes that took the same

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use photofinish_core::view::{ReadFreshness, Totals};
+use photofinish_core::view::{LogNodeCounts, Totals};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -53,6 +53,14 @@ pub struct ReadLabels {
     pub answered: String,
 }
 
+/// Labels of the Redis log layout's snapshot counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SnapshotLabels {
+    /// `published`, `lease_lost` (the lease ran out before the publish: another node may
+    /// hold it) or `stale` (the log no longer held its entry, or a chunk was gone).
+    pub outcome: String,
+}
+
 /// Labels of the webhook post counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct WebhookLabels {
@@ -96,6 +104,7 @@ pub struct Metrics {
     memory_limit: Gauge,
     redis_reads: Family<ReadLabels, Counter>,
     redis_read_staleness: Gauge<f64, std::sync::atomic::AtomicU64>,
+    redis_snapshots: Family<SnapshotLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -190,7 +199,14 @@ impl Metrics {
             "Redis log layout, --redis-reads local: since the previous scrape, the longest a local read's copy had gone without catching up",
             redis_read_staleness.clone(),
         );
+        let redis_snapshots = Family::<SnapshotLabels, Counter>::default();
+        registry.register(
+            "redis_snapshots",
+            "Redis log layout: this node's snapshot publishes, by outcome (published, lease_lost, stale)",
+            redis_snapshots.clone(),
+        );
         Self {
+            redis_snapshots,
             redis_reads,
             redis_read_staleness,
             memory_estimate,
@@ -237,16 +253,17 @@ impl Metrics {
     /// The text exposition, with the state-derived gauges brought up to date.
     /// `totals` is `None` if the backend could not count them (the gauges keep their last
     /// value).
-    /// `memory` is the budget's estimate and limit, bytes. `freshness` is how reads were
-    /// answered since the previous scrape (the Redis log layout only).
+    /// `memory` is the budget's estimate and limit, bytes. `log` is how reads were
+    /// answered and snapshots published since the previous scrape (the Redis log layout
+    /// only).
     pub fn render(
         &self,
         totals: Option<Totals>,
         write_failing: bool,
         memory: Option<(u64, u64)>,
-        freshness: Option<ReadFreshness>,
+        log: Option<LogNodeCounts>,
     ) -> String {
-        if let Some(f) = freshness {
+        if let Some(f) = log {
             for (answered, n) in [("local", f.local), ("caught_up", f.caught_up)] {
                 self.redis_reads
                     .get_or_create(&ReadLabels {
@@ -256,6 +273,17 @@ impl Metrics {
             }
             self.redis_read_staleness
                 .set(f.max_staleness_us as f64 / 1e6);
+            for (outcome, n) in [
+                ("published", f.snapshots_published),
+                ("lease_lost", f.snapshots_lease_lost),
+                ("stale", f.snapshots_stale),
+            ] {
+                self.redis_snapshots
+                    .get_or_create(&SnapshotLabels {
+                        outcome: outcome.into(),
+                    })
+                    .inc_by(n);
+            }
         }
         if let Some((estimate, limit)) = memory {
             self.memory_estimate

@@ -5,10 +5,16 @@
 -- retry after a timeout) answers where that group stands instead of appending it again.
 -- And nothing is appended for a caller whose log is not this one: `after` past the head,
 -- no longer held, or held with another check answers 'diverged'.
--- KEYS: 1 log stream, 2 head hash, 3 recent group ids (sorted set, score = first entry).
+-- An entry that takes an import names its ranking ("imp<id>.<chunks>"): the chunks, written
+-- with a TTL before the append, must all be there (else 'import_gone', nothing appended);
+-- they are persisted and listed in `imported` at the entry with it, so the chunks of an
+-- import whose append never happened expire, and listed ones go with the trim past them.
+-- KEYS: 1 log stream, 2 head hash, 3 recent group ids (sorted set, score = first entry),
+--       4 the import counter (chunks are "<it>:<id>:<i>"), 5 imports taken (sorted set).
 -- ARGV: 1 after (-1: none wanted), 2 after's check as the caller took it, 3 most missed
 --       entries answered, 4 stamp (µs), 5 largest skew from Redis's TIME (µs; -1: not
---       checked), 6 group id, 7… payloads.
+--       checked), 6 group id, 7 how many import names follow (k), 8…7+k the names,
+--       8+k… payloads.
 local function num(x) return string.format('%.0f', x) end
 local function check_of(entry)
   local fields = entry[2]
@@ -26,7 +32,8 @@ local head = redis.call('HMGET', KEYS[2], 'n', 'c')
 local n = tonumber(head[1]) or 0
 local c = head[2] or ''
 local after = tonumber(ARGV[1])
-local count = #ARGV - 6
+local imports = tonumber(ARGV[7])
+local count = #ARGV - 7 - imports
 local seen = redis.call('ZSCORE', KEYS[3], ARGV[6])
 if seen then
   local first = tonumber(seen)
@@ -54,13 +61,25 @@ if skew >= 0 then
     return {'skew', num(now)}
   end
 end
+local chunk_keys = {}
+for i = 8, 7 + imports do
+  local id, chunks = string.match(ARGV[i], '^imp(%d+)%.(%d+)$')
+  if not id then return {'import_gone', ARGV[i]} end
+  for j = 0, tonumber(chunks) - 1 do
+    local key = KEYS[4] .. ':' .. id .. ':' .. j
+    if redis.call('EXISTS', key) == 0 then return {'import_gone', ARGV[i]} end
+    chunk_keys[#chunk_keys + 1] = key
+  end
+end
 local missed = missed_between(after, n)
 local first = n + 1
-for i = 7, #ARGV do
+for i = 8 + imports, #ARGV do
   n = n + 1
   c = string.sub(redis.sha1hex(c .. ARGV[i]), 1, 16)
   redis.call('XADD', KEYS[1], '0-' .. num(n), 'p', ARGV[i], 'c', c)
 end
+for _, key in ipairs(chunk_keys) do redis.call('PERSIST', key) end
+for i = 8, 7 + imports do redis.call('ZADD', KEYS[5], n, ARGV[i]) end
 if count > 0 then
   redis.call('HSET', KEYS[2], 'n', num(n), 'c', c)
   redis.call('ZADD', KEYS[3], first, ARGV[6])

@@ -27,7 +27,7 @@ pub const MAX_READ_ENTRIES: usize = 10_000;
 static APPEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("append.lua")));
 
 /// A fresh id for one append's group: random per process, then counted.
-fn group_id() -> String {
+pub fn group_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -179,6 +179,10 @@ pub enum LogError {
     /// What Redis holds is not what the layout says it holds.
     #[error("damaged log data: {0}")]
     Damaged(String),
+    /// An import's ranking was no longer in Redis when its entry was to be appended (its
+    /// chunks expired): nothing was appended.
+    #[error("import {0}: its ranking expired before its entry was appended; import again")]
+    ImportGone(String),
 }
 
 /// Where a node stands in a board's log, and the rule for taking the next entry: it must
@@ -362,28 +366,38 @@ impl BoardLog {
         max_skew_us: Option<i64>,
         payloads: &[Vec<u8>],
     ) -> Result<Appended, LogError> {
-        self.append_group(&group_id(), after, stamp_us, max_skew_us, payloads)
+        self.append_group(&group_id(), after, stamp_us, max_skew_us, &[], payloads)
             .await
     }
 
-    /// [`Self::append`] under the group id `group` (a retry sends the same one).
+    /// [`Self::append`] under the group id `group` (a retry sends the same one), taking
+    /// the imports named `imports` ([`crate::replica::import_file`]): their chunks, written
+    /// with a TTL, are persisted and listed at the last entry appended, in the same script
+    /// ([`LogError::ImportGone`] if one is gone).
     pub async fn append_group(
         &self,
         group: &str,
         after: Option<&Tail>,
         stamp_us: i64,
         max_skew_us: Option<i64>,
+        imports: &[&str],
         payloads: &[Vec<u8>],
     ) -> Result<Appended, LogError> {
         let mut inv = APPEND.key(&self.keys.log);
         inv.key(&self.keys.head)
             .key(&self.keys.groups)
+            .key(&self.keys.imports)
+            .key(&self.keys.imported)
             .arg(after.map_or(-1, |t| i128::from(t.n)))
             .arg(after.map_or("", |t| t.check.0.as_str()))
             .arg(MAX_MISSED_ENTRIES)
             .arg(stamp_us)
             .arg(max_skew_us.unwrap_or(-1))
-            .arg(group);
+            .arg(group)
+            .arg(imports.len());
+        for name in imports {
+            inv.arg(*name);
+        }
         for p in payloads {
             inv.arg(p.as_slice());
         }
@@ -400,6 +414,9 @@ impl BoardLog {
                 });
             }
             "diverged" => return Err(LogError::Diverged),
+            "import_gone" => {
+                return Err(LogError::ImportGone(text(items.get(1), "import")?));
+            }
             other => return Err(LogError::Damaged(format!("append answered {other:?}"))),
         }
         let first = number(items.get(1), "first")?;

@@ -14,8 +14,10 @@ use redis::{Script, Value};
 use super::{array, number, text, BoardLog, Check, LogError};
 
 /// Largest chunk a snapshot is written in (Redis strings hold 512 MiB; small chunks keep
-/// every command short, so one board's snapshot never stalls Redis for long).
-pub const SNAPSHOT_CHUNK_BYTES: usize = 512 * 1024;
+/// every command short, so one board's snapshot never stalls Redis for long). 64 bytes
+/// short of 512 KiB: with the string's header, a chunk fills jemalloc's 512 KiB size class
+/// exactly (a chunk of 512 KiB took the next class, 640 KiB: a quarter more memory).
+pub const SNAPSHOT_CHUNK_BYTES: usize = 512 * 1024 - 64;
 
 /// Commands kept below the head when the log is trimmed: the entries holding the last
 /// 10,000 commands stay (docs/SPEC.md §12's "at least the last 10,000 events"; an entry
@@ -26,8 +28,9 @@ pub const KEEP_COMMANDS: u64 = 10_000;
 /// trip).
 pub const CHUNKS_PER_READ: u64 = 16;
 
-/// How long unpublished chunks live: a writer that dies mid-snapshot leaves nothing for
-/// longer (publishing makes them permanent).
+/// How long unpublished chunks live: a writer that dies mid-snapshot, or an import whose
+/// entry is never appended, leaves nothing for longer (publishing the snapshot, or
+/// appending the import's entry, makes them permanent).
 pub const UNPUBLISHED_CHUNK_TTL: Duration = Duration::from_secs(3600);
 
 static LEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lease.lua")));

@@ -41,7 +41,7 @@ pub async fn metrics(
     let memory = app.gate.budget().map(|b| (b.estimate(), b.limit()));
     let body = app
         .metrics
-        .render(totals, failing, memory, service.take_read_freshness());
+        .render(totals, failing, memory, service.take_log_counts());
     Ok((
         [(
             CONTENT_TYPE,

@@ -242,7 +242,8 @@ async fn only_the_lease_holder_publishes_and_snapshots_read_back_whole(kind: Kin
     // A damaged chunk, then a missing one: refused, never read as the state.
     let conn = connect(kind).await;
     let chunk = |i: u64| format!("{}{i}", keys.chunk_prefix(second.token, 10));
-    let mut damaged = bytes[512 * 1024..1024 * 1024].to_vec();
+    let size = photofinish_redis::log::snapshot::SNAPSHOT_CHUNK_BYTES;
+    let mut damaged = bytes[size..2 * size].to_vec();
     damaged[100] ^= 1;
     conn.query::<()>(redis::cmd("SET").arg(chunk(1)).arg(damaged))
         .await
@@ -337,11 +338,11 @@ async fn a_retried_append_lands_once_and_a_stale_caller_appends_nothing(kind: Ki
     let (log, keys) = fresh_log(kind).await;
     let three: Vec<Vec<u8>> = (0..3u8).map(|i| vec![i]).collect();
     let first = log
-        .append_group("g1", Some(&Tail::default()), now_us(), None, &three)
+        .append_group("g1", Some(&Tail::default()), now_us(), None, &[], &three)
         .await
         .expect("append");
     let again = log
-        .append_group("g1", Some(&Tail::default()), now_us(), None, &three)
+        .append_group("g1", Some(&Tail::default()), now_us(), None, &[], &three)
         .await
         .expect("retry");
     assert_eq!(

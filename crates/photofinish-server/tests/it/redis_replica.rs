@@ -6,9 +6,9 @@
 //! holds it; a node whose log came back shorter notices, and a reload answers what Redis
 //! holds; a node whose clock is off appends nothing; a lagging node's stamp never ranks
 //! its write ahead of an earlier one; callers that go away mid-append leave every other
-//! caller answered; of two nodes, one publishes each snapshot; an import's chunks go once
-//! the log is trimmed past the entry that took it; concurrent creates on two nodes stop
-//! at the board limit.
+//! caller answered; of two nodes, one publishes each snapshot; a quiet board is due for
+//! one once its log grew a little; an import's chunks go once the log is trimmed past the
+//! entry that took it, and expire if no entry took it; concurrent creates on two nodes stop at the board limit.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -554,6 +554,11 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
         }
     };
     assert_eq!(exists(chunk.clone()).await, 1);
+    let ttl: i64 = conn
+        .query(redis::cmd("TTL").arg(&chunk))
+        .await
+        .expect("ttl");
+    assert_eq!(ttl, -1, "the append that took the import kept its chunks");
     // Past KEEP_COMMANDS more commands, a snapshot trims the log past the import's entry.
     // One write at a time: each its own entry (a batch is one entry).
     for i in 0..KEEP_COMMANDS + 2_000 {
@@ -576,6 +581,82 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
         .await
         .expect("page");
     assert_eq!(top.entries[0].member, "imported49");
+}
+
+/// An import whose entry is never appended (here its node's clock is an hour off, so the
+/// append is refused) leaves its chunks to expire, listed nowhere; the board is as it was.
+async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
+    use photofinish_core::view::ReadOptions;
+    use photofinish_core::{Leaderboard, PeriodRef};
+    use photofinish_redis::log::snapshot::UNPUBLISHED_CHUNK_TTL;
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let a = log_store(&target, &ns).await;
+    a.create_board("b", BoardConfig::default())
+        .await
+        .expect("create");
+    let off = photofinish_redis::node::LogStore::connect(
+        &target,
+        &ns,
+        Box::new(photofinish_core::clock::OffsetClock::new(-3_600_000_000)),
+    )
+    .await
+    .expect("connect");
+    let rows = (0..50)
+        .map(|i| photofinish_core::transfer::ImportRow {
+            member: format!("imported{i}"),
+            score: 1_000 + i,
+            reached_at_us: None,
+            metadata: None,
+        })
+        .collect();
+    let refused = off
+        .import("b", &PeriodRef::Current, &mut Rows(rows))
+        .await
+        .expect_err("an import appended with a skewed clock");
+    assert!(refused.to_string().contains("clock skew"), "{refused}");
+    let conn = connect(kind).await;
+    let keys = LogKeys::new(&ns, "b");
+    let ttl: i64 = conn
+        .query(redis::cmd("TTL").arg(format!("{}0", keys.import_prefix(1))))
+        .await
+        .expect("ttl");
+    assert!(
+        (1..=UNPUBLISHED_CHUNK_TTL.as_secs() as i64).contains(&ttl),
+        "the chunks expire: TTL {ttl}"
+    );
+    let listed: i64 = conn
+        .query(redis::cmd("ZCARD").arg(&keys.imported))
+        .await
+        .expect("zcard");
+    assert_eq!(listed, 0);
+    let page = a
+        .page("b", 0, 10, &ReadOptions::default())
+        .await
+        .expect("page");
+    assert_eq!(page.total, 0, "the import is not in the board");
+    // An append naming an import whose chunks are gone appends nothing.
+    let log = BoardLog::new(conn.clone(), keys.clone());
+    let head = log.head().await.expect("head");
+    let tail = photofinish_redis::log::Tail {
+        n: head.n,
+        check: head.check.clone(),
+    };
+    let gone = log
+        .append_group(
+            "g-gone",
+            Some(&tail),
+            now_us(),
+            None,
+            &["imp99.2"],
+            &[b"x".to_vec()],
+        )
+        .await;
+    assert!(
+        matches!(gone, Err(LogError::ImportGone(ref f)) if f == "imp99.2"),
+        "{gone:?}"
+    );
+    assert_eq!(log.head().await.expect("head"), head);
 }
 
 /// Creates on two nodes at once stop at the board limit: the registry counts each name
@@ -658,11 +739,56 @@ async fn a_trim_keeps_the_entries_of_the_last_commands(kind: Kind) {
     assert_eq!(len, KEEP_COMMANDS / 1_000, "{head} entries, {len} kept");
 }
 
+/// A board that went quiet (no entry taken between two looks) is due for a snapshot once
+/// its log grew by `SNAPSHOT_QUIET_LOG_BYTES`, though neither the entry count nor the
+/// last snapshot's size says so: the log a load leaves is not replayed by later nodes.
+async fn a_quiet_board_is_due_once_its_log_grew_a_little(kind: Kind) {
+    use photofinish_redis::replica::{SNAPSHOT_MIN_LOG_BYTES, SNAPSHOT_QUIET_LOG_BYTES};
+    let keys = LogKeys::new(&fresh_namespace(), "b");
+    let a = node(kind, &keys).await;
+    run(&a, create()).await;
+    let group = |g: usize| -> Vec<(Command, bool)> {
+        (0..1_000)
+            .map(|i| incr(&format!("member-{g:04}-{i:06}"), 1))
+            .collect()
+    };
+    let mut g = 0;
+    // Short of the quiet threshold: two looks with nothing taken between are not due.
+    a.execute(&group(g), now_us()).await.expect("execute");
+    g += 1;
+    assert!(!a.snapshot_due(u64::MAX).await.expect("due"));
+    assert!(!a.snapshot_due(u64::MAX).await.expect("due"));
+    let log = BoardLog::new(connect(kind).await, keys.clone());
+    let bytes = |entries: Vec<photofinish_redis::log::Entry>| -> u64 {
+        entries.iter().map(|e| e.payload.len() as u64).sum()
+    };
+    while bytes(log.read(0, 10_000).await.expect("read")) < SNAPSHOT_QUIET_LOG_BYTES {
+        a.execute(&group(g), now_us()).await.expect("execute");
+        g += 1;
+    }
+    let grown = bytes(log.read(0, 10_000).await.expect("read"));
+    assert!(grown < SNAPSHOT_MIN_LOG_BYTES, "{grown} bytes: due by size");
+    // A look that finds new entries is not quiet; the next one, with none, is due.
+    assert!(!a.snapshot_due(u64::MAX).await.expect("due"));
+    assert!(a.snapshot_due(u64::MAX).await.expect("due"));
+    let photofinish_redis::replica::Snapshotted::Published(meta) =
+        a.snapshot(LEASE).await.expect("snapshot")
+    else {
+        panic!("not published")
+    };
+    assert_eq!(meta.n, a.taken().await);
+    // Published: quiet again, nothing new is due.
+    assert!(!a.snapshot_due(u64::MAX).await.expect("due"));
+    assert!(!a.snapshot_due(u64::MAX).await.expect("due"));
+}
+
 photofinish_testkit::on_redis!(
+    a_quiet_board_is_due_once_its_log_grew_a_little,
     a_trim_keeps_the_entries_of_the_last_commands,
     callers_that_go_away_leave_the_others_answered,
     one_node_publishes_each_snapshot,
     an_imports_chunks_go_when_the_log_is_trimmed_past_it,
+    an_import_never_appended_leaves_chunks_that_expire,
     concurrent_creates_on_two_nodes_stop_at_the_limit,
     a_node_publishes_snapshots_that_new_nodes_load,
     two_nodes_answer_alike_and_converge,

@@ -13,6 +13,9 @@
 //! - A damaged snapshot chunk: a new node rebuilds the board from the whole log, or, once
 //!   the log is trimmed below the snapshot, refuses the board with a clear error (503)
 //!   rather than serve wrong ranks; a Redis that may evict keys is refused at start.
+//! - A snapshot writer stopped (SIGSTOP) while it holds the board's lease, past the
+//!   lease's end: the next holder publishes, and the stopped writer, resumed, cannot
+//!   publish over it.
 
 use std::path::Path;
 use std::process::Command;
@@ -391,6 +394,184 @@ async fn a_damaged_snapshot_chunk_is_never_served() {
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("checksum"), "{message}");
     assert_eq!(score_of(&http, &a.base, "hot").await, entries as i64);
+}
+
+/// Stops node `pid` (SIGSTOP) the moment the lease of board `b` under `ns` appears in Redis,
+/// from a thread of its own polling it: the lease's token, or `None` if none appeared
+/// within `within`. Redis pauses writes while the signal is sent, so the node's snapshot
+/// writes sent meanwhile stay unanswered until it is resumed.
+fn stop_when_leased(
+    mut c: redis::Connection,
+    ns: &str,
+    pid: u32,
+    within: Duration,
+) -> std::thread::JoinHandle<Option<u64>> {
+    let key = format!("{ns}:{{b}}:lease");
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            let token: Option<u64> = redis::cmd("GET").arg(&key).query(&mut c).expect("get");
+            if let Some(token) = token {
+                // Redis holds the node's writes (chunks, publish) for the millisecond
+                // `kill` takes to start; the node stops with them unanswered.
+                let _: () = redis::cmd("CLIENT")
+                    .arg("PAUSE")
+                    .arg(10_000)
+                    .arg("WRITE")
+                    .query(&mut c)
+                    .expect("pause");
+                signal(pid, "-STOP");
+                let _: () = redis::cmd("CLIENT")
+                    .arg("UNPAUSE")
+                    .query(&mut c)
+                    .expect("unpause");
+                return Some(token);
+            }
+        }
+        None
+    })
+}
+
+/// The published snapshot's token, entry and chunk prefix, if one is published.
+fn published(c: &mut redis::Connection, ns: &str) -> Option<(u64, u64, String)> {
+    let got: Vec<Option<String>> = redis::cmd("HMGET")
+        .arg(format!("{ns}:{{b}}:snap"))
+        .arg("token")
+        .arg("n")
+        .arg("prefix")
+        .query(c)
+        .expect("snap");
+    match &got[..] {
+        [Some(t), Some(n), Some(p)] => Some((t.parse().ok()?, n.parse().ok()?, p.clone())),
+        _ => None,
+    }
+}
+
+/// The TTLs of the keys that match `pattern`.
+fn ttls(c: &mut redis::Connection, pattern: &str) -> Vec<i64> {
+    let keys: Vec<String> = redis::cmd("KEYS").arg(pattern).query(c).expect("keys");
+    keys.iter()
+        .map(|k| redis::cmd("TTL").arg(k).query(c).expect("ttl"))
+        .collect()
+}
+
+/// A snapshot writer stopped (SIGSTOP) while it holds the board's lease, until past the
+/// lease's end, cannot publish over the next holder's. Node A is stopped the moment its
+/// lease appears in Redis (before its publish; a round whose publish won the race is run
+/// again); the lease's 60 s then pass (`PEXPIRE`: the key goes as it would when its time
+/// runs out); node B loads the board, takes the next lease and publishes. A, resumed,
+/// finishes writing and its publish is refused for the lost lease (counted in
+/// `photofinish_redis_snapshots_total{outcome="lease_lost"}`): the published snapshot
+/// stays B's, A's chunks expire, and a new node loads B's snapshot and answers as A does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_snapshot_writer_paused_past_its_lease_cannot_publish() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis =
+        tokio::task::block_in_place(|| RedisProcess::start(dir.path(), &[]).expect("redis"));
+    let http = reqwest::Client::new();
+    let ns = "pl";
+    let a = node(&redis.url(), ns);
+    create(&http, &a.base).await;
+    let mut c = redis.client().expect("client");
+    let metadata = json!({"pad": "x".repeat(200)});
+    let mut caught = None;
+    for round in 0..5 {
+        // About 2.5 MB of log: short of the 4 MiB that make a snapshot due at once, past
+        // the 1 MiB that make it due when the board goes quiet (within two looks).
+        for batch in 0..10 {
+            let entries: Vec<Value> = (0..1_000)
+                .map(|i| {
+                    json!({"member": format!("m{round}.{batch}.{i}"), "score": i,
+                           "metadata": metadata})
+                })
+                .collect();
+            let r = http
+                .post(format!("{}/v1/boards/b/scores:batch", a.base))
+                .json(&json!({ "entries": entries }))
+                .send()
+                .await
+                .expect("batch");
+            assert_eq!(r.status(), 200);
+        }
+        let before = published(&mut c, ns).map(|(t, _, _)| t);
+        let watcher = stop_when_leased(
+            redis.client().expect("client"),
+            ns,
+            a.pid(),
+            Duration::from_secs(60),
+        );
+        let token = tokio::task::block_in_place(|| watcher.join().expect("watcher"))
+            .expect("node A never took the lease");
+        if published(&mut c, ns).map(|(t, _, _)| t) == before {
+            eprintln!("node A stopped holding lease {token} (round {round})");
+            caught = Some(token);
+            break;
+        }
+        // Its publish won the race with the stop: let it go on, and try again.
+        signal(a.pid(), "-CONT");
+    }
+    let token_a = caught.expect("node A was never stopped before its publish");
+    // The lease's time runs out while A is stopped.
+    let lease = format!("{ns}:{{b}}:lease");
+    let _: i64 = redis::cmd("PEXPIRE")
+        .arg(&lease)
+        .arg(1)
+        .query(&mut c)
+        .expect("pexpire");
+    let b = node(&redis.url(), ns);
+    let (status, _) = get(&http, &format!("{}/v1/boards/b/members/m0.0.1", b.base)).await;
+    assert_eq!(status, 200, "node B loads the board");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let (token_b, n_b, prefix_b) = loop {
+        match published(&mut c, ns) {
+            Some(p) if p.0 > token_a => break p,
+            _ => {}
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "node B never published"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    signal(a.pid(), "-CONT");
+    // A finishes its snapshot, and its publish is refused.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, metrics) = match http.get(format!("{}/metrics", a.base)).send().await {
+            Ok(r) => (r.status().as_u16(), r.text().await.unwrap_or_default()),
+            Err(_) => (0, String::new()),
+        };
+        if status == 200
+            && metrics.contains("photofinish_redis_snapshots_total{outcome=\"lease_lost\"} 1")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "node A's publish was never refused: {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        published(&mut c, ns),
+        Some((token_b, n_b, prefix_b.clone())),
+        "the published snapshot is still B's"
+    );
+    assert!(
+        ttls(&mut c, &format!("{prefix_b}*"))
+            .iter()
+            .all(|t| *t == -1),
+        "B's chunks are kept"
+    );
+    let a_chunks = ttls(&mut c, &format!("{ns}:{{b}}:snap:{token_a}.*"));
+    assert!(
+        !a_chunks.is_empty() && a_chunks.iter().all(|t| *t > 0),
+        "A's chunks expire: {a_chunks:?}"
+    );
+    let fresh = node(&redis.url(), ns);
+    let want = scores(&http, &a.base, "b").await;
+    assert!(want.len() >= 10_000, "{} members", want.len());
+    assert_eq!(scores(&http, &fresh.base, "b").await, want);
 }
 
 /// The scale-out flags are checked at start: a Redis that may evict keys is refused,
