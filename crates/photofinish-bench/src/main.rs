@@ -48,7 +48,8 @@ struct Args {
     #[arg(long, default_value_t = 0.99)]
     zipf: f64,
     /// Targets to run, comma-separated: engine, http, http-redis (the Redis backend,
-    /// docs/redis-layout.md), redis.
+    /// docs/redis-layout.md), http-redis-local (the same with `--redis-reads local`),
+    /// redis.
     #[arg(long, default_value = "engine,http,http-redis,redis")]
     targets: String,
     /// fsync policy of the embedded HTTP target.
@@ -73,6 +74,11 @@ enum Internal {
         storage: Option<String>,
         #[arg(long, default_value = "everysec")]
         fsync: String,
+        /// `local`: the Redis backend's reads answer from the node's copy.
+        #[arg(long)]
+        local_reads: bool,
+        #[arg(long, default_value = "pf")]
+        redis_namespace: String,
     },
     /// Heap bytes per remembered idempotency key in the embedded store's table (counted
     /// by the allocator), for N keys of single writes.
@@ -154,6 +160,8 @@ async fn serve(
     data_dir: Option<std::path::PathBuf>,
     storage: Option<String>,
     fsync: &str,
+    local_reads: bool,
+    redis_namespace: String,
 ) -> Result<()> {
     use photofinish_server::serve::ServeOptions;
     use tokio::io::AsyncReadExt;
@@ -162,6 +170,12 @@ async fn serve(
         data_dir: data_dir.unwrap_or_else(|| "./photofinish-data".into()),
         fsync: photofinish_store::FsyncPolicy::parse(fsync).context("fsync policy")?,
         storage,
+        redis_namespace,
+        redis_reads: if local_reads {
+            photofinish_redis::node::Reads::Local
+        } else {
+            photofinish_redis::node::Reads::Fresh
+        },
         ..ServeOptions::default()
     };
     let stdin_closed = async {
@@ -198,7 +212,9 @@ async fn run(mut args: Args) -> Result<()> {
     );
     let mut reports: Vec<Report> = Vec::new();
     let scratch = tempfile::tempdir()?;
-    let needs_redis = wanted.iter().any(|t| matches!(*t, "http-redis" | "redis"));
+    let needs_redis = wanted
+        .iter()
+        .any(|t| matches!(*t, "http-redis" | "http-redis-local" | "redis"));
     let redis = if needs_redis {
         let dir = scratch.path().join("redis");
         Some(
@@ -228,16 +244,30 @@ async fn run(mut args: Args) -> Result<()> {
                 let label = format!("http, embedded, fsync {}", args.fsync);
                 drive(&label, &target, memory, &settings, None).await?
             }
-            "http-redis" => {
+            "http-redis" | "http-redis-local" => {
+                let local = *t == "http-redis-local";
                 let url = redis.as_ref().context("redis")?.url();
                 let conn = redis::Client::open(url.as_str())?
                     .get_multiplexed_async_connection()
                     .await?;
-                let serve_args = vec!["--storage".to_owned(), url];
+                // Each on a namespace of its own in the one Redis.
+                let mut serve_args = vec!["--storage".to_owned(), url];
+                if local {
+                    serve_args.extend([
+                        "--local-reads".into(),
+                        "--redis-namespace".into(),
+                        "pflocal".into(),
+                    ]);
+                }
                 let (target, memory) =
                     Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
                 let redis_pid = redis.as_ref().and_then(RedisProcess::pid);
-                drive("http, redis backend", &target, memory, &settings, redis_pid).await?
+                let label = if local {
+                    "http, redis backend, local reads"
+                } else {
+                    "http, redis backend"
+                };
+                drive(label, &target, memory, &settings, redis_pid).await?
             }
             "redis" => {
                 let url = redis.as_ref().context("redis")?.url();
@@ -245,7 +275,9 @@ async fn run(mut args: Args) -> Result<()> {
                 let (target, memory) = Target::seed(&url, pid, n).await?;
                 drive("redis, seed 000 Lua", &target, memory, &settings, None).await?
             }
-            other => anyhow::bail!("unknown target {other:?}: use engine, http, http-redis, redis"),
+            other => anyhow::bail!(
+                "unknown target {other:?}: use engine, http, http-redis, http-redis-local, redis"
+            ),
         };
         reports.push(report);
     }
@@ -270,7 +302,15 @@ fn main() -> std::process::ExitCode {
             data_dir,
             storage,
             ref fsync,
-        }) => runtime.block_on(serve(data_dir, storage, fsync)),
+            local_reads,
+            redis_namespace,
+        }) => runtime.block_on(serve(
+            data_dir,
+            storage,
+            fsync,
+            local_reads,
+            redis_namespace,
+        )),
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())

@@ -69,6 +69,20 @@ pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(1);
 /// first. So a local read misses at most the writes of the last 100 ms (and a round trip).
 pub const LOCAL_READ_WINDOW: Duration = Duration::from_millis(100);
 
+tokio::task_local! {
+    /// When the request being served began, if earlier than the read itself: the commands
+    /// of one pipelined round began when the round arrived ([`requests_began`]).
+    static REQUESTS_BEGAN: std::time::Instant;
+}
+
+/// Runs `f` as requests that began at `began` (a RESP round: its pipelined commands
+/// arrived together). A fresh read among them is answered without a head read of its own
+/// when a catch-up that began after `began` has reached the head — it saw every write
+/// acknowledged before these requests began (docs/redis-layout.md, "Reads").
+pub async fn requests_began<F: std::future::Future>(began: std::time::Instant, f: F) -> F::Output {
+    REQUESTS_BEGAN.scope(began, f).await
+}
+
 /// `--redis-wait`'s longest wait for the replicas (below [`crate::conn::RESPONSE_TIMEOUT`]).
 pub const REDIS_WAIT_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -331,6 +345,12 @@ impl LogStore {
                 self.counts
                     .max_staleness_us
                     .fetch_max(us, Ordering::Relaxed);
+                return Ok(r);
+            }
+        }
+        if let Ok(began) = REQUESTS_BEGAN.try_with(|b| *b) {
+            if r.caught_up_since(began) {
+                self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
                 return Ok(r);
             }
         }

@@ -73,10 +73,12 @@ pub struct Wait {
     pub timeout: Duration,
 }
 
+/// The instant [`since_start_us`] counts from.
+static START: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
 /// Microseconds since this process's first call: when a replica last caught up.
 fn since_start_us() -> u64 {
-    static START: std::sync::LazyLock<std::time::Instant> =
-        std::sync::LazyLock::new(std::time::Instant::now);
     u64::try_from(START.elapsed().as_micros())
         .unwrap_or(u64::MAX)
         .max(1)
@@ -378,6 +380,15 @@ impl Replica {
             0 => None,
             at => Some(Duration::from_micros(since_start_us().saturating_sub(at))),
         }
+    }
+
+    /// Whether a catch-up that began after `began` has reached the log's head: then this
+    /// copy holds every write acknowledged before `began`.
+    pub fn caught_up_since(&self, began: std::time::Instant) -> bool {
+        let began_us =
+            u64::try_from(began.saturating_duration_since(*START).as_micros()).unwrap_or(u64::MAX);
+        // Strictly later: a catch-up in the same microsecond may have begun before.
+        self.caught_up_at.load(Ordering::Acquire) > began_us
     }
 
     /// Notes that the node used this copy now.

@@ -392,7 +392,11 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         let (used, error) = frame::parse(&buf, &mut batch, RESP_MAX_PIPELINE);
         buf.drain(..used);
         if !batch.is_empty() {
-            session.round(&batch, &mut stream).await?;
+            // The round's commands began when it arrived: on the Redis backend, one
+            // catch-up after that serves every read among them.
+            let began = std::time::Instant::now();
+            photofinish_redis::node::requests_began(began, session.round(&batch, &mut stream))
+                .await?;
         }
         if let Some(e) = &error {
             session.out.error(&format!("ERR Protocol error: {}", e.0));

@@ -3,7 +3,8 @@
 //! counts how it answered in the metrics; `--redis-wait N` answers 503 (outcome unknown)
 //! when the replicas do not confirm, with the write in the log all the same; a Redis that
 //! may evict keys is refused at start; an idle board leaves the node's memory and loads
-//! again on its next use.
+//! again on its next use; a RESP pipeline of reads on one node sees every write another
+//! node acknowledged before the pipeline was sent, and the pipeline's own writes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,6 +96,43 @@ async fn local_reads_lag_at_most_the_window_and_are_counted() {
         metric(&text, "photofinish_redis_reads_total{answered=\"local\"}"),
         0.0
     );
+    a.stop().await;
+    b.stop().await;
+}
+
+/// One catch-up serves a pipelined round's reads (they began when the round arrived):
+/// each round sent to node B after node A acknowledged a write sees that write in every
+/// read, and a read after a write of the same round sees that one too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pipelined_reads_see_every_write_acknowledged_before_the_round() {
+    let a = Server::start(Kind::Redis).await;
+    let b = a.sibling_with(|o| o).await;
+    a.put("/v1/boards/b", json!({})).await;
+    let mut conn = resp(&b).await;
+    for round in 1..=30i64 {
+        a.post(
+            "/v1/boards/b/scores",
+            json!({"member": "ann", "op": "incr", "score": 1}),
+        )
+        .await;
+        let mut pipe = redis::pipe();
+        for _ in 0..8 {
+            pipe.cmd("LB.SCORE").arg("b").arg("ann");
+        }
+        pipe.cmd("LB.INCR").arg("b").arg("bob").arg(2);
+        pipe.cmd("LB.SCORE").arg("b").arg("bob");
+        for _ in 0..8 {
+            pipe.cmd("LB.RANK").arg("b").arg("ann");
+        }
+        let got: Vec<i64> = pipe.query_async(&mut conn).await.expect("pipeline");
+        assert!(
+            got[..8].iter().all(|s| *s == round),
+            "round {round}: a read missed A's write: {got:?}"
+        );
+        assert_eq!((got[8], got[9]), (2 * round, 2 * round), "round {round}");
+        // Bob's 2 a round keep him ahead of ann's 1: she is second.
+        assert!(got[10..].iter().all(|r| *r == 2), "round {round}: {got:?}");
+    }
     a.stop().await;
     b.stop().await;
 }
