@@ -41,9 +41,11 @@ use tokio::sync::OnceCell;
 
 use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
-use crate::log::snapshot::Refused;
 use crate::log::{BoardLog, Divergence, LogKeys};
-use crate::replica::{import_file, Replica, ReplicaError, Snapshotted};
+use crate::replica::{import_file, Replica, ReplicaError};
+
+mod registry;
+mod tasks;
 
 /// How often a watched board is caught up when nothing else touches it (its live events
 /// from other nodes arrive within this).
@@ -102,11 +104,8 @@ pub enum Reads {
 
 type Slot = Arc<OnceCell<Arc<Replica>>>;
 
-static RESERVE: std::sync::LazyLock<redis::Script> =
-    std::sync::LazyLock::new(|| redis::Script::new(include_str!("log/reserve.lua")));
-
 static CLAIM: std::sync::LazyLock<redis::Script> =
-    std::sync::LazyLock::new(|| redis::Script::new(include_str!("log/claim.lua")));
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../log/claim.lua")));
 
 /// The Redis node. See the module docs.
 pub struct LogStore {
@@ -184,86 +183,6 @@ impl LogStore {
         self.wait = (replicas > 0).then_some(crate::replica::Wait {
             replicas,
             timeout: REDIS_WAIT_TIMEOUT,
-        });
-        self
-    }
-
-    /// Drops from memory each board nobody read, wrote or watched for `after`, looking
-    /// every `look`; it loads again on its next use. The task ends with the store.
-    pub fn with_idle_drop(self, after: Duration, look: Duration) -> Self {
-        let replicas = Arc::downgrade(&self.replicas);
-        let feeds = Arc::downgrade(&self.feeds);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(look).await;
-                let (Some(map), Some(feeds)) = (replicas.upgrade(), feeds.upgrade()) else {
-                    return;
-                };
-                let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
-                map.retain(|board, slot| {
-                    let Some(r) = slot.get() else { return true };
-                    let keep = feeds.get(board).is_some() || r.used_ago() < after;
-                    if !keep {
-                        tracing::debug!(board, "dropped an idle board from memory");
-                    }
-                    keep
-                });
-            }
-        });
-        self
-    }
-
-    /// Publishes the snapshot of each loaded board whose log grew by `every` entries since
-    /// its last one, looking every `look` (docs/redis-layout.md, "Snapshots, lease, trim"):
-    /// under the board's lease, so one node at a time writes it, and the log is trimmed
-    /// below it. The task ends when the store is dropped.
-    pub fn with_snapshots(self, every: u64, look: Duration) -> Self {
-        let replicas = Arc::downgrade(&self.replicas);
-        let counts = Arc::downgrade(&self.counts);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(look).await;
-                let Some(map) = replicas.upgrade() else {
-                    return;
-                };
-                let loaded: Vec<Arc<Replica>> = {
-                    let map = map.lock().unwrap_or_else(|p| p.into_inner());
-                    map.values().filter_map(|s| s.get().cloned()).collect()
-                };
-                drop(map);
-                for r in loaded {
-                    match r.snapshot_due(every).await {
-                        Ok(true) => {}
-                        Ok(false) => continue,
-                        Err(e) => {
-                            tracing::debug!(board = %r.log().keys().log, error = %e, "snapshot not looked at");
-                            continue;
-                        }
-                    }
-                    let board = &r.log().keys().log;
-                    let Some(counts) = counts.upgrade() else {
-                        return;
-                    };
-                    match r.snapshot(SNAPSHOT_LEASE).await {
-                        Ok(Snapshotted::Published(meta)) => {
-                            tracing::debug!(%board, n = meta.n, bytes = meta.bytes, "snapshot published");
-                            counts.snapshots_published.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Ok(Snapshotted::Skipped) => {}
-                        Ok(Snapshotted::Refused(Refused::LeaseLost)) => {
-                            tracing::warn!(%board, "snapshot not published: the lease ran out while it was written");
-                            counts.snapshots_lease_lost.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Ok(Snapshotted::Refused(why)) => {
-                            tracing::warn!(%board, ?why, "snapshot not published: the log moved under it");
-                            counts.snapshots_stale.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(e) => {
-                            tracing::warn!(%board, error = %e, "snapshot not published");
-                        }
-                    }
-                }
-            }
         });
         self
     }
@@ -366,81 +285,6 @@ impl LogStore {
             }
             Err(e) => Err(replica_error(e)),
         }
-    }
-
-    /// Lists `board` in the registry before its create is appended, refusing it when that
-    /// would pass the board limit — one script, so creates on several nodes at once cannot
-    /// pass the limit together. The registry is a superset of the boards: a name whose
-    /// create failed stays listed, and every reader passes over a name with no board.
-    async fn reserve(&self, board: &str, config: &BoardConfig) -> Result<(), BoardError> {
-        config.validate()?;
-        let mut inv = RESERVE.key(self.registry());
-        inv.arg(board).arg(
-            self.max_boards
-                .map_or(-1, |m| i64::try_from(m).unwrap_or(i64::MAX)),
-        );
-        let listed: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
-        match (listed, self.max_boards) {
-            (0, Some(limit)) => Err(BoardError::TooManyBoards(limit)),
-            _ => Ok(()),
-        }
-    }
-
-    /// Lists `board` (after its create is applied: a delete on another node meanwhile may
-    /// have unlisted the name its create reserved).
-    async fn list(&self, board: &str) -> Result<(), BoardError> {
-        self.conn
-            .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
-        Ok(())
-    }
-
-    /// Unlists `board` after its delete is applied, and lists it again if a create on
-    /// another node came after the delete (whose own listing may have come before this).
-    async fn unlist(&self, board: &str) -> Result<(), BoardError> {
-        self.conn
-            .query::<i64>(redis::cmd("SREM").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
-        if Engine::board(self, board).await.is_ok() {
-            self.list(board).await?;
-        }
-        Ok(())
-    }
-
-    async fn registered(&self) -> Result<Vec<String>, BoardError> {
-        let mut names: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.registry()))
-            .await
-            .map_err(unavailable)?;
-        names.sort();
-        Ok(names)
-    }
-
-    /// Follows `board` while `feed` is its feed: catches the replica up every
-    /// [`FOLLOW_EVERY`], so what other nodes append reaches this node's readers (the
-    /// replica publishes each entry it takes). Ends when the feed is dropped or the
-    /// replica can no longer follow (the next read loads the board again).
-    fn follow(&self, board: String, feed: Arc<EventFeed>, replica: Arc<Replica>) {
-        let feeds = self.feeds.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(FOLLOW_EVERY).await;
-                if feeds.idle(&board, &feed) {
-                    return;
-                }
-                if let Err(e) = replica.catch_up().await {
-                    tracing::debug!(board, error = %e, "following a watched board stopped");
-                    if matches!(e, ReplicaError::Diverged(_)) {
-                        feed.close();
-                        feeds.remove(&board);
-                        return;
-                    }
-                }
-            }
-        });
     }
 }
 

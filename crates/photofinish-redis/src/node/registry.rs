@@ -1,0 +1,69 @@
+//! The board registry (`ns:boards`, docs/redis-layout.md): a name is listed, and counted
+//! against `--max-boards` in the same script, before its create is appended; listed again
+//! after it and unlisted after its delete — a superset of the boards, which readers filter.
+
+use photofinish_core::{BoardConfig, BoardError};
+use photofinish_store::ops::Engine;
+
+use super::LogStore;
+use crate::conn::unavailable;
+
+static RESERVE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../log/reserve.lua")));
+
+impl LogStore {
+    /// Lists `board` in the registry before its create is appended, refusing it when that
+    /// would pass the board limit — one script, so creates on several nodes at once cannot
+    /// pass the limit together. The registry is a superset of the boards: a name whose
+    /// create failed stays listed, and every reader passes over a name with no board.
+    pub(super) async fn reserve(
+        &self,
+        board: &str,
+        config: &BoardConfig,
+    ) -> Result<(), BoardError> {
+        config.validate()?;
+        let mut inv = RESERVE.key(self.registry());
+        inv.arg(board).arg(
+            self.max_boards
+                .map_or(-1, |m| i64::try_from(m).unwrap_or(i64::MAX)),
+        );
+        let listed: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
+        match (listed, self.max_boards) {
+            (0, Some(limit)) => Err(BoardError::TooManyBoards(limit)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Lists `board` (after its create is applied: a delete on another node meanwhile may
+    /// have unlisted the name its create reserved).
+    pub(super) async fn list(&self, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    /// Unlists `board` after its delete is applied, and lists it again if a create on
+    /// another node came after the delete (whose own listing may have come before this).
+    pub(super) async fn unlist(&self, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(redis::cmd("SREM").arg(self.registry()).arg(board))
+            .await
+            .map_err(unavailable)?;
+        if Engine::board(self, board).await.is_ok() {
+            self.list(board).await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn registered(&self) -> Result<Vec<String>, BoardError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(self.registry()))
+            .await
+            .map_err(unavailable)?;
+        names.sort();
+        Ok(names)
+    }
+}
