@@ -13,7 +13,7 @@
 # random order, DURATION each, against servers already warm; only the one under load does
 # any work. Short paired runs with no restart between them put the four loads of a round a
 # few seconds apart, so the machine's drift (which moved a zero-cost control by 7% between
-# 10-s runs that each restarted a server: docs/BENCHMARKS.md §7) falls on them alike.
+# 10-s runs that each restarted a server: docs/bench-history.md §7) falls on them alike.
 # The end prints, per credential, the median over rounds of its ops/s and server CPU per
 # request relative to the same round's open run, with a 95% bootstrap interval of that
 # median (bench/ratios.py).

@@ -7,7 +7,7 @@
 #
 # Usage: bench/auth_instructions.sh [DURATION] [MEMBERS] [PLAYERS]   (defaults 20s 2000 1000)
 # SET=idempotency: instead, writes without a key (padded to the same size) against writes
-# each carrying a fresh Idempotency-Key (docs/BENCHMARKS.md §8).
+# each carrying a fresh Idempotency-Key (docs/bench-history.md §8).
 # Needs the release builds bench/auth.sh needs, valgrind, wrk, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."

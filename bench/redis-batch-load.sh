@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18's batch-load figure alone (docs/BENCHMARKS.md §10): N members loaded through
+# Issue 18's batch-load figure alone (docs/bench-history.md §10): N members loaded through
 # `scores:batch` (bench/load.py, 1,000 a request) into a board on a fresh redis-server;
 # prints the wall time, then what the functions cost inside Redis (INFO commandstats: the
 # `fcall` line is every call, the other lines the commands the calls made).

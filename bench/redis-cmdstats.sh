@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where a Redis-backend write's time goes inside Redis (docs/BENCHMARKS.md §10): a board of
+# Where a Redis-backend write's time goes inside Redis (docs/bench-history.md §10): a board of
 # N members loaded through `scores:batch` (bench/load.py), then DURATION of HTTP increments
 # (wrk, 50 connections, bench/wrk/submit.lua), then every line of `INFO commandstats` —
 # the `fcall` line is the whole write, the others the commands the functions called.

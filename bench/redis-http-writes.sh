@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # HTTP single writes on the Redis backend beside raw ZINCRBY on the same redis-server
-# (issue 18's "HTTP writes ≥ 0.6× ZINCRBY", docs/BENCHMARKS.md §10): a board of N members
+# (issue 18's "HTTP writes ≥ 0.6× ZINCRBY", docs/bench-history.md §10): a board of N members
 # loaded through `scores:batch`, 10 s of wrk increments of random members (50
 # connections, bench/wrk/submit.lua), then redis-benchmark's ZINCRBY (50 clients) on a
 # plain ZSET of as many members. One line: both rates, their ratio, and the `fcall` line of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An import of N members into a board on a fresh redis-server (docs/BENCHMARKS.md §10,
+# An import of N members into a board on a fresh redis-server (docs/bench-history.md §10,
 # "Imports"): `photofinish import` of a JSON Lines file of N rows, the members and scores
 # bench/load.py loads (`rows`: 16-byte names player0000000000…, scores uniform in
 # [0, PF_SCORE_MAX), by default [0, 10^6), so 37% tie),

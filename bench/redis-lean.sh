@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18's targets in one run on one redis-server (docs/BENCHMARKS.md §10): bytes per
+# Issue 18's targets in one run on one redis-server (docs/bench-history.md §10): bytes per
 # member of a Photofinish board against a plain ZSET of the same 16-byte names and scores,
 # the time of a batch load through the HTTP API, the write script's µs inside Redis
 # (INFO commandstats), and HTTP writes beside raw ZINCRBY and seed 000's Lua script.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Redis memory of a board on the Redis backend (docs/redis-layout.md) beside a plain ZSET of
-# the same names and scores, in one Redis (docs/BENCHMARKS.md §16): MEMBERS members with
+# the same names and scores, in one Redis (docs/bench-history.md §16): MEMBERS members with
 # 16-byte names (m:0000000000123), uniform random scores, loaded with LB.SET through the RESP
 # door and with ZADD; then the board's keys are summed with MEMORY USAGE once its snapshot is
 # published (the log trimmed below it), against MEMORY USAGE of the ZSET. Also prints how

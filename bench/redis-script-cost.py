@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a call of Photofinish's Lua costs before doing anything (docs/BENCHMARKS.md §10): as a
+"""What a call of Photofinish's Lua costs before doing anything (docs/bench-history.md §10): as a
 script (each body loaded with SCRIPT LOAD, called with EVALSHA) and as a function of a library
 that holds the same helpers (FUNCTION LOAD, FCALL), 20,000 calls each (pipelined); the
 usec_per_call of INFO commandstats is printed.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What one write costs inside Redis (docs/BENCHMARKS.md §10), against a redis-server on PORT
+"""What one write costs inside Redis (docs/bench-history.md §10), against a redis-server on PORT
 that holds the library (start Photofinish on it and write once: the first call loads it).
 Each measure is 20,000 pipelined calls (CALLS) of a `write` function, each an `incr` of the
 one member of a one-member board (so no cache misses), with a real call's arguments

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Two Photofinish builds side by side on the RESP door, in alternating rounds, to measure
-# one change (docs/BENCHMARKS.md §13): both servers start once (--fsync everysec, the
+# one change (docs/bench-history.md §13): both servers start once (--fsync everysec, the
 # embedded store, --workers 1, pinned to CPU 0), each board is loaded with MEMBERS members
 # named as redis-benchmark names them (m:000000123456), then every round runs N requests
 # of COMMAND against A, then against B (redis-benchmark on CPU 1, 50 clients, -P P, members

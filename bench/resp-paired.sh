@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The unpipelined RESP targets of docs/BENCHMARKS.md §9 as paired rounds: Redis and
+# The unpipelined RESP targets of docs/bench-history.md §9 as paired rounds: Redis and
 # Photofinish start once, each loaded with MEMBERS members (named as redis-benchmark names
 # them, m:000000123456); then each round runs, in a random order, N unpipelined requests of
 # ZREVRANK, LB.RANK, ZINCRBY and LB.INCR (redis-benchmark, 50 clients, -r 1000000), so the

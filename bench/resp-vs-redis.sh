@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The RESP door beside Redis on this machine, in one run (docs/BENCHMARKS.md §9): Debian's
+# The RESP door beside Redis on this machine, in one run (docs/bench-history.md §9): Debian's
 # redis-benchmark drives both, 50 clients, members drawn from 1,000,000 (`-r 1000000`),
 # unpipelined and at -P 16. Redis runs with appendonly yes / appendfsync everysec,
 # Photofinish with --fsync everysec on the embedded store. Each board is preloaded with
@@ -14,7 +14,7 @@
 # adds that Redis's CPU over the run).
 # WORKERS=N: Photofinish's request threads (`serve --workers`; default one per core).
 # WORKERS=1 gives it Redis's budget — one thread for commands — and leaves the other
-# core to redis-benchmark, as Redis does (docs/BENCHMARKS.md §9).
+# core to redis-benchmark, as Redis does (docs/bench-history.md §9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMBERS=${MEMBERS:-1000000}

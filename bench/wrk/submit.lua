@@ -1,6 +1,6 @@
 -- POST an increment for a uniformly random member of N (env PF_N, default 1,000,000).
 -- The request line and headers are built once; each request formats only its body, so the
--- load generator spends about what redis-benchmark does per request (docs/BENCHMARKS.md §2).
+-- load generator spends about what redis-benchmark does per request (docs/bench-history.md §2).
 -- PF_TOKEN: send `Authorization: Bearer PF_TOKEN` (an API key). PF_TOKENS: a file whose
 -- line i+1 is member i's player token; each request then carries its member's own token.
 -- PF_PAD: add an `X-Pad` header of that many bytes (to compare requests of equal size).

@@ -1,5 +1,5 @@
 //! `photofinish-bench memory-latency`: what one cache miss costs on this machine, the unit
-//! the engine's times are made of (issue 21, docs/BENCHMARKS.md §13).
+//! the engine's times are made of (issue 21, docs/bench-history.md §13).
 //!
 //! A buffer of `mib` MiB holds one value per 64-byte line; the values form one random cycle
 //! through every line (Sattolo's shuffle), so each load's address is the value the last

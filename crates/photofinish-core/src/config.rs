@@ -366,7 +366,7 @@ pub fn validate_board_name(name: &str) -> Result<(), BoardError> {
 pub fn validate_member_name(name: &str) -> Result<(), BoardError> {
     // Printable ASCII bytes are never control characters: that check runs over bytes and
     // vectorizes; only a name with other bytes is decoded into chars (loading 10M names
-    // from a snapshot spent 0.1 s here, docs/BENCHMARKS.md §13).
+    // from a snapshot spent 0.1 s here, docs/bench-history.md §13).
     let printable_ascii = |b: &u8| (0x20..0x7f).contains(b);
     let ok = !name.is_empty()
         && name.len() <= MAX_MEMBER_NAME_BYTES

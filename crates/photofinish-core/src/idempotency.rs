@@ -17,7 +17,7 @@ pub const MAX_KEY_BYTES: usize = 255;
 /// How long keys are kept unless `--idempotency-ttl` says longer: 24 h.
 pub const DEFAULT_TTL_US: i64 = 24 * 3600 * 1_000_000;
 /// Most keys the embedded store remembers; past it the one expiring first is forgotten
-/// early. About 120 bytes each for a single write's answer (docs/BENCHMARKS.md §8).
+/// early. About 120 bytes each for a single write's answer (docs/bench-history.md §8).
 pub const DEFAULT_MAX_KEYS: usize = 1_000_000;
 
 /// [`validate_key`] as a regular expression, for the OpenAPI document: printable ASCII,

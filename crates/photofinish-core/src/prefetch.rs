@@ -4,7 +4,7 @@
 //! after another when each is done in turn; when every address of the batch is known
 //! first (a member's home slot from its hash, a record from its id, a leaf from a
 //! descent), the batch asks for them all up front and the loads overlap, so it pays well
-//! under one memory latency per lookup (docs/BENCHMARKS.md §13). A prefetch is only a
+//! under one memory latency per lookup (docs/bench-history.md §13). A prefetch is only a
 //! hint: it changes no value and never faults.
 
 /// Asks the CPU to bring the cache line at `p` closer, without waiting for it.

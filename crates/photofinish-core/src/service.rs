@@ -6,7 +6,7 @@
 //!
 //! Inputs arrive checked by the door's parsing (names, scores, metadata size are validated
 //! again where the semantics need them). The trait is object safe (`Arc<dyn Leaderboard>`):
-//! one boxed future per call, far below the cost of a request (docs/BENCHMARKS.md §2).
+//! one boxed future per call, far below the cost of a request (docs/bench-history.md §2).
 
 use std::sync::Arc;
 use std::time::Duration;

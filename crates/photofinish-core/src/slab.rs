@@ -155,7 +155,7 @@ impl<T> Slab<T> {
 /// already has ([`Slab::add_chunk`]). The channel holds a few chunks, so the thread stays
 /// only a little ahead; it ends when done or when the receiver is dropped. `None` when no
 /// thread could start. Bulk loads use it: at 10M members the records' 400 MB of fresh
-/// pages were 15% of a restart (docs/BENCHMARKS.md §13).
+/// pages were 15% of a restart (docs/bench-history.md §13).
 pub fn prefaulted_chunks<T: Copy + Send + 'static>(
     values: usize,
     fill: T,

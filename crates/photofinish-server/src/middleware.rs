@@ -6,7 +6,7 @@
 //! status and latency. Under `RUST_LOG=debug` each request also gets a `request` span with
 //! those fields (so anything logged while serving it carries the id) and a "request done"
 //! line. An `info`-level span per request cost about 2 µs of CPU a request — over 10% of a
-//! score submission (docs/BENCHMARKS.md §2).
+//! score submission (docs/bench-history.md §2).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

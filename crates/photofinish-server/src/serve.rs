@@ -275,7 +275,7 @@ pub async fn open_store(
 /// Commits the writes queued under `everysec`/`never` (see `StoreOptions::on_queued`):
 /// woken by the first one queued, it first lets every request that is ready run, so one
 /// commit — one `write()` — takes them all and their answers go out together. Cheaper than
-/// handing each batch to a thread and back (docs/BENCHMARKS.md §2). Ends with the store.
+/// handing each batch to a thread and back (docs/bench-history.md §2). Ends with the store.
 async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::Notify>) {
     loop {
         commit_due.notified().await;

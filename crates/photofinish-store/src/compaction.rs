@@ -5,7 +5,7 @@
 //! When the writer seals a segment, a snapshot is due (the writer's `hand_over_snapshot`)
 //! and the snapshotter is idle, the writer copies the state between two commits
 //! ([`State::copy`]: flat arrays copied whole, about 30 ms per million members,
-//! docs/BENCHMARKS.md §14) and hands the copy over with its LSN; the snapshotter writes it
+//! docs/bench-history.md §14) and hands the copy over with its LSN; the snapshotter writes it
 //! and drops it. Nothing is replayed, so a snapshot costs the same whatever the writes
 //! since the last one were (keyed or not), and at most one copy exists at a time: a
 //! segment sealed while a snapshot is being written waits for the next seal.

@@ -115,7 +115,7 @@ impl Stored {
 }
 
 /// Heap bytes one remembered key of a single write takes, measured at a million keys
-/// (docs/BENCHMARKS.md §8): counted in the memory estimate.
+/// (docs/bench-history.md §8): counted in the memory estimate.
 pub const BYTES_PER_KEY: u64 = 117;
 
 impl Default for Table {
@@ -205,7 +205,7 @@ impl Table {
     /// at its bound, or its front expired at `now_us`) — the index entries of the keys at
     /// the front. The writer calls it for a batch before the log append, so these memory
     /// loads (a random one each in an index of tens of MB, and slots last written a
-    /// million keys ago: the table's main cost, docs/BENCHMARKS.md §8) overlap the write
+    /// million keys ago: the table's main cost, docs/bench-history.md §8) overlap the write
     /// instead of stalling the apply one at a time.
     pub fn warm(&self, ids: impl Iterator<Item = u128>, now_us: i64) {
         let full = self.index.len() >= self.max_keys;

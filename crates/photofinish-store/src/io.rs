@@ -24,7 +24,7 @@ pub trait LogFile: Send {
 /// Files at least this large are read by mapping them (their bytes stay the kernel's page
 /// cache) instead of copying them into fresh memory: a 450 MB snapshot at 10M members read
 /// in 0.26 s through `read`, most of it faulting in and zeroing the new pages before the
-/// copy (docs/BENCHMARKS.md §13, session 19), and its copy doubled the peak memory of a start.
+/// copy (docs/bench-history.md §13, session 19), and its copy doubled the peak memory of a start.
 const MAP_MIN_BYTES: u64 = 4 << 20;
 
 /// The bytes of a whole file: read into memory, or mapped.

@@ -4,7 +4,7 @@
 //! It is here rather than a `HashMap` for one reason: the writer knows the keys of a batch
 //! before it logs the batch, and with a flat array it can compute where each key's entry
 //! is and [`prefetch`] it, so the one cache miss an entry costs in an index of tens of MB
-//! (the table's main cost, docs/BENCHMARKS.md §8) overlaps the log write instead of
+//! (the table's main cost, docs/bench-history.md §8) overlaps the log write instead of
 //! stalling the apply. A `HashMap` keeps control bytes and entries apart and hides both.
 
 use photofinish_core::prefetch::prefetch;

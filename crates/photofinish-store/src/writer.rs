@@ -17,7 +17,7 @@
 //! `write()` serves them all and their answers go out together). Without that hook the
 //! caller commits at once. Whoever holds the log commits what was queued meanwhile before
 //! it lets go, so nothing queued is left behind. The writer thread then only fsyncs about
-//! once a second. docs/BENCHMARKS.md §2 measures the designs tried.
+//! once a second. docs/bench-history.md §2 measures the designs tried.
 //!
 //! Snapshots: when a segment passes `segment_bytes`, the writer seals it (fsync) and starts
 //! a new one; if a snapshot is due (the segments sealed since the last one hold as many

@@ -14,7 +14,7 @@ use std::io::Write;
 use clap::Parser;
 
 /// mimalloc instead of glibc malloc: the server allocates per request (bodies, JSON,
-/// answers) from many threads; see docs/BENCHMARKS.md for the measured difference.
+/// answers) from many threads; see docs/bench-history.md §2 for the measured difference.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -22,7 +22,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// (`MADV_HUGEPAGE`), and every first touch of such a page zeroes 2 MiB: the snapshotter,
 /// which builds and drops a whole private state per compaction, spent more CPU zeroing
 /// pages than replaying the log, while the ranking's random reads gained nothing
-/// measurable from the bigger pages (docs/BENCHMARKS.md §2 and §1).
+/// measurable from the bigger pages (docs/bench-history.md §2 and §1).
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn disable_transparent_huge_pages() {

@@ -76,7 +76,7 @@ impl Leaf {
     /// eight-way: each round reads the keys at seven pivots — independent loads the CPU
     /// overlaps — and counts how many are below (no branch between the loads), which picks
     /// one eighth; a full leaf takes one round and a last read of at most eight keys at
-    /// once — two waits (a four-way search took three, docs/BENCHMARKS.md §13).
+    /// once — two waits (a four-way search took three, docs/bench-history.md §13).
     pub fn lower_bound(&self, probe: &Key, keys: &impl KeyOf) -> usize {
         const WAYS: usize = 8;
         let ids = self.ids();

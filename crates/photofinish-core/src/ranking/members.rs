@@ -4,7 +4,7 @@
 //!
 //! Tag and id share a slot, so a lookup's first cache miss brings both: a table that keeps
 //! its tags apart from its ids (hashbrown's control bytes) waits for two misses before it
-//! can read the record (docs/BENCHMARKS.md §13). The slot's 32 hash bits are also where the
+//! can read the record (docs/bench-history.md §13). The slot's 32 hash bits are also where the
 //! slot belongs (its home is `bits × capacity / 2^32`), so a removal shifts the slots after
 //! it back without a tombstone, and growing re-places every slot — neither reads a record.
 //! Names are compared only on a 32-bit tag match, through the caller's `eq`.

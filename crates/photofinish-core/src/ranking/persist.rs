@@ -106,7 +106,7 @@ impl RankingBuilder {
         r.next_seq = r.next_seq.max(e.seq + 1);
         self.ids.push(id);
         // Hashed now, while the name is in cache: a later pass over the records to hash
-        // them took ~0.35 s at 10M (docs/BENCHMARKS.md §13).
+        // them took ~0.35 s at 10M (docs/bench-history.md §13).
         self.hashes.push(r.name_hash(e.member.as_bytes()));
         Ok(())
     }
@@ -123,7 +123,7 @@ impl RankingBuilder {
         } = &mut self.r;
         let records: &Records = records;
         // The rank order and its index, and the member table, read the records and nothing
-        // of each other: a large ranking builds them on two threads (docs/BENCHMARKS.md §13).
+        // of each other: a large ranking builds them on two threads (docs/bench-history.md §13).
         let ordered_index = || -> Result<RankedIndex, BoardError> {
             if sorted {
                 return Ok(RankedIndex::from_sorted(ids, records));
