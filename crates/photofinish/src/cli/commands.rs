@@ -1,0 +1,397 @@
+//! The client commands: boards, scores and reads over the HTTP API (`Client`, printed by
+//! `table`), a checked backup download, and the Redis namespace upgrade.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::Subcommand;
+use serde_json::{json, Map, Value};
+
+use crate::client::Client;
+use crate::table;
+
+/// Submit a score.
+#[derive(Debug, clap::Args)]
+pub(super) struct SubmitArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// Member name.
+    pub(super) member: String,
+    /// Score (an integer; any i64).
+    #[arg(allow_hyphen_values = true)]
+    pub(super) score: String,
+    /// incr, best or set (default: the board's).
+    #[arg(long)]
+    pub(super) op: Option<String>,
+    /// Metadata, a JSON object.
+    #[arg(long)]
+    pub(super) metadata: Option<String>,
+    /// RFC 3339 instant of the write.
+    #[arg(long)]
+    pub(super) at: Option<String>,
+}
+
+/// Show the top of a board.
+#[derive(Debug, clap::Args)]
+pub(super) struct TopArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// Rows.
+    #[arg(long, default_value_t = 10)]
+    pub(super) limit: u64,
+    /// 0-based start.
+    #[arg(long, default_value_t = 0)]
+    pub(super) offset: u64,
+    /// ordinal, competition or dense.
+    #[arg(long)]
+    pub(super) ranking: Option<String>,
+    /// current, previous or a period id.
+    #[arg(long)]
+    pub(super) period: Option<String>,
+}
+
+/// Show a member's rank.
+#[derive(Debug, clap::Args)]
+pub(super) struct RankArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// Member name.
+    pub(super) member: String,
+    /// ordinal, competition or dense.
+    #[arg(long)]
+    pub(super) ranking: Option<String>,
+    /// current, previous or a period id.
+    #[arg(long)]
+    pub(super) period: Option<String>,
+}
+
+/// Show the rows around a member.
+#[derive(Debug, clap::Args)]
+pub(super) struct AroundArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// Member name.
+    pub(super) member: String,
+    /// Rows above.
+    #[arg(long, default_value_t = 5)]
+    pub(super) before: u64,
+    /// Rows below.
+    #[arg(long, default_value_t = 5)]
+    pub(super) after: u64,
+    /// ordinal, competition or dense.
+    #[arg(long)]
+    pub(super) ranking: Option<String>,
+    /// current, previous or a period id.
+    #[arg(long)]
+    pub(super) period: Option<String>,
+}
+
+/// `photofinish board …`.
+#[derive(Debug, Subcommand)]
+pub(super) enum BoardCommand {
+    /// Create a board (or confirm it exists with the same config).
+    Create {
+        /// Board name.
+        name: String,
+        /// desc or asc.
+        #[arg(long)]
+        order: Option<String>,
+        /// Default operator: incr, best or set.
+        #[arg(long)]
+        update: Option<String>,
+        /// never, daily, weekly or monthly.
+        #[arg(long)]
+        reset: Option<String>,
+        /// IANA time zone.
+        #[arg(long)]
+        timezone: Option<String>,
+        /// monday or sunday.
+        #[arg(long)]
+        week_start: Option<String>,
+        /// Periods kept.
+        #[arg(long)]
+        retention: Option<u32>,
+    },
+    /// List boards.
+    List,
+    /// Show one board.
+    Show {
+        /// Board name.
+        name: String,
+    },
+    /// Delete a board.
+    Delete {
+        /// Board name.
+        name: String,
+    },
+}
+
+fn query(pairs: &[(&str, Option<String>)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter_map(|(k, v)| v.clone().map(|v| ((*k).to_owned(), v)))
+        .collect()
+}
+
+/// `photofinish backup`: the download goes to a temporary file beside `out`, is checked
+/// whole (magic, checksum, every record), and only then takes the name.
+pub(super) async fn backup(client: &Client, out: &std::path::Path, json: bool) -> Result<()> {
+    let mut tmp_name = out.as_os_str().to_owned();
+    tmp_name.push(".part");
+    let tmp = PathBuf::from(tmp_name);
+    let mut file =
+        std::fs::File::create(&tmp).map_err(|e| anyhow!("cannot create {}: {e}", tmp.display()))?;
+    let bar = crate::transfer_cmd::progress(None, "backup", true);
+    let fetched = client
+        .download_with(&["v1", "admin", "backup"], &[], &mut file, &mut |chunk| {
+            bar.inc(chunk.len() as u64)
+        })
+        .await;
+    bar.finish_and_clear();
+    let fetched = fetched.and_then(|bytes| {
+        file.sync_all()
+            .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
+        let data = std::fs::read(&tmp)?;
+        let loaded = photofinish_store::snapshot::read(&data)
+            .map_err(|e| anyhow!("the backup does not verify: {}", e.0))?;
+        Ok((bytes, loaded.last_lsn, loaded.state.boards().len()))
+    });
+    let (bytes, lsn, boards) = match fetched {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    std::fs::rename(&tmp, out).map_err(|e| anyhow!("cannot name {}: {e}", out.display()))?;
+    if json {
+        println!(
+            "{}",
+            json!({"file": out, "bytes": bytes, "last_lsn": lsn, "boards": boards})
+        );
+    } else {
+        println!(
+            "backup of {boards} boards at log position {lsn}: {} ({bytes} bytes)",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// `photofinish redis-upgrade`: converts the namespace and says what it did.
+pub(super) async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
+    let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
+        anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
+    })?;
+    let r = photofinish_redis::upgrade_log::upgrade_to_log(&target, ns).await?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "already_current": r.already_current,
+                "boards": r.boards,
+                "periods": r.periods,
+                "entries": r.entries,
+                "idempotency_keys": r.keys,
+                "format": photofinish_redis::upgrade_log::LOG_FORMAT,
+            })
+        );
+    } else if r.already_current {
+        println!("namespace {ns:?} is in the log layout already; nothing to do");
+    } else {
+        println!(
+            "namespace {ns:?} converted to the log layout: {} board(s), {} period(s), {} \
+             entries, {} idempotency key(s)",
+            r.boards, r.periods, r.entries, r.keys
+        );
+    }
+    Ok(())
+}
+
+/// `photofinish board …`.
+pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) -> Result<()> {
+    match command {
+        BoardCommand::Create {
+            name,
+            order,
+            update,
+            reset,
+            timezone,
+            week_start,
+            retention,
+        } => {
+            let mut body = Map::new();
+            for (k, v) in [
+                ("order", order),
+                ("update", update),
+                ("reset", reset),
+                ("timezone", timezone),
+                ("week_start", week_start),
+            ] {
+                if let Some(v) = v {
+                    body.insert(k.into(), Value::String(v));
+                }
+            }
+            if let Some(r) = retention {
+                body.insert("retention".into(), json!(r));
+            }
+            let v = client
+                .send(
+                    reqwest::Method::PUT,
+                    &["v1", "boards", &name],
+                    &[],
+                    Some(Value::Object(body)),
+                )
+                .await?;
+            table::print(json, &v, table::board)
+        }
+        BoardCommand::List => {
+            let v = client
+                .send(reqwest::Method::GET, &["v1", "boards"], &[], None)
+                .await?;
+            table::print(json, &v, table::boards)
+        }
+        BoardCommand::Show { name } => {
+            let v = client
+                .send(reqwest::Method::GET, &["v1", "boards", &name], &[], None)
+                .await?;
+            table::print(json, &v, table::board)
+        }
+        BoardCommand::Delete { name } => {
+            client
+                .send(reqwest::Method::DELETE, &["v1", "boards", &name], &[], None)
+                .await?;
+            table::print(json, &json!({"deleted": name}), |_| {
+                format!("deleted board {name}\n")
+            })
+        }
+    }
+}
+
+/// `photofinish submit`.
+pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result<()> {
+    let SubmitArgs {
+        board,
+        member,
+        score,
+        op,
+        metadata,
+        at,
+    } = a;
+    let mut body = json!({"member": member, "score": score});
+    if let Some(op) = op {
+        body["op"] = Value::String(op);
+    }
+    if let Some(m) = metadata {
+        body["metadata"] =
+            serde_json::from_str(&m).map_err(|e| anyhow!("--metadata is not JSON: {e}"))?;
+    }
+    if let Some(at) = at {
+        body["at"] = Value::String(at);
+    }
+    let v = client
+        .send(
+            reqwest::Method::POST,
+            &["v1", "boards", &board, "scores"],
+            &[],
+            Some(body),
+        )
+        .await?;
+    table::print(json, &v, table::write)
+}
+
+/// `photofinish top`.
+pub(super) async fn top(client: &Client, json: bool, a: TopArgs) -> Result<()> {
+    let TopArgs {
+        board,
+        limit,
+        offset,
+        ranking,
+        period,
+    } = a;
+    let q = query(&[
+        ("limit", Some(limit.to_string())),
+        ("offset", Some(offset.to_string())),
+        ("ranking", ranking),
+        ("period", period),
+    ]);
+    let v = client
+        .send(
+            reqwest::Method::GET,
+            &["v1", "boards", &board, "entries"],
+            &q,
+            None,
+        )
+        .await?;
+    table::print(json, &v, table::entries)
+}
+
+/// `photofinish rank`.
+pub(super) async fn rank(client: &Client, json: bool, a: RankArgs) -> Result<()> {
+    let RankArgs {
+        board,
+        member,
+        ranking,
+        period,
+    } = a;
+    let q = query(&[("ranking", ranking), ("period", period)]);
+    let v = client
+        .send(
+            reqwest::Method::GET,
+            &["v1", "boards", &board, "members", &member],
+            &q,
+            None,
+        )
+        .await?;
+    table::print(json, &v, table::member)
+}
+
+/// `photofinish around`.
+pub(super) async fn around(client: &Client, json: bool, a: AroundArgs) -> Result<()> {
+    let AroundArgs {
+        board,
+        member,
+        before,
+        after,
+        ranking,
+        period,
+    } = a;
+    let q = query(&[
+        ("before", Some(before.to_string())),
+        ("after", Some(after.to_string())),
+        ("ranking", ranking),
+        ("period", period),
+    ]);
+    let v = client
+        .send(
+            reqwest::Method::GET,
+            &["v1", "boards", &board, "members", &member, "around"],
+            &q,
+            None,
+        )
+        .await?;
+    table::print(json, &v, table::entries)
+}
+
+/// `photofinish restore`: a data directory made from a backup (checked whole first).
+pub(super) fn restore(
+    file: &std::path::Path,
+    data_dir: &std::path::Path,
+    json: bool,
+) -> Result<()> {
+    let r = photofinish_store::backup::restore(file, data_dir)?;
+    if json {
+        println!(
+            "{}",
+            json!({"last_lsn": r.last_lsn, "boards": r.boards, "data_dir": data_dir})
+        );
+    } else {
+        println!(
+            "restored {} boards at log position {} into {}",
+            r.boards,
+            r.last_lsn,
+            data_dir.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! Command-line flags (clap) and what each subcommand does with them.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::client::Client;
+
+mod commands;
+mod flags;
+mod serve;
+
+use commands::BoardCommand;
+
+/// Photofinish: leaderboards ranked by score, ties broken by who got there first.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Args {
+    /// Server URL for client commands.
+    #[arg(
+        long,
+        global = true,
+        env = "PHOTOFINISH_SERVER",
+        default_value = "http://127.0.0.1:7770"
+    )]
+    server: String,
+    /// Credential for client commands: an API key (`pf_…`) or a player's token.
+    #[arg(long, global = true, env = "PHOTOFINISH_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Print the server's JSON instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server: on the embedded store by default, or on Redis with --storage.
+    Serve(serve::ServeArgs),
+    /// Convert a Redis namespace written by an earlier Photofinish (the Lua data model,
+    /// format 2) to the log layout, in place (docs/redis-layout.md, "Upgrade"). Stop every
+    /// server on it first; an interrupted run is resumed by running it again.
+    RedisUpgrade {
+        /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
+        #[arg(long, env = "PHOTOFINISH_STORAGE")]
+        storage: String,
+        /// Prefix of every Redis key.
+        #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
+        redis_namespace: String,
+    },
+    /// Download a consistent backup of every board from a running server on the embedded
+    /// store (admin key for every board), made while writes go on; checked before it is
+    /// kept.
+    Backup {
+        /// The backup file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Make a data directory from a backup (checked whole first); DIR must be empty or
+    /// missing. Then `photofinish serve --data-dir DIR` answers as the server did when the
+    /// backup was made.
+    Restore {
+        /// The backup file.
+        file: PathBuf,
+        /// The data directory to make.
+        #[arg(long)]
+        data_dir: PathBuf,
+    },
+    /// Write one period of a board as JSON Lines in rank order (docs/SPEC.md §11).
+    Export {
+        /// Board name.
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a period id.
+        #[arg(long)]
+        period: Option<String>,
+        /// The file to write (written whole, then named); stdout when absent.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Fill an empty period of an existing board from JSON Lines (admin): all or nothing.
+    Import {
+        /// Board name (create it first, with the config you want).
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a retained period id.
+        #[arg(long)]
+        period: Option<String>,
+        /// The JSON Lines file (an export's format).
+        file: PathBuf,
+    },
+    /// Import an existing Redis ZSET, decoding the score packing it uses (docs/migrate.md).
+    ImportRedis {
+        /// The Redis holding the ZSET: redis://host:port[/db].
+        #[arg(long)]
+        redis: String,
+        /// The ZSET's key.
+        #[arg(long)]
+        key: String,
+        /// Board name (create it first).
+        #[arg(long)]
+        board: String,
+        /// current (default), previous or a retained period id.
+        #[arg(long)]
+        period: Option<String>,
+        #[command(flatten)]
+        packing: Box<crate::packing::PackingFlags>,
+    },
+    /// Manage API keys in a keys file (the server re-reads it on SIGHUP).
+    Key {
+        #[command(subcommand)]
+        command: crate::keys_cmd::KeyCommand,
+    },
+    /// Create, list, show or delete boards.
+    Board {
+        #[command(subcommand)]
+        command: BoardCommand,
+    },
+    /// Submit a score.
+    Submit(commands::SubmitArgs),
+    /// Show the top of a board.
+    Top(commands::TopArgs),
+    /// Show a member's rank.
+    Rank(commands::RankArgs),
+    /// Show the rows around a member.
+    Around(commands::AroundArgs),
+}
+
+/// Most request threads `serve --workers` takes.
+pub const MAX_WORKERS: i64 = 1024;
+
+impl Args {
+    /// The request threads `serve --workers` asks for; `None`: one per core (and for the
+    /// client commands, which need few).
+    pub fn workers(&self) -> Option<usize> {
+        match &self.command {
+            Command::Serve(a) => a.workers.map(usize::from),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the parsed command line.
+pub async fn run(args: Args) -> Result<()> {
+    let client = Client::new(&args.server, args.token.as_deref())?;
+    let json = args.json;
+    match args.command {
+        Command::Serve(a) => serve::serve(a.options()?).await,
+        Command::RedisUpgrade {
+            storage,
+            redis_namespace,
+        } => commands::redis_upgrade(&storage, &redis_namespace, json).await,
+        Command::Key { command } => crate::keys_cmd::run(command, json),
+        Command::Backup { out } => commands::backup(&client, &out, json).await,
+        Command::Export { board, period, out } => {
+            crate::transfer_cmd::export(&client, &board, period, out, json).await
+        }
+        Command::Import {
+            board,
+            period,
+            file,
+        } => crate::transfer_cmd::import(&client, &board, period, &file, json).await,
+        Command::ImportRedis {
+            redis,
+            key,
+            board,
+            period,
+            packing,
+        } => {
+            let encoding = packing.encoding()?;
+            crate::transfer_cmd::import_redis(&client, &redis, &key, &board, period, encoding, json)
+                .await
+        }
+        Command::Restore { file, data_dir } => commands::restore(&file, &data_dir, json),
+        Command::Board { command } => commands::board(&client, json, command).await,
+        Command::Submit(a) => commands::submit(&client, json, a).await,
+        Command::Top(a) => commands::top(&client, json, a).await,
+        Command::Rank(a) => commands::rank(&client, json, a).await,
+        Command::Around(a) => commands::around(&client, json, a).await,
+    }
+}

@@ -1,0 +1,155 @@
+//! `photofinish serve`: logging set up, the server run until SIGINT or SIGTERM, and the
+//! lines a launcher waits for.
+
+use std::io::Write;
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use photofinish_server::serve::ServeOptions;
+use photofinish_store::FsyncPolicy;
+
+use super::flags::{AccessFlags, LimitFlags, ScaleOutFlags};
+use super::MAX_WORKERS;
+
+/// `photofinish serve`'s flags.
+#[derive(Debug, clap::Args)]
+pub(super) struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PHOTOFINISH_LISTEN", default_value = "127.0.0.1:7770")]
+    pub(super) listen: String,
+    /// Address of the RESP door (Redis protocol, `LB.*` commands), or `off`.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_RESP_LISTEN",
+        default_value = "127.0.0.1:7771"
+    )]
+    pub(super) resp_listen: String,
+    /// Data directory.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_DATA_DIR",
+        default_value = "./photofinish-data"
+    )]
+    pub(super) data_dir: PathBuf,
+    /// When the log is fsynced: always, everysec or never.
+    #[arg(long, env = "PHOTOFINISH_FSYNC", default_value = "always")]
+    pub(super) fsync: String,
+    /// Keep the data in Redis instead of the data directory:
+    /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
+    #[arg(long, env = "PHOTOFINISH_STORAGE")]
+    pub(super) storage: Option<String>,
+    /// Prefix of every Redis key.
+    #[arg(long, env = "PHOTOFINISH_REDIS_NAMESPACE", default_value = "pf")]
+    pub(super) redis_namespace: String,
+    #[command(flatten)]
+    pub(super) scale_out: Box<ScaleOutFlags>,
+    /// Threads that serve requests (1 to 1024; default: one per core).
+    #[arg(long, env = "PHOTOFINISH_WORKERS",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_WORKERS))]
+    pub(super) workers: Option<u16>,
+    #[command(flatten)]
+    pub(super) access: Box<AccessFlags>,
+    #[command(flatten)]
+    pub(super) limits: Box<LimitFlags>,
+}
+
+impl ServeArgs {
+    /// The server's options these flags say, checked.
+    pub(super) fn options(self) -> Result<ServeOptions> {
+        let ServeArgs {
+            listen,
+            resp_listen,
+            data_dir,
+            fsync,
+            storage,
+            redis_namespace,
+            access,
+            limits,
+            scale_out,
+            workers: _, // the runtime's, set up before this runs (main.rs)
+        } = self;
+        let fsync = FsyncPolicy::parse(&fsync)
+            .ok_or_else(|| anyhow!("--fsync must be always, everysec or never, got {fsync:?}"))?;
+        let resp_listen = (!resp_listen.eq_ignore_ascii_case("off")).then_some(resp_listen);
+        let opts = access.apply(ServeOptions {
+            listen,
+            resp_listen,
+            data_dir,
+            fsync,
+            storage,
+            redis_namespace,
+            ..ServeOptions::default()
+        })?;
+        scale_out.apply(limits.apply(opts)?)
+    }
+}
+
+pub(super) async fn serve(opts: ServeOptions) -> Result<()> {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr)
+        // A log line that cannot be written (stderr closed) is dropped: the subscriber's
+        // own report of that failure goes through `eprintln!`, which panics on it and
+        // took the server down with it.
+        .log_internal_errors(false)
+        .init();
+    let scheme = if opts.tls.is_some() { "https" } else { "http" };
+    photofinish_server::serve::serve(
+        opts,
+        |bound| {
+            // The RESP line first: the "listening" line is the last a launcher waits for.
+            // Written without `println!`, which panics when the write fails: a launcher
+            // that closed our stdout (`| head -1`) must not stop the server.
+            let mut out = std::io::stdout().lock();
+            if let Some(resp) = bound.resp {
+                let _ = writeln!(out, "photofinish RESP on {resp}");
+            }
+            let _ = writeln!(out, "photofinish listening on {scheme}://{}", bound.http);
+            let _ = out.flush();
+        },
+        shutdown_signal(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Takes SIGINT (Ctrl-C) and SIGTERM now, and completes when either arrives.
+///
+/// The handlers are installed when this is called, before the server announces that it
+/// listens: a supervisor may send SIGTERM the moment it sees that line, and a signal that
+/// came before its handler would end the process by its default action, skipping the
+/// clean stop (drain, log sync, shutdown snapshot).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    let (int, term) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: std::io::Result<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Ok(mut s) => drop(s.recv().await),
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(int) => {},
+                () = wait(term) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutdown signal received");
+    }
+}
