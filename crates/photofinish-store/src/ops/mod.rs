@@ -11,19 +11,19 @@
 
 use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
-use photofinish_core::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
-use photofinish_core::ranking::{RankingBuilder, SavedEntry};
-use photofinish_core::transfer::{ImportCheck, ImportSource};
-use photofinish_core::view::{
-    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
-};
-use photofinish_core::{Around, Board, BoardConfig, BoardError, Period, PeriodRef, Ranking};
+use photofinish_core::view::{BoardPatch, BoardState, PeriodSummary, WriteOutcome, WriteRequest};
+use photofinish_core::{Board, BoardConfig, BoardError, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
 use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
 
 mod delegate;
+mod import;
+mod reads;
+
+pub use import::{import_rows, put_import};
+pub use reads::*;
 
 /// What an engine provides the operations. See the module docs.
 #[async_trait]
@@ -337,143 +337,6 @@ pub async fn write_batch<E: Engine + ?Sized>(
         .collect())
 }
 
-/// `Leaderboard::member`.
-pub async fn member<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    member: &str,
-    read: &ReadOptions,
-) -> Result<MemberRow, BoardError> {
-    with_period(e, board, &read.period, |period, ranking| {
-        let entry = ranking.and_then(|r| r.member_ranked(member, read.ranking));
-        let ((entry, ordinal), ranking) = entry
-            .zip(ranking)
-            .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
-        Ok(MemberRow {
-            entry,
-            ordinal,
-            total: ranking.len(),
-            period,
-        })
-    })
-    .await
-}
-
-/// `Leaderboard::members`.
-pub async fn members<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    members: &[String],
-    read: &ReadOptions,
-) -> Result<MemberSet, BoardError> {
-    with_period(e, board, &read.period, |period, ranking| {
-        let Some(r) = ranking else {
-            return Ok(MemberSet {
-                total: 0,
-                period,
-                entries: Vec::new(),
-                missing: members.to_vec(),
-            });
-        };
-        let (entries, missing) = r.members_of(members, read.ranking);
-        Ok(MemberSet {
-            total: r.len(),
-            period,
-            entries,
-            missing: missing.into_iter().map(|i| members[i].clone()).collect(),
-        })
-    })
-    .await
-}
-
-/// `Leaderboard::rank_of_score`.
-pub async fn rank_of_score<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    score: i64,
-    read: &ReadOptions,
-) -> Result<ScoreRank, BoardError> {
-    with_period(e, board, &read.period, |period, ranking| {
-        Ok(ScoreRank {
-            score,
-            rank: ranking.map_or(1, |r| r.rank_of_score(score, read.ranking)),
-            total: ranking.map_or(0, Ranking::len),
-            period,
-        })
-    })
-    .await
-}
-
-/// `Leaderboard::thresholds`.
-pub async fn thresholds<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    query: &ThresholdQuery,
-    period: &PeriodRef,
-) -> Result<Thresholds, BoardError> {
-    with_period(e, board, period, |period, ranking| {
-        let total = ranking.map_or(0, Ranking::len);
-        let at = query
-            .ordinal_ranks(total)
-            .into_iter()
-            .map(|rank| {
-                ranking
-                    .zip(rank.checked_sub(1))
-                    .and_then(|(r, pos)| r.at(pos))
-            })
-            .collect();
-        Ok(Thresholds {
-            total,
-            period,
-            thresholds: query.answer(total, at),
-        })
-    })
-    .await
-}
-
-/// `Leaderboard::page`.
-pub async fn page<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    offset: u64,
-    limit: u64,
-    read: &ReadOptions,
-) -> Result<Rows, BoardError> {
-    with_period(e, board, &read.period, |period, ranking| {
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        Ok(Rows {
-            total: ranking.map_or(0, Ranking::len),
-            entries: ranking.map_or_else(Vec::new, |r| r.page(offset, limit, read.ranking)),
-            period,
-        })
-    })
-    .await
-}
-
-/// `Leaderboard::around`.
-pub async fn around<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    member: &str,
-    window: Around,
-    read: &ReadOptions,
-) -> Result<Rows, BoardError> {
-    with_period(e, board, &read.period, |period, ranking| {
-        let rows = ranking.and_then(|r| {
-            r.around(member, window.before, window.after, read.ranking)
-                .map(|entries| (entries, r.len()))
-        });
-        let (entries, total) =
-            rows.ok_or_else(|| BoardError::member_not_found(board, member, &period.id))?;
-        Ok(Rows {
-            total,
-            period,
-            entries,
-        })
-    })
-    .await
-}
-
 /// `Leaderboard::remove`.
 pub async fn remove<E: Engine + ?Sized>(
     e: &E,
@@ -562,79 +425,4 @@ pub async fn hook_advance<E: Engine + ?Sized>(
         execute_one(e, board, cmd, false).await?;
     }
     Ok(())
-}
-
-/// The first half of `Leaderboard::import`, the same on every engine: the period the
-/// import fills (it must be empty now; the apply checks again), and every row checked by
-/// the board's rules and pushed, in file order (which is also their sequence, so equal
-/// scores and times keep it), into the builder of the new ranking. The engine finishes
-/// the ranking and logs the one command that puts it in place.
-pub async fn import_rows<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    period: &PeriodRef,
-    source: &mut dyn ImportSource,
-) -> Result<(Period, RankingBuilder), BoardError> {
-    let now = e.now_us();
-    let (target, config) = with_board(e, board, |b| {
-        let p = b.window().import_period(period, now)?;
-        let held = b.ranking(&p).map_or(0, Ranking::len);
-        if held > 0 {
-            return Err(BoardError::BoardNotEmpty {
-                board: board.to_owned(),
-                period: p.id,
-                members: held,
-            });
-        }
-        Ok((p, b.config().clone()))
-    })
-    .await?;
-    let mut check = ImportCheck::new(&config);
-    let mut builder = RankingBuilder::new(config.order, 0);
-    while let Some(rows) = source.next_chunk().await? {
-        for row in &rows {
-            let at = check.row(row, now)?;
-            builder.push(SavedEntry {
-                member: &row.member,
-                score: row.score,
-                reached_at_us: at,
-                seq: builder.len() + 1,
-                metadata: row.metadata.as_deref(),
-            })?;
-        }
-    }
-    Ok((target, builder))
-}
-
-/// The second half of `Leaderboard::import`, the same on every engine: `ranking`, saved
-/// under `file` where every replay of the log finds it, is staged in `state` and put in
-/// place in `target` by one logged command. On a refusal it is unstaged; what was saved
-/// stays (the command may be in the log, and its replays read it).
-pub async fn put_import<E: Engine + ?Sized>(
-    e: &E,
-    state: &crate::State,
-    board: &str,
-    target: &Period,
-    file: String,
-    ranking: Ranking,
-) -> Result<photofinish_core::transfer::Imported, BoardError> {
-    let entries = ranking.len();
-    state.stage(file.clone(), ranking);
-    let cmd = Command::Import {
-        board: board.to_owned(),
-        period_us: target.start_us.max(0),
-        file: file.clone(),
-        entries,
-    };
-    match execute_one(e, board, cmd, false).await {
-        Ok(Applied::Imported(period, entries)) => {
-            Ok(photofinish_core::transfer::Imported { period, entries })
-        }
-        failed => {
-            state.unstage(&file);
-            Err(failed.err().unwrap_or_else(|| {
-                BoardError::Unavailable("the log answered an import oddly".into())
-            }))
-        }
-    }
 }

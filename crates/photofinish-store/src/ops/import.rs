@@ -1,0 +1,85 @@
+//! Imports (docs/SPEC.md §11): the rows checked and built into a ranking the same way on
+//! every engine, then the one command that puts the ranking in place.
+
+use photofinish_core::ranking::{RankingBuilder, SavedEntry};
+use photofinish_core::transfer::{ImportCheck, ImportSource};
+use photofinish_core::{BoardError, Period, PeriodRef, Ranking};
+
+use super::{execute_one, with_board, Engine};
+use crate::command::Command;
+use crate::state::Applied;
+
+/// The first half of `Leaderboard::import`, the same on every engine: the period the
+/// import fills (it must be empty now; the apply checks again), and every row checked by
+/// the board's rules and pushed, in file order (which is also their sequence, so equal
+/// scores and times keep it), into the builder of the new ranking. The engine finishes
+/// the ranking and logs the one command that puts it in place.
+pub async fn import_rows<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    period: &PeriodRef,
+    source: &mut dyn ImportSource,
+) -> Result<(Period, RankingBuilder), BoardError> {
+    let now = e.now_us();
+    let (target, config) = with_board(e, board, |b| {
+        let p = b.window().import_period(period, now)?;
+        let held = b.ranking(&p).map_or(0, Ranking::len);
+        if held > 0 {
+            return Err(BoardError::BoardNotEmpty {
+                board: board.to_owned(),
+                period: p.id,
+                members: held,
+            });
+        }
+        Ok((p, b.config().clone()))
+    })
+    .await?;
+    let mut check = ImportCheck::new(&config);
+    let mut builder = RankingBuilder::new(config.order, 0);
+    while let Some(rows) = source.next_chunk().await? {
+        for row in &rows {
+            let at = check.row(row, now)?;
+            builder.push(SavedEntry {
+                member: &row.member,
+                score: row.score,
+                reached_at_us: at,
+                seq: builder.len() + 1,
+                metadata: row.metadata.as_deref(),
+            })?;
+        }
+    }
+    Ok((target, builder))
+}
+
+/// The second half of `Leaderboard::import`, the same on every engine: `ranking`, saved
+/// under `file` where every replay of the log finds it, is staged in `state` and put in
+/// place in `target` by one logged command. On a refusal it is unstaged; what was saved
+/// stays (the command may be in the log, and its replays read it).
+pub async fn put_import<E: Engine + ?Sized>(
+    e: &E,
+    state: &crate::State,
+    board: &str,
+    target: &Period,
+    file: String,
+    ranking: Ranking,
+) -> Result<photofinish_core::transfer::Imported, BoardError> {
+    let entries = ranking.len();
+    state.stage(file.clone(), ranking);
+    let cmd = Command::Import {
+        board: board.to_owned(),
+        period_us: target.start_us.max(0),
+        file: file.clone(),
+        entries,
+    };
+    match execute_one(e, board, cmd, false).await {
+        Ok(Applied::Imported(period, entries)) => {
+            Ok(photofinish_core::transfer::Imported { period, entries })
+        }
+        failed => {
+            state.unstage(&file);
+            Err(failed.err().unwrap_or_else(|| {
+                BoardError::Unavailable("the log answered an import oddly".into())
+            }))
+        }
+    }
+}
