@@ -4,7 +4,8 @@
 //! when the replicas do not confirm, with the write in the log all the same; a Redis that
 //! may evict keys is refused at start; an idle board leaves the node's memory and loads
 //! again on its next use; a RESP pipeline of reads on one node sees every write another
-//! node acknowledged before the pipeline was sent, and the pipeline's own writes.
+//! node acknowledged before the pipeline was sent, and the pipeline's own writes; an entry
+//! of a newer format makes its board (only it) answer 503 until the node is upgraded.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -250,3 +251,48 @@ async fn an_idle_board_leaves_memory_and_loads_again() {
     assert_eq!(node.board("b").await.expect("board").name, "b");
     assert_eq!(node.loaded(), 1);
 }
+
+/// An entry written by a newer build (its format version past this build's) makes this
+/// node answer 503 for that board — the node that held it and a new one alike — and
+/// never a state without it; the namespace's other boards answer as before.
+async fn an_entry_of_a_newer_format_makes_only_its_board_unavailable(kind: Kind) {
+    use photofinish_redis::log::{BoardLog, LogKeys};
+    use photofinish_redis::replica::ENTRY_VERSION;
+    let a = Server::start(kind).await;
+    for board in ["b", "other"] {
+        a.put(&format!("/v1/boards/{board}"), json!({})).await;
+        a.post(
+            &format!("/v1/boards/{board}/scores"),
+            json!({"member": "ann", "score": 5}),
+        )
+        .await;
+    }
+    assert_eq!(score(&a, "ann").await, 5);
+    let ns = a.namespace().expect("redis").to_owned();
+    let log = BoardLog::new(
+        photofinish_testkit::server::redis_conn(kind).await,
+        LogKeys::new(&ns, "b"),
+    );
+    let newer = vec![ENTRY_VERSION + 1, 0, 0, 0, 0];
+    log.append(None, crate::support::now_us(), None, &[newer])
+        .await
+        .expect("append");
+    let b = a.sibling_with(|o| o).await;
+    for node in [&a, &b] {
+        let got = node.get("/v1/boards/b/members/ann").await;
+        assert_eq!(got.0, 503, "{got:?}");
+        assert_eq!(got.1["error"]["code"], "storage_unavailable", "{got:?}");
+        let message = got.1["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("entry version {}", ENTRY_VERSION + 1)),
+            "{message}"
+        );
+        let other = node.get("/v1/boards/other/members/ann").await;
+        assert_eq!(other.0, 200, "{other:?}");
+        assert_eq!(other.1["score"], 5);
+    }
+    a.stop().await;
+    b.stop().await;
+}
+
+photofinish_testkit::on_redis!(an_entry_of_a_newer_format_makes_only_its_board_unavailable);
