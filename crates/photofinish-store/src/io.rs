@@ -120,7 +120,7 @@ impl Storage for RealStorage {
         }
         // SAFETY: a mapping is undefined behaviour if the file changes under it. The files
         // read here are the data directory's, which one server owns (the store takes its
-        // LOCK file first, writer.rs `lock_dir`): snapshots and import files are written
+        // LOCK file first, writer/mod.rs `lock_dir`): snapshots and import files are written
         // whole under a temporary name and renamed, never changed after; a log segment is
         // read only by recovery, before anything appends to it or cuts its torn tail, and
         // the mapping is dropped when its bytes have been decoded.
