@@ -267,13 +267,13 @@ impl LogStore {
                 return Ok(r);
             }
         }
-        if let Ok(began) = REQUESTS_BEGAN.try_with(|b| *b) {
-            if r.caught_up_since(began) {
-                self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
-                return Ok(r);
-            }
-        }
         self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
+        if REQUESTS_BEGAN
+            .try_with(|b| *b)
+            .is_ok_and(|began| r.caught_up_since(began))
+        {
+            return Ok(r);
+        }
         match r.catch_up().await {
             Ok(_) => Ok(r),
             Err(ReplicaError::Diverged(why)) => {

@@ -48,7 +48,7 @@ impl LogStore {
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(look).await;
-                let Some(map) = replicas.upgrade() else {
+                let (Some(map), Some(counts)) = (replicas.upgrade(), counts.upgrade()) else {
                     return;
                 };
                 let loaded: Vec<Arc<Replica>> = {
@@ -66,9 +66,6 @@ impl LogStore {
                         }
                     }
                     let board = &r.log().keys().log;
-                    let Some(counts) = counts.upgrade() else {
-                        return;
-                    };
                     match r.snapshot(SNAPSHOT_LEASE).await {
                         Ok(Snapshotted::Published(meta)) => {
                             tracing::debug!(%board, n = meta.n, bytes = meta.bytes, "snapshot published");

@@ -363,8 +363,10 @@ impl Replica {
 
     /// Before entry `e` is taken: if it puts an import's ranking in place, the ranking is
     /// staged, read from its chunks in Redis ([`import_file`]) unless this node staged it
-    /// itself, and the import is marked taken at `e` (its chunks go when the log is trimmed
-    /// past it). A ranking that cannot be read stops the replica (it would answer otherwise
+    /// itself, and the import is listed as taken at `e` (its chunks go when the log is
+    /// trimmed past it). The append that wrote `e` listed it already; listing it again here
+    /// places the imports of entries appended before the append did (listed at `+inf`
+    /// then), which no trim would otherwise reach. A ranking that cannot be read stops the replica (it would answer otherwise
     /// than the nodes that applied it) — unless the entry itself was trimmed meanwhile,
     /// which is a gap: the board is loaded again from the snapshot that includes it.
     async fn prepare(&self, e: &Entry, cmds: &[Decoded]) -> Result<(), ReplicaError> {

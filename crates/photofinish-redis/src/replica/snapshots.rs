@@ -128,13 +128,22 @@ impl Replica {
             return Ok(false);
         }
         let published = self.log.published_n().await?;
-        if published > known {
-            // Another node published since: what this node took is counted from there.
-            self.snapshot_n.fetch_max(published, Ordering::AcqRel);
-            self.log_bytes.store(0, Ordering::Relaxed);
+        if self.learn_published(published) {
             return Ok(by_entries(published));
         }
         Ok(true)
+    }
+
+    /// Notes that the board's published snapshot is at entry `n`: when that is newer than
+    /// the one this node knows of (another node published since), what this node took is
+    /// counted from there, and `true`.
+    fn learn_published(&self, n: u64) -> bool {
+        if n <= self.snapshot_n.load(Ordering::Acquire) {
+            return false;
+        }
+        self.snapshot_n.fetch_max(n, Ordering::AcqRel);
+        self.log_bytes.store(0, Ordering::Relaxed);
+        true
     }
 
     /// Publishes this replica's state as the board's snapshot under the board's lease, held
@@ -152,9 +161,7 @@ impl Replica {
                 return Err(e.into());
             }
         };
-        if published_n > self.snapshot_n.load(Ordering::Acquire) {
-            self.snapshot_n.fetch_max(published_n, Ordering::AcqRel);
-            self.log_bytes.store(0, Ordering::Relaxed);
+        if self.learn_published(published_n) {
             let _ = self.log.release_lease(held).await;
             return Ok(Snapshotted::Skipped);
         }

@@ -490,6 +490,20 @@ fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
 
 struct Rows(Vec<photofinish_core::transfer::ImportRow>);
 
+/// Fifty rows to import: `imported0` … `imported49`, scored 1,000 … 1,049.
+fn imported_rows() -> Rows {
+    Rows(
+        (0..50)
+            .map(|i| photofinish_core::transfer::ImportRow {
+                member: format!("imported{i}"),
+                score: 1_000 + i,
+                reached_at_us: None,
+                metadata: None,
+            })
+            .collect(),
+    )
+}
+
 #[async_trait::async_trait]
 impl photofinish_core::transfer::ImportSource for Rows {
     async fn next_chunk(
@@ -515,16 +529,8 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
     a.create_board("b", BoardConfig::default())
         .await
         .expect("create");
-    let rows = (0..50)
-        .map(|i| photofinish_core::transfer::ImportRow {
-            member: format!("imported{i}"),
-            score: 1_000 + i,
-            reached_at_us: None,
-            metadata: None,
-        })
-        .collect();
     let imported = a
-        .import("b", &PeriodRef::Current, &mut Rows(rows))
+        .import("b", &PeriodRef::Current, &mut imported_rows())
         .await
         .expect("import");
     assert_eq!(imported.entries, 50);
@@ -602,16 +608,8 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
     )
     .await
     .expect("connect");
-    let rows = (0..50)
-        .map(|i| photofinish_core::transfer::ImportRow {
-            member: format!("imported{i}"),
-            score: 1_000 + i,
-            reached_at_us: None,
-            metadata: None,
-        })
-        .collect();
     let refused = off
-        .import("b", &PeriodRef::Current, &mut Rows(rows))
+        .import("b", &PeriodRef::Current, &mut imported_rows())
         .await
         .expect_err("an import appended with a skewed clock");
     assert!(refused.to_string().contains("clock skew"), "{refused}");

@@ -354,14 +354,8 @@ async fn a_damaged_snapshot_chunk_is_never_served() {
     let mut c = redis.client().expect("client");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let (prefix, n) = loop {
-        let snap: Vec<Option<String>> = redis::cmd("HMGET")
-            .arg("ds:{b}:snap")
-            .arg("prefix")
-            .arg("n")
-            .query(&mut c)
-            .expect("snap");
-        if let [Some(prefix), Some(n)] = &snap[..] {
-            break (prefix.clone(), n.parse::<u64>().expect("n"));
+        if let Some((_, n, prefix)) = published(&mut c, "ds") {
+            break (prefix, n);
         }
         assert!(
             std::time::Instant::now() < deadline,
