@@ -4,6 +4,19 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_photofinish");
 
 pub use photofinish_testkit::process::Proc;
 
+/// `photofinish serve` on the Redis at `redis`, under namespace `ns` (from a test on the
+/// multi-threaded runtime: the start blocks until the server listens).
+pub fn redis_node(redis: &str, ns: &str) -> Proc {
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"]).args([
+        "--storage",
+        redis,
+        "--redis-namespace",
+        ns,
+    ]);
+    tokio::task::block_in_place(|| Proc::spawn_command(cmd))
+}
+
 /// splitmix64, seeded by the caller.
 pub struct Rng(pub u64);
 

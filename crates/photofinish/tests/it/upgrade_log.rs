@@ -20,17 +20,6 @@ use crate::support::*;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/format2");
 
-fn serve(redis: &str, ns: &str) -> Proc {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--listen", "127.0.0.1:0"]).args([
-        "--storage",
-        redis,
-        "--redis-namespace",
-        ns,
-    ]);
-    tokio::task::block_in_place(|| Proc::spawn_command(cmd))
-}
-
 async fn call(
     http: &reqwest::Client,
     method: &str,
@@ -126,7 +115,7 @@ async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything
     assert_eq!(report["periods"], 4, "{report}");
     assert_eq!(upgrade(&url, &ns)["already_current"], true, "a second run");
 
-    let node = serve(&url, &ns);
+    let node = redis_node(&url, &ns);
     answers_as_before(&http, &node.base, &expected).await;
     // Every key replays its first answer; a reused key is refused.
     for k in expected["keyed"].as_array().expect("keyed") {
@@ -256,7 +245,7 @@ async fn an_interrupted_upgrade_resumes(cluster: bool) {
     // Run again: it finishes desc, daily and created.
     let done = upgrade(&url, &ns);
     assert_eq!(done["boards"], 3, "{done}");
-    let node = serve(&url, &ns);
+    let node = redis_node(&url, &ns);
     answers_as_before(&reqwest::Client::new(), &node.base, &expected).await;
     for b in ["asc", "desc", "daily", "created"] {
         let left: Vec<String> = conn
