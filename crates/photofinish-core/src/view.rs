@@ -132,6 +132,11 @@ pub struct LogNodeCounts {
     pub snapshots_lease_lost: u64,
     /// Snapshots refused because the log no longer held their entry, or a chunk was gone.
     pub snapshots_stale: u64,
+    /// Snapshot attempts not this node's to publish: another node held the lease, or had
+    /// just published.
+    pub snapshots_skipped: u64,
+    /// Snapshot attempts that failed on a Redis error (nothing was published).
+    pub snapshots_failed: u64,
 }
 
 /// A change to a board's changeable settings (`PATCH /v1/boards/{board}`): each field

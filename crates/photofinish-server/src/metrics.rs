@@ -57,7 +57,9 @@ pub struct ReadLabels {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct SnapshotLabels {
     /// `published`, `lease_lost` (the lease ran out before the publish: another node may
-    /// hold it) or `stale` (the log no longer held its entry, or a chunk was gone).
+    /// hold it), `stale` (the log no longer held its entry, or a chunk was gone),
+    /// `skipped` (another node held the lease or had just published) or `failed` (a Redis
+    /// error; nothing was published).
     pub outcome: String,
 }
 
@@ -202,7 +204,7 @@ impl Metrics {
         let redis_snapshots = Family::<SnapshotLabels, Counter>::default();
         registry.register(
             "redis_snapshots",
-            "Redis log layout: this node's snapshot publishes, by outcome (published, lease_lost, stale)",
+            "Redis log layout: this node's snapshot attempts, by outcome (published, lease_lost, stale, skipped, failed)",
             redis_snapshots.clone(),
         );
         Self {
@@ -277,6 +279,8 @@ impl Metrics {
                 ("published", f.snapshots_published),
                 ("lease_lost", f.snapshots_lease_lost),
                 ("stale", f.snapshots_stale),
+                ("skipped", f.snapshots_skipped),
+                ("failed", f.snapshots_failed),
             ] {
                 self.redis_snapshots
                     .get_or_create(&SnapshotLabels {

@@ -131,6 +131,8 @@ struct Counts {
     snapshots_published: AtomicU64,
     snapshots_lease_lost: AtomicU64,
     snapshots_stale: AtomicU64,
+    snapshots_skipped: AtomicU64,
+    snapshots_failed: AtomicU64,
 }
 
 impl std::fmt::Debug for LogStore {
@@ -368,6 +370,8 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             snapshots_published: f.snapshots_published.swap(0, Ordering::Relaxed),
             snapshots_lease_lost: f.snapshots_lease_lost.swap(0, Ordering::Relaxed),
             snapshots_stale: f.snapshots_stale.swap(0, Ordering::Relaxed),
+            snapshots_skipped: f.snapshots_skipped.swap(0, Ordering::Relaxed),
+            snapshots_failed: f.snapshots_failed.swap(0, Ordering::Relaxed),
         })
     }
 

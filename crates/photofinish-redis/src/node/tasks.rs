@@ -71,7 +71,9 @@ impl LogStore {
                             tracing::debug!(%board, n = meta.n, bytes = meta.bytes, "snapshot published");
                             counts.snapshots_published.fetch_add(1, Ordering::Relaxed);
                         }
-                        Ok(Snapshotted::Skipped) => {}
+                        Ok(Snapshotted::Skipped) => {
+                            counts.snapshots_skipped.fetch_add(1, Ordering::Relaxed);
+                        }
                         Ok(Snapshotted::Refused(Refused::LeaseLost)) => {
                             tracing::warn!(%board, "snapshot not published: the lease ran out while it was written");
                             counts.snapshots_lease_lost.fetch_add(1, Ordering::Relaxed);
@@ -82,6 +84,7 @@ impl LogStore {
                         }
                         Err(e) => {
                             tracing::warn!(%board, error = %e, "snapshot not published");
+                            counts.snapshots_failed.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 }
