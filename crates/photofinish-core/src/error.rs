@@ -213,6 +213,16 @@ pub enum BoardError {
     /// A board config field with a value it does not take.
     #[error("invalid board config: {0}")]
     InvalidConfig(String),
+    /// A list of names longer than its named limit (`members` of a query).
+    #[error("{what} has {count} names, over the limit of {limit}")]
+    TooManyNames {
+        /// The list: `members`, `boards`.
+        what: &'static str,
+        /// Names given.
+        count: usize,
+        /// Most allowed.
+        limit: usize,
+    },
     /// An `incr` whose result leaves the range of scores held.
     #[error("score overflow: {old} + {delta} leaves {limit}")]
     ScoreOverflow {
@@ -378,6 +388,7 @@ impl BoardError {
             E::InvalidBoardName(_) => ErrorCode::InvalidBoardName,
             E::InvalidMemberName(_) => ErrorCode::InvalidMember,
             E::InvalidConfig(_) => ErrorCode::InvalidConfig,
+            E::TooManyNames { .. } => ErrorCode::InvalidParameter,
             E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
             E::RankingFull(_) => ErrorCode::RankingFull,

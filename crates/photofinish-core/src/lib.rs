@@ -26,6 +26,9 @@
 //! - [`service`]: [`Leaderboard`], the service every door calls and every backend
 //!   implements.
 //! - [`view`]: the backend-neutral shapes the service takes and answers.
+//! - [`names`]: checked board and member names, the types the service's signatures take.
+//! - [`op`]: operations as values (the reads, [`BoardRead`]), run through one service
+//!   method and authorized through one gate method.
 
 pub mod access;
 pub mod board;
@@ -39,6 +42,8 @@ pub mod hook;
 pub mod idempotency;
 pub mod index;
 pub mod key;
+pub mod names;
+pub mod op;
 pub mod prefetch;
 pub mod query;
 pub mod ranking;
@@ -53,6 +58,8 @@ pub use calendar::{Calendar, Period};
 pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;
+pub use names::{BoardName, MemberName};
+pub use op::{BoardRead, RunRead};
 pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};
-pub use service::{Around, Leaderboard};
+pub use service::{Around, Leaderboard, ReadFn};
 pub use window::PeriodWindow;

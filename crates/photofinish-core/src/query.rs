@@ -94,7 +94,7 @@ pub fn top_percent(ordinal: u64, total: u64) -> f64 {
 
 /// `names` (members, boards) with repeats dropped, first occurrences kept in order: a name
 /// asked twice counts once.
-pub fn distinct_names(names: Vec<String>) -> Vec<String> {
+pub fn distinct_names<T: Eq + std::hash::Hash + Clone>(names: Vec<T>) -> Vec<T> {
     let mut seen = std::collections::HashSet::with_capacity(names.len());
     names
         .into_iter()

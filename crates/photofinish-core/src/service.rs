@@ -2,7 +2,8 @@
 //! every backend implements once (the embedded store, Redis) and every door calls (HTTP,
 //! and later RESP and the event stream). A door never learns which backend answers; a
 //! backend never learns which door asked. Everything crosses in the shapes of
-//! [`crate::view`] and fails with a [`BoardError`].
+//! [`crate::view`] and fails with a [`BoardError`]. The reads are values
+//! ([`crate::op::read`]) that one method, [`Leaderboard::read_board`], runs.
 //!
 //! Inputs arrive checked by the door's parsing (names, scores, metadata size are validated
 //! again where the semantics need them). The trait is object safe (`Arc<dyn Leaderboard>`):
@@ -13,18 +14,15 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::board::PeriodRef;
+use crate::board::{Board, PeriodRef};
 use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::events::EventFeed;
 use crate::hook::HookState;
 use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
-use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds};
+use crate::names::BoardName;
 use crate::transfer::{ImportSource, Imported};
-use crate::view::{
-    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, Totals, WriteOutcome,
-    WriteRequest,
-};
+use crate::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
 
 /// Rows around a member: how many above and below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +32,9 @@ pub struct Around {
     /// Rows below the member.
     pub after: u64,
 }
+
+/// A read of a board's state at an instant (µs), as [`Leaderboard::read_board`] runs it.
+pub type ReadFn<'a> = dyn for<'b> FnMut(&'b Board, i64) + Send + 'a;
 
 /// Every board operation. See the module docs.
 #[async_trait]
@@ -67,17 +68,17 @@ pub trait Leaderboard: Send + Sync {
     async fn update_board(&self, board: &str, patch: &BoardPatch)
         -> Result<BoardState, BoardError>;
 
-    /// One board's config, current period and its member count.
-    async fn board(&self, board: &str) -> Result<BoardState, BoardError>;
+    /// Runs `read` on board `board` under its read lock, with the service's clock, once
+    /// the board reflects every write acknowledged before the call (`board_not_found` if
+    /// there is none). Every read of [`crate::op::read`] goes through it, by
+    /// [`RunRead::read`](crate::op::RunRead::read).
+    async fn read_board(&self, board: &BoardName, read: &mut ReadFn<'_>) -> Result<(), BoardError>;
 
     /// Every board, by name.
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError>;
 
     /// Deletes a board and all its periods.
     async fn delete_board(&self, board: &str) -> Result<(), BoardError>;
-
-    /// The periods that hold a ranking and readers see, newest first.
-    async fn periods(&self, board: &str) -> Result<Vec<PeriodSummary>, BoardError>;
 
     /// Applies one write atomically.
     async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError>;
@@ -89,59 +90,6 @@ pub trait Leaderboard: Send + Sync {
         board: &str,
         writes: Vec<WriteRequest>,
     ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError>;
-
-    /// One member's entry.
-    async fn member(
-        &self,
-        board: &str,
-        member: &str,
-        read: &ReadOptions,
-    ) -> Result<MemberRow, BoardError>;
-
-    /// Up to `limit` entries from 0-based `offset`.
-    async fn page(
-        &self,
-        board: &str,
-        offset: u64,
-        limit: u64,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError>;
-
-    /// The rows around `member`; near either end the window shifts to keep its size where
-    /// the ranking has the entries.
-    async fn around(
-        &self,
-        board: &str,
-        member: &str,
-        window: Around,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError>;
-
-    /// The entries of `members` (distinct names, at most
-    /// [`MAX_QUERY_MEMBERS`](crate::query::MAX_QUERY_MEMBERS)) in one period, in rank
-    /// order, and the names it does not hold. O(m log n).
-    async fn members(
-        &self,
-        board: &str,
-        members: &[String],
-        read: &ReadOptions,
-    ) -> Result<MemberSet, BoardError>;
-
-    /// The rank a member reaching `score` now would get, without writing. O(log n).
-    async fn rank_of_score(
-        &self,
-        board: &str,
-        score: i64,
-        read: &ReadOptions,
-    ) -> Result<ScoreRank, BoardError>;
-
-    /// The entries at the ordinal ranks `query` names, all read at one moment. O(k log n).
-    async fn thresholds(
-        &self,
-        board: &str,
-        query: &ThresholdQuery,
-        period: &PeriodRef,
-    ) -> Result<Thresholds, BoardError>;
 
     /// Removes a member from a period.
     async fn remove(&self, board: &str, member: &str, period: &PeriodRef)

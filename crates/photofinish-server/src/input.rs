@@ -14,7 +14,7 @@ use axum::http::HeaderMap;
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::view::ReadOptions;
-use photofinish_core::{BoardError, Op, PeriodRef, RankStyle};
+use photofinish_core::{BoardError, BoardName, Op, PeriodRef, RankStyle};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
@@ -119,6 +119,34 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathPar
             .await
             .map(|p| PathParams(p.0))
             .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, format!("malformed path: {e}")))
+    }
+}
+
+/// The `{board}` of a path, checked at the boundary: a name that breaks the rule is a 400
+/// `invalid_board_name` before the handler runs, so no handler can skip the check.
+pub struct BoardPath(pub BoardName);
+
+impl<S: Send + Sync> FromRequestParts<S> for BoardPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let PathParams(board) = PathParams::<String>::from_request_parts(parts, state).await?;
+        Ok(BoardPath(BoardName::parse(board)?))
+    }
+}
+
+/// The `{board}` and `{member}` of a path: the board checked as [`BoardPath`] does, the
+/// member percent-decoded and as given (a read looks it up; a name no write could have
+/// made is simply not ranked).
+pub struct BoardMemberPath(pub BoardName, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for BoardMemberPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let PathParams((board, member)) =
+            PathParams::<(String, String)>::from_request_parts(parts, state).await?;
+        Ok(BoardMemberPath(BoardName::parse(board)?, member))
     }
 }
 

@@ -19,9 +19,12 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
+use photofinish_core::op::ReadPage;
 use photofinish_core::view::ReadOptions;
 use photofinish_core::BoardConfig;
-use photofinish_core::{BoardError, Leaderboard, Period, PeriodRef, PeriodWindow};
+use photofinish_core::{
+    BoardError, BoardName, Leaderboard, Period, PeriodRef, PeriodWindow, RunRead,
+};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -313,11 +316,16 @@ async fn body(
     top: u32,
     period: &Period,
 ) -> Result<PeriodClosed, BoardError> {
-    let read = ReadOptions {
-        period: PeriodRef::Id(period.id.clone()),
-        ..ReadOptions::default()
+    let op = ReadPage {
+        board: BoardName::parse(board)?,
+        offset: 0,
+        limit: u64::from(top),
+        options: ReadOptions {
+            period: PeriodRef::Id(period.id.clone()),
+            ..ReadOptions::default()
+        },
     };
-    let (total, entries) = match service.page(board, 0, u64::from(top), &read).await {
+    let (total, entries) = match service.read(&op).await {
         Ok(rows) => (
             rows.total,
             rows.entries.into_iter().map(entry_view).collect(),

@@ -19,8 +19,9 @@ use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
 use crate::command::Command;
 use crate::idempotency::KeyReused;
 use crate::ops::{self, Engine};
-use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
+use crate::state::{read_lock, Applied, BoardHandle};
 use crate::writer::Store;
+use photofinish_core::op::board_state;
 
 /// A queued command's answer, once it is durable and applied (or refused).
 type Pending = oneshot::Receiver<Result<Applied, BoardError>>;
@@ -136,7 +137,7 @@ crate::leaderboard_over_engine!(Store, {
         self.state()
             .boards()
             .into_iter()
-            .map(|(name, handle)| board_state_at(&name, &read_lock(&handle), Store::now_us(self)))
+            .map(|(name, handle)| board_state(&name, &read_lock(&handle), Store::now_us(self)))
             .collect()
     }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::ranking::Prefetch;
-use photofinish_core::view::{BoardState, WriteOutcome};
+use photofinish_core::view::WriteOutcome;
 use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
@@ -51,17 +51,6 @@ pub struct State {
     /// Rankings built by imports, by import file name, waiting for their log record
     /// ([`Command::Import`]) to put them in place.
     staged: Mutex<HashMap<String, Ranking>>,
-}
-
-/// Board `name` as a reader at `now_us` sees it.
-pub fn board_state_at(name: &str, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
-    let (current, ranking) = b.read(&PeriodRef::Current, now_us)?;
-    Ok(BoardState {
-        name: name.to_owned(),
-        config: b.config().clone(),
-        members: ranking.map_or(0, Ranking::len),
-        current,
-    })
 }
 
 /// Reads through a lock even if a panic poisoned it: one failed request must not take
@@ -386,7 +375,8 @@ impl State {
             [c @ Command::CreateBoard { board, .. }] => {
                 let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
                 let handle = self.require(board)?;
-                let state = board_state_at(board, &read_lock(&handle), key.now_us)?;
+                let state =
+                    photofinish_core::op::board_state(board, &read_lock(&handle), key.now_us)?;
                 Answer::Created {
                     created,
                     state: Box::new(state),

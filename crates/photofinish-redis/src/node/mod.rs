@@ -30,9 +30,10 @@ use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::events::{EventFeed, Feeds, EVENT_RING_LEN};
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
+use photofinish_core::op::ReadBoard;
 use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{BoardConfig, BoardError, PeriodRef};
+use photofinish_core::{BoardConfig, BoardError, BoardName, PeriodRef, RunRead};
 use photofinish_store::idempotency::KeyReused;
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::{read_lock, BoardHandle};
@@ -415,7 +416,11 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
         let mut out = Vec::new();
         for name in self.registered().await? {
-            match ops::board(self, &name).await {
+            // Only a created board is registered, and a create checks its name.
+            let Ok(board) = BoardName::parse(name) else {
+                continue;
+            };
+            match self.read(&ReadBoard { board }).await {
                 Ok(b) => out.push(b),
                 Err(BoardError::BoardNotFound(_)) => {}
                 Err(e) => return Err(e),

@@ -2,9 +2,10 @@
 //! read (docs/SPEC.md §10), with boards it may not read left out exactly like missing ones.
 
 use photofinish_core::access::{may_list, Caller};
+use photofinish_core::op::ReadMember;
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
 use photofinish_core::view::{MemberRow, ReadOptions};
-use photofinish_core::{BoardError, PeriodRef, RankStyle};
+use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef, RankStyle, RunRead};
 
 use super::Gate;
 
@@ -17,17 +18,18 @@ impl Gate {
     pub async fn member_boards(
         &self,
         caller: &Caller,
-        member: &str,
-        boards: Option<Vec<String>>,
+        member: &MemberName,
+        boards: Option<Vec<BoardName>>,
         ranking: RankStyle,
     ) -> Result<Vec<(String, MemberRow)>, BoardError> {
-        let names: Vec<String> = match boards {
+        let names: Vec<BoardName> = match boards {
             None => self
                 .boards(caller)
                 .await?
                 .into_iter()
                 .take(MAX_MEMBER_BOARDS)
-                .map(|b| b.name)
+                // A listed board was created, and a create checks its name.
+                .filter_map(|b| BoardName::parse(b.name).ok())
                 .collect(),
             Some(asked) => {
                 let readable = distinct_names(asked).into_iter().map(|board| async move {
@@ -42,18 +44,24 @@ impl Gate {
                     .collect::<Result<_, _>>()?
             }
         };
-        let read = ReadOptions {
+        let options = ReadOptions {
             ranking,
             period: PeriodRef::Current,
         };
-        let rows = names
-            .iter()
-            .map(|board| self.service.member(board, member, &read));
-        let answers = futures_util::future::join_all(rows).await;
+        let reads: Vec<ReadMember> = names
+            .into_iter()
+            .map(|board| ReadMember {
+                board,
+                member: member.to_string(),
+                options: options.clone(),
+            })
+            .collect();
+        let answers =
+            futures_util::future::join_all(reads.iter().map(|r| self.service.read(r))).await;
         let mut out = Vec::new();
-        for (board, answer) in names.into_iter().zip(answers) {
+        for (read, answer) in reads.into_iter().zip(answers) {
             match answer {
-                Ok(row) => out.push((board, row)),
+                Ok(row) => out.push((read.board.into_string(), row)),
                 Err(BoardError::BoardNotFound(_) | BoardError::MemberNotFound { .. }) => {}
                 Err(e) => return Err(e),
             }

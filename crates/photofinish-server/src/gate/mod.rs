@@ -18,11 +18,8 @@ use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable, D
 use photofinish_core::transfer::{ImportSource, Imported};
 
 use crate::idempotency::KeyedRequest;
-use photofinish_core::query::{distinct_names, MemberSet, ScoreRank, ThresholdQuery, Thresholds};
-use photofinish_core::view::{
-    BoardPatch, BoardState, MemberRow, PeriodSummary, ReadOptions, Rows, WriteOutcome, WriteRequest,
-};
-use photofinish_core::{Around, BoardConfig, BoardError, Leaderboard, PeriodRef};
+use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+use photofinish_core::{BoardConfig, BoardError, BoardRead, Leaderboard, PeriodRef, RunRead};
 
 mod across;
 
@@ -317,16 +314,21 @@ impl Gate {
         self.service.delete_board(board).await
     }
 
-    /// One board.
-    pub async fn board(&self, caller: &Caller, board: &str) -> Result<BoardState, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.board(board).await
-    }
-
     /// A board's live events (whoever may read the board).
     pub async fn events(&self, caller: &Caller, board: &str) -> Result<Arc<EventFeed>, BoardError> {
         self.admit(caller, Action::Read { board }).await?;
         self.service.events(board).await
+    }
+
+    /// Any read of [`photofinish_core::op::read`], if `caller` may read its board: the one
+    /// way a door reads a board.
+    pub async fn read<R: BoardRead>(
+        &self,
+        caller: &Caller,
+        op: &R,
+    ) -> Result<R::Output, BoardError> {
+        self.admit(caller, op.action()).await?;
+        self.service.read(op).await
     }
 
     /// The boards `caller` may read.
@@ -334,16 +336,6 @@ impl Gate {
         let mut boards = self.service.boards().await?;
         boards.retain(|b| may_list(caller, &b.name, flags_of(&b.config)));
         Ok(boards)
-    }
-
-    /// A board's periods.
-    pub async fn periods(
-        &self,
-        caller: &Caller,
-        board: &str,
-    ) -> Result<Vec<PeriodSummary>, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.periods(board).await
     }
 
     /// One write to a checked target.
@@ -446,18 +438,6 @@ impl Gate {
             .collect()
     }
 
-    /// One member's entry.
-    pub async fn member(
-        &self,
-        caller: &Caller,
-        board: &str,
-        member: &str,
-        read: &ReadOptions,
-    ) -> Result<MemberRow, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.member(board, member, read).await
-    }
-
     /// Fills an empty period of `board` from `source` (admins of the board; refused while
     /// the memory budget is over, as a write adding members would be).
     pub async fn import(
@@ -472,69 +452,6 @@ impl Gate {
             return Err(over.refusal());
         }
         self.service.import(board, period, source).await
-    }
-
-    /// A page.
-    pub async fn page(
-        &self,
-        caller: &Caller,
-        board: &str,
-        offset: u64,
-        limit: u64,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.page(board, offset, limit, read).await
-    }
-
-    /// The rows around a member.
-    pub async fn around(
-        &self,
-        caller: &Caller,
-        board: &str,
-        member: &str,
-        window: Around,
-        read: &ReadOptions,
-    ) -> Result<Rows, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.around(board, member, window, read).await
-    }
-
-    /// The entries of a set of members (repeats count once) in one period.
-    pub async fn members(
-        &self,
-        caller: &Caller,
-        board: &str,
-        members: Vec<String>,
-        read: &ReadOptions,
-    ) -> Result<MemberSet, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        let members = distinct_names(members);
-        self.service.members(board, &members, read).await
-    }
-
-    /// The rank a member reaching `score` now would get.
-    pub async fn rank_of_score(
-        &self,
-        caller: &Caller,
-        board: &str,
-        score: i64,
-        read: &ReadOptions,
-    ) -> Result<ScoreRank, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.rank_of_score(board, score, read).await
-    }
-
-    /// The entries at the ranks and percentages `query` names.
-    pub async fn thresholds(
-        &self,
-        caller: &Caller,
-        board: &str,
-        query: &ThresholdQuery,
-        period: &PeriodRef,
-    ) -> Result<Thresholds, BoardError> {
-        self.admit(caller, Action::Read { board }).await?;
-        self.service.thresholds(board, query, period).await
     }
 
     /// Removes a member (write scope; never a player).

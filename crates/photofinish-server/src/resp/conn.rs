@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use photofinish_core::access::Caller;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::BoardName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::cmd::write::{self, Parsed, Shape};
@@ -59,12 +60,12 @@ pub struct Session {
 }
 
 /// A board command of the current run of plain writes.
-enum Pending<'a> {
+enum Pending {
     /// Refused before parsing (rate limit, board name).
     Failed(CmdError),
     /// A write to `board`, parsed or not.
     Write {
-        board: &'a str,
+        board: BoardName,
         parsed: Result<Parsed, CmdError>,
     },
 }
@@ -73,7 +74,7 @@ enum Pending<'a> {
 type Answered = Result<WriteOutcome, CmdError>;
 
 /// One board's writes of a run: each with its place in the run.
-type BoardWrites<'a> = (&'a str, Vec<(usize, Result<WriteRequest, CmdError>)>);
+type BoardWrites = (BoardName, Vec<(usize, Result<WriteRequest, CmdError>)>);
 
 fn anonymous() -> Identity {
     Identity {
@@ -195,7 +196,7 @@ impl Session {
         w: &mut W,
     ) -> std::io::Result<()> {
         self.refresh();
-        let mut run: Vec<(&'static str, Pending<'_>)> = Vec::new();
+        let mut run: Vec<(&'static str, Pending)> = Vec::new();
         for i in 0..batch.len() {
             let args = batch.command(i);
             let spec = lookup(args.get(0));
@@ -254,16 +255,16 @@ impl Session {
         let board = cmd::board(args)?;
         match spec.name {
             "lb.incr" | "lb.set" | "lb.best" | "lb.submit" => {
-                write::run_keyed(self, spec, args, board).await
+                write::run_keyed(self, spec, args, &board).await
             }
-            "lb.create" | "lb.drop" | "lb.rem" => cmd::board::run(self, spec, args, board).await,
+            "lb.create" | "lb.drop" | "lb.rem" => cmd::board::run(self, spec, args, &board).await,
             _ => cmd::read::run(self, spec, args, board).await,
         }
     }
 
     /// Applies the gathered plain writes — one batch per board, the boards at once — and
     /// answers each in order.
-    async fn flush_run(&mut self, run: &mut Vec<(&'static str, Pending<'_>)>) {
+    async fn flush_run(&mut self, run: &mut Vec<(&'static str, Pending)>) {
         if run.is_empty() {
             return;
         }
@@ -271,7 +272,7 @@ impl Session {
         let mut answers: Vec<Option<Answered>> = (0..n).map(|_| None).collect();
         let mut shapes = vec![Shape::Score; n];
         let names: Vec<&'static str> = run.iter().map(|(name, _)| *name).collect();
-        let mut groups: Vec<BoardWrites<'_>> = Vec::new();
+        let mut groups: Vec<BoardWrites> = Vec::new();
         for (i, (_, p)) in run.drain(..).enumerate() {
             match p {
                 Pending::Failed(e) => answers[i] = Some(Err(e)),
@@ -291,7 +292,7 @@ impl Session {
         let gate = &self.app.gate;
         let group_answers =
             futures_util::future::join_all(groups.into_iter().map(|(board, items)| async move {
-                let target = match gate.check_write_target(caller, board).await {
+                let target = match gate.check_write_target(caller, &board).await {
                     Ok(t) => t,
                     Err(e) => {
                         let e = ApiError::from(e);

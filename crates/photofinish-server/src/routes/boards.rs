@@ -5,8 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::config::validate_board_name;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::op::{ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 use serde_json::Value;
@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::app::{board_view, AppState};
 use crate::dto::{BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView};
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, Auth, JsonBody, PathParams};
+use crate::input::{rfc3339_us, Auth, BoardPath, JsonBody};
 use photofinish_core::ErrorCode;
 
 fn field<T>(
@@ -105,10 +105,9 @@ pub(crate) fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
 pub async fn put_board(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     KeyedJson(body, keyed): KeyedJson<BoardConfigBody>,
 ) -> Result<Response, ApiError> {
-    validate_board_name(&board)?;
     let config = config(body)?;
     if let Some(keyed) = keyed {
         let r = app
@@ -134,14 +133,8 @@ pub async fn put_board(
     } else {
         StatusCode::OK
     };
-    Ok((
-        status,
-        Json(board_view(
-            app.gate.board(&id.caller, &board).await?,
-            &id.caller,
-        )),
-    )
-        .into_response())
+    let state = app.gate.read(&id.caller, &ReadBoard { board }).await?;
+    Ok((status, Json(board_view(state, &id.caller))).into_response())
 }
 
 /// All boards.
@@ -166,13 +159,10 @@ pub async fn list_boards(
 pub async fn get_board(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
 ) -> Result<Json<BoardView>, ApiError> {
-    validate_board_name(&board)?;
-    Ok(Json(board_view(
-        app.gate.board(&id.caller, &board).await?,
-        &id.caller,
-    )))
+    let state = app.gate.read(&id.caller, &ReadBoard { board }).await?;
+    Ok(Json(board_view(state, &id.caller)))
 }
 
 /// Change a board's retention or access flags (admin); the rest of its config is fixed.
@@ -187,10 +177,9 @@ pub async fn get_board(
 pub async fn patch_board(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     JsonBody(body): JsonBody<BoardPatchBody>,
 ) -> Result<Json<BoardView>, ApiError> {
-    validate_board_name(&board)?;
     let patch = BoardPatch {
         retention: body.retention,
         public_read: body.public_read,
@@ -222,9 +211,8 @@ pub async fn patch_board(
 pub async fn delete_board(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
 ) -> Result<StatusCode, ApiError> {
-    validate_board_name(&board)?;
     app.gate.delete_board(&id.caller, &board).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -236,13 +224,12 @@ pub async fn delete_board(
 pub async fn list_periods(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
 ) -> Result<Json<PeriodList>, ApiError> {
-    validate_board_name(&board)?;
     let bound = |us: i64| (us != i64::MIN && us != i64::MAX).then(|| rfc3339_us(us));
     let periods = app
         .gate
-        .periods(&id.caller, &board)
+        .read(&id.caller, &ReadPeriods { board })
         .await?
         .into_iter()
         .map(|p| PeriodView {

@@ -2,12 +2,12 @@
 
 use axum::extract::State;
 use axum::Json;
-use photofinish_core::config::validate_board_name;
+use photofinish_core::op::ReadPage;
 
 use crate::app::{page_view, AppState};
 use crate::dto::EntriesPage;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{Auth, Params, PathParams};
+use crate::input::{Auth, BoardPath, Params};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 
 /// A page of the ranking.
@@ -21,16 +21,18 @@ use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 pub async fn get_entries(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     q: Params,
 ) -> Result<Json<EntriesPage>, ApiError> {
     let offset = q.u64("offset", 0, u64::MAX)?;
     let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
-    let read = q.read_options()?;
-    validate_board_name(&board)?;
-    let rows = app
-        .gate
-        .page(&id.caller, &board, offset, limit, &read)
-        .await?;
+    let options = q.read_options()?;
+    let op = ReadPage {
+        board,
+        offset,
+        limit,
+        options,
+    };
+    let rows = app.gate.read(&id.caller, &op).await?;
     Ok(Json(page_view(rows)))
 }

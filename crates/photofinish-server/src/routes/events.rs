@@ -16,15 +16,15 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
-use photofinish_core::config::validate_board_name;
 use photofinish_core::events::{Event, EventFeed, EventKind, Read};
-use photofinish_core::{BoardError, ErrorCode};
+use photofinish_core::op::ReadBoard;
+use photofinish_core::{BoardError, BoardName, ErrorCode, RunRead};
 use serde_json::json;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, Auth, PathParams};
+use crate::input::{rfc3339_us, Auth, BoardPath};
 use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
 
 /// The live events of a board.
@@ -41,11 +41,10 @@ use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT
 pub async fn get_events(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, FellBehind>>>, ApiError> {
-    validate_board_name(&board)?;
     let filter = member_filter(query.as_deref())?;
     let last_seen = last_event_id(&headers)?;
     let permit =
@@ -146,7 +145,7 @@ pub struct FellBehind;
 /// One consumer's place in the feed.
 struct Reader {
     app: AppState,
-    board: String,
+    board: BoardName,
     feed: Arc<EventFeed>,
     /// The id of the last event sent (or skipped by the filter).
     after: u64,
@@ -216,7 +215,12 @@ impl Reader {
         let end = match self.period_end_us {
             Some(end) => end,
             None => {
-                let end = match service.board(&self.board).await {
+                let end = match service
+                    .read(&ReadBoard {
+                        board: self.board.clone(),
+                    })
+                    .await
+                {
                     Ok(b) => b.current.end_us,
                     Err(_) => i64::MAX,
                 };

@@ -5,7 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::config::validate_member_name;
+use photofinish_core::op::{ReadAround, ReadMember};
 use photofinish_core::query::top_percent;
 use photofinish_core::{Around, ErrorCode};
 
@@ -13,7 +14,7 @@ use crate::app::{page_view, raw_metadata, AppState};
 use crate::dto::{EntriesPage, MemberView};
 use crate::error::{ApiError, ErrorBody};
 use crate::idempotency::{replayed, KeyHeader};
-use crate::input::{rfc3339_us, Auth, Params, PathParams};
+use crate::input::{rfc3339_us, Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 
 /// A member's score and rank.
@@ -25,12 +26,16 @@ use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 pub async fn get_member(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams((board, member)): PathParams<(String, String)>,
+    BoardMemberPath(board, member): BoardMemberPath,
     q: Params,
 ) -> Result<Json<MemberView>, ApiError> {
-    let read = q.read_options()?;
-    validate_board_name(&board)?;
-    let row = app.gate.member(&id.caller, &board, &member, &read).await?;
+    let options = q.read_options()?;
+    let op = ReadMember {
+        board,
+        member,
+        options,
+    };
+    let row = app.gate.read(&id.caller, &op).await?;
     let e = row.entry;
     Ok(Json(MemberView {
         member: e.member,
@@ -51,14 +56,13 @@ pub async fn get_member(
 pub async fn delete_member(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams((board, member)): PathParams<(String, String)>,
+    BoardMemberPath(board, member): BoardMemberPath,
     q: Params,
     KeyHeader(keyed): KeyHeader,
 ) -> Result<Response, ApiError> {
     validate_member_name(&member)
         .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
     let period = q.period();
-    validate_board_name(&board)?;
     let was_replayed = match keyed {
         None => {
             app.gate
@@ -90,18 +94,20 @@ pub async fn delete_member(
 pub async fn get_around(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams((board, member)): PathParams<(String, String)>,
+    BoardMemberPath(board, member): BoardMemberPath,
     q: Params,
 ) -> Result<Json<EntriesPage>, ApiError> {
     let window = Around {
         before: q.u64("before", DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE)?,
         after: q.u64("after", DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE)?,
     };
-    let read = q.read_options()?;
-    validate_board_name(&board)?;
-    let rows = app
-        .gate
-        .around(&id.caller, &board, &member, window, &read)
-        .await?;
+    let options = q.read_options()?;
+    let op = ReadAround {
+        board,
+        member,
+        window,
+        options,
+    };
+    let rows = app.gate.read(&id.caller, &op).await?;
     Ok(Json(page_view(rows)))
 }

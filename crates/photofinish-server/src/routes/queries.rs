@@ -5,13 +5,12 @@
 
 use axum::extract::State;
 use axum::Json;
-use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::op::{ReadMembers, ReadRankOfScore, ReadThresholds};
 use photofinish_core::query::{
-    top_percent, MemberSet, Percent, ThresholdQuery, Thresholds, MAX_MEMBER_BOARDS,
-    MAX_QUERY_MEMBERS, MAX_THRESHOLDS,
+    top_percent, MemberSet, Percent, ThresholdQuery, Thresholds, MAX_MEMBER_BOARDS, MAX_THRESHOLDS,
 };
 use photofinish_core::view::{MemberRow, ReadOptions};
-use photofinish_core::{ErrorCode, PeriodRef};
+use photofinish_core::{BoardName, ErrorCode, MemberName, PeriodRef};
 
 use crate::app::{entry_view, AppState};
 use crate::dto::{
@@ -20,7 +19,7 @@ use crate::dto::{
 };
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{
-    bounded_u64, ranking, rfc3339_us, score_text, Auth, JsonBody, Params, PathParams,
+    bounded_u64, ranking, rfc3339_us, score_text, Auth, BoardPath, JsonBody, Params, PathParams,
 };
 
 fn invalid(message: String) -> ApiError {
@@ -78,27 +77,13 @@ pub fn threshold_query(
     Ok(ThresholdQuery { ranks, percents })
 }
 
-/// The names of a members query: at most [`MAX_QUERY_MEMBERS`], each a valid member name.
-pub fn query_members(members: Vec<String>) -> Result<Vec<String>, ApiError> {
-    if members.len() > MAX_QUERY_MEMBERS {
-        return Err(invalid(format!(
-            "members has {} names, over the limit of {MAX_QUERY_MEMBERS}",
-            members.len()
-        )));
-    }
-    for m in &members {
-        validate_member_name(m)?;
-    }
-    Ok(members)
-}
-
 /// A list of board names (`boards`), each checked.
-pub fn board_list(raw: &str) -> Result<Vec<String>, ApiError> {
+pub fn board_list(raw: &str) -> Result<Vec<BoardName>, ApiError> {
     let names = comma_list("boards", raw, MAX_MEMBER_BOARDS)?;
-    for b in &names {
-        validate_board_name(b)?;
-    }
-    Ok(names.into_iter().map(str::to_owned).collect())
+    Ok(names
+        .into_iter()
+        .map(BoardName::parse)
+        .collect::<Result<_, _>>()?)
 }
 
 /// The answer to `members:query`.
@@ -159,19 +144,18 @@ pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> Mem
 pub async fn post_members_query(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     JsonBody(body): JsonBody<MembersQueryBody>,
 ) -> Result<Json<MembersQueryView>, ApiError> {
-    let members = query_members(body.members)?;
-    let read = ReadOptions {
+    let options = ReadOptions {
         ranking: ranking(body.ranking.as_deref())?,
         period: body
             .period
             .as_deref()
             .map_or(PeriodRef::Current, PeriodRef::parse),
     };
-    validate_board_name(&board)?;
-    let set = app.gate.members(&id.caller, &board, members, &read).await?;
+    let op = ReadMembers::new(board, body.members, options)?;
+    let set = app.gate.read(&id.caller, &op).await?;
     Ok(Json(members_query_view(set)))
 }
 
@@ -186,19 +170,20 @@ pub async fn post_members_query(
 pub async fn get_rank(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     q: Params,
 ) -> Result<Json<ScoreRankView>, ApiError> {
     let raw =
         q.0.get("score")
             .ok_or_else(|| invalid("the score parameter is required".into()))?;
     let score = score_text(raw)?;
-    let read = q.read_options()?;
-    validate_board_name(&board)?;
-    let r = app
-        .gate
-        .rank_of_score(&id.caller, &board, score, &read)
-        .await?;
+    let options = q.read_options()?;
+    let op = ReadRankOfScore {
+        board,
+        score,
+        options,
+    };
+    let r = app.gate.read(&id.caller, &op).await?;
     Ok(Json(ScoreRankView {
         score: r.score,
         rank: r.rank,
@@ -217,19 +202,19 @@ pub async fn get_rank(
 pub async fn get_thresholds(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     q: Params,
 ) -> Result<Json<ThresholdsView>, ApiError> {
     let query = threshold_query(
         q.0.get("ranks").map(String::as_str),
         q.0.get("top_percent").map(String::as_str),
     )?;
-    let period = q.period();
-    validate_board_name(&board)?;
-    let t = app
-        .gate
-        .thresholds(&id.caller, &board, &query, &period)
-        .await?;
+    let op = ReadThresholds {
+        board,
+        query,
+        period: q.period(),
+    };
+    let t = app.gate.read(&id.caller, &op).await?;
     Ok(Json(thresholds_view(t)))
 }
 
@@ -246,12 +231,12 @@ pub async fn get_member_boards(
     PathParams(member): PathParams<String>,
     q: Params,
 ) -> Result<Json<MemberBoardsView>, ApiError> {
-    validate_member_name(&member)?;
+    let member = MemberName::parse(member)?;
     let style = q.ranking()?;
     let boards = q.0.get("boards").map(|raw| board_list(raw)).transpose()?;
     let rows = app
         .gate
         .member_boards(&id.caller, &member, boards, style)
         .await?;
-    Ok(Json(member_boards_view(member, rows)))
+    Ok(Json(member_boards_view(member.into_string(), rows)))
 }

@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::config::{validate_board_name, validate_member_name};
+use photofinish_core::config::validate_member_name;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardError;
@@ -13,7 +13,7 @@ use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
 use crate::idempotency::{replayed, unexpected, KeyedJson};
-use crate::input::{self, rfc3339_us, Auth, PathParams};
+use crate::input::{self, rfc3339_us, Auth, BoardPath};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
 
@@ -58,10 +58,9 @@ fn result(member: String, w: WriteOutcome) -> WriteResult {
 pub async fn post_score(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     KeyedJson(body, keyed): KeyedJson<WriteBody>,
 ) -> Result<Response, ApiError> {
-    validate_board_name(&board)?;
     let target = app.gate.check_write_target(&id.caller, &board).await?;
     let w = request(body)?;
     let member = w.member.clone();
@@ -91,10 +90,9 @@ pub async fn post_score(
 pub async fn post_batch(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     KeyedJson(body, keyed): KeyedJson<BatchBody>,
 ) -> Result<Response, ApiError> {
-    validate_board_name(&board)?;
     let target = app.gate.check_write_target(&id.caller, &board).await?;
     if body.entries.len() > MAX_BATCH_ENTRIES {
         return Err(ApiError::new(

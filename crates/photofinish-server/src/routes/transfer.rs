@@ -16,7 +16,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::StreamExt;
-use photofinish_core::config::validate_board_name;
+use photofinish_core::op::ReadPage;
 use photofinish_core::transfer::{ImportRow, ImportSource, IMPORT_CHUNK_ROWS};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{self, rfc3339_us, Auth, Params, PathParams};
+use crate::input::{self, rfc3339_us, Auth, BoardPath, Params};
 
 /// Rows the export reads per page.
 pub const EXPORT_PAGE_ROWS: u64 = 1000;
@@ -86,37 +86,35 @@ fn line(e: &Entry) -> Vec<u8> {
 pub async fn get_export(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     q: Params,
 ) -> Result<Response, ApiError> {
-    validate_board_name(&board)?;
-    let read = ReadOptions {
-        ranking: RankStyle::Ordinal,
-        period: q.period(),
+    let mut op = ReadPage {
+        board,
+        offset: 0,
+        limit: EXPORT_PAGE_ROWS,
+        options: ReadOptions {
+            ranking: RankStyle::Ordinal,
+            period: q.period(),
+        },
     };
     // The first page answers errors (no such board, period, access) before any byte.
-    let first = app
-        .gate
-        .page(&id.caller, &board, 0, EXPORT_PAGE_ROWS, &read)
-        .await?;
+    let first = app.gate.read(&id.caller, &op).await?;
     // The pages after it read the period the first one resolved, even if a new period
     // begins meanwhile.
-    let read = ReadOptions {
-        period: PeriodRef::Id(first.period.id.clone()),
-        ..read
-    };
+    op.options.period = PeriodRef::Id(first.period.id.clone());
     let caller = id.caller;
     let state = (Some(first.entries), 0u64);
     let pages = futures_util::stream::unfold(state, move |(page, offset)| {
-        let (app, caller, board, read) = (app.clone(), caller.clone(), board.clone(), read.clone());
+        let (app, caller) = (app.clone(), caller.clone());
+        let op = ReadPage {
+            offset,
+            ..op.clone()
+        };
         async move {
             let entries = match page {
                 Some(entries) => entries,
-                None => match app
-                    .gate
-                    .page(&caller, &board, offset, EXPORT_PAGE_ROWS, &read)
-                    .await
-                {
+                None => match app.gate.read(&caller, &op).await {
                     Ok(rows) => rows.entries,
                     // Cut short: the client sees the body end in an error.
                     Err(e) => {
@@ -287,11 +285,10 @@ impl ImportSource for BodyRows {
 pub async fn post_import(
     State(app): State<AppState>,
     Auth(id): Auth,
-    PathParams(board): PathParams<String>,
+    BoardPath(board): BoardPath,
     q: Params,
     body: Body,
 ) -> Result<Json<ImportAnswer>, ApiError> {
-    validate_board_name(&board)?;
     let mut rows = BodyRows {
         body: body.into_data_stream(),
         buf: Vec::new(),

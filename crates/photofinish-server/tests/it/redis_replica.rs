@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support::now_us;
-use photofinish_core::{BoardConfig, Op};
+use photofinish_core::op::ReadPage;
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{BoardConfig, BoardName, Op, RunRead};
 use photofinish_redis::conn::Conn;
 use photofinish_redis::log::snapshot::Refused;
 use photofinish_redis::log::{BoardLog, Divergence, LogError, LogKeys};
@@ -317,7 +319,7 @@ async fn the_lease_guards_publishing(kind: Kind) {
 /// A node publishes a board's snapshot in the background once its log grew enough, under
 /// the lease, and trims the log below it; a new node loads it (with the log below it gone).
 async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
-    use photofinish_core::view::{ReadOptions, WriteRequest};
+    use photofinish_core::view::WriteRequest;
     use photofinish_core::Leaderboard;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
@@ -375,9 +377,9 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
     .await
     .expect("trim");
     let b = log_store(&target, &ns).await;
-    let read = ReadOptions::default();
-    let pa = a.page("b", 0, 1000, &read).await.expect("page");
-    let pb = b.page("b", 0, 1000, &read).await.expect("page");
+    let read = page("b", 1000);
+    let pa = a.read(&read).await.expect("page");
+    let pb = b.read(&read).await.expect("page");
     assert_eq!(pb.total, 100);
     assert_eq!(pa.entries, pb.entries);
 }
@@ -518,7 +520,6 @@ impl photofinish_core::transfer::ImportSource for Rows {
 /// snapshot whose trim passes that entry deletes its chunks, and a node loaded after
 /// still answers the imported ranks (from the snapshot).
 async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
-    use photofinish_core::view::ReadOptions;
     use photofinish_core::{Leaderboard, PeriodRef};
     use photofinish_redis::log::snapshot::KEEP_COMMANDS;
     let ns = fresh_namespace();
@@ -582,17 +583,13 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
     }
     assert!(listed().await.is_empty());
     let b = log_store(&target, &ns).await;
-    let top = b
-        .page("b", 0, 1, &ReadOptions::default())
-        .await
-        .expect("page");
+    let top = b.read(&page("b", 1)).await.expect("page");
     assert_eq!(top.entries[0].member, "imported49");
 }
 
 /// An import whose entry is never appended (here its node's clock is an hour off, so the
 /// append is refused) leaves its chunks to expire, listed nowhere; the board is as it was.
 async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
-    use photofinish_core::view::ReadOptions;
     use photofinish_core::{Leaderboard, PeriodRef};
     use photofinish_redis::log::snapshot::UNPUBLISHED_CHUNK_TTL;
     let ns = fresh_namespace();
@@ -628,10 +625,7 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
         .await
         .expect("zcard");
     assert_eq!(listed, 0);
-    let page = a
-        .page("b", 0, 10, &ReadOptions::default())
-        .await
-        .expect("page");
+    let page = a.read(&page("b", 10)).await.expect("page");
     assert_eq!(page.total, 0, "the import is not in the board");
     // An append naming an import whose chunks are gone appends nothing.
     let log = BoardLog::new(conn.clone(), keys.clone());
@@ -797,3 +791,13 @@ photofinish_testkit::on_redis!(
     a_lagging_stamp_never_ranks_a_later_write_first,
     the_lease_guards_publishing,
 );
+
+/// The first `limit` rows of `board`'s current period.
+fn page(board: &str, limit: u64) -> ReadPage {
+    ReadPage {
+        board: BoardName::parse(board).expect("a board name"),
+        offset: 0,
+        limit,
+        options: ReadOptions::default(),
+    }
+}

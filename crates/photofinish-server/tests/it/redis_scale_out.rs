@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use photofinish_core::clock::SystemClock;
-use photofinish_core::{BoardConfig, Leaderboard};
+use photofinish_core::op::ReadBoard;
+use photofinish_core::{BoardConfig, BoardName, Leaderboard, RunRead};
 use photofinish_redis::node::{LogStore, Reads, LOCAL_READ_WINDOW};
 use photofinish_redis::Target;
 use photofinish_server::serve::ServeOptions;
@@ -248,7 +249,9 @@ async fn an_idle_board_leaves_memory_and_loads_again() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(node.board("b").await.expect("board").name, "b");
+    let board = BoardName::parse("b").expect("a board name");
+    let read = node.read(&ReadBoard { board }).await.expect("board");
+    assert_eq!(read.name, "b");
     assert_eq!(node.loaded(), 1);
 }
 

@@ -11,12 +11,13 @@
 
 use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
-use photofinish_core::view::{BoardPatch, BoardState, PeriodSummary, WriteOutcome, WriteRequest};
-use photofinish_core::{Board, BoardConfig, BoardError, Period, PeriodRef, Ranking};
+use photofinish_core::op::board_state;
+use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
-use crate::state::{board_state_at, read_lock, Applied, BoardHandle};
+use crate::state::{read_lock, Applied, BoardHandle};
 
 mod delegate;
 mod import;
@@ -96,22 +97,6 @@ async fn before_write<E: Engine + ?Sized, T>(
     let handle = e.board_to_write(board).await?;
     let b = read_lock(&handle);
     f(&b)
-}
-
-/// Runs `f` on the period `r` names and its ranking (if it has one), under the board's
-/// read lock; see [`Board::read`] for which periods a reader sees.
-async fn with_period<E: Engine + ?Sized, T>(
-    e: &E,
-    board: &str,
-    r: &PeriodRef,
-    f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
-) -> Result<T, BoardError> {
-    let now = e.now_us();
-    with_board(e, board, |b| {
-        let (period, ranking) = b.read(r, now)?;
-        f(period, ranking)
-    })
-    .await
 }
 
 /// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
@@ -247,12 +232,6 @@ pub async fn config<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardConfi
     with_board(e, board, |b| Ok(b.config().clone())).await
 }
 
-/// `Leaderboard::board`.
-pub async fn board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardState, BoardError> {
-    let now = e.now_us();
-    with_board(e, board, |b| board_state_at(board, b, now)).await
-}
-
 /// `Leaderboard::update_board`.
 pub async fn update_board<E: Engine + ?Sized>(
     e: &E,
@@ -266,7 +245,8 @@ pub async fn update_board<E: Engine + ?Sized>(
         patch: patch.clone(),
     };
     execute_one(e, name, cmd, false).await?;
-    board(e, name).await
+    let now = e.now_us();
+    with_board(e, name, |b| board_state(name, b, now)).await
 }
 
 /// `Leaderboard::delete_board`.
@@ -276,25 +256,6 @@ pub async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), 
         board: board.to_owned(),
     };
     execute_one(e, board, cmd, false).await.map(drop)
-}
-
-/// `Leaderboard::periods`.
-pub async fn periods<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-) -> Result<Vec<PeriodSummary>, BoardError> {
-    let now = e.now_us();
-    with_board(e, board, |b| {
-        let floor_us = b.window().visible(now)?.floor_us;
-        Ok(b.periods()
-            .filter(|(p, _)| p.start_us >= floor_us)
-            .map(|(p, r)| PeriodSummary {
-                period: p.clone(),
-                members: r.len(),
-            })
-            .collect())
-    })
-    .await
 }
 
 /// `Leaderboard::write`.
@@ -346,7 +307,8 @@ pub async fn remove<E: Engine + ?Sized>(
 ) -> Result<(), BoardError> {
     // A period the reader cannot see is a 404 before anything is logged; the command
     // resolves `period` again at the instant it is logged, as replays will.
-    with_period(e, board, period, |_, _| Ok(())).await?;
+    let now = e.now_us();
+    with_board(e, board, |b| b.read(period, now).map(drop)).await?;
     let cmd = Command::DeleteMember {
         board: board.to_owned(),
         period: period.as_str().to_owned(),

@@ -14,7 +14,7 @@ pub mod query;
 pub mod read;
 pub mod write;
 
-use photofinish_core::ErrorCode;
+use photofinish_core::{BoardName, ErrorCode};
 
 use crate::error::ApiError;
 use crate::resp::frame::Args;
@@ -169,10 +169,9 @@ pub fn text<'a>(
 }
 
 /// The board name, argument 1, checked.
-pub fn board<'a>(args: &Args<'a>) -> Result<&'a str, CmdError> {
+pub fn board(args: &Args<'_>) -> Result<BoardName, CmdError> {
     let b = text(args, 1, "the board name", ErrorCode::InvalidBoardName)?;
-    photofinish_core::config::validate_board_name(b)?;
-    Ok(b)
+    Ok(BoardName::parse(b)?)
 }
 
 /// The `KEYWORD value` pairs from argument `from` on, each keyword one of `allowed`

@@ -6,8 +6,9 @@
 //! p,…] [PERIOD p]`, and `LB.MEMBER member [BOARDS a,…] [RANKING s]` (a member across
 //! boards; the only board command without a board key).
 
+use photofinish_core::op::{ReadMembers, ReadRankOfScore, ReadThresholds};
 use photofinish_core::query::MAX_QUERY_MEMBERS;
-use photofinish_core::{BoardError, ErrorCode, PeriodRef};
+use photofinish_core::{BoardError, ErrorCode, MemberName, PeriodRef};
 use serde::Serialize;
 
 use super::read::{read_options, style};
@@ -17,8 +18,7 @@ use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::routes::queries::{
-    board_list, member_boards_view, members_query_view, query_members, threshold_query,
-    thresholds_view,
+    board_list, member_boards_view, members_query_view, threshold_query, thresholds_view,
 };
 
 /// An HTTP answer's JSON, nested.
@@ -34,13 +34,13 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
     let gate = &s.app.gate;
     let caller = &s.identity.caller;
     if spec.name == "lb.member" {
-        let member = text(args, 1, "the member name", ErrorCode::InvalidMember)?;
-        photofinish_core::config::validate_member_name(member)?;
+        let member =
+            MemberName::parse(text(args, 1, "the member name", ErrorCode::InvalidMember)?)?;
         let opts = options(args, 2, &["BOARDS", "RANKING"], spec.name)?;
         let style = style(&opts)?;
         let boards = option(&opts, "BOARDS").map(board_list).transpose()?;
-        let rows = gate.member_boards(caller, member, boards, style).await?;
-        return answer(&mut s.out, &member_boards_view(member.to_owned(), rows));
+        let rows = gate.member_boards(caller, &member, boards, style).await?;
+        return answer(&mut s.out, &member_boards_view(member.into_string(), rows));
     }
     let board = board(args)?;
     match spec.name {
@@ -56,15 +56,21 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             let names = (3..3 + n).map(|i| {
                 text(args, i, "a member name", ErrorCode::InvalidMember).map(str::to_owned)
             });
-            let members = query_members(names.collect::<Result<_, _>>()?)?;
-            let read = read_options(args, 3 + n, true, spec.name)?;
-            let set = gate.members(caller, board, members, &read).await?;
+            let names = names.collect::<Result<_, _>>()?;
+            let options = read_options(args, 3 + n, true, spec.name)?;
+            let set = gate
+                .read(caller, &ReadMembers::new(board, names, options)?)
+                .await?;
             answer(&mut s.out, &members_query_view(set))
         }
         "lb.rankof" => {
             let score = score_text(text(args, 2, "the score", ErrorCode::ScoreNotInteger)?)?;
-            let read = read_options(args, 3, true, spec.name)?;
-            let r = gate.rank_of_score(caller, board, score, &read).await?;
+            let op = ReadRankOfScore {
+                board,
+                score,
+                options: read_options(args, 3, true, spec.name)?,
+            };
+            let r = gate.read(caller, &op).await?;
             s.out.count(r.rank);
             Ok(())
         }
@@ -72,7 +78,12 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             let opts = options(args, 2, &["RANKS", "TOP_PERCENT", "PERIOD"], spec.name)?;
             let query = threshold_query(option(&opts, "RANKS"), option(&opts, "TOP_PERCENT"))?;
             let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
-            let t = gate.thresholds(caller, board, &query, &period).await?;
+            let op = ReadThresholds {
+                board,
+                query,
+                period,
+            };
+            let t = gate.read(caller, &op).await?;
             answer(&mut s.out, &thresholds_view(t))
         }
     }

@@ -4,8 +4,9 @@
 //! windows under the HTTP limits; `LB.AROUND` of a member not ranked is an empty array),
 //! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`).
 
+use photofinish_core::op::{ReadAround, ReadBoard, ReadMember, ReadPage};
 use photofinish_core::view::{ReadOptions, Rows};
-use photofinish_core::{Around, BoardError, ErrorCode, PeriodRef, RankStyle};
+use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
 use super::{option, options, text, CmdError, Spec};
 use crate::app::board_view;
@@ -67,16 +68,19 @@ pub async fn run(
     s: &mut Session,
     spec: &Spec,
     args: &Args<'_>,
-    board: &str,
+    board: BoardName,
 ) -> Result<(), CmdError> {
     let gate = &s.app.gate;
     let caller = &s.identity.caller;
-    let member = || text(args, 2, "the member name", ErrorCode::InvalidMember);
+    let member = || text(args, 2, "the member name", ErrorCode::InvalidMember).map(str::to_owned);
     match spec.name {
         "lb.score" | "lb.rank" => {
-            let m = member()?;
-            let read = read_options(args, 3, spec.name == "lb.rank", spec.name)?;
-            match gate.member(caller, board, m, &read).await {
+            let op = ReadMember {
+                board,
+                member: member()?,
+                options: read_options(args, 3, spec.name == "lb.rank", spec.name)?,
+            };
+            match gate.read(caller, &op).await {
                 Ok(row) if spec.name == "lb.score" => s.out.int(row.entry.score),
                 Ok(row) => s.out.count(row.entry.rank),
                 Err(e) if not_ranked(&e) => s.out.nil(),
@@ -84,32 +88,43 @@ pub async fn run(
             }
         }
         "lb.range" => {
-            let offset = number(args, 2, "offset", u64::MAX)?;
-            let count = number(args, 3, "count", MAX_PAGE_LIMIT)?;
-            let read = read_options(args, 4, true, spec.name)?;
-            let page = gate.page(caller, board, offset, count, &read).await?;
+            let op = ReadPage {
+                board,
+                offset: number(args, 2, "offset", u64::MAX)?,
+                limit: number(args, 3, "count", MAX_PAGE_LIMIT)?,
+                options: read_options(args, 4, true, spec.name)?,
+            };
+            let page = gate.read(caller, &op).await?;
             rows(&mut s.out, &page);
         }
         "lb.around" => {
-            let m = member()?;
-            let window = Around {
-                before: number(args, 3, "before", MAX_AROUND_SIDE)?,
-                after: number(args, 4, "after", MAX_AROUND_SIDE)?,
+            let op = ReadAround {
+                board,
+                member: member()?,
+                window: Around {
+                    before: number(args, 3, "before", MAX_AROUND_SIDE)?,
+                    after: number(args, 4, "after", MAX_AROUND_SIDE)?,
+                },
+                options: read_options(args, 5, true, spec.name)?,
             };
-            let read = read_options(args, 5, true, spec.name)?;
-            match gate.around(caller, board, m, window, &read).await {
+            match gate.read(caller, &op).await {
                 Ok(r) => rows(&mut s.out, &r),
                 Err(e) if not_ranked(&e) => s.out.array(0),
                 Err(e) => return Err(e.into()),
             }
         }
         "lb.card" => {
-            let read = read_options(args, 2, false, spec.name)?;
-            let page = gate.page(caller, board, 0, 0, &read).await?;
+            let op = ReadPage {
+                board,
+                offset: 0,
+                limit: 0,
+                options: read_options(args, 2, false, spec.name)?,
+            };
+            let page = gate.read(caller, &op).await?;
             s.out.count(page.total);
         }
         _ => {
-            let state = gate.board(caller, board).await?;
+            let state = gate.read(caller, &ReadBoard { board }).await?;
             let view = serde_json::to_value(board_view(state, caller))
                 .map_err(|e| BoardError::Unavailable(format!("cannot show the board: {e}")))?;
             let fields = view.as_object().cloned().unwrap_or_default();

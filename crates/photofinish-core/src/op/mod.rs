@@ -1,0 +1,72 @@
+//! Operations as values. A board operation is a type that holds its checked input (a
+//! [`BoardName`](crate::names::BoardName), bounded lists) and says which board it is on,
+//! which access [`Action`] it needs and how it is answered. The service runs any of them
+//! through one method, and the server's gate authorizes any of them through one method,
+//! so a new operation is a new type here — not a new trait method on every backend and a
+//! new wrapper at every door.
+//!
+//! [`read`] holds the reads: each answers from the board's state
+//! ([`BoardRead::read`], a pure function of the board and the clock), which every
+//! backend holds in memory and makes fresh enough before it asks
+//! ([`Leaderboard::read_board`](crate::Leaderboard::read_board)); [`RunRead::read`] runs
+//! one on any service.
+
+use std::future::Future;
+
+use crate::access::Action;
+use crate::board::Board;
+use crate::error::BoardError;
+use crate::names::BoardName;
+use crate::service::Leaderboard;
+
+pub mod read;
+
+pub use read::{
+    board_state, ReadAround, ReadBoard, ReadMember, ReadMembers, ReadPage, ReadPeriods,
+    ReadRankOfScore, ReadThresholds,
+};
+
+/// A read of one board, as a value. See the module docs.
+pub trait BoardRead: Send + Sync {
+    /// What it answers.
+    type Output: Send;
+
+    /// The board it reads.
+    fn board(&self) -> &BoardName;
+
+    /// The access it needs: reading its board.
+    fn action(&self) -> Action<'_> {
+        Action::Read {
+            board: self.board(),
+        }
+    }
+
+    /// The answer, from the board's state at `now_us` (µs since the epoch, the service's
+    /// clock). Pure: a read changes nothing.
+    fn read(&self, board: &Board, now_us: i64) -> Result<Self::Output, BoardError>;
+}
+
+/// Any read on any service (`service.read(&ReadPage { … })`): the one way a
+/// [`BoardRead`] reaches [`Leaderboard::read_board`].
+pub trait RunRead {
+    /// The answer of `op`, read from its board as the service holds it now.
+    fn read<R: BoardRead>(
+        &self,
+        op: &R,
+    ) -> impl Future<Output = Result<R::Output, BoardError>> + Send;
+}
+
+impl<T: Leaderboard + ?Sized> RunRead for T {
+    async fn read<R: BoardRead>(&self, op: &R) -> Result<R::Output, BoardError> {
+        let mut out = None;
+        self.read_board(op.board(), &mut |b: &Board, now_us: i64| {
+            out = Some(op.read(b, now_us));
+        })
+        .await?;
+        out.unwrap_or_else(|| {
+            Err(BoardError::Unavailable(
+                "the service read no board".to_owned(),
+            ))
+        })
+    }
+}

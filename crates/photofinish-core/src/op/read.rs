@@ -1,0 +1,318 @@
+//! The reads of docs/SPEC.md §2–§3 and §10 as values ([`BoardRead`]): a board, its
+//! periods, a page, one member, the rows around a member, a set of members, the rank a
+//! score would get, and the entries at ranks and percentages. Each holds its checked
+//! input and answers from the board's state; the service makes the state fresh and the
+//! gate checks the caller, once for all of them.
+
+use crate::board::{Board, PeriodRef};
+use crate::calendar::Period;
+use crate::error::BoardError;
+use crate::names::{BoardName, MemberName};
+use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
+use crate::ranking::Ranking;
+use crate::service::Around;
+use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
+
+use super::BoardRead;
+
+/// Runs `f` on the period `r` names and its ranking (if it has one); see [`Board::read`]
+/// for which periods a reader sees.
+fn in_period<T>(
+    b: &Board,
+    r: &PeriodRef,
+    now_us: i64,
+    f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
+) -> Result<T, BoardError> {
+    let (period, ranking) = b.read(r, now_us)?;
+    f(period, ranking)
+}
+
+/// Board `name` as a reader at `now_us` sees it: config, current period, its members.
+pub fn board_state(name: &str, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
+    let (current, ranking) = b.read(&PeriodRef::Current, now_us)?;
+    Ok(BoardState {
+        name: name.to_owned(),
+        config: b.config().clone(),
+        members: ranking.map_or(0, Ranking::len),
+        current,
+    })
+}
+
+/// One board: its config, current period and that period's member count.
+#[derive(Debug, Clone)]
+pub struct ReadBoard {
+    /// The board.
+    pub board: BoardName,
+}
+
+impl BoardRead for ReadBoard {
+    type Output = BoardState;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
+        board_state(&self.board, b, now_us)
+    }
+}
+
+/// The periods that hold a ranking and readers see, newest first.
+#[derive(Debug, Clone)]
+pub struct ReadPeriods {
+    /// The board.
+    pub board: BoardName,
+}
+
+impl BoardRead for ReadPeriods {
+    type Output = Vec<PeriodSummary>;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<Vec<PeriodSummary>, BoardError> {
+        let floor_us = b.window().visible(now_us)?.floor_us;
+        Ok(b.periods()
+            .filter(|(p, _)| p.start_us >= floor_us)
+            .map(|(p, r)| PeriodSummary {
+                period: p.clone(),
+                members: r.len(),
+            })
+            .collect())
+    }
+}
+
+/// Up to `limit` entries from 0-based `offset`.
+#[derive(Debug, Clone)]
+pub struct ReadPage {
+    /// The board.
+    pub board: BoardName,
+    /// First row, 0-based.
+    pub offset: u64,
+    /// Most rows.
+    pub limit: u64,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadPage {
+    type Output = Rows;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<Rows, BoardError> {
+        let style = self.options.ranking;
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+            Ok(Rows {
+                total: ranking.map_or(0, Ranking::len),
+                entries: ranking.map_or_else(Vec::new, |r| r.page(self.offset, limit, style)),
+                period,
+            })
+        })
+    }
+}
+
+/// One member's entry (`member_not_found` if the period does not rank it). The name is
+/// looked up as given: a name no write could have made is simply not found.
+#[derive(Debug, Clone)]
+pub struct ReadMember {
+    /// The board.
+    pub board: BoardName,
+    /// The member.
+    pub member: String,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadMember {
+    type Output = MemberRow;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<MemberRow, BoardError> {
+        let style = self.options.ranking;
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let entry = ranking.and_then(|r| r.member_ranked(&self.member, style));
+            let ((entry, ordinal), ranking) = entry.zip(ranking).ok_or_else(|| {
+                BoardError::member_not_found(&self.board, &self.member, &period.id)
+            })?;
+            Ok(MemberRow {
+                entry,
+                ordinal,
+                total: ranking.len(),
+                period,
+            })
+        })
+    }
+}
+
+/// The rows around a member; near either end the window shifts to keep its size where
+/// the ranking has the entries (`member_not_found` if the period does not rank it).
+#[derive(Debug, Clone)]
+pub struct ReadAround {
+    /// The board.
+    pub board: BoardName,
+    /// The member in the middle, looked up as given (see [`ReadMember`]).
+    pub member: String,
+    /// Rows above and below.
+    pub window: Around,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadAround {
+    type Output = Rows;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<Rows, BoardError> {
+        let (style, w) = (self.options.ranking, self.window);
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let rows = ranking.and_then(|r| {
+                r.around(&self.member, w.before, w.after, style)
+                    .map(|entries| (entries, r.len()))
+            });
+            let (entries, total) = rows.ok_or_else(|| {
+                BoardError::member_not_found(&self.board, &self.member, &period.id)
+            })?;
+            Ok(Rows {
+                total,
+                period,
+                entries,
+            })
+        })
+    }
+}
+
+/// The entries of a set of members in one period, in rank order, and the names it does
+/// not hold. O(m log n).
+#[derive(Debug, Clone)]
+pub struct ReadMembers {
+    board: BoardName,
+    /// Distinct checked names, first occurrences in order.
+    members: Vec<String>,
+    options: ReadOptions,
+}
+
+impl ReadMembers {
+    /// The query of `members` on `board`: at most [`MAX_QUERY_MEMBERS`] names
+    /// (`invalid_parameter`), each a valid member name (`invalid_member`); a name given
+    /// twice counts once.
+    pub fn new(
+        board: BoardName,
+        members: Vec<String>,
+        options: ReadOptions,
+    ) -> Result<Self, BoardError> {
+        if members.len() > MAX_QUERY_MEMBERS {
+            return Err(BoardError::TooManyNames {
+                what: "members",
+                count: members.len(),
+                limit: MAX_QUERY_MEMBERS,
+            });
+        }
+        let members = members
+            .into_iter()
+            .map(|m| MemberName::parse(m).map(String::from))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            board,
+            members: crate::query::distinct_names(members),
+            options,
+        })
+    }
+}
+
+impl BoardRead for ReadMembers {
+    type Output = MemberSet;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<MemberSet, BoardError> {
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let Some(r) = ranking else {
+                return Ok(MemberSet {
+                    total: 0,
+                    period,
+                    entries: Vec::new(),
+                    missing: self.members.clone(),
+                });
+            };
+            let (entries, missing) = r.members_of(&self.members, self.options.ranking);
+            Ok(MemberSet {
+                total: r.len(),
+                period,
+                entries,
+                missing: missing
+                    .into_iter()
+                    .map(|i| self.members[i].clone())
+                    .collect(),
+            })
+        })
+    }
+}
+
+/// The rank a member reaching `score` now would get, without writing. O(log n).
+#[derive(Debug, Clone)]
+pub struct ReadRankOfScore {
+    /// The board.
+    pub board: BoardName,
+    /// The score.
+    pub score: i64,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadRankOfScore {
+    type Output = ScoreRank;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<ScoreRank, BoardError> {
+        let (score, style) = (self.score, self.options.ranking);
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            Ok(ScoreRank {
+                score,
+                rank: ranking.map_or(1, |r| r.rank_of_score(score, style)),
+                total: ranking.map_or(0, Ranking::len),
+                period,
+            })
+        })
+    }
+}
+
+/// The entries at the ordinal ranks and percentages a query names, all read at one
+/// moment. O(k log n).
+#[derive(Debug, Clone)]
+pub struct ReadThresholds {
+    /// The board.
+    pub board: BoardName,
+    /// Ranks and percentages (bounded by the query's parser).
+    pub query: ThresholdQuery,
+    /// The period.
+    pub period: PeriodRef,
+}
+
+impl BoardRead for ReadThresholds {
+    type Output = Thresholds;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<Thresholds, BoardError> {
+        in_period(b, &self.period, now_us, |period, ranking| {
+            let total = ranking.map_or(0, Ranking::len);
+            let at = self
+                .query
+                .ordinal_ranks(total)
+                .into_iter()
+                .map(|rank| {
+                    ranking
+                        .zip(rank.checked_sub(1))
+                        .and_then(|(r, pos)| r.at(pos))
+                })
+                .collect();
+            Ok(Thresholds {
+                total,
+                period,
+                thresholds: self.query.answer(total, at),
+            })
+        })
+    }
+}
