@@ -2,15 +2,13 @@
 //! batch, member delete or board create may carry a key; a repeat of the same request with
 //! the same key gets the first answer again and applies nothing. The door names the key
 //! ([`IdempotencyKey`]: who asked, the key, a fingerprint of the request, how long to keep
-//! it); the backend applies the operation ([`Keyed`]) and remembers its [`Answer`] in the
+//! it); the backend applies the change ([`Change`](crate::op::Change)) and remembers its [`Answer`] in the
 //! same atomic step — the same log record on the embedded store, the same script call on
 //! Redis — so a retry after a crash is still recognised. Only successful answers are
 //! remembered.
 
-use crate::board::PeriodRef;
-use crate::config::BoardConfig;
 use crate::error::BoardError;
-use crate::view::{BoardState, WriteOutcome, WriteRequest};
+use crate::view::{BoardState, WriteOutcome};
 
 /// Longest key (docs/SPEC.md §7).
 pub const MAX_KEY_BYTES: usize = 255;
@@ -96,25 +94,8 @@ pub fn digest(id: &str) -> u128 {
     u128::from_le_bytes(d[..16].try_into().unwrap_or_default())
 }
 
-/// An operation applied under an idempotency key.
-#[derive(Debug, Clone)]
-pub enum Keyed {
-    /// One write.
-    Write(WriteRequest),
-    /// A batch of writes.
-    Batch(Vec<WriteRequest>),
-    /// Removing a member from a period.
-    Remove {
-        /// The member.
-        member: String,
-        /// The period.
-        period: PeriodRef,
-    },
-    /// Creating a board.
-    Create(BoardConfig),
-}
-
-/// The answer an idempotent operation gave, remembered to be given again.
+/// How a [`Change`](crate::op::Change) was answered; under an idempotency key,
+/// remembered to be given again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     /// A write's outcome.
@@ -123,6 +104,10 @@ pub enum Answer {
     Batch(Vec<Result<WriteOutcome, BoardError>>),
     /// The member was removed.
     Removed,
+    /// The board was patched, and how it was then.
+    Patched(Box<BoardState>),
+    /// The board was deleted.
+    Deleted,
     /// The board was created (`true`) or existed alike, and how it was then.
     Created {
         /// New, or the same config existed.

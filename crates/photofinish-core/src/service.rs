@@ -19,10 +19,11 @@ use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::events::EventFeed;
 use crate::hook::HookState;
-use crate::idempotency::{IdempotencyKey, Keyed, Replayable};
+use crate::idempotency::{IdempotencyKey, Replayable};
 use crate::names::BoardName;
+use crate::op::Change;
 use crate::transfer::{ImportSource, Imported};
-use crate::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
+use crate::view::{BoardState, Totals};
 
 /// Rows around a member: how many above and below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,21 +53,12 @@ pub trait Leaderboard: Send + Sync {
     /// Boards and entries over all retained periods (for the metrics gauges).
     async fn totals(&self) -> Result<Totals, BoardError>;
 
-    /// Creates a board: `true` if new, `false` if it exists with the same config;
-    /// `ConfigConflict` if it exists with another.
-    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError>;
-
     /// `BoardNotFound` unless the board exists; cheap (no ranking is read).
     async fn check_board(&self, board: &str) -> Result<(), BoardError>;
 
     /// A board's config; cheap (the Redis backend answers from its cache, which every
     /// script checks).
     async fn config(&self, board: &str) -> Result<BoardConfig, BoardError>;
-
-    /// Changes a board's changeable settings atomically (concurrent patches of different
-    /// fields all take effect) and answers the board as it is now.
-    async fn update_board(&self, board: &str, patch: &BoardPatch)
-        -> Result<BoardState, BoardError>;
 
     /// Runs `read` on board `board` under its read lock, with the service's clock, once
     /// the board reflects every write acknowledged before the call (`board_not_found` if
@@ -77,33 +69,18 @@ pub trait Leaderboard: Send + Sync {
     /// Every board, by name.
     async fn boards(&self) -> Result<Vec<BoardState>, BoardError>;
 
-    /// Deletes a board and all its periods.
-    async fn delete_board(&self, board: &str) -> Result<(), BoardError>;
-
-    /// Applies one write atomically.
-    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError>;
-
-    /// Applies writes in order, each succeeding or failing on its own (one answer per
-    /// write, in order); the outer error is for the whole batch (no such board).
-    async fn write_batch(
+    /// Applies `change` to `board` atomically and answers it (docs/SPEC.md §3). Under an
+    /// idempotency `key` (docs/SPEC.md §7; only a change that
+    /// [takes one](crate::op::Change::takes_key)): the remembered answer if the key was
+    /// used with the same request (nothing applied), else the change and its answer
+    /// remembered in the same atomic step (only if it succeeded); the same key with
+    /// another request is `idempotency_key_reused`. A batch answers each write on its
+    /// own; its error is for the whole batch (no such board).
+    async fn change(
         &self,
-        board: &str,
-        writes: Vec<WriteRequest>,
-    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError>;
-
-    /// Removes a member from a period.
-    async fn remove(&self, board: &str, member: &str, period: &PeriodRef)
-        -> Result<(), BoardError>;
-
-    /// Applies `op` on `board` under an idempotency key (docs/SPEC.md §7): the remembered
-    /// answer if the key was used with the same request (nothing applied), else the
-    /// operation and its answer remembered in the same atomic step (only if it succeeded).
-    /// The same key with another request is `idempotency_key_reused`.
-    async fn keyed(
-        &self,
-        board: &str,
-        key: &IdempotencyKey,
-        op: Keyed,
+        board: &BoardName,
+        change: Change,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Replayable, BoardError>;
 
     /// The board's live events (docs/SPEC.md §8): this process's feed of them, started if

@@ -106,12 +106,6 @@ impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
     }
 }
 
-/// The error for a keyed answer of another kind than the operation's (the service broke
-/// its contract).
-pub fn unexpected(answer: &photofinish_core::idempotency::Answer) -> ApiError {
-    photofinish_core::BoardError::Unavailable(format!("the service answered {answer:?}")).into()
-}
-
 /// Marks `resp` as a replay when `replayed`.
 pub fn replayed(mut resp: Response, replayed: bool) -> Response {
     if replayed {

@@ -312,6 +312,8 @@ const WRITTEN: u8 = 1;
 const BATCH: u8 = 2;
 const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
+const PATCHED: u8 = 5;
+const DELETED: u8 = 6;
 
 fn enc_period(e: &mut Enc, p: &Period) {
     e.str(&p.id);
@@ -378,12 +380,30 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
         Answer::Created { created, state } => {
             e.u8(CREATED);
             e.u8(u8::from(*created));
-            e.str(&state.name);
-            e.config2(&state.config);
-            enc_period(e, &state.current);
-            e.u64(state.members);
+            enc_state(e, state);
         }
+        Answer::Patched(state) => {
+            e.u8(PATCHED);
+            enc_state(e, state);
+        }
+        Answer::Deleted => e.u8(DELETED),
     }
+}
+
+fn enc_state(e: &mut Enc, state: &BoardState) {
+    e.str(&state.name);
+    e.config2(&state.config);
+    enc_period(e, &state.current);
+    e.u64(state.members);
+}
+
+fn dec_state(d: &mut Dec<'_>) -> Result<BoardState, DecodeError> {
+    Ok(BoardState {
+        name: d.str()?,
+        config: d.config2()?,
+        current: dec_period(d)?,
+        members: d.u64()?,
+    })
 }
 
 /// Reads a remembered key as [`Table::write_to`] writes it.
@@ -414,13 +434,10 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
         REMOVED => Answer::Removed,
         CREATED => Answer::Created {
             created: d.u8()? != 0,
-            state: Box::new(BoardState {
-                name: d.str()?,
-                config: d.config2()?,
-                current: dec_period(d)?,
-                members: d.u64()?,
-            }),
+            state: Box::new(dec_state(d)?),
         },
+        PATCHED => Answer::Patched(Box::new(dec_state(d)?)),
+        DELETED => Answer::Deleted,
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
     Ok((
@@ -648,6 +665,12 @@ mod tests {
             },
             period: period.clone(),
         };
+        let state = BoardState {
+            name: "b".into(),
+            config: photofinish_core::BoardConfig::default(),
+            current: period.clone(),
+            members: 7,
+        };
         for answer in [
             Answer::Written(written.clone()),
             Answer::Batch(vec![
@@ -660,13 +683,10 @@ mod tests {
             Answer::Removed,
             Answer::Created {
                 created: true,
-                state: Box::new(BoardState {
-                    name: "b".into(),
-                    config: photofinish_core::BoardConfig::default(),
-                    current: period,
-                    members: 0,
-                }),
+                state: Box::new(state.clone()),
             },
+            Answer::Patched(Box::new(state)),
+            Answer::Deleted,
         ] {
             let r = Remembered {
                 answer,

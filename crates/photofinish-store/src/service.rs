@@ -11,10 +11,11 @@ use async_trait::async_trait;
 use futures_channel::oneshot;
 use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
-use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
+use photofinish_core::op::Change;
 use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
+use photofinish_core::{Board, BoardError, BoardName, PeriodRef};
 
 use crate::command::Command;
 use crate::idempotency::KeyReused;
@@ -125,10 +126,6 @@ crate::leaderboard_over_engine!(Store, {
         })
     }
 
-    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        ops::create_board(self, board, config).await
-    }
-
     async fn check_board(&self, board: &str) -> Result<(), BoardError> {
         ops::check_board(self, board).await
     }
@@ -141,17 +138,13 @@ crate::leaderboard_over_engine!(Store, {
             .collect()
     }
 
-    async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
-        ops::delete_board(self, board).await
-    }
-
-    async fn keyed(
+    async fn change(
         &self,
-        board: &str,
-        key: &IdempotencyKey,
-        op: Keyed,
+        board: &BoardName,
+        change: Change,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Replayable, BoardError> {
-        ops::keyed(self, board, key, op).await
+        ops::change(self, board, change, key).await
     }
 
     async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {

@@ -5,7 +5,9 @@
 //! so a new operation is a new type here — not a new trait method on every backend and a
 //! new wrapper at every door.
 //!
-//! [`read`] holds the reads: each answers from the board's state
+//! [`change`] holds the changes: [`Change`] is every way a board changes, applied by
+//! [`Leaderboard::change`](crate::Leaderboard::change) and answered with an
+//! [`Answer`](crate::idempotency::Answer). [`read`] holds the reads: each answers from the board's state
 //! ([`BoardRead::read`], a pure function of the board and the clock), which every
 //! backend holds in memory and makes fresh enough before it asks
 //! ([`Leaderboard::read_board`](crate::Leaderboard::read_board)); [`RunRead::read`] runs
@@ -19,7 +21,10 @@ use crate::error::BoardError;
 use crate::names::BoardName;
 use crate::service::Leaderboard;
 
+pub mod change;
 pub mod read;
+
+pub use change::Change;
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadMember, ReadMembers, ReadPage, ReadPeriods,

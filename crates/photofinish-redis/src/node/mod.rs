@@ -29,11 +29,12 @@ use async_trait::async_trait;
 use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::events::{EventFeed, Feeds, EVENT_RING_LEN};
 use photofinish_core::hook::HookState;
-use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
+use photofinish_core::op::Change;
 use photofinish_core::op::ReadBoard;
 use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{BoardConfig, BoardError, BoardName, PeriodRef, RunRead};
+use photofinish_core::{BoardError, BoardName, PeriodRef, RunRead};
 use photofinish_store::idempotency::KeyReused;
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::{read_lock, BoardHandle};
@@ -399,13 +400,6 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Ok(totals)
     }
 
-    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        self.reserve(board, &config).await?;
-        let created = ops::create_board(self, board, config).await?;
-        self.list(board).await?;
-        Ok(created)
-    }
-
     async fn check_board(&self, board: &str) -> Result<(), BoardError> {
         // Before a write: as this node last saw the board (a write to a board deleted
         // since is refused where it is applied), looking in the log only for one it has not
@@ -429,25 +423,28 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Ok(out)
     }
 
-    async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
-        ops::delete_board(self, board).await?;
-        self.feeds.remove(board);
-        self.unlist(board).await
-    }
-
-    async fn keyed(
+    async fn change(
         &self,
-        board: &str,
-        key: &IdempotencyKey,
-        op: Keyed,
+        board: &BoardName,
+        change: Change,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Replayable, BoardError> {
-        let create = matches!(op, Keyed::Create(_));
-        if let Keyed::Create(config) = &op {
+        // The registry holds every board: a create reserves its place before the create
+        // is logged and lists it after; a delete unlists it after.
+        let (create, delete) = (
+            matches!(change, Change::Create(_)),
+            matches!(change, Change::Delete),
+        );
+        if let Change::Create(config) = &change {
             self.reserve(board, config).await?;
         }
-        let answer = ops::keyed(self, board, key, op).await?;
+        let answer = ops::change(self, board, change, key).await?;
         if create {
             self.list(board).await?;
+        }
+        if delete {
+            self.feeds.remove(board);
+            self.unlist(board).await?;
         }
         Ok(answer)
     }

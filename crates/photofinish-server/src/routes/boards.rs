@@ -1,12 +1,11 @@
 //! `PUT/GET/DELETE /v1/boards/{board}`, `GET /v1/boards`, `GET /v1/boards/{board}/periods`.
 
-use crate::idempotency::{replayed, unexpected, KeyedJson};
+use crate::idempotency::{replayed, KeyedJson};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::idempotency::Answer;
-use photofinish_core::op::{ReadBoard, ReadPeriods};
+use photofinish_core::op::{Change, ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 use serde_json::Value;
@@ -108,33 +107,18 @@ pub async fn put_board(
     BoardPath(board): BoardPath,
     KeyedJson(body, keyed): KeyedJson<BoardConfigBody>,
 ) -> Result<Response, ApiError> {
-    let config = config(body)?;
-    if let Some(keyed) = keyed {
-        let r = app
-            .gate
-            .keyed_create(&id.caller, &board, keyed, config)
-            .await?;
-        let Answer::Created { created, state } = r.answer else {
-            return Err(unexpected(&r.answer));
-        };
-        let status = if created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        };
-        return Ok(replayed(
-            (status, Json(board_view(*state, &id.caller))).into_response(),
-            r.replayed,
-        ));
-    }
-    let created = app.gate.create_board(&id.caller, &board, config).await?;
+    let change = Change::Create(config(body)?);
+    let r = app.gate.change(&id.caller, &board, change, keyed).await?;
+    let (created, state) = r.answer.into_created()?;
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    let state = app.gate.read(&id.caller, &ReadBoard { board }).await?;
-    Ok((status, Json(board_view(state, &id.caller))).into_response())
+    Ok(replayed(
+        (status, Json(board_view(state, &id.caller))).into_response(),
+        r.replayed,
+    ))
 }
 
 /// All boards.
@@ -198,10 +182,11 @@ pub async fn patch_board(
         webhook: body.webhook,
         webhook_top: body.webhook_top,
     };
-    Ok(Json(board_view(
-        app.gate.update_board(&id.caller, &board, &patch).await?,
-        &id.caller,
-    )))
+    let r = app
+        .gate
+        .change(&id.caller, &board, Change::Patch(patch), None)
+        .await?;
+    Ok(Json(board_view(r.answer.into_patched()?, &id.caller)))
 }
 
 /// Delete a board and all its periods.
@@ -213,7 +198,11 @@ pub async fn delete_board(
     Auth(id): Auth,
     BoardPath(board): BoardPath,
 ) -> Result<StatusCode, ApiError> {
-    app.gate.delete_board(&id.caller, &board).await?;
+    let r = app
+        .gate
+        .change(&id.caller, &board, Change::Delete, None)
+        .await?;
+    r.answer.into_done()?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::op::{ReadAround, ReadMember};
+use photofinish_core::op::{Change, ReadAround, ReadMember};
 use photofinish_core::query::top_percent;
 use photofinish_core::{Around, ErrorCode};
 
@@ -62,25 +62,13 @@ pub async fn delete_member(
 ) -> Result<Response, ApiError> {
     validate_member_name(&member)
         .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
-    let period = q.period();
-    let was_replayed = match keyed {
-        None => {
-            app.gate
-                .remove(&id.caller, &board, &member, &period)
-                .await?;
-            false
-        }
-        Some(keyed) => {
-            app.gate
-                .keyed_remove(&id.caller, &board, keyed, &member, &period)
-                .await?
-                .replayed
-        }
+    let change = Change::Remove {
+        member,
+        period: q.period(),
     };
-    Ok(replayed(
-        StatusCode::NO_CONTENT.into_response(),
-        was_replayed,
-    ))
+    let r = app.gate.change(&id.caller, &board, change, keyed).await?;
+    r.answer.into_done()?;
+    Ok(replayed(StatusCode::NO_CONTENT.into_response(), r.replayed))
 }
 
 /// The rows around a member; the window shifts at the top and bottom to keep its size.

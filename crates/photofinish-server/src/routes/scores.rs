@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::idempotency::Answer;
+use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardError;
 use serde_json::Value;
@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
-use crate::idempotency::{replayed, unexpected, KeyedJson};
+use crate::idempotency::{replayed, KeyedJson};
 use crate::input::{self, rfc3339_us, Auth, BoardPath};
 use crate::limits::MAX_BATCH_ENTRIES;
 use photofinish_core::ErrorCode;
@@ -64,18 +64,12 @@ pub async fn post_score(
     let target = app.gate.check_write_target(&id.caller, &board).await?;
     let w = request(body)?;
     let member = w.member.clone();
-    let Some(keyed) = keyed else {
-        let written = app.gate.write(&target, w).await?;
-        return Ok(Json(result(member, written)).into_response());
-    };
-    let r = app.gate.keyed_write(&target, keyed, w).await?;
-    match r.answer {
-        Answer::Written(written) => Ok(replayed(
-            Json(result(member, written)).into_response(),
-            r.replayed,
-        )),
-        other => Err(unexpected(&other)),
-    }
+    let r = app.gate.submit(&target, Change::Write(w), keyed).await?;
+    let written = r.answer.into_written()?;
+    Ok(replayed(
+        Json(result(member, written)).into_response(),
+        r.replayed,
+    ))
 }
 
 /// Submit up to 1000 scores, applied in order; each entry succeeds or fails on its own.
@@ -121,17 +115,12 @@ pub async fn post_batch(
         })
         .collect::<Result<Vec<WriteRequest>, ApiError>>()?;
     let members: Vec<String> = valid.iter().map(|w| w.member.clone()).collect();
-    let (applied, was_replayed) = match keyed {
-        None => (app.gate.write_batch(&target, valid).await?, false),
-        Some(keyed) => {
-            let r = app.gate.keyed_batch(&target, keyed, valid).await?;
-            match r.answer {
-                Answer::Batch(entries) => (entries, r.replayed),
-                other => return Err(unexpected(&other)),
-            }
-        }
-    };
-    let mut applied = applied.into_iter();
+    let r = app
+        .gate
+        .submit(&target, Change::Batch(valid), keyed)
+        .await?;
+    let was_replayed = r.replayed;
+    let mut applied = r.answer.into_batch()?.into_iter();
     let results = members
         .into_iter()
         .map(|member| {

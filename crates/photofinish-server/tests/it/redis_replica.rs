@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::support::now_us;
+use crate::support::{now_us, Changes};
 use photofinish_core::op::ReadPage;
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardConfig, BoardName, Op, RunRead};
@@ -320,7 +320,6 @@ async fn the_lease_guards_publishing(kind: Kind) {
 /// the lease, and trims the log below it; a new node loads it (with the log below it gone).
 async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
     use photofinish_core::view::WriteRequest;
-    use photofinish_core::Leaderboard;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
     let a = log_store(&target, &ns)
@@ -436,7 +435,6 @@ async fn callers_that_go_away_leave_the_others_answered(kind: Kind) {
 /// Two nodes that hold a board: once its log grew enough, one of them publishes the
 /// snapshot, and the other learns of it instead of publishing its own.
 async fn one_node_publishes_each_snapshot(kind: Kind) {
-    use photofinish_core::Leaderboard;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
     let mut nodes = Vec::new();
@@ -696,7 +694,6 @@ async fn concurrent_creates_on_two_nodes_stop_at_the_limit(kind: Kind) {
 /// An entry is a group of commands: a snapshot's trim keeps the entries that hold the
 /// last 10,000 commands (not 10,000 entries), so a log of large groups shrinks to a few.
 async fn a_trim_keeps_the_entries_of_the_last_commands(kind: Kind) {
-    use photofinish_core::Leaderboard;
     use photofinish_redis::log::snapshot::KEEP_COMMANDS;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;

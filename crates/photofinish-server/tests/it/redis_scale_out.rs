@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use photofinish_core::clock::SystemClock;
 use photofinish_core::op::ReadBoard;
-use photofinish_core::{BoardConfig, BoardName, Leaderboard, RunRead};
+use photofinish_core::{BoardConfig, BoardName, RunRead};
 use photofinish_redis::node::{LogStore, Reads, LOCAL_READ_WINDOW};
 use photofinish_redis::Target;
 use photofinish_server::serve::ServeOptions;

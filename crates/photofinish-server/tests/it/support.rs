@@ -3,6 +3,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use photofinish_core::idempotency::Answer;
+use photofinish_core::op::Change;
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::{BoardConfig, BoardError, BoardName, Leaderboard};
+
 pub use photofinish_testkit::conformance;
 pub use photofinish_testkit::server::*;
 
@@ -197,4 +202,56 @@ pub async fn metric(s: &Server, token: Option<&str>, series: &str) -> Option<Str
     text.lines()
         .find_map(|l| l.strip_prefix(&prefix))
         .map(|v| v.trim().to_owned())
+}
+
+/// A service's changes called directly, as the tests that drive a node without a door
+/// write them: each one [`Leaderboard::change`] without a key.
+pub trait Changes {
+    /// Creates `board`: whether it is new.
+    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError>;
+    /// Deletes `board`.
+    async fn delete_board(&self, board: &str) -> Result<(), BoardError>;
+    /// One write.
+    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError>;
+    /// A batch, each write answered on its own.
+    async fn write_batch(
+        &self,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError>;
+}
+
+async fn change_of<L: Leaderboard + ?Sized>(
+    l: &L,
+    board: &str,
+    change: Change,
+) -> Result<Answer, BoardError> {
+    let board = BoardName::parse(board)?;
+    Ok(l.change(&board, change, None).await?.answer)
+}
+
+impl<L: Leaderboard + ?Sized> Changes for L {
+    async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
+        Ok(change_of(self, board, Change::Create(config))
+            .await?
+            .into_created()?
+            .0)
+    }
+    async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
+        change_of(self, board, Change::Delete).await?.into_done()
+    }
+    async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
+        change_of(self, board, Change::Write(w))
+            .await?
+            .into_written()
+    }
+    async fn write_batch(
+        &self,
+        board: &str,
+        writes: Vec<WriteRequest>,
+    ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
+        change_of(self, board, Change::Batch(writes))
+            .await?
+            .into_batch()
+    }
 }

@@ -28,41 +28,6 @@ macro_rules! leaderboard_over_engine {
                 $crate::ops::read_board(self, board, read).await
             }
 
-            async fn update_board(
-                &self,
-                board: &str,
-                patch: &photofinish_core::view::BoardPatch,
-            ) -> Result<photofinish_core::view::BoardState, photofinish_core::BoardError> {
-                $crate::ops::update_board(self, board, patch).await
-            }
-
-            async fn write(
-                &self,
-                board: &str,
-                w: photofinish_core::view::WriteRequest,
-            ) -> Result<photofinish_core::view::WriteOutcome, photofinish_core::BoardError> {
-                $crate::ops::write(self, board, w).await
-            }
-
-            async fn write_batch(
-                &self,
-                board: &str,
-                writes: Vec<photofinish_core::view::WriteRequest>,
-            ) -> Result<
-                Vec<Result<photofinish_core::view::WriteOutcome, photofinish_core::BoardError>>,
-                photofinish_core::BoardError,
-            > {
-                $crate::ops::write_batch(self, board, writes).await
-            }
-
-            async fn remove(
-                &self,
-                board: &str,
-                member: &str,
-                period: &photofinish_core::PeriodRef,
-            ) -> Result<(), photofinish_core::BoardError> {
-                $crate::ops::remove(self, board, member, period).await
-            }
         }
     };
 }

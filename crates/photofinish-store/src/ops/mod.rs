@@ -10,8 +10,9 @@
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
 use async_trait::async_trait;
-use photofinish_core::idempotency::{Answer, IdempotencyKey, Keyed, Replayable};
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
+use photofinish_core::op::Change;
 use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
 use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
 
@@ -146,11 +147,12 @@ fn named_period(b: &Board, w: &WriteRequest, now_us: i64) -> Result<Option<i64>,
         .map(|p| Some(p.start_us.max(0)))
 }
 
-/// The commands of keyed operation `op` on `board`, and whether they are a batch.
+/// The commands of `change` on `board` under a key, and whether they are a batch; a
+/// change that takes no key (docs/SPEC.md §7) is refused.
 async fn keyed_commands<E: Engine + ?Sized>(
     e: &E,
     board: &str,
-    op: Keyed,
+    change: Change,
 ) -> Result<(bool, Vec<Command>), BoardError> {
     let now = e.now_us();
     // The command of a write inside a keyed operation: its instant stamped at commit.
@@ -158,24 +160,30 @@ async fn keyed_commands<E: Engine + ?Sized>(
         let period_us = named_period(b, &w, now)?;
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
-    Ok(match op {
+    Ok(match change {
+        Change::Patch(_) | Change::Delete => {
+            return Err(BoardError::NotSupported(format!(
+                "a {} takes no idempotency key (docs/SPEC.md §7)",
+                change.name()
+            )))
+        }
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
-        Keyed::Write(w) if w.period.is_none() => {
+        Change::Write(w) if w.period.is_none() => {
             (false, vec![write_cmd(board, w, STAMP_AT_COMMIT, None)])
         }
-        Keyed::Write(w) => (
+        Change::Write(w) => (
             false,
             vec![before_write(e, board, |b| keyed_write(b, w)).await?],
         ),
-        Keyed::Batch(writes) => (
+        Change::Batch(writes) => (
             true,
             before_write(e, board, |b| {
                 writes.into_iter().map(|w| keyed_write(b, w)).collect()
             })
             .await?,
         ),
-        Keyed::Remove { member, period } => (
+        Change::Remove { member, period } => (
             false,
             vec![Command::DeleteMember {
                 board: board.to_owned(),
@@ -184,7 +192,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
                 now_us: 0,
             }],
         ),
-        Keyed::Create(config) => {
+        Change::Create(config) => {
             config.validate()?;
             (
                 false,
@@ -207,8 +215,46 @@ fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
     }
 }
 
-/// `Leaderboard::create_board`.
-pub async fn create_board<E: Engine + ?Sized>(
+/// `Leaderboard::change`: under `key`, as [`keyed`]; else applied as it is.
+pub async fn change<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    change: Change,
+    key: Option<&IdempotencyKey>,
+) -> Result<Replayable, BoardError> {
+    if let Some(key) = key {
+        return keyed(e, board, key, change).await;
+    }
+    let answer = match change {
+        Change::Create(config) => {
+            let created = create_board(e, board, config).await?;
+            let now = e.now_us();
+            let state = with_board(e, board, |b| board_state(board, b, now)).await?;
+            Answer::Created {
+                created,
+                state: Box::new(state),
+            }
+        }
+        Change::Patch(patch) => Answer::Patched(Box::new(update_board(e, board, &patch).await?)),
+        Change::Delete => {
+            delete_board(e, board).await?;
+            Answer::Deleted
+        }
+        Change::Write(w) => Answer::Written(write(e, board, w).await?),
+        Change::Batch(writes) => Answer::Batch(write_batch(e, board, writes).await?),
+        Change::Remove { member, period } => {
+            remove(e, board, &member, &period).await?;
+            Answer::Removed
+        }
+    };
+    Ok(Replayable {
+        answer,
+        replayed: false,
+    })
+}
+
+/// A board created.
+async fn create_board<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     config: BoardConfig,
@@ -232,8 +278,8 @@ pub async fn config<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardConfi
     with_board(e, board, |b| Ok(b.config().clone())).await
 }
 
-/// `Leaderboard::update_board`.
-pub async fn update_board<E: Engine + ?Sized>(
+/// A board's settings changed; the board then.
+async fn update_board<E: Engine + ?Sized>(
     e: &E,
     name: &str,
     patch: &BoardPatch,
@@ -249,8 +295,8 @@ pub async fn update_board<E: Engine + ?Sized>(
     with_board(e, name, |b| board_state(name, b, now)).await
 }
 
-/// `Leaderboard::delete_board`.
-pub async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), BoardError> {
+/// A board deleted.
+async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), BoardError> {
     e.board(board).await?;
     let cmd = Command::DeleteBoard {
         board: board.to_owned(),
@@ -258,8 +304,8 @@ pub async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), 
     execute_one(e, board, cmd, false).await.map(drop)
 }
 
-/// `Leaderboard::write`.
-pub async fn write<E: Engine + ?Sized>(
+/// One write.
+async fn write<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     w: WriteRequest,
@@ -269,9 +315,9 @@ pub async fn write<E: Engine + ?Sized>(
     written(execute_one(e, board, cmd, stamp).await?)
 }
 
-/// `Leaderboard::write_batch`: every entry logged in order, in one group where the engine
-/// can; an entry refused before logging (its clock check) fails alone.
-pub async fn write_batch<E: Engine + ?Sized>(
+/// A batch: every entry logged in order, in one group where the engine can; an entry
+/// refused before logging (its clock check) fails alone.
+async fn write_batch<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     writes: Vec<WriteRequest>,
@@ -298,8 +344,8 @@ pub async fn write_batch<E: Engine + ?Sized>(
         .collect())
 }
 
-/// `Leaderboard::remove`.
-pub async fn remove<E: Engine + ?Sized>(
+/// A member removed.
+async fn remove<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     member: &str,
@@ -318,12 +364,12 @@ pub async fn remove<E: Engine + ?Sized>(
     execute_one(e, board, cmd, true).await.map(drop)
 }
 
-/// `Leaderboard::keyed`.
-pub async fn keyed<E: Engine + ?Sized>(
+/// A change under an idempotency key.
+async fn keyed<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     key: &IdempotencyKey,
-    op: Keyed,
+    change: Change,
 ) -> Result<Replayable, BoardError> {
     let id = key.digest;
     let fingerprint = short_fingerprint(&key.fingerprint);
@@ -331,7 +377,7 @@ pub async fn keyed<E: Engine + ?Sized>(
     // the table, in log order), so a retry is logged like any keyed command. When the
     // command is refused instead — its board deleted since, the log unwritable — the
     // table is asked here: a remembered answer stands over today's refusal.
-    let applied = match keyed_commands(e, board, op).await {
+    let applied = match keyed_commands(e, board, change).await {
         Ok((batch, cmds)) => {
             let key = KeyRecord {
                 id,

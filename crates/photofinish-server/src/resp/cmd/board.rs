@@ -6,15 +6,14 @@
 //! /v1/boards/{board}`'s, so every rule and message is HTTP's.
 
 use photofinish_core::config::validate_member_name;
-use photofinish_core::idempotency::Answer;
-use photofinish_core::{ErrorCode, PeriodRef};
+use photofinish_core::op::Change;
+use photofinish_core::{BoardName, ErrorCode, PeriodRef};
 use serde_json::Value;
 
 use super::write::keyed_request;
 use super::{option, options, text, CmdError, Spec};
 use crate::dto::BoardConfigBody;
 use crate::error::ApiError;
-use crate::idempotency::unexpected;
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 
@@ -88,29 +87,26 @@ pub async fn run(
     s: &mut Session,
     spec: &Spec,
     args: &Args<'_>,
-    board: &str,
+    board: &BoardName,
 ) -> Result<(), CmdError> {
     let gate = &s.app.gate;
     let caller = &s.identity.caller;
     match spec.name {
         "lb.create" => {
             let opts = options(args, 2, CREATE_OPTIONS, spec.name)?;
-            let config = crate::routes::boards::config(body(&opts)?)?;
-            match keyed_request(&opts, args, 2)? {
-                None => {
-                    gate.create_board(caller, board, config).await?;
-                }
-                Some(k) => {
-                    let r = gate.keyed_create(caller, board, k, config).await?;
-                    if !matches!(r.answer, Answer::Created { .. }) {
-                        return Err(unexpected(&r.answer).into());
-                    }
-                }
-            }
+            let change = Change::Create(crate::routes::boards::config(body(&opts)?)?);
+            let key = keyed_request(&opts, args, 2)?;
+            gate.change(caller, board, change, key)
+                .await?
+                .answer
+                .into_created()?;
             s.out.ok();
         }
-        "lb.drop" => match gate.delete_board(caller, board).await {
-            Ok(()) => s.out.int(1),
+        "lb.drop" => match gate.change(caller, board, Change::Delete, None).await {
+            Ok(r) => {
+                r.answer.into_done()?;
+                s.out.int(1);
+            }
             Err(e) if e.code() == ErrorCode::BoardNotFound => s.out.int(0),
             Err(e) => return Err(e.into()),
         },
@@ -120,15 +116,16 @@ pub async fn run(
                 .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
             let opts = options(args, 3, &["PERIOD", "IDEMPOTENCY"], spec.name)?;
             let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
-            let removed = match keyed_request(&opts, args, 3)? {
-                None => gate.remove(caller, board, member, &period).await,
-                Some(k) => gate
-                    .keyed_remove(caller, board, k, member, &period)
-                    .await
-                    .map(drop),
+            let change = Change::Remove {
+                member: member.to_owned(),
+                period,
             };
-            match removed {
-                Ok(()) => s.out.int(1),
+            let key = keyed_request(&opts, args, 3)?;
+            match gate.change(caller, board, change, key).await {
+                Ok(r) => {
+                    r.answer.into_done()?;
+                    s.out.int(1);
+                }
                 Err(e) if e.code() == ErrorCode::MemberNotFound => s.out.int(0),
                 Err(e) => return Err(e.into()),
             }

@@ -7,14 +7,14 @@
 //! `IDEMPOTENCY` runs on its own ([`run_keyed`]), through the gate's keyed path.
 
 use photofinish_core::config::validate_member_name;
-use photofinish_core::idempotency::Answer;
+use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
-use photofinish_core::{ErrorCode, Op};
+use photofinish_core::{BoardName, ErrorCode, Op};
 use serde_json::Value;
 
 use super::{option, options, text, CmdError, Spec};
 use crate::error::ApiError;
-use crate::idempotency::{checked_key, resp_fingerprint, unexpected, KeyedRequest};
+use crate::idempotency::{checked_key, resp_fingerprint, KeyedRequest};
 use crate::input;
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
@@ -150,7 +150,7 @@ pub async fn run_keyed(
     s: &mut Session,
     spec: &Spec,
     args: &Args<'_>,
-    board: &str,
+    board: &BoardName,
 ) -> Result<(), CmdError> {
     let caller = s.identity.caller.clone();
     let target = s.app.gate.check_write_target(&caller, board).await?;
@@ -158,12 +158,8 @@ pub async fn run_keyed(
     let keyed = p
         .keyed
         .ok_or_else(|| CmdError::Raw("ERR no idempotency key".into()))?;
-    let r = s.app.gate.keyed_write(&target, keyed, p.request).await?;
-    match r.answer {
-        Answer::Written(w) => {
-            reply(&mut s.out, p.shape, &w);
-            Ok(())
-        }
-        other => Err(unexpected(&other).into()),
-    }
+    let change = Change::Write(p.request);
+    let r = s.app.gate.submit(&target, change, Some(keyed)).await?;
+    reply(&mut s.out, p.shape, &r.answer.into_written()?);
+    Ok(())
 }

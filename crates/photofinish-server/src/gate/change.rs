@@ -1,0 +1,208 @@
+//! Changes through the gate: any [`Change`] of a board, authorized by what it is (a
+//! create, patch or delete needs the board's admin, a removal write access; each write of
+//! a write or a batch is authorized for its member), the memory budget's verdict put on
+//! each write, and an idempotency key held by one request at a time on this server —
+//! then the service's one [`Leaderboard::change`](photofinish_core::Leaderboard::change).
+//! A board whose webhook was just set gets its cursor started here.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use photofinish_core::access::Caller;
+use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
+use photofinish_core::op::Change;
+use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::{BoardConfig, BoardError, BoardName};
+
+use super::{Gate, WriteTarget};
+use crate::idempotency::KeyedRequest;
+
+/// A key in flight; dropping it lets the key be used again.
+struct InFlight {
+    digest: u128,
+    set: Arc<Mutex<HashSet<u128>>>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.set
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.digest);
+    }
+}
+
+/// Whose keys a caller's are: keys are scoped per credential (docs/SPEC.md §7).
+fn scope_of(caller: &Caller) -> String {
+    match caller {
+        Caller::Open | Caller::Anonymous => "anonymous".into(),
+        Caller::Key(grant) => format!("key:{}", grant.name),
+        Caller::Player { member } => format!("player:{member}"),
+    }
+}
+
+impl Gate {
+    /// Applies `change` to `board` if `caller` may make it, under the idempotency key
+    /// `key` if one came with the request: the one way a door changes a board. A write or
+    /// a batch is checked as [`Self::check_write_target`] then [`Self::submit`] do.
+    pub async fn change(
+        &self,
+        caller: &Caller,
+        board: &BoardName,
+        change: Change,
+        key: Option<KeyedRequest>,
+    ) -> Result<Replayable, BoardError> {
+        match change.action(board) {
+            Some(action) => self.admit(caller, action).await?,
+            None => {
+                let target = self.check_write_target(caller, board).await?;
+                return self.submit(&target, change, key).await;
+            }
+        }
+        self.apply(caller, board, change, key).await
+    }
+
+    /// A write or a batch to a checked target: every write authorized before anything
+    /// applies (one the caller may not make refuses the whole change), each with the memory
+    /// budget's verdict on it.
+    pub async fn submit(
+        &self,
+        target: &WriteTarget<'_>,
+        mut change: Change,
+        key: Option<KeyedRequest>,
+    ) -> Result<Replayable, BoardError> {
+        if let Some(action) = change.action(target.board) {
+            self.admit(target.caller, action).await?;
+        }
+        for w in change.writes() {
+            target.authorize(w)?;
+        }
+        let over_budget = self.over_budget();
+        for w in change.writes_mut() {
+            w.over_budget = over_budget;
+        }
+        self.apply(target.caller, target.board, change, key).await
+    }
+
+    /// Writes to a checked target, each on its own (a door's pipeline, not an HTTP
+    /// batch): a write the caller may not make is refused alone, the others go to the
+    /// service together — one group commit on the embedded store, one append on Redis —
+    /// in order. One answer per write, in order.
+    pub async fn write_each(
+        &self,
+        target: &WriteTarget<'_>,
+        writes: Vec<WriteRequest>,
+    ) -> Vec<Result<WriteOutcome, BoardError>> {
+        let over_budget = self.over_budget();
+        let mut answers: Vec<Option<Result<WriteOutcome, BoardError>>> =
+            Vec::with_capacity(writes.len());
+        let mut allowed = Vec::with_capacity(writes.len());
+        for w in writes {
+            match target.authorize(&w) {
+                Ok(()) => {
+                    allowed.push(WriteRequest { over_budget, ..w });
+                    answers.push(None);
+                }
+                Err(e) => answers.push(Some(Err(e))),
+            }
+        }
+        let n = allowed.len();
+        let applied = if n > 1 {
+            let all = self
+                .service
+                .change(target.board, Change::Batch(allowed), None);
+            match all.await.and_then(|r| r.answer.into_batch()) {
+                Ok(each) => each,
+                Err(e) => vec![Err(e); n],
+            }
+        } else if let Some(w) = allowed.pop() {
+            // One write goes alone: no batch to build.
+            let one = self.service.change(target.board, Change::Write(w), None);
+            vec![one.await.and_then(|r| r.answer.into_written())]
+        } else {
+            Vec::new()
+        };
+        let mut applied = applied.into_iter();
+        answers
+            .into_iter()
+            .map(|a| {
+                a.unwrap_or_else(|| {
+                    applied.next().unwrap_or_else(|| {
+                        Err(BoardError::Unavailable("no answer for this write".into()))
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// An authorized change applied: under `key` if any (409
+    /// `idempotency_key_in_flight` while a request with the same key is being applied
+    /// here), then the webhook cursor started if the change set the board's first webhook.
+    async fn apply(
+        &self,
+        caller: &Caller,
+        board: &BoardName,
+        change: Change,
+        key: Option<KeyedRequest>,
+    ) -> Result<Replayable, BoardError> {
+        let had_hook = match &change {
+            Change::Patch(p) if matches!(p.webhook, Some(Some(_))) => {
+                self.service.config(board).await?.settings.webhook.is_some()
+            }
+            _ => true,
+        };
+        let done = match key {
+            None => self.service.change(board, change, None).await?,
+            Some(request) => {
+                let key = IdempotencyKey::new(
+                    scope_of(caller),
+                    request.key,
+                    request.fingerprint,
+                    self.idempotency_ttl_us,
+                    board,
+                );
+                let _guard = self.hold(&key)?;
+                self.service.change(board, change, Some(&key)).await?
+            }
+        };
+        match (&done.answer, done.replayed) {
+            (
+                Answer::Created {
+                    created: true,
+                    state,
+                },
+                false,
+            ) => {
+                self.start_hook(board, &state.config).await;
+            }
+            (Answer::Patched(state), _) if !had_hook => self.start_hook(board, &state.config).await,
+            _ => {}
+        }
+        Ok(done)
+    }
+
+    /// Holds `key` while its request is applied here: `idempotency_key_in_flight` if
+    /// another request holds it.
+    fn hold(&self, key: &IdempotencyKey) -> Result<InFlight, BoardError> {
+        let mut set = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        if !set.insert(key.digest) {
+            return Err(BoardError::IdempotencyKeyInFlight(key.key.clone()));
+        }
+        Ok(InFlight {
+            digest: key.digest,
+            set: self.in_flight.clone(),
+        })
+    }
+
+    /// Starts the webhook cursor of a board whose webhook was just set, so the period now
+    /// current is the first posted even if it ends before the dispatcher's next look (which
+    /// starts it otherwise: a failure here is only logged).
+    async fn start_hook(&self, board: &str, config: &BoardConfig) {
+        if config.settings.webhook.is_none() {
+            return;
+        }
+        if let Err(e) = crate::webhook::start_cursor(&*self.service, board, config).await {
+            tracing::warn!(board, error = %e, "webhook cursor not started; the dispatcher will");
+        }
+    }
+}
