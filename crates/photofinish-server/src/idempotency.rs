@@ -22,14 +22,7 @@ pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key
 /// The answer header of a replay.
 pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-/// A request's key and fingerprint.
-#[derive(Debug, Clone)]
-pub struct KeyedRequest {
-    /// The key.
-    pub key: String,
-    /// SHA-256 of method, path and query, body.
-    pub fingerprint: [u8; 32],
-}
+use crate::gate::KeyedRequest;
 
 fn fingerprint(method: &Method, uri: &Uri, body: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();

@@ -22,7 +22,6 @@
 pub mod app;
 pub mod auth;
 pub mod conns;
-pub mod dto;
 pub mod error;
 pub mod gate;
 pub mod idempotency;
@@ -37,6 +36,7 @@ pub mod resp;
 pub mod routes;
 pub mod serve;
 pub mod webhook;
+pub mod wire;
 
 use std::sync::Arc;
 

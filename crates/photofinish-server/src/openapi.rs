@@ -11,9 +11,9 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
-use crate::dto::*;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::routes::{boards, entries, events, members, ops, queries, scores};
+use crate::wire::types::*;
 
 /// The API description served at `/openapi.json`.
 #[derive(OpenApi)]
@@ -80,7 +80,7 @@ use crate::routes::{boards, entries, events, members, ops, queries, scores};
         MemberBoardsView,
         crate::webhook::PeriodClosed,
         crate::routes::transfer::TransferLine,
-        crate::routes::transfer::ImportAnswer,
+        crate::wire::types::ImportAnswer,
         Health,
         ErrorBody,
         ErrorDetail,

@@ -28,12 +28,12 @@ use photofinish_core::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::app::entry_view;
 use crate::auth::keys::hex;
 use crate::conns::lock;
-use crate::dto::EntryView;
-use crate::input::rfc3339_us;
 use crate::metrics::Metrics;
+use crate::wire::parse::rfc3339_us;
+use crate::wire::types::EntryView;
+use crate::wire::views::entry_view;
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
 /// time to read the entries) after its period (and grace) ended.

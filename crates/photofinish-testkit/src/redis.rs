@@ -26,6 +26,26 @@ pub fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// How many ports [`RedisProcess::start`] tries before it gives up.
+pub const START_ATTEMPTS: u32 = 5;
+
+/// A free loopback port below 55536 whose cluster bus port (+ 10000) is free too.
+fn free_cluster_port() -> io::Result<u16> {
+    for _ in 0..100 {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let Some(bus) = port.checked_add(10_000) else {
+            continue;
+        };
+        if TcpListener::bind(("127.0.0.1", bus)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(io::Error::other(
+        "no free port with a free cluster bus port",
+    ))
+}
+
 /// One `redis-server` process.
 #[derive(Debug)]
 pub struct RedisProcess {
@@ -39,16 +59,35 @@ pub struct RedisProcess {
 impl RedisProcess {
     /// Starts a server with its files in `dir` and extra config `args`
     /// (e.g. `["--appendonly", "yes"]`), and waits until it answers.
+    ///
+    /// The port is free when chosen, but another process may take it (or, for a cluster
+    /// node, its bus port, the port + 10000, which can fall in the ephemeral range) before
+    /// the server binds it: a server that exits while starting is started again on a
+    /// fresh port, up to [`START_ATTEMPTS`] times.
     pub fn start(dir: &Path, args: &[&str]) -> io::Result<Self> {
         std::fs::create_dir_all(dir)?;
-        let mut p = Self {
-            child: None,
-            port: free_port()?,
-            dir: dir.to_path_buf(),
-            args: args.iter().map(|s| (*s).to_owned()).collect(),
-        };
-        p.spawn()?;
-        Ok(p)
+        let cluster = args.contains(&"--cluster-enabled");
+        let mut attempt = 1;
+        loop {
+            let mut p = Self {
+                child: None,
+                port: if cluster {
+                    free_cluster_port()?
+                } else {
+                    free_port()?
+                },
+                dir: dir.to_path_buf(),
+                args: args.iter().map(|s| (*s).to_owned()).collect(),
+            };
+            match p.spawn() {
+                Ok(()) => return Ok(p),
+                Err(e) if p.child.is_none() && attempt < START_ATTEMPTS => {
+                    tracing::debug!(error = %e, attempt, "redis-server exited while starting; another port");
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn spawn(&mut self) -> io::Result<()> {

@@ -1,7 +1,16 @@
-//! A small HTTP client for a running server: builds percent-encoded paths, sends JSON, and
-//! turns failures into one plain sentence (never Rust debug output).
+//! A typed HTTP client for a running server: one method per API call the CLI makes, each
+//! sending and reading the server's own wire types (`photofinish_server::wire::types`),
+//! so a field the API renames breaks this at compile time; it builds percent-encoded
+//! paths and turns failures into one plain sentence (never Rust debug output).
 
 use anyhow::{anyhow, Result};
+use photofinish_server::wire::types::{
+    BoardConfigBody, BoardList, BoardView, EntriesPage, ImportAnswer, MemberView, WriteBody,
+    WriteResult,
+};
+use reqwest::Method;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 
 /// Talks to one server.
@@ -38,17 +47,117 @@ impl Client {
         })
     }
 
-    /// Sends a request; returns the JSON answer (`null` for 204), or an error sentence.
-    pub async fn send(
+    /// `PUT /v1/boards/{name}`: creates a board, or confirms one with the same config.
+    pub async fn create_board(&self, name: &str, config: &BoardConfigBody) -> Result<BoardView> {
+        self.call(Method::PUT, &["v1", "boards", name], &[], Some(config))
+            .await
+    }
+
+    /// `GET /v1/boards`.
+    pub async fn boards(&self) -> Result<BoardList> {
+        self.call(Method::GET, &["v1", "boards"], &[], None::<&()>)
+            .await
+    }
+
+    /// `GET /v1/boards/{name}`.
+    pub async fn board(&self, name: &str) -> Result<BoardView> {
+        self.call(Method::GET, &["v1", "boards", name], &[], None::<&()>)
+            .await
+    }
+
+    /// `DELETE /v1/boards/{name}`.
+    pub async fn delete_board(&self, name: &str) -> Result<()> {
+        self.send(Method::DELETE, &["v1", "boards", name], &[], None::<&()>)
+            .await
+            .map(drop)
+    }
+
+    /// `POST /v1/boards/{board}/scores`.
+    pub async fn submit(&self, board: &str, write: &WriteBody) -> Result<WriteResult> {
+        let path = ["v1", "boards", board, "scores"];
+        self.call(Method::POST, &path, &[], Some(write)).await
+    }
+
+    /// `GET /v1/boards/{board}/entries` with `query` (`offset`, `limit`, `ranking`,
+    /// `period`).
+    pub async fn entries(&self, board: &str, query: &[(String, String)]) -> Result<EntriesPage> {
+        let path = ["v1", "boards", board, "entries"];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `GET /v1/boards/{board}/members/{member}` with `query` (`ranking`, `period`).
+    pub async fn member(
         &self,
-        method: reqwest::Method,
+        board: &str,
+        member: &str,
+        query: &[(String, String)],
+    ) -> Result<MemberView> {
+        let path = ["v1", "boards", board, "members", member];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `GET /v1/boards/{board}/members/{member}/around` with `query` (`before`, `after`,
+    /// `ranking`, `period`).
+    pub async fn around(
+        &self,
+        board: &str,
+        member: &str,
+        query: &[(String, String)],
+    ) -> Result<EntriesPage> {
+        let path = ["v1", "boards", board, "members", member, "around"];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `POST /v1/boards/{board}/import` with `body` streamed as it is produced (JSON
+    /// Lines).
+    pub async fn import(
+        &self,
+        board: &str,
+        query: &[(String, String)],
+        body: reqwest::Body,
+    ) -> Result<ImportAnswer> {
+        let v = self
+            .upload(
+                &["v1", "boards", board, "import"],
+                query,
+                "application/x-ndjson",
+                body,
+            )
+            .await?;
+        Self::typed(v)
+    }
+
+    /// A request whose answer is a `T`.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: Method,
         segments: &[&str],
         query: &[(String, String)],
-        body: Option<Value>,
+        body: Option<&impl Serialize>,
+    ) -> Result<T> {
+        Self::typed(self.send(method, segments, query, body).await?)
+    }
+
+    /// The answer as a `T`; a shape it does not have is a plain sentence.
+    fn typed<T: DeserializeOwned>(v: Value) -> Result<T> {
+        serde_json::from_value(v).map_err(|e| {
+            anyhow!(
+                "the server's answer is not what this client reads ({e}): is it another version?"
+            )
+        })
+    }
+
+    /// Sends a request; returns the JSON answer (`null` for 204), or an error sentence.
+    async fn send(
+        &self,
+        method: Method,
+        segments: &[&str],
+        query: &[(String, String)],
+        body: Option<&impl Serialize>,
     ) -> Result<Value> {
         let mut req = self.request(method, segments).query(query);
         if let Some(b) = body {
-            req = req.json(&b);
+            req = req.json(b);
         }
         let resp = req.send().await.map_err(|e| {
             if e.is_connect() {
@@ -69,7 +178,7 @@ impl Client {
     }
 
     /// A request to the path of `segments` (each percent-encoded), with the credential.
-    fn request(&self, method: reqwest::Method, segments: &[&str]) -> reqwest::RequestBuilder {
+    fn request(&self, method: Method, segments: &[&str]) -> reqwest::RequestBuilder {
         let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
         let req = self
             .http
@@ -106,7 +215,7 @@ impl Client {
 
     /// POSTs `body` (streamed as it is produced) to `segments` with `content_type`; returns
     /// the JSON answer, or an error sentence.
-    pub async fn upload(
+    async fn upload(
         &self,
         segments: &[&str],
         query: &[(String, String)],
@@ -114,7 +223,7 @@ impl Client {
         body: reqwest::Body,
     ) -> Result<Value> {
         let resp = self
-            .request(reqwest::Method::POST, segments)
+            .request(Method::POST, segments)
             .query(query)
             .header(reqwest::header::CONTENT_TYPE, content_type)
             .body(body)
@@ -138,7 +247,7 @@ impl Client {
         out: &mut dyn std::io::Write,
         progress: &mut dyn FnMut(&[u8]),
     ) -> Result<u64> {
-        let req = self.request(reqwest::Method::GET, segments).query(query);
+        let req = self.request(Method::GET, segments).query(query);
         let mut resp = req.send().await.map_err(|e| {
             anyhow!(
                 "cannot reach the server at {}: {}",

@@ -1,10 +1,12 @@
 //! Aligned text tables for the client's answers (or the JSON itself with `--json`).
 
 use anyhow::Result;
-use serde_json::Value;
+use photofinish_server::wire::types::{BoardList, BoardView, EntriesPage, MemberView, WriteResult};
+use serde::Serialize;
+use serde_json::{json, Value};
 
 /// Prints `v` as JSON or through `render`.
-pub fn print(json: bool, v: &Value, render: impl Fn(&Value) -> String) -> Result<()> {
+pub fn print<T: Serialize>(json: bool, v: &T, render: impl Fn(&T) -> String) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(v)?);
     } else {
@@ -60,60 +62,57 @@ pub fn grid(headers: &[&str], rows: &[Vec<Value>]) -> String {
 }
 
 /// A page of entries.
-pub fn entries(v: &Value) -> String {
-    let rows: Vec<Vec<Value>> = v["entries"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| {
-                    vec![
-                        e["rank"].clone(),
-                        e["member"].clone(),
-                        e["score"].clone(),
-                        e["reached_at"].clone(),
-                    ]
-                })
-                .collect()
+pub fn entries(v: &EntriesPage) -> String {
+    let rows: Vec<Vec<Value>> = v
+        .entries
+        .iter()
+        .map(|e| {
+            vec![
+                json!(e.rank),
+                json!(e.member),
+                json!(e.score),
+                json!(e.reached_at),
+            ]
         })
-        .unwrap_or_default();
+        .collect();
     format!(
         "period {}  ({} members)\n{}",
-        cell(&v["period"]),
-        cell(&v["total"]),
+        v.period,
+        v.total,
         grid(&["rank", "member", "score", "reached_at"], &rows)
     )
 }
 
 /// One member.
-pub fn member(v: &Value) -> String {
+pub fn member(v: &MemberView) -> String {
     grid(
         &["rank", "member", "score", "reached_at", "total"],
         &[vec![
-            v["rank"].clone(),
-            v["member"].clone(),
-            v["score"].clone(),
-            v["reached_at"].clone(),
-            v["total"].clone(),
+            json!(v.rank),
+            json!(v.member),
+            json!(v.score),
+            json!(v.reached_at),
+            json!(v.total),
         ]],
     )
 }
 
 /// A write's result.
-pub fn write(v: &Value) -> String {
+pub fn write(v: &WriteResult) -> String {
     grid(
         &["member", "score", "rank", "changed", "reached_at", "period"],
         &[vec![
-            v["member"].clone(),
-            v["score"].clone(),
-            v["rank"].clone(),
-            v["changed"].clone(),
-            v["reached_at"].clone(),
-            v["period"].clone(),
+            json!(v.member),
+            json!(v.score),
+            json!(v.rank),
+            json!(v.changed),
+            json!(v.reached_at),
+            json!(v.period),
         ]],
     )
 }
 
-/// The board columns, which are also the JSON keys they come from.
+/// The board columns.
 const BOARD_HEADERS: [&str; 8] = [
     "name",
     "order",
@@ -125,21 +124,27 @@ const BOARD_HEADERS: [&str; 8] = [
     "next_reset_at",
 ];
 
-fn board_row(b: &Value) -> Vec<Value> {
-    BOARD_HEADERS.iter().map(|k| b[*k].clone()).collect()
+fn board_row(b: &BoardView) -> Vec<Value> {
+    vec![
+        json!(b.name),
+        json!(b.order),
+        json!(b.update),
+        json!(b.reset),
+        json!(b.timezone),
+        json!(b.members),
+        json!(b.period),
+        json!(b.next_reset_at),
+    ]
 }
 
 /// One board.
-pub fn board(v: &Value) -> String {
+pub fn board(v: &BoardView) -> String {
     grid(&BOARD_HEADERS, &[board_row(v)])
 }
 
 /// All boards.
-pub fn boards(v: &Value) -> String {
-    let rows: Vec<Vec<Value>> = v["boards"]
-        .as_array()
-        .map(|a| a.iter().map(board_row).collect())
-        .unwrap_or_default();
+pub fn boards(v: &BoardList) -> String {
+    let rows: Vec<Vec<Value>> = v.boards.iter().map(board_row).collect();
     grid(&BOARD_HEADERS, &rows)
 }
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{json, Value};
+use photofinish_server::wire::types::ImportAnswer;
+use serde_json::json;
 
 use crate::client::Client;
 use crate::packing::{Decoded, Encoding};
@@ -70,16 +71,9 @@ pub async fn export(
     // The period's size (for the bar) and id (for the summary); errors come from here.
     let mut head = query.clone();
     head.push(("limit".into(), "1".into()));
-    let first = client
-        .send(
-            reqwest::Method::GET,
-            &["v1", "boards", board, "entries"],
-            &head,
-            None,
-        )
-        .await?;
-    let (total, period_id) = (first["total"].as_u64(), first["period"].clone());
-    let bar = progress(total, &format!("export {board}"), false);
+    let first = client.entries(board, &head).await?;
+    let (total, period_id) = (first.total, first.period);
+    let bar = progress(Some(total), &format!("export {board}"), false);
     let mut lines = 0u64;
     let mut count = |chunk: &[u8]| {
         let n = chunk.iter().filter(|&&b| b == b'\n').count() as u64;
@@ -130,7 +124,7 @@ pub async fn export(
         (Some(_), true) => println!("{summary}"),
         (Some(path), false) => println!(
             "exported {lines} entries of {board} period {} to {}",
-            period_id.as_str().unwrap_or_default(),
+            period_id,
             path.display()
         ),
     }
@@ -168,7 +162,7 @@ pub async fn import(
     });
     let answer = upload(client, board, period, reqwest::Body::wrap_stream(chunks)).await;
     bar.finish_and_clear();
-    print_imported(&answer?, board, json);
+    print_imported(&answer?, board, json, &[]);
     Ok(())
 }
 
@@ -177,29 +171,27 @@ async fn upload(
     board: &str,
     period: Option<String>,
     body: reqwest::Body,
-) -> Result<Value> {
+) -> Result<ImportAnswer> {
     let query: Vec<(String, String)> = period
         .into_iter()
         .map(|p| ("period".to_owned(), p))
         .collect();
-    client
-        .upload(
-            &["v1", "boards", board, "import"],
-            &query,
-            "application/x-ndjson",
-            body,
-        )
-        .await
+    client.import(board, &query, body).await
 }
 
-fn print_imported(v: &Value, board: &str, json: bool) {
+/// What an import did, as one line of text or, with `--json`, the server's answer with
+/// `extra`'s fields added.
+fn print_imported(v: &ImportAnswer, board: &str, json: bool, extra: &[(&str, &str)]) {
     if json {
-        println!("{v}");
+        let mut out = json!(v);
+        for (k, x) in extra {
+            out[*k] = json!(x);
+        }
+        println!("{out}");
     } else {
         println!(
             "imported {} entries into {board} period {}",
-            v["imported"],
-            v["period"].as_str().unwrap_or_default()
+            v.imported, v.period
         );
     }
 }
@@ -217,10 +209,7 @@ pub async fn import_redis(
     encoding: Encoding,
     json: bool,
 ) -> Result<()> {
-    let config = client
-        .send(reqwest::Method::GET, &["v1", "boards", board], &[], None)
-        .await?;
-    let desc = config["config"]["order"].as_str() != Some("asc");
+    let desc = client.board(board).await?.order != "asc";
     let redis = redis::Client::open(redis_url)
         .map_err(|e| anyhow!("--redis {redis_url:?} is not a Redis URL: {e}"))?;
     let mut conn = redis
@@ -303,13 +292,12 @@ pub async fn import_redis(
     if let Ok(Some(why)) = reader.await {
         return Err(anyhow!("{why}; nothing was imported"));
     }
-    let mut v = answer?;
-    if encoding.keeps_time() {
-        v["reached_at"] = json!("decoded");
+    let reached_at = if encoding.keeps_time() {
+        "decoded"
     } else {
-        v["reached_at"] = json!("the import's time: this packing does not keep it");
-    }
-    print_imported(&v, board, json);
+        "the import's time: this packing does not keep it"
+    };
+    print_imported(&answer?, board, json, &[("reached_at", reached_at)]);
     if !json && !encoding.keeps_time() {
         eprintln!(
             "note: {} keeps no time; the ZSET's order was kept and reached_at is the import's time",

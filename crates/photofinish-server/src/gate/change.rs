@@ -15,7 +15,16 @@ use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardConfig, BoardError, BoardName};
 
 use super::{Gate, WriteTarget};
-use crate::idempotency::KeyedRequest;
+
+/// A request's idempotency key, as its door read it (the `Idempotency-Key` header, RESP's
+/// `IDEMPOTENCY` option), and the fingerprint of the request it came with.
+#[derive(Debug, Clone)]
+pub struct KeyedRequest {
+    /// The key.
+    pub key: String,
+    /// SHA-256 of the request (HTTP: method, path and query, body).
+    pub fingerprint: [u8; 32],
+}
 
 /// A key in flight; dropping it lets the key be used again.
 struct InFlight {

@@ -23,6 +23,8 @@ use photofinish_core::{BoardConfig, BoardError, BoardName, BoardRead, Leaderboar
 mod across;
 mod change;
 
+pub use change::KeyedRequest;
+
 /// A board a caller may write to, as [`Gate::check_write_target`] found it: the caller,
 /// and the board's flags if the caller's rule needed them.
 #[derive(Debug)]

@@ -7,88 +7,16 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::op::{Change, ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
-use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
-use serde_json::Value;
 
-use crate::app::{board_view, AppState};
-use crate::dto::{BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView};
+use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, Auth, BoardPath, JsonBody};
-use photofinish_core::ErrorCode;
-
-fn field<T>(
-    value: Option<String>,
-    name: &str,
-    parse: fn(&str) -> Option<T>,
-    default: T,
-    allowed: &str,
-) -> Result<T, ApiError> {
-    match value {
-        None => Ok(default),
-        Some(s) => parse(&s).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::InvalidConfig,
-                format!("{name} must be one of {allowed}, got {s:?}"),
-            )
-        }),
-    }
-}
-
-/// A score bound of the config (`min_score`, `max_score`): a score as writes take it.
-fn bound(v: Option<&Value>, name: &str) -> Result<Option<i64>, ApiError> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => crate::input::score(v)
-            .map(Some)
-            .map_err(|e| ApiError::new(ErrorCode::InvalidConfig, format!("{name}: {}", e.message))),
-    }
-}
-
-/// The config a body asks for, defaults filled in and every field checked.
-pub(crate) fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
-    let d = BoardConfig::default();
-    let c = BoardConfig {
-        order: field(body.order, "order", Order::parse, d.order, "desc, asc")?,
-        update: field(
-            body.update,
-            "update",
-            Op::parse,
-            d.update,
-            "incr, best, set",
-        )?,
-        reset: field(
-            body.reset,
-            "reset",
-            Reset::parse,
-            d.reset,
-            "never, daily, weekly, monthly",
-        )?,
-        week_start: field(
-            body.week_start,
-            "week_start",
-            WeekStart::parse,
-            d.week_start,
-            "monday, sunday",
-        )?,
-        timezone: body.timezone.unwrap_or(d.timezone),
-        retention: body.retention.unwrap_or(d.retention),
-        settings: BoardSettings {
-            public_read: body.public_read.unwrap_or(false),
-            player_writes: body.player_writes.unwrap_or(false),
-            rules: ScoreRules {
-                min_score: bound(body.min_score.as_ref(), "min_score")?,
-                max_score: bound(body.max_score.as_ref(), "max_score")?,
-                max_increment: body.max_increment,
-                max_members: body.max_members,
-            },
-            grace: body.grace.unwrap_or(0),
-            webhook: body.webhook,
-            webhook_top: body.webhook_top,
-        },
-    };
-    c.validate()?;
-    Ok(c)
-}
+use crate::input::{Auth, BoardPath, JsonBody};
+use crate::wire::parse::rfc3339_us;
+use crate::wire::parse::{bound, config};
+use crate::wire::types::{
+    BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView,
+};
+use crate::wire::views::board_view;
 
 /// Create a board, or confirm one with the same config.
 #[utoipa::path(put, path = "/v1/boards/{board}", tag = "boards",

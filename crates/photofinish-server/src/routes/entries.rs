@@ -4,11 +4,12 @@ use axum::extract::State;
 use axum::Json;
 use photofinish_core::op::ReadPage;
 
-use crate::app::{page_view, AppState};
-use crate::dto::EntriesPage;
+use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, Params};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+use crate::wire::types::EntriesPage;
+use crate::wire::views::page_view;
 
 /// A page of the ranking.
 #[utoipa::path(get, path = "/v1/boards/{board}/entries", tag = "reads",

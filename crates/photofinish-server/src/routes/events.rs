@@ -24,8 +24,9 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{rfc3339_us, Auth, BoardPath};
+use crate::input::{Auth, BoardPath};
 use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
+use crate::wire::parse::rfc3339_us;
 
 /// The live events of a board.
 #[utoipa::path(get, path = "/v1/boards/{board}/events", tag = "events",

@@ -10,12 +10,14 @@ use photofinish_core::op::{Change, ReadAround, ReadMember};
 use photofinish_core::query::top_percent;
 use photofinish_core::{Around, ErrorCode};
 
-use crate::app::{page_view, raw_metadata, AppState};
-use crate::dto::{EntriesPage, MemberView};
+use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::idempotency::{replayed, KeyHeader};
-use crate::input::{rfc3339_us, Auth, BoardMemberPath, Params};
+use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
+use crate::wire::parse::rfc3339_us;
+use crate::wire::types::{EntriesPage, MemberView};
+use crate::wire::views::{page_view, raw_metadata};
 
 /// A member's score and rank.
 #[utoipa::path(get, path = "/v1/boards/{board}/members/{member}", tag = "reads",

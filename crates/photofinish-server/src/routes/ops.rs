@@ -7,9 +7,9 @@ use axum::response::IntoResponse;
 use axum::Json;
 
 use crate::app::AppState;
-use crate::dto::Health;
 use crate::error::ApiError;
 use crate::input::Auth;
+use crate::wire::types::Health;
 use photofinish_core::access::Action;
 use photofinish_core::ErrorCode;
 

@@ -6,134 +6,18 @@
 use axum::extract::State;
 use axum::Json;
 use photofinish_core::op::{ReadMembers, ReadRankOfScore, ReadThresholds};
-use photofinish_core::query::{
-    top_percent, MemberSet, Percent, ThresholdQuery, Thresholds, MAX_MEMBER_BOARDS, MAX_THRESHOLDS,
-};
-use photofinish_core::view::{MemberRow, ReadOptions};
-use photofinish_core::{BoardName, ErrorCode, MemberName, PeriodRef};
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{MemberName, PeriodRef};
 
-use crate::app::{entry_view, AppState};
-use crate::dto::{
-    MemberBoardView, MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView,
-    ThresholdView, ThresholdsView,
-};
+use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{
-    bounded_u64, ranking, rfc3339_us, score_text, Auth, BoardPath, JsonBody, Params, PathParams,
+use crate::input::{Auth, BoardPath, JsonBody, Params, PathParams};
+use crate::wire::parse::{board_list, invalid, threshold_query};
+use crate::wire::parse::{ranking, score_text};
+use crate::wire::types::{
+    MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView, ThresholdsView,
 };
-
-fn invalid(message: String) -> ApiError {
-    ApiError::new(ErrorCode::InvalidParameter, message)
-}
-
-/// The comma-separated list `raw` of parameter `name`: at most `max` items, none empty.
-pub fn comma_list<'a>(name: &str, raw: &'a str, max: usize) -> Result<Vec<&'a str>, ApiError> {
-    let items: Vec<&str> = raw.split(',').collect();
-    if items.iter().any(|i| i.is_empty()) {
-        return Err(invalid(format!(
-            "{name} must be a comma-separated list with no empty item, got {raw:?}"
-        )));
-    }
-    if items.len() > max {
-        return Err(invalid(format!(
-            "{name} has {} items, over the limit of {max}",
-            items.len()
-        )));
-    }
-    Ok(items)
-}
-
-/// A thresholds question from its two lists (`ranks`, `top_percent`), each optional and of
-/// at most [`MAX_THRESHOLDS`] items (neither: no thresholds, an empty answer). A rank is decimal
-/// digits only (leading zeros allowed), 1 to u64::MAX.
-pub fn threshold_query(
-    ranks: Option<&str>,
-    top_percent: Option<&str>,
-) -> Result<ThresholdQuery, ApiError> {
-    let ranks = match ranks {
-        None => Vec::new(),
-        Some(raw) => comma_list("ranks", raw, MAX_THRESHOLDS)?
-            .into_iter()
-            .map(|r| {
-                if !r.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(invalid(format!("ranks must be whole numbers, got {r:?}")));
-                }
-                match bounded_u64("ranks", r, u64::MAX)? {
-                    0 => Err(invalid("ranks start at 1".into())),
-                    n => Ok(n),
-                }
-            })
-            .collect::<Result<_, _>>()?,
-    };
-    let percents = match top_percent {
-        None => Vec::new(),
-        Some(raw) => comma_list("top_percent", raw, MAX_THRESHOLDS)?
-            .into_iter()
-            .map(|p| Percent::parse(p).map_err(invalid))
-            .collect::<Result<_, _>>()?,
-    };
-    // Neither list: an empty answer, not a refusal — a query string cannot be required to
-    // hold one of two parameters in the OpenAPI document, and nothing asked is nothing owed.
-    Ok(ThresholdQuery { ranks, percents })
-}
-
-/// A list of board names (`boards`), each checked.
-pub fn board_list(raw: &str) -> Result<Vec<BoardName>, ApiError> {
-    let names = comma_list("boards", raw, MAX_MEMBER_BOARDS)?;
-    Ok(names
-        .into_iter()
-        .map(BoardName::parse)
-        .collect::<Result<_, _>>()?)
-}
-
-/// The answer to `members:query`.
-pub fn members_query_view(set: MemberSet) -> MembersQueryView {
-    MembersQueryView {
-        total: set.total,
-        period: set.period.id,
-        entries: set.entries.into_iter().map(entry_view).collect(),
-        missing: set.missing,
-    }
-}
-
-/// The answer to `thresholds`.
-pub fn thresholds_view(t: Thresholds) -> ThresholdsView {
-    let thresholds = t
-        .thresholds
-        .into_iter()
-        .map(|t| {
-            let (member, score) = t.entry.unzip();
-            ThresholdView {
-                top_percent: t.top_percent.map(Percent::as_f64),
-                rank: t.rank,
-                score,
-                member,
-            }
-        })
-        .collect();
-    ThresholdsView {
-        total: t.total,
-        period: t.period.id,
-        thresholds,
-    }
-}
-
-/// The answer to a member across boards.
-pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> MemberBoardsView {
-    let boards = rows
-        .into_iter()
-        .map(|(board, row)| MemberBoardView {
-            board,
-            period: row.period.id,
-            score: row.entry.score,
-            rank: row.entry.rank,
-            reached_at: rfc3339_us(row.entry.reached_at_us),
-            total: row.total,
-            top_percent: top_percent(row.ordinal, row.total),
-        })
-        .collect();
-    MemberBoardsView { member, boards }
-}
+use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
 /// Several members' entries in one period, in rank order (a friends board).
 #[utoipa::path(post, path = "/v1/boards/{board}/members:query", tag = "reads",

@@ -10,22 +10,24 @@ use photofinish_core::BoardError;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::dto::{BatchBody, BatchResult, WriteBody, WriteResult};
 use crate::error::{ApiError, ErrorBody};
 use crate::idempotency::{replayed, KeyedJson};
-use crate::input::{self, rfc3339_us, Auth, BoardPath};
+use crate::input::{Auth, BoardPath};
 use crate::limits::MAX_BATCH_ENTRIES;
+use crate::wire::parse;
+use crate::wire::parse::rfc3339_us;
+use crate::wire::types::{BatchBody, BatchResult, WriteBody, WriteResult};
 use photofinish_core::ErrorCode;
 
 /// Checks a write and builds its request.
 fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
     validate_member_name(&w.member)?;
-    let at_us = input::at(w.at.as_ref())?;
+    let at_us = parse::at(w.at.as_ref())?;
     Ok(WriteRequest {
-        value: input::score(&w.score)?,
-        op: input::op(w.op.as_ref())?,
-        metadata: input::metadata(w.metadata.as_ref())?,
-        period: input::write_period(w.period, at_us)?,
+        value: parse::score(&w.score)?,
+        op: parse::op(w.op.as_ref())?,
+        metadata: parse::metadata(w.metadata.as_ref())?,
+        period: parse::write_period(w.period, at_us)?,
         at_us,
         member: w.member,
         over_budget: None, // the gate sets it

@@ -26,7 +26,10 @@ use utoipa::ToSchema;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{self, rfc3339_us, Auth, BoardPath, Params};
+use crate::input::{Auth, BoardPath, Params};
+use crate::wire::parse;
+use crate::wire::parse::rfc3339_us;
+use crate::wire::types::ImportAnswer;
 
 /// Rows the export reads per page.
 pub const EXPORT_PAGE_ROWS: u64 = 1000;
@@ -47,15 +50,6 @@ pub struct TransferLine<'a> {
     /// Metadata (a JSON object), or null.
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<&'a RawValue>,
-}
-
-/// What an import did.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ImportAnswer {
-    /// The period filled.
-    pub period: String,
-    /// Entries imported.
-    pub imported: u64,
 }
 
 /// The NDJSON line of one entry, newline included.
@@ -177,14 +171,14 @@ impl BodyRows {
             Ok(s) => s,
             Err(_) => {
                 let v: serde_json::Value = serde_json::from_str(raw).map_err(|e| self.bad(e))?;
-                input::score(&v).map_err(|e| self.bad(e.message))?
+                parse::score(&v).map_err(|e| self.bad(e.message))?
             }
         };
         let reached_at_us = match l.reached_at {
             None => None,
             Some(t) => {
                 let v = serde_json::Value::String(t.into_owned());
-                input::at(Some(&v)).map_err(|e| self.bad(e.message))?
+                parse::at(Some(&v)).map_err(|e| self.bad(e.message))?
             }
         };
         let metadata = match l.metadata {
@@ -192,7 +186,7 @@ impl BodyRows {
             Some(raw) => {
                 let v: serde_json::Value =
                     serde_json::from_str(raw.get()).map_err(|e| self.bad(e))?;
-                input::metadata(Some(&v)).map_err(|e| self.bad(e.message))?
+                parse::metadata(Some(&v)).map_err(|e| self.bad(e.message))?
             }
         };
         Ok(ImportRow {

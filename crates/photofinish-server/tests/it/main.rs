@@ -13,6 +13,7 @@ mod events;
 mod faults;
 mod grace;
 mod idempotency;
+mod layering;
 mod limits;
 mod periods;
 mod queries;

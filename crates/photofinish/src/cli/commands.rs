@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Subcommand;
-use serde_json::{json, Map, Value};
+use photofinish_server::wire::types::{BoardConfigBody, WriteBody};
+use serde_json::{json, Value};
 
 use crate::client::Client;
 use crate::table;
@@ -220,47 +221,24 @@ pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) ->
             week_start,
             retention,
         } => {
-            let mut body = Map::new();
-            for (k, v) in [
-                ("order", order),
-                ("update", update),
-                ("reset", reset),
-                ("timezone", timezone),
-                ("week_start", week_start),
-            ] {
-                if let Some(v) = v {
-                    body.insert(k.into(), Value::String(v));
-                }
-            }
-            if let Some(r) = retention {
-                body.insert("retention".into(), json!(r));
-            }
-            let v = client
-                .send(
-                    reqwest::Method::PUT,
-                    &["v1", "boards", &name],
-                    &[],
-                    Some(Value::Object(body)),
-                )
-                .await?;
+            let config = BoardConfigBody {
+                order,
+                update,
+                reset,
+                timezone,
+                week_start,
+                retention,
+                ..BoardConfigBody::default()
+            };
+            let v = client.create_board(&name, &config).await?;
             table::print(json, &v, table::board)
         }
-        BoardCommand::List => {
-            let v = client
-                .send(reqwest::Method::GET, &["v1", "boards"], &[], None)
-                .await?;
-            table::print(json, &v, table::boards)
-        }
+        BoardCommand::List => table::print(json, &client.boards().await?, table::boards),
         BoardCommand::Show { name } => {
-            let v = client
-                .send(reqwest::Method::GET, &["v1", "boards", &name], &[], None)
-                .await?;
-            table::print(json, &v, table::board)
+            table::print(json, &client.board(&name).await?, table::board)
         }
         BoardCommand::Delete { name } => {
-            client
-                .send(reqwest::Method::DELETE, &["v1", "boards", &name], &[], None)
-                .await?;
+            client.delete_board(&name).await?;
             table::print(json, &json!({"deleted": name}), |_| {
                 format!("deleted board {name}\n")
             })
@@ -270,106 +248,49 @@ pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) ->
 
 /// `photofinish submit`.
 pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result<()> {
-    let SubmitArgs {
-        board,
-        member,
-        score,
-        op,
+    let metadata = a
+        .metadata
+        .map(|m| serde_json::from_str(&m).map_err(|e| anyhow!("--metadata is not JSON: {e}")))
+        .transpose()?;
+    let write = WriteBody {
+        member: a.member,
+        score: Value::String(a.score),
+        op: a.op.map(Value::String),
         metadata,
-        at,
-    } = a;
-    let mut body = json!({"member": member, "score": score});
-    if let Some(op) = op {
-        body["op"] = Value::String(op);
-    }
-    if let Some(m) = metadata {
-        body["metadata"] =
-            serde_json::from_str(&m).map_err(|e| anyhow!("--metadata is not JSON: {e}"))?;
-    }
-    if let Some(at) = at {
-        body["at"] = Value::String(at);
-    }
-    let v = client
-        .send(
-            reqwest::Method::POST,
-            &["v1", "boards", &board, "scores"],
-            &[],
-            Some(body),
-        )
-        .await?;
+        at: a.at.map(Value::String),
+        period: None,
+    };
+    let v = client.submit(&a.board, &write).await?;
     table::print(json, &v, table::write)
 }
 
 /// `photofinish top`.
 pub(super) async fn top(client: &Client, json: bool, a: TopArgs) -> Result<()> {
-    let TopArgs {
-        board,
-        limit,
-        offset,
-        ranking,
-        period,
-    } = a;
     let q = query(&[
-        ("limit", Some(limit.to_string())),
-        ("offset", Some(offset.to_string())),
-        ("ranking", ranking),
-        ("period", period),
+        ("limit", Some(a.limit.to_string())),
+        ("offset", Some(a.offset.to_string())),
+        ("ranking", a.ranking),
+        ("period", a.period),
     ]);
-    let v = client
-        .send(
-            reqwest::Method::GET,
-            &["v1", "boards", &board, "entries"],
-            &q,
-            None,
-        )
-        .await?;
-    table::print(json, &v, table::entries)
+    table::print(json, &client.entries(&a.board, &q).await?, table::entries)
 }
 
 /// `photofinish rank`.
 pub(super) async fn rank(client: &Client, json: bool, a: RankArgs) -> Result<()> {
-    let RankArgs {
-        board,
-        member,
-        ranking,
-        period,
-    } = a;
-    let q = query(&[("ranking", ranking), ("period", period)]);
-    let v = client
-        .send(
-            reqwest::Method::GET,
-            &["v1", "boards", &board, "members", &member],
-            &q,
-            None,
-        )
-        .await?;
+    let q = query(&[("ranking", a.ranking), ("period", a.period)]);
+    let v = client.member(&a.board, &a.member, &q).await?;
     table::print(json, &v, table::member)
 }
 
 /// `photofinish around`.
 pub(super) async fn around(client: &Client, json: bool, a: AroundArgs) -> Result<()> {
-    let AroundArgs {
-        board,
-        member,
-        before,
-        after,
-        ranking,
-        period,
-    } = a;
     let q = query(&[
-        ("before", Some(before.to_string())),
-        ("after", Some(after.to_string())),
-        ("ranking", ranking),
-        ("period", period),
+        ("before", Some(a.before.to_string())),
+        ("after", Some(a.after.to_string())),
+        ("ranking", a.ranking),
+        ("period", a.period),
     ]);
-    let v = client
-        .send(
-            reqwest::Method::GET,
-            &["v1", "boards", &board, "members", &member, "around"],
-            &q,
-            None,
-        )
-        .await?;
+    let v = client.around(&a.board, &a.member, &q).await?;
     table::print(json, &v, table::entries)
 }
 

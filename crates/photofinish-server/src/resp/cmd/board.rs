@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::write::keyed_request;
 use super::{option, options, text, CmdError, Spec};
-use crate::dto::BoardConfigBody;
 use crate::error::ApiError;
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
+use crate::wire::types::BoardConfigBody;
 
 const CREATE_OPTIONS: &[&str] = &[
     "ORDER",
@@ -94,7 +94,7 @@ pub async fn run(
     match spec.name {
         "lb.create" => {
             let opts = options(args, 2, CREATE_OPTIONS, spec.name)?;
-            let change = Change::Create(crate::routes::boards::config(body(&opts)?)?);
+            let change = Change::Create(crate::wire::parse::config(body(&opts)?)?);
             let key = keyed_request(&opts, args, 2)?;
             gate.change(caller, board, change, key)
                 .await?

@@ -13,13 +13,12 @@ use serde::Serialize;
 
 use super::read::{read_options, style};
 use super::{board, option, options, text, CmdError, Spec};
-use crate::input::{bounded_u64, score_text};
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
-use crate::routes::queries::{
-    board_list, member_boards_view, members_query_view, threshold_query, thresholds_view,
-};
+use crate::wire::parse::{board_list, threshold_query};
+use crate::wire::parse::{bounded_u64, score_text};
+use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
 /// An HTTP answer's JSON, nested.
 fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {

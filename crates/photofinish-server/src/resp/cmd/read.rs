@@ -9,12 +9,12 @@ use photofinish_core::view::{ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
 use super::{option, options, text, CmdError, Spec};
-use crate::app::board_view;
-use crate::input::{bounded_u64, ranking};
 use crate::limits::{MAX_AROUND_SIDE, MAX_PAGE_LIMIT};
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::wire::parse::{bounded_u64, ranking};
+use crate::wire::views::board_view;
 
 /// The rank style the `RANKING` option names (any case), ordinal when absent.
 pub(super) fn style(opts: &[(&'static str, &str)]) -> Result<RankStyle, CmdError> {

@@ -10,15 +10,14 @@ use photofinish_core::config::validate_member_name;
 use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardName, ErrorCode, Op};
-use serde_json::Value;
 
 use super::{option, options, text, CmdError, Spec};
-use crate::error::ApiError;
-use crate::idempotency::{checked_key, resp_fingerprint, KeyedRequest};
-use crate::input;
+use crate::gate::KeyedRequest;
+use crate::idempotency::{checked_key, resp_fingerprint};
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::wire::parse;
 
 /// What a write answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +80,7 @@ pub fn keyed_request(
 pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
     let member = text(args, 2, "the member name", ErrorCode::InvalidMember)?;
     validate_member_name(member)?;
-    let value = input::score_text(text(args, 3, "the score", ErrorCode::ScoreNotInteger)?)?;
+    let value = parse::score_text(text(args, 3, "the score", ErrorCode::ScoreNotInteger)?)?;
     let (op, shape) = match spec.name {
         "lb.incr" => (Some(Op::Incr), Shape::Score),
         "lb.set" => (Some(Op::Set), Shape::Score),
@@ -94,33 +93,21 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
     };
     let opts = options(args, 4, allowed, spec.name)?;
     let op = match option(&opts, "OP") {
-        Some(s) => input::op(Some(&Value::String(s.to_owned())))?,
+        Some(s) => Some(parse::op_text(s)?),
         None => op,
     };
-    let metadata = match option(&opts, "META") {
-        None => None,
-        Some(s) => {
-            let v: Value = serde_json::from_str(s).map_err(|e| {
-                ApiError::new(
-                    ErrorCode::InvalidMetadata,
-                    format!("META must be a JSON object: {e}"),
-                )
-            })?;
-            input::metadata(Some(&v))?
-        }
-    };
-    let at_us = input::at(
-        option(&opts, "AT")
-            .map(|s| Value::String(s.to_owned()))
-            .as_ref(),
-    )?;
+    let metadata = option(&opts, "META")
+        .map(parse::metadata_text)
+        .transpose()?
+        .flatten();
+    let at_us = option(&opts, "AT").map(parse::at_text).transpose()?;
     Ok(Parsed {
         request: WriteRequest {
             member: member.to_owned(),
             value,
             op,
             metadata,
-            period: input::write_period(option(&opts, "PERIOD").map(str::to_owned), at_us)?,
+            period: parse::write_period(option(&opts, "PERIOD").map(str::to_owned), at_us)?,
             at_us,
             over_budget: None, // the gate sets it
         },

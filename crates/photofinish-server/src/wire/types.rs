@@ -1,5 +1,8 @@
 //! JSON shapes of requests and answers, with their OpenAPI schemas. Request types are loose
-//! (a score may be a number or a string) and checked by [`crate::input`].
+//! (a score may be a number or a string) and checked by [`crate::wire::parse`]. Answers
+//! deserialize too, and the bodies a client sends serialize: the CLI's client reads and
+//! writes these same types (`photofinish/src/client.rs`), so a renamed field breaks it at
+//! compile time, not in a user's terminal.
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -7,55 +10,85 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 /// Board config; every field optional (defaults: desc, incr, never, UTC, monday, 8).
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardConfigBody {
     /// `desc` (higher is better) or `asc` (lower is better).
     #[schema(example = "desc")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub order: Option<String>,
     /// Default operator: `incr`, `best` or `set`.
     #[schema(example = "incr")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub update: Option<String>,
     /// `never`, `daily`, `weekly` or `monthly`.
     #[schema(example = "weekly")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reset: Option<String>,
     /// IANA time zone of the periods.
     #[schema(example = "Asia/Shanghai")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
     /// `monday` (ISO weeks) or `sunday`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub week_start: Option<String>,
     /// Periods kept, 1 to 1000.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
     pub retention: Option<u32>,
     /// Reads need no credential (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub public_read: Option<bool>,
     /// Players (JWT) may write their own member (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub player_writes: Option<bool>,
     /// Lowest score a write may leave (inclusive; an integer or a decimal string).
     #[schema(value_type = Option<i64>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_score: Option<Value>,
     /// Highest score a write may leave (inclusive; an integer or a decimal string).
     #[schema(value_type = Option<i64>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_score: Option<Value>,
     /// Largest absolute operand of an `incr`.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
     pub max_increment: Option<u64>,
     /// Most members per period (at least 1); a write adding one beyond it gets
     /// `board_full`.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
     pub max_members: Option<u64>,
     /// Seconds after a period ends during which a write naming it (`period`) still lands
     /// in it, 0 (default) to 86400.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
     pub grace: Option<u32>,
     /// http(s) URL the server POSTs each closed period's top entries to (`PeriodClosed`),
     /// within 5 s after the period and its grace end, signed (`X-Photofinish-Signature`),
     /// retried until a 2xx for a day (docs/webhooks.md); admins only set it. Needs a board
     /// that resets and keeps at least 2 periods (`retention` ≥ 2), else 400
     /// `invalid_config`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook: Option<String>,
     /// Entries the webhook carries, 1 to 1000 (default 100).
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
     pub webhook_top: Option<u32>,
 }
 
@@ -65,7 +98,7 @@ pub struct BoardConfigBody {
 #[serde(deny_unknown_fields)]
 pub struct BoardPatchBody {
     /// Periods kept, 1 to 1000.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(default, deserialize_with = "crate::wire::parse::whole")]
     pub retention: Option<u32>,
     /// Reads need no credential.
     pub public_read: Option<bool>,
@@ -80,28 +113,28 @@ pub struct BoardPatchBody {
     #[schema(value_type = Option<i64>)]
     pub max_score: Option<Option<Value>>,
     /// Largest absolute operand of an `incr`; `null` removes the rule.
-    #[serde(default, deserialize_with = "crate::input::whole_present")]
+    #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
     #[schema(value_type = Option<u64>)]
     pub max_increment: Option<Option<u64>>,
     /// Most members per period; `null` removes the rule.
-    #[serde(default, deserialize_with = "crate::input::whole_present")]
+    #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
     #[schema(value_type = Option<u64>)]
     pub max_members: Option<Option<u64>>,
     /// Grace after a period ends, seconds, 0 to 86400.
-    #[serde(default, deserialize_with = "crate::input::whole")]
+    #[serde(default, deserialize_with = "crate::wire::parse::whole")]
     pub grace: Option<u32>,
     /// The period-close webhook URL; `null` removes it.
     #[serde(default, deserialize_with = "photofinish_core::view::present")]
     #[schema(value_type = Option<String>)]
     pub webhook: Option<Option<String>>,
     /// Entries the webhook carries, 1 to 1000; `null` for the default (100).
-    #[serde(default, deserialize_with = "crate::input::whole_present")]
+    #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
     #[schema(value_type = Option<u32>)]
     pub webhook_top: Option<Option<u32>>,
 }
 
 /// A board as the API shows it.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct BoardView {
     /// Board name.
     pub name: String,
@@ -149,14 +182,14 @@ pub struct BoardView {
 }
 
 /// All boards.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct BoardList {
     /// Boards by name.
     pub boards: Vec<BoardView>,
 }
 
 /// One score write.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteBody {
     /// Member name: 1–128 bytes of UTF-8 without control characters.
@@ -167,23 +200,27 @@ pub struct WriteBody {
     pub score: Value,
     /// `incr`, `best` or `set`; the board's default when absent.
     #[schema(value_type = Option<String>, example = "incr")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub op: Option<Value>,
     /// A JSON object of at most 1 KiB, stored with the entry; kept when absent.
     #[schema(value_type = Option<Object>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
     /// RFC 3339 instant of the write (imports, replays); the server clock when absent.
     #[schema(value_type = Option<String>, example = "2026-11-22T08:00:00Z")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Value>,
     /// The period the write lands in: the current one, or one that ended less than the
     /// board's `grace` ago (a late result); `reached_at` is still the server's now. Older
     /// is 422 period_closed, one not started 422 invalid_period, a malformed id 400
     /// invalid_period; not together with `at` (400).
     #[schema(example = "2026-11-22")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<String>,
 }
 
 /// What a write did.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct WriteResult {
     /// Member name.
     pub member: String,
@@ -209,7 +246,7 @@ pub struct BatchBody {
 }
 
 /// Results in the order of the batch: a write result or `{"error": …}` each.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct BatchResult {
     /// One per entry.
     #[schema(value_type = Vec<Object>)]
@@ -217,7 +254,7 @@ pub struct BatchResult {
 }
 
 /// One member's standing.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MemberView {
     /// Member name.
     pub member: String,
@@ -237,7 +274,7 @@ pub struct MemberView {
 }
 
 /// A ranked row.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct EntryView {
     /// Rank in the style asked for.
     pub rank: u64,
@@ -253,7 +290,7 @@ pub struct EntryView {
 }
 
 /// A page of ranked rows.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct EntriesPage {
     /// Members in the period.
     pub total: u64,
@@ -264,7 +301,7 @@ pub struct EntriesPage {
 }
 
 /// A retained period.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct PeriodView {
     /// Period id.
     pub id: String,
@@ -277,14 +314,14 @@ pub struct PeriodView {
 }
 
 /// Retained periods, newest first.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct PeriodList {
     /// The periods.
     pub periods: Vec<PeriodView>,
 }
 
 /// Liveness.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct Health {
     /// `ok`, or `degraded` while the log cannot be written.
     pub status: String,
@@ -307,7 +344,7 @@ pub struct MembersQueryBody {
 }
 
 /// The members of a set that the period holds, in rank order, and those it does not.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MembersQueryView {
     /// Members in the period (the board's, not the set's).
     pub total: u64,
@@ -320,7 +357,7 @@ pub struct MembersQueryView {
 }
 
 /// The rank a member reaching a score now would get.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ScoreRankView {
     /// The score asked about.
     pub score: i64,
@@ -333,7 +370,7 @@ pub struct ScoreRankView {
 }
 
 /// The entry at one ordinal rank.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ThresholdView {
     /// The percentage this threshold was asked as; absent for one asked as a rank.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -347,7 +384,7 @@ pub struct ThresholdView {
 }
 
 /// The entries at given ranks and percentages of a period.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ThresholdsView {
     /// Members in the period.
     pub total: u64,
@@ -358,7 +395,7 @@ pub struct ThresholdsView {
 }
 
 /// A member's standing on one board (its current period).
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MemberBoardView {
     /// Board name.
     pub board: String,
@@ -377,10 +414,19 @@ pub struct MemberBoardView {
 }
 
 /// A member's standing across boards.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MemberBoardsView {
     /// Member name.
     pub member: String,
     /// The boards that hold the member, in the order asked (name order when not asked).
     pub boards: Vec<MemberBoardView>,
+}
+
+/// What an import did.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ImportAnswer {
+    /// The period filled.
+    pub period: String,
+    /// Entries imported.
+    pub imported: u64,
 }

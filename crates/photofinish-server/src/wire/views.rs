@@ -1,0 +1,121 @@
+//! The answers in their wire shapes ([`super::types`]): a board as a caller may see it,
+//! entries, pages, a members query, thresholds and a member across boards — what HTTP
+//! answers as JSON and RESP as nested maps, built in one place.
+
+use photofinish_core::access::Caller;
+use photofinish_core::query::{top_percent, MemberSet, Percent, Thresholds};
+use photofinish_core::ranking::Entry;
+use photofinish_core::view::{BoardState, MemberRow, Rows};
+use serde_json::value::RawValue;
+
+use super::parse::rfc3339_us;
+use super::types::{
+    BoardView, EntriesPage, EntryView, MemberBoardView, MemberBoardsView, MembersQueryView,
+    ThresholdView, ThresholdsView,
+};
+
+/// The API view of a board, as `caller` may see it: the webhook's URL only to whoever
+/// may manage the board (it may name hosts inside the studio's network).
+pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
+    let c = b.config;
+    let webhook_top = c.settings.webhook_top();
+    let webhook = c
+        .settings
+        .webhook
+        .filter(|_| photofinish_core::access::may_manage(caller, &b.name));
+    BoardView {
+        name: b.name,
+        order: c.order.as_str().into(),
+        update: c.update.as_str().into(),
+        reset: c.reset.as_str().into(),
+        timezone: c.timezone,
+        week_start: c.week_start.as_str().into(),
+        retention: c.retention,
+        public_read: c.settings.public_read,
+        player_writes: c.settings.player_writes,
+        min_score: c.settings.rules.min_score,
+        max_score: c.settings.rules.max_score,
+        max_increment: c.settings.rules.max_increment,
+        max_members: c.settings.rules.max_members,
+        grace: c.settings.grace,
+        webhook_top,
+        webhook,
+        members: b.members,
+        next_reset_at: (b.current.end_us != i64::MAX).then(|| rfc3339_us(b.current.end_us)),
+        period: b.current.id,
+    }
+}
+
+/// Stored metadata (always a serialized JSON object) as raw JSON.
+pub fn raw_metadata(m: Option<String>) -> Option<Box<RawValue>> {
+    m.and_then(|s| RawValue::from_string(s).ok())
+}
+
+/// The API view of a ranked entry.
+pub fn entry_view(e: Entry) -> EntryView {
+    EntryView {
+        rank: e.rank,
+        member: e.member,
+        score: e.score,
+        reached_at: rfc3339_us(e.reached_at_us),
+        metadata: raw_metadata(e.metadata),
+    }
+}
+
+/// The API view of a page of rows.
+pub fn page_view(rows: Rows) -> EntriesPage {
+    EntriesPage {
+        total: rows.total,
+        period: rows.period.id,
+        entries: rows.entries.into_iter().map(entry_view).collect(),
+    }
+}
+
+/// The answer to `members:query`.
+pub fn members_query_view(set: MemberSet) -> MembersQueryView {
+    MembersQueryView {
+        total: set.total,
+        period: set.period.id,
+        entries: set.entries.into_iter().map(entry_view).collect(),
+        missing: set.missing,
+    }
+}
+
+/// The answer to `thresholds`.
+pub fn thresholds_view(t: Thresholds) -> ThresholdsView {
+    let thresholds = t
+        .thresholds
+        .into_iter()
+        .map(|t| {
+            let (member, score) = t.entry.unzip();
+            ThresholdView {
+                top_percent: t.top_percent.map(Percent::as_f64),
+                rank: t.rank,
+                score,
+                member,
+            }
+        })
+        .collect();
+    ThresholdsView {
+        total: t.total,
+        period: t.period.id,
+        thresholds,
+    }
+}
+
+/// The answer to a member across boards.
+pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> MemberBoardsView {
+    let boards = rows
+        .into_iter()
+        .map(|(board, row)| MemberBoardView {
+            board,
+            period: row.period.id,
+            score: row.entry.score,
+            rank: row.entry.rank,
+            reached_at: rfc3339_us(row.entry.reached_at_us),
+            total: row.total,
+            top_percent: top_percent(row.ordinal, row.total),
+        })
+        .collect();
+    MemberBoardsView { member, boards }
+}

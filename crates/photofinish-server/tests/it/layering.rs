@@ -1,0 +1,127 @@
+//! The server's layering, checked on its source (issue #42, ARCHITECTURE.md): its
+//! top-level modules import each other without a cycle, and the two doors share only the
+//! protocol-neutral layer — RESP imports nothing of HTTP (`routes`, `input`), HTTP
+//! nothing of RESP. A `use crate::…` added against these rules fails here, naming it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its tests and comments.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("read file");
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level modules `text` names through `crate::`.
+fn crate_refs(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// Each top-level module of the server and the top-level modules it imports.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let module_of = |p: &Path| -> Option<String> {
+        let rel = p.strip_prefix(&src).ok()?;
+        let first = rel.components().next()?.as_os_str().to_str()?.to_owned();
+        match first.strip_suffix(".rs") {
+            Some("lib") => None,
+            Some(m) => Some(m.to_owned()),
+            None => Some(first),
+        }
+    };
+    let mut modules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut refs: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for f in &files {
+        if let Some(m) = module_of(f) {
+            modules.entry(m.clone()).or_default();
+            refs.push((m, crate_refs(&code(f))));
+        }
+    }
+    for (m, names) in refs {
+        let deps: BTreeSet<String> = names
+            .into_iter()
+            .filter(|n| *n != m && modules.contains_key(n))
+            .collect();
+        modules.get_mut(&m).expect("known").extend(deps);
+    }
+    modules
+}
+
+/// A cycle through `start`, if any: the path back to it.
+fn cycle_from(g: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut stack = vec![(start.to_owned(), vec![start.to_owned()])];
+    let mut seen = BTreeSet::new();
+    while let Some((at, path)) = stack.pop() {
+        for next in &g[&at] {
+            if next == start {
+                let mut cycle = path.clone();
+                cycle.push(start.to_owned());
+                return Some(cycle);
+            }
+            if seen.insert(next.clone()) {
+                let mut p = path.clone();
+                p.push(next.clone());
+                stack.push((next.clone(), p));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_servers_modules_import_each_other_without_a_cycle() {
+    let g = graph();
+    assert!(g.len() > 10, "the modules were found: {:?}", g.keys());
+    for m in g.keys() {
+        if let Some(cycle) = cycle_from(&g, m) {
+            panic!("an import cycle: {}", cycle.join(" → "));
+        }
+    }
+}
+
+#[test]
+fn the_doors_share_only_the_neutral_layer() {
+    let g = graph();
+    let resp = &g["resp"];
+    for http in ["routes", "input"] {
+        assert!(!resp.contains(http), "resp imports crate::{http}");
+    }
+    for m in ["routes", "input"] {
+        assert!(!g[m].contains("resp"), "{m} imports crate::resp");
+    }
+    assert!(resp.contains("wire"), "resp parses with wire: {resp:?}");
+    let wire = &g["wire"];
+    for door in ["routes", "input", "resp", "app", "gate"] {
+        assert!(!wire.contains(door), "wire imports crate::{door}");
+    }
+}
