@@ -3,15 +3,16 @@
 //! HTTP API v1 (docs/SPEC.md §3) and the RESP door (§9) over the embedded store or Redis.
 //!
 //! # Layout
-//! - [`routes`]: the handlers, one file per resource.
-//! - [`input`]: request parsing and every input rule; the body and query extractors.
-//! - [`dto`]: JSON shapes with their OpenAPI schemas; [`openapi`]: the document.
+//! - [`routes`]: the handlers, one file per resource; [`api`] registers each once.
+//! - [`input`]: HTTP's extractors (body, query, path, caller).
+//! - [`wire`]: what the doors share: JSON shapes with their OpenAPI schemas, answers built
+//!   from the service's views, every text rule; [`openapi`]: the document.
 //! - [`error`]: [`ApiError`](error::ApiError) and the code/status table.
 //! - [`auth`]: credentials → a caller (API keys from the keys file, players' JWTs);
 //!   [`gate`]: the service behind the access rules, what every route calls; [`rate`]:
 //!   rates as operators write them.
-//! - [`app`]: shared state (the core's `Leaderboard` service, whichever backend it is) and
-//!   view helpers; [`middleware`]: request id, logs, metrics.
+//! - [`app`]: shared state (the gate over the core's `Leaderboard` service, whichever
+//!   backend it is); [`middleware`]: request id, logs, metrics.
 //! - [`metrics`]: Prometheus metrics; [`limits`]: every size limit.
 //! - [`listen`]: the accept loop, TLS, per-connection limits.
 //! - [`resp`]: the Redis protocol door: framing, the `LB.*` commands, pipelined rounds.
@@ -40,57 +41,56 @@ pub mod wire;
 
 use std::sync::Arc;
 
-use axum::routing::{get, post, put};
+use axum::routing::get;
 use axum::Router;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
     admin, boards, console, entries, events, members, ops, queries, scores, transfer,
 };
 
+/// Every API route, each registered once: axum routes it by its handler's
+/// `#[utoipa::path]`, and the same annotation is its operation in the OpenAPI document
+/// ([`openapi::document`]). In the document's order.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(
+            boards::put_board,
+            boards::get_board,
+            boards::patch_board,
+            boards::delete_board
+        ))
+        .routes(routes!(boards::list_boards))
+        .routes(routes!(boards::list_periods))
+        .routes(routes!(scores::post_score))
+        .routes(routes!(scores::post_batch))
+        .routes(routes!(members::get_member, members::delete_member))
+        .routes(routes!(entries::get_entries))
+        .routes(routes!(members::get_around))
+        .routes(routes!(queries::post_members_query))
+        .routes(routes!(queries::get_rank))
+        .routes(routes!(queries::get_thresholds))
+        .routes(routes!(queries::get_member_boards))
+        .routes(routes!(events::get_events))
+        .routes(routes!(transfer::get_export))
+        .routes(routes!(transfer::post_import))
+        .routes(routes!(admin::get_backup))
+        .routes(routes!(ops::healthz))
+        .routes(routes!(ops::metrics))
+        .routes(routes!(ops::openapi))
+}
+
 /// The router of every route, with the observing middleware.
 pub fn router(app: Arc<App>) -> Router {
+    let (api, _) = api().split_for_parts();
     Router::new()
-        .route("/v1/boards", get(boards::list_boards))
-        .route(
-            "/v1/boards/{board}",
-            put(boards::put_board)
-                .get(boards::get_board)
-                .patch(boards::patch_board)
-                .delete(boards::delete_board),
-        )
-        .route("/v1/boards/{board}/periods", get(boards::list_periods))
-        .route("/v1/boards/{board}/scores", post(scores::post_score))
-        .route("/v1/boards/{board}/scores:batch", post(scores::post_batch))
-        .route("/v1/boards/{board}/entries", get(entries::get_entries))
-        .route(
-            "/v1/boards/{board}/members/{member}",
-            get(members::get_member).delete(members::delete_member),
-        )
-        .route(
-            "/v1/boards/{board}/members/{member}/around",
-            get(members::get_around),
-        )
-        .route(
-            "/v1/boards/{board}/members:query",
-            post(queries::post_members_query),
-        )
-        .route("/v1/boards/{board}/rank", get(queries::get_rank))
-        .route(
-            "/v1/boards/{board}/thresholds",
-            get(queries::get_thresholds),
-        )
-        .route("/v1/members/{member}", get(queries::get_member_boards))
-        .route("/v1/boards/{board}/events", get(events::get_events))
-        .route("/v1/boards/{board}/export", get(transfer::get_export))
-        .route("/v1/boards/{board}/import", post(transfer::post_import))
+        .merge(api)
         .route("/", get(console::index))
         .route("/console.css", get(console::css))
         .route("/console.js", get(console::js))
-        .route("/v1/admin/backup", get(admin::get_backup))
-        .route("/healthz", get(ops::healthz))
-        .route("/metrics", get(ops::metrics))
-        .route("/openapi.json", get(ops::openapi))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             middleware::observe,

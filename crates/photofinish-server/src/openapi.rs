@@ -12,10 +12,10 @@ use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::routes::{boards, entries, events, members, ops, queries, scores};
 use crate::wire::types::*;
 
-/// The API description served at `/openapi.json`.
+/// The API description served at `/openapi.json`: its info and schemas; each operation
+/// comes from its handler, as [`crate::api`] registers it.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -31,31 +31,6 @@ use crate::wire::types::*;
             Storage: every backend holds scores over the whole i64 range, exactly (beyond it: 422 \
             score_out_of_range, or score_overflow for an incr); on the Redis backend \
             (--storage redis://...) Redis being unreachable is 503 storage_unavailable."
-    ),
-    paths(
-        boards::put_board,
-        boards::list_boards,
-        boards::get_board,
-        boards::patch_board,
-        boards::delete_board,
-        boards::list_periods,
-        scores::post_score,
-        scores::post_batch,
-        members::get_member,
-        members::delete_member,
-        entries::get_entries,
-        members::get_around,
-        queries::post_members_query,
-        queries::get_rank,
-        queries::get_thresholds,
-        queries::get_member_boards,
-        events::get_events,
-        crate::routes::transfer::get_export,
-        crate::routes::transfer::post_import,
-        crate::routes::admin::get_backup,
-        ops::healthz,
-        ops::metrics,
-        ops::openapi,
     ),
     components(schemas(
         BoardConfigBody,
@@ -217,7 +192,7 @@ pub fn document_json(has_credentials: bool) -> String {
 
 /// The document as a server configured this way serves it (before fitting).
 pub fn document(has_credentials: bool) -> utoipa::openapi::OpenApi {
-    let mut doc = ApiDoc::openapi();
+    let (_, mut doc) = crate::api().split_for_parts();
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "bearer",
