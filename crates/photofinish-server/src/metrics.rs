@@ -115,115 +115,117 @@ impl Default for Metrics {
     }
 }
 
+/// `metric` registered under `name` with `help`; the handle to update it.
+fn register<M: prometheus_client::registry::Metric + Clone>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    metric: M,
+) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 impl Metrics {
     /// All metrics, registered.
     pub fn new() -> Self {
-        let mut registry = Registry::with_prefix("photofinish");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
-            "http_requests",
-            "HTTP requests by route, method and status",
-            requests.clone(),
-        );
-        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
-            latency_buckets as fn() -> Histogram,
-        );
-        registry.register(
-            "http_request_duration_seconds",
-            "HTTP request latency by route",
-            latency.clone(),
-        );
-        let fsync = Histogram::new(exponential_buckets(0.000_01, 2.0, 18));
-        registry.register(
-            "log_fsync_duration_seconds",
-            "Write-ahead log fsync latency",
-            fsync.clone(),
-        );
-        let refusals = Family::<RefusalLabels, Counter>::default();
-        registry.register(
-            "refusals",
-            "Requests refused, by reason: unauthorized, forbidden, …",
-            refusals.clone(),
-        );
-        let resp_commands = Family::<RespLabels, Counter>::default();
-        registry.register(
-            "resp_commands",
-            "RESP commands by command and outcome (ok, error)",
-            resp_commands.clone(),
-        );
-        let webhook_posts = Family::<WebhookLabels, Counter>::default();
-        registry.register(
-            "webhook_posts",
-            "Period-close webhook attempts by outcome (delivered, failed, abandoned)",
-            webhook_posts.clone(),
-        );
-        let webhook_pending = Gauge::default();
-        registry.register(
-            "webhook_pending",
-            "Periods closed whose webhook post has not had a 2xx yet",
-            webhook_pending.clone(),
-        );
-        let boards = Gauge::default();
-        registry.register("boards", "Boards", boards.clone());
-        let members = Gauge::default();
-        registry.register(
-            "members",
-            "Members over all boards and retained periods",
-            members.clone(),
-        );
-        let write_failing = Gauge::default();
-        registry.register(
-            "storage_write_failing",
-            "1 while the log cannot be written",
-            write_failing.clone(),
-        );
-        let memory_estimate = Gauge::default();
-        registry.register(
-            "memory_estimate_bytes",
-            "The data's estimated size, sampled each second (embedded: rankings and metadata; Redis: used_memory)",
-            memory_estimate.clone(),
-        );
-        let memory_limit = Gauge::default();
-        registry.register(
-            "memory_limit_bytes",
-            "--max-memory: over it, writes adding members are refused",
-            memory_limit.clone(),
-        );
-        let redis_reads = Family::<ReadLabels, Counter>::default();
-        registry.register(
-            "redis_reads",
-            "Redis log layout: reads answered from the node's copy (local) or after catching up with the board's log (caught_up)",
-            redis_reads.clone(),
-        );
-        let redis_read_staleness = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
-        registry.register(
-            "redis_read_staleness_max_seconds",
-            "Redis log layout, --redis-reads local: since the previous scrape, the longest a local read's copy had gone without catching up",
-            redis_read_staleness.clone(),
-        );
-        let redis_snapshots = Family::<SnapshotLabels, Counter>::default();
-        registry.register(
-            "redis_snapshots",
-            "Redis log layout: this node's snapshot attempts, by outcome (published, lease_lost, stale, skipped, failed)",
-            redis_snapshots.clone(),
-        );
+        let mut r = Registry::with_prefix("photofinish");
+        let latency_family =
+            Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+                latency_buckets as fn() -> Histogram,
+            );
         Self {
-            redis_snapshots,
-            redis_reads,
-            redis_read_staleness,
-            memory_estimate,
-            memory_limit,
-            registry,
-            requests,
-            latency,
-            fsync,
-            refusals,
-            resp_commands,
-            webhook_posts,
-            webhook_pending,
-            boards,
-            members,
-            write_failing,
+            requests: register(
+                &mut r,
+                "http_requests",
+                "HTTP requests by route, method and status",
+                Family::<RequestLabels, Counter>::default(),
+            ),
+            latency: register(
+                &mut r,
+                "http_request_duration_seconds",
+                "HTTP request latency by route",
+                latency_family,
+            ),
+            fsync: register(
+                &mut r,
+                "log_fsync_duration_seconds",
+                "Write-ahead log fsync latency",
+                Histogram::new(exponential_buckets(0.000_01, 2.0, 18)),
+            ),
+            refusals: register(
+                &mut r,
+                "refusals",
+                "Requests refused, by reason: unauthorized, forbidden, …",
+                Family::<RefusalLabels, Counter>::default(),
+            ),
+            resp_commands: register(
+                &mut r,
+                "resp_commands",
+                "RESP commands by command and outcome (ok, error)",
+                Family::<RespLabels, Counter>::default(),
+            ),
+            webhook_posts: register(
+                &mut r,
+                "webhook_posts",
+                "Period-close webhook attempts by outcome (delivered, failed, abandoned)",
+                Family::<WebhookLabels, Counter>::default(),
+            ),
+            webhook_pending: register(
+                &mut r,
+                "webhook_pending",
+                "Periods closed whose webhook post has not had a 2xx yet",
+                Gauge::default(),
+            ),
+            boards: register(
+                &mut r,
+                "boards",
+                "Boards",
+                Gauge::default(),
+            ),
+            members: register(
+                &mut r,
+                "members",
+                "Members over all boards and retained periods",
+                Gauge::default(),
+            ),
+            write_failing: register(
+                &mut r,
+                "storage_write_failing",
+                "1 while the log cannot be written",
+                Gauge::default(),
+            ),
+            memory_estimate: register(
+                &mut r,
+                "memory_estimate_bytes",
+                "The data's estimated size, sampled each second (embedded: rankings and metadata; Redis: used_memory)",
+                Gauge::default(),
+            ),
+            memory_limit: register(
+                &mut r,
+                "memory_limit_bytes",
+                "--max-memory: over it, writes adding members are refused",
+                Gauge::default(),
+            ),
+            redis_reads: register(
+                &mut r,
+                "redis_reads",
+                "Redis log layout: reads answered from the node's copy (local) or after catching up with the board's log (caught_up)",
+                Family::<ReadLabels, Counter>::default(),
+            ),
+            redis_read_staleness: register(
+                &mut r,
+                "redis_read_staleness_max_seconds",
+                "Redis log layout, --redis-reads local: since the previous scrape, the longest a local read's copy had gone without catching up",
+                Gauge::<f64, std::sync::atomic::AtomicU64>::default(),
+            ),
+            redis_snapshots: register(
+                &mut r,
+                "redis_snapshots",
+                "Redis log layout: this node's snapshot attempts, by outcome (published, lease_lost, stale, skipped, failed)",
+                Family::<SnapshotLabels, Counter>::default(),
+            ),
+            registry: r,
         }
     }
 

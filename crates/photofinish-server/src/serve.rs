@@ -388,7 +388,60 @@ pub async fn serve_with(
     let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     let auth = Authenticator::new(opts.keys.clone(), opts.jwt.as_ref())
         .map_err(ServeError::Credentials)?;
-    // Protected mode: without credentials, only loopback addresses, on either door.
+    let tls = exposure(&opts, &auth).await?;
+    let auth = Arc::new(auth);
+    let metrics = Arc::new(Metrics::new());
+    let service = open_service(&opts, storage, &metrics).await?;
+    let listeners = Listeners::bind(&opts).await?;
+    listeners.announce(&opts, tls.is_some());
+    on_ready(listeners.bound);
+    let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
+    let webhooks = tokio::spawn(crate::webhook::run(
+        Arc::downgrade(&service),
+        metrics.clone(),
+        opts.webhook.clone(),
+    ));
+    let limits = connection_limits(&opts);
+    // Event streams last until their consumer leaves: at shutdown they are ended, so the
+    // graceful stop waits only for ordinary requests.
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
+    let shutdown = async move {
+        shutdown.await;
+        let _ = closing_tx.send(true);
+    };
+    let app = app(&opts, service.clone(), auth, metrics, &limits, closing);
+    let connections = Connections::new(limits);
+    let metrics = app.metrics.clone();
+    let on_refusal = move || metrics.refused(crate::metrics::CONNECTION_CAP);
+    let resp = listeners.resp.map(|l| {
+        let opts = crate::resp::RespOptions {
+            max_connections: limits.max_connections,
+            partial_timeout: limits.header_timeout,
+        };
+        tokio::spawn(crate::resp::serve(l, app.clone(), tls.clone(), opts))
+    });
+    let router = crate::router(app);
+    let http = listeners.http;
+    crate::listen::serve(http, router, tls, connections, on_refusal, shutdown).await;
+    if let Some(resp) = resp {
+        let _ = resp.await;
+    }
+    reload.abort();
+    webhooks.abort();
+    tracing::info!("stopped accepting; shutting the service down");
+    tokio::task::spawn_blocking(move || service.shutdown())
+        .await
+        .ok();
+    Ok(())
+}
+
+/// Protected mode (without credentials, only loopback addresses, on either door) and the
+/// TLS acceptor, if the options name a certificate; a warning when credentials would
+/// travel in clear.
+async fn exposure(
+    opts: &ServeOptions,
+    auth: &Authenticator,
+) -> Result<Option<tokio_rustls::TlsAcceptor>, ServeError> {
     let protect = |addr: &String, loopback: bool| {
         if !auth.has_credentials() && !loopback && !opts.allow_unauthenticated {
             return Err(ServeError::Unprotected(addr.clone()));
@@ -409,74 +462,108 @@ pub async fn serve_with(
     if tls.is_none() && !loopback && auth.has_credentials() {
         tracing::warn!(listen = %opts.listen, "serving plain HTTP on a non-loopback address: API keys and player tokens travel in clear; use --tls-cert/--tls-key or a TLS-terminating proxy");
     }
-    let auth = Arc::new(auth);
-    let metrics = Arc::new(Metrics::new());
-    // The one place that knows there are two backends: from here on, only the service.
-    let service: Arc<dyn Leaderboard> = match &opts.storage {
-        None => open_store(&opts, storage, &metrics).await?,
-        Some(url) => {
-            let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
-            let clock = Box::new(opts.clock.0.clone());
-            let store = LogStore::connect(&target, &opts.redis_namespace, clock)
-                .await
-                .map_err(ServeError::Redis)?;
-            Arc::new(
-                store
-                    .with_max_boards(opts.max_boards)
-                    .with_max_clock_skew(opts.max_clock_skew)
-                    .with_reads(opts.redis_reads)
-                    .with_redis_wait(opts.redis_wait)
-                    .with_snapshots(
-                        photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
-                        photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
-                    )
-                    .with_idle_drop(
-                        photofinish_redis::node::IDLE_BOARD_AFTER,
-                        photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
-                    ),
-            )
-        }
+    Ok(tls)
+}
+
+/// The one place that knows there are two backends: the embedded store, or a node of
+/// the Redis log. From here on, only the service.
+async fn open_service(
+    opts: &ServeOptions,
+    storage: Arc<dyn Storage>,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<dyn Leaderboard>, ServeError> {
+    let Some(url) = &opts.storage else {
+        let store: Arc<dyn Leaderboard> = open_store(opts, storage, metrics).await?;
+        return Ok(store);
     };
-    let listener = tokio::net::TcpListener::bind(&opts.listen)
+    let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
+    let clock = Box::new(opts.clock.0.clone());
+    let store = LogStore::connect(&target, &opts.redis_namespace, clock)
         .await
-        .map_err(|source| ServeError::Bind {
-            addr: opts.listen.clone(),
-            source,
-        })?;
-    let addr = listener.local_addr()?;
-    let resp_listener = match &opts.resp_listen {
-        None => None,
-        Some(resp) => Some(
-            tokio::net::TcpListener::bind(resp)
-                .await
-                .map_err(|source| ServeError::RespBind {
-                    addr: resp.clone(),
-                    source,
-                })?,
-        ),
-    };
-    let resp_addr = resp_listener
-        .as_ref()
-        .map(tokio::net::TcpListener::local_addr)
-        .transpose()?;
-    if let Some(resp) = resp_addr {
-        tracing::info!(%resp, tls = tls.is_some(), "RESP listening");
+        .map_err(ServeError::Redis)?;
+    Ok(Arc::new(
+        store
+            .with_max_boards(opts.max_boards)
+            .with_max_clock_skew(opts.max_clock_skew)
+            .with_reads(opts.redis_reads)
+            .with_redis_wait(opts.redis_wait)
+            .with_snapshots(
+                photofinish_redis::node::SNAPSHOT_EVERY_ENTRIES,
+                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
+            )
+            .with_idle_drop(
+                photofinish_redis::node::IDLE_BOARD_AFTER,
+                photofinish_redis::node::SNAPSHOT_LOOK_EVERY,
+            ),
+    ))
+}
+
+/// The bound sockets of both doors.
+struct Listeners {
+    http: tokio::net::TcpListener,
+    resp: Option<tokio::net::TcpListener>,
+    bound: Bound,
+}
+
+impl Listeners {
+    /// Binds `--listen` and, if asked, `--resp-listen`.
+    async fn bind(opts: &ServeOptions) -> Result<Self, ServeError> {
+        let http = tokio::net::TcpListener::bind(&opts.listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                addr: opts.listen.clone(),
+                source,
+            })?;
+        let resp =
+            match &opts.resp_listen {
+                None => None,
+                Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.map_err(
+                    |source| ServeError::RespBind {
+                        addr: addr.clone(),
+                        source,
+                    },
+                )?),
+            };
+        let bound = Bound {
+            http: http.local_addr()?,
+            resp: resp
+                .as_ref()
+                .map(tokio::net::TcpListener::local_addr)
+                .transpose()?,
+        };
+        Ok(Self { http, resp, bound })
     }
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    let workers = tokio::runtime::Handle::current().metrics().num_workers();
-    match &opts.storage {
-        None => {
-            tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, workers, "listening")
+
+    /// Logs where the doors listen and on what.
+    fn announce(&self, opts: &ServeOptions, tls: bool) {
+        if let Some(resp) = self.bound.resp {
+            tracing::info!(%resp, tls, "RESP listening");
         }
-        Some(url) => {
-            tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, workers, "listening")
+        let addr = self.bound.http;
+        let scheme = if tls { "https" } else { "http" };
+        let workers = tokio::runtime::Handle::current().metrics().num_workers();
+        match &opts.storage {
+            None => {
+                tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, workers, "listening")
+            }
+            Some(url) => {
+                tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, workers, "listening")
+            }
         }
     }
-    on_ready(Bound {
-        http: addr,
-        resp: resp_addr,
-    });
-    let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
+}
+
+/// What every handler shares: the gate over `service` (its memory budget sampled in the
+/// background), the credentials and their rate limits, the document, the metrics and
+/// the event streams' permits.
+fn app(
+    opts: &ServeOptions,
+    service: Arc<dyn Leaderboard>,
+    auth: Arc<Authenticator>,
+    metrics: Arc<Metrics>,
+    limits: &Limits,
+    closing: tokio::sync::watch::Receiver<bool>,
+) -> Arc<App> {
     let openapi = crate::openapi::document_json(auth.has_credentials());
     let budget = Arc::new(MemoryBudget::new(
         opts.max_memory.unwrap_or_else(default_max_memory),
@@ -489,54 +576,19 @@ pub async fn serve_with(
     if let Some(l) = &limiter {
         tokio::spawn(forget_idle_buckets(Arc::downgrade(l)));
     }
-    let webhooks = tokio::spawn(crate::webhook::run(
-        Arc::downgrade(&service),
-        metrics.clone(),
-        opts.webhook.clone(),
-    ));
-    let limits = connection_limits(&opts);
-    // Event streams last until their consumer leaves: at shutdown they are ended, so the
-    // graceful stop waits only for ordinary requests.
-    let (closing_tx, closing) = tokio::sync::watch::channel(false);
-    let shutdown = async move {
-        shutdown.await;
-        let _ = closing_tx.send(true);
-    };
     let streams_limit = crate::limits::max_event_streams(limits.max_connections);
-    let app = Arc::new(App {
+    Arc::new(App {
         streams: Arc::new(tokio::sync::Semaphore::new(streams_limit)),
         streams_limit,
         closing,
         limiter,
-        gate: Gate::new(service.clone())
+        gate: Gate::new(service)
             .with_budget(budget)
             .with_idempotency_ttl(opts.idempotency_ttl),
         auth,
         openapi,
         metrics,
-    });
-    let connections = Connections::new(limits);
-    let metrics = app.metrics.clone();
-    let on_refusal = move || metrics.refused(crate::metrics::CONNECTION_CAP);
-    let resp = resp_listener.map(|l| {
-        let opts = crate::resp::RespOptions {
-            max_connections: limits.max_connections,
-            partial_timeout: limits.header_timeout,
-        };
-        tokio::spawn(crate::resp::serve(l, app.clone(), tls.clone(), opts))
-    });
-    let router = crate::router(app);
-    crate::listen::serve(listener, router, tls, connections, on_refusal, shutdown).await;
-    if let Some(resp) = resp {
-        let _ = resp.await;
-    }
-    reload.abort();
-    webhooks.abort();
-    tracing::info!("stopped accepting; shutting the service down");
-    tokio::task::spawn_blocking(move || service.shutdown())
-        .await
-        .ok();
-    Ok(())
+    })
 }
 
 #[cfg(test)]

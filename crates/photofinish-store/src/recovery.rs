@@ -83,34 +83,83 @@ pub fn replay(
     segments: &[Segment],
 ) -> Result<Recovered, StoreError> {
     let started = std::time::Instant::now();
-    let mut snapshot_bytes = 0;
-    let (state, mut last_lsn, mut max_time_us) = match snapshot {
-        None => (State::default(), 0, i64::MIN),
-        Some(path) => {
-            let bytes = storage.read(path).map_err(|e| StoreError::io(path, e))?;
-            snapshot_bytes = bytes.len() as u64;
-            let loaded = snapshot::read(&bytes).map_err(|e| StoreError::Corrupt {
-                file: path.to_path_buf(),
-                offset: 0,
-                reason: e.0,
-            })?;
-            (loaded.state, loaded.last_lsn, loaded.max_time_us)
-        }
-    };
+    let (mut r, snapshot_bytes) = Replay::from_snapshot(storage, snapshot)?;
     let snapshot_ms = started.elapsed().as_millis() as u64;
     let started = std::time::Instant::now();
-    let mut replayed_records = 0u64;
     let mut tail_len = 0;
     let mut log_bytes = 0;
     let mut replayed = Vec::new();
-    let mut imports = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
-        let is_last = i + 1 == segments.len();
         if let Some(next) = segments.get(i + 1) {
-            if next.first_lsn <= last_lsn + 1 {
+            if next.first_lsn <= r.last_lsn + 1 {
                 continue; // wholly covered by the snapshot
             }
         }
+        tail_len = r.segment(storage, seg, i + 1 == segments.len())?;
+        log_bytes += tail_len;
+        replayed.push(seg.clone());
+    }
+    r.state.finish_replay();
+    let replay_ms = started.elapsed().as_millis() as u64;
+    Ok(Recovered {
+        state: r.state,
+        last_lsn: r.last_lsn,
+        max_time_us: r.max_time_us,
+        snapshot: snapshot.map(Path::to_path_buf),
+        segments: replayed,
+        tail_len,
+        snapshot_bytes,
+        log_bytes,
+        snapshot_ms,
+        replay_ms,
+        replayed_records: r.records,
+        imports: r.imports,
+    })
+}
+
+/// A replay under way: the state so far and what it has seen.
+struct Replay {
+    state: State,
+    last_lsn: u64,
+    max_time_us: i64,
+    records: u64,
+    imports: Vec<PathBuf>,
+}
+
+impl Replay {
+    /// The state of the newest snapshot (empty without one), and the snapshot's size.
+    fn from_snapshot(
+        storage: &dyn Storage,
+        snapshot: Option<&Path>,
+    ) -> Result<(Self, u64), StoreError> {
+        let empty = |state, last_lsn, max_time_us| Self {
+            state,
+            last_lsn,
+            max_time_us,
+            records: 0,
+            imports: Vec::new(),
+        };
+        let Some(path) = snapshot else {
+            return Ok((empty(State::default(), 0, i64::MIN), 0));
+        };
+        let bytes = storage.read(path).map_err(|e| StoreError::io(path, e))?;
+        let loaded = snapshot::read(&bytes).map_err(|e| StoreError::Corrupt {
+            file: path.to_path_buf(),
+            offset: 0,
+            reason: e.0,
+        })?;
+        let r = empty(loaded.state, loaded.last_lsn, loaded.max_time_us);
+        Ok((r, bytes.len() as u64))
+    }
+
+    /// Replays one segment's records after the last one applied; answers the length of
+    /// its valid part. A torn tail is cut (logged) only on the last segment.
+    fn segment(
+        &mut self,
+        storage: &dyn Storage,
+        seg: &Segment,
+        is_last: bool,
+    ) -> Result<u64, StoreError> {
         let bytes = storage
             .read(&seg.path)
             .map_err(|e| StoreError::io(&seg.path, e))?;
@@ -130,65 +179,69 @@ pub fn replay(
             tracing::warn!(file = %seg.path.display(), offset = read.valid_len, cut_bytes = bytes.len() as u64 - read.valid_len, reason = %reason, "cutting torn log tail");
         }
         for (expected, frame) in (seg.first_lsn..).zip(read.frames.iter()) {
-            let (lsn, cmd) = (frame.lsn, &frame.cmd);
             let corrupt = |reason: String| StoreError::Corrupt {
                 file: seg.path.clone(),
                 offset: frame.offset,
                 reason,
             };
+            let lsn = frame.lsn;
             if lsn != expected {
                 return Err(corrupt(format!(
                     "record lsn {lsn} where {expected} was due"
                 )));
             }
-            if lsn <= last_lsn {
+            if lsn <= self.last_lsn {
                 continue;
             }
-            if lsn != last_lsn + 1 {
+            if lsn != self.last_lsn + 1 {
                 return Err(corrupt(format!(
-                    "log resumes at lsn {lsn} after {last_lsn}: records missing"
+                    "log resumes at lsn {lsn} after {}: records missing",
+                    self.last_lsn
                 )));
             }
-            if let crate::command::Command::Write { at_us, .. }
-            | crate::command::Command::DeleteMember { now_us: at_us, .. } = cmd
-            {
-                max_time_us = max_time_us.max(*at_us);
-            }
-            if let crate::command::Command::Import { file, .. } = cmd {
-                // The ranking is in the file the record names, beside the segment.
-                let path = seg.path.with_file_name(file);
-                match crate::import::read(storage, &path) {
-                    Ok(ranking) => state.stage(file.clone(), ranking),
-                    Err(crate::import::ReadError::Io(e)) => return Err(StoreError::io(&path, e)),
-                    Err(crate::import::ReadError::Corrupt(e)) => {
-                        return Err(corrupt(format!("import file {file}: {}", e.0)))
-                    }
-                }
-                imports.push(path);
-            }
-            // Errors are part of the history: the command failed the same way when served.
-            let _ = state.replay(cmd);
-            last_lsn = lsn;
-            replayed_records += 1;
+            self.record(storage, seg, &frame.cmd).map_err(|e| match e {
+                RecordError::Io(path, e) => StoreError::io(&path, e),
+                RecordError::Corrupt(reason) => corrupt(reason),
+            })?;
+            self.last_lsn = lsn;
         }
-        tail_len = read.valid_len;
-        log_bytes += read.valid_len;
-        replayed.push(seg.clone());
+        Ok(read.valid_len)
     }
-    state.finish_replay();
-    let replay_ms = started.elapsed().as_millis() as u64;
-    Ok(Recovered {
-        state,
-        last_lsn,
-        max_time_us,
-        snapshot: snapshot.map(Path::to_path_buf),
-        segments: replayed,
-        tail_len,
-        snapshot_bytes,
-        log_bytes,
-        snapshot_ms,
-        replay_ms,
-        replayed_records,
-        imports,
-    })
+
+    /// Applies one record, with the import file it names read first.
+    fn record(
+        &mut self,
+        storage: &dyn Storage,
+        seg: &Segment,
+        cmd: &crate::command::Command,
+    ) -> Result<(), RecordError> {
+        use crate::command::Command;
+        if let Command::Write { at_us, .. } | Command::DeleteMember { now_us: at_us, .. } = cmd {
+            self.max_time_us = self.max_time_us.max(*at_us);
+        }
+        if let Command::Import { file, .. } = cmd {
+            // The ranking is in the file the record names, beside the segment.
+            let path = seg.path.with_file_name(file);
+            match crate::import::read(storage, &path) {
+                Ok(ranking) => self.state.stage(file.clone(), ranking),
+                Err(crate::import::ReadError::Io(e)) => return Err(RecordError::Io(path, e)),
+                Err(crate::import::ReadError::Corrupt(e)) => {
+                    return Err(RecordError::Corrupt(format!("import file {file}: {}", e.0)))
+                }
+            }
+            self.imports.push(path);
+        }
+        // Errors are part of the history: the command failed the same way when served.
+        let _ = self.state.replay(cmd);
+        self.records += 1;
+        Ok(())
+    }
+}
+
+/// Why a record could not be replayed.
+enum RecordError {
+    /// Its import file could not be read.
+    Io(PathBuf, std::io::Error),
+    /// Its import file is damaged.
+    Corrupt(String),
 }

@@ -196,26 +196,7 @@ impl State {
                 board,
                 config,
                 max_boards,
-            } => {
-                let mut boards = write_lock(&self.boards);
-                if let Some(existing) = boards.get(board) {
-                    let existing = read_lock(existing).config().clone();
-                    return if existing == *config {
-                        Ok(Applied::BoardCreated(false))
-                    } else {
-                        Err(BoardError::ConfigConflict {
-                            board: board.clone(),
-                            existing: Box::new(existing),
-                        })
-                    };
-                }
-                if let Some(max) = max_boards.filter(|m| boards.len() as u64 >= *m) {
-                    return Err(BoardError::TooManyBoards(max));
-                }
-                let b = Board::new(config.clone())?;
-                boards.insert(board.clone(), Arc::new(RwLock::new(b)));
-                Ok(Applied::BoardCreated(true))
-            }
+            } => self.create_board(board, config, *max_boards),
             Command::DeleteBoard { board } => {
                 let mut boards = write_lock(&self.boards);
                 match boards.remove(board) {
@@ -271,46 +252,90 @@ impl State {
                 period_us,
                 file,
                 entries,
-            } => {
-                let ranking = self.staged().remove(file);
-                let handle = self.require(board)?;
-                let mut b = write_lock(&handle);
-                let period = b.calendar().period_at(*period_us)?;
-                let held = b.ranking(&period).map_or(0, Ranking::len);
-                if held > 0 {
-                    return Err(BoardError::BoardNotEmpty {
-                        board: board.clone(),
-                        period: period.id,
-                        members: held,
-                    });
-                }
-                let ranking = ranking.ok_or_else(|| {
-                    BoardError::Unavailable(format!("import file {file} was not loaded"))
-                })?;
-                if ranking.order() != b.config().order || ranking.len() != *entries {
-                    return Err(BoardError::InvalidEntries(format!(
-                        "import file {file} does not fit board {board:?}"
-                    )));
-                }
-                b.insert_ranking(period.clone(), ranking);
-                Ok(Applied::Imported(period, *entries))
-            }
+            } => self.apply_import(board, *period_us, file, *entries),
             Command::DeleteMember {
                 board,
                 period,
                 member,
                 now_us,
-            } => {
-                let handle = self.require(board)?;
-                let mut b = write_lock(&handle);
-                let p = b.resolve(&PeriodRef::parse(period), *now_us)?;
-                let removed = b.ranking_mut(&p).is_some_and(|r| r.remove(member));
-                if removed {
-                    Ok(Applied::MemberRemoved)
-                } else {
-                    Err(BoardError::member_not_found(board, member, &p.id))
-                }
-            }
+            } => self.delete_member(board, period, member, *now_us),
+        }
+    }
+
+    /// A board created, or found with the same config (a conflict with another; a board
+    /// beyond `max_boards`, if the command carries a limit, is refused).
+    fn create_board(
+        &self,
+        board: &str,
+        config: &photofinish_core::BoardConfig,
+        max_boards: Option<u64>,
+    ) -> Result<Applied, BoardError> {
+        let mut boards = write_lock(&self.boards);
+        if let Some(existing) = boards.get(board) {
+            let existing = read_lock(existing).config().clone();
+            return if existing == *config {
+                Ok(Applied::BoardCreated(false))
+            } else {
+                Err(BoardError::ConfigConflict {
+                    board: board.to_owned(),
+                    existing: Box::new(existing),
+                })
+            };
+        }
+        if let Some(max) = max_boards.filter(|m| boards.len() as u64 >= *m) {
+            return Err(BoardError::TooManyBoards(max));
+        }
+        let b = Board::new(config.clone())?;
+        boards.insert(board.to_owned(), Arc::new(RwLock::new(b)));
+        Ok(Applied::BoardCreated(true))
+    }
+
+    /// The staged ranking of import `file` put in place, if the period is still empty.
+    fn apply_import(
+        &self,
+        board: &str,
+        period_us: i64,
+        file: &str,
+        entries: u64,
+    ) -> Result<Applied, BoardError> {
+        let ranking = self.staged().remove(file);
+        let handle = self.require(board)?;
+        let mut b = write_lock(&handle);
+        let period = b.calendar().period_at(period_us)?;
+        let held = b.ranking(&period).map_or(0, Ranking::len);
+        if held > 0 {
+            return Err(BoardError::BoardNotEmpty {
+                board: board.to_owned(),
+                period: period.id,
+                members: held,
+            });
+        }
+        let ranking = ranking
+            .ok_or_else(|| BoardError::Unavailable(format!("import file {file} was not loaded")))?;
+        if ranking.order() != b.config().order || ranking.len() != entries {
+            return Err(BoardError::InvalidEntries(format!(
+                "import file {file} does not fit board {board:?}"
+            )));
+        }
+        b.insert_ranking(period.clone(), ranking);
+        Ok(Applied::Imported(period, entries))
+    }
+
+    /// A member removed from the period `period` names at `now_us`.
+    fn delete_member(
+        &self,
+        board: &str,
+        period: &str,
+        member: &str,
+        now_us: i64,
+    ) -> Result<Applied, BoardError> {
+        let handle = self.require(board)?;
+        let mut b = write_lock(&handle);
+        let p = b.resolve(&PeriodRef::parse(period), now_us)?;
+        if b.ranking_mut(&p).is_some_and(|r| r.remove(member)) {
+            Ok(Applied::MemberRemoved)
+        } else {
+            Err(BoardError::member_not_found(board, member, &p.id))
         }
     }
 
@@ -332,32 +357,7 @@ impl State {
                 Err(KeyReused) => Err(BoardError::IdempotencyKeyReused(String::new())),
             };
         }
-        // The checks by the clock that unkeyed commands get before they are logged run
-        // here, at the record's own instant, so a replay decides alike.
-        let written = |c: &Command| {
-            if let Command::Write {
-                board,
-                at_us,
-                period_us,
-                ..
-            } = c
-            {
-                let handle = self.require(board)?;
-                let b = read_lock(&handle);
-                b.window().write_period(*at_us, key.now_us)?;
-                if let Some(start) = period_us {
-                    let period = b.calendar().period_at(*start)?;
-                    let grace = b.config().settings.grace;
-                    b.window().check_named(&period, key.now_us, grace)?;
-                }
-            }
-            match self.apply_with(c, true)? {
-                Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
-                other => Err(BoardError::Unavailable(format!(
-                    "a write applied as {other:?}"
-                ))),
-            }
-        };
+        let written = |c: &Command| self.keyed_write(c, key.now_us);
         let answer = match cmds {
             _ if batch => {
                 if let Some(first) = cmds.first() {
@@ -392,5 +392,33 @@ impl State {
         let expires_us = key.now_us.saturating_add(key.ttl_us);
         table.remember(key.id, key.fingerprint, expires_us, &answer);
         Ok(Applied::Keyed(answer))
+    }
+
+    /// A write inside a keyed command, applied ranked. The checks by the clock that
+    /// unkeyed writes get before they are logged run here, at the record's own instant
+    /// `now_us`, so a replay decides alike.
+    fn keyed_write(&self, c: &Command, now_us: i64) -> Result<WriteOutcome, BoardError> {
+        if let Command::Write {
+            board,
+            at_us,
+            period_us,
+            ..
+        } = c
+        {
+            let handle = self.require(board)?;
+            let b = read_lock(&handle);
+            b.window().write_period(*at_us, now_us)?;
+            if let Some(start) = period_us {
+                let period = b.calendar().period_at(*start)?;
+                let grace = b.config().settings.grace;
+                b.window().check_named(&period, now_us, grace)?;
+            }
+        }
+        match self.apply_with(c, true)? {
+            Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+            other => Err(BoardError::Unavailable(format!(
+                "a write applied as {other:?}"
+            ))),
+        }
     }
 }

@@ -196,6 +196,79 @@ fn print_imported(v: &ImportAnswer, board: &str, json: bool, extra: &[(&str, &st
     }
 }
 
+/// A source ZSET and how its scores decode.
+struct Zset {
+    key: String,
+    /// Best first (`ZREVRANGE`), for a `desc` board.
+    desc: bool,
+    encoding: Encoding,
+    /// The instant of a packing that keeps no time.
+    now_us: i64,
+}
+
+impl Zset {
+    /// Reads the ZSET a chunk at a time into `tx` as JSON Lines, counting on `bar`; the
+    /// reason it stopped early (a Redis error, a score that does not decode), also sent
+    /// to `tx` as the body's error.
+    async fn read(
+        self,
+        mut conn: redis::aio::MultiplexedConnection,
+        tx: tokio::sync::mpsc::Sender<Result<Vec<u8>, std::io::Error>>,
+        bar: indicatif::ProgressBar,
+    ) -> Option<String> {
+        let cmd = if self.desc { "ZREVRANGE" } else { "ZRANGE" };
+        let mut start: isize = 0;
+        let stopped = loop {
+            let page = match redis::cmd(cmd)
+                .arg(&self.key)
+                .arg(start)
+                .arg(start + REDIS_CHUNK - 1)
+                .arg("WITHSCORES")
+                .query_async::<Vec<(Vec<u8>, f64)>>(&mut conn)
+                .await
+            {
+                Ok(p) if p.is_empty() => break None,
+                Ok(p) => p,
+                Err(e) => break Some(format!("{cmd} {}: {e}", self.key)),
+            };
+            let lines = match self.lines(&page) {
+                Ok(lines) => lines,
+                Err(why) => break Some(why),
+            };
+            bar.inc(page.len() as u64);
+            if tx.send(Ok(lines)).await.is_err() {
+                break None;
+            }
+            start += REDIS_CHUNK;
+        };
+        if let Some(why) = &stopped {
+            let _ = tx.send(Err(std::io::Error::other(why.clone()))).await;
+        }
+        stopped
+    }
+
+    /// A page of `(member, score)` as import lines, or why a score does not decode.
+    fn lines(&self, page: &[(Vec<u8>, f64)]) -> Result<Vec<u8>, String> {
+        let mut buf = Vec::with_capacity(page.len() * 80);
+        for (member, score) in page {
+            let name = String::from_utf8_lossy(member);
+            let Decoded { score, at_us } = self.encoding.decode(*score).map_err(|why| {
+                format!(
+                    "member {name:?}: ZSET score {score} does not decode as {}: {why}",
+                    self.encoding.name()
+                )
+            })?;
+            let reached = jiff::Timestamp::from_microsecond(at_us.unwrap_or(self.now_us))
+                .map(|t| format!("{t:.6}"))
+                .unwrap_or_default();
+            let line = json!({"member": name, "score": score, "reached_at": reached});
+            buf.extend_from_slice(line.to_string().as_bytes());
+            buf.push(b'\n');
+        }
+        Ok(buf)
+    }
+}
+
 /// `photofinish import-redis --redis URL --key KEY --board B --encoding NAME`: reads the
 /// ZSET a chunk at a time in its own order (best first for a `desc` board), decodes every
 /// member's score and time, and streams them to the server's import. A score that does
@@ -222,70 +295,16 @@ pub async fn import_redis(
         .await
         .map_err(|e| anyhow!("ZCARD {key}: {e}"))?;
     let bar = progress(Some(total), &format!("import-redis {key}"), false);
-    let now_us = jiff::Timestamp::now().as_microsecond();
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(CHUNKS_QUEUED);
     // Reads and decodes while the upload sends; a decode error ends the body in an error,
     // so the server imports nothing.
-    let reader_bar = bar.clone();
-    let key_owned = key.to_owned();
-    let reader = tokio::spawn(async move {
-        let mut start: isize = 0;
-        let mut undecodable: Option<String> = None;
-        loop {
-            let cmd = if desc { "ZREVRANGE" } else { "ZRANGE" };
-            let page: Vec<(Vec<u8>, f64)> = match redis::cmd(cmd)
-                .arg(&key_owned)
-                .arg(start)
-                .arg(start + REDIS_CHUNK - 1)
-                .arg("WITHSCORES")
-                .query_async(&mut conn)
-                .await
-            {
-                Ok(p) => p,
-                Err(e) => {
-                    undecodable = Some(format!("{cmd} {key_owned}: {e}"));
-                    break;
-                }
-            };
-            if page.is_empty() {
-                break;
-            }
-            let mut buf = Vec::with_capacity(page.len() * 80);
-            for (member, score) in &page {
-                let name = String::from_utf8_lossy(member);
-                match encoding.decode(*score) {
-                    Ok(Decoded { score, at_us }) => {
-                        let at = at_us.unwrap_or(now_us);
-                        let reached = jiff::Timestamp::from_microsecond(at)
-                            .map(|t| format!("{t:.6}"))
-                            .unwrap_or_default();
-                        let line = json!({"member": name, "score": score, "reached_at": reached});
-                        buf.extend_from_slice(line.to_string().as_bytes());
-                        buf.push(b'\n');
-                    }
-                    Err(why) => {
-                        undecodable = Some(format!(
-                            "member {name:?}: ZSET score {score} does not decode as {}: {why}",
-                            encoding.name()
-                        ));
-                        break;
-                    }
-                }
-            }
-            if undecodable.is_some() {
-                break;
-            }
-            reader_bar.inc(page.len() as u64);
-            if tx.send(Ok(buf)).await.is_err() {
-                break;
-            }
-            start += REDIS_CHUNK;
-        }
-        if let Some(why) = &undecodable {
-            let _ = tx.send(Err(std::io::Error::other(why.clone()))).await;
-        }
-        undecodable
-    });
+    let zset = Zset {
+        key: key.to_owned(),
+        desc,
+        encoding,
+        now_us: jiff::Timestamp::now().as_microsecond(),
+    };
+    let reader = tokio::spawn(zset.read(conn, tx, bar.clone()));
     let body = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
     let answer = upload(client, board, period, reqwest::Body::wrap_stream(body)).await;
     bar.finish_and_clear();

@@ -223,6 +223,39 @@ fn lock_dir(dir: &Path) -> Result<std::fs::File, StoreError> {
     }
 }
 
+/// Recovers the state in `dir` (the newest snapshot and the log after it; import files
+/// no record names are removed) and opens the log's last segment for appending: the
+/// state, the log file, its first LSN and its length.
+fn recover(
+    storage: &dyn Storage,
+    dir: &Path,
+) -> Result<
+    (
+        crate::recovery::Recovered,
+        Box<dyn crate::io::LogFile>,
+        u64,
+        u64,
+    ),
+    StoreError,
+> {
+    let (snaps, segments) = scan(storage, dir)?;
+    let newest_snap = snaps.last().map(|(_, p)| p.clone());
+    let rec = replay(storage, newest_snap.as_deref(), &segments)?;
+    let needed = rec.imports.iter().cloned().collect();
+    crate::import::remove_unreferenced(storage, dir, &needed);
+    let next_lsn = rec.last_lsn + 1;
+    let (seg_first, seg_len) = match segments.last() {
+        Some(s) if rec.tail_len > 0 || s.first_lsn == next_lsn => (s.first_lsn, rec.tail_len),
+        _ => (next_lsn, 0),
+    };
+    let path = dir.join(segment_name(seg_first));
+    let log = storage
+        .open_log(&path, seg_len)
+        .map_err(|e| StoreError::io(&path, e))?;
+    tracing::info!(dir = %dir.display(), last_lsn = rec.last_lsn, snapshot = ?rec.snapshot, snapshot_ms = rec.snapshot_ms, replayed_records = rec.replayed_records, replay_ms = rec.replay_ms, "store recovered");
+    Ok((rec, log, seg_first, seg_len))
+}
+
 impl Store {
     /// Writes a consistent snapshot of the data to `out` while writes go on
     /// ([`crate::backup`]); its LSN. The state is copied between two commits, as for a
@@ -249,24 +282,10 @@ impl Store {
             .create_dir_all(&opts.dir)
             .map_err(|e| StoreError::io(&opts.dir, e))?;
         let lock = lock_dir(&opts.dir)?;
-        let (snaps, segments) = scan(&*storage, &opts.dir)?;
-        let newest_snap = snaps.last().map(|(_, p)| p.clone());
-        let rec = replay(&*storage, newest_snap.as_deref(), &segments)?;
-        let needed = rec.imports.iter().cloned().collect();
-        crate::import::remove_unreferenced(&*storage, &opts.dir, &needed);
+        let (rec, log, seg_first, seg_len) = recover(&*storage, &opts.dir)?;
         let clock = Arc::new(MonotonicClock::new(clock));
         clock.observe(rec.max_time_us);
         let next_lsn = rec.last_lsn + 1;
-        let (seg_first, seg_len) = match segments.last() {
-            Some(s) if rec.tail_len > 0 || s.first_lsn == next_lsn => (s.first_lsn, rec.tail_len),
-            _ => (next_lsn, 0),
-        };
-        let path = opts.dir.join(segment_name(seg_first));
-        let log = storage
-            .open_log(&path, seg_len)
-            .map_err(|e| StoreError::io(&path, e))?;
-        tracing::info!(dir = %opts.dir.display(), last_lsn = rec.last_lsn, snapshot = ?rec.snapshot, snapshot_ms = rec.snapshot_ms, replayed_records = rec.replayed_records, replay_ms = rec.replay_ms, "store recovered");
-
         let state = Arc::new(rec.state);
         let health = Arc::new(Health::default());
         let feeds = Arc::new(Feeds::default());

@@ -58,6 +58,19 @@ fn rows(out: &mut Out, rows: &Rows) {
     }
 }
 
+/// A wire view's fields as a map (`LB.INFO`).
+fn fields(out: &mut Out, view: &impl serde::Serialize) -> Result<(), CmdError> {
+    let view = serde_json::to_value(view)
+        .map_err(|e| BoardError::Unavailable(format!("cannot show the board: {e}")))?;
+    let fields = view.as_object().cloned().unwrap_or_default();
+    out.map(fields.len());
+    for (k, v) in &fields {
+        out.bulk(k.as_bytes());
+        out.json(v);
+    }
+    Ok(())
+}
+
 /// Whether `e` says the member is not ranked (a nil answer, not an error).
 fn not_ranked(e: &BoardError) -> bool {
     e.code() == ErrorCode::MemberNotFound
@@ -125,14 +138,7 @@ pub async fn run(
         }
         _ => {
             let state = gate.read(caller, &ReadBoard { board }).await?;
-            let view = serde_json::to_value(board_view(state, caller))
-                .map_err(|e| BoardError::Unavailable(format!("cannot show the board: {e}")))?;
-            let fields = view.as_object().cloned().unwrap_or_default();
-            s.out.map(fields.len());
-            for (k, v) in &fields {
-                s.out.bulk(k.as_bytes());
-                s.out.json(v);
-            }
+            fields(&mut s.out, &board_view(state, caller))?;
         }
     }
     Ok(())
