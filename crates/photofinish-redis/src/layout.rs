@@ -15,8 +15,6 @@ pub const FORMAT: &str = "2";
 pub const TIEBREAK_LEN: usize = 14;
 /// Bytes of the exact score key in front of a big score's entry.
 pub const KEY_LEN: usize = 8;
-/// The largest sequence the tie-break holds (`MAX_SEQ` in `common.lua`).
-pub const MAX_SEQ: i64 = 999_999_999_999_999;
 /// From 2^53 on, doubles do not hold every integer: an entry whose score's double is this
 /// far from zero carries its exact score key in front (`is_big` in `common.lua`).
 pub const BIG: f64 = 9_007_199_254_740_992.0;
@@ -193,6 +191,9 @@ pub fn parse_score(text: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The largest sequence the tie-break holds (`MAX_SEQ` in format 2's `common.lua`).
+    const MAX_SEQ: i64 = 999_999_999_999_999;
     use photofinish_core::calendar::MAX_INSTANT_US;
 
     // The tie-break as `common.lua`'s `tiebreak` builds it, and back: the byte format the

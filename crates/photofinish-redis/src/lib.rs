@@ -19,11 +19,11 @@
 //!   [`reply`].
 
 pub mod conn;
-pub mod layout;
+pub(crate) mod layout;
 pub mod log;
 pub mod node;
 pub mod replica;
-pub mod reply;
+pub(crate) mod reply;
 pub mod upgrade_log;
 
 pub use conn::Target;

@@ -7,8 +7,6 @@
 use photofinish_core::BoardError;
 use redis::Value;
 
-use crate::layout;
-
 /// One script's reply. See the module docs.
 #[derive(Debug)]
 pub struct Reply {
@@ -33,11 +31,6 @@ impl Reply {
     /// Number of fields.
     pub fn len(&self) -> usize {
         self.values.len()
-    }
-
-    /// Whether the reply has no field (not even a status).
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 
     /// The status word.
@@ -81,13 +74,6 @@ impl Reply {
         String::from_utf8(b.to_vec()).map_err(|_| self.malformed(at, "is not UTF-8"))
     }
 
-    /// Field `at` as UTF-8 text, or `None` for nil.
-    pub fn opt_text(&self, at: usize) -> Result<Option<String>, BoardError> {
-        self.opt_bytes(at)?
-            .map(|b| String::from_utf8(b.to_vec()).map_err(|_| self.malformed(at, "is not UTF-8")))
-            .transpose()
-    }
-
     /// Field `at` as a non-negative integer (a count, a position or a rank).
     pub fn count(&self, at: usize) -> Result<u64, BoardError> {
         let n = match self.values.get(at) {
@@ -108,12 +94,6 @@ impl Reply {
             .ok_or_else(|| self.malformed(at, "is not an integer"))
     }
 
-    /// Fields `at` (a ranking member) and `at + 1` (its ZSET score) as one entry.
-    pub fn entry(&self, at: usize) -> Result<layout::RankedEntry<'_>, BoardError> {
-        layout::split_entry(self.bytes(at)?, self.bytes(at + 1)?)
-            .ok_or_else(|| self.malformed(at, "is no ranking entry"))
-    }
-
     /// Field `at` as `1` (true) or `0` (false).
     pub fn flag(&self, at: usize) -> Result<bool, BoardError> {
         match self.count(at)? {
@@ -121,18 +101,6 @@ impl Reply {
             1 => Ok(true),
             n => Err(self.malformed(at, &format!("is {n}, not 0 or 1"))),
         }
-    }
-
-    /// Groups of `width` fields from `from` on; the count must divide evenly.
-    pub fn rows(&self, from: usize, width: usize) -> Result<std::ops::Range<usize>, BoardError> {
-        let n = self.values.len().saturating_sub(from);
-        if self.values.len() < from || !n.is_multiple_of(width) {
-            return Err(malformed(
-                self.script,
-                &format!("{n} fields after {from} are not rows of {width}"),
-            ));
-        }
-        Ok(0..n / width)
     }
 }
 
@@ -164,16 +132,8 @@ mod tests {
             assert_eq!(e.code(), photofinish_core::ErrorCode::StorageUnavailable);
             assert!(e.to_string().contains(&format!("field {at}")), "{e}");
         }
-        assert_eq!(r.opt_text(3).expect("nil"), None);
+        assert_eq!(r.opt_bytes(3).expect("nil"), None);
         assert!(r.integer(1).is_err());
-        assert!(r.entry(1).is_err());
         assert!(Reply::new("test", Value::Int(1)).is_err());
-    }
-
-    #[test]
-    fn rows_must_divide_evenly() {
-        let r = reply(vec![Value::Int(0); 7]);
-        assert_eq!(r.rows(1, 3).expect("two rows"), 0..2);
-        assert!(r.rows(2, 3).is_err());
     }
 }

@@ -20,21 +20,21 @@
 //!   two), bind, serve, shut down gracefully.
 //! - [`webhook`]: the period-close webhook dispatcher: a timer, signed posts, retries.
 
-pub mod app;
+pub(crate) mod app;
 pub mod auth;
-pub mod conns;
-pub mod error;
-pub mod gate;
-pub mod idempotency;
-pub mod input;
-pub mod limits;
+pub(crate) mod conns;
+pub(crate) mod error;
+pub(crate) mod gate;
+pub(crate) mod idempotency;
+pub(crate) mod input;
+pub(crate) mod limits;
 pub mod listen;
-pub mod metrics;
-pub mod middleware;
-pub mod openapi;
+pub(crate) mod metrics;
+pub(crate) mod middleware;
+pub(crate) mod openapi;
 pub mod rate;
-pub mod resp;
-pub mod routes;
+pub(crate) mod resp;
+pub(crate) mod routes;
 pub mod serve;
 pub mod webhook;
 pub mod wire;

@@ -33,8 +33,6 @@ pub struct Recovered {
     pub max_time_us: i64,
     /// The snapshot loaded, if any.
     pub snapshot: Option<PathBuf>,
-    /// Segments replayed, oldest first.
-    pub segments: Vec<Segment>,
     /// Valid length of the last segment (where appends continue).
     pub tail_len: u64,
     /// Size of the snapshot loaded (0 if none).
@@ -88,7 +86,6 @@ pub fn replay(
     let started = std::time::Instant::now();
     let mut tail_len = 0;
     let mut log_bytes = 0;
-    let mut replayed = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
         if let Some(next) = segments.get(i + 1) {
             if next.first_lsn <= r.last_lsn + 1 {
@@ -97,7 +94,6 @@ pub fn replay(
         }
         tail_len = r.segment(storage, seg, i + 1 == segments.len())?;
         log_bytes += tail_len;
-        replayed.push(seg.clone());
     }
     r.state.finish_replay();
     let replay_ms = started.elapsed().as_millis() as u64;
@@ -106,7 +102,6 @@ pub fn replay(
         last_lsn: r.last_lsn,
         max_time_us: r.max_time_us,
         snapshot: snapshot.map(Path::to_path_buf),
-        segments: replayed,
         tail_len,
         snapshot_bytes,
         log_bytes,

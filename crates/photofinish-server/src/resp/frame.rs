@@ -46,11 +46,6 @@ impl<'a> Args<'a> {
         self.args.len()
     }
 
-    /// Whether there are none (never, for a parsed command).
-    pub fn is_empty(&self) -> bool {
-        self.args.is_empty()
-    }
-
     /// Argument `i`, or empty past the end.
     pub fn get(&self, i: usize) -> &'a [u8] {
         self.args
