@@ -54,7 +54,7 @@ pub trait Leaderboard: Send + Sync {
     async fn totals(&self) -> Result<Totals, BoardError>;
 
     /// `BoardNotFound` unless the board exists; cheap (no ranking is read).
-    async fn check_board(&self, board: &str) -> Result<(), BoardError>;
+    async fn check_board(&self, board: &BoardName) -> Result<(), BoardError>;
 
     /// A board's config; cheap (the Redis backend answers from its cache, which every
     /// script checks).
@@ -87,7 +87,7 @@ pub trait Leaderboard: Send + Sync {
     /// nobody watched the board yet (on Redis, a reader of the board's stream, which every
     /// node's writes append to). `BoardNotFound` unless the board exists;
     /// `too_many_streams` when the process watches its most boards.
-    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError>;
+    async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError>;
 
     /// Sends the reset event of the board's current period unless it was sent (by the
     /// first write in it, another reader or another node). Readers call it when a period
@@ -123,7 +123,7 @@ pub trait Leaderboard: Send + Sync {
     /// (`board_not_empty`) — none.
     async fn import(
         &self,
-        board: &str,
+        board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError>;

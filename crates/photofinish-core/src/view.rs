@@ -8,13 +8,14 @@ use crate::budget::OverBudget;
 use crate::calendar::Period;
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
+use crate::names::MemberName;
 use crate::ranking::{Entry, Outcome, RankStyle};
 
 /// A write as a client sends it, before its instant and period are resolved.
 #[derive(Debug, Clone)]
 pub struct WriteRequest {
-    /// The member.
-    pub member: String,
+    /// The member (checked: a write adds it to a ranking).
+    pub member: MemberName,
     /// The operator, `None` for the board's default.
     pub op: Option<Op>,
     /// The operand.

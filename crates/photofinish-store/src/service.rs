@@ -126,7 +126,7 @@ crate::leaderboard_over_engine!(Store, {
         })
     }
 
-    async fn check_board(&self, board: &str) -> Result<(), BoardError> {
+    async fn check_board(&self, board: &BoardName) -> Result<(), BoardError> {
         ops::check_board(self, board).await
     }
 
@@ -147,7 +147,7 @@ crate::leaderboard_over_engine!(Store, {
         ops::change(self, board, change, key).await
     }
 
-    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+    async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError> {
         self.watch(board)
     }
 
@@ -191,7 +191,7 @@ crate::leaderboard_over_engine!(Store, {
 
     async fn import(
         &self,
-        board: &str,
+        board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {

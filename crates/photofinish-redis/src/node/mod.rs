@@ -400,7 +400,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Ok(totals)
     }
 
-    async fn check_board(&self, board: &str) -> Result<(), BoardError> {
+    async fn check_board(&self, board: &BoardName) -> Result<(), BoardError> {
         // Before a write: as this node last saw the board (a write to a board deleted
         // since is refused where it is applied), looking in the log only for one it has not
         // seen — so a write does not wait for a catch-up round trip first.
@@ -449,7 +449,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Ok(answer)
     }
 
-    async fn events(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+    async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError> {
         let r = self.fresh(board).await?;
         let handle = r.state().require(board)?;
         let now = self.clock.now_us();
@@ -467,7 +467,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             .await?;
         if new {
             feed.announce(&current.id, String::new);
-            self.follow(board.to_owned(), feed.clone(), r);
+            self.follow(board.to_string(), feed.clone(), r);
         }
         Ok(feed)
     }
@@ -548,7 +548,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
 
     async fn import(
         &self,
-        board: &str,
+        board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {

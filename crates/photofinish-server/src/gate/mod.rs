@@ -39,7 +39,7 @@ impl WriteTarget<'_> {
     fn authorize(&self, w: &WriteRequest) -> Result<(), BoardError> {
         let action = Action::Write {
             board: self.board,
-            member: &w.member,
+            member: w.member.as_str(),
             with_at: w.at_us.is_some(),
         };
         authorize(self.caller, &action, self.flags)
@@ -152,7 +152,11 @@ impl Gate {
     }
 
     /// A board's live events (whoever may read the board).
-    pub async fn events(&self, caller: &Caller, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+    pub async fn events(
+        &self,
+        caller: &Caller,
+        board: &BoardName,
+    ) -> Result<Arc<EventFeed>, BoardError> {
         self.admit(caller, Action::Read { board }).await?;
         self.service.events(board).await
     }
@@ -180,7 +184,7 @@ impl Gate {
     pub async fn import(
         &self,
         caller: &Caller,
-        board: &str,
+        board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {

@@ -3,10 +3,9 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::config::validate_member_name;
 use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
-use photofinish_core::BoardError;
+use photofinish_core::{BoardError, MemberName};
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -21,7 +20,7 @@ use photofinish_core::ErrorCode;
 
 /// Checks a write and builds its request.
 fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
-    validate_member_name(&w.member)?;
+    let member = MemberName::parse(w.member)?;
     let at_us = parse::at(w.at.as_ref())?;
     Ok(WriteRequest {
         value: parse::score(&w.score)?,
@@ -29,15 +28,15 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
         metadata: parse::metadata(w.metadata.as_ref())?,
         period: parse::write_period(w.period, at_us)?,
         at_us,
-        member: w.member,
+        member,
         over_budget: None, // the gate sets it
     })
 }
 
-fn result(member: String, w: WriteOutcome) -> WriteResult {
+fn result(member: MemberName, w: WriteOutcome) -> WriteResult {
     let o = w.outcome;
     WriteResult {
-        member,
+        member: member.into_string(),
         score: o.score,
         rank: o.rank,
         reached_at: rfc3339_us(o.reached_at_us),
@@ -116,7 +115,7 @@ pub async fn post_batch(
                 .map_err(|e| ApiError::new(e.code, format!("entries[{i}]: {}", e.message)))
         })
         .collect::<Result<Vec<WriteRequest>, ApiError>>()?;
-    let members: Vec<String> = valid.iter().map(|w| w.member.clone()).collect();
+    let members: Vec<MemberName> = valid.iter().map(|w| w.member.clone()).collect();
     let r = app
         .gate
         .submit(&target, Change::Batch(valid), keyed)

@@ -333,7 +333,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
     for round in 0..3 {
         for i in 0..100 {
             let w = WriteRequest {
-                member: format!("m{i}"),
+                member: photofinish_core::MemberName::parse(format!("m{i}")).expect("name"),
                 op: None,
                 value: round * 100 + i,
                 at_us: None,
@@ -478,7 +478,7 @@ async fn one_node_publishes_each_snapshot(kind: Kind) {
 
 fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
     photofinish_core::view::WriteRequest {
-        member: member.into(),
+        member: photofinish_core::MemberName::parse(member).expect("name"),
         op: Some(Op::Incr),
         value,
         at_us: None,
@@ -529,7 +529,11 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
         .await
         .expect("create");
     let imported = a
-        .import("b", &PeriodRef::Current, &mut imported_rows())
+        .import(
+            &BoardName::parse("b").expect("name"),
+            &PeriodRef::Current,
+            &mut imported_rows(),
+        )
         .await
         .expect("import");
     assert_eq!(imported.entries, 50);
@@ -604,7 +608,11 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
     .await
     .expect("connect");
     let refused = off
-        .import("b", &PeriodRef::Current, &mut imported_rows())
+        .import(
+            &BoardName::parse("b").expect("name"),
+            &PeriodRef::Current,
+            &mut imported_rows(),
+        )
         .await
         .expect_err("an import appended with a skewed clock");
     assert!(refused.to_string().contains("clock skew"), "{refused}");

@@ -106,7 +106,7 @@ async fn before_write<E: Engine + ?Sized, T>(
 fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -> Command {
     Command::Write {
         board: board.to_owned(),
-        member: w.member,
+        member: w.member.into_string(),
         op: w.op,
         value: w.value,
         at_us: w.at_us.unwrap_or(at_us),

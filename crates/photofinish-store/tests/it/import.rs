@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures_executor::block_on;
 use photofinish_core::transfer::{ImportRow, ImportSource};
-use photofinish_core::{BoardError, Leaderboard, PeriodRef};
+use photofinish_core::{BoardError, BoardName, Leaderboard, PeriodRef};
 use photofinish_store::io::RealStorage;
 use photofinish_store::{Store, StoreOptions};
 
@@ -65,12 +65,12 @@ fn an_import_file_lives_until_a_snapshot_covers_it() {
     let before = {
         let store = open_small(dir.path(), 1 << 30);
         create(&store, "b");
-        let done =
-            block_on(store.import("b", &PeriodRef::Current, &mut rows(3000, 700))).expect("import");
+        let done = block_on(store.import(&name("b"), &PeriodRef::Current, &mut rows(3000, 700)))
+            .expect("import");
         assert_eq!(done.entries, 3000);
         assert_eq!(import_files(dir.path()).len(), 1);
         // Refused: the period is not empty now. No new file, nothing changed.
-        let again = block_on(store.import("b", &PeriodRef::Current, &mut rows(5, 5)));
+        let again = block_on(store.import(&name("b"), &PeriodRef::Current, &mut rows(5, 5)));
         assert!(
             matches!(again, Err(BoardError::BoardNotEmpty { members: 3000, .. })),
             "{again:?}"
@@ -79,7 +79,7 @@ fn an_import_file_lives_until_a_snapshot_covers_it() {
         create(&store, "dup");
         let mut dup = rows(10, 10);
         dup.0[0][9].member = "player-000003".into();
-        let twice = block_on(store.import("dup", &PeriodRef::Current, &mut dup));
+        let twice = block_on(store.import(&name("dup"), &PeriodRef::Current, &mut dup));
         assert!(
             matches!(twice, Err(BoardError::InvalidEntries(_))),
             "{twice:?}"
@@ -128,4 +128,9 @@ fn an_import_file_lives_until_a_snapshot_covers_it() {
         first_12s,
         ["player-000064", "player-000129", "player-000194"]
     );
+}
+
+/// A board name the test knows is valid.
+fn name(board: &str) -> BoardName {
+    BoardName::parse(board).expect("a board name")
 }

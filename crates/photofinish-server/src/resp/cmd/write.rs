@@ -6,10 +6,9 @@
 //! writes of one round together, so they share one group commit. A write with
 //! `IDEMPOTENCY` runs on its own ([`run_keyed`]), through the gate's keyed path.
 
-use photofinish_core::config::validate_member_name;
 use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
-use photofinish_core::{BoardName, ErrorCode, Op};
+use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 
 use super::{option, options, text, CmdError, Spec};
 use crate::gate::KeyedRequest;
@@ -78,8 +77,7 @@ pub fn keyed_request(
 
 /// Parses the write after its board name (checked by the caller).
 pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
-    let member = text(args, 2, "the member name", ErrorCode::InvalidMember)?;
-    validate_member_name(member)?;
+    let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
     let value = parse::score_text(text(args, 3, "the score", ErrorCode::ScoreNotInteger)?)?;
     let (op, shape) = match spec.name {
         "lb.incr" => (Some(Op::Incr), Shape::Score),
@@ -103,7 +101,7 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
     let at_us = option(&opts, "AT").map(parse::at_text).transpose()?;
     Ok(Parsed {
         request: WriteRequest {
-            member: member.to_owned(),
+            member,
             value,
             op,
             metadata,
