@@ -20,36 +20,7 @@ use crate::ranking::{resulting_score, Outcome, Prefetch, Ranking, Write};
 use crate::view::BoardPatch;
 use crate::window::PeriodWindow;
 
-/// How a read names a period.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PeriodRef {
-    /// The period containing the reader's "now".
-    Current,
-    /// The period before the current one.
-    Previous,
-    /// A period id such as `2026-W47`.
-    Id(String),
-}
-
-impl PeriodRef {
-    /// Parses the wire form: `current`, `previous`, or an id.
-    pub fn parse(s: &str) -> Self {
-        match s {
-            "current" => Self::Current,
-            "previous" => Self::Previous,
-            id => Self::Id(id.to_owned()),
-        }
-    }
-
-    /// The wire form: `current`, `previous`, or the id.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Current => "current",
-            Self::Previous => "previous",
-            Self::Id(id) => id,
-        }
-    }
-}
+pub use crate::calendar::PeriodRef;
 
 /// One board. See the module docs. A clone is a deep copy (the store's snapshots).
 #[derive(Debug, Clone)]

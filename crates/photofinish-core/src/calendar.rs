@@ -267,5 +267,36 @@ fn parse_iso_week(s: &str) -> Option<Date> {
         .map(|w| w.date())
 }
 
+/// How a read names a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeriodRef {
+    /// The period containing the reader's "now".
+    Current,
+    /// The period before the current one.
+    Previous,
+    /// A period id such as `2026-W47`.
+    Id(String),
+}
+
+impl PeriodRef {
+    /// Parses the wire form: `current`, `previous`, or an id.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "current" => Self::Current,
+            "previous" => Self::Previous,
+            id => Self::Id(id.to_owned()),
+        }
+    }
+
+    /// The wire form: `current`, `previous`, or the id.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Current => "current",
+            Self::Previous => "previous",
+            Self::Id(id) => id,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -59,7 +59,8 @@ pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekS
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;
 pub use names::{BoardName, MemberName};
-pub use op::{BoardRead, RunRead};
+pub use op::read::Around;
+pub use op::BoardRead;
 pub use ranking::{Entry, Outcome, RankStyle, Ranking, Write};
-pub use service::{Around, Leaderboard, ReadFn};
+pub use service::{Leaderboard, ReadFn, RunRead};
 pub use window::PeriodWindow;

@@ -9,6 +9,7 @@
 //! again where the semantics need them). The trait is object safe (`Arc<dyn Leaderboard>`):
 //! one boxed future per call, far below the cost of a request (docs/bench-history.md §2).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,18 +22,9 @@ use crate::events::EventFeed;
 use crate::hook::HookState;
 use crate::idempotency::{IdempotencyKey, Replayable};
 use crate::names::BoardName;
-use crate::op::Change;
+use crate::op::{BoardRead, Change};
 use crate::transfer::{ImportSource, Imported};
 use crate::view::{BoardState, Totals};
-
-/// Rows around a member: how many above and below.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Around {
-    /// Rows above the member.
-    pub before: u64,
-    /// Rows below the member.
-    pub after: u64,
-}
 
 /// A read of a board's state at an instant (µs), as [`Leaderboard::read_board`] runs it.
 pub type ReadFn<'a> = dyn for<'b> FnMut(&'b Board, i64) + Send + 'a;
@@ -63,7 +55,7 @@ pub trait Leaderboard: Send + Sync {
     /// Runs `read` on board `board` under its read lock, with the service's clock, once
     /// the board reflects every write acknowledged before the call (`board_not_found` if
     /// there is none). Every read of [`crate::op::read`] goes through it, by
-    /// [`RunRead::read`](crate::op::RunRead::read).
+    /// [`RunRead::read`].
     async fn read_board(&self, board: &BoardName, read: &mut ReadFn<'_>) -> Result<(), BoardError>;
 
     /// Every board, by name.
@@ -153,4 +145,29 @@ pub trait Leaderboard: Send + Sync {
     /// for as long as that takes: call it where blocking is allowed (not on an async
     /// runtime's worker).
     fn shutdown(&self);
+}
+
+/// Any read on any service (`service.read(&ReadPage { … })`): the one way a
+/// [`BoardRead`] reaches [`Leaderboard::read_board`].
+pub trait RunRead {
+    /// The answer of `op`, read from its board as the service holds it now.
+    fn read<R: BoardRead>(
+        &self,
+        op: &R,
+    ) -> impl Future<Output = Result<R::Output, BoardError>> + Send;
+}
+
+impl<T: Leaderboard + ?Sized> RunRead for T {
+    async fn read<R: BoardRead>(&self, op: &R) -> Result<R::Output, BoardError> {
+        let mut out = None;
+        self.read_board(op.board(), &mut |b: &Board, now_us: i64| {
+            out = Some(op.read(b, now_us));
+        })
+        .await?;
+        out.unwrap_or_else(|| {
+            Err(BoardError::Unavailable(
+                "the service read no board".to_owned(),
+            ))
+        })
+    }
 }

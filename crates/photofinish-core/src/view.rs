@@ -3,9 +3,9 @@
 //! store and the Redis backend both answer in these, so every door maps one set of types to
 //! its protocol.
 
-use crate::board::PeriodRef;
 use crate::budget::OverBudget;
 use crate::calendar::Period;
+use crate::calendar::PeriodRef;
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
 use crate::names::MemberName;

@@ -17,7 +17,7 @@
 
 use std::sync::Mutex;
 
-use crate::board::PeriodRef;
+use crate::calendar::PeriodRef;
 use crate::calendar::{validate_instant, Calendar, Period, MAX_INSTANT_US};
 use crate::config::BoardConfig;
 use crate::error::BoardError;

@@ -10,16 +10,13 @@
 //! [`Answer`](crate::idempotency::Answer). [`read`] holds the reads: each answers from the board's state
 //! ([`BoardRead::read`], a pure function of the board and the clock), which every
 //! backend holds in memory and makes fresh enough before it asks
-//! ([`Leaderboard::read_board`](crate::Leaderboard::read_board)); [`RunRead::read`] runs
-//! one on any service.
-
-use std::future::Future;
+//! ([`Leaderboard::read_board`](crate::Leaderboard::read_board)); [`RunRead::read`](crate::RunRead::read)
+//! runs one on any service.
 
 use crate::access::Action;
 use crate::board::Board;
 use crate::error::BoardError;
 use crate::names::BoardName;
-use crate::service::Leaderboard;
 
 pub mod change;
 pub mod read;
@@ -49,29 +46,4 @@ pub trait BoardRead: Send + Sync {
     /// The answer, from the board's state at `now_us` (µs since the epoch, the service's
     /// clock). Pure: a read changes nothing.
     fn read(&self, board: &Board, now_us: i64) -> Result<Self::Output, BoardError>;
-}
-
-/// Any read on any service (`service.read(&ReadPage { … })`): the one way a
-/// [`BoardRead`] reaches [`Leaderboard::read_board`].
-pub trait RunRead {
-    /// The answer of `op`, read from its board as the service holds it now.
-    fn read<R: BoardRead>(
-        &self,
-        op: &R,
-    ) -> impl Future<Output = Result<R::Output, BoardError>> + Send;
-}
-
-impl<T: Leaderboard + ?Sized> RunRead for T {
-    async fn read<R: BoardRead>(&self, op: &R) -> Result<R::Output, BoardError> {
-        let mut out = None;
-        self.read_board(op.board(), &mut |b: &Board, now_us: i64| {
-            out = Some(op.read(b, now_us));
-        })
-        .await?;
-        out.unwrap_or_else(|| {
-            Err(BoardError::Unavailable(
-                "the service read no board".to_owned(),
-            ))
-        })
-    }
 }

@@ -10,10 +10,18 @@ use crate::error::BoardError;
 use crate::names::{BoardName, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
 use crate::ranking::Ranking;
-use crate::service::Around;
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::BoardRead;
+
+/// Rows around a member: how many above and below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Around {
+    /// Rows above the member.
+    pub before: u64,
+    /// Rows below the member.
+    pub after: u64,
+}
 
 /// Runs `f` on the period `r` names and its ranking (if it has one); see [`Board::read`]
 /// for which periods a reader sees.
