@@ -1,5 +1,6 @@
-//! The shared application state — the service behind every route, and the metrics — and
-//! the helpers that turn the service's neutral answers into API views.
+//! The shared application state: the gate over the service behind every route and RESP
+//! command, the credentials and rate limits, the metrics, the OpenAPI document and the
+//! event streams' permits. (The answers' wire views are `wire::views`.)
 
 use std::sync::Arc;
 

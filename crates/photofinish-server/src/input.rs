@@ -1,9 +1,11 @@
-//! Turning request input into checked values, each rule with its own error code.
+//! HTTP's extractors: the body under its limit, the query string, the path (a board name
+//! checked here, before the query string and the body are read), and the caller.
 //!
 //! The JSON body is parsed with serde into loose types (a score may be a number or a
-//! string), then each field is checked here, so that a fractional score, an out-of-range
-//! integer, `1e400` or a non-object metadata gets a 422 with a precise code — never a panic
-//! and never a silent rounding. Query parameters are checked the same way (400).
+//! string), then each field is checked by `wire::parse`, so that a fractional score, an
+//! out-of-range integer, `1e400` or a non-object metadata gets a 422 with a precise code —
+//! never a panic and never a silent rounding. Query parameters are checked the same way
+//! (400).
 
 use std::collections::HashMap;
 

@@ -8,7 +8,12 @@ use serde_json::{json, Value};
 /// Prints `v` as JSON or through `render`.
 pub fn print<T: Serialize>(json: bool, v: &T, render: impl Fn(&T) -> String) -> Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(v)?);
+        // Through a Value, as the answer was printed before it was typed: keys sorted,
+        // metadata pretty-printed like the rest.
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::to_value(v)?)?
+        );
     } else {
         print!("{}", render(v));
     }

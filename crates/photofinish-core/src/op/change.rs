@@ -54,6 +54,17 @@ impl Change {
         !matches!(self, Change::Patch(_) | Change::Delete)
     }
 
+    /// `not_supported` for a change that takes no idempotency key.
+    pub fn check_key(&self) -> Result<(), BoardError> {
+        if self.takes_key() {
+            return Ok(());
+        }
+        Err(BoardError::NotSupported(format!(
+            "a {} takes no idempotency key (docs/SPEC.md §7)",
+            self.name()
+        )))
+    }
+
     /// The access a change of `board` needs, other than its writes: managing the board
     /// (create, patch, delete) or removing a member. `None` for a write or a batch, whose
     /// every write is authorized for its member ([`Action::Write`]).
@@ -126,7 +137,7 @@ impl Answer {
     pub fn into_done(self) -> Result<(), BoardError> {
         match self {
             Answer::Deleted | Answer::Removed => Ok(()),
-            other => Err(mismatch("a delete", &other)),
+            other => Err(mismatch("a delete or a removal", &other)),
         }
     }
 }

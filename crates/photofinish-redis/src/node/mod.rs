@@ -438,10 +438,13 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         if let Change::Create(config) = &change {
             self.reserve(board, config).await?;
         }
-        let answer = ops::change(self, board, change, key).await?;
+        let answer = ops::change(self, board, change, key).await;
         if create {
+            // Even when the answer failed after the create (its state read): the registry
+            // lists at least every board, and readers filter it.
             self.list(board).await?;
         }
+        let answer = answer?;
         if delete {
             self.feeds.remove(board);
             self.unlist(board).await?;

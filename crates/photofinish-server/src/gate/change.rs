@@ -163,6 +163,7 @@ impl Gate {
         let done = match key {
             None => self.service.change(board, change, None).await?,
             Some(request) => {
+                change.check_key()?;
                 let key = IdempotencyKey::new(
                     scope_of(caller),
                     request.key,

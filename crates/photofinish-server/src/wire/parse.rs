@@ -363,12 +363,13 @@ pub fn metadata(v: Option<&Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// Metadata written as JSON text, as [`metadata`] takes it (`null` is none).
-pub fn metadata_text(s: &str) -> Result<Option<String>, ApiError> {
+/// Metadata written as JSON text in the argument `what` (RESP's `META`), as [`metadata`]
+/// takes it (`null` is none).
+pub fn metadata_text(what: &str, s: &str) -> Result<Option<String>, ApiError> {
     let v: Value = serde_json::from_str(s).map_err(|e| {
         ApiError::new(
             ErrorCode::InvalidMetadata,
-            format!("metadata must be a JSON object: {e}"),
+            format!("{what} must be a JSON object: {e}"),
         )
     })?;
     metadata(Some(&v))

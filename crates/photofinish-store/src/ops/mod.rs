@@ -162,10 +162,9 @@ async fn keyed_commands<E: Engine + ?Sized>(
     };
     Ok(match change {
         Change::Patch(_) | Change::Delete => {
-            return Err(BoardError::NotSupported(format!(
-                "a {} takes no idempotency key (docs/SPEC.md §7)",
-                change.name()
-            )))
+            return Err(change.check_key().err().unwrap_or_else(|| {
+                BoardError::Unavailable("a change that takes a key was refused one".into())
+            }))
         }
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).

@@ -288,6 +288,61 @@ fn seeds() -> Vec<Seed> {
     ]
 }
 
+/// An `asc` board takes the ZSET in its own order, lowest first (`ZRANGE`): rows a
+/// packing without time ties on keep the ZSET's order (by member, as Redis orders ties).
+/// The client once read the board's order from a field the API does not have, and read
+/// every ZSET best-first for a `desc` board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_asc_board_imports_the_zset_lowest_first() {
+    let work = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_testkit::redis::RedisProcess::start(work.path(), &[]).expect("redis");
+    let mut r = redis.client().expect("client");
+    let server =
+        tokio::task::block_in_place(|| Proc::start(BIN, &work.path().join("data"), "always"));
+    let (base, http) = (server.base.clone(), reqwest::Client::new());
+    for (m, z) in [("b", 5.0), ("a", 5.0), ("c", 3.0)] {
+        let _: i64 = r.zadd("lb:asc", m, z).expect("zadd");
+    }
+    put(
+        &http,
+        &base,
+        "asc",
+        json!({"order": "asc", "update": "set"}),
+    )
+    .await;
+    let url = redis.url();
+    let args: Vec<String> = [
+        "import-redis",
+        "--redis",
+        &url,
+        "--key",
+        "lb:asc",
+        "--board",
+        "asc",
+        "--encoding",
+        "plain",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let b = base.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cli(&args, &b)
+    })
+    .await
+    .expect("cli");
+    assert!(out.0, "{}{}", out.1, out.2);
+    let page = entries(&http, &base, "asc", "ordinal").await;
+    let names: Vec<&str> = page["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["member"].as_str().expect("member"))
+        .collect();
+    assert_eq!(names, ["c", "a", "b"], "{page}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn each_seeds_zset_imports_in_its_order_with_exact_scores_and_times() {
     let work = tempfile::tempdir().expect("tmp");

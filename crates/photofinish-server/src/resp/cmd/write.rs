@@ -95,7 +95,7 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
         None => op,
     };
     let metadata = option(&opts, "META")
-        .map(parse::metadata_text)
+        .map(|s| parse::metadata_text("META", s))
         .transpose()?
         .flatten();
     let at_us = option(&opts, "AT").map(parse::at_text).transpose()?;
