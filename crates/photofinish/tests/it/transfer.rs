@@ -288,6 +288,17 @@ fn seeds() -> Vec<Seed> {
     ]
 }
 
+/// The CLI with `args` against `base`, off the async runtime's workers.
+async fn cli_async(args: Vec<String>, base: &str) -> (bool, String, String) {
+    let base = base.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cli(&args, &base)
+    })
+    .await
+    .expect("cli")
+}
+
 /// An `asc` board takes the ZSET in its own order, lowest first (`ZRANGE`): rows a
 /// packing without time ties on keep the ZSET's order (by member, as Redis orders ties).
 /// The client once read the board's order from a field the API does not have, and read
@@ -325,13 +336,7 @@ async fn an_asc_board_imports_the_zset_lowest_first() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let b = base.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        cli(&args, &b)
-    })
-    .await
-    .expect("cli");
+    let out = cli_async(args, &base).await;
     assert!(out.0, "{}{}", out.1, out.2);
     let page = entries(&http, &base, "asc", "ordinal").await;
     let names: Vec<&str> = page["entries"]
@@ -368,13 +373,7 @@ async fn each_seeds_zset_imports_in_its_order_with_exact_scores_and_times() {
             board.clone(),
         ];
         args.extend(seed.flags.iter().cloned());
-        let b = base.clone();
-        let out = tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cli(&args, &b)
-        })
-        .await
-        .expect("cli");
+        let out = cli_async(args, &base).await;
         assert!(out.0, "{}: {}{}", seed.name, out.1, out.2);
         let page = entries(&http, &base, &board, "ordinal").await;
         let got: Vec<(String, i64, i64)> = page["entries"]
@@ -467,13 +466,7 @@ async fn each_seeds_zset_imports_in_its_order_with_exact_scores_and_times() {
         args.extend(["--key", key, "--board", &board]);
         args.extend(flags);
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let b = base.clone();
-        let (ok, out, err) = tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cli(&args, &b)
-        })
-        .await
-        .expect("cli");
+        let (ok, out, err) = cli_async(args, &base).await;
         assert!(!ok, "{key}: {out}");
         assert!(
             err.contains(&format!("member {member:?}")) && err.contains(says),
