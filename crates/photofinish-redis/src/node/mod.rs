@@ -260,8 +260,14 @@ impl LogStore {
     /// The replica of `board`, caught up with its log; a replica whose log diverged is
     /// dropped and the board loaded again (once).
     async fn fresh(&self, board: &str) -> Result<Arc<Replica>, BoardError> {
+        self.fresh_as(board, self.reads).await
+    }
+
+    /// [`Self::fresh`] with the read consistency `reads` (the webhook's claim always
+    /// catches up, whatever `--redis-reads` says).
+    async fn fresh_as(&self, board: &str, reads: Reads) -> Result<Arc<Replica>, BoardError> {
         let r = self.replica(board, false).await?;
-        if self.reads == Reads::Local {
+        if reads == Reads::Local {
             if let Some(ago) = r.caught_up_ago().filter(|a| *a <= LOCAL_READ_WINDOW) {
                 self.counts.local.fetch_add(1, Ordering::Relaxed);
                 let us = u64::try_from(ago.as_micros()).unwrap_or(u64::MAX);
@@ -534,19 +540,38 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         hold: Duration,
         renew: bool,
     ) -> Result<bool, BoardError> {
-        let handle = Engine::board(self, board).await?;
-        if read_lock(&handle)
-            .hook_cursor()
-            .is_some_and(|c| c >= until_us)
-        {
+        let claim = |verb: &str, hold: Duration| {
+            let mut inv = CLAIM.key(self.claim_key(board));
+            inv.arg(verb).arg(token).arg(crate::log::snapshot::ms(hold));
+            inv
+        };
+        let verb = if renew { "renew" } else { "take" };
+        let held: i64 = self
+            .conn
+            .invoke(&claim(verb, hold))
+            .await
+            .map_err(unavailable)?;
+        if held != 1 {
             return Ok(false);
         }
-        let mut inv = CLAIM.key(self.claim_key(board));
-        inv.arg(if renew { "renew" } else { "take" })
-            .arg(token)
-            .arg(crate::log::snapshot::ms(hold));
-        let held: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
-        Ok(held == 1)
+        // The claim first, then the cursor, from a copy caught up after the claim was
+        // held: a node that posted advances the cursor before it lets the claim go, so a
+        // post made meanwhile is seen here and never made twice.
+        let r = self.fresh_as(board, Reads::Fresh).await?;
+        let posted = r.state().require(board).map(|handle| {
+            read_lock(&handle)
+                .hook_cursor()
+                .is_some_and(|c| c >= until_us)
+        })?;
+        if posted {
+            // Let go at once: the board's next period is claimed under the same key.
+            let _ = self
+                .conn
+                .invoke::<i64>(&claim("renew", Duration::from_millis(1)))
+                .await;
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     async fn import(
