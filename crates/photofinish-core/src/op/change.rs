@@ -57,12 +57,18 @@ impl Change {
     /// `not_supported` for a change that takes no idempotency key.
     pub fn check_key(&self) -> Result<(), BoardError> {
         if self.takes_key() {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(self.key_refused())
         }
-        Err(BoardError::NotSupported(format!(
+    }
+
+    /// The refusal of an idempotency key on this change: `not_supported`.
+    pub fn key_refused(&self) -> BoardError {
+        BoardError::NotSupported(format!(
             "a {} takes no idempotency key (docs/SPEC.md §7)",
             self.name()
-        )))
+        ))
     }
 
     /// The access a change of `board` needs, other than its writes: managing the board

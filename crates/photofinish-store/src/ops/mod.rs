@@ -161,11 +161,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Patch(_) | Change::Delete => {
-            return Err(change.check_key().err().unwrap_or_else(|| {
-                BoardError::Unavailable("a change that takes a key was refused one".into())
-            }))
-        }
+        Change::Patch(_) | Change::Delete => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
         Change::Write(w) if w.period.is_none() => {

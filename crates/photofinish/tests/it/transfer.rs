@@ -288,6 +288,20 @@ fn seeds() -> Vec<Seed> {
     ]
 }
 
+/// A throwaway Redis to import from and a server (the binary, `fsync=always`) to import
+/// into, with their files in a temporary directory that outlives both.
+fn redis_and_server() -> (
+    tempfile::TempDir,
+    photofinish_testkit::redis::RedisProcess,
+    Proc,
+) {
+    let work = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_testkit::redis::RedisProcess::start(work.path(), &[]).expect("redis");
+    let server =
+        tokio::task::block_in_place(|| Proc::start(BIN, &work.path().join("data"), "always"));
+    (work, redis, server)
+}
+
 /// The CLI with `args` against `base`, off the async runtime's workers.
 async fn cli_async(args: Vec<String>, base: &str) -> (bool, String, String) {
     let base = base.to_owned();
@@ -305,11 +319,8 @@ async fn cli_async(args: Vec<String>, base: &str) -> (bool, String, String) {
 /// every ZSET best-first for a `desc` board.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_asc_board_imports_the_zset_lowest_first() {
-    let work = tempfile::tempdir().expect("tmp");
-    let redis = photofinish_testkit::redis::RedisProcess::start(work.path(), &[]).expect("redis");
+    let (_work, redis, server) = redis_and_server();
     let mut r = redis.client().expect("client");
-    let server =
-        tokio::task::block_in_place(|| Proc::start(BIN, &work.path().join("data"), "always"));
     let (base, http) = (server.base.clone(), reqwest::Client::new());
     for (m, z) in [("b", 5.0), ("a", 5.0), ("c", 3.0)] {
         let _: i64 = r.zadd("lb:asc", m, z).expect("zadd");
@@ -350,11 +361,8 @@ async fn an_asc_board_imports_the_zset_lowest_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn each_seeds_zset_imports_in_its_order_with_exact_scores_and_times() {
-    let work = tempfile::tempdir().expect("tmp");
-    let redis = photofinish_testkit::redis::RedisProcess::start(work.path(), &[]).expect("redis");
+    let (_work, redis, server) = redis_and_server();
     let mut r = redis.client().expect("client");
-    let server =
-        tokio::task::block_in_place(|| Proc::start(BIN, &work.path().join("data"), "always"));
     let (base, http) = (server.base.clone(), reqwest::Client::new());
     for seed in seeds() {
         let key = format!("lb:{}", seed.name);
