@@ -16,9 +16,18 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
 - 422 invalid_member: a member name over 128 bytes of UTF-8 (the schema counts characters).
 - 422 invalid_time: an `at` whose year the pattern lets through but whose offset moves it
   out of range (1970-01-01 east of UTC, 9998-12-31 west of it): only the instant says.
-- 400 invalid_config: `min_score` above `max_score` (JSON Schema cannot compare two
-  values); on PATCH, a `webhook` for a board that never resets or keeps fewer than 2
-  periods (the board's settings, not the body's).
+- 400 invalid_config: `min_score` above `max_score`, or a column's `min` above its `max`
+  (JSON Schema cannot compare two values); two columns of one name (`uniqueItems`
+  compares whole items, not one field of them); a column's `update` on a `best` board,
+  or `min_score`/`max_score`/`max_increment` beside two or more columns (rules between
+  fields the schema states in their descriptions); on PATCH, a `webhook` for a board that
+  never resets or keeps fewer than 2 periods (the board's settings, not the body's).
+- 400 invalid_score on a write: `scores` naming a column the board does not have, `score`
+  on a board of several columns, a `best` that leaves a column out (the board's columns
+  and update rule: state); on `rank`, the same, and `score` with `scores` (OpenAPI
+  parameters cannot exclude each other).
+- 400 invalid_parameter on `rank` with neither `score` nor `scores` (OpenAPI cannot
+  require one of two query parameters).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
@@ -82,7 +91,12 @@ def _state_rule(case, status, code, message):
     if code in ("period_closed", "invalid_period") and status in (400, 422) and named:
         return True
     if status == 400 and code == "invalid_config":
-        return case.method.upper() == "PATCH" or "min_score" in message
+        return case.method.upper() == "PATCH" or "min_score" in message or "column" in message
+    if status == 400 and code == "invalid_score":
+        return bool(_writes(case)) or case.path.endswith("/rank")
+    if status == 400 and code == "invalid_parameter" and case.path.endswith("/rank"):
+        query = case.query or {}
+        return "score" not in query and "scores" not in query
     if status == 422 and code == "invalid_time":
         edges = ("1970-01-01", "9998-12-31")
         return any(str(w.get("at") or "").startswith(edges) for w in _writes(case))

@@ -9,13 +9,17 @@
 //! formatting. Bytes per member are the allocator's live bytes after the build, divided by
 //! the members (the counting allocator of [`crate::alloc`]). Last, the board is rebuilt from
 //! its entries in rank order — the in-memory part of a restart from a snapshot.
+//!
+//! `--columns N` (docs/SPEC.md §13) makes it a board of N columns: the first as above, the
+//! others drawn from 0..1,000 (so the first column's ties are decided by the others), the
+//! directions desc, desc, asc, desc, desc; an update then adds to every column.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use photofinish_core::ranking::{RankingBuilder, SavedEntry};
-use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
+use photofinish_core::{Column, Op, Operands, Order, RankStyle, Ranking, Scores, Shape, Write};
 use serde_json::json;
 
 use crate::alloc;
@@ -29,6 +33,8 @@ const NAME_BYTES: usize = 16;
 pub struct EngineOps {
     /// Members on the board.
     pub members: u64,
+    /// Columns it ranks by.
+    pub columns: usize,
     /// `incr` of a random member by 1..=100, answer with its new ordinal rank.
     pub update_ns: f64,
     /// Ordinal rank of a random member.
@@ -74,7 +80,12 @@ impl EngineOps {
                 self.batch16_ns,
             ),
         ];
-        let mut out = format!("engine-ops: {} members, one thread\n", self.members);
+        let mut out = format!(
+            "engine-ops: {} members, {} column{}, one thread\n",
+            self.members,
+            self.columns,
+            if self.columns == 1 { "" } else { "s" }
+        );
         for (label, ns) in rows {
             out += &format!(
                 "{label:<50} {:>9.1} ns  {:>11.0} ops/s\n",
@@ -102,6 +113,7 @@ impl EngineOps {
     pub fn json(&self) -> serde_json::Value {
         json!({
             "members": self.members,
+            "columns": self.columns,
             "update_ns": self.update_ns,
             "rank_ordinal_ns": self.rank_ordinal_ns,
             "rank_competition_ns": self.rank_competition_ns,
@@ -149,17 +161,41 @@ fn time_each(sample: &Sample, mut f: impl FnMut(&str)) -> f64 {
     start.elapsed().as_nanos() as f64 / n.max(1) as f64
 }
 
+/// The shape of a board of `columns` columns (see the module docs).
+fn shape(columns: usize) -> Shape {
+    if columns == 1 {
+        return Shape::single(Order::Desc, Op::Incr);
+    }
+    let cols: Vec<Column> = (0..columns)
+        .map(|i| Column {
+            order: Some(if i % 3 == 2 { Order::Asc } else { Order::Desc }),
+            ..Column::named(&format!("c{i}"))
+        })
+        .collect();
+    Shape::new(Order::Desc, Op::Incr, &cols)
+}
+
+/// A member's scores: the first column from 0..`first`, the others from 0..1,000.
+fn draw(rng: &mut Rng, columns: usize, first: u64) -> Scores {
+    let mut v = [0i64; photofinish_core::columns::MAX_COLUMNS];
+    v[0] = below(rng, first) as i64;
+    for x in v.iter_mut().take(columns).skip(1) {
+        *x = below(rng, 1_000) as i64;
+    }
+    Scores::new(&v[..columns]).unwrap_or(Scores::one(v[0]))
+}
+
 /// Builds the board: `members` entries pushed in member order (not rank order), then the
 /// builder sorts, fills the member table and builds the index bottom-up.
-fn build(members: u64) -> Result<Ranking> {
+fn build(members: u64, columns: usize) -> Result<Ranking> {
     let mut rng = Rng::new(42);
     let capacity = usize::try_from(members).unwrap_or(usize::MAX);
-    let mut b = RankingBuilder::new(Order::Desc, capacity);
+    let mut b = RankingBuilder::new(shape(columns), capacity);
     for i in 0..members {
         let member = name(i);
         b.push(SavedEntry {
             member: &member,
-            score: below(&mut rng, 1_000_000) as i64,
+            scores: draw(&mut rng, columns, 1_000_000),
             reached_at_us: i as i64,
             seq: i + 1,
             metadata: None,
@@ -169,12 +205,17 @@ fn build(members: u64) -> Result<Ranking> {
 }
 
 /// Builds a board of `members` and times every operation over `ops` random members.
-pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
+pub fn run(members: u64, ops: usize, columns: usize) -> Result<EngineOps> {
     anyhow::ensure!(members > 0, "--members must be at least 1");
     anyhow::ensure!(ops > 0, "--ops must be at least 1");
+    anyhow::ensure!(
+        (1..=photofinish_core::columns::MAX_COLUMNS).contains(&columns),
+        "--columns must be 1 to {}",
+        photofinish_core::columns::MAX_COLUMNS
+    );
     let before = alloc::live_bytes();
     let start = Instant::now();
-    let mut r = build(members).context("building the board")?;
+    let mut r = build(members, columns).context("building the board")?;
     let build_s = start.elapsed().as_secs_f64();
     let bytes_per_member = alloc::live_bytes().saturating_sub(before) as f64 / members as f64;
 
@@ -184,10 +225,15 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
     let mut refused = 0u64;
     let update_ns = time_each(&sample, |member| {
         clock += 1;
+        // 1..=100 to the first column (so every update moves the member), 0..1,000 to
+        // the others.
+        let by = draw(&mut rng, columns, 100);
+        let mut values = Operands::all(&by);
+        values.set(0, 1 + by.first());
         let w = Write {
             member,
-            op: Op::Incr,
-            value: 1 + below(&mut rng, 100) as i64,
+            op: Some(Op::Incr),
+            values,
             at_us: clock,
             metadata: None,
         };
@@ -220,6 +266,7 @@ pub fn run(members: u64, ops: usize) -> Result<EngineOps> {
     let copy_s = copy(&r)?;
     Ok(EngineOps {
         members,
+        columns,
         update_ns,
         rank_ordinal_ns,
         rank_competition_ns,
@@ -252,19 +299,19 @@ fn batch16(r: &Ranking, sample: &Sample) -> f64 {
 /// entries are copied out first, untimed; reading and decoding the file is not counted).
 fn reload(r: &Ranking) -> Result<f64> {
     let mut names = String::new();
-    let mut saved: Vec<(usize, usize, i64, i64, u64)> = Vec::new();
+    let mut saved: Vec<(usize, usize, Scores, i64, u64)> = Vec::new();
     r.for_each_entry(|member, score, reached_at_us, seq, _| {
-        saved.push((names.len(), member.len(), score, reached_at_us, seq));
+        saved.push((names.len(), member.len(), *score, reached_at_us, seq));
         names.push_str(member);
     });
     let start = Instant::now();
     let rebuilt = Ranking::from_sorted(
-        r.order(),
+        *r.shape(),
         saved.len(),
         saved.iter().map(|&(at, len, score, reached_at_us, seq)| {
             Ok(SavedEntry {
                 member: &names[at..at + len],
-                score,
+                scores: score,
                 reached_at_us,
                 seq,
                 metadata: None,
@@ -295,7 +342,7 @@ mod tests {
     #[test]
     fn a_small_run_measures_every_operation() {
         let _serial = crate::alloc::serial();
-        let m = run(5_000, 2_000).expect("run");
+        let m = run(5_000, 2_000, 1).expect("run");
         assert_eq!(m.members, 5_000);
         for v in [
             m.update_ns,
@@ -329,11 +376,29 @@ mod tests {
     #[test]
     fn the_build_ranks_every_member() {
         let _serial = crate::alloc::serial();
-        let r = build(1_000).expect("build");
+        let r = build(1_000, 1).expect("build");
         assert_eq!(r.len(), 1_000);
         r.check_invariants();
         let top = r.page(0, 1_000, RankStyle::Ordinal);
-        assert!(top.windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(top.windows(2).all(|w| w[0].score() >= w[1].score()));
         assert!(reload(&r).expect("reload") > 0.0);
+    }
+
+    /// A board of three columns: ranked by the tuple, each column in its direction, and a
+    /// run over it measures as a one-column one does, with the tail's bytes counted.
+    #[test]
+    fn a_three_column_board_ranks_by_the_tuple() {
+        let _serial = crate::alloc::serial();
+        let r = build(2_000, 3).expect("build");
+        r.check_invariants();
+        let top = r.page(0, 2_000, RankStyle::Ordinal);
+        let key = |e: &photofinish_core::Entry| {
+            let s = e.scores.as_slice();
+            (-i128::from(s[0]), -i128::from(s[1]), i128::from(s[2]))
+        };
+        assert!(top.windows(2).all(|w| key(&w[0]) <= key(&w[1])));
+        let m = run(2_000, 1_000, 3).expect("run");
+        assert_eq!(m.columns, 3);
+        assert!(m.update_ns > 0.0 && m.bytes_per_member > 56.0, "{m:?}");
     }
 }

@@ -96,6 +96,9 @@ enum Internal {
         /// Random members each operation is timed over.
         #[arg(long, default_value_t = 1_000_000)]
         ops: usize,
+        /// Columns the board ranks by (docs/SPEC.md §13), 1 to 5.
+        #[arg(long, default_value_t = 1)]
+        columns: usize,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -125,8 +128,9 @@ fn idempotency_memory(n: u64) {
     for i in 0..n {
         let id = format!("key:game\u{1}bench\u{1}{i:08x}-{:016}", i * 7);
         let answer = Answer::Written(WriteOutcome {
+            columns: Default::default(),
             outcome: photofinish_core::Outcome {
-                score: i as i64,
+                scores: photofinish_core::Scores::one(i as i64),
                 rank: i + 1,
                 reached_at_us: 1_700_000_000_000_000 + i as i64,
                 changed: true,
@@ -315,14 +319,17 @@ fn main() -> std::process::ExitCode {
             idempotency_memory(keys);
             Ok(())
         }
-        Some(Internal::EngineOps { members, ops, json }) => {
-            engine_ops::run(members, ops).map(|m| {
-                print!("{}", m.table());
-                if json {
-                    println!("{}", m.json());
-                }
-            })
-        }
+        Some(Internal::EngineOps {
+            members,
+            ops,
+            columns,
+            json,
+        }) => engine_ops::run(members, ops, columns).map(|m| {
+            print!("{}", m.table());
+            if json {
+                println!("{}", m.json());
+            }
+        }),
         Some(Internal::MemoryLatency { ref mib, loads }) => {
             let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();
             print!("{}", latency::table(&rows));

@@ -163,15 +163,15 @@ impl Target {
     /// The engine with `n` members; returns it and the bytes allocated per member.
     pub fn engine(n: u64, allocated: impl Fn() -> usize) -> Result<(Self, Memory)> {
         let before = allocated();
-        let mut ranking = Ranking::new(Order::Desc);
+        let mut ranking = Ranking::new(photofinish_core::Shape::single(Order::Desc, CoreOp::Set));
         let clock = AtomicI64::new(1_795_000_000_000_000);
         let mut progress = Progress::new("engine", n);
         for i in 0..n {
             let name = member(i);
             ranking.submit(&Write {
                 member: &name,
-                op: CoreOp::Set,
-                value: initial_score(i),
+                op: Some(CoreOp::Set),
+                values: photofinish_core::Operands::one(initial_score(i)),
                 at_us: clock.fetch_add(1, Ordering::Relaxed),
                 metadata: None,
             })?;
@@ -332,8 +332,8 @@ impl Client {
                 let mut r = ranking.write().map_err(|_| anyhow!("poisoned"))?;
                 r.submit(&Write {
                     member: &name,
-                    op: CoreOp::Incr,
-                    value: delta,
+                    op: Some(CoreOp::Incr),
+                    values: photofinish_core::Operands::one(delta),
                     at_us: clock.fetch_add(1, Ordering::Relaxed),
                     metadata: None,
                 })

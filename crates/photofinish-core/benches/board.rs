@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
                 let w = BoardWrite {
                     member: &names[i % names.len()],
                     op: None,
-                    value: 1,
+                    values: photofinish_core::Operands::one(1),
                     at_us: NOON + i as i64,
                     period_us: None,
                     metadata: None,

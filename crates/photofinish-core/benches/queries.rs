@@ -15,7 +15,7 @@ use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
 const MEMBERS: u64 = 1_000_000;
 
 fn bench(c: &mut Criterion) {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Desc, Op::Incr));
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for i in 0..MEMBERS {
         x ^= x << 13;
@@ -24,8 +24,8 @@ fn bench(c: &mut Criterion) {
         let name = format!("player{i:07}");
         let w = Write {
             member: &name,
-            op: Op::Set,
-            value: (x % 10_000) as i64,
+            op: Some(Op::Set),
+            values: photofinish_core::Operands::one((x % 10_000) as i64),
             at_us: i as i64,
             metadata: None,
         };
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("rank of a score, {}", style.as_str()), |b| {
             b.iter(|| {
                 score = (score + 7_919) % 10_000;
-                black_box(r.rank_of_score(score, style))
+                black_box(r.rank_of_scores(&photofinish_core::Scores::one(score), style))
             })
         });
     }

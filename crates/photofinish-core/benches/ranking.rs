@@ -66,13 +66,13 @@ fn build(n: u64) -> (Ranking, Duration, f64) {
     let before = LIVE_BYTES.load(Ordering::Relaxed);
     let mut rng = Rng(42);
     let start = Instant::now();
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Desc, Op::Incr));
     for i in 0..n {
         let name = member(i);
         let w = Write {
             member: &name,
-            op: Op::Set,
-            value: rng.below(1_000_000) as i64,
+            op: Some(Op::Set),
+            values: photofinish_core::Operands::one(rng.below(1_000_000) as i64),
             at_us: i as i64,
             metadata: None,
         };
@@ -112,8 +112,8 @@ fn bench(c: &mut Criterion) {
                 clock += 1;
                 let w = Write {
                     member: &name,
-                    op: Op::Incr,
-                    value: 1 + rng.below(100) as i64,
+                    op: Some(Op::Incr),
+                    values: photofinish_core::Operands::one(1 + rng.below(100) as i64),
                     at_us: clock,
                     metadata: None,
                 };

@@ -14,9 +14,10 @@ use std::collections::BTreeMap;
 
 use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
+use crate::columns::{check_columns, Column, ColumnNames, Operands};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
-use crate::ranking::{resulting_score, Outcome, Prefetch, Ranking, Write};
+use crate::ranking::{Outcome, Prefetch, Ranking, Write};
 use crate::view::BoardPatch;
 use crate::window::PeriodWindow;
 
@@ -26,6 +27,8 @@ pub use crate::calendar::PeriodRef;
 #[derive(Debug, Clone)]
 pub struct Board {
     config: BoardConfig,
+    /// Its column names when it has several (fixed, like the config's columns).
+    names: ColumnNames,
     window: PeriodWindow,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
@@ -39,10 +42,10 @@ pub struct Board {
 pub struct BoardWrite<'a> {
     /// The member.
     pub member: &'a str,
-    /// The operator, or `None` for the board's default.
+    /// The operator, or `None` for the board's rule (docs/SPEC.md §13).
     pub op: Option<Op>,
-    /// The operand.
-    pub value: i64,
+    /// The columns written, with their values.
+    pub values: Operands,
     /// The instant: the server's clock, or the write's explicit `at`.
     pub at_us: i64,
     /// An instant in the period the write names, when it names one (a closed period
@@ -66,6 +69,7 @@ impl Board {
         config.validate()?;
         let window = PeriodWindow::new(&config)?;
         Ok(Self {
+            names: ColumnNames::of(&config),
             config,
             window,
             periods: BTreeMap::new(),
@@ -76,6 +80,11 @@ impl Board {
     /// The board's config.
     pub fn config(&self) -> &BoardConfig {
         &self.config
+    }
+
+    /// Its column names, on a board of several (what answers name each score by).
+    pub fn column_names(&self) -> ColumnNames {
+        self.names.clone()
     }
 
     /// Changes the board's changeable settings. On error nothing changed.
@@ -155,21 +164,20 @@ impl Board {
                 period
             }
         };
-        let op = w.op.unwrap_or(self.config.update);
-        self.check_rules(&period, w, op)?;
+        self.check_rules(&period, w)?;
         let write = Write {
             member: w.member,
-            op,
-            value: w.value,
+            op: w.op,
+            values: w.values,
             at_us: w.at_us,
             metadata: w.metadata,
         };
-        let order = self.config.order;
+        let shape = self.config.shape();
         let is_new = !self.periods.contains_key(&period.start_us);
         let (_, ranking) = self
             .periods
             .entry(period.start_us)
-            .or_insert_with(|| (period.clone(), Ranking::new(order)));
+            .or_insert_with(|| (period.clone(), Ranking::new(shape)));
         let result = if ranked {
             ranking.submit(&write)
         } else {
@@ -203,17 +211,26 @@ impl Board {
             .filter(|(newest, _)| newest.contains(target_us))
     }
 
-    /// The board's score rules and the memory budget, for a write of `op` landing in
-    /// `period`; nothing to look up when neither applies.
-    fn check_rules(&self, period: &Period, w: &BoardWrite<'_>, op: Op) -> Result<(), BoardError> {
-        let rules = &self.config.settings.rules;
-        if rules.is_empty() && w.over_budget.is_none() {
+    /// The board's score rules, its columns' bounds and the memory budget, for a write
+    /// landing in `period`; nothing to look up when none applies.
+    fn check_rules(&self, period: &Period, w: &BoardWrite<'_>) -> Result<(), BoardError> {
+        let config = &self.config;
+        let rules = &config.settings.rules;
+        let columns_ruled = config.columns.iter().any(Column::has_rules);
+        if rules.is_empty() && !columns_ruled && w.over_budget.is_none() {
             return Ok(());
         }
+        let shape = config.shape();
         let ranking = self.ranking(period);
-        let old = ranking.and_then(|r| r.score_of(w.member));
-        let new = resulting_score(self.config.order, op, old, w.value)?;
-        rules.check(op, w.value, old, new, ranking.map_or(0, Ranking::len))?;
+        let old = ranking.and_then(|r| r.scores_of(w.member));
+        let new = shape.combine(w.op, old.as_ref(), &w.values)?;
+        // The board-level rules bound the first (on a board of several: the only
+        // allowed one, `max_members`, reads no score).
+        let op = shape.effective(w.op).unwrap_or(config.update);
+        let value = w.values.get(0).unwrap_or(0);
+        let members = ranking.map_or(0, Ranking::len);
+        rules.check(op, value, old.map(|o| o.first()), new.first(), members)?;
+        check_columns(&config.columns, &shape, w.op, &w.values, old.as_ref(), &new)?;
         match w.over_budget {
             Some(over) if old.is_none() => Err(over.refusal()),
             _ => Ok(()),

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::columns::{validate_columns, Column, Shape, DEFAULT_COLUMN};
 use crate::error::BoardError;
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
@@ -117,6 +118,11 @@ pub struct BoardConfig {
     pub week_start: WeekStart,
     /// How many periods are kept, the current one included.
     pub retention: u32,
+    /// The columns it ranks by (docs/SPEC.md §13), fixed for its life; empty: one column
+    /// named `score` in `order` (left out of the JSON then, so such a config reads and
+    /// prints as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<Column>,
     /// Settings that change neither the order nor the periods (who may read and write):
     /// they may change over the board's life. Flattened into the config's JSON, each left
     /// out while it has its default, so a config without them reads and prints as before.
@@ -311,6 +317,7 @@ impl Default for BoardConfig {
             timezone: "UTC".to_owned(),
             week_start: WeekStart::Monday,
             retention: DEFAULT_RETENTION_PERIODS,
+            columns: Vec::new(),
             settings: BoardSettings::default(),
         }
     }
@@ -344,7 +351,34 @@ impl BoardConfig {
                 ));
             }
         }
+        let rules = &self.settings.rules;
+        let board_bounds =
+            rules.min_score.is_some() || rules.max_score.is_some() || rules.max_increment.is_some();
+        validate_columns(&self.columns, self.update, board_bounds)?;
         self.settings.validate()
+    }
+
+    /// What its rankings need of its columns ([`Shape`]).
+    pub fn shape(&self) -> Shape {
+        Shape::new(self.order, self.update, &self.columns)
+    }
+
+    /// Whether it ranks by more than one column: its answers then carry `scores`.
+    pub fn is_multi_column(&self) -> bool {
+        self.columns.len() > 1
+    }
+
+    /// Its column names in order (`score` alone without `columns`).
+    pub fn column_names(&self) -> impl Iterator<Item = &str> + '_ {
+        let implied = self.columns.is_empty().then_some(DEFAULT_COLUMN);
+        implied
+            .into_iter()
+            .chain(self.columns.iter().map(|c| c.name.as_str()))
+    }
+
+    /// The index of the column named `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.column_names().position(|n| n == name)
     }
 }
 

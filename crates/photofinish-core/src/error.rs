@@ -40,6 +40,9 @@ pub enum ErrorCode {
     InvalidMember,
     /// A score that is not an integer.
     ScoreNotInteger,
+    /// Scores that do not fit the board's columns: an unknown column, `score` and
+    /// `scores` together, `score` on a board of several columns, a partial `best`.
+    InvalidScore,
     /// An integer score outside what the backend holds.
     ScoreOutOfRange,
     /// An `incr` whose result leaves what the backend holds.
@@ -126,6 +129,7 @@ code_names!(
     BatchTooLarge => "batch_too_large",
     InvalidMember => "invalid_member",
     ScoreNotInteger => "score_not_integer",
+    InvalidScore => "invalid_score",
     ScoreOutOfRange => "score_out_of_range",
     ScoreOverflow => "score_overflow",
     InvalidOp => "invalid_op",
@@ -224,8 +228,10 @@ pub enum BoardError {
         limit: usize,
     },
     /// An `incr` whose result leaves the range of scores held.
-    #[error("score overflow: {old} + {delta} leaves {limit}")]
+    #[error("score overflow{}: {old} + {delta} leaves {limit}", column.map_or(String::new(), |c| format!(" in column {c}")))]
     ScoreOverflow {
+        /// The column, from 1, on a board of several (`None` on a one-column board).
+        column: Option<u8>,
         /// The score before the write.
         old: i64,
         /// The increment asked for.
@@ -233,6 +239,9 @@ pub enum BoardError {
         /// The range it leaves.
         limit: ScoreLimit,
     },
+    /// Scores that do not fit the board's columns (docs/SPEC.md §13).
+    #[error("invalid score: {0}")]
+    InvalidScore(String),
     /// A timestamp outside the range Photofinish accepts for `at`.
     #[error("time out of range: {0} µs since the epoch")]
     TimeOutOfRange(i64),
@@ -390,6 +399,7 @@ impl BoardError {
             E::InvalidConfig(_) => ErrorCode::InvalidConfig,
             E::TooManyNames { .. } => ErrorCode::InvalidParameter,
             E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
+            E::InvalidScore(_) => ErrorCode::InvalidScore,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
             E::RankingFull(_) => ErrorCode::RankingFull,
             E::InvalidEntries(_) => ErrorCode::InvalidEntries,

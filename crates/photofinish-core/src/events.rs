@@ -31,6 +31,7 @@ pub const MAX_WATCHED_BOARDS: usize = 1_000;
 /// what it missed.
 pub const FEED_IDLE_KEEP: Duration = Duration::from_secs(300);
 
+use crate::columns::{ColumnNames, Scores};
 use crate::error::BoardError;
 
 /// What happened.
@@ -40,8 +41,10 @@ pub enum EventKind {
     Score {
         /// The member.
         member: String,
-        /// Its new score.
-        score: i64,
+        /// Its new scores (one per column).
+        scores: Scores,
+        /// The board's column names, on a board of several (to name each score).
+        columns: ColumnNames,
         /// Its ordinal rank after the write.
         rank: u64,
         /// When it reached the score, µs.
@@ -452,7 +455,8 @@ mod tests {
     fn score(member: &str) -> EventKind {
         EventKind::Score {
             member: member.into(),
-            score: 1,
+            scores: Scores::one(1),
+            columns: ColumnNames::default(),
             rank: 1,
             reached_at_us: 0,
             period: "all".into(),

@@ -5,6 +5,8 @@
 //!
 //! # Layout
 //! - [`access`]: who may do what (docs/SPEC.md §6), as one pure decision.
+//! - [`columns`]: several columns (docs/SPEC.md §13): their config, a board's shape, and
+//!   the one rule by which a write meets a member's tuple.
 //! - [`config`]: board config (order, default operator, reset, time zone, week start,
 //!   retention) and the validation of board and member names.
 //! - [`key`]: the order key `(score, reached_at, seq)`, normalized so smaller is better.
@@ -35,6 +37,7 @@ pub mod board;
 pub mod budget;
 pub mod calendar;
 pub mod clock;
+pub mod columns;
 pub mod config;
 pub mod error;
 pub mod events;
@@ -55,6 +58,7 @@ pub mod window;
 
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};
+pub use columns::{Column, Operands, Scores, Shape, Update};
 pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;

@@ -5,6 +5,7 @@
 //! shapes, and the Redis scripts mirror [`Percent::rank`] exactly (same integer steps).
 
 use crate::calendar::Period;
+use crate::columns::{ColumnNames, Scores};
 use crate::ranking::Entry;
 
 /// Most members one `members:query` names (docs/SPEC.md §10).
@@ -113,19 +114,23 @@ pub struct MemberSet {
     pub entries: Vec<Entry>,
     /// The members asked for that the period does not hold, in request order.
     pub missing: Vec<String>,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 /// The rank a member reaching a score now would get.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScoreRank {
-    /// The score asked about.
-    pub score: i64,
+    /// The scores asked about, one per column.
+    pub scores: Scores,
     /// The rank in the style asked (ordinal: after everyone already at the score).
     pub rank: u64,
     /// Entries in the period now.
     pub total: u64,
     /// The period read.
     pub period: Period,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 /// Which ordinal ranks a `thresholds` question asks for: ranks, then percentages.
@@ -156,7 +161,7 @@ impl ThresholdQuery {
 
     /// The answer's thresholds from the entry at each ordinal rank (`at`, in
     /// [`Self::ordinal_ranks`] order, `None` past the end).
-    pub fn answer(&self, total: u64, at: Vec<Option<(String, i64)>>) -> Vec<Threshold> {
+    pub fn answer(&self, total: u64, at: Vec<Option<(String, Scores)>>) -> Vec<Threshold> {
         let percents = std::iter::repeat_n(None, self.ranks.len())
             .chain(self.percents.iter().copied().map(Some));
         self.ordinal_ranks(total)
@@ -179,8 +184,8 @@ pub struct Threshold {
     pub rank: u64,
     /// The percentage it was asked as, if it was.
     pub top_percent: Option<Percent>,
-    /// The member and score there; `None` past the end.
-    pub entry: Option<(String, i64)>,
+    /// The member and scores there; `None` past the end.
+    pub entry: Option<(String, Scores)>,
 }
 
 /// The answer to a `thresholds` question.
@@ -192,6 +197,8 @@ pub struct Thresholds {
     pub period: Period,
     /// Ranks first, then percentages, each in request order.
     pub thresholds: Vec<Threshold>,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 #[cfg(test)]

@@ -6,20 +6,26 @@
 //! - a hash table from member name to record id (`members.rs`: one 8-byte slot of 32 hash
 //!   bits and the `u32` id) that compares names through the records, so each name is
 //!   stored once;
-//! - the [`RankedIndex`] of record ids, which reads keys from the records. Log replay
+//! - on a board of several columns (docs/SPEC.md §13), the other columns beside the
+//!   records ([`Tails`]: 8 bytes per further column and member; nothing on a one-column
+//!   board, whose records and index are as they always were);
+//! - the [`RankedIndex`] of record ids, which reads keys from the records — keyed by the
+//!   first column alone, or by the whole tuple ([`Tree`]). Log replay
 //!   ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
 //!   ([`Ranking::rebuild_index`]); the other two are always exact.
 //!
-//! Writes follow docs/SPEC.md §2: `incr` is checked, `best` obeys the board order, and
-//! `reached_at` and the sequence move only when the score changes.
+//! Writes follow docs/SPEC.md §2 and §13 through [`Shape::combine`]: `incr` is checked,
+//! `best` obeys the board order, and `reached_at` and the sequence move only when the
+//! tuple changes.
 
 use hashbrown::{DefaultHashBuilder, HashMap};
 use std::hash::BuildHasher;
 
-use crate::config::{validate_member_name, Op, Order, MAX_METADATA_BYTES};
-use crate::error::{BoardError, ScoreLimit};
+use crate::columns::{Operands, Scores, Shape};
+use crate::config::{validate_member_name, Op, MAX_METADATA_BYTES};
+use crate::error::BoardError;
 use crate::index::{KeyOf, RankedIndex};
-use crate::key::Key;
+use crate::key::{Cols, Key, Tail, MAX_COLUMNS};
 use crate::slab::Slab;
 
 mod invariants;
@@ -92,47 +98,27 @@ impl RankStyle {
     }
 }
 
-/// One write to a ranking, already resolved to an operator and an instant.
+/// One write to a ranking, already resolved to an instant.
 #[derive(Debug, Clone, Copy)]
 pub struct Write<'a> {
     /// The member.
     pub member: &'a str,
-    /// How `value` combines with the current score.
-    pub op: Op,
-    /// The operand.
-    pub value: i64,
+    /// How `values` combine with the current scores: `None` for the board's rule
+    /// ([`Shape::combine`]).
+    pub op: Option<Op>,
+    /// The columns written, with their values.
+    pub values: Operands,
     /// The instant of the write, µs since the epoch: `reached_at` if the score changes.
     pub at_us: i64,
     /// New metadata (serialized JSON object), or `None` to keep the current one.
     pub metadata: Option<&'a str>,
 }
 
-/// The score `op` with operand `value` leaves, from `old` (`None`: the member is new).
-pub fn resulting_score(
-    order: Order,
-    op: Op,
-    old: Option<i64>,
-    value: i64,
-) -> Result<i64, BoardError> {
-    Ok(match (op, old) {
-        (Op::Incr, None) => value,
-        (Op::Incr, Some(old)) => old.checked_add(value).ok_or(BoardError::ScoreOverflow {
-            old,
-            delta: value,
-            limit: ScoreLimit::I64,
-        })?,
-        (Op::Set, _) => value,
-        (Op::Best, None) => value,
-        (Op::Best, Some(old)) if order.is_better(value, old) => value,
-        (Op::Best, Some(old)) => old,
-    })
-}
-
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
-    /// The member's score after the write.
-    pub score: i64,
+    /// The member's scores after the write.
+    pub scores: Scores,
     /// Ordinal rank after the write, from 1.
     pub rank: u64,
     /// When the member first reached `score`.
@@ -148,12 +134,26 @@ pub struct Entry {
     pub rank: u64,
     /// The member name.
     pub member: String,
-    /// The score.
-    pub score: i64,
+    /// The scores, in column order.
+    pub scores: Scores,
     /// When the member first reached the score.
     pub reached_at_us: i64,
     /// The serialized metadata object, if any.
     pub metadata: Option<String>,
+}
+
+impl Outcome {
+    /// The first column's score.
+    pub fn score(&self) -> i64 {
+        self.scores.first()
+    }
+}
+
+impl Entry {
+    /// The first column's score.
+    pub fn score(&self) -> i64 {
+        self.scores.first()
+    }
 }
 
 /// 40 bytes: the key, with the name length packed under the sequence, and the name bytes.
@@ -179,6 +179,7 @@ impl Record {
     fn key(&self) -> Key {
         Key {
             nscore: self.nscore,
+            tail: (),
             reached_at_us: self.reached_at_us,
             seq: self.seq_len >> 8,
         }
@@ -191,11 +192,62 @@ impl Record {
     }
 }
 
-/// Records plus the side slab of long names: everything needed to read a key or a name.
+/// Record ids per chunk of [`Tails`].
+const TAIL_CHUNK_IDS: usize = 1 << 12;
+
+/// The columns after the first of a board of several, normalized, `width` per record id,
+/// beside the records in chunks that are never reallocated (no doubling slack, as the
+/// [`Slab`]). A one-column board has width 0 and holds nothing.
+#[derive(Debug, Default, Clone)]
+struct Tails {
+    width: usize,
+    chunks: Vec<Box<[i64]>>,
+}
+
+impl Tails {
+    /// Where record `id`'s values start: its chunk and offset.
+    #[inline]
+    fn locate(&self, id: u32) -> (usize, usize) {
+        let id = id as usize;
+        (id / TAIL_CHUNK_IDS, (id % TAIL_CHUNK_IDS) * self.width)
+    }
+
+    /// Record `id`'s tail (0 beyond the width).
+    #[inline]
+    fn get(&self, id: u32) -> Cols {
+        let mut t = [0; MAX_COLUMNS - 1];
+        if self.width > 0 {
+            let (c, at) = self.locate(id);
+            t[..self.width].copy_from_slice(&self.chunks[c][at..at + self.width]);
+        }
+        t
+    }
+
+    /// Sets record `id`'s tail, adding the chunk it falls in.
+    fn set(&mut self, id: u32, tail: &Cols) {
+        if self.width == 0 {
+            return;
+        }
+        let (c, at) = self.locate(id);
+        while self.chunks.len() <= c {
+            self.chunks
+                .push(vec![0; TAIL_CHUNK_IDS * self.width].into_boxed_slice());
+        }
+        self.chunks[c][at..at + self.width].copy_from_slice(&tail[..self.width]);
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        self.chunks.len() * TAIL_CHUNK_IDS * self.width * std::mem::size_of::<i64>()
+    }
+}
+
+/// Records plus the side slab of long names and the other columns' values: everything
+/// needed to read a key or a name.
 #[derive(Debug, Default, Clone)]
 struct Records {
     slab: Slab<Record>,
     long_names: Slab<Box<str>>,
+    tails: Tails,
 }
 
 impl KeyOf for Records {
@@ -203,6 +255,83 @@ impl KeyOf for Records {
     fn key_of(&self, id: u32) -> Key {
         self.slab.get(id).key()
     }
+}
+
+impl KeyOf<Cols> for Records {
+    #[inline]
+    fn key_of(&self, id: u32) -> Key<Cols> {
+        let r = self.slab.get(id);
+        Key {
+            nscore: r.nscore,
+            tail: self.tails.get(id),
+            reached_at_us: r.reached_at_us,
+            seq: r.seq_len >> 8,
+        }
+    }
+}
+
+/// A ranking's index: over the first column's key on a one-column board (the key every
+/// board had before columns, at the same size and speed), over the whole tuple on a board
+/// of several. [`tree!`] runs one generic body on either.
+#[derive(Debug, Clone)]
+enum Tree {
+    One(RankedIndex<()>),
+    Many(RankedIndex<Cols>),
+}
+
+/// Runs `$body` with `$ix` bound to the ranking's index, whichever its key.
+macro_rules! tree {
+    ($tree:expr, $ix:ident => $body:expr) => {
+        match $tree {
+            Tree::One($ix) => $body,
+            Tree::Many($ix) => $body,
+        }
+    };
+}
+pub(crate) use tree;
+
+impl Tree {
+    /// An empty index for `shape`.
+    fn new(shape: &Shape) -> Self {
+        if shape.is_multi() {
+            Tree::Many(RankedIndex::new())
+        } else {
+            Tree::One(RankedIndex::new())
+        }
+    }
+
+    fn len(&self) -> u64 {
+        tree!(self, ix => ix.len())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        tree!(self, ix => ix.reserved_bytes())
+    }
+
+    /// The id at 0-based position `pos`.
+    fn get(&self, pos: u64) -> Option<u32> {
+        tree!(self, ix => ix.get(pos))
+    }
+
+    /// Every id in rank order.
+    fn ids(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        tree!(self, ix => Box::new(ix.iter_from(0)))
+    }
+}
+
+/// An index over `ids` (any order), sorted by their keys: the tree is built bottom-up.
+fn sorted_index<T: Tail>(ids: impl Iterator<Item = u32>, records: &Records) -> RankedIndex<T>
+where
+    Records: KeyOf<T>,
+{
+    let mut keyed: Vec<(Key<T>, u32)> = ids.map(|id| (records.key_of(id), id)).collect();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let ids: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
+    RankedIndex::from_sorted(&ids, records)
 }
 
 impl Records {
@@ -235,12 +364,12 @@ impl Records {
 /// One ranking. See the module docs. A clone is a deep copy: flat arrays copied whole.
 #[derive(Debug, Clone)]
 pub struct Ranking {
-    order: Order,
+    shape: Shape,
     records: Records,
     members: MemberTable,
     hasher: DefaultHashBuilder,
     metadata: HashMap<u32, Box<str>>,
-    index: RankedIndex,
+    index: Tree,
     next_seq: u64,
     /// Index upkeep is deferred (log replay, see [`Ranking::submit_unranked`]): `index` is
     /// empty until [`Ranking::rebuild_index`].
@@ -252,24 +381,42 @@ pub struct Ranking {
 }
 
 impl Ranking {
-    /// An empty ranking ordered by `order`.
-    pub fn new(order: Order) -> Self {
+    /// An empty ranking of a board of `shape` ([`crate::BoardConfig::shape`]; a
+    /// one-column board's is [`Shape::single`]).
+    pub fn new(shape: Shape) -> Self {
         Self {
-            order,
-            records: Records::default(),
+            shape,
+            records: Records {
+                tails: Tails {
+                    width: shape.len() - 1,
+                    chunks: Vec::new(),
+                },
+                ..Records::default()
+            },
             members: MemberTable::default(),
             hasher: DefaultHashBuilder::default(),
             metadata: HashMap::new(),
-            index: RankedIndex::new(),
+            index: Tree::new(&shape),
             next_seq: 1,
             index_deferred: false,
             keep_index: false,
         }
     }
 
-    /// The board order this ranking was made with.
-    pub fn order(&self) -> Order {
-        self.order
+    /// The board shape this ranking was made with.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Takes a board's rules for its later writes ([`Shape`]), when they order entries as
+    /// this ranking's do (an import file records only the directions). Returns whether
+    /// it did.
+    pub fn adopt_shape(&mut self, shape: Shape) -> bool {
+        let fits = self.shape.orders_like(&shape);
+        if fits {
+            self.shape = shape;
+        }
+        fits
     }
 
     /// Number of members.
@@ -287,10 +434,25 @@ impl Ranking {
         self.next_seq
     }
 
-    /// A member's score, if it is ranked.
-    pub fn score_of(&self, member: &str) -> Option<i64> {
-        self.find(member)
-            .map(|id| self.order.denormalize(self.records.slab.get(id).nscore))
+    /// A member's scores, if it is ranked.
+    pub fn scores_of(&self, member: &str) -> Option<Scores> {
+        self.find(member).map(|id| self.scores_at(id))
+    }
+
+    /// The scores of record `id`.
+    fn scores_at(&self, id: u32) -> Scores {
+        let nscore = self.records.slab.get(id).nscore;
+        if self.shape.is_multi() {
+            self.shape.scores(nscore, &self.records.tails.get(id))
+        } else {
+            Scores::one(self.shape.order(0).denormalize(nscore))
+        }
+    }
+
+    /// 0-based position of record `id` in the index.
+    fn position_of(&self, id: u32) -> Option<u64> {
+        let records = &self.records;
+        tree!(&self.index, ix => ix.position(id, &records.key_of(id)))
     }
 
     /// The member table's hash of a name: of its bytes, however the name is held (every
@@ -373,7 +535,7 @@ impl Ranking {
         }
         if !self.index_deferred {
             self.index_deferred = true;
-            self.index = RankedIndex::new();
+            self.index = Tree::new(&self.shape);
         }
         self.submit_with(w, false)
     }
@@ -384,15 +546,8 @@ impl Ranking {
         if !self.index_deferred {
             return;
         }
-        let records = &self.records;
-        let mut keyed: Vec<(Key, u32)> = self
-            .members
-            .ids()
-            .map(|id| (records.key_of(id), id))
-            .collect();
-        keyed.sort_unstable_by_key(|&(key, _)| key);
-        let ids: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
-        self.index = RankedIndex::from_sorted(&ids, &self.records);
+        let (records, ids) = (&self.records, self.members.ids());
+        tree!(&mut self.index, ix => *ix = sorted_index(ids, records));
         self.index_deferred = false;
     }
 
@@ -408,31 +563,28 @@ impl Ranking {
             }
         }
         let existing = self.find(w.member);
-        let old = existing.map(|id| self.order.denormalize(self.records.slab.get(id).nscore));
-        let new = resulting_score(self.order, w.op, old, w.value)?;
+        let old = existing.map(|id| self.scores_at(id));
+        let new = self.shape.combine(w.op, old.as_ref(), &w.values)?;
         let changed = old != Some(new);
         if changed && self.next_seq > MAX_SEQ {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
         }
         // Where the index put the entry, when it was (re)inserted: its rank for free.
         let (id, placed) = match existing {
-            Some(id) => (id, changed.then(|| self.rekey(id, new, w.at_us)).flatten()),
-            None => self.add(w.member, new, w.at_us)?,
+            Some(id) => (id, changed.then(|| self.rekey(id, &new, w.at_us)).flatten()),
+            None => self.add(w.member, &new, w.at_us)?,
         };
         if let Some(m) = w.metadata {
             self.metadata.insert(id, m.into());
         }
-        let key = self.records.key_of(id);
         Ok(Outcome {
-            score: new,
+            scores: new,
             rank: if ranked {
-                placed
-                    .or_else(|| self.index.position(id, &key))
-                    .map_or(0, |p| p + 1)
+                placed.or_else(|| self.position_of(id)).map_or(0, |p| p + 1)
             } else {
                 0
             },
-            reached_at_us: key.reached_at_us,
+            reached_at_us: self.records.slab.get(id).reached_at_us,
             changed,
         })
     }
@@ -445,33 +597,34 @@ impl Ranking {
 
     /// Gives entry `id` a new score and time; returns its new position when the index is
     /// kept up to date.
-    fn rekey(&mut self, id: u32, score: i64, at_us: i64) -> Option<u64> {
-        let old = self.records.key_of(id);
-        if !self.index_deferred {
-            self.index.remove(id, old, &self.records);
+    fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> Option<u64> {
+        let kept = !self.index_deferred;
+        if kept {
+            let records = &self.records;
+            tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
         let seq = self.take_seq();
         let r = self.records.slab.get_mut(id);
-        r.nscore = self.order.normalize(score);
+        r.nscore = self.shape.nscore(scores);
         r.reached_at_us = at_us;
         r.seq_len = seq << 8 | (r.seq_len & 0xff);
-        let key = r.key();
-        (!self.index_deferred).then(|| self.index.insert(id, key, &self.records))
+        self.records.tails.set(id, &self.shape.tail(scores));
+        let records = &self.records;
+        kept.then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)))
     }
 
     /// Adds a member; returns its id and, when the index is kept up to date, its position.
     fn add(
         &mut self,
         member: &str,
-        score: i64,
+        scores: &Scores,
         at_us: i64,
     ) -> Result<(u32, Option<u64>), BoardError> {
-        let id = self.push_record(member, score, at_us, self.next_seq)?;
+        let id = self.push_record(member, scores, at_us, self.next_seq)?;
         self.next_seq += 1;
-        let placed = (!self.index_deferred).then(|| {
-            self.index
-                .insert(id, self.records.key_of(id), &self.records)
-        });
+        let records = &self.records;
+        let placed = (!self.index_deferred)
+            .then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)));
         Ok((id, placed))
     }
 
@@ -479,7 +632,7 @@ impl Ranking {
     fn new_record(
         &mut self,
         member: &str,
-        score: i64,
+        scores: &Scores,
         at_us: i64,
         seq: u64,
     ) -> Result<u32, BoardError> {
@@ -497,7 +650,7 @@ impl Ranking {
             long = Some(lid);
         }
         let record = Record {
-            nscore: self.order.normalize(score),
+            nscore: self.shape.nscore(scores),
             reached_at_us: at_us,
             seq_len: seq << 8 | member.len() as u64,
             name,
@@ -508,6 +661,7 @@ impl Ranking {
             }
             return Err(BoardError::RankingFull("too many members"));
         };
+        self.records.tails.set(id, &self.shape.tail(scores));
         Ok(id)
     }
 
@@ -515,11 +669,11 @@ impl Ranking {
     fn push_record(
         &mut self,
         member: &str,
-        score: i64,
+        scores: &Scores,
         at_us: i64,
         seq: u64,
     ) -> Result<u32, BoardError> {
-        let id = self.new_record(member, score, at_us, seq)?;
+        let id = self.new_record(member, scores, at_us, seq)?;
         let records = &self.records;
         let hash = self.name_hash(member.as_bytes());
         match self
@@ -546,8 +700,8 @@ impl Ranking {
             return false;
         };
         if !self.index_deferred {
-            let key = self.records.key_of(id);
-            self.index.remove(id, key, &self.records);
+            let records = &self.records;
+            tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
         self.metadata.remove(&id);
         self.records.release(id);
@@ -558,6 +712,7 @@ impl Ranking {
     /// the metadata map's internals, which the allocator-counting benchmark measures.
     pub fn reserved_bytes(&self) -> usize {
         self.records.slab.reserved_bytes()
+            + self.records.tails.reserved_bytes()
             + self.index.reserved_bytes()
             + self.members.reserved_bytes()
     }

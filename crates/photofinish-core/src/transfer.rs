@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 
 use crate::calendar::{validate_instant, Period};
+use crate::columns::{check_columns, Operands, ScoreInput, Scores, Shape};
 use crate::config::{validate_member_name, BoardConfig, Op, MAX_METADATA_BYTES};
 use crate::error::BoardError;
 
@@ -24,12 +25,51 @@ pub const IMPORT_CHUNK_ROWS: usize = 8192;
 pub struct ImportRow {
     /// The member.
     pub member: String,
-    /// Its score.
-    pub score: i64,
+    /// Its scores, as the line gave them.
+    pub scores: ImportScores,
     /// When it reached the score, µs; `None` for the import's own time.
     pub reached_at_us: Option<i64>,
     /// Its metadata, a serialized JSON object.
     pub metadata: Option<String>,
+}
+
+/// An import line's scores (docs/SPEC.md §13): `score` on a one-column board, or every
+/// column by name — with the `score` an export writes beside them, which must be the
+/// first column's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportScores {
+    /// `score` alone.
+    Score(i64),
+    /// `scores` by name, and `score` if the line has it too.
+    Named {
+        /// Each column's name and value.
+        pairs: Vec<(String, i64)>,
+        /// The line's `score`, if any.
+        first: Option<i64>,
+    },
+}
+
+impl ImportScores {
+    /// The tuple on a board of `config` (every column, or 400 `invalid_score`).
+    fn resolve(&self, config: &BoardConfig, shape: &Shape) -> Result<Scores, BoardError> {
+        let (input, first) = match self {
+            ImportScores::Score(v) => (ScoreInput::Score(*v), None),
+            ImportScores::Named { pairs, first } => (ScoreInput::Named(pairs.clone()), *first),
+        };
+        let scores = input.resolve(config)?.full(shape.len()).ok_or_else(|| {
+            BoardError::InvalidScore(format!(
+                "an imported entry gives every one of the board's {} columns",
+                shape.len()
+            ))
+        })?;
+        match first {
+            Some(v) if v != scores.first() => Err(BoardError::InvalidScore(format!(
+                "score {v} is not the first column's value {}",
+                scores.first()
+            ))),
+            _ => Ok(scores),
+        }
+    }
 }
 
 /// Where an import's rows come from, a chunk at a time, in file order.
@@ -55,13 +95,18 @@ pub struct Imported {
 #[derive(Debug)]
 pub struct ImportCheck<'a> {
     config: &'a BoardConfig,
+    shape: Shape,
     rows: u64,
 }
 
 impl<'a> ImportCheck<'a> {
     /// The check for an import into a board with `config`.
     pub fn new(config: &'a BoardConfig) -> Self {
-        Self { config, rows: 0 }
+        Self {
+            config,
+            shape: config.shape(),
+            rows: 0,
+        }
     }
 
     /// Rows checked so far.
@@ -69,8 +114,9 @@ impl<'a> ImportCheck<'a> {
         self.rows
     }
 
-    /// Checks the next row; its `reached_at` defaults to `now_us`. Returns the instant.
-    pub fn row(&mut self, row: &ImportRow, now_us: i64) -> Result<i64, BoardError> {
+    /// Checks the next row; its `reached_at` defaults to `now_us`. Returns the instant and
+    /// the row's tuple.
+    pub fn row(&mut self, row: &ImportRow, now_us: i64) -> Result<(i64, Scores), BoardError> {
         self.rows += 1;
         let n = self.rows;
         let bad = |e: BoardError| {
@@ -89,12 +135,24 @@ impl<'a> ImportCheck<'a> {
         }
         let at = row.reached_at_us.unwrap_or(now_us);
         validate_instant(at).map_err(bad)?;
+        let scores = row.scores.resolve(self.config, &self.shape).map_err(bad)?;
+        let first = scores.first();
         self.config
             .settings
             .rules
-            .check(Op::Set, row.score, None, row.score, n - 1)
+            .check(Op::Set, first, None, first, n - 1)
             .map_err(bad)?;
-        Ok(at)
+        let written = Operands::all(&scores);
+        check_columns(
+            &self.config.columns,
+            &self.shape,
+            Some(Op::Set),
+            &written,
+            None,
+            &scores,
+        )
+        .map_err(bad)?;
+        Ok((at, scores))
     }
 }
 
@@ -106,7 +164,7 @@ mod tests {
     fn row(member: &str, score: i64) -> ImportRow {
         ImportRow {
             member: member.into(),
-            score,
+            scores: ImportScores::Score(score),
             reached_at_us: Some(1_000),
             metadata: None,
         }
@@ -121,7 +179,7 @@ mod tests {
             ..ScoreRules::default()
         };
         let mut c = ImportCheck::new(&config);
-        assert_eq!(c.row(&row("a", 100), 0), Ok(1_000));
+        assert_eq!(c.row(&row("a", 100), 0).map(|r| r.0), Ok(1_000));
         let e = c.row(&row("b", 101), 0).expect_err("err").to_string();
         assert!(
             e.contains("entry 2 (member \"b\")") && e.contains("max_score"),
@@ -144,6 +202,6 @@ mod tests {
         assert!(ImportCheck::new(&config).row(&late, 0).is_err());
         let mut now = row("m", 1);
         now.reached_at_us = None;
-        assert_eq!(ImportCheck::new(&config).row(&now, 77), Ok(77));
+        assert_eq!(ImportCheck::new(&config).row(&now, 77).map(|r| r.0), Ok(77));
     }
 }

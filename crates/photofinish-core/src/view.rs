@@ -6,6 +6,7 @@
 use crate::budget::OverBudget;
 use crate::calendar::Period;
 use crate::calendar::PeriodRef;
+use crate::columns::{ColumnNames, ScoreInput};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
 use crate::names::MemberName;
@@ -16,10 +17,11 @@ use crate::ranking::{Entry, Outcome, RankStyle};
 pub struct WriteRequest {
     /// The member (checked: a write adds it to a ranking).
     pub member: MemberName,
-    /// The operator, `None` for the board's default.
+    /// The operator, `None` for the board's rule.
     pub op: Option<Op>,
-    /// The operand.
-    pub value: i64,
+    /// The scores as the door received them ([`ScoreInput`]), resolved against the
+    /// board's columns when the write is applied.
+    pub scores: ScoreInput,
     /// An explicit instant; `None` stamps the server's clock.
     pub at_us: Option<i64>,
     /// The period the write names (docs/SPEC.md §10: the current one, or a closed one
@@ -39,6 +41,8 @@ pub struct WriteOutcome {
     pub outcome: Outcome,
     /// The period the write landed in.
     pub period: Period,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 /// How a read ranks and which period it reads.
@@ -92,6 +96,8 @@ pub struct MemberRow {
     pub total: u64,
     /// The period read.
     pub period: Period,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 /// A page of entries with the ranking's size and the period read.
@@ -103,6 +109,8 @@ pub struct Rows {
     pub period: Period,
     /// The rows.
     pub entries: Vec<Entry>,
+    /// The board's column names, on a board of several (to name each score).
+    pub columns: ColumnNames,
 }
 
 /// How many boards there are and how many entries they hold over all retained periods.

@@ -49,7 +49,7 @@ fn purged_periods_release_their_memory() {
         BoardWrite {
             member,
             op: None,
-            value: 1,
+            values: photofinish_core::Operands::one(1),
             at_us,
             period_us: None,
             metadata: Some(r#"{"k":1}"#),

@@ -17,7 +17,9 @@
 use photofinish_core::idempotency::{digest, Answer};
 use photofinish_core::ranking::{RankingBuilder, SavedEntry};
 use photofinish_core::view::{BoardState, WriteOutcome};
-use photofinish_core::{BoardConfig, BoardError, ErrorCode, Order, Outcome, Period};
+use photofinish_core::{
+    BoardConfig, BoardError, ErrorCode, Op, Order, Outcome, Period, Scores, Shape,
+};
 use photofinish_store::{Command, State};
 use redis::Value;
 
@@ -284,7 +286,8 @@ async fn read_ranking(
     } else {
         "ZRANGE"
     };
-    let mut builder = RankingBuilder::new(order, 0);
+    // Format 2 had no columns: every board it held ranks by one.
+    let mut builder = RankingBuilder::new(Shape::single(order, Op::Incr), 0);
     let mut start: isize = 0;
     loop {
         let page: Vec<(Vec<u8>, Vec<u8>)> = get(
@@ -316,7 +319,7 @@ async fn read_ranking(
         for ((name, score, at), metadata) in rows.iter().zip(&metadata) {
             builder.push(SavedEntry {
                 member: name,
-                score: *score,
+                scores: Scores::one(*score),
                 reached_at_us: *at,
                 seq: builder.len() + 1,
                 metadata: metadata.as_deref(),
@@ -430,13 +433,17 @@ fn written(r: &Reply, config: &BoardConfig) -> Result<WriteOutcome, BoardError> 
             let period = layout::parse_period_record(&id, &r.text(n.saturating_sub(1))?)
                 .ok_or_else(|| r.malformed(n - 1, "is no period record"))?;
             let outcome = Outcome {
-                score: r.integer(1)?,
+                scores: Scores::one(r.integer(1)?),
                 rank: r.count(2)?,
                 reached_at_us: layout::answer_reached(r.bytes(3)?, config.order)
                     .ok_or_else(|| r.malformed(3, "is no tie-break"))?,
                 changed: r.flag(4)?,
             };
-            return Ok(WriteOutcome { outcome, period });
+            return Ok(WriteOutcome {
+                outcome,
+                period,
+                columns: Default::default(),
+            });
         }
         status::REFUSED => {
             let code = r.text(1)?;

@@ -21,6 +21,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidBoardName
         | C::InvalidPeriod
         | C::InvalidConfig
+        | C::InvalidScore
         | C::InvalidIdempotencyKey => S::BAD_REQUEST,
         C::NotFound | C::BoardNotFound | C::MemberNotFound | C::PeriodNotFound => S::NOT_FOUND,
         C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,

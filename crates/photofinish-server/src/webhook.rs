@@ -328,7 +328,10 @@ async fn body(
     let (total, entries) = match service.read(&op).await {
         Ok(rows) => (
             rows.total,
-            rows.entries.into_iter().map(entry_view).collect(),
+            rows.entries
+                .into_iter()
+                .map(|e| entry_view(e, &rows.columns))
+                .collect(),
         ),
         Err(BoardError::PeriodNotFound(_)) => (0, Vec::new()),
         Err(e) => return Err(e),

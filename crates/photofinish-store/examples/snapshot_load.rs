@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use photofinish_core::ranking::SavedEntry;
-use photofinish_core::{Board, BoardConfig, Order, Ranking};
+use photofinish_core::{Board, BoardConfig, Ranking};
 use photofinish_store::State;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,13 +25,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let entries = order.iter().map(|&(score, seq)| {
             Ok(SavedEntry {
                 member: &names[(seq - 1) as usize],
-                score,
+                scores: photofinish_core::Scores::one(score),
                 reached_at_us: seq as i64,
                 seq,
                 metadata: None,
             })
         });
-        let ranking = Ranking::from_sorted(Order::Desc, n as usize, entries)?;
+        let ranking = Ranking::from_sorted(BoardConfig::default().shape(), n as usize, entries)?;
         let mut board = Board::new(BoardConfig::default())?;
         let all = board.calendar().parse("all")?;
         board.insert_ranking(all, ranking);

@@ -4,7 +4,18 @@
 //! byte, and so that a decoder never trusts a length it has not checked against what is
 //! left of the buffer.
 
-use photofinish_core::{BoardConfig, Op, Order, Reset, WeekStart};
+use photofinish_core::columns::Column;
+use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
+
+/// The JSON part of `config2`: the settings, and the columns of a board that has them
+/// (left out otherwise, so a config without columns encodes as it always did).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Extensible<'a> {
+    #[serde(flatten)]
+    settings: std::borrow::Cow<'a, BoardSettings>,
+    #[serde(default, skip_serializing_if = "<[Column]>::is_empty")]
+    columns: std::borrow::Cow<'a, [Column]>,
+}
 
 /// A decoding failure: the bytes do not form what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +65,10 @@ impl Enc {
     /// Appends a board config with its settings (see docs/format.md, `config2`).
     pub fn config2(&mut self, c: &BoardConfig) {
         self.config(c);
-        self.json(&c.settings);
+        self.json(&Extensible {
+            settings: std::borrow::Cow::Borrowed(&c.settings),
+            columns: std::borrow::Cow::Borrowed(&c.columns),
+        });
     }
     /// Appends a board config (see docs/format.md).
     pub fn config(&mut self, c: &BoardConfig) {
@@ -204,7 +218,9 @@ impl<'a> Dec<'a> {
     /// Reads a board config with its settings (`config2`).
     pub fn config2(&mut self) -> Result<BoardConfig, DecodeError> {
         let mut c = self.config()?;
-        c.settings = self.json()?;
+        let extra: Extensible<'static> = self.json()?;
+        c.settings = extra.settings.into_owned();
+        c.columns = extra.columns.into_owned();
         Ok(c)
     }
     /// Reads a board config without settings (`config`, the first format): they default.
@@ -237,6 +253,7 @@ impl<'a> Dec<'a> {
             timezone,
             week_start,
             retention,
+            columns: Vec::new(),
             settings: Default::default(),
         })
     }

@@ -4,6 +4,7 @@
 //! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
 
 use photofinish_core::budget::OverBudget;
+use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
 use photofinish_core::view::BoardPatch;
 use photofinish_core::{BoardConfig, Op};
 
@@ -33,10 +34,11 @@ pub enum Command {
         board: String,
         /// Member name.
         member: String,
-        /// The operator, `None` for the board default.
+        /// The operator, `None` for the board's rule.
         op: Option<Op>,
-        /// The operand.
-        value: i64,
+        /// The scores as the write gave them, resolved against the board's columns when
+        /// the command is applied (so a replay decides alike).
+        scores: ScoreInput,
         /// The write's instant: explicit `at`, or stamped by the writer from its clock.
         at_us: i64,
         /// An instant in (the start of) the period the write names (a closed one within the
@@ -148,6 +150,15 @@ const HOOK_ADVANCE: u8 = 11;
 const IMPORT: u8 = 12;
 /// An instant marked in a board's log (the scale-out layout's): board, instant.
 const TICK: u8 = 13;
+/// Write with `scores` (docs/SPEC.md §13): board, member, operator, the form (1: by
+/// name, 2: in column order), a count and each value (after its name, by name),
+/// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
+/// verdict follows) and those. A write with `score` is logged as kinds 3, 8 and 10, as
+/// before columns.
+const WRITE_COLUMNS: u8 = 14;
+/// [`WRITE_COLUMNS`]' forms.
+const BY_NAME: u8 = 1;
+const IN_ORDER: u8 = 2;
 
 /// The instant a command that takes one ([`Command::takes_time`]) is stamped with: the
 /// clock's `now_us`, or 1 µs past the previous stamp when the clock has not moved past it
@@ -272,7 +283,33 @@ impl Command {
                 board,
                 member,
                 op,
-                value,
+                scores: scores @ (ScoreInput::Named(_) | ScoreInput::Positional(_)),
+                at_us,
+                period_us,
+                metadata,
+                over_budget,
+            } => {
+                e.u8(WRITE_COLUMNS);
+                e.str(board);
+                e.str(member);
+                e.u8(op_code(*op));
+                enc_scores(e, scores);
+                e.i64(*at_us);
+                e.opt_str(metadata.as_deref());
+                e.u8(u8::from(period_us.is_some()) | u8::from(over_budget.is_some()) << 1);
+                if let Some(start) = period_us {
+                    e.i64(*start);
+                }
+                if let Some(over) = over_budget {
+                    e.u64(over.estimate);
+                    e.u64(over.limit);
+                }
+            }
+            Command::Write {
+                board,
+                member,
+                op,
+                scores: ScoreInput::Score(value),
                 at_us,
                 period_us,
                 metadata,
@@ -390,6 +427,30 @@ impl Command {
                 file: d.str()?,
                 entries: d.u64()?,
             },
+            WRITE_COLUMNS => {
+                let (board, member, op) = (d.str()?, d.str()?, d.op()?);
+                let scores = dec_scores(d)?;
+                let (at_us, metadata, flags) = (d.i64()?, d.opt_str()?, d.u8()?);
+                let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
+                let over_budget = if flags & 2 != 0 {
+                    Some(OverBudget {
+                        estimate: d.u64()?,
+                        limit: d.u64()?,
+                    })
+                } else {
+                    None
+                };
+                Command::Write {
+                    board,
+                    member,
+                    op,
+                    scores,
+                    at_us,
+                    period_us,
+                    metadata,
+                    over_budget,
+                }
+            }
             kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
                 let (board, member, op, value, at_us, metadata) = (
                     d.str()?,
@@ -415,7 +476,7 @@ impl Command {
                     board,
                     member,
                     op,
-                    value,
+                    scores: ScoreInput::Score(value),
                     at_us,
                     period_us,
                     metadata,
@@ -432,6 +493,52 @@ impl Command {
         };
         Ok(cmd)
     }
+}
+
+/// A write's `scores` in [`WRITE_COLUMNS`]' layout.
+fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
+    match scores {
+        ScoreInput::Named(pairs) => {
+            e.u8(BY_NAME);
+            e.u8(pairs.len() as u8);
+            for (name, v) in pairs {
+                e.str(name);
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Positional(values) => {
+            e.u8(IN_ORDER);
+            e.u8(values.len() as u8);
+            for v in values {
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Score(v) => {
+            e.u8(IN_ORDER);
+            e.u8(1);
+            e.i64(*v);
+        }
+    }
+}
+
+fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
+    let (form, n) = (d.u8()?, d.u8()?);
+    if n as usize > MAX_COLUMNS {
+        return Err(DecodeError(format!("{n} scores in a write")));
+    }
+    Ok(match form {
+        BY_NAME => ScoreInput::Named(
+            (0..n)
+                .map(|_| Ok((d.str()?, d.i64()?)))
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        IN_ORDER => ScoreInput::Positional(
+            (0..n)
+                .map(|_| d.i64())
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        f => return Err(DecodeError(format!("unknown scores form {f}"))),
+    })
 }
 
 #[cfg(test)]
@@ -470,7 +577,7 @@ mod tests {
             board: "b".into(),
             member: "ann".into(),
             op: Some(Op::Set),
-            value: -7,
+            scores: photofinish_core::columns::ScoreInput::Score(-7),
             at_us: 1_795_392_005_000_000,
             period_us,
             metadata: Some("{}".into()),
@@ -567,7 +674,7 @@ mod tests {
                 board: "b".into(),
                 member: "m".into(),
                 op: None,
-                value: 1,
+                scores: photofinish_core::columns::ScoreInput::Score(1),
                 at_us: 2,
                 period_us: None,
                 metadata: None,
@@ -589,7 +696,7 @@ mod tests {
                         board: "b".into(),
                         member: "m".into(),
                         op: Some(photofinish_core::Op::Set),
-                        value: -1,
+                        scores: photofinish_core::columns::ScoreInput::Score(-1),
                         at_us: STAMP_AT_COMMIT,
                         period_us: None,
                         metadata: Some("{}".into()),

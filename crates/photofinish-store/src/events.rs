@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use photofinish_core::events::{EventFeed, EventKind, Feeds, EVENT_RING_LEN};
 use photofinish_core::idempotency::Answer;
-use photofinish_core::{BoardError, Outcome, Period, PeriodRef};
+use photofinish_core::view::WriteOutcome;
+use photofinish_core::{BoardError, Period, PeriodRef};
 
 use crate::command::Command;
 use crate::state::{read_lock, Applied, State};
@@ -30,16 +31,14 @@ pub fn publish(
     let Ok(applied) = applied else { return };
     match (cmd, applied) {
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
-        (Command::Write { .. }, Applied::Written(outcome, period)) => {
-            written(feeds, state, cmd, outcome, period, now_us)
-        }
+        (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
         (Command::DeleteMember { .. }, Applied::MemberRemoved) => removed(feeds, state, cmd),
         (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
-            (Answer::Written(w), [c]) => written(feeds, state, c, &w.outcome, &w.period, now_us),
+            (Answer::Written(w), [c]) => written(feeds, state, c, w, now_us),
             (Answer::Batch(results), _) => {
                 for (c, r) in cmds.iter().zip(results) {
                     if let Ok(w) = r {
-                        written(feeds, state, c, &w.outcome, &w.period, now_us);
+                        written(feeds, state, c, w, now_us);
                     }
                 }
             }
@@ -52,17 +51,11 @@ pub fn publish(
 
 /// A score event for a write that changed a score in the current period (after the
 /// period's reset event, if this write is the first to land in it).
-fn written(
-    feeds: &Feeds,
-    state: &State,
-    cmd: &Command,
-    outcome: &Outcome,
-    period: &Period,
-    now_us: i64,
-) {
+fn written(feeds: &Feeds, state: &State, cmd: &Command, w: &WriteOutcome, now_us: i64) {
     let Command::Write { board, member, .. } = cmd else {
         return;
     };
+    let (outcome, period) = (&w.outcome, &w.period);
     if !outcome.changed || !period.contains(now_us) {
         return;
     }
@@ -70,7 +63,8 @@ fn written(
     announce(&feed, state, board, period);
     feed.push(EventKind::Score {
         member: member.clone(),
-        score: outcome.score,
+        scores: outcome.scores,
+        columns: w.columns.clone(),
         rank: outcome.rank,
         reached_at_us: outcome.reached_at_us,
         period: period.id.clone(),

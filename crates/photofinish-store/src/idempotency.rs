@@ -9,9 +9,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{BoardState, WriteOutcome};
-use photofinish_core::{BoardError, ErrorCode, Outcome, Period};
+use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::keyindex::KeyIndex;
@@ -93,21 +94,53 @@ impl Slot {
 /// An answer as a slot keeps it.
 #[derive(Debug, Clone)]
 enum Stored {
-    /// A single write's outcome and its period, shared with the slots before it.
+    /// A single one-column write's outcome and its period, shared with the slots before
+    /// it (a write on a board of several columns is kept as `Other`).
     Written {
-        outcome: Outcome,
+        outcome: OneOutcome,
         period: Arc<Period>,
     },
     /// Any other answer (batches, removals, creations), as it came.
     Other(Box<Answer>),
 }
 
+/// A one-column write's outcome as a slot keeps it: 32 bytes, so that a slot stays
+/// within 80.
+#[derive(Debug, Clone, Copy)]
+struct OneOutcome {
+    score: i64,
+    rank: u64,
+    reached_at_us: i64,
+    changed: bool,
+}
+
+impl OneOutcome {
+    fn of(o: &Outcome) -> Self {
+        Self {
+            score: o.scores.first(),
+            rank: o.rank,
+            reached_at_us: o.reached_at_us,
+            changed: o.changed,
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        Outcome {
+            scores: Scores::one(self.score),
+            rank: self.rank,
+            reached_at_us: self.reached_at_us,
+            changed: self.changed,
+        }
+    }
+}
+
 impl Stored {
     fn answer(&self) -> Answer {
         match self {
             Stored::Written { outcome, period } => Answer::Written(WriteOutcome {
-                outcome: *outcome,
+                outcome: outcome.outcome(),
                 period: (**period).clone(),
+                columns: ColumnNames::default(),
             }),
             Stored::Other(answer) => (**answer).clone(),
         }
@@ -236,7 +269,7 @@ impl Table {
     pub fn remember(&mut self, id: u128, fingerprint: [u8; 16], expires_us: i64, answer: &Answer) {
         let expires_us = expires_us.max(DEAD + 1);
         let answer = match answer {
-            Answer::Written(w) => {
+            Answer::Written(w) if w.columns.get().is_none() => {
                 let period = match &self.last_period {
                     Some(p) if **p == w.period => p.clone(),
                     _ => {
@@ -246,7 +279,7 @@ impl Table {
                     }
                 };
                 Stored::Written {
-                    outcome: w.outcome,
+                    outcome: OneOutcome::of(&w.outcome),
                     period,
                 }
             }
@@ -298,7 +331,7 @@ impl Table {
             match &slot.answer {
                 Stored::Written { outcome, period } => {
                     e.u8(WRITTEN);
-                    enc_outcome(&mut e, outcome);
+                    enc_outcome(&mut e, &outcome.outcome(), &ColumnNames::default());
                     enc_period(&mut e, period);
                 }
                 Stored::Other(answer) => enc_answer(&mut e, answer),
@@ -329,27 +362,62 @@ fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
     })
 }
 
-fn enc_outcome(e: &mut Enc, o: &Outcome) {
-    e.i64(o.score);
+/// An outcome: the first score, rank, reached_at, then a byte whose bit 0 says whether
+/// the score changed and bit 1 that the board has several columns, whose names and
+/// other values follow (a count byte, each name, each further value) — so a one-column
+/// answer is encoded as before columns.
+fn enc_outcome(e: &mut Enc, o: &Outcome, columns: &ColumnNames) {
+    e.i64(o.scores.first());
     e.u64(o.rank);
     e.i64(o.reached_at_us);
-    e.u8(u8::from(o.changed));
+    let names = columns.get().unwrap_or_default();
+    e.u8(u8::from(o.changed) | u8::from(!names.is_empty()) << 1);
+    if !names.is_empty() {
+        e.u8(names.len() as u8);
+        for name in names {
+            e.str(name);
+        }
+        for &v in &o.scores.as_slice()[1..] {
+            e.i64(v);
+        }
+    }
+}
+
+fn dec_outcome(d: &mut Dec<'_>) -> Result<(Outcome, ColumnNames), DecodeError> {
+    let (first, rank, reached_at_us, flags) = (d.i64()?, d.u64()?, d.i64()?, d.u8()?);
+    let mut values = vec![first];
+    let mut names = Vec::new();
+    if flags & 2 != 0 {
+        let n = d.u8()?;
+        for _ in 0..n {
+            names.push(d.str()?);
+        }
+        for _ in 1..n {
+            values.push(d.i64()?);
+        }
+    }
+    let scores = Scores::new(&values)
+        .ok_or_else(|| DecodeError(format!("{} scores in an outcome", values.len())))?;
+    let outcome = Outcome {
+        scores,
+        rank,
+        reached_at_us,
+        changed: flags & 1 != 0,
+    };
+    Ok((outcome, ColumnNames::from_names(names)))
 }
 
 fn enc_written(e: &mut Enc, w: &WriteOutcome) {
-    enc_outcome(e, &w.outcome);
+    enc_outcome(e, &w.outcome, &w.columns);
     enc_period(e, &w.period);
 }
 
 fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
+    let (outcome, columns) = dec_outcome(d)?;
     Ok(WriteOutcome {
-        outcome: Outcome {
-            score: d.i64()?,
-            rank: d.u64()?,
-            reached_at_us: d.i64()?,
-            changed: d.u8()? != 0,
-        },
+        outcome,
         period: dec_period(d)?,
+        columns,
     })
 }
 
@@ -549,8 +617,9 @@ mod tests {
 
     fn written(rank: u64, period: &str) -> Answer {
         Answer::Written(WriteOutcome {
+            columns: Default::default(),
             outcome: Outcome {
-                score: -7,
+                scores: photofinish_core::Scores::one(-7),
                 rank,
                 reached_at_us: 11,
                 changed: true,
@@ -657,8 +726,9 @@ mod tests {
             end_us: i64::MAX,
         };
         let written = WriteOutcome {
+            columns: Default::default(),
             outcome: Outcome {
-                score: i64::MIN,
+                scores: photofinish_core::Scores::one(i64::MIN),
                 rank: 3,
                 reached_at_us: 5,
                 changed: true,

@@ -15,7 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use photofinish_core::{Order, Ranking};
+use photofinish_core::{Order, Ranking, Shape};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::io::Storage;
@@ -23,6 +23,8 @@ use crate::snapshot::{read_ranking, write_ranking};
 
 /// First 8 bytes of an import file.
 const MAGIC: &[u8; 8] = b"PFRANK01";
+/// The order byte of a ranking of several columns: a count and each one's order follow.
+const COLUMNS: u8 = 2;
 
 /// Names this process gave, so two imports in one microsecond still differ.
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -52,10 +54,20 @@ pub fn encode(ranking: &Ranking) -> io::Result<Vec<u8>> {
     let mut crc = crate::snapshot::CrcWriter::new(&mut out);
     let mut e = Enc::default();
     e.0.extend_from_slice(MAGIC);
-    e.u8(match ranking.order() {
+    let order_byte = |o: Order| match o {
         Order::Asc => 0,
         Order::Desc => 1,
-    });
+    };
+    match ranking.shape().orders() {
+        [one] => e.u8(order_byte(*one)),
+        orders => {
+            e.u8(COLUMNS);
+            e.u8(orders.len() as u8);
+            for &o in orders {
+                e.u8(order_byte(o));
+            }
+        }
+    }
     write_ranking(&mut crc, e, ranking)?;
     let sum = crc.crc();
     std::io::Write::write_all(crc.into_inner(), &sum.to_le_bytes())?;
@@ -89,12 +101,20 @@ pub fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
         return Err(DecodeError("import file checksum mismatch".into()));
     }
     let mut d = Dec::new(&body[8..]);
-    let order = match d.u8()? {
-        0 => Order::Asc,
-        1 => Order::Desc,
-        b => return Err(DecodeError(format!("unknown order byte {b}"))),
+    let order = |b: u8| match b {
+        0 => Ok(Order::Asc),
+        1 => Ok(Order::Desc),
+        b => Err(DecodeError(format!("unknown order byte {b}"))),
     };
-    let ranking = read_ranking(&mut d, order, buf.len())?;
+    let orders = match d.u8()? {
+        COLUMNS => (0..d.u8()?)
+            .map(|_| order(d.u8()?))
+            .collect::<Result<Vec<_>, _>>()?,
+        b => vec![order(b)?],
+    };
+    let shape = Shape::of_orders(&orders)
+        .ok_or_else(|| DecodeError(format!("{} columns in an import file", orders.len())))?;
+    let ranking = read_ranking(&mut d, shape, buf.len())?;
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in import file".into()));
     }
@@ -131,12 +151,12 @@ mod tests {
     #[test]
     fn a_ranking_survives_its_file_and_damage_is_refused() {
         let dir = tempfile::tempdir().expect("ok");
-        let mut b = RankingBuilder::new(Order::Desc, 3);
+        let mut b = RankingBuilder::new(Shape::single(Order::Desc, photofinish_core::Op::Incr), 3);
         for (i, (m, s)) in [("b", 5), ("a", 9), ("c", 5)].into_iter().enumerate() {
             let meta = (m == "a").then_some("{\"k\":1}");
             b.push(SavedEntry {
                 member: m,
-                score: s,
+                scores: photofinish_core::Scores::one(s),
                 reached_at_us: 10,
                 seq: i as u64 + 1,
                 metadata: meta,
@@ -150,13 +170,13 @@ mod tests {
         let rows = |r: &Ranking| {
             let mut v = Vec::new();
             r.for_each_entry(|m, s, at, seq, meta| {
-                v.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+                v.push((m.to_owned(), *s, at, seq, meta.map(str::to_owned)))
             });
             v
         };
         assert_eq!(rows(&back), rows(&ranking));
         assert_eq!(rows(&back)[0].0, "a");
-        assert_eq!(back.order(), Order::Desc);
+        assert_eq!(back.shape().orders(), &[Order::Desc]);
         let mut bytes = std::fs::read(&path).expect("ok");
         bytes[20] ^= 1;
         std::fs::write(&path, &bytes).expect("ok");

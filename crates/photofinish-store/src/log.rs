@@ -159,7 +159,7 @@ mod tests {
                 board: "b".into(),
                 member: format!("m{lsn}"),
                 op: None,
-                value: lsn as i64,
+                scores: photofinish_core::columns::ScoreInput::Score(lsn as i64),
                 at_us: 7,
                 period_us: None,
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),

@@ -9,7 +9,7 @@ use crate::state::read_lock;
 use std::io::{self, Write};
 
 use photofinish_core::ranking::SavedEntry;
-use photofinish_core::{Board, Order, Period, Ranking};
+use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
@@ -122,9 +122,11 @@ pub(crate) fn write_ranking(w: &mut dyn Write, mut e: Enc, ranking: &Ranking) ->
     e.u64(ranking.next_seq());
     e.u64(ranking.len());
     let mut failed = None;
-    ranking.for_each_entry(|member, score, reached_at, seq, metadata| {
+    ranking.for_each_entry(|member, scores, reached_at, seq, metadata| {
         e.str(member);
-        e.i64(score);
+        for &score in scores.as_slice() {
+            e.i64(score);
+        }
         e.i64(reached_at);
         e.u64(seq);
         e.opt_str(metadata);
@@ -139,21 +141,28 @@ pub(crate) fn write_ranking(w: &mut dyn Write, mut e: Enc, ranking: &Ranking) ->
     }
 }
 
-/// Reads one ranking [`write_ranking`] wrote, building it in bulk from its sorted entries.
-/// `bytes_left` bounds the capacity reserved for a damaged count.
+/// Reads one ranking [`write_ranking`] wrote for a board of `shape` (one score per
+/// column), building it in bulk from its sorted entries. `bytes_left` bounds the capacity
+/// reserved for a damaged count.
 pub(crate) fn read_ranking(
     d: &mut Dec<'_>,
-    order: Order,
+    shape: Shape,
     bytes_left: usize,
 ) -> Result<Ranking, DecodeError> {
+    let columns = shape.len();
     let next_seq = d.u64()?;
     let count = d.u64()?;
     let mut bad: Option<DecodeError> = None;
     let entries = (0..count).map_while(|_| {
         let entry = (|| {
+            let member = d.str_ref()?;
+            let mut values = [0; photofinish_core::columns::MAX_COLUMNS];
+            for v in &mut values[..columns] {
+                *v = d.i64()?;
+            }
             Ok(SavedEntry {
-                member: d.str_ref()?,
-                score: d.i64()?,
+                member,
+                scores: Scores::new(&values[..columns]).unwrap_or(Scores::one(values[0])),
                 reached_at_us: d.i64()?,
                 seq: d.u64()?,
                 metadata: d.opt_str_ref()?,
@@ -168,7 +177,7 @@ pub(crate) fn read_ranking(
         }
     });
     let capacity = usize::try_from(count).unwrap_or(0).min(bytes_left / 32);
-    let ranking = Ranking::from_sorted(order, capacity, entries);
+    let ranking = Ranking::from_sorted(shape, capacity, entries);
     if let Some(e) = bad {
         return Err(e);
     }
@@ -216,7 +225,7 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
                 .calendar()
                 .parse(&id)
                 .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-            let ranking = read_ranking(&mut d, board.config().order, buf.len())
+            let ranking = read_ranking(&mut d, board.config().shape(), buf.len())
                 .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
             board.insert_ranking(period, ranking);
         }

@@ -9,7 +9,7 @@ use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::ranking::Prefetch;
 use photofinish_core::view::WriteOutcome;
-use photofinish_core::{Board, BoardError, Outcome, Period, PeriodRef, Ranking};
+use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
 use crate::idempotency::{KeyReused, Table};
@@ -22,7 +22,7 @@ pub enum Applied {
     /// The board was deleted.
     BoardDeleted,
     /// The write's outcome and the period it landed in.
-    Written(Outcome, Period),
+    Written(WriteOutcome),
     /// The member was removed.
     MemberRemoved,
     /// The board's settings were changed.
@@ -208,7 +208,7 @@ impl State {
                 board,
                 member,
                 op,
-                value,
+                scores,
                 at_us,
                 period_us,
                 metadata,
@@ -219,7 +219,7 @@ impl State {
                 let w = BoardWrite {
                     member,
                     op: *op,
-                    value: *value,
+                    values: scores.resolve(b.config())?,
                     at_us: *at_us,
                     period_us: *period_us,
                     metadata: metadata.as_deref(),
@@ -230,7 +230,11 @@ impl State {
                 } else {
                     b.submit_unranked(&w)?
                 };
-                Ok(Applied::Written(outcome, period))
+                Ok(Applied::Written(WriteOutcome {
+                    outcome,
+                    period,
+                    columns: b.column_names(),
+                }))
             }
             Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
             Command::PatchBoard { board, patch } => {
@@ -310,9 +314,9 @@ impl State {
                 members: held,
             });
         }
-        let ranking = ranking
+        let mut ranking = ranking
             .ok_or_else(|| BoardError::Unavailable(format!("import file {file} was not loaded")))?;
-        if ranking.order() != b.config().order || ranking.len() != entries {
+        if !ranking.adopt_shape(b.config().shape()) || ranking.len() != entries {
             return Err(BoardError::InvalidEntries(format!(
                 "import file {file} does not fit board {board:?}"
             )));
@@ -415,7 +419,7 @@ impl State {
             }
         }
         match self.apply_with(c, true)? {
-            Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+            Applied::Written(w) => Ok(w),
             other => Err(BoardError::Unavailable(format!(
                 "a write applied as {other:?}"
             ))),

@@ -27,7 +27,7 @@ fn write(
     b.submit(&BoardWrite {
         member,
         op: None,
-        value,
+        values: Operands::one(value),
         at_us,
         period_us: None,
         metadata: None,
@@ -50,7 +50,7 @@ fn writes_land_in_the_period_of_their_instant() {
             .expect("r")
             .member("a", RankStyle::Ordinal)
             .expect("a")
-            .score,
+            .score(),
         7
     );
     let prev = b.resolve(&PeriodRef::Previous, T0 + 5).expect("previous");
@@ -59,7 +59,7 @@ fn writes_land_in_the_period_of_their_instant() {
             .expect("r")
             .member("a", RankStyle::Ordinal)
             .expect("a")
-            .score,
+            .score(),
         5
     );
     let named = b
@@ -101,7 +101,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
     let bad = b.submit(&BoardWrite {
         member: "",
         op: None,
-        value: 1,
+        values: Operands::one(1),
         at_us: T0,
         period_us: None,
         metadata: None,

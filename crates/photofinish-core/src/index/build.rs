@@ -3,14 +3,14 @@
 
 use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
 use super::{KeyOf, RankedIndex};
-use crate::key::Key;
+use crate::key::{Key, Score, Tail};
 use crate::slab::Slab;
 
-impl RankedIndex {
+impl<T: Tail> RankedIndex<T> {
     /// Builds an index from ids already in strictly increasing key order (snapshot
     /// loading): leaves and inner nodes are filled to 7/8 directly, level by level, without
     /// a descent per entry. Keys are read once each, in order, to set the score-group bits.
-    pub fn from_sorted(ids: &[u32], keys: &impl KeyOf) -> Self {
+    pub fn from_sorted(ids: &[u32], keys: &impl KeyOf<T>) -> Self {
         let mut index = Self::new();
         if ids.is_empty() {
             return index;
@@ -19,8 +19,8 @@ impl RankedIndex {
         const LEAF_FILL: usize = LEAF_CAP * 7 / 8;
         const INNER_FILL: usize = INNER_CAP * 7 / 8;
         // Level 0: leaves, chained, with their summaries.
-        let mut level: Vec<(u32, Summary)> = Vec::with_capacity(ids.len() / LEAF_FILL + 1);
-        let mut prev_score: Option<i64> = None;
+        let mut level: Vec<(u32, Summary<T>)> = Vec::with_capacity(ids.len() / LEAF_FILL + 1);
+        let mut prev_score: Option<Score<T>> = None;
         for chunk in ids.chunks(LEAF_FILL) {
             let mut leaf = Leaf::empty();
             leaf.ids[..chunk.len()].copy_from_slice(chunk);
@@ -29,14 +29,14 @@ impl RankedIndex {
             for (i, &id) in chunk.iter().enumerate() {
                 let k = keys.key_of(id);
                 first_key.get_or_insert(k);
-                leaf.set_group_bit(i, i == 0 || prev_score != Some(k.nscore));
-                prev_score = Some(k.nscore);
+                leaf.set_group_bit(i, i == 0 || prev_score != Some(k.score()));
+                prev_score = Some(k.score());
             }
             let summary = Summary {
                 count: leaf.len,
                 distinct: leaf.groups.count_ones(),
-                min_key: first_key.unwrap_or(Key::first_of_score(0)),
-                max_score: prev_score.unwrap_or(0),
+                min_key: first_key.unwrap_or(Key::first_of(Score::of(0))),
+                max_score: prev_score.unwrap_or(Score::of(0)),
             };
             let id = index.new_leaf();
             if let Some(&(before, _)) = level.last() {

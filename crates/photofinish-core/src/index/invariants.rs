@@ -5,28 +5,28 @@
 
 use super::node::{self, NIL};
 use super::{KeyOf, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
-use crate::key::Key;
+use crate::key::{Key, Score, Tail};
 
 /// What [`RankedIndex::check_invariants`] recomputes for a subtree: a [`Summary`] with
 /// wide counts, so that a root over `u32::MAX` entries would not wrap.
-struct Checked {
+struct Checked<T: Tail> {
     count: u64,
     distinct: u64,
-    min_key: Key,
-    max_score: i64,
+    min_key: Key<T>,
+    max_score: Score<T>,
 }
 
 /// What [`RankedIndex::check_invariants`] gathers on its walk from the root.
-struct Walk {
+struct Walk<T: Tail> {
     /// Leaves in the order the walk reached them (left to right).
     leaves: Vec<u32>,
     /// Inner nodes reached.
     inners: usize,
     /// The last key seen and the leaf holding it, to check order across leaves.
-    last: Option<(Key, u32)>,
+    last: Option<(Key<T>, u32)>,
 }
 
-impl RankedIndex {
+impl<T: Tail> RankedIndex<T> {
     /// Checks every structural invariant of the tree and panics, naming the node and what
     /// is wrong, at the first one broken. A test and debugging aid, never called by the
     /// index itself: O(n) time (each key is read once) and O(n) memory.
@@ -54,7 +54,7 @@ impl RankedIndex {
     ///   (an id has one key, so a repeated id is a repeated key); a failed order check
     ///   looks for an earlier copy of the id so that the message says which it was.
     #[doc(hidden)]
-    pub fn check_invariants(&self, keys: &impl KeyOf) {
+    pub fn check_invariants(&self, keys: &impl KeyOf<T>) {
         assert!(
             self.height < MAX_HEIGHT,
             "index: height {} leaves no room in the path buffers ({MAX_HEIGHT})",
@@ -125,9 +125,9 @@ impl RankedIndex {
         node: u32,
         level: usize,
         is_root: bool,
-        keys: &impl KeyOf,
-        walk: &mut Walk,
-    ) -> Option<Checked> {
+        keys: &impl KeyOf<T>,
+        walk: &mut Walk<T>,
+    ) -> Option<Checked<T>> {
         assert_ne!(node, NIL, "index: a child at level {level} is NIL");
         if level == 0 {
             return self.check_leaf(node, is_root, keys, walk);
@@ -145,7 +145,7 @@ impl RankedIndex {
             "index: inner node {node} (level {level}{}) has {n} children, fewer than {least}",
             if is_root { ", the root" } else { "" }
         );
-        let mut total: Option<Checked> = None;
+        let mut total: Option<Checked<T>> = None;
         for slot in 0..n {
             let child = inner.children[slot];
             let Some(got) = self.check_node(child, level - 1, false, keys, walk) else {
@@ -183,7 +183,7 @@ impl RankedIndex {
             assert_eq!(
                 kept.max_score,
                 got.max_score,
-                "index: {}: kept maximum score {} but the child's last score is {}",
+                "index: {}: kept maximum score {:?} but the child's last score is {:?}",
                 what(),
                 kept.max_score,
                 got.max_score
@@ -194,7 +194,7 @@ impl RankedIndex {
                     count: t.count + got.count,
                     // A score running across the boundary is one group, not two.
                     distinct: t.distinct + got.distinct
-                        - u64::from(t.max_score == got.min_key.nscore),
+                        - u64::from(t.max_score == got.min_key.score()),
                     min_key: t.min_key,
                     max_score: got.max_score,
                 },
@@ -209,9 +209,9 @@ impl RankedIndex {
         &self,
         node: u32,
         is_root: bool,
-        keys: &impl KeyOf,
-        walk: &mut Walk,
-    ) -> Option<Checked> {
+        keys: &impl KeyOf<T>,
+        walk: &mut Walk<T>,
+    ) -> Option<Checked<T>> {
         walk.leaves.push(node);
         let leaf = self.leaves.get(node);
         let n = leaf.len as usize;
@@ -229,8 +229,8 @@ impl RankedIndex {
             return None;
         }
         let mut distinct = 0u64;
-        let mut first: Option<Key> = None;
-        let mut prev: Option<Key> = None;
+        let mut first: Option<Key<T>> = None;
+        let mut prev: Option<Key<T>> = None;
         for (i, &id) in leaf.ids().iter().enumerate() {
             let key = keys.key_of(id);
             if let Some((last, at)) = walk.last {
@@ -249,14 +249,14 @@ impl RankedIndex {
             }
             walk.last = Some((key, node));
             // Bit 0 means "first entry of its score in this leaf", so it is always set.
-            let starts = prev.is_none_or(|p| p.nscore != key.nscore);
+            let starts = prev.is_none_or(|p| p.score() != key.score());
             let bit = leaf.groups & (1 << i) != 0;
             assert_eq!(
                 bit,
                 starts,
-                "index: leaf {node} group bit {i} is {bit} but entry {i} (id {id}, score {}) \
+                "index: leaf {node} group bit {i} is {bit} but entry {i} (id {id}, score {:?}) \
                  {} a score group in the leaf",
-                key.nscore,
+                key.score(),
                 if starts { "starts" } else { "does not start" }
             );
             distinct += u64::from(starts);
@@ -267,8 +267,8 @@ impl RankedIndex {
         Some(Checked {
             count: n as u64,
             distinct,
-            min_key: first.unwrap_or(Key::first_of_score(0)),
-            max_score: prev.map_or(0, |k| k.nscore),
+            min_key: first.unwrap_or(Key::first_of(Score::of(0))),
+            max_score: prev.map_or(Score::of(0), |k| k.score()),
         })
     }
 

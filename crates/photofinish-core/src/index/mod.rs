@@ -20,7 +20,7 @@ pub use node::{KeyOf, INNER_CAP, LEAF_CAP};
 
 use std::marker::PhantomData;
 
-use crate::key::Key;
+use crate::key::{Key, Score, Tail};
 use crate::slab::Slab;
 
 /// Deepest tree the path buffers allow. Nodes split at half, so height `h` needs at least
@@ -32,9 +32,9 @@ const UNDERFULL_DIVISOR: usize = 4;
 
 /// An order-statistic B+tree of `u32` entry ids. See the module docs.
 #[derive(Debug, Clone)]
-pub struct RankedIndex {
+pub struct RankedIndex<T: Tail = ()> {
     leaves: Slab<Leaf>,
-    inners: Slab<Inner>,
+    inners: Slab<Inner<T>>,
     root: u32,
     /// Levels of inner nodes above the leaves: 0 when the root is a leaf.
     height: usize,
@@ -60,13 +60,13 @@ impl Path {
     }
 }
 
-impl Default for RankedIndex {
+impl<T: Tail> Default for RankedIndex<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl RankedIndex {
+impl<T: Tail> RankedIndex<T> {
     /// An empty index.
     pub fn new() -> Self {
         let mut leaves = Slab::default();
@@ -111,7 +111,7 @@ impl RankedIndex {
         }
     }
 
-    fn summary(&self, node: u32, level: usize, keys: &impl KeyOf) -> Summary {
+    fn summary(&self, node: u32, level: usize, keys: &impl KeyOf<T>) -> Summary<T> {
         if level == 0 {
             self.leaves.get(node).summary(keys)
         } else {
@@ -131,7 +131,7 @@ impl RankedIndex {
     /// Inserts `id`, whose key `keys` must already report as `key`. The id must be absent.
     /// Returns its 0-based position, counted on the way down (the entries of the children
     /// left of the path), so a caller that wants the rank needs no second descent.
-    pub fn insert(&mut self, id: u32, key: Key, keys: &impl KeyOf) -> u64 {
+    pub fn insert(&mut self, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> u64 {
         if self.is_full(self.root, self.height) {
             let old = self.root;
             let s = self.summary(old, self.height, keys);
@@ -177,8 +177,8 @@ impl RankedIndex {
         parent: u32,
         slot: usize,
         level: usize,
-        key: &Key,
-        keys: &impl KeyOf,
+        key: &Key<T>,
+        keys: &impl KeyOf<T>,
     ) {
         let child = self.inners.get(parent).children[slot];
         let (right, right_summary, left_summary);
@@ -222,7 +222,7 @@ impl RankedIndex {
     }
 
     /// Rewrites the summaries along `path` after an insert at `pos` of `leaf`.
-    fn refresh_path(&mut self, path: &Path, leaf: u32, pos: usize, keys: &impl KeyOf) {
+    fn refresh_path(&mut self, path: &Path, leaf: u32, pos: usize, keys: &impl KeyOf<T>) {
         let Some(&(parent, slot)) = path.steps[..path.depth].last() else {
             return; // the root is a leaf: nothing above it keeps a summary
         };
@@ -236,7 +236,7 @@ impl RankedIndex {
     }
 
     /// Descends to the leaf holding `key`, recording the path.
-    fn descend(&self, key: &Key, path: &mut Path) -> u32 {
+    fn descend(&self, key: &Key<T>, path: &mut Path) -> u32 {
         let mut node = self.root;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
@@ -251,7 +251,7 @@ impl RankedIndex {
     /// that leaf, and prefetches the leaf ([`crate::prefetch`]): a batch seeks all its keys
     /// first, so their leaves load together, then reads each with [`Self::position_in`].
     /// Reads no record.
-    pub fn seek(&self, key: &Key) -> Seek<'_> {
+    pub fn seek(&self, key: &Key<T>) -> Seek<'_, T> {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
@@ -269,7 +269,7 @@ impl RankedIndex {
     }
 
     /// 0-based position of `id` in the leaf `seek` found for its key; `None` if absent.
-    pub fn position_in(&self, seek: Seek<'_>, id: u32) -> Option<u64> {
+    pub fn position_in(&self, seek: Seek<'_, T>, id: u32) -> Option<u64> {
         self.leaves
             .get(seek.leaf)
             .find(id)
@@ -277,12 +277,12 @@ impl RankedIndex {
     }
 
     /// 0-based position of `id`, whose key is `key`; `None` if absent.
-    pub fn position(&self, id: u32, key: &Key) -> Option<u64> {
+    pub fn position(&self, id: u32, key: &Key<T>) -> Option<u64> {
         self.position_in(self.seek(key), id)
     }
 
     /// Number of entries whose key is below `probe`.
-    pub fn count_below(&self, probe: &Key, keys: &impl KeyOf) -> u64 {
+    pub fn count_below(&self, probe: &Key<T>, keys: &impl KeyOf<T>) -> u64 {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
@@ -294,25 +294,25 @@ impl RankedIndex {
         before + self.leaves.get(node).lower_bound(probe, keys) as u64
     }
 
-    /// Number of distinct normalized scores below `nscore`.
-    pub fn distinct_below(&self, nscore: i64, keys: &impl KeyOf) -> u64 {
-        let probe = Key::first_of_score(nscore);
+    /// Number of distinct normalized scores below `score`.
+    pub fn distinct_below(&self, score: Score<T>, keys: &impl KeyOf<T>) -> u64 {
+        let probe = Key::first_of(score);
         let mut node = self.root;
         let mut total = 0u64;
         // The score of the last entry counted so far, to merge a group split by a boundary.
-        let mut last_score: Option<i64> = None;
+        let mut last_score: Option<Score<T>> = None;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
             let slot = inner.child_below(&probe);
             if slot > 0 {
                 total += inner.distinct_prefix(slot);
-                if last_score == Some(inner.min_scores[0]) {
+                if last_score == Some(inner.min_score(0)) {
                     total -= 1;
                 }
-                last_score = Some(inner.max_scores[slot - 1]);
+                last_score = Some(inner.max_score(slot - 1));
             }
             // The part of `children[slot]` below the probe, if any, starts at its minimum.
-            if inner.min_key(slot) < probe && last_score == Some(inner.min_scores[slot]) {
+            if inner.min_key(slot) < probe && last_score == Some(inner.min_score(slot)) {
                 total -= 1;
                 last_score = None;
             }
@@ -327,25 +327,25 @@ impl RankedIndex {
     /// descent and without reading keys in the leaf — unless the entry's score group starts
     /// in an earlier leaf, where it falls back to [`Self::count_below`] and
     /// [`Self::distinct_below`].
-    pub fn ranks(&self, id: u32, key: &Key, keys: &impl KeyOf) -> Option<Ranks> {
+    pub fn ranks(&self, id: u32, key: &Key<T>, keys: &impl KeyOf<T>) -> Option<Ranks> {
         let mut node = self.root;
         let mut before = 0u64;
         let mut distinct = 0u64;
         // Score of the entry just before the current subtree, and the subtree's first score.
-        let mut prev_score: Option<i64> = None;
-        let mut first_score = key.nscore;
+        let mut prev_score: Option<Score<T>> = None;
+        let mut first_score = key.score();
         for _ in 0..self.height {
             let inner = self.inners.get(node);
             let slot = inner.child_for(key);
             if slot > 0 {
                 before += inner.count_prefix(slot);
                 distinct += inner.distinct_prefix(slot);
-                if prev_score == Some(inner.min_scores[0]) {
+                if prev_score == Some(inner.min_score(0)) {
                     distinct -= 1;
                 }
-                prev_score = Some(inner.max_scores[slot - 1]);
+                prev_score = Some(inner.max_score(slot - 1));
             }
-            first_score = inner.min_scores[slot];
+            first_score = inner.min_score(slot);
             node = inner.children[slot];
         }
         let leaf = self.leaves.get(node);
@@ -354,11 +354,11 @@ impl RankedIndex {
         let g = leaf.group_start(pos);
         let continues = prev_score == Some(first_score);
         if g == 0 && continues {
-            let probe = Key::first_of_score(key.nscore);
+            let probe = Key::first_of(key.score());
             return Some(Ranks {
                 position,
                 competition: self.count_below(&probe, keys),
-                dense: self.distinct_below(key.nscore, keys),
+                dense: self.distinct_below(key.score(), keys),
             });
         }
         let mut in_leaf = u64::from(leaf.distinct_prefix(g));
@@ -397,7 +397,7 @@ impl RankedIndex {
     }
 
     /// The ids from position `pos` on, in order.
-    pub fn iter_from(&self, pos: u64) -> Iter<'_> {
+    pub fn iter_from(&self, pos: u64) -> Iter<'_, T> {
         let (leaf, at) = self.locate(pos).unwrap_or((NIL, 0));
         Iter {
             index: self,
@@ -410,10 +410,10 @@ impl RankedIndex {
 /// Where a descent for a key ended ([`RankedIndex::seek`]): the leaf and the entries
 /// before it. It borrows the index, so the index cannot change while it is held.
 #[derive(Debug, Clone, Copy)]
-pub struct Seek<'a> {
+pub struct Seek<'a, T: Tail = ()> {
     leaf: u32,
     before: u64,
-    index: PhantomData<&'a RankedIndex>,
+    index: PhantomData<&'a RankedIndex<T>>,
 }
 
 /// An entry's ranks as counts of what comes before it (add 1 for the rank).
@@ -430,13 +430,13 @@ pub struct Ranks {
 /// Ids in key order from some position, following the leaf chain. A clone walks on from
 /// the same place by itself (a reader can look ahead with one).
 #[derive(Clone)]
-pub struct Iter<'a> {
-    index: &'a RankedIndex,
+pub struct Iter<'a, T: Tail = ()> {
+    index: &'a RankedIndex<T>,
     leaf: u32,
     at: usize,
 }
 
-impl Iterator for Iter<'_> {
+impl<T: Tail> Iterator for Iter<'_, T> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
         while self.leaf != NIL {

@@ -6,7 +6,7 @@
 //! normalized score. Those four numbers are all that ordinal, competition and dense ranks
 //! need, so every query walks one root-to-leaf path.
 
-use crate::key::Key;
+use crate::key::{Key, Score, Tail};
 
 /// Entries per leaf. 64 ids fill 256 bytes and let the score-group mask be one `u64`.
 pub const LEAF_CAP: usize = 64;
@@ -17,22 +17,22 @@ pub const NIL: u32 = u32::MAX;
 
 /// Where the index finds the key of an entry id. The index stores ids, not keys, so that
 /// each key is stored once, in the caller's record.
-pub trait KeyOf {
+pub trait KeyOf<T: Tail = ()> {
     /// The current key of entry `id`.
-    fn key_of(&self, id: u32) -> Key;
+    fn key_of(&self, id: u32) -> Key<T>;
 }
 
 /// What a parent knows of one child subtree. Only meaningful for non-empty subtrees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Summary {
+pub struct Summary<T: Tail = ()> {
     /// Entries in the subtree.
     pub count: u32,
     /// Distinct scores in the subtree.
     pub distinct: u32,
     /// The smallest (best) key in the subtree.
-    pub min_key: Key,
+    pub min_key: Key<T>,
     /// The largest (worst) normalized score in the subtree.
-    pub max_score: i64,
+    pub max_score: Score<T>,
 }
 
 /// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours. The header
@@ -77,7 +77,7 @@ impl Leaf {
     /// overlaps — and counts how many are below (no branch between the loads), which picks
     /// one eighth; a full leaf takes one round and a last read of at most eight keys at
     /// once — two waits (a four-way search took three, docs/bench-history.md §13).
-    pub fn lower_bound(&self, probe: &Key, keys: &impl KeyOf) -> usize {
+    pub fn lower_bound<T: Tail>(&self, probe: &Key<T>, keys: &impl KeyOf<T>) -> usize {
         const WAYS: usize = 8;
         let ids = self.ids();
         let below = |i: usize| usize::from(keys.key_of(ids[i]) < *probe);
@@ -102,19 +102,24 @@ impl Leaf {
         (self.groups & low_bits(n)).count_ones()
     }
 
-    pub fn summary(&self, keys: &impl KeyOf) -> Summary {
+    pub fn summary<T: Tail>(&self, keys: &impl KeyOf<T>) -> Summary<T> {
         let ids = self.ids();
         Summary {
             count: self.len,
             distinct: self.groups.count_ones(),
             min_key: keys.key_of(ids[0]),
-            max_score: keys.key_of(ids[ids.len() - 1]).nscore,
+            max_score: keys.key_of(ids[ids.len() - 1]).score(),
         }
     }
 
     /// The summary after a change at `pos`, reusing `old`'s ends when the change did not
     /// touch them: loads at most the keys of the new first and last entries.
-    pub fn summary_after(&self, old: &Summary, pos: usize, keys: &impl KeyOf) -> Summary {
+    pub fn summary_after<T: Tail>(
+        &self,
+        old: &Summary<T>,
+        pos: usize,
+        keys: &impl KeyOf<T>,
+    ) -> Summary<T> {
         let ids = self.ids();
         let last = ids.len() - 1;
         Summary {
@@ -126,7 +131,7 @@ impl Leaf {
                 old.min_key
             },
             max_score: if pos >= last {
-                keys.key_of(ids[last]).nscore
+                keys.key_of(ids[last]).score()
             } else {
                 old.max_score
             },
@@ -134,7 +139,7 @@ impl Leaf {
     }
 
     /// Inserts `id` at `pos`; the caller guarantees room and that the key order holds.
-    pub fn insert_at(&mut self, pos: usize, id: u32, keys: &impl KeyOf) {
+    pub fn insert_at<T: Tail>(&mut self, pos: usize, id: u32, keys: &impl KeyOf<T>) {
         let len = self.len as usize;
         self.ids.copy_within(pos..len, pos + 1);
         self.ids[pos] = id;
@@ -175,12 +180,12 @@ impl Leaf {
     }
 
     /// Recomputes the group bit of entry `pos` from its left neighbour (no-op past the end).
-    fn refresh_group_bit(&mut self, pos: usize, keys: &impl KeyOf) {
+    fn refresh_group_bit<T: Tail>(&mut self, pos: usize, keys: &impl KeyOf<T>) {
         if pos >= self.len as usize {
             return;
         }
-        let starts =
-            pos == 0 || keys.key_of(self.ids[pos]).nscore != keys.key_of(self.ids[pos - 1]).nscore;
+        let starts = pos == 0
+            || keys.key_of(self.ids[pos]).score() != keys.key_of(self.ids[pos - 1]).score();
         self.set_group_bit(pos, starts);
     }
 
@@ -214,19 +219,22 @@ impl Leaf {
 }
 
 /// An inner node: up to [`INNER_CAP`] children with their summaries, in key order. The
-/// children's minimum keys are kept as three arrays so that choosing a child is a linear,
-/// vectorizable count over 64 scores — independent loads the CPU overlaps — rather than a
-/// binary search whose every probe waits for the last.
+/// children's minimum keys are kept as separate arrays so that choosing a child is a
+/// linear, vectorizable count over 64 first-column scores — independent loads the CPU
+/// overlaps — rather than a binary search whose every probe waits for the last. The tails
+/// (the other columns, [`Tail`]) take no space on a one-column board.
 #[derive(Debug, Clone)]
-pub struct Inner {
+pub struct Inner<T: Tail = ()> {
     pub len: u32,
     pub children: [u32; INNER_CAP],
     pub counts: [u32; INNER_CAP],
     pub distinct: [u32; INNER_CAP],
     pub min_scores: [i64; INNER_CAP],
+    pub min_tails: [T; INNER_CAP],
     pub min_reached: [i64; INNER_CAP],
     pub min_seqs: [u64; INNER_CAP],
     pub max_scores: [i64; INNER_CAP],
+    pub max_tails: [T; INNER_CAP],
 }
 
 /// Calls macro `$m` with the name of every per-child array of [`Inner`]: the one list, so
@@ -238,14 +246,16 @@ macro_rules! inner_arrays {
             counts,
             distinct,
             min_scores,
+            min_tails,
             min_reached,
             min_seqs,
-            max_scores
+            max_scores,
+            max_tails
         )
     };
 }
 
-impl Inner {
+impl<T: Tail> Inner<T> {
     pub fn empty() -> Self {
         Self {
             len: 0,
@@ -253,9 +263,11 @@ impl Inner {
             counts: [0; INNER_CAP],
             distinct: [0; INNER_CAP],
             min_scores: [0; INNER_CAP],
+            min_tails: [T::default(); INNER_CAP],
             min_reached: [0; INNER_CAP],
             min_seqs: [0; INNER_CAP],
             max_scores: [0; INNER_CAP],
+            max_tails: [T::default(); INNER_CAP],
         }
     }
 
@@ -266,17 +278,36 @@ impl Inner {
 
     /// The minimum key of child `i`.
     #[inline]
-    pub fn min_key(&self, i: usize) -> Key {
+    pub fn min_key(&self, i: usize) -> Key<T> {
         Key {
             nscore: self.min_scores[i],
+            tail: self.min_tails[i],
             reached_at_us: self.min_reached[i],
             seq: self.min_seqs[i],
         }
     }
 
+    /// The score of child `i`'s minimum key.
+    #[inline]
+    pub fn min_score(&self, i: usize) -> Score<T> {
+        Score {
+            nscore: self.min_scores[i],
+            tail: self.min_tails[i],
+        }
+    }
+
+    /// The largest score in child `i`.
+    #[inline]
+    pub fn max_score(&self, i: usize) -> Score<T> {
+        Score {
+            nscore: self.max_scores[i],
+            tail: self.max_tails[i],
+        }
+    }
+
     /// Children `1..n` whose minimum is below `key` (`inclusive`: or equal to it).
     #[inline]
-    fn count_mins(&self, key: &Key, inclusive: bool) -> usize {
+    fn count_mins(&self, key: &Key<T>, inclusive: bool) -> usize {
         let n = self.n();
         let lt = self.min_scores[1..n]
             .iter()
@@ -285,8 +316,8 @@ impl Inner {
         // Minimums are sorted: the children with an equal score follow the smaller ones.
         let mut j = 1 + lt;
         while j < n && self.min_scores[j] == key.nscore {
-            let tie = (self.min_reached[j], self.min_seqs[j]);
-            let probe = (key.reached_at_us, key.seq);
+            let tie = (self.min_tails[j], self.min_reached[j], self.min_seqs[j]);
+            let probe = (key.tail, key.reached_at_us, key.seq);
             if tie < probe || (inclusive && tie == probe) {
                 j += 1;
             } else {
@@ -298,13 +329,13 @@ impl Inner {
 
     /// The child that holds (or would hold) `key`: the last whose minimum is `<= key`.
     #[inline]
-    pub fn child_for(&self, key: &Key) -> usize {
+    pub fn child_for(&self, key: &Key<T>) -> usize {
         self.count_mins(key, true)
     }
 
     /// The child where entries below `probe` end: the last whose minimum is `< probe`.
     #[inline]
-    pub fn child_below(&self, probe: &Key) -> usize {
+    pub fn child_below(&self, probe: &Key<T>) -> usize {
         self.count_mins(probe, false)
     }
 
@@ -318,38 +349,40 @@ impl Inner {
     pub fn distinct_prefix(&self, j: usize) -> u64 {
         let sum: u64 = self.distinct[..j].iter().map(|&d| u64::from(d)).sum();
         let shared = (1..j)
-            .filter(|&i| self.min_scores[i] == self.max_scores[i - 1])
+            .filter(|&i| self.min_score(i) == self.max_score(i - 1))
             .count() as u64;
         sum - shared
     }
 
-    pub fn summary(&self) -> Summary {
+    pub fn summary(&self) -> Summary<T> {
         let n = self.n();
         Summary {
             count: self.counts[..n].iter().sum(),
             distinct: self.distinct_prefix(n) as u32,
             min_key: self.min_key(0),
-            max_score: self.max_scores[n - 1],
+            max_score: self.max_score(n - 1),
         }
     }
 
     /// The summary stored for child `slot`.
-    pub fn child_summary(&self, slot: usize) -> Summary {
+    pub fn child_summary(&self, slot: usize) -> Summary<T> {
         Summary {
             count: self.counts[slot],
             distinct: self.distinct[slot],
             min_key: self.min_key(slot),
-            max_score: self.max_scores[slot],
+            max_score: self.max_score(slot),
         }
     }
 
-    pub fn set_summary(&mut self, slot: usize, s: Summary) {
+    pub fn set_summary(&mut self, slot: usize, s: Summary<T>) {
         self.counts[slot] = s.count;
         self.distinct[slot] = s.distinct;
         self.min_scores[slot] = s.min_key.nscore;
+        self.min_tails[slot] = s.min_key.tail;
         self.min_reached[slot] = s.min_key.reached_at_us;
         self.min_seqs[slot] = s.min_key.seq;
-        self.max_scores[slot] = s.max_score;
+        self.max_scores[slot] = s.max_score.nscore;
+        self.max_tails[slot] = s.max_score.tail;
     }
 
     /// Opens slot `slot` for `child` (its summary is set by the caller).
@@ -373,7 +406,7 @@ impl Inner {
     }
 
     /// Moves children `at..` into the empty node `right`.
-    pub fn split_off(&mut self, at: usize, right: &mut Inner) {
+    pub fn split_off(&mut self, at: usize, right: &mut Inner<T>) {
         let n = self.n();
         let m = n - at;
         macro_rules! mv {
@@ -385,7 +418,7 @@ impl Inner {
     }
 
     /// Appends all children of `right`.
-    pub fn absorb(&mut self, right: &Inner) {
+    pub fn absorb(&mut self, right: &Inner<T>) {
         let at = self.n();
         let m = right.n();
         macro_rules! mv {

@@ -4,11 +4,11 @@
 
 use super::node::{KeyOf, INNER_CAP, LEAF_CAP, NIL};
 use super::{Path, RankedIndex, UNDERFULL_DIVISOR};
-use crate::key::Key;
+use crate::key::{Key, Tail};
 
-impl RankedIndex {
+impl<T: Tail> RankedIndex<T> {
     /// Removes `id`, whose key `keys` reports as `key`. Returns whether it was present.
-    pub fn remove(&mut self, id: u32, key: Key, keys: &impl KeyOf) -> bool {
+    pub fn remove(&mut self, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> bool {
         let mut path = Path::new();
         let leaf = self.descend(&key, &mut path);
         let Some(pos) = self.leaves.get(leaf).find(id) else {
@@ -36,7 +36,7 @@ impl RankedIndex {
         child: u32,
         level: usize,
         leaf_pos: Option<usize>,
-        keys: &impl KeyOf,
+        keys: &impl KeyOf<T>,
     ) {
         let len = self.node_len(child, level);
         if len == 0 {
@@ -72,7 +72,7 @@ impl RankedIndex {
     fn merge(&mut self, parent: u32, left_slot: usize, left: u32, right: u32, level: usize) {
         if level == 0 {
             let p = self.inners.get(parent);
-            let starts = p.min_scores[left_slot + 1] != p.max_scores[left_slot];
+            let starts = p.min_score(left_slot + 1) != p.max_score(left_slot);
             let r = self.leaves.get(right).clone();
             self.leaves.get_mut(left).absorb(&r, starts);
         } else {

@@ -2,20 +2,26 @@
 //! in `tests/it` cover the same ground through the public API.
 
 use super::*;
+use crate::key::Cols;
 use proptest::prelude::*;
 
 /// Keys addressed by id, like the ranking's records.
-#[derive(Default)]
-struct Keys(Vec<Key>);
+struct Keys<T: Tail = ()>(Vec<Key<T>>);
 
-impl KeyOf for Keys {
-    fn key_of(&self, id: u32) -> Key {
+impl<T: Tail> Default for Keys<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T: Tail> KeyOf<T> for Keys<T> {
+    fn key_of(&self, id: u32) -> Key<T> {
         self.0[id as usize]
     }
 }
 
-fn check(index: &RankedIndex, keys: &Keys, live: &[u32]) {
-    let mut model: Vec<(Key, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
+fn check<T: Tail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
+    let mut model: Vec<(Key<T>, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
     model.sort();
     assert_eq!(index.len(), model.len() as u64);
     let listed: Vec<u32> = index.iter_from(0).collect();
@@ -24,18 +30,15 @@ fn check(index: &RankedIndex, keys: &Keys, live: &[u32]) {
     // Entries and distinct scores strictly below each entry's score, in one pass.
     let (mut below, mut distinct) = (0u64, 0u64);
     for (pos, &(key, id)) in model.iter().enumerate() {
-        if pos > 0 && model[pos - 1].0.nscore != key.nscore {
+        if pos > 0 && model[pos - 1].0.score() != key.score() {
             below = pos as u64;
             distinct += 1;
         }
         assert_eq!(index.position(id, &key), Some(pos as u64));
         assert_eq!(index.get(pos as u64), Some(id));
+        assert_eq!(index.count_below(&Key::first_of(key.score()), keys), below);
         assert_eq!(
-            index.count_below(&Key::first_of_score(key.nscore), keys),
-            below
-        );
-        assert_eq!(
-            index.distinct_below(key.nscore, keys),
+            index.distinct_below(key.score(), keys),
             distinct,
             "dense of {key:?}"
         );
@@ -46,6 +49,17 @@ fn check(index: &RankedIndex, keys: &Keys, live: &[u32]) {
 /// and checks the tree against the model every 997 steps and at the end, and its
 /// invariants after every `invariants_every`-th operation and at the end.
 fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
+    run_with(ops, invariants_every, |score| {
+        Score::<()>::of(score % scores)
+    });
+}
+
+/// [`run`] with the score of each inserted key made by `score_of` from the drawn value.
+fn run_with<T: Tail>(
+    ops: Vec<(bool, u16, i64)>,
+    invariants_every: usize,
+    score_of: impl Fn(i64) -> Score<T>,
+) {
     let mut keys = Keys::default();
     let mut index = RankedIndex::new();
     let mut live: Vec<u32> = Vec::new();
@@ -53,8 +67,10 @@ fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
     for (i, (insert, pick, score)) in ops.into_iter().enumerate() {
         if insert || live.is_empty() {
             seq += 1;
+            let s = score_of(score);
             let key = Key {
-                nscore: score % scores,
+                nscore: s.nscore,
+                tail: s.tail,
                 reached_at_us: (seq % 7) as i64,
                 seq,
             };
@@ -102,6 +118,25 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Tuple keys (a board of several columns): few values per column, so that the first
+    /// column ties often and the others decide — across leaf and inner-node boundaries —
+    /// and the i64 ends in the last column.
+    #[test]
+    fn tuple_keys_match_sorted_vec(ops in prop::collection::vec((prop::bool::weighted(0.6), any::<u16>(), any::<i64>()), 1..3000)) {
+        run_with::<Cols>(ops, 1, |v| {
+            let tail = [
+                (v >> 8).rem_euclid(3),
+                (v >> 16).rem_euclid(2),
+                [i64::MIN, 0, i64::MAX][(v >> 24).rem_euclid(3) as usize],
+                0,
+            ];
+            Score { nscore: v.rem_euclid(4), tail }
+        });
+    }
+}
+
 #[test]
 fn grows_and_shrinks_through_several_levels() {
     let mut ops: Vec<(bool, u16, i64)> = (0..20_000).map(|i| (true, 0, i * 7919)).collect();
@@ -118,6 +153,7 @@ fn sequential_loads_fill_leaves() {
     for i in 0..100_000u32 {
         let key = Key {
             nscore: i64::from(i),
+            tail: (),
             reached_at_us: 0,
             seq: u64::from(i),
         };
@@ -136,7 +172,7 @@ proptest! {
     fn bulk_build_matches_inserts(scores in prop::collection::vec(0i64..50, 0..5000), more in prop::collection::vec((any::<bool>(), 0i64..50), 0..300)) {
         let mut keys = Keys::default();
         for (i, s) in scores.iter().enumerate() {
-            keys.0.push(Key { nscore: *s, reached_at_us: 0, seq: i as u64 + 1 });
+            keys.0.push(Key { nscore: *s, tail: (), reached_at_us: 0, seq: i as u64 + 1 });
         }
         let mut order: Vec<u32> = (0..keys.0.len() as u32).collect();
         order.sort_by_key(|&id| keys.0[id as usize]);
@@ -147,7 +183,7 @@ proptest! {
         for (insert, s) in more {
             if insert || live.is_empty() {
                 let id = keys.0.len() as u32;
-                keys.0.push(Key { nscore: s, reached_at_us: 1, seq: u64::from(id) + 1 });
+                keys.0.push(Key { nscore: s, tail: (), reached_at_us: 1, seq: u64::from(id) + 1 });
                 index.insert(id, keys.0[id as usize], &keys);
                 live.push(id);
             } else {
@@ -166,6 +202,7 @@ fn bulk(n: u32) -> (RankedIndex, Keys) {
         (0..n)
             .map(|i| Key {
                 nscore: i64::from(i / 3),
+                tail: (),
                 reached_at_us: 0,
                 seq: u64::from(i) + 1,
             })
@@ -305,7 +342,7 @@ proptest! {
             sorted
                 .iter()
                 .enumerate()
-                .map(|(i, &s)| Key { nscore: s, reached_at_us: 0, seq: i as u64 * 3 })
+                .map(|(i, &s)| Key { nscore: s, tail: (), reached_at_us: 0, seq: i as u64 * 3 })
                 .collect(),
         );
         let mut leaf = node::Leaf::empty();
@@ -313,7 +350,7 @@ proptest! {
             *slot = i as u32;
         }
         leaf.len = sorted.len() as u32;
-        let probe = Key { nscore: probe_score, reached_at_us: 0, seq: probe_tie };
+        let probe = Key { nscore: probe_score, tail: (), reached_at_us: 0, seq: probe_tie };
         let expected = keys.0.partition_point(|k| *k < probe);
         prop_assert_eq!(leaf.lower_bound(&probe, &keys), expected);
     }

@@ -6,6 +6,7 @@
 
 use crate::board::{Board, PeriodRef};
 use crate::calendar::Period;
+use crate::columns::ScoreInput;
 use crate::error::BoardError;
 use crate::names::{BoardName, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
@@ -110,6 +111,7 @@ impl BoardRead for ReadPage {
         in_period(b, &self.options.period, now_us, |period, ranking| {
             let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
             Ok(Rows {
+                columns: b.column_names(),
                 total: ranking.map_or(0, Ranking::len),
                 entries: ranking.map_or_else(Vec::new, |r| r.page(self.offset, limit, style)),
                 period,
@@ -143,6 +145,7 @@ impl BoardRead for ReadMember {
                 BoardError::member_not_found(&self.board, &self.member, &period.id)
             })?;
             Ok(MemberRow {
+                columns: b.column_names(),
                 entry,
                 ordinal,
                 total: ranking.len(),
@@ -182,6 +185,7 @@ impl BoardRead for ReadAround {
                 BoardError::member_not_found(&self.board, &self.member, &period.id)
             })?;
             Ok(Rows {
+                columns: b.column_names(),
                 total,
                 period,
                 entries,
@@ -237,6 +241,7 @@ impl BoardRead for ReadMembers {
         in_period(b, &self.options.period, now_us, |period, ranking| {
             let Some(r) = ranking else {
                 return Ok(MemberSet {
+                    columns: b.column_names(),
                     total: 0,
                     period,
                     entries: Vec::new(),
@@ -245,6 +250,7 @@ impl BoardRead for ReadMembers {
             };
             let (entries, missing) = r.members_of(&self.members, self.options.ranking);
             Ok(MemberSet {
+                columns: b.column_names(),
                 total: r.len(),
                 period,
                 entries,
@@ -257,13 +263,14 @@ impl BoardRead for ReadMembers {
     }
 }
 
-/// The rank a member reaching `score` now would get, without writing. O(log n).
+/// The rank a member reaching `scores` now would get, without writing. O(log n).
 #[derive(Debug, Clone)]
 pub struct ReadRankOfScore {
     /// The board.
     pub board: BoardName,
-    /// The score.
-    pub score: i64,
+    /// The scores: every column of the board ([`ScoreInput::resolve`]; 400
+    /// `invalid_score` otherwise).
+    pub scores: ScoreInput,
     /// Rank style and period.
     pub options: ReadOptions,
 }
@@ -274,11 +281,22 @@ impl BoardRead for ReadRankOfScore {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<ScoreRank, BoardError> {
-        let (score, style) = (self.score, self.options.ranking);
+        let style = self.options.ranking;
+        let columns = b.config().shape().len();
+        let scores = self
+            .scores
+            .resolve(b.config())?
+            .full(columns)
+            .ok_or_else(|| {
+                BoardError::InvalidScore(format!(
+                    "the rank of a tuple needs every one of this board's {columns} columns"
+                ))
+            })?;
         in_period(b, &self.options.period, now_us, |period, ranking| {
             Ok(ScoreRank {
-                score,
-                rank: ranking.map_or(1, |r| r.rank_of_score(score, style)),
+                columns: b.column_names(),
+                scores,
+                rank: ranking.map_or(1, |r| r.rank_of_scores(&scores, style)),
                 total: ranking.map_or(0, Ranking::len),
                 period,
             })
@@ -317,6 +335,7 @@ impl BoardRead for ReadThresholds {
                 })
                 .collect();
             Ok(Thresholds {
+                columns: b.column_names(),
                 total,
                 period,
                 thresholds: self.query.answer(total, at),

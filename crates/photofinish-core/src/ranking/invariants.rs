@@ -1,8 +1,7 @@
 //! The ranking's self-check, a test and debugging aid: that its records, member table,
 //! long names, metadata and index agree.
 
-use super::{Ranking, INLINE_NAME_BYTES};
-use crate::index::KeyOf;
+use super::{tree, Ranking, Tree, INLINE_NAME_BYTES};
 
 impl Ranking {
     /// Checks that the structures agree and panics with what is wrong if not: every live
@@ -33,12 +32,12 @@ impl Ranking {
                 "ranking: record {id} ({:?}) is not found under its name",
                 name()
             );
-            let key = records.key_of(id);
+            let seq = records.slab.get(id).seq_len >> 8;
             assert!(
-                key.seq > 0 && key.seq < self.next_seq,
+                seq > 0 && seq < self.next_seq,
                 "ranking: record {id} ({:?}) has seq {} outside 1..{}",
                 name(),
-                key.seq,
+                seq,
                 self.next_seq
             );
             long += usize::from(records.slab.get(id).name_len() > INLINE_NAME_BYTES);
@@ -67,14 +66,14 @@ impl Ranking {
             );
             return;
         }
-        self.index.check_invariants(records);
+        tree!(&self.index, ix => ix.check_invariants(records));
         assert_eq!(
             self.index.len(),
             self.len(),
             "ranking: the index and the member table differ in size"
         );
         // With equal sizes and the index's ids distinct, this makes the two sets equal.
-        for id in self.index.iter_from(0) {
+        for id in self.index.ids() {
             assert_eq!(
                 member_of(id),
                 Some(id),

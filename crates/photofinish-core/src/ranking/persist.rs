@@ -12,8 +12,8 @@ use super::*;
 pub struct SavedEntry<'a> {
     /// Member name.
     pub member: &'a str,
-    /// Score.
-    pub score: i64,
+    /// Scores, one per column of the board.
+    pub scores: Scores,
     /// When the member first reached the score.
     pub reached_at_us: i64,
     /// Sequence number of the write that set the score.
@@ -38,15 +38,15 @@ pub struct RankingBuilder {
     hashes: Vec<u64>,
     /// Record chunks whose memory another thread touched first (a large build).
     fresh: Option<std::sync::mpsc::Receiver<Vec<Record>>>,
-    last: Option<Key>,
+    last: Option<Key<Cols>>,
     sorted: bool,
 }
 
 impl RankingBuilder {
-    /// An empty builder for a board of `order`, with room for `capacity` entries.
-    pub fn new(order: Order, capacity: usize) -> Self {
+    /// An empty builder for a board of `shape`, with room for `capacity` entries.
+    pub fn new(shape: Shape, capacity: usize) -> Self {
         Self {
-            r: Ranking::new(order),
+            r: Ranking::new(shape),
             ids: Vec::with_capacity(capacity),
             hashes: Vec::with_capacity(capacity),
             fresh: (capacity >= PARALLEL_BUILD_MIN)
@@ -72,10 +72,19 @@ impl RankingBuilder {
         self.sorted
     }
 
-    /// Adds one entry. Fails on an invalid member name or a sequence number out of range
-    /// (a duplicate member is found by [`Self::finish`]).
+    /// Adds one entry. Fails on an invalid member name, scores that are not one per
+    /// column, or a sequence number out of range (a duplicate member is found by
+    /// [`Self::finish`]).
     pub fn push(&mut self, e: SavedEntry<'_>) -> Result<(), BoardError> {
         validate_member_name(e.member)?;
+        if e.scores.len() != self.r.shape.len() {
+            return Err(BoardError::InvalidEntries(format!(
+                "member {:?} has {} scores for a board of {} columns",
+                e.member,
+                e.scores.len(),
+                self.r.shape.len()
+            )));
+        }
         if e.seq == 0 || e.seq > MAX_SEQ {
             return Err(BoardError::InvalidEntries(format!(
                 "member {:?} has sequence number {}, outside 1..={MAX_SEQ}",
@@ -84,7 +93,8 @@ impl RankingBuilder {
         }
         let r = &mut self.r;
         let key = Key {
-            nscore: r.order.normalize(e.score),
+            nscore: r.shape.nscore(&e.scores),
+            tail: r.shape.tail(&e.scores),
             reached_at_us: e.reached_at_us,
             seq: e.seq,
         };
@@ -99,7 +109,7 @@ impl RankingBuilder {
                 }
             }
         }
-        let id = r.new_record(e.member, e.score, e.reached_at_us, e.seq)?;
+        let id = r.new_record(e.member, &e.scores, e.reached_at_us, e.seq)?;
         if let Some(m) = e.metadata {
             r.metadata.insert(id, m.into());
         }
@@ -113,6 +123,7 @@ impl RankingBuilder {
 
     /// The ranking. Fails on a member pushed twice, or two entries with the same key.
     pub fn finish(mut self) -> Result<Ranking, BoardError> {
+        let multi = self.r.shape.is_multi();
         let (ids, sorted) = (&self.ids, self.sorted);
         let hashes = &self.hashes;
         let Ranking {
@@ -124,24 +135,12 @@ impl RankingBuilder {
         let records: &Records = records;
         // The rank order and its index, and the member table, read the records and nothing
         // of each other: a large ranking builds them on two threads (docs/bench-history.md §13).
-        let ordered_index = || -> Result<RankedIndex, BoardError> {
-            if sorted {
-                return Ok(RankedIndex::from_sorted(ids, records));
-            }
-            // Sorting the keys themselves, not ids by a key looked up in its record: the
-            // lookups were a cache miss per comparison, most of a 10M build. It costs 32
-            // bytes per entry while the sort runs (and the member table's 16 beside it).
-            let mut keyed: Vec<(Key, u32)> =
-                ids.iter().map(|&id| (records.key_of(id), id)).collect();
-            keyed.sort_unstable_by_key(|&(key, _)| key);
-            if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(BoardError::InvalidEntries(format!(
-                    "member {:?} has the same score, time and sequence as another",
-                    String::from_utf8_lossy(records.name(w[1].1))
-                )));
-            }
-            let ranked: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
-            Ok(RankedIndex::from_sorted(&ranked, records))
+        let ordered_index = || -> Result<Tree, BoardError> {
+            Ok(if multi {
+                Tree::Many(ordered(ids, sorted, records)?)
+            } else {
+                Tree::One(ordered(ids, sorted, records)?)
+            })
         };
         let (filled, built) = std::thread::scope(|s| {
             let helper = (ids.len() >= PARALLEL_BUILD_MIN)
@@ -167,17 +166,45 @@ impl RankingBuilder {
     }
 }
 
+/// The index over `ids`, which are in rank order when `sorted` (else sorted here). Fails
+/// on two entries with one key.
+fn ordered<T: Tail>(
+    ids: &[u32],
+    sorted: bool,
+    records: &Records,
+) -> Result<RankedIndex<T>, BoardError>
+where
+    Records: KeyOf<T>,
+{
+    if sorted {
+        return Ok(RankedIndex::from_sorted(ids, records));
+    }
+    // Sorting the keys themselves, not ids by a key looked up in its record: the
+    // lookups were a cache miss per comparison, most of a 10M build. It costs 32
+    // bytes per entry while the sort runs (and the member table's 16 beside it).
+    let mut keyed: Vec<(Key<T>, u32)> = ids.iter().map(|&id| (records.key_of(id), id)).collect();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(BoardError::InvalidEntries(format!(
+            "member {:?} has the same score, time and sequence as another",
+            String::from_utf8_lossy(records.name(w[1].1))
+        )));
+    }
+    let ranked: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
+    Ok(RankedIndex::from_sorted(&ranked, records))
+}
+
 impl Ranking {
     /// Builds a ranking from entries in rank order (snapshot loading): records and the
     /// member table are filled with no rehashing, and the index is built bottom-up in one
     /// pass instead of one descent per entry. Fails on an invalid or duplicate member, a
     /// sequence number out of range, or entries not in strictly increasing order.
     pub fn from_sorted<'a>(
-        order: Order,
+        shape: Shape,
         len: usize,
         entries: impl Iterator<Item = Result<SavedEntry<'a>, BoardError>>,
     ) -> Result<Ranking, BoardError> {
-        let mut b = RankingBuilder::new(order, len);
+        let mut b = RankingBuilder::new(shape, len);
         for e in entries {
             let e = e?;
             b.push(e)?;
@@ -196,19 +223,19 @@ impl Ranking {
         self.next_seq = self.next_seq.max(next_seq);
     }
 
-    /// Calls `f(member, score, reached_at_us, seq, metadata)` for every entry in rank order,
-    /// without allocating: what a snapshot writes.
-    pub fn for_each_entry(&self, mut f: impl FnMut(&str, i64, i64, u64, Option<&str>)) {
+    /// Calls `f(member, scores, reached_at_us, seq, metadata)` for every entry in rank
+    /// order, without allocating: what a snapshot writes.
+    pub fn for_each_entry(&self, mut f: impl FnMut(&str, &Scores, i64, u64, Option<&str>)) {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
-        for id in self.index.iter_from(0) {
-            let key = self.records.key_of(id);
+        for id in self.index.ids() {
+            let r = self.records.slab.get(id);
             let name = std::str::from_utf8(self.records.name(id)).unwrap_or_default();
             let meta = self.metadata.get(&id).map(|m| &**m);
             f(
                 name,
-                self.order.denormalize(key.nscore),
-                key.reached_at_us,
-                key.seq,
+                &self.scores_at(id),
+                r.reached_at_us,
+                r.seq_len >> 8,
                 meta,
             );
         }

@@ -2,21 +2,24 @@
 //! lookups overlapped), the rank a score would have, the member at a position, a page and
 //! the window around a member — each O(log n) through the index.
 
-use super::{Entry, RankStyle, Ranking, BATCH};
-use crate::index::{KeyOf, Seek};
-use crate::key::Key;
+//!
+//! Each read that walks the index is one generic body (`*_in`, over [`RankedIndex<T>`]),
+//! run on the ranking's index by [`tree!`] whichever its key.
+
+use super::{tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
+use crate::columns::Scores;
+use crate::index::{KeyOf, RankedIndex};
+use crate::key::{Key, Score, Tail};
 
 impl Ranking {
-    /// The ordinal rank of `id` in the leaf a seek for its key found.
-    fn ordinal_at(&self, seek: Seek<'_>, id: u32) -> u64 {
-        1 + self.index.position_in(seek, id).unwrap_or(0)
-    }
-
-    fn rank_of(&self, id: u32, key: &Key, style: RankStyle) -> u64 {
+    fn rank_in<T: Tail>(&self, ix: &RankedIndex<T>, id: u32, key: &Key<T>, style: RankStyle) -> u64
+    where
+        Records: KeyOf<T>,
+    {
         if style == RankStyle::Ordinal {
-            return self.ordinal_at(self.index.seek(key), id);
+            return 1 + ix.position_in(ix.seek(key), id).unwrap_or(0);
         }
-        let Some(r) = self.index.ranks(id, key, &self.records) else {
+        let Some(r) = ix.ranks(id, key, &self.records) else {
             return 0;
         };
         1 + match style {
@@ -26,13 +29,18 @@ impl Ranking {
         }
     }
 
+    /// The rank of record `id` in `style`.
+    fn rank_of(&self, id: u32, style: RankStyle) -> u64 {
+        let records = &self.records;
+        tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style))
+    }
+
     fn entry(&self, id: u32, rank: u64) -> Entry {
-        let key = self.records.key_of(id);
         Entry {
             rank,
             member: String::from_utf8_lossy(self.records.name(id)).into_owned(),
-            score: self.order.denormalize(key.nscore),
-            reached_at_us: key.reached_at_us,
+            scores: self.scores_at(id),
+            reached_at_us: self.records.slab.get(id).reached_at_us,
             metadata: self.metadata.get(&id).map(|m| m.to_string()),
         }
     }
@@ -41,8 +49,7 @@ impl Ranking {
     pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let id = self.find(member)?;
-        let key = self.records.key_of(id);
-        Some(self.entry(id, self.rank_of(id, &key, style)))
+        Some(self.entry(id, self.rank_of(id, style)))
     }
 
     /// The member's entry with its rank in `style` and its ordinal rank, or `None` if
@@ -50,11 +57,10 @@ impl Ranking {
     pub fn member_ranked(&self, member: &str, style: RankStyle) -> Option<(Entry, u64)> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let id = self.find(member)?;
-        let key = self.records.key_of(id);
-        let ordinal = self.rank_of(id, &key, RankStyle::Ordinal);
+        let ordinal = self.rank_of(id, RankStyle::Ordinal);
         let rank = match style {
             RankStyle::Ordinal => ordinal,
-            _ => self.rank_of(id, &key, style),
+            _ => self.rank_of(id, style),
         };
         Some((self.entry(id, rank), ordinal))
     }
@@ -64,7 +70,19 @@ impl Ranking {
     /// O(m log n).
     pub fn members_of(&self, members: &[String], style: RankStyle) -> (Vec<Entry>, Vec<usize>) {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let mut found: Vec<(Key, u32)> = Vec::with_capacity(members.len());
+        tree!(&self.index, ix => self.members_in(ix, members, style))
+    }
+
+    fn members_in<T: Tail>(
+        &self,
+        ix: &RankedIndex<T>,
+        members: &[String],
+        style: RankStyle,
+    ) -> (Vec<Entry>, Vec<usize>)
+    where
+        Records: KeyOf<T>,
+    {
+        let mut found: Vec<(Key<T>, u32)> = Vec::with_capacity(members.len());
         let mut missing = Vec::new();
         for (i, id) in self.find_all(members).into_iter().enumerate() {
             match id {
@@ -81,11 +99,11 @@ impl Ranking {
         let mut seeks = Vec::with_capacity(BATCH);
         for chunk in found.chunks(BATCH) {
             seeks.clear();
-            seeks.extend(chunk.iter().map(|(key, _)| self.index.seek(key)));
+            seeks.extend(chunk.iter().map(|(key, _)| ix.seek(key)));
             for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
                 let rank = match style {
-                    RankStyle::Ordinal => self.ordinal_at(seek, id),
-                    _ => self.rank_of(id, &key, style),
+                    RankStyle::Ordinal => 1 + ix.position_in(seek, id).unwrap_or(0),
+                    _ => self.rank_in(ix, id, &key, style),
                 };
                 entries.push(self.entry(id, rank));
             }
@@ -93,47 +111,80 @@ impl Ranking {
         (entries, missing)
     }
 
-    /// The rank in `style` a member reaching `score` now would get: after every entry
-    /// already at `score` (ordinal), sharing theirs (competition, dense). O(log n).
-    pub fn rank_of_score(&self, score: i64, style: RankStyle) -> u64 {
+    /// The rank in `style` a member reaching `scores` (one per column, in column order)
+    /// now would get: after every entry already at that tuple (ordinal), sharing theirs
+    /// (competition, dense). O(log n).
+    pub fn rank_of_scores(&self, scores: &Scores, style: RankStyle) -> u64 {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let nscore = self.order.normalize(score);
-        1 + match style {
-            RankStyle::Ordinal => self.index.count_below(
-                &Key {
+        let nscore = self.shape.nscore(scores);
+        match &self.index {
+            Tree::One(ix) => self.rank_of_score_in(ix, Score::of(nscore), style),
+            Tree::Many(ix) => {
+                let score = Score {
                     nscore,
+                    tail: self.shape.tail(scores),
+                };
+                self.rank_of_score_in(ix, score, style)
+            }
+        }
+    }
+
+    fn rank_of_score_in<T: Tail>(
+        &self,
+        ix: &RankedIndex<T>,
+        score: Score<T>,
+        style: RankStyle,
+    ) -> u64
+    where
+        Records: KeyOf<T>,
+    {
+        1 + match style {
+            RankStyle::Ordinal => ix.count_below(
+                &Key {
+                    nscore: score.nscore,
+                    tail: score.tail,
                     reached_at_us: i64::MAX,
                     seq: u64::MAX,
                 },
                 &self.records,
             ),
-            RankStyle::Competition => self
-                .index
-                .count_below(&Key::first_of_score(nscore), &self.records),
-            RankStyle::Dense => self.index.distinct_below(nscore, &self.records),
+            RankStyle::Competition => ix.count_below(&Key::first_of(score), &self.records),
+            RankStyle::Dense => ix.distinct_below(score, &self.records),
         }
     }
 
-    /// The member and score at 0-based position `pos`, if the ranking is that long.
-    pub fn at(&self, pos: u64) -> Option<(String, i64)> {
+    /// The member and scores at 0-based position `pos`, if the ranking is that long.
+    pub fn at(&self, pos: u64) -> Option<(String, Scores)> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let id = self.index.get(pos)?;
-        let key = self.records.key_of(id);
         Some((
             String::from_utf8_lossy(self.records.name(id)).into_owned(),
-            self.order.denormalize(key.nscore),
+            self.scores_at(id),
         ))
     }
 
     /// Up to `limit` entries from 0-based position `offset`, ranked in `style`.
     pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
+        tree!(&self.index, ix => self.page_in(ix, offset, limit, style))
+    }
+
+    fn page_in<T: Tail>(
+        &self,
+        ix: &RankedIndex<T>,
+        offset: u64,
+        limit: usize,
+        style: RankStyle,
+    ) -> Vec<Entry>
+    where
+        Records: KeyOf<T>,
+    {
         let mut out: Vec<Entry> = Vec::with_capacity(limit.min(self.len() as usize));
-        let mut prev: Option<(i64, u64)> = None;
+        let mut prev: Option<(Score<T>, u64)> = None;
         // Neighbours in rank order are strangers in memory: each record is a cache miss, and
         // building an entry is too long for the CPU to start the next one's load on its
         // own. So the records are prefetched BATCH entries ahead of the one being read.
-        let ids = self.index.iter_from(offset).take(limit);
+        let ids = ix.iter_from(offset).take(limit);
         let mut ahead = ids.clone();
         for id in ahead.by_ref().take(BATCH) {
             self.records.slab.prefetch(id);
@@ -143,15 +194,15 @@ impl Ranking {
                 self.records.slab.prefetch(next);
             }
             let pos = offset + i as u64;
-            let key = self.records.key_of(id);
+            let key: Key<T> = self.records.key_of(id);
             let rank = match (style, prev) {
                 (RankStyle::Ordinal, _) => pos + 1,
-                (_, None) => self.rank_of(id, &key, style),
-                (_, Some((score, rank))) if score == key.nscore => rank,
+                (_, None) => self.rank_in(ix, id, &key, style),
+                (_, Some((score, rank))) if score == key.score() => rank,
                 (RankStyle::Competition, Some(_)) => pos + 1,
                 (RankStyle::Dense, Some((_, rank))) => rank + 1,
             };
-            prev = Some((key.nscore, rank));
+            prev = Some((key.score(), rank));
             out.push(self.entry(id, rank));
         }
         out
@@ -168,7 +219,7 @@ impl Ranking {
     ) -> Option<Vec<Entry>> {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let id = self.find(member)?;
-        let pos = self.index.position(id, &self.records.key_of(id))?;
+        let pos = self.position_of(id)?;
         let size = before.saturating_add(after).saturating_add(1);
         let start = pos
             .saturating_sub(before)

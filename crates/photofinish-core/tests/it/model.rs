@@ -1,20 +1,90 @@
-//! The ranking against a plain model: a map of members, sorted into a Vec on every check.
-//! Random operation sequences over a few hundred members, with scores that collide often
-//! and include the i64 extremes, in both orders; after every step every member's rank in
-//! all three styles, the full listing, random pages, around windows and counts must agree.
+//! The ranking against a plain model: a map of members to their tuples, sorted into a Vec
+//! on every check. Random operation sequences over a few hundred members, with values that
+//! collide often and include the i64 extremes, on boards of one column in both orders and
+//! of 2 to 5 columns with mixed directions and update rules (docs/SPEC.md §13); after
+//! every step every member's rank in all three styles, the full listing, random pages,
+//! around windows, members sets and the rank a tuple would get must agree.
+//!
+//! The model is written from the spec's sentences, not from the engine's code: a write
+//! resolves its operator, checks the columns it names, then combines column by column
+//! (or keeps the better whole tuple), and the order compares normalized tuples.
 
 use std::collections::BTreeMap;
 
 use photofinish_core::error::ScoreLimit;
-use photofinish_core::{BoardError, Op, Order, Outcome, RankStyle, Ranking, Write};
+use photofinish_core::{
+    BoardError, Column, ErrorCode, Op, Operands, Order, Outcome, RankStyle, Ranking, Scores, Shape,
+    Update, Write,
+};
 use proptest::prelude::*;
+
+/// A board's columns as the model sees them.
+#[derive(Debug, Clone)]
+struct Spec {
+    orders: Vec<Order>,
+    updates: Vec<Update>,
+    /// The board's update is `best`.
+    best: bool,
+    /// The board's update when it is not `best` (the default of every column's).
+    update: Op,
+}
+
+impl Spec {
+    fn one(order: Order) -> Self {
+        Spec {
+            orders: vec![order],
+            updates: vec![Update::Incr],
+            best: false,
+            update: Op::Incr,
+        }
+    }
+
+    fn shape(&self) -> Shape {
+        let update = if self.best { Op::Best } else { self.update };
+        if self.orders.len() == 1 && self.updates[0] == default_update(update) {
+            return Shape::single(self.orders[0], update);
+        }
+        let columns: Vec<Column> = self
+            .orders
+            .iter()
+            .zip(&self.updates)
+            .enumerate()
+            .map(|(i, (&order, &u))| Column {
+                order: Some(order),
+                update: (!self.best).then_some(u),
+                ..Column::named(&format!("c{i}"))
+            })
+            .collect();
+        Shape::new(self.orders[0], update, &columns)
+    }
+
+    /// A tuple normalized so that smaller is better, column by column.
+    fn normalized(&self, t: &[i64]) -> Vec<i128> {
+        t.iter()
+            .zip(&self.orders)
+            .map(|(&v, o)| match o {
+                Order::Asc => i128::from(v),
+                Order::Desc => -i128::from(v),
+            })
+            .collect()
+    }
+}
+
+fn default_update(update: Op) -> Update {
+    if update == Op::Set {
+        Update::Set
+    } else {
+        Update::Incr
+    }
+}
 
 #[derive(Debug, Clone)]
 enum Action {
     Write {
         member: u16,
-        op: Op,
-        value: i64,
+        op: Option<Op>,
+        /// One entry per possible column: `Some` when written.
+        values: [Option<i64>; 5],
         at: i64,
     },
     Remove {
@@ -22,99 +92,129 @@ enum Action {
     },
 }
 
-#[derive(Default)]
 struct Model {
-    /// member → (score, reached_at, seq)
-    entries: BTreeMap<String, (i64, i64, u64)>,
+    spec: Spec,
+    /// member → (tuple, reached_at, seq)
+    entries: BTreeMap<String, (Vec<i64>, i64, u64)>,
     next_seq: u64,
 }
 
 impl Model {
-    fn new() -> Self {
+    fn new(spec: Spec) -> Self {
         Self {
+            spec,
             entries: BTreeMap::new(),
             next_seq: 1,
         }
     }
 
+    /// The outcome of a write, or the code of its refusal (the state is then unchanged).
     fn write(
         &mut self,
-        order: Order,
         member: &str,
-        op: Op,
-        value: i64,
+        op: Option<Op>,
+        values: &[Option<i64>; 5],
         at: i64,
-    ) -> Result<Outcome, BoardError> {
-        let old = self.entries.get(member).map(|e| e.0);
-        let new = match (op, old) {
-            (Op::Incr, Some(o)) => o.checked_add(value).ok_or(BoardError::ScoreOverflow {
-                old: o,
-                delta: value,
-                limit: ScoreLimit::I64,
-            })?,
-            (Op::Best, Some(o)) => {
-                let better = match order {
-                    Order::Desc => value > o,
-                    Order::Asc => value < o,
-                };
-                if better {
-                    value
+    ) -> Result<Outcome, ErrorCode> {
+        let n = self.spec.orders.len();
+        let op = op.or(self.spec.best.then_some(Op::Best));
+        let named_beyond = values[n..].iter().any(Option::is_some);
+        let none = values[..n].iter().all(Option::is_none);
+        let partial = values[..n].iter().any(Option::is_none);
+        if named_beyond || none || (op == Some(Op::Best) && partial) {
+            return Err(ErrorCode::InvalidScore);
+        }
+        let old = self.entries.get(member).map(|e| e.0.clone());
+        let new: Vec<i64> = match &old {
+            None => (0..n).map(|i| values[i].unwrap_or(0)).collect(),
+            Some(old) if op == Some(Op::Best) => {
+                let candidate: Vec<i64> = (0..n).map(|i| values[i].unwrap_or(old[i])).collect();
+                if self.spec.normalized(&candidate) < self.spec.normalized(old) {
+                    candidate
                 } else {
-                    o
+                    old.clone()
                 }
             }
-            _ => value,
+            Some(old) => {
+                let mut t = old.clone();
+                for i in 0..n {
+                    let Some(v) = values[i] else { continue };
+                    let rule = match op {
+                        Some(Op::Set) => Update::Set,
+                        Some(_) => Update::Incr,
+                        None => self.spec.updates[i],
+                    };
+                    t[i] = match rule {
+                        Update::Incr => old[i].checked_add(v).ok_or(ErrorCode::ScoreOverflow)?,
+                        Update::Set => v,
+                        Update::Min => old[i].min(v),
+                        Update::Max => old[i].max(v),
+                    };
+                }
+                t
+            }
         };
-        let changed = old != Some(new);
+        let changed = old.as_ref() != Some(&new);
         if changed {
             self.entries
-                .insert(member.to_owned(), (new, at, self.next_seq));
+                .insert(member.to_owned(), (new.clone(), at, self.next_seq));
             self.next_seq += 1;
         }
-        let sorted = self.sorted(order);
+        let sorted = self.sorted();
         let rank = sorted.iter().position(|e| e.0 == member).expect("present") as u64 + 1;
         Ok(Outcome {
-            score: new,
+            scores: Scores::new(&new).expect("1 to 5 columns"),
             rank,
             reached_at_us: self.entries[member].1,
             changed,
         })
     }
 
-    /// (member, score, reached_at) in rank order.
-    fn sorted(&self, order: Order) -> Vec<(String, i64, i64)> {
+    /// (member, tuple, reached_at) in rank order.
+    fn sorted(&self) -> Vec<(String, Vec<i64>, i64)> {
         let mut v: Vec<_> = self
             .entries
             .iter()
-            .map(|(m, &(s, at, seq))| (order.normalize(s), at, seq, m.clone(), s))
+            .map(|(m, (t, at, seq))| (self.spec.normalized(t), *at, *seq, m.clone(), t.clone()))
             .collect();
         v.sort();
-        v.into_iter().map(|(_, at, _, m, s)| (m, s, at)).collect()
+        v.into_iter().map(|(_, at, _, m, t)| (m, t, at)).collect()
     }
 
-    /// Rank of each listed entry in `style`, computed the slow, obvious way.
-    fn ranks(&self, order: Order, style: RankStyle) -> Vec<u64> {
-        let sorted = self.sorted(order);
-        sorted
+    /// The normalized tuples of the entries in rank order (what `rank_at` counts over).
+    fn normalized_sorted(&self) -> Vec<Vec<i128>> {
+        self.sorted()
             .iter()
+            .map(|e| self.spec.normalized(&e.1))
+            .collect()
+    }
+
+    /// Rank of each listed entry in `style`.
+    fn ranks(&self, style: RankStyle) -> Vec<u64> {
+        let norm = self.normalized_sorted();
+        norm.iter()
             .enumerate()
-            .map(|(i, (_, s, _))| match style {
+            .map(|(i, t)| match style {
                 RankStyle::Ordinal => i as u64 + 1,
-                RankStyle::Competition => {
-                    1 + sorted.iter().filter(|e| order.is_better(e.1, *s)).count() as u64
-                }
-                RankStyle::Dense => {
-                    let mut better: Vec<i64> = sorted
-                        .iter()
-                        .map(|e| e.1)
-                        .filter(|&x| order.is_better(x, *s))
-                        .collect();
-                    better.dedup();
-                    1 + better.len() as u64
-                }
+                _ => rank_at(&norm, t, style, false),
             })
             .collect()
     }
+}
+
+/// The rank a member at normalized tuple `t` gets in `style` among the entries `norm`
+/// (normalized, in rank order), counted the slow, obvious way; `ordinal_after_ties`: an
+/// ordinal rank after every entry already at `t`.
+fn rank_at(norm: &[Vec<i128>], t: &[i128], style: RankStyle, ordinal_after_ties: bool) -> u64 {
+    let better = norm.iter().filter(|e| e.as_slice() < t);
+    let mut distinct: Vec<&Vec<i128>> = better.clone().collect();
+    distinct.dedup();
+    let equal = norm.iter().filter(|e| e.as_slice() == t).count();
+    1 + match style {
+        RankStyle::Ordinal if ordinal_after_ties => better.count() + equal,
+        RankStyle::Ordinal | RankStyle::Competition => better.count(),
+        RankStyle::Dense => distinct.len(),
+    } as u64
 }
 
 const STYLES: [RankStyle; 3] = [RankStyle::Ordinal, RankStyle::Competition, RankStyle::Dense];
@@ -128,51 +228,64 @@ fn name(m: u16) -> String {
     }
 }
 
-fn check(r: &Ranking, model: &Model, order: Order, probes: &[(u64, usize, u16, u64, u64)]) {
-    let sorted = model.sorted(order);
+fn scores(t: &[i64]) -> Scores {
+    Scores::new(t).expect("1 to 5 columns")
+}
+
+/// The tuples whose rank `check` asks for: those held (every one on a small board, an
+/// even spread of about 40 on a larger one), each with every column moved by one either
+/// way, and the ends.
+fn probe_tuples(sorted: &[(String, Vec<i64>, i64)], n: usize) -> Vec<Vec<i64>> {
+    let mut out = vec![vec![i64::MIN; n], vec![i64::MAX; n], vec![0; n]];
+    let stride = sorted.len().div_ceil(40).max(1);
+    for (_, t, _) in sorted.iter().step_by(stride) {
+        out.push(t.clone());
+        for i in 0..n {
+            for d in [-1i64, 1] {
+                if let Some(v) = t[i].checked_add(d) {
+                    let mut p = t.clone();
+                    p[i] = v;
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn check(r: &Ranking, model: &Model, probes: &[(u64, usize, u16, u64, u64)]) {
+    let sorted = model.sorted();
+    let n = model.spec.orders.len();
     assert_eq!(r.len(), sorted.len() as u64);
+    let tuples = probe_tuples(&sorted, n);
+    let norm = model.normalized_sorted();
     for style in STYLES {
-        let ranks = model.ranks(order, style);
+        let ranks = model.ranks(style);
         let listed = r.page(0, usize::MAX, style);
         assert_eq!(listed.len(), sorted.len());
-        for (i, (e, (m, s, at))) in listed.iter().zip(&sorted).enumerate() {
+        for (i, (e, (m, t, at))) in listed.iter().zip(&sorted).enumerate() {
             assert_eq!(
-                (&e.member, e.score, e.reached_at_us, e.rank),
-                (m, *s, *at, ranks[i]),
+                (&e.member, e.scores.as_slice(), e.reached_at_us, e.rank),
+                (m, &t[..], *at, ranks[i]),
                 "{style:?} at {i}"
             );
+            assert_eq!(e.score(), t[0]);
             let one = r.member(m, style).expect("member present");
             assert_eq!(one.rank, ranks[i], "{style:?} rank of {m}");
             let (ranked, ordinal) = r.member_ranked(m, style).expect("member present");
             assert_eq!((ranked.rank, ordinal), (ranks[i], i as u64 + 1));
-            assert_eq!(r.at(i as u64), Some((m.clone(), *s)), "entry at {i}");
+            assert_eq!(r.at(i as u64), Some((m.clone(), scores(t))), "entry at {i}");
+            assert_eq!(r.scores_of(m), Some(scores(t)));
         }
         assert_eq!(r.at(sorted.len() as u64), None);
-        // The rank a score would get, for every score held, its neighbours and the ends.
-        let mut probes_scores: Vec<i64> = vec![i64::MIN, i64::MAX, 0];
-        for (_, s, _) in &sorted {
-            probes_scores.extend(
-                [s.checked_sub(1), Some(*s), s.checked_add(1)]
-                    .into_iter()
-                    .flatten(),
-            );
-        }
-        probes_scores.sort_unstable();
-        probes_scores.dedup();
-        for score in probes_scores {
-            let better = sorted.iter().filter(|e| order.is_better(e.1, score));
-            let mut distinct: Vec<i64> = better.clone().map(|e| e.1).collect();
-            distinct.dedup();
-            let equal = sorted.iter().filter(|e| e.1 == score).count();
-            let want = 1 + match style {
-                RankStyle::Ordinal => better.count() + equal,
-                RankStyle::Competition => better.count(),
-                RankStyle::Dense => distinct.len(),
-            } as u64;
+        // The rank a tuple would get, for every tuple held, its neighbours and the ends.
+        for t in &tuples {
             assert_eq!(
-                r.rank_of_score(score, style),
-                want,
-                "{style:?} rank of score {score}"
+                r.rank_of_scores(&scores(t), style),
+                rank_at(&norm, &model.spec.normalized(t), style, true),
+                "{style:?} rank of scores {t:?}"
             );
         }
         // A set of members (every third probe's member, plus absent names), in rank order.
@@ -254,59 +367,116 @@ fn value() -> impl Strategy<Value = i64> {
     ]
 }
 
-fn action(members: u16) -> impl Strategy<Value = Action> {
+/// A write of the first column alone with an explicit operator (every one-column write),
+/// or, on `multi` boards, of any columns with or without one — now and then none or one
+/// past the board's, which must be refused.
+fn action(members: u16, multi: bool) -> impl Strategy<Value = Action> {
     let op = prop_oneof![Just(Op::Incr), Just(Op::Set), Just(Op::Best)];
-    prop_oneof![
-        8 => (0..members, op, value(), 0i64..6).prop_map(|(member, op, value, at)| Action::Write { member, op, value, at }),
-        1 => (0..members).prop_map(|member| Action::Remove { member }),
-    ]
+    let one =
+        (0..members, op.clone(), value(), 0i64..6).prop_map(|(member, op, v, at)| Action::Write {
+            member,
+            op: Some(op),
+            values: [Some(v), None, None, None, None],
+            at,
+        });
+    let cell = prop_oneof![3 => value().prop_map(Some), 1 => Just(None)];
+    let many = (
+        0..members,
+        prop::option::weighted(0.4, op),
+        [cell.clone(), cell.clone(), cell.clone(), cell.clone(), cell],
+        0i64..6,
+    )
+        .prop_map(|(member, op, values, at)| Action::Write {
+            member,
+            op,
+            values,
+            at,
+        });
+    let remove = (0..members).prop_map(|member| Action::Remove { member });
+    if multi {
+        prop_oneof![8 => many, 1 => remove].boxed()
+    } else {
+        prop_oneof![8 => one, 1 => remove].boxed()
+    }
 }
 
-fn run(order: Order, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>) {
-    let mut r = Ranking::new(order);
+/// Boards of 2 to 5 columns: each column's direction and update rule, and the board's
+/// update (`best` compares whole tuples; its columns have no rule of their own).
+fn multi_spec() -> impl Strategy<Value = Spec> {
+    let order = prop_oneof![Just(Order::Desc), Just(Order::Asc)];
+    let update = prop_oneof![
+        Just(Update::Incr),
+        Just(Update::Set),
+        Just(Update::Min),
+        Just(Update::Max)
+    ];
+    let board = prop_oneof![Just(Op::Incr), Just(Op::Set), Just(Op::Best)];
+    (2usize..=5).prop_flat_map(move |n| {
+        (
+            prop::collection::vec(order.clone(), n),
+            prop::collection::vec(update.clone(), n),
+            board.clone(),
+        )
+            .prop_map(|(orders, updates, board)| Spec {
+                orders,
+                updates,
+                best: board == Op::Best,
+                update: if board == Op::Set { Op::Set } else { Op::Incr },
+            })
+    })
+}
+
+fn operands(values: &[Option<i64>; 5]) -> Operands {
+    let mut o = Operands::default();
+    for (i, v) in values.iter().enumerate() {
+        if let Some(v) = v {
+            o.set(i, *v);
+        }
+    }
+    o
+}
+
+fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>) {
+    let shape = spec.shape();
+    let mut r = Ranking::new(shape);
     // The same writes without ranks (as log replay applies them) must reach the same state.
-    let mut unranked = Ranking::new(order);
-    let mut model = Model::new();
+    let mut unranked = Ranking::new(shape);
+    let mut model = Model::new(spec);
     for (step, a) in actions.into_iter().enumerate() {
-        match a {
+        match &a {
             Action::Write {
                 member,
                 op,
-                value,
+                values,
                 at,
             } => {
-                let m = name(member);
-                let got = r.submit(&Write {
+                let m = name(*member);
+                let w = Write {
                     member: &m,
-                    op,
-                    value,
-                    at_us: at,
+                    op: *op,
+                    values: operands(values),
+                    at_us: *at,
                     metadata: None,
-                });
-                let want = model.write(order, &m, op, value, at);
-                let quiet = unranked.submit_unranked(&Write {
-                    member: &m,
-                    op,
-                    value,
-                    at_us: at,
-                    metadata: None,
-                });
+                };
+                let got = r.submit(&w).map_err(|e| e.code());
+                let want = model.write(&m, *op, values, *at);
+                let quiet = unranked.submit_unranked(&w).map_err(|e| e.code());
                 assert_eq!(
                     quiet,
-                    want.clone().map(|o| Outcome { rank: 0, ..o }),
+                    want.map(|o| Outcome { rank: 0, ..o }),
                     "unranked {a:?}"
                 );
                 assert_eq!(got, want, "{a:?}");
             }
             Action::Remove { member } => {
-                let m = name(member);
+                let m = name(*member);
                 assert_eq!(r.remove(&m), model.entries.remove(&m).is_some());
                 unranked.remove(&m);
             }
         }
         r.check_invariants();
         unranked.check_invariants();
-        check(&r, &model, order, &probes);
+        check(&r, &model, &probes);
         if step % 13 == 12 {
             // A replay's deferred index, rebuilt midway, must equal the maintained one;
             // later unranked writes defer it again.
@@ -332,13 +502,23 @@ fn probes() -> impl Strategy<Value = Vec<(u64, usize, u16, u64, u64)>> {
     prop::collection::vec((0u64..400, 0usize..12, 0u16..300, 0u64..7, 0u64..7), 3)
 }
 
+fn one_column(desc: bool) -> Spec {
+    Spec::one(if desc { Order::Desc } else { Order::Asc })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// Few members, many collisions: every step fully checked.
     #[test]
-    fn small_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(24), 1..200), probes in probes()) {
-        run(if desc { Order::Desc } else { Order::Asc }, actions, probes);
+    fn small_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(24, false), 1..200), probes in probes()) {
+        run(one_column(desc), actions, probes);
+    }
+
+    /// Boards of 2 to 5 columns, mixed directions and rules, few members.
+    #[test]
+    fn small_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(24, true), 1..200), probes in probes()) {
+        run(spec, actions, probes);
     }
 }
 
@@ -347,18 +527,29 @@ proptest! {
 
     /// A few hundred members: enough entries for multi-level trees, splits and merges.
     #[test]
-    fn larger_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(300), 300..700), probes in probes()) {
-        run(if desc { Order::Desc } else { Order::Asc }, actions, probes);
+    fn larger_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(300, false), 300..700), probes in probes()) {
+        run(one_column(desc), actions, probes);
     }
+
+    /// The same with several columns.
+    #[test]
+    fn larger_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(300, true), 300..700), probes in probes()) {
+        run(spec, actions, probes);
+    }
+}
+
+/// A one-column board's shape.
+fn shape(order: Order) -> Shape {
+    Shape::single(order, Op::Incr)
 }
 
 #[test]
 fn overflow_is_an_error_that_changes_nothing() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     let w = |value, at| Write {
         member: "a",
-        op: Op::Incr,
-        value,
+        op: Some(Op::Incr),
+        values: Operands::one(value),
         at_us: at,
         metadata: None,
     };
@@ -367,6 +558,7 @@ fn overflow_is_an_error_that_changes_nothing() {
     assert_eq!(
         r.submit(&w(1, 2)),
         Err(BoardError::ScoreOverflow {
+            column: None,
             old: i64::MAX,
             delta: 1,
             limit: ScoreLimit::I64,
@@ -374,14 +566,15 @@ fn overflow_is_an_error_that_changes_nothing() {
     );
     assert_eq!(r.member("a", RankStyle::Ordinal), before);
     r.submit(&Write {
-        value: i64::MIN,
+        values: Operands::one(i64::MIN),
         ..w(0, 3)
     })
     .expect("back to -1");
-    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, -1);
+    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score(), -1);
     assert_eq!(
         r.submit(&w(i64::MIN, 4)),
         Err(BoardError::ScoreOverflow {
+            column: None,
             old: -1,
             delta: i64::MIN,
             limit: ScoreLimit::I64,
@@ -391,11 +584,11 @@ fn overflow_is_an_error_that_changes_nothing() {
 
 #[test]
 fn reached_at_moves_only_when_the_score_changes() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     let w = |op, value, at| Write {
         member: "a",
-        op,
-        value,
+        op: Some(op),
+        values: Operands::one(value),
         at_us: at,
         metadata: None,
     };
@@ -403,23 +596,23 @@ fn reached_at_moves_only_when_the_score_changes() {
     for (op, value) in [(Op::Incr, 0), (Op::Set, 10), (Op::Best, 9), (Op::Best, 10)] {
         let o = r.submit(&w(op, value, 200)).expect("w");
         assert_eq!(
-            (o.score, o.reached_at_us, o.changed),
+            (o.score(), o.reached_at_us, o.changed),
             (10, 100, false),
             "{op:?} {value}"
         );
     }
     let o = r.submit(&w(Op::Best, 11, 300)).expect("w");
-    assert_eq!((o.score, o.reached_at_us, o.changed), (11, 300, true));
+    assert_eq!((o.score(), o.reached_at_us, o.changed), (11, 300, true));
 }
 
 #[test]
 fn equal_scores_and_equal_times_order_by_sequence() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     for m in ["c", "a", "b"] {
         r.submit(&Write {
             member: m,
-            op: Op::Set,
-            value: 7,
+            op: Some(Op::Set),
+            values: Operands::one(7),
             at_us: 50,
             metadata: None,
         })
@@ -441,11 +634,11 @@ fn equal_scores_and_equal_times_order_by_sequence() {
 
 #[test]
 fn metadata_is_replaced_when_given_and_kept_when_omitted() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     let w = |value, metadata| Write {
         member: "a",
-        op: Op::Incr,
-        value,
+        op: Some(Op::Incr),
+        values: Operands::one(value),
         at_us: 1,
         metadata,
     };
@@ -471,17 +664,17 @@ fn metadata_is_replaced_when_given_and_kept_when_omitted() {
         r.submit(&w(5, Some(&big))),
         Err(BoardError::MetadataTooLarge(_))
     ));
-    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score, 2);
+    assert_eq!(r.member("a", RankStyle::Ordinal).expect("a").score(), 2);
 }
 
 #[test]
 fn invalid_members_change_nothing() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     for bad in ["", "a\u{0}b", &"x".repeat(129)] {
         let got = r.submit(&Write {
             member: bad,
-            op: Op::Incr,
-            value: 1,
+            op: Some(Op::Incr),
+            values: Operands::one(1),
             at_us: 1,
             metadata: None,
         });
@@ -492,7 +685,7 @@ fn invalid_members_change_nothing() {
 
 #[test]
 fn saved_entries_reload_into_an_identical_ranking() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(shape(Order::Desc));
     for (i, m) in ["a", "b", "long-member-name-over-16", "d", "e"]
         .iter()
         .enumerate()
@@ -500,8 +693,8 @@ fn saved_entries_reload_into_an_identical_ranking() {
         let meta = (i % 2 == 0).then_some(r#"{"k":1}"#);
         r.submit(&Write {
             member: m,
-            op: Op::Incr,
-            value: (i % 3) as i64,
+            op: Some(Op::Incr),
+            values: Operands::one((i % 3) as i64),
             at_us: i as i64,
             metadata: meta,
         })
@@ -510,19 +703,19 @@ fn saved_entries_reload_into_an_identical_ranking() {
     use photofinish_core::ranking::SavedEntry;
     let mut saved: Vec<(String, i64, i64, u64, Option<String>)> = Vec::new();
     r.for_each_entry(|m, s, at, seq, meta| {
-        saved.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+        saved.push((m.to_owned(), s.first(), at, seq, meta.map(str::to_owned)))
     });
     let load = |saved: &[(String, i64, i64, u64, Option<String>)]| {
         let entries = saved.iter().map(|e| {
             Ok(SavedEntry {
                 member: &e.0,
-                score: e.1,
+                scores: Scores::one(e.1),
                 reached_at_us: e.2,
                 seq: e.3,
                 metadata: e.4.as_deref(),
             })
         });
-        Ranking::from_sorted(Order::Desc, saved.len(), entries)
+        Ranking::from_sorted(shape(Order::Desc), saved.len(), entries)
     };
     let mut copy = load(&saved).expect("load");
     copy.check_invariants();
@@ -539,8 +732,8 @@ fn saved_entries_reload_into_an_identical_ranking() {
     );
     let w = Write {
         member: "z",
-        op: Op::Set,
-        value: 0,
+        op: Some(Op::Set),
+        values: Operands::one(0),
         at_us: 9,
         metadata: None,
     };
@@ -551,7 +744,7 @@ fn saved_entries_reload_into_an_identical_ranking() {
 #[test]
 fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     use photofinish_core::ranking::SavedEntry;
-    let mut r = Ranking::new(Order::Asc);
+    let mut r = Ranking::new(shape(Order::Asc));
     for i in 0..3000i64 {
         let m = format!(
             "{}-{i}",
@@ -564,8 +757,8 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
         let meta = (i % 3 == 0).then_some(r#"{"i":1}"#);
         r.submit(&Write {
             member: &m,
-            op: Op::Set,
-            value: i % 17 - 8,
+            op: Some(Op::Set),
+            values: Operands::one(i % 17 - 8),
             at_us: i % 11,
             metadata: meta,
         })
@@ -573,20 +766,20 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     }
     let mut saved: Vec<(String, i64, i64, u64, Option<String>)> = Vec::new();
     r.for_each_entry(|m, s, at, seq, meta| {
-        saved.push((m.to_owned(), s, at, seq, meta.map(str::to_owned)))
+        saved.push((m.to_owned(), s.first(), at, seq, meta.map(str::to_owned)))
     });
     type Saved = (String, i64, i64, u64, Option<String>);
     fn entry(e: &Saved) -> Result<SavedEntry<'_>, BoardError> {
         Ok(SavedEntry {
             member: &e.0,
-            score: e.1,
+            scores: Scores::one(e.1),
             reached_at_us: e.2,
             seq: e.3,
             metadata: e.4.as_deref(),
         })
     }
-    let bulk =
-        Ranking::from_sorted(Order::Asc, saved.len(), saved.iter().map(entry)).expect("bulk");
+    let bulk = Ranking::from_sorted(shape(Order::Asc), saved.len(), saved.iter().map(entry))
+        .expect("bulk");
     bulk.check_invariants();
     for style in STYLES {
         assert_eq!(
@@ -599,7 +792,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     swapped.swap(10, 11);
     assert!(
         matches!(
-            Ranking::from_sorted(Order::Asc, swapped.len(), swapped.iter().map(entry)),
+            Ranking::from_sorted(shape(Order::Asc), swapped.len(), swapped.iter().map(entry)),
             Err(BoardError::InvalidEntries(m)) if m.contains("out of order")
         ),
         "out of order"
@@ -608,7 +801,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     dup[20].0 = dup[19].0.clone();
     assert!(
         matches!(
-            Ranking::from_sorted(Order::Asc, dup.len(), dup.iter().map(entry)),
+            Ranking::from_sorted(shape(Order::Asc), dup.len(), dup.iter().map(entry)),
             Err(BoardError::InvalidEntries(_))
         ),
         "duplicate"
@@ -616,7 +809,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
     // The builder takes the same entries in any order (an import): it sorts them itself.
     use photofinish_core::ranking::RankingBuilder;
     let build = |entries: &[Saved]| {
-        let mut b = RankingBuilder::new(Order::Asc, entries.len());
+        let mut b = RankingBuilder::new(shape(Order::Asc), entries.len());
         for e in entries {
             b.push(entry(e)?)?;
         }
@@ -658,12 +851,12 @@ fn a_large_bulk_load_on_two_threads_is_the_ranking_its_entries_say() {
     // the time rises.
     let load = |names: &[String]| {
         Ranking::from_sorted(
-            Order::Desc,
+            shape(Order::Desc),
             n,
             names.iter().enumerate().map(|(i, name)| {
                 Ok(SavedEntry {
                     member: name,
-                    score: (n / 7 - i / 7) as i64,
+                    scores: Scores::one((n / 7 - i / 7) as i64),
                     reached_at_us: i as i64,
                     seq: i as u64 + 1,
                     metadata: None,
@@ -699,11 +892,11 @@ fn a_large_bulk_load_on_two_threads_is_the_ranking_its_entries_say() {
         )
     };
     let build = |rows: &[(String, i64, i64, u64)]| {
-        let mut b = RankingBuilder::new(Order::Desc, rows.len());
+        let mut b = RankingBuilder::new(shape(Order::Desc), rows.len());
         for (member, score, reached_at_us, seq) in rows {
             b.push(SavedEntry {
                 member,
-                score: *score,
+                scores: Scores::one(*score),
                 reached_at_us: *reached_at_us,
                 seq: *seq,
                 metadata: None,

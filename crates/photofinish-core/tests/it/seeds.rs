@@ -5,8 +5,8 @@ use photofinish_core::{Op, Order, RankStyle, Ranking, Write};
 fn set(r: &mut Ranking, member: &str, value: i64, at_us: i64) {
     r.submit(&Write {
         member,
-        op: Op::Set,
-        value,
+        op: Some(Op::Set),
+        values: photofinish_core::Operands::one(value),
         at_us,
         metadata: None,
     })
@@ -23,7 +23,7 @@ fn column(r: &Ranking, style: RankStyle) -> Vec<(String, u64)> {
 /// Seed 000's tied-rank table: a 100, b 99, c 99, d 88, e 87.
 #[test]
 fn seed_000_tied_rank_table() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Desc, Op::Incr));
     for (i, (m, s)) in [("a", 100), ("b", 99), ("c", 99), ("d", 88), ("e", 87)]
         .into_iter()
         .enumerate()
@@ -49,15 +49,15 @@ fn seed_000_tied_rank_table() {
 /// orders the three 5s by name (d, c, a reversed); first-reached order is a, d, c.
 #[test]
 fn seed_000_zincrby_example() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Desc, Op::Incr));
     for (i, (m, s)) in [("a", 5), ("b", 6), ("c", 1), ("d", 2), ("e", 10)]
         .into_iter()
         .enumerate()
     {
         r.submit(&Write {
             member: m,
-            op: Op::Incr,
-            value: s,
+            op: Some(Op::Incr),
+            values: photofinish_core::Operands::one(s),
             at_us: i as i64,
             metadata: None,
         })
@@ -66,27 +66,28 @@ fn seed_000_zincrby_example() {
     let d = r
         .submit(&Write {
             member: "d",
-            op: Op::Incr,
-            value: 3,
+            op: Some(Op::Incr),
+            values: photofinish_core::Operands::one(3),
             at_us: 10,
             metadata: None,
         })
         .expect("d");
-    assert_eq!((d.score, d.rank), (5, 4));
+    assert_eq!((d.score(), d.rank), (5, 4));
     let c = r
         .submit(&Write {
             member: "c",
-            op: Op::Incr,
-            value: 4,
+            op: Some(Op::Incr),
+            values: photofinish_core::Operands::one(4),
             at_us: 11,
             metadata: None,
         })
         .expect("c");
-    assert_eq!((c.score, c.rank), (5, 5));
+    assert_eq!((c.score(), c.rank), (5, 5));
     let order: Vec<(String, i64)> = r
         .page(0, 10, RankStyle::Ordinal)
         .into_iter()
-        .map(|e| (e.member, e.score))
+        .map(|e| (e.score(), e.member))
+        .map(|(s, m)| (m, s))
         .collect();
     let want = [("e", 10), ("b", 6), ("a", 5), ("d", 5), ("c", 5)];
     assert_eq!(order, want.map(|(m, s)| (m.to_string(), s)));
@@ -96,7 +97,7 @@ fn seed_000_zincrby_example() {
 /// neighbours at the top of the i64 range stay distinct and in order.
 #[test]
 fn scores_past_two_to_the_53_stay_exact() {
-    let mut r = Ranking::new(Order::Desc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Desc, Op::Incr));
     let big = 1i64 << 53;
     set(&mut r, "x", big + 1, 1);
     set(&mut r, "y", big, 2);
@@ -105,7 +106,8 @@ fn scores_past_two_to_the_53_stay_exact() {
     let got: Vec<(String, i64)> = r
         .page(0, 10, RankStyle::Dense)
         .into_iter()
-        .map(|e| (e.member, e.score))
+        .map(|e| (e.score(), e.member))
+        .map(|(s, m)| (m, s))
         .collect();
     let want = [
         ("z", i64::MAX),
@@ -120,12 +122,12 @@ fn scores_past_two_to_the_53_stay_exact() {
 /// Asc boards (race times): lower is better, ties go to who set the time first.
 #[test]
 fn ascending_boards_rank_lower_first() {
-    let mut r = Ranking::new(Order::Asc);
+    let mut r = Ranking::new(photofinish_core::Shape::single(Order::Asc, Op::Incr));
     let best = |r: &mut Ranking, m: &str, v: i64, at: i64| {
         r.submit(&Write {
             member: m,
-            op: Op::Best,
-            value: v,
+            op: Some(Op::Best),
+            values: photofinish_core::Operands::one(v),
             at_us: at,
             metadata: None,
         })

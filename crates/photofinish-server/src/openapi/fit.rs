@@ -10,6 +10,7 @@
 //! rule and its schema change together.
 
 use photofinish_core::calendar::{INSTANT_YEAR_PATTERN, PERIOD_ID_PATTERN};
+use photofinish_core::columns::{COLUMN_NAME_PATTERN, MAX_COLUMNS};
 use photofinish_core::config::{
     BOARD_NAME_PATTERN, MAX_GRACE_S, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MAX_WEBHOOK_TOP,
     MAX_WEBHOOK_URL_BYTES, MEMBER_NAME_PATTERN, WEBHOOK_URL_PATTERN,
@@ -115,6 +116,11 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
         "score" => json!({"type": "string", "pattern": i64_pattern()}),
+        "scores" => {
+            let value = i64_pattern();
+            let value = value.trim_start_matches('^').trim_end_matches('$');
+            json!({"type": "string", "pattern": list_pattern(value, MAX_COLUMNS)})
+        }
         "ranks" => {
             // 1..=u64::MAX: the alternatives of 0..=u64::MAX without "0", leading zeros allowed.
             let all = at_most(&u64::MAX.to_string());
@@ -192,11 +198,20 @@ fn fit_bodies(schemas: &mut Value) {
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
         "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at"});
-    // A write names a period or an instant, not both (null counts as absent).
-    schemas["WriteBody"]["not"] = json!({
-        "required": ["period", "at"],
-        "properties": {"period": {"type": "string"}, "at": {"type": "string"}}
-    });
+    let named = json!({"type": "object", "minProperties": 1, "maxProperties": MAX_COLUMNS,
+        "propertyNames": {"pattern": COLUMN_NAME_PATTERN},
+        "additionalProperties": score.clone()});
+    w["scores"] = named.clone();
+    w["scores"]["description"] = json!("Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)");
+    // A write names a period or an instant, not both (null counts as absent); and it
+    // gives `score` or `scores`, exactly one.
+    schemas["WriteBody"]["allOf"] = json!([
+        {"not": {
+            "required": ["period", "at"],
+            "properties": {"period": {"type": "string"}, "at": {"type": "string"}}
+        }},
+        {"oneOf": [{"required": ["score"]}, {"required": ["scores"]}]}
+    ]);
     schemas["BatchBody"]["properties"]["entries"] = json!({
         "type": "array", "maxItems": MAX_BATCH_ENTRIES,
         "items": {"$ref": "#/components/schemas/WriteBody"},
@@ -222,6 +237,9 @@ fn fit_bodies(schemas: &mut Value) {
     };
     let c = &mut schemas["BoardConfigBody"]["properties"];
     rules(c);
+    c["columns"] = json!({"type": ["array", "null"], "minItems": 1, "maxItems": MAX_COLUMNS,
+        "items": {"$ref": "#/components/schemas/ColumnBody"},
+        "description": "The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (400 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (each column has its own)"});
     c["order"] = json!({"type": ["string", "null"], "enum": ["desc", "asc", null]});
     c["update"] = json!({"type": ["string", "null"], "enum": ["incr", "best", "set", null]});
     c["reset"] =
@@ -244,6 +262,17 @@ fn fit_bodies(schemas: &mut Value) {
             "retention": {"type": ["integer", "null"], "minimum": 2}
         }
     });
+    let col = &mut schemas["ColumnBody"];
+    col["additionalProperties"] = json!(false);
+    col["required"] = json!(["name"]);
+    let p = &mut col["properties"];
+    p["name"] = json!({"type": "string", "pattern": COLUMN_NAME_PATTERN});
+    p["order"] = json!({"type": ["string", "null"], "enum": ["desc", "asc", null]});
+    p["update"] = json!({"type": ["string", "null"], "enum": ["incr", "set", "min", "max", null],
+        "description": "How a write without op changes the column; not on a best board (400 invalid_config)"});
+    p["min"] = nullable(score.clone());
+    p["max"] = nullable(score.clone());
+    p["max_increment"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
     rules(&mut schemas["BoardPatchBody"]["properties"]);
     let t = &mut schemas["TransferLine"]["properties"];
     t["member"] = member_schema();
@@ -255,7 +284,10 @@ fn fit_bodies(schemas: &mut Value) {
     // An import's line: an export's, with `reached_at` optional (absent or null: the
     // import's time) and unknown fields refused.
     let mut import = schemas["TransferLine"].clone();
-    import["required"] = json!(["member", "score"]);
+    import["properties"]["scores"] = named;
+    import["properties"]["scores"]["description"] = json!("Every column's value by name, on a board of several columns (with score, if given, the first column's)");
+    import["required"] = json!(["member"]);
+    import["anyOf"] = json!([{"required": ["score"]}, {"required": ["scores"]}]);
     import["additionalProperties"] = json!(false);
     import["properties"]["reached_at"]["type"] = json!(["string", "null"]);
     import["description"] =

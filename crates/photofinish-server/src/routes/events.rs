@@ -27,6 +27,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath};
 use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
 use crate::wire::parse::rfc3339_us;
+use crate::wire::types::ScoresView;
 
 /// The live events of a board.
 #[utoipa::path(get, path = "/v1/boards/{board}/events", tag = "events",
@@ -255,15 +256,37 @@ fn sse(e: &Event) -> SseEvent {
     let (name, data) = match &e.kind {
         EventKind::Score {
             member,
-            score,
+            scores,
+            columns,
             rank,
             reached_at_us,
             period,
-        } => (
-            "score",
-            json!({"member": member, "score": score, "rank": rank,
-                   "reached_at": rfc3339_us(*reached_at_us), "period": period}),
-        ),
+        } => {
+            // A struct, not `json!`, so that `scores` keeps the board's column order.
+            #[derive(serde::Serialize)]
+            struct Score<'a> {
+                member: &'a str,
+                score: i64,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                scores: Option<ScoresView>,
+                rank: u64,
+                reached_at: String,
+                period: &'a str,
+            }
+            let data = Score {
+                member,
+                score: scores.first(),
+                scores: ScoresView::of(columns, scores),
+                rank: *rank,
+                reached_at: rfc3339_us(*reached_at_us),
+                period,
+            };
+            let text = serde_json::to_string(&data).unwrap_or_default();
+            return SseEvent::default()
+                .event("score")
+                .id(e.id.to_string())
+                .data(text);
+        }
         EventKind::Remove { member, period } => {
             ("remove", json!({"member": member, "period": period}))
         }

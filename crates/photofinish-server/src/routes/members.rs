@@ -16,7 +16,7 @@ use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{EntriesPage, MemberView};
+use crate::wire::types::{EntriesPage, MemberView, ScoresView};
 use crate::wire::views::{page_view, raw_metadata};
 
 /// A member's score and rank.
@@ -40,8 +40,9 @@ pub async fn get_member(
     let row = app.gate.read(&id.caller, &op).await?;
     let e = row.entry;
     Ok(Json(MemberView {
+        score: e.score(),
+        scores: ScoresView::of(&row.columns, &e.scores),
         member: e.member,
-        score: e.score,
         rank: e.rank,
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),

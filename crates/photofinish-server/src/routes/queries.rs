@@ -5,9 +5,10 @@
 
 use axum::extract::State;
 use axum::Json;
+use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
 use photofinish_core::op::{ReadMembers, ReadRankOfScore, ReadThresholds};
 use photofinish_core::view::ReadOptions;
-use photofinish_core::{MemberName, PeriodRef};
+use photofinish_core::{ErrorCode, MemberName, PeriodRef};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
@@ -15,7 +16,7 @@ use crate::input::{Auth, BoardPath, JsonBody, Params, PathParams};
 use crate::wire::parse::{board_list, invalid, threshold_query};
 use crate::wire::parse::{ranking, score_text};
 use crate::wire::types::{
-    MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView, ThresholdsView,
+    MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView, ScoresView, ThresholdsView,
 };
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
@@ -43,10 +44,12 @@ pub async fn post_members_query(
     Ok(Json(members_query_view(set)))
 }
 
-/// The rank a member reaching `score` now would get; nothing is written.
+/// The rank a member reaching `score` (one-column boards) or `scores` (every column, in
+/// column order) now would get; nothing is written.
 #[utoipa::path(get, path = "/v1/boards/{board}/rank", tag = "reads",
     params(("board" = String, Path, description = "Board name"),
-        ("score" = String, Query, description = "A whole number in the i64 range"),
+        ("score" = Option<String>, Query, description = "A whole number in the i64 range (a one-column board)"),
+        ("scores" = Option<String>, Query, description = "Every column's value, comma-separated in column order (docs/SPEC.md §13); not with score"),
         ("ranking" = Option<String>, Query, description = "ordinal (default: after everyone already at the score), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses((status = 200, body = ScoreRankView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
@@ -57,19 +60,36 @@ pub async fn get_rank(
     BoardPath(board): BoardPath,
     q: Params,
 ) -> Result<Json<ScoreRankView>, ApiError> {
-    let raw =
-        q.0.get("score")
-            .ok_or_else(|| invalid("the score parameter is required".into()))?;
-    let score = score_text(raw)?;
+    let scores = match (q.0.get("score"), q.0.get("scores")) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::new(
+                ErrorCode::InvalidScore,
+                "give score or scores, not both",
+            ))
+        }
+        (Some(raw), None) => ScoreInput::Score(score_text(raw)?),
+        (None, Some(raw)) => ScoreInput::Positional(
+            raw.split(',')
+                .take(MAX_COLUMNS + 1)
+                .map(score_text)
+                .collect::<Result<_, _>>()?,
+        ),
+        (None, None) => {
+            return Err(invalid(
+                "the score parameter (or scores, on a board of several columns) is required".into(),
+            ))
+        }
+    };
     let options = q.read_options()?;
     let op = ReadRankOfScore {
         board,
-        score,
+        scores,
         options,
     };
     let r = app.gate.read(&id.caller, &op).await?;
     Ok(Json(ScoreRankView {
-        score: r.score,
+        score: r.scores.first(),
+        scores: ScoresView::of(&r.columns, &r.scores),
         rank: r.rank,
         total: r.total,
         period: r.period.id,

@@ -15,7 +15,7 @@ use crate::input::{Auth, BoardPath};
 use crate::limits::MAX_BATCH_ENTRIES;
 use crate::wire::parse;
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{BatchBody, BatchResult, WriteBody, WriteResult};
+use crate::wire::types::{BatchBody, BatchResult, ScoresView, WriteBody, WriteResult};
 use photofinish_core::ErrorCode;
 
 /// Checks a write and builds its request.
@@ -23,7 +23,7 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
     let member = MemberName::parse(w.member)?;
     let at_us = parse::at(w.at.as_ref())?;
     Ok(WriteRequest {
-        value: parse::score(&w.score)?,
+        scores: parse::write_scores(w.score.as_ref(), w.scores.as_ref())?,
         op: parse::op(w.op.as_ref())?,
         metadata: parse::metadata(w.metadata.as_ref())?,
         period: parse::write_period(w.period, at_us)?,
@@ -37,7 +37,8 @@ fn result(member: MemberName, w: WriteOutcome) -> WriteResult {
     let o = w.outcome;
     WriteResult {
         member: member.into_string(),
-        score: o.score,
+        score: o.score(),
+        scores: ScoresView::of(&w.columns, &o.scores),
         rank: o.rank,
         reached_at: rfc3339_us(o.reached_at_us),
         changed: o.changed,

@@ -16,8 +16,9 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::StreamExt;
+use photofinish_core::columns::{ColumnNames, ScoreInput};
 use photofinish_core::op::ReadPage;
-use photofinish_core::transfer::{ImportRow, ImportSource, IMPORT_CHUNK_ROWS};
+use photofinish_core::transfer::{ImportRow, ImportScores, ImportSource, IMPORT_CHUNK_ROWS};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
 use serde::{Deserialize, Serialize};
@@ -29,7 +30,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, Params};
 use crate::wire::parse;
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::ImportAnswer;
+use crate::wire::types::{ImportAnswer, ScoresView};
 
 /// Rows the export reads per page.
 pub const EXPORT_PAGE_ROWS: u64 = 1000;
@@ -42,8 +43,14 @@ pub const MAX_IMPORT_LINE_BYTES: usize = 16 * 1024;
 pub struct TransferLine<'a> {
     /// Member name.
     pub member: &'a str,
-    /// Score.
+    /// Score (on a board of several columns, the first column's).
     pub score: i64,
+    /// Every column's value by name, in column order (boards of several columns only).
+    /// An import takes `scores` and `score` as an export writes them (both: `score` must
+    /// be the first column's).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// When the member first reached the score (RFC 3339, µs). On import, optional: the
     /// import's own time when absent.
     pub reached_at: String,
@@ -52,15 +59,16 @@ pub struct TransferLine<'a> {
     pub metadata: Option<&'a RawValue>,
 }
 
-/// The NDJSON line of one entry, newline included.
-fn line(e: &Entry) -> Vec<u8> {
+/// The NDJSON line of one entry on a board of `columns`, newline included.
+fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
     let metadata = e
         .metadata
         .as_deref()
         .and_then(|m| serde_json::from_str::<&RawValue>(m).ok());
     let mut out = serde_json::to_vec(&TransferLine {
         member: &e.member,
-        score: e.score,
+        score: e.score(),
+        scores: ScoresView::of(columns, &e.scores),
         reached_at: rfc3339_us(e.reached_at_us),
         metadata,
     })
@@ -98,9 +106,10 @@ pub async fn get_export(
     // begins meanwhile.
     op.options.period = PeriodRef::Id(first.period.id.clone());
     let caller = id.caller;
+    let columns = first.columns.clone();
     let state = (Some(first.entries), 0u64);
     let pages = futures_util::stream::unfold(state, move |(page, offset)| {
-        let (app, caller) = (app.clone(), caller.clone());
+        let (app, caller, columns) = (app.clone(), caller.clone(), columns.clone());
         let op = ReadPage {
             offset,
             ..op.clone()
@@ -122,7 +131,7 @@ pub async fn get_export(
             let next = offset + entries.len() as u64;
             let mut buf = Vec::with_capacity(entries.len() * 96);
             for e in &entries {
-                buf.extend_from_slice(&line(e));
+                buf.extend_from_slice(&line(e, &columns));
             }
             Some((Ok(Bytes::from(buf)), (None, next)))
         }
@@ -141,8 +150,10 @@ pub async fn get_export(
 struct InLine<'a> {
     #[serde(borrow)]
     member: Cow<'a, str>,
-    #[serde(borrow)]
-    score: &'a RawValue,
+    #[serde(borrow, default)]
+    score: Option<&'a RawValue>,
+    #[serde(default)]
+    scores: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     #[serde(borrow, default)]
     reached_at: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -166,12 +177,27 @@ impl BodyRows {
 
     fn parse(&self, text: &[u8]) -> Result<ImportRow, BoardError> {
         let l: InLine<'_> = serde_json::from_slice(text).map_err(|e| self.bad(e))?;
-        let raw = l.score.get();
-        let score = match raw.parse::<i64>() {
-            Ok(s) => s,
-            Err(_) => {
-                let v: serde_json::Value = serde_json::from_str(raw).map_err(|e| self.bad(e))?;
-                parse::score(&v).map_err(|e| self.bad(e.message))?
+        let score = match l.score.map(RawValue::get) {
+            None => None,
+            Some(raw) => Some(match raw.parse::<i64>() {
+                Ok(s) => s,
+                Err(_) => {
+                    let v: serde_json::Value =
+                        serde_json::from_str(raw).map_err(|e| self.bad(e))?;
+                    parse::score(&v).map_err(|e| self.bad(e.message))?
+                }
+            }),
+        };
+        let scores = match (score, &l.scores) {
+            (None, None) => return Err(self.bad("a line needs \"score\" (or \"scores\")")),
+            (Some(v), None) => ImportScores::Score(v),
+            (first, Some(_)) => {
+                let named = parse::write_scores(None, l.scores.as_ref())
+                    .map_err(|e| self.bad(e.message))?;
+                match named {
+                    ScoreInput::Named(pairs) => ImportScores::Named { pairs, first },
+                    other => return Err(self.bad(format!("unexpected scores {other:?}"))),
+                }
             }
         };
         let reached_at_us = match l.reached_at {
@@ -191,7 +217,7 @@ impl BodyRows {
         };
         Ok(ImportRow {
             member: l.member.into_owned(),
-            score,
+            scores,
             reached_at_us,
             metadata,
         })

@@ -5,6 +5,7 @@
 //! message ([`ApiError`]).
 
 use photofinish_core::calendar::validate_instant;
+use photofinish_core::columns::{Column, ScoreInput, Update, MAX_COLUMNS};
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
 use photofinish_core::{
@@ -14,7 +15,7 @@ use photofinish_core::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::types::BoardConfigBody;
+use super::types::{BoardConfigBody, ColumnBody};
 use crate::error::ApiError;
 
 /// An `invalid_parameter` error.
@@ -138,6 +139,19 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
         )?,
         timezone: body.timezone.unwrap_or(d.timezone),
         retention: body.retention.unwrap_or(d.retention),
+        columns: match body.columns {
+            Some(columns) if columns.is_empty() => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidConfig,
+                    "columns lists 1 to 5 columns; leave it out for one column named score",
+                ))
+            }
+            columns => columns
+                .unwrap_or_default()
+                .into_iter()
+                .map(column)
+                .collect::<Result<_, _>>()?,
+        },
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),
@@ -154,6 +168,61 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
     };
     c.validate()?;
     Ok(c)
+}
+
+/// A whole number from 0 to `u64::MAX` given as JSON (`7`, and `7.0`, which JSON Schema
+/// also calls an integer); `null` or absent is none.
+fn whole_number(v: Option<&Value>, name: &str) -> Result<Option<u64>, ApiError> {
+    let bad = || {
+        ApiError::new(
+            ErrorCode::InvalidConfig,
+            format!("{name} must be a whole number from 0 to {}", u64::MAX),
+        )
+    };
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => integral_text(&n.to_string())
+            .and_then(|t| t.parse().ok())
+            .map(Some)
+            .ok_or_else(bad),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// One column of a config body, each field checked (the columns' rules together are the
+/// config's, [`BoardConfig::validate`]).
+fn column(body: ColumnBody) -> Result<Column, ApiError> {
+    let at = |field: &str| format!("column {:?} {field}", body.name);
+    Ok(Column {
+        order: body
+            .order
+            .as_deref()
+            .map(|o| {
+                Order::parse(o).ok_or_else(|| {
+                    ApiError::new(
+                        ErrorCode::InvalidConfig,
+                        format!("{} {o:?} is not one of desc, asc", at("order")),
+                    )
+                })
+            })
+            .transpose()?,
+        update: body
+            .update
+            .as_deref()
+            .map(|u| {
+                Update::parse(u).ok_or_else(|| {
+                    ApiError::new(
+                        ErrorCode::InvalidConfig,
+                        format!("{} {u:?} is not one of incr, set, min, max", at("update")),
+                    )
+                })
+            })
+            .transpose()?,
+        min: bound(body.min.as_ref(), &at("min"))?,
+        max: bound(body.max.as_ref(), &at("max"))?,
+        max_increment: whole_number(body.max_increment.as_ref(), &at("max_increment"))?,
+        name: body.name,
+    })
 }
 
 /// Parameter `name`'s value `raw`: a non-negative integer at most `max`.
@@ -255,6 +324,48 @@ where
     T: TryFrom<u64>,
 {
     whole(d).map(Some)
+}
+
+/// A write's `score` or `scores` (docs/SPEC.md §13): one of the two, each value a score.
+/// Which columns the names are is the board's to say, when the write is applied.
+pub fn write_scores(
+    score: Option<&Value>,
+    scores: Option<&std::collections::BTreeMap<String, Value>>,
+) -> Result<ScoreInput, ApiError> {
+    match (score, scores) {
+        (Some(_), Some(_)) => Err(ApiError::new(
+            ErrorCode::InvalidScore,
+            "give \"score\" or \"scores\", not both",
+        )),
+        (Some(v), None) => Ok(ScoreInput::Score(self::score(v)?)),
+        (None, Some(named)) => {
+            if named.len() > MAX_COLUMNS {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidScore,
+                    format!(
+                        "\"scores\" names {} columns; a board has at most {MAX_COLUMNS}",
+                        named.len()
+                    ),
+                ));
+            }
+            let pairs = named
+                .iter()
+                .map(|(name, v)| {
+                    self::score(v)
+                        .map(|v| (name.clone(), v))
+                        .map_err(|e| ApiError {
+                            message: format!("scores.{name}: {}", e.message),
+                            ..e
+                        })
+                })
+                .collect::<Result<Vec<_>, ApiError>>()?;
+            Ok(ScoreInput::Named(pairs))
+        }
+        (None, None) => Err(ApiError::new(
+            ErrorCode::MalformedJson,
+            "a write needs \"score\" (or \"scores\" by column name)",
+        )),
+    }
 }
 
 /// A score: a JSON integer in the i64 range (`1.0` included), or a decimal string of one.

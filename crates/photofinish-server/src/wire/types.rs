@@ -4,15 +4,127 @@
 //! writes these same types (`photofinish/src/client.rs`), so a renamed field breaks it at
 //! compile time, not in a user's terminal.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+/// A member's scores by column name, in column order (docs/SPEC.md §13): a JSON object
+/// whose keys keep the board's column order (a map type would sort them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScoresView(pub Vec<(String, i64)>);
+
+impl Serialize for ScoresView {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (name, v) in &self.0 {
+            m.serialize_entry(name, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ScoresView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = ScoresView;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of integer scores by column name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<ScoresView, A::Error> {
+                let mut out = Vec::new();
+                while let Some(pair) = a.next_entry::<String, i64>()? {
+                    out.push(pair);
+                }
+                Ok(ScoresView(out))
+            }
+        }
+        d.deserialize_map(Pairs)
+    }
+}
+
+impl ScoresView {
+    /// The scores of an answer on a board of several columns, by name; `None` on a
+    /// one-column board (its answers carry `score` alone, as before columns).
+    pub fn of(
+        columns: &photofinish_core::columns::ColumnNames,
+        scores: &photofinish_core::Scores,
+    ) -> Option<Self> {
+        columns
+            .label(scores)
+            .map(|pairs| ScoresView(pairs.map(|(n, v)| (n.to_owned(), v)).collect()))
+    }
+}
+
+/// One column of a board of several (docs/SPEC.md §13).
+#[derive(Debug, Default, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnBody {
+    /// `[a-z][a-z0-9_]{0,31}`, unique within the board.
+    #[schema(example = "kills", pattern = "^[a-z][a-z0-9_]{0,31}$")]
+    pub name: String,
+    /// `desc` or `asc`; the board's `order` when absent.
+    #[schema(example = "desc")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+    /// How a write without `op` changes it: `incr`, `set`, `min` or `max`; `incr` on an
+    /// `incr` board and `set` on a `set` board when absent; not allowed on a `best` board
+    /// (it compares whole tuples).
+    #[schema(example = "incr")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<String>,
+    /// Lowest value a write may leave (inclusive; an integer or a decimal string).
+    #[schema(value_type = Option<Object>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Value>,
+    /// Highest value a write may leave (inclusive; an integer or a decimal string).
+    #[schema(value_type = Option<Object>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Value>,
+    /// Largest absolute value of one increment (a whole number, 0 to 2^64 − 1).
+    #[schema(value_type = Option<u64>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increment: Option<Value>,
+}
+
+/// A board's column as its config says it: the direction and rule in force.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ColumnView {
+    /// Column name.
+    pub name: String,
+    /// `desc` or `asc`.
+    pub order: String,
+    /// `incr`, `set`, `min` or `max`; absent on a `best` board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<String>,
+    /// Lowest value a write may leave, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    /// Highest value a write may leave, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    /// Largest absolute value of one increment, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increment: Option<u64>,
+}
+
 /// Board config; every field optional (defaults: desc, incr, never, UTC, monday, 8).
 #[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardConfigBody {
+    /// The columns it ranks by, 1 to 5, in order (docs/SPEC.md §13); fixed for the
+    /// board's life. Absent: one column named `score` in `order`. On a board of 2+
+    /// columns, `min_score`, `max_score` and `max_increment` are refused (each column has
+    /// its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<ColumnBody>>,
     /// `desc` (higher is better) or `asc` (lower is better).
     #[schema(example = "desc")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,6 +254,9 @@ pub struct BoardView {
     pub order: String,
     /// Default operator.
     pub update: String,
+    /// Its columns, when its config names them (docs/SPEC.md §13).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<ColumnView>>,
     /// Reset schedule.
     pub reset: String,
     /// Time zone.
@@ -195,9 +310,17 @@ pub struct WriteBody {
     /// Member name: 1–128 bytes of UTF-8 without control characters.
     pub member: String,
     /// A JSON integer or a decimal string (for values past 2^53 from JavaScript); every
-    /// backend takes the whole i64 range, exactly.
-    #[schema(value_type = Object, example = 100)]
-    pub score: Value,
+    /// backend takes the whole i64 range, exactly. Required on a one-column board unless
+    /// `scores` is given; refused (400 invalid_score) on a board of several columns.
+    #[schema(value_type = Option<Object>, example = 100)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Value>,
+    /// Scores by column name (docs/SPEC.md §13), each a JSON integer or a decimal
+    /// string: the columns written (every one under `best`). Not together with `score`
+    /// (400 invalid_score); an unknown column is 400 invalid_score.
+    #[schema(value_type = Option<HashMap<String, Object>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<BTreeMap<String, Value>>,
     /// `incr`, `best` or `set`; the board's default when absent.
     #[schema(value_type = Option<String>, example = "incr")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,8 +347,13 @@ pub struct WriteBody {
 pub struct WriteResult {
     /// Member name.
     pub member: String,
-    /// The score after the write.
+    /// The score after the write (on a board of several columns: the first column's).
     pub score: i64,
+    /// Every column's value after the write, by name in column order (boards of several
+    /// columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// Ordinal rank after the write.
     pub rank: u64,
     /// When the member first reached the score (RFC 3339, µs).
@@ -260,6 +388,10 @@ pub struct MemberView {
     pub member: String,
     /// Score.
     pub score: i64,
+    /// Every column's value by name, in column order (boards of several columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// Rank in the style asked for.
     pub rank: u64,
     /// When the member first reached the score.
@@ -282,6 +414,10 @@ pub struct EntryView {
     pub member: String,
     /// Score.
     pub score: i64,
+    /// Every column's value by name, in column order (boards of several columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// When the member first reached the score.
     pub reached_at: String,
     /// Stored metadata, or null.
@@ -361,6 +497,10 @@ pub struct MembersQueryView {
 pub struct ScoreRankView {
     /// The score asked about.
     pub score: i64,
+    /// Every column's value by name, in column order (boards of several columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// The rank in the style asked (ordinal: after everyone already at the score).
     pub rank: u64,
     /// Members in the period now, not counting the one asked about.
@@ -379,6 +519,10 @@ pub struct ThresholdView {
     pub rank: u64,
     /// The score there; null past the end.
     pub score: Option<i64>,
+    /// Every column's value by name, in column order (boards of several columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// The member there; null past the end.
     pub member: Option<String>,
 }
@@ -403,6 +547,10 @@ pub struct MemberBoardView {
     pub period: String,
     /// Score.
     pub score: i64,
+    /// Every column's value by name, in column order (boards of several columns only).
+    #[schema(value_type = Option<HashMap<String, i64>>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<ScoresView>,
     /// Rank in the style asked for.
     pub rank: u64,
     /// When the member first reached the score.

@@ -10,14 +10,16 @@ use serde_json::value::RawValue;
 
 use super::parse::rfc3339_us;
 use super::types::{
-    BoardView, EntriesPage, EntryView, MemberBoardView, MemberBoardsView, MembersQueryView,
-    ThresholdView, ThresholdsView,
+    BoardView, ColumnView, EntriesPage, EntryView, MemberBoardView, MemberBoardsView,
+    MembersQueryView, ScoresView, ThresholdView, ThresholdsView,
 };
+use photofinish_core::columns::ColumnNames;
 
 /// The API view of a board, as `caller` may see it: the webhook's URL only to whoever
 /// may manage the board (it may name hosts inside the studio's network).
 pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
     let c = b.config;
+    let columns = column_views(&c);
     let webhook_top = c.settings.webhook_top();
     let webhook = c
         .settings
@@ -27,6 +29,7 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
         name: b.name,
         order: c.order.as_str().into(),
         update: c.update.as_str().into(),
+        columns,
         reset: c.reset.as_str().into(),
         timezone: c.timezone,
         week_start: c.week_start.as_str().into(),
@@ -46,17 +49,45 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
     }
 }
 
+/// A config's columns as it says them, with the direction and rule each has in force;
+/// `None` when the config names none.
+fn column_views(c: &photofinish_core::BoardConfig) -> Option<Vec<ColumnView>> {
+    if c.columns.is_empty() {
+        return None;
+    }
+    let best = c.update == photofinish_core::Op::Best;
+    let default_update = if c.update == photofinish_core::Op::Set {
+        photofinish_core::Update::Set
+    } else {
+        photofinish_core::Update::Incr
+    };
+    Some(
+        c.columns
+            .iter()
+            .map(|col| ColumnView {
+                name: col.name.clone(),
+                order: col.order.unwrap_or(c.order).as_str().into(),
+                update: (!best).then(|| col.update.unwrap_or(default_update).as_str().into()),
+                min: col.min,
+                max: col.max,
+                max_increment: col.max_increment,
+            })
+            .collect(),
+    )
+}
+
 /// Stored metadata (always a serialized JSON object) as raw JSON.
 pub fn raw_metadata(m: Option<String>) -> Option<Box<RawValue>> {
     m.and_then(|s| RawValue::from_string(s).ok())
 }
 
-/// The API view of a ranked entry.
-pub fn entry_view(e: Entry) -> EntryView {
+/// The API view of a ranked entry on a board of `columns`.
+pub fn entry_view(e: Entry, columns: &ColumnNames) -> EntryView {
     EntryView {
         rank: e.rank,
+        score: e.score(),
+        scores: ScoresView::of(columns, &e.scores),
         member: e.member,
-        score: e.score,
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
     }
@@ -67,7 +98,11 @@ pub fn page_view(rows: Rows) -> EntriesPage {
     EntriesPage {
         total: rows.total,
         period: rows.period.id,
-        entries: rows.entries.into_iter().map(entry_view).collect(),
+        entries: rows
+            .entries
+            .into_iter()
+            .map(|e| entry_view(e, &rows.columns))
+            .collect(),
     }
 }
 
@@ -76,22 +111,28 @@ pub fn members_query_view(set: MemberSet) -> MembersQueryView {
     MembersQueryView {
         total: set.total,
         period: set.period.id,
-        entries: set.entries.into_iter().map(entry_view).collect(),
+        entries: set
+            .entries
+            .into_iter()
+            .map(|e| entry_view(e, &set.columns))
+            .collect(),
         missing: set.missing,
     }
 }
 
 /// The answer to `thresholds`.
 pub fn thresholds_view(t: Thresholds) -> ThresholdsView {
+    let columns = t.columns;
     let thresholds = t
         .thresholds
         .into_iter()
         .map(|t| {
-            let (member, score) = t.entry.unzip();
+            let (member, scores) = t.entry.unzip();
             ThresholdView {
                 top_percent: t.top_percent.map(Percent::as_f64),
                 rank: t.rank,
-                score,
+                score: scores.map(|s| s.first()),
+                scores: scores.and_then(|s| ScoresView::of(&columns, &s)),
                 member,
             }
         })
@@ -110,7 +151,8 @@ pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> Mem
         .map(|(board, row)| MemberBoardView {
             board,
             period: row.period.id,
-            score: row.entry.score,
+            score: row.entry.score(),
+            scores: ScoresView::of(&row.columns, &row.entry.scores),
             rank: row.entry.rank,
             reached_at: rfc3339_us(row.entry.reached_at_us),
             total: row.total,

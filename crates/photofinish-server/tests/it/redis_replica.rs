@@ -67,7 +67,7 @@ fn incr(member: &str, by: i64) -> (Command, bool) {
             board: "b".into(),
             member: member.into(),
             op: Some(Op::Incr),
-            value: by,
+            scores: photofinish_core::columns::ScoreInput::Score(by),
             at_us: 0,
             period_us: None,
             metadata: None,
@@ -85,7 +85,7 @@ async fn run(r: &Arc<Replica>, cmd: (Command, bool)) -> Applied {
 
 fn score(a: &Applied) -> i64 {
     match a {
-        Applied::Written(o, _) => o.score,
+        Applied::Written(w) => w.outcome.score(),
         other => panic!("not a write: {other:?}"),
     }
 }
@@ -286,9 +286,10 @@ async fn a_lagging_stamp_never_ranks_a_later_write_first(kind: Kind) {
         .expect("execute")
         .remove(0)
         .expect("applied");
-    let (Applied::Written(f, _), Applied::Written(s, _)) = (first, second) else {
+    let (Applied::Written(f), Applied::Written(s)) = (first, second) else {
         panic!("not writes");
     };
+    let (f, s) = (f.outcome, s.outcome);
     assert!(s.reached_at_us > f.reached_at_us, "{s:?} after {f:?}");
     assert_eq!((f.rank, s.rank), (1, 2));
 }
@@ -335,7 +336,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
             let w = WriteRequest {
                 member: photofinish_core::MemberName::parse(format!("m{i}")).expect("name"),
                 op: None,
-                value: round * 100 + i,
+                scores: photofinish_core::columns::ScoreInput::Score(round * 100 + i),
                 at_us: None,
                 period: None,
                 metadata: None,
@@ -480,7 +481,7 @@ fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
     photofinish_core::view::WriteRequest {
         member: photofinish_core::MemberName::parse(member).expect("name"),
         op: Some(Op::Incr),
-        value,
+        scores: photofinish_core::columns::ScoreInput::Score(value),
         at_us: None,
         period: None,
         metadata: None,
@@ -496,7 +497,7 @@ fn imported_rows() -> Rows {
         (0..50)
             .map(|i| photofinish_core::transfer::ImportRow {
                 member: format!("imported{i}"),
-                score: 1_000 + i,
+                scores: photofinish_core::transfer::ImportScores::Score(1_000 + i),
                 reached_at_us: None,
                 metadata: None,
             })

@@ -35,13 +35,13 @@ pub async fn import_rows<E: Engine + ?Sized>(
     })
     .await?;
     let mut check = ImportCheck::new(&config);
-    let mut builder = RankingBuilder::new(config.order, 0);
+    let mut builder = RankingBuilder::new(config.shape(), 0);
     while let Some(rows) = source.next_chunk().await? {
         for row in &rows {
-            let at = check.row(row, now)?;
+            let (at, scores) = check.row(row, now)?;
             builder.push(SavedEntry {
                 member: &row.member,
-                score: row.score,
+                scores,
                 reached_at_us: at,
                 seq: builder.len() + 1,
                 metadata: row.metadata.as_deref(),

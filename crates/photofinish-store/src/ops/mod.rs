@@ -108,7 +108,7 @@ fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -
         board: board.to_owned(),
         member: w.member.into_string(),
         op: w.op,
-        value: w.value,
+        scores: w.scores,
         at_us: w.at_us.unwrap_or(at_us),
         period_us,
         metadata: w.metadata,
@@ -203,7 +203,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
 
 fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
     match applied {
-        Applied::Written(outcome, period) => Ok(WriteOutcome { outcome, period }),
+        Applied::Written(w) => Ok(w),
         other => Err(BoardError::Unavailable(format!(
             "the log answered a write with {other:?}"
         ))),

@@ -30,7 +30,7 @@ fn rows(n: usize, chunk: usize) -> Rows {
     let all: Vec<ImportRow> = (0..n)
         .map(|i| ImportRow {
             member: format!("player-{i:06}"),
-            score: (i % 13) as i64,
+            scores: photofinish_core::transfer::ImportScores::Score((i % 13) as i64),
             reached_at_us: Some(T0 - (i % 5) as i64),
             metadata: (i % 100 == 0).then(|| format!("{{\"i\":{i}}}")),
         })

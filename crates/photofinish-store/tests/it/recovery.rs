@@ -163,7 +163,7 @@ fn snapshots_compact_the_log_and_restore_the_same_state() {
             panic!("{applied:?}")
         };
         let score = match &answer {
-            photofinish_core::idempotency::Answer::Written(w) => w.outcome.score,
+            photofinish_core::idempotency::Answer::Written(w) => w.outcome.score(),
             other => panic!("{other:?}"),
         };
         let again = submit(&store, keyed_incr(id, "anyone", score))
@@ -415,7 +415,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 board: "d".into(),
                 member: "m".into(),
                 op: None,
-                value: 1,
+                scores: photofinish_core::columns::ScoreInput::Score(1),
                 at_us: T0 + day * DAY,
                 period_us: None,
                 metadata: None,

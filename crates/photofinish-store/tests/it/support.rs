@@ -78,7 +78,7 @@ pub fn incr(board: &str, member: &str, value: i64) -> Command {
         board: board.into(),
         member: member.into(),
         op: None,
-        value,
+        scores: photofinish_core::columns::ScoreInput::Score(value),
         at_us: 0,
         period_us: None,
         metadata: None,
@@ -93,7 +93,7 @@ pub fn score(store: &Store, board: &str, member: &str) -> Option<i64> {
     let p = b.resolve(&PeriodRef::Current, T0).expect("period");
     b.ranking(&p)?
         .member(member, RankStyle::Ordinal)
-        .map(|e| e.score)
+        .map(|e| e.score())
 }
 
 /// Every (member, score, reached_at) of a board's current period, in rank order.
@@ -106,7 +106,8 @@ pub fn listing(store: &Store, board: &str) -> Vec<(String, i64, i64)> {
     b.ranking(&p).map_or_else(Vec::new, |r| {
         r.page(0, usize::MAX, RankStyle::Ordinal)
             .into_iter()
-            .map(|e| (e.member, e.score, e.reached_at_us))
+            .map(|e| (e.score(), e.member, e.reached_at_us))
+            .map(|(s, m, at)| (m, s, at))
             .collect()
     })
 }

@@ -254,7 +254,8 @@ pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result
         .transpose()?;
     let write = WriteBody {
         member: a.member,
-        score: Value::String(a.score),
+        score: Some(Value::String(a.score)),
+        scores: None,
         op: a.op.map(Value::String),
         metadata,
         at: a.at.map(Value::String),

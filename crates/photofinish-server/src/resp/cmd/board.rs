@@ -1,6 +1,7 @@
 //! `LB.CREATE board [ORDER …] [UPDATE …] [RESET …] [TZ …] [WEEKSTART …] [RETENTION n]`
 //! (and the settings HTTP's body takes: `PUBLICREAD`, `PLAYERWRITES`, `MINSCORE`,
-//! `MAXSCORE`, `MAXINCREMENT`, `MAXMEMBERS`) → `+OK`; `LB.DROP board` → 1 or 0;
+//! `MAXSCORE`, `MAXINCREMENT`, `MAXMEMBERS`; and `COLUMNS n name order update …`, n
+//! triples, docs/SPEC.md §13, with `-` for a column's default order or update) → `+OK`; `LB.DROP board` → 1 or 0;
 //! `LB.REM board member [PERIOD p]` → 1 or 0. `LB.CREATE` and `LB.REM` take
 //! `[IDEMPOTENCY key]`. The config is built by the same function as `PUT
 //! /v1/boards/{board}`'s, so every rule and message is HTTP's.
@@ -11,11 +12,11 @@ use photofinish_core::{BoardName, ErrorCode, PeriodRef};
 use serde_json::Value;
 
 use super::write::keyed_request;
-use super::{option, options, text, CmdError, Spec};
+use super::{option, options, options_in, text, CmdError, Spec};
 use crate::error::ApiError;
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
-use crate::wire::types::BoardConfigBody;
+use crate::wire::types::{BoardConfigBody, ColumnBody};
 
 const CREATE_OPTIONS: &[&str] = &[
     "ORDER",
@@ -61,9 +62,62 @@ fn flag(v: Option<&str>, name: &str) -> Result<Option<bool>, CmdError> {
     .transpose()
 }
 
-fn body(opts: &[(&'static str, &str)]) -> Result<BoardConfigBody, CmdError> {
+/// Option words with their values, as [`options`] reads them.
+type Options<'a> = Vec<(&'static str, &'a str)>;
+
+/// `LB.CREATE`'s options and its `COLUMNS n name order update …` (which takes `1 + 3n`
+/// arguments, wherever it stands among the others).
+fn create_options<'a>(
+    args: &Args<'a>,
+    command: &str,
+) -> Result<(Options<'a>, Option<Vec<ColumnBody>>), CmdError> {
+    let at = (2..args.len()).find(|&i| args.get(i).eq_ignore_ascii_case(b"COLUMNS"));
+    let Some(at) = at else {
+        return Ok((options(args, 2, CREATE_OPTIONS, command)?, None));
+    };
+    let count = text(args, at + 1, "the column count", ErrorCode::InvalidConfig)?;
+    let n: usize = count
+        .parse()
+        .ok()
+        .filter(|n| (1..=photofinish_core::columns::MAX_COLUMNS).contains(n))
+        .ok_or_else(|| {
+            invalid_config(format!(
+                "COLUMNS takes a count of 1 to {} and that many name order update triples, \
+                 got {count:?}",
+                photofinish_core::columns::MAX_COLUMNS
+            ))
+        })?;
+    let end = at + 2 + 3 * n;
+    if end > args.len() {
+        return Err(invalid_config(format!(
+            "COLUMNS {n} needs {n} name order update triples"
+        )));
+    }
+    let word = |i: usize| text(args, i, "a column", ErrorCode::InvalidConfig);
+    let given = |s: &str| (s != "-").then(|| s.to_ascii_lowercase());
+    let columns = (0..n)
+        .map(|c| {
+            let i = at + 2 + 3 * c;
+            Ok(ColumnBody {
+                name: word(i)?.to_owned(),
+                order: given(word(i + 1)?),
+                update: given(word(i + 2)?),
+                ..ColumnBody::default()
+            })
+        })
+        .collect::<Result<Vec<_>, CmdError>>()?;
+    let before = options_in(args, 2..at, CREATE_OPTIONS, command, Vec::new())?;
+    let all = options_in(args, end..args.len(), CREATE_OPTIONS, command, before)?;
+    Ok((all, Some(columns)))
+}
+
+fn body(
+    opts: &[(&'static str, &str)],
+    columns: Option<Vec<ColumnBody>>,
+) -> Result<BoardConfigBody, CmdError> {
     let lower = |k| option(opts, k).map(str::to_ascii_lowercase);
     Ok(BoardConfigBody {
+        columns,
         order: lower("ORDER"),
         update: lower("UPDATE"),
         reset: lower("RESET"),
@@ -93,8 +147,8 @@ pub async fn run(
     let caller = &s.identity.caller;
     match spec.name {
         "lb.create" => {
-            let opts = options(args, 2, CREATE_OPTIONS, spec.name)?;
-            let change = Change::Create(crate::wire::parse::config(body(&opts)?)?);
+            let (opts, columns) = create_options(args, spec.name)?;
+            let change = Change::Create(crate::wire::parse::config(body(&opts, columns)?)?);
             let key = keyed_request(&opts, args, 2)?;
             gate.change(caller, board, change, key)
                 .await?

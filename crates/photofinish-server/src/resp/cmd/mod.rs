@@ -14,10 +14,12 @@ pub mod query;
 pub mod read;
 pub mod write;
 
-use photofinish_core::{BoardName, ErrorCode};
+use photofinish_core::columns::{ColumnNames, ScoreInput, MAX_COLUMNS};
+use photofinish_core::{BoardName, ErrorCode, Scores};
 
 use crate::error::ApiError;
 use crate::resp::frame::Args;
+use crate::resp::reply::Out;
 
 /// Which family a command belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +154,55 @@ pub fn wrong_arity(name: &str) -> CmdError {
     ))
 }
 
+/// The scores from argument `from` to the first of the `allowed` option words: one value
+/// per column in column order (docs/SPEC.md §13), at least one, at most
+/// [`MAX_COLUMNS`]; one alone is a one-column board's score. Returns them and where the
+/// options start.
+pub fn score_values(
+    args: &Args<'_>,
+    from: usize,
+    allowed: &[&'static str],
+) -> Result<(ScoreInput, usize), CmdError> {
+    let is_option = |i: usize| {
+        allowed
+            .iter()
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(args.get(i)))
+    };
+    let mut values = Vec::new();
+    let mut next = from;
+    while next == from || (next < args.len() && !is_option(next)) {
+        if values.len() == MAX_COLUMNS {
+            return Err(CmdError::Api(ApiError::new(
+                ErrorCode::InvalidScore,
+                format!(
+                    "more than {MAX_COLUMNS} values: a board has at most {MAX_COLUMNS} columns"
+                ),
+            )));
+        }
+        let raw = text(args, next, "the score", ErrorCode::ScoreNotInteger)?;
+        values.push(crate::wire::parse::score_text(raw)?);
+        next += 1;
+    }
+    let scores = match values[..] {
+        [one] => ScoreInput::Score(one),
+        _ => ScoreInput::Positional(values),
+    };
+    Ok((scores, next))
+}
+
+/// Writes a member's score: the integer on a one-column board, the array of every
+/// column's value on a board of several (docs/SPEC.md §13).
+pub fn scores(out: &mut Out, columns: &ColumnNames, scores: &Scores) {
+    if columns.get().is_some() {
+        out.array(scores.len());
+        for &v in scores.as_slice() {
+            out.int(v);
+        }
+    } else {
+        out.int(scores.first());
+    }
+}
+
 /// An `invalid_parameter` error.
 pub fn invalid(message: impl Into<String>) -> CmdError {
     CmdError::Api(ApiError::new(ErrorCode::InvalidParameter, message))
@@ -182,9 +233,19 @@ pub fn options<'a>(
     allowed: &[&'static str],
     command: &str,
 ) -> Result<Vec<(&'static str, &'a str)>, CmdError> {
-    let mut out: Vec<(&'static str, &'a str)> = Vec::new();
-    let mut i = from;
-    while i < args.len() {
+    options_in(args, from..args.len(), allowed, command, Vec::new())
+}
+
+/// [`options`] over the arguments in `range`, after those already in `out`.
+pub fn options_in<'a>(
+    args: &Args<'a>,
+    range: std::ops::Range<usize>,
+    allowed: &[&'static str],
+    command: &str,
+    mut out: Vec<(&'static str, &'a str)>,
+) -> Result<Vec<(&'static str, &'a str)>, CmdError> {
+    let mut i = range.start;
+    while i < range.end {
         let word = args.get(i);
         let Some(key) = allowed
             .iter()
@@ -196,7 +257,7 @@ pub fn options<'a>(
                 allowed.join(", ")
             )));
         };
-        if i + 1 >= args.len() {
+        if i + 1 >= range.end {
             return Err(invalid(format!(
                 "option {key} of '{command}' needs a value"
             )));

@@ -1,8 +1,8 @@
 //! The questions of docs/SPEC.md §10 on RESP, each the HTTP answer as a map (RESP3) or a
 //! flat array of pairs (RESP2), nested values as maps and arrays:
 //! `LB.QUERY board count member… [RANKING s] [PERIOD p]` (`members:query`; the count says
-//! where the names end, as `ZINTERSTORE`'s numkeys does), `LB.RANKOF board score
-//! [RANKING s] [PERIOD p]` (an integer), `LB.THRESHOLDS board [RANKS r,…] [TOP_PERCENT
+//! where the names end, as `ZINTERSTORE`'s numkeys does), `LB.RANKOF board score…
+//! [RANKING s] [PERIOD p]` (an integer; one score per column, docs/SPEC.md §13), `LB.THRESHOLDS board [RANKS r,…] [TOP_PERCENT
 //! p,…] [PERIOD p]`, and `LB.MEMBER member [BOARDS a,…] [RANKING s]` (a member across
 //! boards; the only board command without a board key).
 
@@ -12,12 +12,12 @@ use photofinish_core::{BoardError, ErrorCode, MemberName, PeriodRef};
 use serde::Serialize;
 
 use super::read::{read_options, style};
-use super::{board, option, options, text, CmdError, Spec};
+use super::{board, option, options, score_values, text, CmdError, Spec};
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::wire::parse::bounded_u64;
 use crate::wire::parse::{board_list, threshold_query};
-use crate::wire::parse::{bounded_u64, score_text};
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
 /// An HTTP answer's JSON, nested.
@@ -63,11 +63,11 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             answer(&mut s.out, &members_query_view(set))
         }
         "lb.rankof" => {
-            let score = score_text(text(args, 2, "the score", ErrorCode::ScoreNotInteger)?)?;
+            let (scores, next) = score_values(args, 2, &["RANKING", "PERIOD"])?;
             let op = ReadRankOfScore {
                 board,
-                score,
-                options: read_options(args, 3, true, spec.name)?,
+                scores,
+                options: read_options(args, next, true, spec.name)?,
             };
             let r = gate.read(caller, &op).await?;
             s.out.count(r.rank);

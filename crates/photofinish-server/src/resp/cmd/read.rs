@@ -3,6 +3,8 @@
 //! `LB.AROUND board member before after` (arrays of `[rank, member, score, reached_at]`,
 //! windows under the HTTP limits; `LB.AROUND` of a member not ranked is an empty array),
 //! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`).
+//! On a board of several columns (docs/SPEC.md §13) a score is the array of its column
+//! values, in `LB.SCORE`'s answer and in the rows' score place.
 
 use photofinish_core::op::{ReadAround, ReadBoard, ReadMember, ReadPage};
 use photofinish_core::view::{ReadOptions, Rows};
@@ -53,7 +55,7 @@ fn rows(out: &mut Out, rows: &Rows) {
         out.array(4);
         out.count(e.rank);
         out.bulk(e.member.as_bytes());
-        out.int(e.score);
+        super::scores(out, &rows.columns, &e.scores);
         out.int(e.reached_at_us);
     }
 }
@@ -94,7 +96,9 @@ pub async fn run(
                 options: read_options(args, 3, spec.name == "lb.rank", spec.name)?,
             };
             match gate.read(caller, &op).await {
-                Ok(row) if spec.name == "lb.score" => s.out.int(row.entry.score),
+                Ok(row) if spec.name == "lb.score" => {
+                    super::scores(&mut s.out, &row.columns, &row.entry.scores)
+                }
                 Ok(row) => s.out.count(row.entry.rank),
                 Err(e) if not_ranked(&e) => s.out.nil(),
                 Err(e) => return Err(e.into()),

@@ -1,6 +1,8 @@
 //! `LB.INCR board member delta`, `LB.SET …`, `LB.BEST …` (answer: the score after the
 //! write) and `LB.SUBMIT board member score [OP op]` (answer: `[score, rank, reached_at,
-//! changed]`); all four take `[META json] [AT rfc3339] [IDEMPOTENCY key]`.
+//! changed]`); all four take `[META json] [AT rfc3339] [IDEMPOTENCY key]`. On a board of
+//! several columns (docs/SPEC.md §13) each takes one value per column in column order,
+//! and the score in its answer is the array of the column values.
 //!
 //! A plain write is only parsed here: the connection ([`crate::resp::conn`]) runs the
 //! writes of one round together, so they share one group commit. A write with
@@ -10,7 +12,7 @@ use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 
-use super::{option, options, text, CmdError, Spec};
+use super::{option, options, score_values, text, CmdError, Spec};
 use crate::gate::KeyedRequest;
 use crate::idempotency::{checked_key, resp_fingerprint};
 use crate::resp::conn::Session;
@@ -78,7 +80,6 @@ pub fn keyed_request(
 /// Parses the write after its board name (checked by the caller).
 pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
     let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
-    let value = parse::score_text(text(args, 3, "the score", ErrorCode::ScoreNotInteger)?)?;
     let (op, shape) = match spec.name {
         "lb.incr" => (Some(Op::Incr), Shape::Score),
         "lb.set" => (Some(Op::Set), Shape::Score),
@@ -89,7 +90,8 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
         Shape::Submit => &["OP", "META", "AT", "PERIOD", "IDEMPOTENCY"],
         Shape::Score => &["META", "AT", "PERIOD", "IDEMPOTENCY"],
     };
-    let opts = options(args, 4, allowed, spec.name)?;
+    let (scores, next) = score_values(args, 3, allowed)?;
+    let opts = options(args, next, allowed, spec.name)?;
     let op = match option(&opts, "OP") {
         Some(s) => Some(parse::op_text(s)?),
         None => op,
@@ -102,7 +104,7 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
     Ok(Parsed {
         request: WriteRequest {
             member,
-            value,
+            scores,
             op,
             metadata,
             period: parse::write_period(option(&opts, "PERIOD").map(str::to_owned), at_us)?,
@@ -110,7 +112,7 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
             over_budget: None, // the gate sets it
         },
         shape,
-        keyed: keyed_request(&opts, args, 4)?,
+        keyed: keyed_request(&opts, args, next)?,
     })
 }
 
@@ -118,10 +120,10 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
 pub fn reply(out: &mut Out, shape: Shape, w: &WriteOutcome) {
     let o = &w.outcome;
     match shape {
-        Shape::Score => out.int(o.score),
+        Shape::Score => super::scores(out, &w.columns, &o.scores),
         Shape::Submit => {
             out.array(4);
-            out.int(o.score);
+            super::scores(out, &w.columns, &o.scores);
             out.count(o.rank);
             out.int(o.reached_at_us);
             out.bool(o.changed);
