@@ -69,15 +69,44 @@ const HAS_SOURCE = (() => {
   return ok;
 })();
 
-// JSON.parse keeping "score" values beyond 2^53 exact, as decimal strings.
+// JSON.parse keeping scores beyond 2^53 exact, as decimal strings: "score", and each
+// column's value inside "scores" (a board of several columns).
 function parseJson(text) {
   if (HAS_SOURCE) {
     return JSON.parse(text, (key, value, ctx) =>
-      key === 'score' && typeof value === 'number' && !Number.isSafeInteger(value) && ctx ? ctx.source : value);
+      typeof value === 'number' && !Number.isSafeInteger(value) && ctx && /^-?\d+$/.test(ctx.source) ? ctx.source : value);
   }
-  // Fallback: quote long integer literals after a "score" key before parsing. (Inside JSON
-  // strings quotes are escaped, so this cannot match text within a member name.)
-  return JSON.parse(text.replace(/("score"\s*:\s*)(-?\d{16,})/g, '$1"$2"'));
+  // Fallback: quote long integer literals after a "score" key, and inside a "scores"
+  // object, before parsing. (Inside JSON strings quotes are escaped, so this cannot match
+  // text within a member name; column names are [a-z0-9_].)
+  return JSON.parse(text
+    .replace(/("score"\s*:\s*)(-?\d{16,})/g, '$1"$2"')
+    .replace(/("scores"\s*:\s*\{)([^{}]*)(\})/g, (m, a, body, c) => a + body.replace(/(:\s*)(-?\d{16,})/g, '$1"$2"') + c));
+}
+
+// The board's column names when it ranks by several (docs/SPEC.md §13), else [].
+const columnNames = () => (state.board && state.board.columns && state.board.columns.length > 1
+  ? state.board.columns.map((c) => c.name) : []);
+
+// A page's score headers: "Score", or one per column of the board.
+function renderScoreHeads() {
+  const names = columnNames();
+  for (const id of ['entries', 'around']) {
+    const row = $(id).tHead.rows[0];
+    for (const th of [...row.querySelectorAll('th.col')]) th.remove();
+    const score = row.querySelector('th.score-head');
+    score.hidden = names.length > 0;
+    for (const n of names.slice().reverse()) score.after(el('th', 'num col', n, { scope: 'col' }));
+  }
+  // The chart shows the first column's values (what `score` is on such a board).
+  $('hist-title').textContent = names.length ? names[0] + ' distribution' : 'Score distribution';
+}
+
+// An entry's score cells: its score, or each column's value.
+function scoreCells(e) {
+  const names = columnNames();
+  if (!names.length || !e.scores) return [el('td', 'score num', e.score)];
+  return names.map((n) => el('td', 'score num', e.scores[n]));
 }
 
 async function api(path, params) {
@@ -178,7 +207,9 @@ function renderBoards(boards) {
     const cells = {
       name: el('a', null, b.name, { href: '/?board=' + enc(b.name) }),
       'members num': fmtCount(b.members),
-      order: b.order + ' · ' + b.update,
+      order: (b.columns && b.columns.length > 1
+        ? b.columns.map((c) => c.name + (c.order === 'asc' ? ' ↑' : ' ↓')).join(' · ')
+        : b.order) + ' · ' + b.update,
       reset: b.reset === 'never' ? 'never' : b.reset + ' (' + b.timezone + ')',
       period: b.period,
       'next-reset': countdown(b.next_reset_at),
@@ -218,6 +249,7 @@ async function openBoard() {
     const list = await fetchBoard();
     if (!state.periods.includes(state.period)) state.period = state.board.period;
     renderBoardHead(list);
+    renderScoreHeads();
     $('board-body').hidden = false;
     connectEvents(false);
     resetRanks();
@@ -242,7 +274,9 @@ function renderHeadCounts() {
     ['Members', fmtCount(b.members)],
     ['Period', b.period],
     ['Next reset', countdown(b.next_reset_at)],
-    ['Order', b.order === 'asc' ? 'asc (lower is better)' : 'desc (higher is better)'],
+    b.columns && b.columns.length > 1
+      ? ['Ranks by', b.columns.map((c) => c.name + (c.order === 'asc' ? ' (lower is better)' : ' (higher is better)')).join(', then ')]
+      : ['Order', b.order === 'asc' ? 'asc (lower is better)' : 'desc (higher is better)'],
     ['Update', b.update],
     ['Resets', b.reset === 'never' ? 'never' : b.reset + ', ' + b.timezone + (b.reset === 'weekly' ? ', from ' + b.week_start : '')],
   ];
@@ -366,7 +400,7 @@ function entryRow(e, highlight) {
   member.append(pick);
   const reached = el('td', 'reached');
   reached.append(el('time', null, fmtTime(e.reached_at), { dateTime: e.reached_at, title: e.reached_at }));
-  tr.append(el('td', 'rank num', e.rank), el('td', 'move'), member, el('td', 'score num', e.score), reached, metaCell(e.metadata));
+  tr.append(el('td', 'rank num', e.rank), el('td', 'move'), member, ...scoreCells(e), reached, metaCell(e.metadata));
   applyMark(tr, Date.now());
   const mark = live.marks.get(e.member);
   if (mark && mark.fresh) tr.classList.add('flash'); // animates once, on the render after the event
@@ -503,7 +537,8 @@ function connectEvents(isRetry) {
     try { data = parseJson(ev.data || '{}'); } catch (_) { /* keep {} */ }
     fn(data);
   });
-  on('score', (d) => onChange(d, d.member + ' → ' + d.score + ' (#' + d.rank + ')'));
+  on('score', (d) => onChange(d, d.member + ' → '
+    + (d.scores ? Object.values(d.scores).join(' · ') : d.score) + ' (#' + d.rank + ')'));
   on('remove', (d) => onChange(d, d.member + ' removed'));
   on('reset', onReset);
   on('resync', () => { pushFeed('resync', 'missed events — reloading'); scheduleReload(); scheduleHistogram(); });

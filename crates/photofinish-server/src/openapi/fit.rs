@@ -201,16 +201,19 @@ fn fit_bodies(schemas: &mut Value) {
     let named = json!({"type": "object", "minProperties": 1, "maxProperties": MAX_COLUMNS,
         "propertyNames": {"pattern": COLUMN_NAME_PATTERN},
         "additionalProperties": score.clone()});
-    w["scores"] = named.clone();
+    // `null` counts as absent, as for every optional field.
+    w["scores"] = nullable(named.clone());
     w["scores"]["description"] = json!("Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)");
     // A write names a period or an instant, not both (null counts as absent); and it
     // gives `score` or `scores`, exactly one.
+    let has_scores = json!({"required": ["scores"], "properties": {"scores": {"type": "object"}}});
     schemas["WriteBody"]["allOf"] = json!([
         {"not": {
             "required": ["period", "at"],
             "properties": {"period": {"type": "string"}, "at": {"type": "string"}}
         }},
-        {"oneOf": [{"required": ["score"]}, {"required": ["scores"]}]}
+        {"not": {"required": ["score", "scores"], "properties": {"scores": {"type": "object"}}}},
+        {"anyOf": [{"required": ["score"]}, has_scores.clone()]}
     ]);
     schemas["BatchBody"]["properties"]["entries"] = json!({
         "type": "array", "maxItems": MAX_BATCH_ENTRIES,
@@ -284,10 +287,10 @@ fn fit_bodies(schemas: &mut Value) {
     // An import's line: an export's, with `reached_at` optional (absent or null: the
     // import's time) and unknown fields refused.
     let mut import = schemas["TransferLine"].clone();
-    import["properties"]["scores"] = named;
+    import["properties"]["scores"] = nullable(named);
     import["properties"]["scores"]["description"] = json!("Every column's value by name, on a board of several columns (with score, if given, the first column's)");
     import["required"] = json!(["member"]);
-    import["anyOf"] = json!([{"required": ["score"]}, {"required": ["scores"]}]);
+    import["anyOf"] = json!([{"required": ["score"]}, has_scores]);
     import["additionalProperties"] = json!(false);
     import["properties"]["reached_at"]["type"] = json!(["string", "null"]);
     import["description"] =

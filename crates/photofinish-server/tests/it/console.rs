@@ -132,3 +132,56 @@ async fn the_console_shows_a_board_live() {
     phone.screenshot(&artifact("console-phone.png")).await;
     s.stop().await;
 }
+
+/// A board of several columns (docs/SPEC.md §13): one table column per board column, in
+/// the board's order, each cell its column's value (exact past 2^53), rows in the tuple's
+/// order, and a live write's new values on the open page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_one_table_column_per_board_column() {
+    let s = Server::start(Kind::Embedded).await;
+    let columns = json!({"columns": [
+        {"name": "wins"}, {"name": "kills"}, {"name": "deaths", "order": "asc"}
+    ]});
+    assert!(s.put("/v1/boards/arena", columns).await.0.is_success());
+    for (m, w, k, d) in [
+        ("ann", 3, 10, 2),
+        ("bob", 3, 10, 1),
+        ("cid", 4, 0, 9),
+        ("dan", 3, 12, 5),
+    ] {
+        let body = json!({"member": m, "scores": {"wins": w, "kills": k, "deaths": d}});
+        assert_eq!(s.post("/v1/boards/arena/scores", body).await.0, 200);
+    }
+    let big =
+        json!({"member": "eve", "scores": {"wins": 1, "kills": "9007199254740993", "deaths": 0}});
+    assert_eq!(s.post("/v1/boards/arena/scores", big).await.0, 200);
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!("{}/?board=arena", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    let heads = b
+        .eval("[...document.querySelectorAll('#entries thead th')].filter(t => !t.hidden).map(t => t.textContent).join('|')")
+        .await;
+    assert_eq!(
+        heads,
+        "Rank|Movement|Member|wins|kills|deaths|Reached|Metadata"
+    );
+    let rows = b.eval(ROWS).await;
+    assert_eq!(rows, "cid:1 dan:2 bob:3 ann:4 eve:5");
+    let cells = "(m) => [...document.querySelector(`#entries tr[data-member='${m}']`).querySelectorAll('td.score')].map(t => t.textContent).join(',')";
+    assert_eq!(b.eval(&format!("({cells})('dan')")).await, "3,12,5");
+    assert_eq!(
+        b.eval(&format!("({cells})('eve')")).await,
+        "1,9007199254740993,0"
+    );
+    // Live: bob's kills grow past dan's; the page shows his new values, ranked.
+    b.wait_for("document.getElementById('live').textContent.trim() === 'live'")
+        .await;
+    let w = json!({"member": "bob", "scores": {"kills": 5}});
+    assert_eq!(s.post("/v1/boards/arena/scores", w).await.0, 200);
+    let second = b
+        .wait_for("(() => { const r = document.querySelectorAll('#entries tbody tr')[1]; return r && r.dataset.member === 'bob' && [...r.querySelectorAll('td.score')].map(t => t.textContent).join(','); })()")
+        .await;
+    assert_eq!(second, "3,15,1");
+    b.screenshot(&artifact("console-columns.png")).await;
+    s.stop().await;
+}

@@ -282,8 +282,36 @@ async fn boards_that_cannot_post_refuse_a_webhook(kind: Kind) {
     s.stop().await;
 }
 
+/// On a board of several columns (docs/SPEC.md §13) each posted entry carries `scores`.
+async fn posts_every_column_of_a_board_of_several(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = start(kind, &clock).await;
+    let r = Receiver::start(&[]).await;
+    let columns = json!({"columns": [{"name": "stars"}, {"name": "moves", "order": "asc"}]});
+    daily_board(&s, "c", &r.url, columns).await;
+    for (m, stars, moves) in [("ann", 3, 20), ("bob", 3, 18)] {
+        let body = json!({"member": m, "scores": {"stars": stars, "moves": moves}});
+        let (st, b) = s.post("/v1/boards/c/scores", body).await;
+        assert_eq!(st, 200, "{b}");
+    }
+    clock.set(MIDNIGHT_US);
+    let got = r.wait_for(1, ARRIVES).await;
+    let body = got[0].json();
+    assert_eq!(body["entries"][0]["member"], "bob");
+    assert_eq!(
+        body["entries"][0]["scores"],
+        json!({"stars": 3, "moves": 18})
+    );
+    assert_eq!(
+        body["entries"][1]["scores"],
+        json!({"stars": 3, "moves": 20})
+    );
+    s.stop().await;
+}
+
 conformance!(
     posts_the_closed_period_once_on_time_signed,
+    posts_every_column_of_a_board_of_several,
     a_failing_receiver_gets_one_more_post_after_two_failures,
     grace_holds_the_post_for_late_results,
     an_owed_post_survives_a_restart,
