@@ -282,7 +282,15 @@ pub async fn import_redis(
     encoding: Encoding,
     json: bool,
 ) -> Result<()> {
-    let desc = client.board(board).await?.order != "asc";
+    let target = client.board(board).await?;
+    if let Some(columns) = target.columns.as_ref().filter(|c| c.len() > 1) {
+        return Err(anyhow!(
+            "board {board:?} ranks by {} columns; import-redis fills one-column boards only \
+             (a ZSET holds one score a member): nothing was imported",
+            columns.len()
+        ));
+    }
+    let desc = target.order != "asc";
     let redis = redis::Client::open(redis_url)
         .map_err(|e| anyhow!("--redis {redis_url:?} is not a Redis URL: {e}"))?;
     let mut conn = redis

@@ -20,6 +20,20 @@ pub const NIL: u32 = u32::MAX;
 pub trait KeyOf<T: Tail = ()> {
     /// The current key of entry `id`.
     fn key_of(&self, id: u32) -> Key<T>;
+
+    /// Whether entry `id`'s key is below `probe` (a leaf's search). A store whose keys
+    /// live in two places (a board of several columns: the first column in the record,
+    /// the others beside it) may decide on the first part alone when it differs.
+    #[inline]
+    fn is_below(&self, id: u32, probe: &Key<T>) -> bool {
+        self.key_of(id) < *probe
+    }
+
+    /// Whether entries `a` and `b` have the same score (a leaf's group bits).
+    #[inline]
+    fn same_score(&self, a: u32, b: u32) -> bool {
+        self.key_of(a).score() == self.key_of(b).score()
+    }
 }
 
 /// What a parent knows of one child subtree. Only meaningful for non-empty subtrees.
@@ -80,7 +94,7 @@ impl Leaf {
     pub fn lower_bound<T: Tail>(&self, probe: &Key<T>, keys: &impl KeyOf<T>) -> usize {
         const WAYS: usize = 8;
         let ids = self.ids();
-        let below = |i: usize| usize::from(keys.key_of(ids[i]) < *probe);
+        let below = |i: usize| usize::from(keys.is_below(ids[i], probe));
         // The answer lies in lo..=hi: entries before lo are below, entries from hi on are not.
         let (mut lo, mut hi) = (0, ids.len());
         while hi - lo > WAYS {
@@ -184,8 +198,7 @@ impl Leaf {
         if pos >= self.len as usize {
             return;
         }
-        let starts = pos == 0
-            || keys.key_of(self.ids[pos]).score() != keys.key_of(self.ids[pos - 1]).score();
+        let starts = pos == 0 || !keys.same_score(self.ids[pos], self.ids[pos - 1]);
         self.set_group_bit(pos, starts);
     }
 
@@ -349,7 +362,11 @@ impl<T: Tail> Inner<T> {
     pub fn distinct_prefix(&self, j: usize) -> u64 {
         let sum: u64 = self.distinct[..j].iter().map(|&d| u64::from(d)).sum();
         let shared = (1..j)
-            .filter(|&i| self.min_score(i) == self.max_score(i - 1))
+            // The first column first: the tails (none on a one-column board) only on a tie.
+            .filter(|&i| {
+                self.min_scores[i] == self.max_scores[i - 1]
+                    && self.min_tails[i] == self.max_tails[i - 1]
+            })
             .count() as u64;
         sum - shared
     }

@@ -337,6 +337,15 @@ async fn best_keeps_the_better_tuple(kind: Kind) {
         )
         .await;
     assert_eq!((w["score"].clone(), w.get("scores")), (json!(7), None));
+    let both = s
+        .post(
+            "/v1/boards/plain/scores",
+            json!({"member": "a", "score": 1, "scores": {"score": 2}}),
+        )
+        .await;
+    assert_error(&both, 400, "invalid_score");
+    let (_, m) = s.get("/v1/boards/plain/members/a").await;
+    assert_eq!(m["score"], json!(7), "the refusal changed nothing");
     s.stop().await;
 }
 
@@ -403,6 +412,35 @@ async fn the_resp_door_takes_one_value_per_column(kind: Kind) {
     assert_eq!(got[0][1], json!("a"));
     assert_eq!(got[0][2], json!([6, 400]));
     assert_eq!(got[1][2], json!([5, 280]));
+    // BEST keeps the better tuple; INCR adds to every column; AROUND rows carry arrays.
+    let got: redis::RedisResult<redis::Value> = cmd(&["LB.BEST", "race", "b", "5", "290"])
+        .query_async(&mut c)
+        .await;
+    assert_eq!(
+        reply_json(got),
+        json!([5, 280]),
+        "a slower lap time is not better"
+    );
+    let got: redis::RedisResult<redis::Value> = cmd(&["LB.INCR", "race", "b", "1", "-10"])
+        .query_async(&mut c)
+        .await;
+    assert_eq!(reply_json(got), json!([6, 270]));
+    let got: redis::RedisResult<redis::Value> = cmd(&["LB.AROUND", "race", "b", "1", "1"])
+        .query_async(&mut c)
+        .await;
+    let got = reply_json(got);
+    assert_eq!(
+        (got[0][1].clone(), got[0][2].clone()),
+        (json!("b"), json!([6, 270]))
+    );
+    assert_eq!(
+        (got[1][1].clone(), got[1][2].clone()),
+        (json!("a"), json!([6, 400]))
+    );
+    let got: redis::RedisResult<redis::Value> = cmd(&["LB.SET", "race", "b", "5", "280"])
+        .query_async(&mut c)
+        .await;
+    assert_eq!(reply_json(got), json!([5, 280]));
     let got: redis::RedisResult<redis::Value> = cmd(&["LB.RANKOF", "race", "6", "401"])
         .query_async(&mut c)
         .await;

@@ -347,7 +347,7 @@ async fn an_asc_board_imports_the_zset_lowest_first() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let out = cli_async(args, &base).await;
+    let out = cli_async(args.clone(), &base).await;
     assert!(out.0, "{}{}", out.1, out.2);
     let page = entries(&http, &base, "asc", "ordinal").await;
     let names: Vec<&str> = page["entries"]
@@ -357,6 +357,29 @@ async fn an_asc_board_imports_the_zset_lowest_first() {
         .map(|e| e["member"].as_str().expect("member"))
         .collect();
     assert_eq!(names, ["c", "a", "b"], "{page}");
+    // A board of several columns (docs/SPEC.md §13) is not a ZSET's: refused, nothing in.
+    put(
+        &http,
+        &base,
+        "multi",
+        json!({"columns": [{"name": "wins"}, {"name": "kills"}]}),
+    )
+    .await;
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a == "asc" {
+                "multi".to_owned()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let out = cli_async(args, &base).await;
+    assert!(!out.0, "{}{}", out.1, out.2);
+    assert!(out.2.contains("one-column boards only"), "{}", out.2);
+    let page = entries(&http, &base, "multi", "ordinal").await;
+    assert_eq!(page["total"], json!(0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
