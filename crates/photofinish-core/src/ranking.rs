@@ -24,8 +24,8 @@ use std::hash::BuildHasher;
 use crate::columns::{Operands, Scores, Shape};
 use crate::config::{validate_member_name, Op, MAX_METADATA_BYTES};
 use crate::error::BoardError;
-use crate::index::{KeyOf, RankedIndex};
-use crate::key::{Cols, Key, Tail, MAX_COLUMNS};
+use crate::index::{KeyOf, NodeTail, RankedIndex};
+use crate::key::{Cols, Key, MAX_COLUMNS};
 use crate::slab::Slab;
 
 mod invariants;
@@ -355,7 +355,7 @@ impl Tree {
 }
 
 /// An index over `ids` (any order), sorted by their keys: the tree is built bottom-up.
-fn sorted_index<T: Tail>(ids: impl Iterator<Item = u32>, records: &Records) -> RankedIndex<T>
+fn sorted_index<T: NodeTail>(ids: impl Iterator<Item = u32>, records: &Records) -> RankedIndex<T>
 where
     Records: KeyOf<T>,
 {
@@ -483,7 +483,7 @@ impl Ranking {
     /// 0-based position of record `id` in the index.
     fn position_of(&self, id: u32) -> Option<u64> {
         let records = &self.records;
-        tree!(&self.index, ix => ix.position(id, &records.key_of(id)))
+        tree!(&self.index, ix => ix.position(id, &records.key_of(id), records))
     }
 
     /// The member table's hash of a name: of its bytes, however the name is held (every

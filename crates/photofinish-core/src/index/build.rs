@@ -1,12 +1,13 @@
 //! Building an index in one pass from ids already in key order (snapshot loading): leaves
 //! and inner nodes are filled to 7/8 level by level, with no descent per entry.
 
+use super::node::NodeTail;
 use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
 use super::{KeyOf, RankedIndex};
-use crate::key::{Key, Score, Tail};
+use crate::key::{Key, Score};
 use crate::slab::Slab;
 
-impl<T: Tail> RankedIndex<T> {
+impl<T: NodeTail> RankedIndex<T> {
     /// Builds an index from ids already in strictly increasing key order (snapshot
     /// loading): leaves and inner nodes are filled to 7/8 directly, level by level, without
     /// a descent per entry. Keys are read once each, in order, to set the score-group bits.
@@ -35,8 +36,8 @@ impl<T: Tail> RankedIndex<T> {
             let summary = Summary {
                 count: leaf.len,
                 distinct: leaf.groups.count_ones(),
-                min_key: first_key.unwrap_or(Key::first_of(Score::of(0))),
-                max_score: prev_score.unwrap_or(Score::of(0)),
+                min: Summary::min_of(&first_key.unwrap_or(Key::first_of(Score::of(0))), chunk[0]),
+                max: Summary::max_of(&prev_score.unwrap_or(Score::of(0)), chunk[chunk.len() - 1]),
             };
             let id = index.new_leaf();
             if let Some(&(before, _)) = level.last() {
@@ -55,7 +56,7 @@ impl<T: Tail> RankedIndex<T> {
                     node.insert_slot(slot, child);
                     node.set_summary(slot, summary);
                 }
-                let summary = node.summary();
+                let summary = node.summary(keys);
                 let id = index.new_inner();
                 *index.inners.get_mut(id) = node;
                 up.push((id, summary));

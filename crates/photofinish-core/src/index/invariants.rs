@@ -3,7 +3,7 @@
 //! the leaf chain) and panics naming the node and what is wrong. The property tests call it
 //! after every operation; nothing in the served paths does.
 
-use super::node::{self, NIL};
+use super::node::{self, Summary, NIL};
 use super::{KeyOf, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
 use crate::key::{Key, Score, Tail};
 
@@ -14,6 +14,9 @@ struct Checked<T: Tail> {
     distinct: u64,
     min_key: Key<T>,
     max_score: Score<T>,
+    /// The ids of the first and the last entry.
+    min_id: u32,
+    max_id: u32,
 }
 
 /// What [`RankedIndex::check_invariants`] gathers on its walk from the root.
@@ -26,7 +29,7 @@ struct Walk<T: Tail> {
     last: Option<(Key<T>, u32)>,
 }
 
-impl<T: Tail> RankedIndex<T> {
+impl<T: super::NodeTail> RankedIndex<T> {
     /// Checks every structural invariant of the tree and panics, naming the node and what
     /// is wrong, at the first one broken. A test and debugging aid, never called by the
     /// index itself: O(n) time (each key is read once) and O(n) memory.
@@ -154,6 +157,10 @@ impl<T: Tail> RankedIndex<T> {
                 );
             };
             let kept = inner.child_summary(slot);
+            let (min, max) = (
+                Summary::min_of(&got.min_key, got.min_id),
+                Summary::max_of(&got.max_score, got.max_id),
+            );
             // Formatted only when an assertion fails.
             let what = || format!("inner node {node} (level {level}), slot {slot} (child {child})");
             assert_eq!(
@@ -173,20 +180,22 @@ impl<T: Tail> RankedIndex<T> {
                 got.distinct
             );
             assert_eq!(
-                kept.min_key,
-                got.min_key,
-                "index: {}: kept minimum key {:?} but the child's first key is {:?}",
+                kept.min,
+                min,
+                "index: {}: kept minimum key {:?} but the child's first key is {:?} (id {})",
                 what(),
-                kept.min_key,
-                got.min_key
+                kept.min,
+                got.min_key,
+                got.min_id
             );
             assert_eq!(
-                kept.max_score,
-                got.max_score,
-                "index: {}: kept maximum score {:?} but the child's last score is {:?}",
+                kept.max,
+                max,
+                "index: {}: kept maximum score {:?} but the child's last score is {:?} (id {})",
                 what(),
-                kept.max_score,
-                got.max_score
+                kept.max,
+                got.max_score,
+                got.max_id
             );
             total = Some(match total {
                 None => got,
@@ -197,6 +206,8 @@ impl<T: Tail> RankedIndex<T> {
                         - u64::from(t.max_score == got.min_key.score()),
                     min_key: t.min_key,
                     max_score: got.max_score,
+                    min_id: t.min_id,
+                    max_id: got.max_id,
                 },
             });
         }
@@ -269,6 +280,8 @@ impl<T: Tail> RankedIndex<T> {
             distinct,
             min_key: first.unwrap_or(Key::first_of(Score::of(0))),
             max_score: prev.map_or(Score::of(0), |k| k.score()),
+            min_id: leaf.ids()[0],
+            max_id: leaf.ids()[n - 1],
         })
     }
 

@@ -15,12 +15,13 @@ mod invariants;
 mod node;
 mod remove;
 
+pub use node::NodeTail;
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{KeyOf, INNER_CAP, LEAF_CAP};
 
 use std::marker::PhantomData;
 
-use crate::key::{Key, Score, Tail};
+use crate::key::{Key, Score};
 use crate::slab::Slab;
 
 /// Deepest tree the path buffers allow. Nodes split at half, so height `h` needs at least
@@ -32,7 +33,7 @@ const UNDERFULL_DIVISOR: usize = 4;
 
 /// An order-statistic B+tree of `u32` entry ids. See the module docs.
 #[derive(Debug, Clone)]
-pub struct RankedIndex<T: Tail = ()> {
+pub struct RankedIndex<T: NodeTail = ()> {
     leaves: Slab<Leaf>,
     inners: Slab<Inner<T>>,
     root: u32,
@@ -60,13 +61,13 @@ impl Path {
     }
 }
 
-impl<T: Tail> Default for RankedIndex<T> {
+impl<T: NodeTail> Default for RankedIndex<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: Tail> RankedIndex<T> {
+impl<T: NodeTail> RankedIndex<T> {
     /// An empty index.
     pub fn new() -> Self {
         let mut leaves = Slab::default();
@@ -115,7 +116,7 @@ impl<T: Tail> RankedIndex<T> {
         if level == 0 {
             self.leaves.get(node).summary(keys)
         } else {
-            self.inners.get(node).summary()
+            self.inners.get(node).summary(keys)
         }
     }
 
@@ -146,12 +147,12 @@ impl<T: Tail> RankedIndex<T> {
         let mut node = self.root;
         let mut before = 0u64;
         for level in (1..=self.height).rev() {
-            let mut slot = self.inners.get(node).child_for(&key);
+            let mut slot = self.inners.get(node).child_for(&key, keys);
             let child = self.inners.get(node).children[slot];
             if self.is_full(child, level - 1) {
                 self.split_child(node, slot, level - 1, &key, keys);
                 let inner = self.inners.get(node);
-                if key >= inner.min_key(slot + 1) {
+                if key >= inner.min_key(slot + 1, keys) {
                     slot += 1;
                 }
             }
@@ -211,8 +212,8 @@ impl<T: Tail> RankedIndex<T> {
             let mut r = Inner::empty();
             let l = self.inners.get_mut(child);
             l.split_off(INNER_CAP / 2, &mut r);
-            left_summary = l.summary();
-            right_summary = r.summary();
+            left_summary = l.summary(keys);
+            right_summary = r.summary(keys);
             *self.inners.get_mut(right) = r;
         }
         let p = self.inners.get_mut(parent);
@@ -231,16 +232,16 @@ impl<T: Tail> RankedIndex<T> {
         for &(inner, slot) in path.steps[..path.depth].iter().rev() {
             let n = self.inners.get_mut(inner);
             n.set_summary(slot, s);
-            s = n.summary();
+            s = n.summary(keys);
         }
     }
 
     /// Descends to the leaf holding `key`, recording the path.
-    fn descend(&self, key: &Key<T>, path: &mut Path) -> u32 {
+    fn descend(&self, key: &Key<T>, path: &mut Path, keys: &impl KeyOf<T>) -> u32 {
         let mut node = self.root;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            let slot = inner.child_for(key);
+            let slot = inner.child_for(key, keys);
             path.push(node, slot);
             node = inner.children[slot];
         }
@@ -251,12 +252,12 @@ impl<T: Tail> RankedIndex<T> {
     /// that leaf, and prefetches the leaf ([`crate::prefetch`]): a batch seeks all its keys
     /// first, so their leaves load together, then reads each with [`Self::position_in`].
     /// Reads no record.
-    pub fn seek(&self, key: &Key<T>) -> Seek<'_, T> {
+    pub fn seek(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> Seek<'_, T> {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            let slot = inner.child_for(key);
+            let slot = inner.child_for(key, keys);
             before += inner.count_prefix(slot);
             node = inner.children[slot];
         }
@@ -277,8 +278,8 @@ impl<T: Tail> RankedIndex<T> {
     }
 
     /// 0-based position of `id`, whose key is `key`; `None` if absent.
-    pub fn position(&self, id: u32, key: &Key<T>) -> Option<u64> {
-        self.position_in(self.seek(key), id)
+    pub fn position(&self, id: u32, key: &Key<T>, keys: &impl KeyOf<T>) -> Option<u64> {
+        self.position_in(self.seek(key, keys), id)
     }
 
     /// Number of entries whose key is below `probe`.
@@ -287,7 +288,7 @@ impl<T: Tail> RankedIndex<T> {
         let mut before = 0u64;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            let slot = inner.child_below(probe);
+            let slot = inner.child_below(probe, keys);
             before += inner.count_prefix(slot);
             node = inner.children[slot];
         }
@@ -299,22 +300,25 @@ impl<T: Tail> RankedIndex<T> {
         let probe = Key::first_of(score);
         let mut node = self.root;
         let mut total = 0u64;
-        // The score of the last entry counted so far, to merge a group split by a boundary.
-        let mut last_score: Option<Score<T>> = None;
+        // The score of the last entry counted so far (as its node kept it), to merge a
+        // group split by a boundary.
+        let mut last: Option<(i64, T::MaxCopy)> = None;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            let slot = inner.child_below(&probe);
+            let slot = inner.child_below(&probe, keys);
             if slot > 0 {
-                total += inner.distinct_prefix(slot);
-                if last_score == Some(inner.min_score(0)) {
+                total += inner.distinct_prefix(slot, keys);
+                if last.is_some_and(|l| inner.continues_from(0, l, keys)) {
                     total -= 1;
                 }
-                last_score = Some(inner.max_score(slot - 1));
+                last = Some(inner.max_kept(slot - 1));
             }
             // The part of `children[slot]` below the probe, if any, starts at its minimum.
-            if inner.min_key(slot) < probe && last_score == Some(inner.min_score(slot)) {
+            if inner.min_below(slot, &probe, keys)
+                && last.is_some_and(|l| inner.continues_from(slot, l, keys))
+            {
                 total -= 1;
-                last_score = None;
+                last = None;
             }
             node = inner.children[slot];
         }
@@ -331,28 +335,28 @@ impl<T: Tail> RankedIndex<T> {
         let mut node = self.root;
         let mut before = 0u64;
         let mut distinct = 0u64;
-        // Score of the entry just before the current subtree, and the subtree's first score.
-        let mut prev_score: Option<Score<T>> = None;
-        let mut first_score = key.score();
+        // The score of the entry just before the current subtree (as its node kept it),
+        // and whether the subtree's first score continues it.
+        let mut prev: Option<(i64, T::MaxCopy)> = None;
+        let mut continues = false;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            let slot = inner.child_for(key);
+            let slot = inner.child_for(key, keys);
             if slot > 0 {
                 before += inner.count_prefix(slot);
-                distinct += inner.distinct_prefix(slot);
-                if prev_score == Some(inner.min_score(0)) {
+                distinct += inner.distinct_prefix(slot, keys);
+                if prev.is_some_and(|p| inner.continues_from(0, p, keys)) {
                     distinct -= 1;
                 }
-                prev_score = Some(inner.max_score(slot - 1));
+                prev = Some(inner.max_kept(slot - 1));
             }
-            first_score = inner.min_score(slot);
+            continues = prev.is_some_and(|p| inner.continues_from(slot, p, keys));
             node = inner.children[slot];
         }
         let leaf = self.leaves.get(node);
         let pos = leaf.find(id)?;
         let position = before + pos as u64;
         let g = leaf.group_start(pos);
-        let continues = prev_score == Some(first_score);
         if g == 0 && continues {
             let probe = Key::first_of(key.score());
             return Some(Ranks {
@@ -410,7 +414,7 @@ impl<T: Tail> RankedIndex<T> {
 /// Where a descent for a key ended ([`RankedIndex::seek`]): the leaf and the entries
 /// before it. It borrows the index, so the index cannot change while it is held.
 #[derive(Debug, Clone, Copy)]
-pub struct Seek<'a, T: Tail = ()> {
+pub struct Seek<'a, T: NodeTail = ()> {
     leaf: u32,
     before: u64,
     index: PhantomData<&'a RankedIndex<T>>,
@@ -430,13 +434,13 @@ pub struct Ranks {
 /// Ids in key order from some position, following the leaf chain. A clone walks on from
 /// the same place by itself (a reader can look ahead with one).
 #[derive(Clone)]
-pub struct Iter<'a, T: Tail = ()> {
+pub struct Iter<'a, T: NodeTail = ()> {
     index: &'a RankedIndex<T>,
     leaf: u32,
     at: usize,
 }
 
-impl<T: Tail> Iterator for Iter<'_, T> {
+impl<T: NodeTail> Iterator for Iter<'_, T> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
         while self.leaf != NIL {

@@ -5,8 +5,15 @@
 //! child, a [`Summary`]: entry count, distinct-score count, exact minimum key and maximum
 //! normalized score. Those four numbers are all that ordinal, competition and dense ranks
 //! need, so every query walks one root-to-leaf path.
+//!
+//! How a parent keeps a child's minimum key and maximum score depends on the key
+//! ([`NodeTail`]): on a one-column board, copies (the first column, `reached_at` and the
+//! sequence; the maximum's first column); on a board of several, the first columns and
+//! the *ids* of the two entries, whose other parts are read from the records only when
+//! the first columns tie — so a node of a tuple index is no larger than a one-column one,
+//! and a board of several columns pays its further columns once, beside the records.
 
-use crate::key::{Key, Score, Tail};
+use crate::key::{Cols, Key, Score, Tail};
 
 /// Entries per leaf. 64 ids fill 256 bytes and let the score-group mask be one `u64`.
 pub const LEAF_CAP: usize = 64;
@@ -36,17 +43,137 @@ pub trait KeyOf<T: Tail = ()> {
     }
 }
 
-/// What a parent knows of one child subtree. Only meaningful for non-empty subtrees.
+/// The keys an index can be over, with what an inner node keeps of a child's ends beyond
+/// their first columns (see the module docs).
+pub trait NodeTail: Tail {
+    /// Kept of a child's minimum key.
+    type MinCopy: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static;
+    /// Kept of a child's maximum score.
+    type MaxCopy: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static;
+    /// What to keep of minimum key `key`, entry `id`'s.
+    fn min_copy(key: &Key<Self>, id: u32) -> Self::MinCopy;
+    /// What to keep of maximum score `score`, entry `id`'s.
+    fn max_copy(score: &Score<Self>, id: u32) -> Self::MaxCopy;
+    /// The minimum key a node kept as `nscore` and `copy`.
+    fn min_key(nscore: i64, copy: Self::MinCopy, keys: &impl KeyOf<Self>) -> Key<Self>;
+    /// Whether a child's minimum (kept as `min`) and the previous child's maximum (kept
+    /// as `max`), whose first columns are equal, are the same score.
+    fn same_rest(min: Self::MinCopy, max: Self::MaxCopy, keys: &impl KeyOf<Self>) -> bool;
+}
+
+/// One column: the key itself is small, so it is copied (no record is read to descend).
+impl NodeTail for () {
+    type MinCopy = (i64, u64);
+    type MaxCopy = ();
+    #[inline]
+    fn min_copy(key: &Key, _: u32) -> (i64, u64) {
+        (key.reached_at_us, key.seq)
+    }
+    #[inline]
+    fn max_copy(_: &Score, _: u32) {}
+    #[inline]
+    fn min_key(nscore: i64, (reached_at_us, seq): (i64, u64), _: &impl KeyOf) -> Key {
+        Key {
+            nscore,
+            tail: (),
+            reached_at_us,
+            seq,
+        }
+    }
+    #[inline]
+    fn same_rest(_: (i64, u64), _: (), _: &impl KeyOf) -> bool {
+        true
+    }
+}
+
+/// A 16-bit mix of a tail: different mixes are different tails, so a node tells nearly
+/// every two scores apart without reading a record; equal mixes are confirmed from the
+/// records.
+#[inline]
+fn tail_mix(tail: &Cols) -> u16 {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+    for &v in tail {
+        h = (h ^ v as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    (h >> 48) as u16
+}
+
+/// What a node of a tuple index keeps of a child's end: the entry's id and the mix of
+/// its tail, in 6 bytes (packed: 64 of them take 384 bytes, not 512, which keeps a board
+/// of three columns within 16 bytes a member of a one-column one).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, packed)]
+pub struct Kept {
+    id: u32,
+    mix: u16,
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (id, mix) = (self.id, self.mix);
+        write!(f, "Kept {{ id: {id}, mix: {mix:#06x} }}")
+    }
+}
+
+/// Several columns: the entries' ids with a mix of their tails ([`tail_mix`]); the rest
+/// of a key is read from the records only when first columns, and mixes, tie.
+impl NodeTail for Cols {
+    type MinCopy = Kept;
+    type MaxCopy = Kept;
+    #[inline]
+    fn min_copy(key: &Key<Cols>, id: u32) -> Kept {
+        Kept {
+            id,
+            mix: tail_mix(&key.tail),
+        }
+    }
+    #[inline]
+    fn max_copy(score: &Score<Cols>, id: u32) -> Kept {
+        Kept {
+            id,
+            mix: tail_mix(&score.tail),
+        }
+    }
+    #[inline]
+    fn min_key(_: i64, kept: Kept, keys: &impl KeyOf<Cols>) -> Key<Cols> {
+        let id = kept.id;
+        keys.key_of(id)
+    }
+    #[inline]
+    fn same_rest(min: Kept, max: Kept, keys: &impl KeyOf<Cols>) -> bool {
+        let (a, b) = (min.id, max.id);
+        min.mix == max.mix && keys.key_of(a).tail == keys.key_of(b).tail
+    }
+}
+
+/// What a parent knows of one child subtree, as the parent keeps it ([`NodeTail`]): so a
+/// summary passes up the tree without reading a record. Only meaningful for non-empty
+/// subtrees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Summary<T: Tail = ()> {
+pub struct Summary<T: NodeTail = ()> {
     /// Entries in the subtree.
     pub count: u32,
     /// Distinct scores in the subtree.
     pub distinct: u32,
-    /// The smallest (best) key in the subtree.
-    pub min_key: Key<T>,
-    /// The largest (worst) normalized score in the subtree.
-    pub max_score: Score<T>,
+    /// The smallest (best) key in the subtree: its first column, and the rest as kept.
+    pub min: (i64, T::MinCopy),
+    /// The largest (worst) score in the subtree: its first column, and the rest as kept.
+    pub max: (i64, T::MaxCopy),
+}
+
+impl<T: NodeTail> Summary<T> {
+    /// What a parent keeps of minimum key `key`, entry `id`'s.
+    #[inline]
+    pub fn min_of(key: &Key<T>, id: u32) -> (i64, T::MinCopy) {
+        (key.nscore, T::min_copy(key, id))
+    }
+
+    /// What a parent keeps of maximum score `score`, entry `id`'s.
+    #[inline]
+    pub fn max_of(score: &Score<T>, id: u32) -> (i64, T::MaxCopy) {
+        (score.nscore, T::max_copy(score, id))
+    }
 }
 
 /// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours. The header
@@ -116,19 +243,20 @@ impl Leaf {
         (self.groups & low_bits(n)).count_ones()
     }
 
-    pub fn summary<T: Tail>(&self, keys: &impl KeyOf<T>) -> Summary<T> {
+    pub fn summary<T: NodeTail>(&self, keys: &impl KeyOf<T>) -> Summary<T> {
         let ids = self.ids();
+        let last = ids.len() - 1;
         Summary {
             count: self.len,
             distinct: self.groups.count_ones(),
-            min_key: keys.key_of(ids[0]),
-            max_score: keys.key_of(ids[ids.len() - 1]).score(),
+            min: Summary::min_of(&keys.key_of(ids[0]), ids[0]),
+            max: Summary::max_of(&keys.key_of(ids[last]).score(), ids[last]),
         }
     }
 
     /// The summary after a change at `pos`, reusing `old`'s ends when the change did not
     /// touch them: loads at most the keys of the new first and last entries.
-    pub fn summary_after<T: Tail>(
+    pub fn summary_after<T: NodeTail>(
         &self,
         old: &Summary<T>,
         pos: usize,
@@ -139,21 +267,21 @@ impl Leaf {
         Summary {
             count: self.len,
             distinct: self.groups.count_ones(),
-            min_key: if pos == 0 {
-                keys.key_of(ids[0])
+            min: if pos == 0 {
+                Summary::min_of(&keys.key_of(ids[0]), ids[0])
             } else {
-                old.min_key
+                old.min
             },
-            max_score: if pos >= last {
-                keys.key_of(ids[last]).score()
+            max: if pos >= last {
+                Summary::max_of(&keys.key_of(ids[last]).score(), ids[last])
             } else {
-                old.max_score
+                old.max
             },
         }
     }
 
     /// Inserts `id` at `pos`; the caller guarantees room and that the key order holds.
-    pub fn insert_at<T: Tail>(&mut self, pos: usize, id: u32, keys: &impl KeyOf<T>) {
+    pub fn insert_at<T: NodeTail>(&mut self, pos: usize, id: u32, keys: &impl KeyOf<T>) {
         let len = self.len as usize;
         self.ids.copy_within(pos..len, pos + 1);
         self.ids[pos] = id;
@@ -232,43 +360,31 @@ impl Leaf {
 }
 
 /// An inner node: up to [`INNER_CAP`] children with their summaries, in key order. The
-/// children's minimum keys are kept as separate arrays so that choosing a child is a
-/// linear, vectorizable count over 64 first-column scores — independent loads the CPU
-/// overlaps — rather than a binary search whose every probe waits for the last. The tails
-/// (the other columns, [`Tail`]) take no space on a one-column board.
+/// children's minimum first columns are an array of their own so that choosing a child
+/// is a linear, vectorizable count over 64 scores — independent loads the CPU overlaps —
+/// rather than a binary search whose every probe waits for the last; the rest of each
+/// child's ends is kept as [`NodeTail`] says.
 #[derive(Debug, Clone)]
-pub struct Inner<T: Tail = ()> {
+pub struct Inner<T: NodeTail = ()> {
     pub len: u32,
     pub children: [u32; INNER_CAP],
     pub counts: [u32; INNER_CAP],
     pub distinct: [u32; INNER_CAP],
     pub min_scores: [i64; INNER_CAP],
-    pub min_tails: [T; INNER_CAP],
-    pub min_reached: [i64; INNER_CAP],
-    pub min_seqs: [u64; INNER_CAP],
+    pub min_copies: [T::MinCopy; INNER_CAP],
     pub max_scores: [i64; INNER_CAP],
-    pub max_tails: [T; INNER_CAP],
+    pub max_copies: [T::MaxCopy; INNER_CAP],
 }
 
 /// Calls macro `$m` with the name of every per-child array of [`Inner`]: the one list, so
 /// that shifting, splitting and merging cannot forget an array.
 macro_rules! inner_arrays {
     ($m:ident) => {
-        $m!(
-            children,
-            counts,
-            distinct,
-            min_scores,
-            min_tails,
-            min_reached,
-            min_seqs,
-            max_scores,
-            max_tails
-        )
+        $m!(children, counts, distinct, min_scores, min_copies, max_scores, max_copies)
     };
 }
 
-impl<T: Tail> Inner<T> {
+impl<T: NodeTail> Inner<T> {
     pub fn empty() -> Self {
         Self {
             len: 0,
@@ -276,11 +392,9 @@ impl<T: Tail> Inner<T> {
             counts: [0; INNER_CAP],
             distinct: [0; INNER_CAP],
             min_scores: [0; INNER_CAP],
-            min_tails: [T::default(); INNER_CAP],
-            min_reached: [0; INNER_CAP],
-            min_seqs: [0; INNER_CAP],
+            min_copies: [T::MinCopy::default(); INNER_CAP],
             max_scores: [0; INNER_CAP],
-            max_tails: [T::default(); INNER_CAP],
+            max_copies: [T::MaxCopy::default(); INNER_CAP],
         }
     }
 
@@ -291,36 +405,44 @@ impl<T: Tail> Inner<T> {
 
     /// The minimum key of child `i`.
     #[inline]
-    pub fn min_key(&self, i: usize) -> Key<T> {
-        Key {
-            nscore: self.min_scores[i],
-            tail: self.min_tails[i],
-            reached_at_us: self.min_reached[i],
-            seq: self.min_seqs[i],
-        }
+    pub fn min_key(&self, i: usize, keys: &impl KeyOf<T>) -> Key<T> {
+        T::min_key(self.min_scores[i], self.min_copies[i], keys)
     }
 
-    /// The score of child `i`'s minimum key.
+    /// Whether child `i`'s first score is child `i - 1`'s last (one group across the
+    /// boundary): the first columns first, the rest only on a tie.
     #[inline]
-    pub fn min_score(&self, i: usize) -> Score<T> {
-        Score {
-            nscore: self.min_scores[i],
-            tail: self.min_tails[i],
-        }
+    pub fn continues(&self, i: usize, keys: &impl KeyOf<T>) -> bool {
+        self.continues_from(i, self.max_kept(i - 1), keys)
     }
 
-    /// The largest score in child `i`.
+    /// Child `i`'s maximum score as this node keeps it (to compare across levels).
     #[inline]
-    pub fn max_score(&self, i: usize) -> Score<T> {
-        Score {
-            nscore: self.max_scores[i],
-            tail: self.max_tails[i],
+    pub fn max_kept(&self, i: usize) -> (i64, T::MaxCopy) {
+        (self.max_scores[i], self.max_copies[i])
+    }
+
+    /// Whether child `i`'s first score is the score `max` (a maximum as a node keeps it,
+    /// [`Self::max_kept`]).
+    #[inline]
+    pub fn continues_from(&self, i: usize, max: (i64, T::MaxCopy), keys: &impl KeyOf<T>) -> bool {
+        self.min_scores[i] == max.0 && T::same_rest(self.min_copies[i], max.1, keys)
+    }
+
+    /// Whether child `i`'s minimum key is below `probe`: the first column decides unless
+    /// it ties.
+    #[inline]
+    pub fn min_below(&self, i: usize, probe: &Key<T>, keys: &impl KeyOf<T>) -> bool {
+        match self.min_scores[i].cmp(&probe.nscore) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            std::cmp::Ordering::Equal => self.min_key(i, keys) < *probe,
         }
     }
 
     /// Children `1..n` whose minimum is below `key` (`inclusive`: or equal to it).
     #[inline]
-    fn count_mins(&self, key: &Key<T>, inclusive: bool) -> usize {
+    fn count_mins(&self, key: &Key<T>, inclusive: bool, keys: &impl KeyOf<T>) -> usize {
         let n = self.n();
         let lt = self.min_scores[1..n]
             .iter()
@@ -329,9 +451,8 @@ impl<T: Tail> Inner<T> {
         // Minimums are sorted: the children with an equal score follow the smaller ones.
         let mut j = 1 + lt;
         while j < n && self.min_scores[j] == key.nscore {
-            let tie = (self.min_tails[j], self.min_reached[j], self.min_seqs[j]);
-            let probe = (key.tail, key.reached_at_us, key.seq);
-            if tie < probe || (inclusive && tie == probe) {
+            let tie = self.min_key(j, keys);
+            if tie < *key || (inclusive && tie == *key) {
                 j += 1;
             } else {
                 break;
@@ -342,14 +463,14 @@ impl<T: Tail> Inner<T> {
 
     /// The child that holds (or would hold) `key`: the last whose minimum is `<= key`.
     #[inline]
-    pub fn child_for(&self, key: &Key<T>) -> usize {
-        self.count_mins(key, true)
+    pub fn child_for(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> usize {
+        self.count_mins(key, true, keys)
     }
 
     /// The child where entries below `probe` end: the last whose minimum is `< probe`.
     #[inline]
-    pub fn child_below(&self, probe: &Key<T>) -> usize {
-        self.count_mins(probe, false)
+    pub fn child_below(&self, probe: &Key<T>, keys: &impl KeyOf<T>) -> usize {
+        self.count_mins(probe, false, keys)
     }
 
     /// Entries in children `0..j`.
@@ -359,25 +480,21 @@ impl<T: Tail> Inner<T> {
     }
 
     /// Distinct scores in children `0..j`, counting a score shared across a boundary once.
-    pub fn distinct_prefix(&self, j: usize) -> u64 {
+    pub fn distinct_prefix(&self, j: usize, keys: &impl KeyOf<T>) -> u64 {
         let sum: u64 = self.distinct[..j].iter().map(|&d| u64::from(d)).sum();
-        let shared = (1..j)
-            // The first column first: the tails (none on a one-column board) only on a tie.
-            .filter(|&i| {
-                self.min_scores[i] == self.max_scores[i - 1]
-                    && self.min_tails[i] == self.max_tails[i - 1]
-            })
-            .count() as u64;
+        let shared = (1..j).filter(|&i| self.continues(i, keys)).count() as u64;
         sum - shared
     }
 
-    pub fn summary(&self) -> Summary<T> {
+    /// This node's summary, for its parent: no record read but on a tie of first
+    /// columns whose kept parts agree ([`Self::distinct_prefix`]).
+    pub fn summary(&self, keys: &impl KeyOf<T>) -> Summary<T> {
         let n = self.n();
         Summary {
             count: self.counts[..n].iter().sum(),
-            distinct: self.distinct_prefix(n) as u32,
-            min_key: self.min_key(0),
-            max_score: self.max_score(n - 1),
+            distinct: self.distinct_prefix(n, keys) as u32,
+            min: (self.min_scores[0], self.min_copies[0]),
+            max: self.max_kept(n - 1),
         }
     }
 
@@ -386,20 +503,16 @@ impl<T: Tail> Inner<T> {
         Summary {
             count: self.counts[slot],
             distinct: self.distinct[slot],
-            min_key: self.min_key(slot),
-            max_score: self.max_score(slot),
+            min: (self.min_scores[slot], self.min_copies[slot]),
+            max: self.max_kept(slot),
         }
     }
 
     pub fn set_summary(&mut self, slot: usize, s: Summary<T>) {
         self.counts[slot] = s.count;
         self.distinct[slot] = s.distinct;
-        self.min_scores[slot] = s.min_key.nscore;
-        self.min_tails[slot] = s.min_key.tail;
-        self.min_reached[slot] = s.min_key.reached_at_us;
-        self.min_seqs[slot] = s.min_key.seq;
-        self.max_scores[slot] = s.max_score.nscore;
-        self.max_tails[slot] = s.max_score.tail;
+        (self.min_scores[slot], self.min_copies[slot]) = s.min;
+        (self.max_scores[slot], self.max_copies[slot]) = s.max;
     }
 
     /// Opens slot `slot` for `child` (its summary is set by the caller).

@@ -2,15 +2,16 @@
 //! merging a node under a quarter full into a sibling when the pair fits in three quarters,
 //! unlinking empty leaves, and shrinking a root left with one child.
 
+use super::node::NodeTail;
 use super::node::{KeyOf, INNER_CAP, LEAF_CAP, NIL};
 use super::{Path, RankedIndex, UNDERFULL_DIVISOR};
-use crate::key::{Key, Tail};
+use crate::key::Key;
 
-impl<T: Tail> RankedIndex<T> {
+impl<T: NodeTail> RankedIndex<T> {
     /// Removes `id`, whose key `keys` reports as `key`. Returns whether it was present.
     pub fn remove(&mut self, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> bool {
         let mut path = Path::new();
-        let leaf = self.descend(&key, &mut path);
+        let leaf = self.descend(&key, &mut path, keys);
         let Some(pos) = self.leaves.get(leaf).find(id) else {
             return false;
         };
@@ -61,7 +62,7 @@ impl<T: Tail> RankedIndex<T> {
             let p = self.inners.get(parent);
             let (left, right) = (p.children[left_slot], p.children[left_slot + 1]);
             if self.node_len(left, level) + self.node_len(right, level) <= cap * 3 / 4 {
-                self.merge(parent, left_slot, left, right, level);
+                self.merge(parent, left_slot, (left, right), level, keys);
                 let s = self.summary(left, level, keys);
                 self.inners.get_mut(parent).set_summary(left_slot, s);
             }
@@ -69,10 +70,17 @@ impl<T: Tail> RankedIndex<T> {
     }
 
     /// Moves everything of `right` (slot `left_slot + 1`) into `left` and frees `right`.
-    fn merge(&mut self, parent: u32, left_slot: usize, left: u32, right: u32, level: usize) {
+    fn merge(
+        &mut self,
+        parent: u32,
+        left_slot: usize,
+        (left, right): (u32, u32),
+        level: usize,
+        keys: &impl KeyOf<T>,
+    ) {
         if level == 0 {
             let p = self.inners.get(parent);
-            let starts = p.min_score(left_slot + 1) != p.max_score(left_slot);
+            let starts = !p.continues(left_slot + 1, keys);
             let r = self.leaves.get(right).clone();
             self.leaves.get_mut(left).absorb(&r, starts);
         } else {

@@ -2,7 +2,7 @@
 //! in `tests/it` cover the same ground through the public API.
 
 use super::*;
-use crate::key::Cols;
+use crate::key::{Cols, Tail};
 use proptest::prelude::*;
 
 /// Keys addressed by id, like the ranking's records.
@@ -20,7 +20,7 @@ impl<T: Tail> KeyOf<T> for Keys<T> {
     }
 }
 
-fn check<T: Tail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
+fn check<T: NodeTail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
     let mut model: Vec<(Key<T>, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
     model.sort();
     assert_eq!(index.len(), model.len() as u64);
@@ -34,7 +34,7 @@ fn check<T: Tail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
             below = pos as u64;
             distinct += 1;
         }
-        assert_eq!(index.position(id, &key), Some(pos as u64));
+        assert_eq!(index.position(id, &key, keys), Some(pos as u64));
         assert_eq!(index.get(pos as u64), Some(id));
         assert_eq!(index.count_below(&Key::first_of(key.score()), keys), below);
         assert_eq!(
@@ -55,7 +55,7 @@ fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
 }
 
 /// [`run`] with the score of each inserted key made by `score_of` from the drawn value.
-fn run_with<T: Tail>(
+fn run_with<T: NodeTail>(
     ops: Vec<(bool, u16, i64)>,
     invariants_every: usize,
     score_of: impl Fn(i64) -> Score<T>,
@@ -78,7 +78,7 @@ fn run_with<T: Tail>(
             keys.0.push(key);
             let pos = index.insert(id, key, &keys);
             // The position insert counted on its way down is the one a lookup finds.
-            assert_eq!(index.position(id, &key), Some(pos));
+            assert_eq!(index.position(id, &key, &keys), Some(pos));
             live.push(id);
         } else {
             let id = live.swap_remove(pick as usize % live.len());

@@ -168,7 +168,7 @@ impl RankingBuilder {
 
 /// The index over `ids`, which are in rank order when `sorted` (else sorted here). Fails
 /// on two entries with one key.
-fn ordered<T: Tail>(
+fn ordered<T: NodeTail>(
     ids: &[u32],
     sorted: bool,
     records: &Records,

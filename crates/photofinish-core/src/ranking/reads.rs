@@ -8,16 +8,22 @@
 
 use super::{tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
 use crate::columns::Scores;
-use crate::index::{KeyOf, RankedIndex};
-use crate::key::{Key, Score, Tail};
+use crate::index::{KeyOf, NodeTail, RankedIndex};
+use crate::key::{Key, Score};
 
 impl Ranking {
-    fn rank_in<T: Tail>(&self, ix: &RankedIndex<T>, id: u32, key: &Key<T>, style: RankStyle) -> u64
+    fn rank_in<T: NodeTail>(
+        &self,
+        ix: &RankedIndex<T>,
+        id: u32,
+        key: &Key<T>,
+        style: RankStyle,
+    ) -> u64
     where
         Records: KeyOf<T>,
     {
         if style == RankStyle::Ordinal {
-            return 1 + ix.position_in(ix.seek(key), id).unwrap_or(0);
+            return 1 + ix.position_in(ix.seek(key, &self.records), id).unwrap_or(0);
         }
         let Some(r) = ix.ranks(id, key, &self.records) else {
             return 0;
@@ -73,7 +79,7 @@ impl Ranking {
         tree!(&self.index, ix => self.members_in(ix, members, style))
     }
 
-    fn members_in<T: Tail>(
+    fn members_in<T: NodeTail>(
         &self,
         ix: &RankedIndex<T>,
         members: &[String],
@@ -99,7 +105,7 @@ impl Ranking {
         let mut seeks = Vec::with_capacity(BATCH);
         for chunk in found.chunks(BATCH) {
             seeks.clear();
-            seeks.extend(chunk.iter().map(|(key, _)| ix.seek(key)));
+            seeks.extend(chunk.iter().map(|(key, _)| ix.seek(key, &self.records)));
             for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
                 let rank = match style {
                     RankStyle::Ordinal => 1 + ix.position_in(seek, id).unwrap_or(0),
@@ -129,7 +135,7 @@ impl Ranking {
         }
     }
 
-    fn rank_of_score_in<T: Tail>(
+    fn rank_of_score_in<T: NodeTail>(
         &self,
         ix: &RankedIndex<T>,
         score: Score<T>,
@@ -169,7 +175,7 @@ impl Ranking {
         tree!(&self.index, ix => self.page_in(ix, offset, limit, style))
     }
 
-    fn page_in<T: Tail>(
+    fn page_in<T: NodeTail>(
         &self,
         ix: &RankedIndex<T>,
         offset: u64,
