@@ -288,6 +288,25 @@ async fn refusals_change_nothing(kind: Kind) {
     assert_error(&got, 400, "invalid_config");
     let (st, _) = s.get("/v1/boards/bad").await;
     assert_eq!(st, 404, "no refused board exists");
+    // Columns are fixed for the board's life: a patch cannot name them, and creating the
+    // board again with others is a conflict.
+    let patch = s
+        .call(
+            reqwest::Method::PATCH,
+            "/v1/boards/arena",
+            Some(json!({"columns": [{"name": "wins"}]})),
+        )
+        .await;
+    assert_error(&patch, 400, "malformed_json");
+    let again = s
+        .put(
+            "/v1/boards/arena",
+            json!({"columns": [{"name": "wins"}, {"name": "kills"}]}),
+        )
+        .await;
+    assert_error(&again, 409, "board_config_conflict");
+    let (_, board) = s.get("/v1/boards/arena").await;
+    assert_eq!(board["columns"].as_array().map(Vec::len), Some(3));
     s.stop().await;
 }
 
