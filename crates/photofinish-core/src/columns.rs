@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{BoardConfig, Op, Order};
+use crate::config::{BoardConfig, Bounds, Op, Order};
 use crate::error::{BoardError, ScoreLimit};
 use crate::key::Cols;
 pub use crate::key::MAX_COLUMNS;
@@ -106,28 +106,16 @@ impl Column {
     /// Checks a write's effect on this column: the operand of an increment against
     /// `max_increment`, and a changed value against `min`/`max`.
     fn check(&self, incr: Option<i64>, old: Option<i64>, new: i64) -> Result<(), BoardError> {
-        let refuse = |what: String| {
-            Err(BoardError::ScoreRejected(format!(
-                "column {:?}: {what}",
-                self.name
-            )))
+        let bounds = Bounds {
+            min: self.min,
+            max: self.max,
+            max_increment: self.max_increment,
+            names: ("value", "min", "max"),
         };
-        if let (Some(value), Some(max)) = (incr, self.max_increment) {
-            if value.unsigned_abs() > max {
-                return refuse(format!(
-                    "an increment of {value} is larger than max_increment {max}"
-                ));
-            }
-        }
-        if old != Some(new) {
-            if let Some(lo) = self.min.filter(|lo| new < *lo) {
-                return refuse(format!("the value would be {new}, below min {lo}"));
-            }
-            if let Some(hi) = self.max.filter(|hi| new > *hi) {
-                return refuse(format!("the value would be {new}, above max {hi}"));
-            }
-        }
-        Ok(())
+        bounds
+            .increment(incr)
+            .and_then(|()| bounds.value(old, new))
+            .map_err(|why| BoardError::ScoreRejected(format!("column {:?}: {why}", self.name)))
     }
 }
 

@@ -252,18 +252,22 @@ impl ScoreRules {
         Ok(())
     }
 
+    /// The bounds these rules put on the board's score.
+    fn bounds(&self) -> Bounds<'static> {
+        Bounds {
+            min: self.min_score,
+            max: self.max_score,
+            max_increment: self.max_increment,
+            names: ("score", "min_score", "max_score"),
+        }
+    }
+
     /// The part of [`Self::check`] that needs no stored score: `max_increment` on an `incr`.
     pub fn check_operand(&self, op: Op, value: i64) -> Result<(), BoardError> {
-        if op == Op::Incr {
-            if let Some(max) = self.max_increment {
-                if value.unsigned_abs() > max {
-                    return Err(BoardError::ScoreRejected(format!(
-                        "an increment of {value} is larger than max_increment {max}"
-                    )));
-                }
-            }
-        }
-        Ok(())
+        let incr = (op == Op::Incr).then_some(value);
+        self.bounds()
+            .increment(incr)
+            .map_err(BoardError::ScoreRejected)
     }
 
     /// Checks a write: `op` with operand `value` took the score from `old` (`None`: a new
@@ -279,22 +283,55 @@ impl ScoreRules {
         members: u64,
     ) -> Result<(), BoardError> {
         self.check_operand(op, value)?;
-        if old != Some(new) {
-            if let Some(lo) = self.min_score.filter(|lo| new < *lo) {
-                return Err(BoardError::ScoreRejected(format!(
-                    "the score would be {new}, below min_score {lo}"
-                )));
-            }
-            if let Some(hi) = self.max_score.filter(|hi| new > *hi) {
-                return Err(BoardError::ScoreRejected(format!(
-                    "the score would be {new}, above max_score {hi}"
-                )));
-            }
-        }
+        self.bounds()
+            .value(old, new)
+            .map_err(BoardError::ScoreRejected)?;
         if old.is_none() {
             if let Some(max) = self.max_members.filter(|m| members >= *m) {
                 return Err(BoardError::BoardFull(max));
             }
+        }
+        Ok(())
+    }
+}
+
+/// The bounds a value may not pass (docs/SPEC.md §7, §13): `min`/`max` on a value a write
+/// changes, `max_increment` on an increment's operand — the one rule for a board's score
+/// ([`ScoreRules`]) and for each column of a board of several
+/// ([`crate::columns::Column`]). A refusal is its message.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds<'a> {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    pub max_increment: Option<u64>,
+    /// How a refusal names the value and the bounds: `("score", "min_score",
+    /// "max_score")` for a board, `("value", "min", "max")` for a column.
+    pub names: (&'a str, &'a str, &'a str),
+}
+
+impl Bounds<'_> {
+    /// An increment's operand (`None`: the write does not increment).
+    pub(crate) fn increment(&self, incr: Option<i64>) -> Result<(), String> {
+        match (incr, self.max_increment) {
+            (Some(value), Some(max)) if value.unsigned_abs() > max => Err(format!(
+                "an increment of {value} is larger than max_increment {max}"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The value a write leaves, `new`, from `old` (`None`: a new member). A write that
+    /// leaves it as it was passes.
+    pub(crate) fn value(&self, old: Option<i64>, new: i64) -> Result<(), String> {
+        let (what, min, max) = self.names;
+        if old == Some(new) {
+            return Ok(());
+        }
+        if let Some(lo) = self.min.filter(|lo| new < *lo) {
+            return Err(format!("the {what} would be {new}, below {min} {lo}"));
+        }
+        if let Some(hi) = self.max.filter(|hi| new > *hi) {
+            return Err(format!("the {what} would be {new}, above {max} {hi}"));
         }
         Ok(())
     }
