@@ -300,10 +300,7 @@ impl Command {
                 if let Some(start) = period_us {
                     e.i64(*start);
                 }
-                if let Some(over) = over_budget {
-                    e.u64(over.estimate);
-                    e.u64(over.limit);
-                }
+                enc_over_budget(e, over_budget);
             }
             Command::Write {
                 board,
@@ -330,10 +327,7 @@ impl Command {
                     e.i64(*start);
                     e.u8(u8::from(over_budget.is_some()));
                 }
-                if let Some(over) = over_budget {
-                    e.u64(over.estimate);
-                    e.u64(over.limit);
-                }
+                enc_over_budget(e, over_budget);
             }
             Command::Keyed { key, batch, cmds } => {
                 e.u8(KEYED);
@@ -432,14 +426,7 @@ impl Command {
                 let scores = dec_scores(d)?;
                 let (at_us, metadata, flags) = (d.i64()?, d.opt_str()?, d.u8()?);
                 let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
-                let over_budget = if flags & 2 != 0 {
-                    Some(OverBudget {
-                        estimate: d.u64()?,
-                        limit: d.u64()?,
-                    })
-                } else {
-                    None
-                };
+                let over_budget = dec_over_budget(d, flags & 2 != 0)?;
                 Command::Write {
                     board,
                     member,
@@ -464,14 +451,7 @@ impl Command {
                     WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
                     _ => (None, kind == WRITE_OVER_BUDGET),
                 };
-                let over_budget = if over {
-                    Some(OverBudget {
-                        estimate: d.u64()?,
-                        limit: d.u64()?,
-                    })
-                } else {
-                    None
-                };
+                let over_budget = dec_over_budget(d, over)?;
                 Command::Write {
                     board,
                     member,
@@ -493,6 +473,26 @@ impl Command {
         };
         Ok(cmd)
     }
+}
+
+/// A write's memory-budget verdict, when it has one: `estimate` u64, `limit` u64 (whether
+/// it follows is the kind's or a flag's to say).
+fn enc_over_budget(e: &mut Enc, over: &Option<OverBudget>) {
+    if let Some(over) = over {
+        e.u64(over.estimate);
+        e.u64(over.limit);
+    }
+}
+
+/// The verdict [`enc_over_budget`] wrote, when `present`.
+fn dec_over_budget(d: &mut Dec<'_>, present: bool) -> Result<Option<OverBudget>, DecodeError> {
+    if !present {
+        return Ok(None);
+    }
+    Ok(Some(OverBudget {
+        estimate: d.u64()?,
+        limit: d.u64()?,
+    }))
 }
 
 /// A write's `scores` in [`WRITE_COLUMNS`]' layout.

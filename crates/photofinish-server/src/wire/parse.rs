@@ -90,15 +90,26 @@ fn field<T>(
     default: T,
     allowed: &str,
 ) -> Result<T, ApiError> {
-    match value {
-        None => Ok(default),
-        Some(s) => parse(&s).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::InvalidConfig,
-                format!("{name} must be one of {allowed}, got {s:?}"),
-            )
-        }),
-    }
+    optional_field(value.as_deref(), name, parse, allowed).map(|v| v.unwrap_or(default))
+}
+
+/// [`field`] without a default: absent stays `None`.
+fn optional_field<T>(
+    value: Option<&str>,
+    name: &str,
+    parse: fn(&str) -> Option<T>,
+    allowed: &str,
+) -> Result<Option<T>, ApiError> {
+    value
+        .map(|s| {
+            parse(s).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::InvalidConfig,
+                    format!("{name} must be one of {allowed}, got {s:?}"),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// A score bound of the config (`min_score`, `max_score`): a score as writes take it.
@@ -194,30 +205,18 @@ fn whole_number(v: Option<&Value>, name: &str) -> Result<Option<u64>, ApiError> 
 fn column(body: ColumnBody) -> Result<Column, ApiError> {
     let at = |field: &str| format!("column {:?} {field}", body.name);
     Ok(Column {
-        order: body
-            .order
-            .as_deref()
-            .map(|o| {
-                Order::parse(o).ok_or_else(|| {
-                    ApiError::new(
-                        ErrorCode::InvalidConfig,
-                        format!("{} {o:?} is not one of desc, asc", at("order")),
-                    )
-                })
-            })
-            .transpose()?,
-        update: body
-            .update
-            .as_deref()
-            .map(|u| {
-                Update::parse(u).ok_or_else(|| {
-                    ApiError::new(
-                        ErrorCode::InvalidConfig,
-                        format!("{} {u:?} is not one of incr, set, min, max", at("update")),
-                    )
-                })
-            })
-            .transpose()?,
+        order: optional_field(
+            body.order.as_deref(),
+            &at("order"),
+            Order::parse,
+            "desc, asc",
+        )?,
+        update: optional_field(
+            body.update.as_deref(),
+            &at("update"),
+            Update::parse,
+            "incr, set, min, max",
+        )?,
         min: bound(body.min.as_ref(), &at("min"))?,
         max: bound(body.max.as_ref(), &at("max"))?,
         max_increment: whole_number(body.max_increment.as_ref(), &at("max_increment"))?,
