@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
-use crate::columns::{check_columns, Column, ColumnNames, Operands};
+use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
 use crate::ranking::{Outcome, Prefetch, Ranking, Write};
@@ -29,6 +29,8 @@ pub struct Board {
     config: BoardConfig,
     /// Its column names when it has several (fixed, like the config's columns).
     names: ColumnNames,
+    /// What its rankings need of its columns (fixed too): made once, not on every write.
+    shape: Shape,
     window: PeriodWindow,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
@@ -70,6 +72,7 @@ impl Board {
         let window = PeriodWindow::new(&config)?;
         Ok(Self {
             names: ColumnNames::of(&config),
+            shape: config.shape(),
             config,
             window,
             periods: BTreeMap::new(),
@@ -80,6 +83,11 @@ impl Board {
     /// The board's config.
     pub fn config(&self) -> &BoardConfig {
         &self.config
+    }
+
+    /// What its rankings need of its columns ([`BoardConfig::shape`], made once).
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// Its column names, on a board of several (what answers name each score by).
@@ -172,7 +180,7 @@ impl Board {
             at_us: w.at_us,
             metadata: w.metadata,
         };
-        let shape = self.config.shape();
+        let shape = self.shape;
         let is_new = !self.periods.contains_key(&period.start_us);
         let (_, ranking) = self
             .periods
@@ -220,7 +228,7 @@ impl Board {
         if rules.is_empty() && !columns_ruled && w.over_budget.is_none() {
             return Ok(());
         }
-        let shape = config.shape();
+        let shape = self.shape;
         let ranking = self.ranking(period);
         let old = ranking.and_then(|r| r.scores_of(w.member));
         let new = shape.combine(w.op, old.as_ref(), &w.values)?;

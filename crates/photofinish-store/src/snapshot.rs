@@ -225,7 +225,7 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
                 .calendar()
                 .parse(&id)
                 .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-            let ranking = read_ranking(&mut d, board.config().shape(), buf.len())
+            let ranking = read_ranking(&mut d, board.shape(), buf.len())
                 .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
             board.insert_ranking(period, ranking);
         }

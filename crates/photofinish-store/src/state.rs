@@ -316,7 +316,7 @@ impl State {
         }
         let mut ranking = ranking
             .ok_or_else(|| BoardError::Unavailable(format!("import file {file} was not loaded")))?;
-        if !ranking.adopt_shape(b.config().shape()) || ranking.len() != entries {
+        if !ranking.adopt_shape(b.shape()) || ranking.len() != entries {
             return Err(BoardError::InvalidEntries(format!(
                 "import file {file} does not fit board {board:?}"
             )));

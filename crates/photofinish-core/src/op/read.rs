@@ -282,7 +282,7 @@ impl BoardRead for ReadRankOfScore {
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<ScoreRank, BoardError> {
         let style = self.options.ranking;
-        let columns = b.config().shape().len();
+        let columns = b.shape().len();
         let scores = self
             .scores
             .resolve(b.config())?

@@ -179,19 +179,14 @@ where
     if sorted {
         return Ok(RankedIndex::from_sorted(ids, records));
     }
-    // Sorting the keys themselves, not ids by a key looked up in its record: the
-    // lookups were a cache miss per comparison, most of a 10M build. It costs 32
-    // bytes per entry while the sort runs (and the member table's 16 beside it).
-    let mut keyed: Vec<(Key<T>, u32)> = ids.iter().map(|&id| (records.key_of(id), id)).collect();
-    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let keyed: Vec<(Key<T>, u32)> = by_key(ids.iter().copied(), records);
     if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(BoardError::InvalidEntries(format!(
             "member {:?} has the same score, time and sequence as another",
             String::from_utf8_lossy(records.name(w[1].1))
         )));
     }
-    let ranked: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
-    Ok(RankedIndex::from_sorted(&ranked, records))
+    Ok(index_of(keyed, records))
 }
 
 impl Ranking {
