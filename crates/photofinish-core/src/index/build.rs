@@ -54,9 +54,9 @@ impl<T: NodeTail> RankedIndex<T> {
                 let mut node = Inner::empty();
                 for (slot, &(child, summary)) in chunk.iter().enumerate() {
                     node.insert_slot(slot, child);
-                    node.set_summary(slot, summary);
+                    node.set_summary(slot, summary, keys);
                 }
-                let summary = node.summary(keys);
+                let summary = node.summary();
                 let id = index.new_inner();
                 *index.inners.get_mut(id) = node;
                 up.push((id, summary));

@@ -148,6 +148,10 @@ impl<T: super::NodeTail> RankedIndex<T> {
             "index: inner node {node} (level {level}{}) has {n} children, fewer than {least}",
             if is_root { ", the root" } else { "" }
         );
+        assert!(
+            inner.joins_agree(keys),
+            "index: inner node {node} (level {level}): a join bit disagrees with its children's ends"
+        );
         let mut total: Option<Checked<T>> = None;
         for slot in 0..n {
             let child = inner.children[slot];

@@ -116,7 +116,7 @@ impl<T: NodeTail> RankedIndex<T> {
         if level == 0 {
             self.leaves.get(node).summary(keys)
         } else {
-            self.inners.get(node).summary(keys)
+            self.inners.get(node).summary()
         }
     }
 
@@ -139,7 +139,7 @@ impl<T: NodeTail> RankedIndex<T> {
             let root = self.new_inner();
             let r = self.inners.get_mut(root);
             r.insert_slot(0, old);
-            r.set_summary(0, s);
+            r.set_summary(0, s, keys);
             self.root = root;
             self.height += 1;
         }
@@ -212,14 +212,14 @@ impl<T: NodeTail> RankedIndex<T> {
             let mut r = Inner::empty();
             let l = self.inners.get_mut(child);
             l.split_off(INNER_CAP / 2, &mut r);
-            left_summary = l.summary(keys);
-            right_summary = r.summary(keys);
+            left_summary = l.summary();
+            right_summary = r.summary();
             *self.inners.get_mut(right) = r;
         }
         let p = self.inners.get_mut(parent);
-        p.set_summary(slot, left_summary);
+        p.set_summary(slot, left_summary, keys);
         p.insert_slot(slot + 1, right);
-        p.set_summary(slot + 1, right_summary);
+        p.set_summary(slot + 1, right_summary, keys);
     }
 
     /// Rewrites the summaries along `path` after an insert at `pos` of `leaf`.
@@ -231,8 +231,8 @@ impl<T: NodeTail> RankedIndex<T> {
         let mut s = self.leaves.get(leaf).summary_after(&old, pos, keys);
         for &(inner, slot) in path.steps[..path.depth].iter().rev() {
             let n = self.inners.get_mut(inner);
-            n.set_summary(slot, s);
-            s = n.summary(keys);
+            n.set_summary(slot, s, keys);
+            s = n.summary();
         }
     }
 
@@ -307,7 +307,7 @@ impl<T: NodeTail> RankedIndex<T> {
             let inner = self.inners.get(node);
             let slot = inner.child_below(&probe, keys);
             if slot > 0 {
-                total += inner.distinct_prefix(slot, keys);
+                total += inner.distinct_prefix(slot);
                 if last.is_some_and(|l| inner.continues_from(0, l, keys)) {
                     total -= 1;
                 }
@@ -344,7 +344,7 @@ impl<T: NodeTail> RankedIndex<T> {
             let slot = inner.child_for(key, keys);
             if slot > 0 {
                 before += inner.count_prefix(slot);
-                distinct += inner.distinct_prefix(slot, keys);
+                distinct += inner.distinct_prefix(slot);
                 if prev.is_some_and(|p| inner.continues_from(0, p, keys)) {
                     distinct -= 1;
                 }

@@ -367,6 +367,11 @@ impl Leaf {
 #[derive(Debug, Clone)]
 pub struct Inner<T: NodeTail = ()> {
     pub len: u32,
+    /// Bit `i` (for `i >= 1`) is set when child `i`'s first score is child `i - 1`'s last
+    /// ([`Self::continues`]), kept up to date as summaries change: so a node's distinct
+    /// count is a sum and a popcount, not a comparison at every boundary (on a board of
+    /// several columns each comparison read two kept ends, 64 times a level per write).
+    pub joins: u64,
     pub children: [u32; INNER_CAP],
     pub counts: [u32; INNER_CAP],
     pub distinct: [u32; INNER_CAP],
@@ -388,6 +393,7 @@ impl<T: NodeTail> Inner<T> {
     pub fn empty() -> Self {
         Self {
             len: 0,
+            joins: 0,
             children: [NIL; INNER_CAP],
             counts: [0; INNER_CAP],
             distinct: [0; INNER_CAP],
@@ -480,19 +486,38 @@ impl<T: NodeTail> Inner<T> {
     }
 
     /// Distinct scores in children `0..j`, counting a score shared across a boundary once.
-    pub fn distinct_prefix(&self, j: usize, keys: &impl KeyOf<T>) -> u64 {
+    pub fn distinct_prefix(&self, j: usize) -> u64 {
         let sum: u64 = self.distinct[..j].iter().map(|&d| u64::from(d)).sum();
-        let shared = (1..j).filter(|&i| self.continues(i, keys)).count() as u64;
-        sum - shared
+        sum - u64::from((self.joins & low_bits(j) & !1).count_ones())
     }
 
-    /// This node's summary, for its parent: no record read but on a tie of first
-    /// columns whose kept parts agree ([`Self::distinct_prefix`]).
-    pub fn summary(&self, keys: &impl KeyOf<T>) -> Summary<T> {
+    /// Whether child `i`'s first score continues child `i - 1`'s last, as last worked
+    /// out ([`Self::set_summary`]).
+    #[inline]
+    pub fn joined(&self, i: usize) -> bool {
+        (self.joins >> i) & 1 == 1
+    }
+
+    /// Works out bit `i` of [`Self::joins`] again (cleared where `i` has no left sibling).
+    fn rejoin(&mut self, i: usize, keys: &impl KeyOf<T>) {
+        if i >= INNER_CAP {
+            return;
+        }
+        let on = i >= 1 && i < self.n() && self.continues(i, keys);
+        self.joins = (self.joins & !(1u64 << i)) | (u64::from(on) << i);
+    }
+
+    /// Whether every join bit is what the children's ends say (the invariant checks).
+    pub fn joins_agree(&self, keys: &impl KeyOf<T>) -> bool {
+        (1..self.n()).all(|i| self.joined(i) == self.continues(i, keys))
+    }
+
+    /// This node's summary, for its parent: no record read.
+    pub fn summary(&self) -> Summary<T> {
         let n = self.n();
         Summary {
             count: self.counts[..n].iter().sum(),
-            distinct: self.distinct_prefix(n, keys) as u32,
+            distinct: self.distinct_prefix(n) as u32,
             min: (self.min_scores[0], self.min_copies[0]),
             max: self.max_kept(n - 1),
         }
@@ -508,31 +533,41 @@ impl<T: NodeTail> Inner<T> {
         }
     }
 
-    pub fn set_summary(&mut self, slot: usize, s: Summary<T>) {
+    /// Stores child `slot`'s summary and works out its joins with both neighbours.
+    pub fn set_summary(&mut self, slot: usize, s: Summary<T>, keys: &impl KeyOf<T>) {
         self.counts[slot] = s.count;
         self.distinct[slot] = s.distinct;
         (self.min_scores[slot], self.min_copies[slot]) = s.min;
         (self.max_scores[slot], self.max_copies[slot]) = s.max;
+        self.rejoin(slot, keys);
+        self.rejoin(slot + 1, keys);
     }
 
-    /// Opens slot `slot` for `child` (its summary is set by the caller).
+    /// Opens slot `slot` for `child`; the caller sets its summary next
+    /// ([`Self::set_summary`], which also works out its joins).
     pub fn insert_slot(&mut self, slot: usize, child: u32) {
         let n = self.n();
         macro_rules! shift {
             ($($f:ident),+) => { $( self.$f.copy_within(slot..n, slot + 1); )+ };
         }
         inner_arrays!(shift);
+        let low = low_bits(slot);
+        self.joins = (self.joins & low) | ((self.joins & !low) << 1);
         self.children[slot] = child;
         self.len += 1;
     }
 
-    pub fn remove_slot(&mut self, slot: usize) {
+    /// Closes slot `slot`; the children it separated are now neighbours.
+    pub fn remove_slot(&mut self, slot: usize, keys: &impl KeyOf<T>) {
         let n = self.n();
         macro_rules! shift {
             ($($f:ident),+) => { $( self.$f.copy_within(slot + 1..n, slot); )+ };
         }
         inner_arrays!(shift);
+        let low = low_bits(slot);
+        self.joins = (self.joins & low) | ((self.joins >> 1) & !low);
         self.len -= 1;
+        self.rejoin(slot, keys);
     }
 
     /// Moves children `at..` into the empty node `right`.
@@ -543,19 +578,23 @@ impl<T: NodeTail> Inner<T> {
             ($($f:ident),+) => { $( right.$f[..m].copy_from_slice(&self.$f[at..n]); )+ };
         }
         inner_arrays!(mv);
+        right.joins = (self.joins >> at) & !1;
         right.len = m as u32;
+        self.joins &= low_bits(at);
         self.len = at as u32;
     }
 
     /// Appends all children of `right`.
-    pub fn absorb(&mut self, right: &Inner<T>) {
+    pub fn absorb(&mut self, right: &Inner<T>, keys: &impl KeyOf<T>) {
         let at = self.n();
         let m = right.n();
         macro_rules! mv {
             ($($f:ident),+) => { $( self.$f[at..at + m].copy_from_slice(&right.$f[..m]); )+ };
         }
         inner_arrays!(mv);
+        self.joins |= (right.joins & !1) << at;
         self.len += right.len;
+        self.rejoin(at, keys);
     }
 }
 

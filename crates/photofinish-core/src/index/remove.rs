@@ -42,7 +42,7 @@ impl<T: NodeTail> RankedIndex<T> {
         let len = self.node_len(child, level);
         if len == 0 {
             self.free_node(child, level);
-            self.inners.get_mut(parent).remove_slot(slot);
+            self.inners.get_mut(parent).remove_slot(slot, keys);
             return;
         }
         // The merge below reads both siblings' summaries: bring this one up to date first.
@@ -54,7 +54,7 @@ impl<T: NodeTail> RankedIndex<T> {
             ),
             None => self.summary(child, level, keys),
         };
-        self.inners.get_mut(parent).set_summary(slot, s);
+        self.inners.get_mut(parent).set_summary(slot, s, keys);
         let cap = if level == 0 { LEAF_CAP } else { INNER_CAP };
         let siblings = self.inners.get(parent).len as usize;
         if len < cap / UNDERFULL_DIVISOR && siblings > 1 {
@@ -64,7 +64,7 @@ impl<T: NodeTail> RankedIndex<T> {
             if self.node_len(left, level) + self.node_len(right, level) <= cap * 3 / 4 {
                 self.merge(parent, left_slot, (left, right), level, keys);
                 let s = self.summary(left, level, keys);
-                self.inners.get_mut(parent).set_summary(left_slot, s);
+                self.inners.get_mut(parent).set_summary(left_slot, s, keys);
             }
         }
     }
@@ -80,15 +80,15 @@ impl<T: NodeTail> RankedIndex<T> {
     ) {
         if level == 0 {
             let p = self.inners.get(parent);
-            let starts = !p.continues(left_slot + 1, keys);
+            let starts = !p.joined(left_slot + 1);
             let r = self.leaves.get(right).clone();
             self.leaves.get_mut(left).absorb(&r, starts);
         } else {
             let r = self.inners.get(right).clone();
-            self.inners.get_mut(left).absorb(&r);
+            self.inners.get_mut(left).absorb(&r, keys);
         }
         self.free_node(right, level);
-        self.inners.get_mut(parent).remove_slot(left_slot + 1);
+        self.inners.get_mut(parent).remove_slot(left_slot + 1, keys);
     }
 
     fn free_node(&mut self, node: u32, level: usize) {

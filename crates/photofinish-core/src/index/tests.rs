@@ -239,6 +239,22 @@ fn bulk_builds_keep_the_invariants_at_fill_boundaries() {
     }
 }
 
+#[test]
+fn a_child_emptied_between_two_leaves_joins_them_afresh() {
+    // Leaf 1 (entries 56..112) empties without merging (leaf 0 is too full to take it);
+    // its slot closes, and leaves 0 and 2 become neighbours whose ends (scores 18 and 37)
+    // differ, where leaf 2's first score had continued leaf 1's last.
+    let (mut index, keys) = bulk(1_000);
+    let before = index.inners.get(index.root).len;
+    for id in 56..112 {
+        assert!(index.remove(id, keys.0[id as usize], &keys));
+        index.check_invariants(&keys);
+    }
+    assert_eq!(index.inners.get(index.root).len, before - 1);
+    let live: Vec<u32> = (0..56).chain(112..1_000).collect();
+    check(&index, &keys, &live);
+}
+
 /// A two-level bulk-built index for corrupting in the tests below.
 fn two_levels() -> (RankedIndex, Keys) {
     let (index, keys) = bulk(1_000);
@@ -260,6 +276,15 @@ fn invariants_catch_a_wrong_child_count() {
 fn invariants_catch_a_wrong_distinct_count() {
     let (mut index, keys) = two_levels();
     index.inners.get_mut(index.root).distinct[2] -= 1;
+    index.check_invariants(&keys);
+}
+
+#[test]
+#[should_panic(expected = "a join bit disagrees")]
+fn invariants_catch_a_wrong_join_bit() {
+    let (mut index, keys) = two_levels();
+    // Leaf 1 starts at entry 56, score 18, which ends leaf 0: bit 1 is set.
+    index.inners.get_mut(index.root).joins &= !(1 << 1);
     index.check_invariants(&keys);
 }
 
