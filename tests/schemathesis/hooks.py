@@ -11,6 +11,8 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
 - 422 period_not_retained: an `at` older than the board's retention window (state, clock).
 - 422 score_overflow, score_rejected, board_full, ranking_full: the board's current
   scores, rules and size (state).
+- 422 board_closed, attempts_exhausted, not_joined: a tournament's window against the
+  clock, a member's accepted writes this period, whether it joined (state, clock).
 - 422 metadata_too_large: metadata over 1 KiB serialized (a size in bytes of a whole
   object's JSON text).
 - 422 invalid_member: a member name over 128 bytes of UTF-8 (the schema counts characters).
@@ -21,7 +23,9 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
   compares whole items, not one field of them); a column's `update` on a `best` board,
   or `min_score`/`max_score`/`max_increment` beside two or more columns (rules between
   fields the schema states in their descriptions); on PATCH, a `webhook` for a board that
-  never resets or keeps fewer than 2 periods (the board's settings, not the body's).
+  never resets or keeps fewer than 2 periods (the board's settings, not the body's);
+  `opens_at` not before `closes_at` (two values again), or either at the edge of the
+  range where an offset moves it out (as `at` below).
 - 400 invalid_score on a write: `scores` naming a column the board does not have, `score`
   on a board of several columns, a `best` that leaves a column out (the board's columns
   and update rule: state); on `rank`, the same, and `score` with `scores` (OpenAPI
@@ -55,6 +59,9 @@ RULES = {
         "metadata_too_large",
         "invalid_member",
         "too_many_boards",
+        "board_closed",
+        "attempts_exhausted",
+        "not_joined",
     },
     507: {"insufficient_storage"},
 }
@@ -91,7 +98,13 @@ def _state_rule(case, status, code, message):
     if code in ("period_closed", "invalid_period") and status in (400, 422) and named:
         return True
     if status == 400 and code == "invalid_config":
-        return case.method.upper() == "PATCH" or "min_score" in message or "column" in message
+        return (
+            case.method.upper() == "PATCH"
+            or "min_score" in message
+            or "column" in message
+            or "opens_at" in message
+            or "closes_at" in message
+        )
     if status == 400 and code == "invalid_score":
         return bool(_writes(case)) or case.path.endswith("/rank")
     if status == 400 and code == "invalid_parameter" and case.path.endswith("/rank"):

@@ -16,9 +16,10 @@ use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
 use crate::config::{BoardConfig, Op};
+use crate::entry::Seats;
 use crate::error::BoardError;
 use crate::ranking::{Outcome, Prefetch, Ranking, Write};
-use crate::view::BoardPatch;
+use crate::view::{BoardPatch, JoinOutcome};
 use crate::window::PeriodWindow;
 
 pub use crate::calendar::PeriodRef;
@@ -34,6 +35,9 @@ pub struct Board {
     window: PeriodWindow,
     /// Rankings by period start.
     periods: BTreeMap<i64, (Period, Ranking)>,
+    /// The entry rules' seats by period start (docs/SPEC.md §14), for the periods that
+    /// have any: joins not yet played, and attempts.
+    seats: BTreeMap<i64, Seats>,
     /// The webhook's cursor ([`crate::hook`]), `None` until first set and after the
     /// webhook is removed.
     hook_cursor_us: Option<i64>,
@@ -76,6 +80,7 @@ impl Board {
             config,
             window,
             periods: BTreeMap::new(),
+            seats: BTreeMap::new(),
             hook_cursor_us: None,
         })
     }
@@ -191,6 +196,9 @@ impl Board {
         } else {
             ranking.submit_unranked(&write)
         };
+        if result.is_ok() {
+            self.seat_played(period.start_us, w.member);
+        }
         if is_new {
             match &result {
                 Ok(_) => self.enforce_retention(),
@@ -219,30 +227,176 @@ impl Board {
             .filter(|(newest, _)| newest.contains(target_us))
     }
 
-    /// The board's score rules, its columns' bounds and the memory budget, for a write
-    /// landing in `period`; nothing to look up when none applies.
+    /// The board's score rules, its columns' bounds, its entry rules and the memory
+    /// budget, for a write landing in `period`; nothing to look up when none applies.
     fn check_rules(&self, period: &Period, w: &BoardWrite<'_>) -> Result<(), BoardError> {
         let config = &self.config;
         let rules = &config.settings.rules;
+        let entry = &config.settings.entry;
         let columns_ruled = config.columns.iter().any(Column::has_rules);
-        if rules.is_empty() && !columns_ruled && w.over_budget.is_none() {
+        let seats = self.seats.get(&period.start_us);
+        if rules.is_empty()
+            && !columns_ruled
+            && entry.is_empty()
+            && seats.is_none()
+            && w.over_budget.is_none()
+        {
             return Ok(());
         }
+        entry.check_window(w.at_us)?;
         let shape = self.shape;
         let ranking = self.ranking(period);
         let old = ranking.and_then(|r| r.scores_of(w.member));
+        // A member who joined and has not played holds its seat: its first write adds no
+        // member to what `max_members` counts.
+        let waiting = seats.is_some_and(|s| s.is_waiting(w.member));
+        if old.is_none() && !waiting && entry.join_required {
+            return Err(BoardError::NotJoined {
+                member: w.member.to_owned(),
+                period: period.id.clone(),
+            });
+        }
+        if let Some(max) = entry.max_attempts {
+            if seats.map_or(0, |s| s.attempts_of(w.member)) >= max {
+                return Err(BoardError::AttemptsExhausted {
+                    member: w.member.to_owned(),
+                    max,
+                    period: period.id.clone(),
+                });
+            }
+        }
         let new = shape.combine(w.op, old.as_ref(), &w.values)?;
         // The board-level rules bound the first (on a board of several: the only
         // allowed one, `max_members`, reads no score).
         let op = shape.effective(w.op).unwrap_or(config.update);
         let value = w.values.get(0).unwrap_or(0);
-        let members = ranking.map_or(0, Ranking::len);
+        let held = self.seats_held(period);
+        let members = if waiting { held - 1 } else { held };
         rules.check(op, value, old.map(|o| o.first()), new.first(), members)?;
         check_columns(&config.columns, &shape, w.op, &w.values, old.as_ref(), &new)?;
         match w.over_budget {
-            Some(over) if old.is_none() => Err(over.refusal()),
+            Some(over) if old.is_none() && !waiting => Err(over.refusal()),
             _ => Ok(()),
         }
+    }
+
+    /// The seats `period` holds: its entries and the members who joined it and have not
+    /// played (what `max_members` counts).
+    fn seats_held(&self, period: &Period) -> u64 {
+        let entries = self.ranking(period).map_or(0, Ranking::len);
+        let waiting = self
+            .seats
+            .get(&period.start_us)
+            .map_or(0, |s| s.waiting.len());
+        entries + waiting as u64
+    }
+
+    /// After an accepted write of `member` in the period starting at `start_us`: it has
+    /// played (its seat is its entry now), and one more attempt counts where the board
+    /// counts them.
+    fn seat_played(&mut self, start_us: i64, member: &str) {
+        let counts = self.config.settings.entry.counts_attempts();
+        if !counts && !self.seats.contains_key(&start_us) {
+            return;
+        }
+        let seats = self.seats.entry(start_us).or_default();
+        seats.waiting.remove(member);
+        if counts {
+            *seats.attempts.entry(member.into()).or_default() += 1;
+        }
+        if seats.is_empty() {
+            self.seats.remove(&start_us);
+        }
+    }
+
+    /// `member` joins the period containing instant `at_us` (docs/SPEC.md §14): a seat
+    /// held without an entry, counted toward `max_members`. A member that has an entry or
+    /// joined before is answered `already`. On error nothing changed.
+    pub fn join(
+        &mut self,
+        member: &str,
+        at_us: i64,
+        over_budget: Option<OverBudget>,
+    ) -> Result<JoinOutcome, BoardError> {
+        validate_instant(at_us)?;
+        crate::config::validate_member_name(member)?;
+        self.config.settings.entry.check_window(at_us)?;
+        let period = match self.newest_holding(at_us) {
+            Some((p, _)) => p.clone(),
+            None => self.calendar().period_at(at_us)?,
+        };
+        if let Some((newest, _)) = self.periods.last_key_value().map(|(_, e)| e) {
+            if period.start_us < self.window.retention_floor(newest).start_us {
+                return Err(BoardError::PeriodNotRetained(period.id));
+            }
+        }
+        let has_entry = self
+            .ranking(&period)
+            .is_some_and(|r| r.scores_of(member).is_some());
+        let waiting = self
+            .seats
+            .get(&period.start_us)
+            .is_some_and(|s| s.is_waiting(member));
+        if has_entry || waiting {
+            return Ok(JoinOutcome {
+                member: member.to_owned(),
+                period,
+                already: true,
+            });
+        }
+        if let Some(max) = self.config.settings.rules.max_members {
+            if self.seats_held(&period) >= max {
+                return Err(BoardError::BoardFull(max));
+            }
+        }
+        if let Some(over) = over_budget {
+            return Err(over.refusal());
+        }
+        self.seats
+            .entry(period.start_us)
+            .or_default()
+            .waiting
+            .insert(member.into());
+        self.enforce_retention_of_seats(&period);
+        Ok(JoinOutcome {
+            member: member.to_owned(),
+            period,
+            already: false,
+        })
+    }
+
+    /// Whether `member` joined `period` and has not played in it yet.
+    pub fn is_waiting(&self, period: &Period, member: &str) -> bool {
+        self.seats
+            .get(&period.start_us)
+            .is_some_and(|s| s.is_waiting(member))
+    }
+
+    /// `member`'s accepted writes in `period`, on a board that counts them.
+    pub fn attempts(&self, period: &Period, member: &str) -> Option<u32> {
+        self.config.settings.entry.counts_attempts().then(|| {
+            self.seats
+                .get(&period.start_us)
+                .map_or(0, |s| s.attempts_of(member))
+        })
+    }
+
+    /// Every period's seats, oldest first (the snapshot's).
+    pub fn all_seats(&self) -> impl Iterator<Item = (i64, &Seats)> {
+        self.seats.iter().map(|(&start, s)| (start, s))
+    }
+
+    /// Puts the seats of the period starting at `start_us` in place (snapshot loading).
+    pub fn insert_seats(&mut self, start_us: i64, seats: Seats) {
+        if !seats.is_empty() {
+            self.seats.insert(start_us, seats);
+        }
+    }
+
+    /// Drops seats of periods below the retention floor counted back from `newest`.
+    fn enforce_retention_of_seats(&mut self, newest: &Period) {
+        let floor = self.window.retention_floor(newest).start_us;
+        self.seats.retain(|&start, _| start >= floor);
     }
 
     /// Drops periods older than the retention window counted back from the newest period.
@@ -252,6 +406,7 @@ impl Board {
         };
         let floor = self.window.retention_floor(newest).start_us;
         self.periods.retain(|&start, _| start >= floor);
+        self.seats.retain(|&start, _| start >= floor);
     }
 
     /// The period `r` names at `now_us`, by the calendar alone (it may hold no ranking:

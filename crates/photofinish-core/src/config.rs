@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::columns::{validate_columns, Column, Shape, DEFAULT_COLUMN};
+use crate::entry::EntryRules;
 use crate::error::BoardError;
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
@@ -142,6 +143,9 @@ pub struct BoardSettings {
     /// What a write may do to a score, and how many members a period takes.
     #[serde(flatten)]
     pub rules: ScoreRules,
+    /// A tournament's entry rules: its window, attempts and joins (docs/SPEC.md §14).
+    #[serde(flatten)]
+    pub entry: EntryRules,
     /// Seconds after a period ends during which a write naming it still lands in it
     /// (docs/SPEC.md §10); 0 (the default) for none.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -185,6 +189,7 @@ impl BoardSettings {
         if let Some(url) = &self.webhook {
             validate_webhook_url(url)?;
         }
+        self.entry.validate()?;
         self.rules.validate()
     }
 }

@@ -99,6 +99,12 @@ pub enum ErrorCode {
     NotSupported,
     /// An import into a period that already holds entries.
     BoardNotEmpty,
+    /// A write or join outside a tournament's `opens_at`..`closes_at`.
+    BoardClosed,
+    /// A write beyond a member's `max_attempts` in the period.
+    AttemptsExhausted,
+    /// A write on a `join_required` board from a member that has not joined the period.
+    NotJoined,
 }
 
 macro_rules! code_names {
@@ -156,6 +162,9 @@ code_names!(
     IdempotencyKeyInFlight => "idempotency_key_in_flight",
     TooManyStreams => "too_many_streams",
     BoardNotEmpty => "board_not_empty",
+    BoardClosed => "board_closed",
+    AttemptsExhausted => "attempts_exhausted",
+    NotJoined => "not_joined",
 );
 
 impl ErrorCode {
@@ -176,6 +185,9 @@ impl ErrorCode {
                 | C::RateLimited
                 | C::ScoreRejected
                 | C::BoardFull
+                | C::BoardClosed
+                | C::AttemptsExhausted
+                | C::NotJoined
                 | C::TooManyBoards
                 | C::InsufficientStorage
                 | C::TooManyStreams
@@ -344,6 +356,27 @@ pub enum BoardError {
     /// A write that would add a member beyond the board's `max_members`.
     #[error("board is full: the period holds its maximum of {0} members; existing members may still update")]
     BoardFull(u64),
+    /// A write or join outside a tournament's window (docs/SPEC.md §14).
+    #[error("board is closed: {0}")]
+    BoardClosed(String),
+    /// A write beyond the member's `max_attempts` this period (docs/SPEC.md §14).
+    #[error("attempts exhausted: member {member:?} has made its {max} accepted writes in period {period}")]
+    AttemptsExhausted {
+        /// The member.
+        member: String,
+        /// The board's `max_attempts`.
+        max: u32,
+        /// The period id.
+        period: String,
+    },
+    /// A write on a `join_required` board from a member that has not joined the period.
+    #[error("member {member:?} has not joined period {period}: join it first (POST /v1/boards/{{board}}/members/{{member}}/join)")]
+    NotJoined {
+        /// The member.
+        member: String,
+        /// The period id.
+        period: String,
+    },
     /// A board beyond the server's limit.
     #[error("too many boards: the server holds at most {0}")]
     TooManyBoards(u64),
@@ -422,6 +455,9 @@ impl BoardError {
             E::RateLimited { .. } => ErrorCode::RateLimited,
             E::ScoreRejected(_) => ErrorCode::ScoreRejected,
             E::BoardFull(_) => ErrorCode::BoardFull,
+            E::BoardClosed(_) => ErrorCode::BoardClosed,
+            E::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
+            E::NotJoined { .. } => ErrorCode::NotJoined,
             E::TooManyBoards(_) => ErrorCode::TooManyBoards,
             E::TooManyStreams { .. } => ErrorCode::TooManyStreams,
             E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,

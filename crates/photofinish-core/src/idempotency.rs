@@ -8,7 +8,7 @@
 //! remembered.
 
 use crate::error::BoardError;
-use crate::view::{BoardState, WriteOutcome};
+use crate::view::{BoardState, JoinOutcome, WriteOutcome};
 
 /// Longest key (docs/SPEC.md §7).
 pub const MAX_KEY_BYTES: usize = 255;
@@ -108,6 +108,8 @@ pub enum Answer {
     Patched(Box<BoardState>),
     /// The board was deleted.
     Deleted,
+    /// A member joined a period (or had a seat there already).
+    Joined(JoinOutcome),
     /// The board was created (`true`) or existed alike, and how it was then.
     Created {
         /// New, or the same config existed.

@@ -39,6 +39,7 @@ pub mod calendar;
 pub mod clock;
 pub mod columns;
 pub mod config;
+pub mod entry;
 pub mod error;
 pub mod events;
 pub mod hook;

@@ -34,6 +34,18 @@ pub struct WriteRequest {
     pub over_budget: Option<OverBudget>,
 }
 
+/// A join's outcome (docs/SPEC.md §14): the member, the period it joined, and whether
+/// it had a seat there already (an entry, or an earlier join).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinOutcome {
+    /// The member.
+    pub member: String,
+    /// The period joined.
+    pub period: Period,
+    /// It had a seat already: nothing changed (HTTP 200, not 201).
+    pub already: bool,
+}
+
 /// A write's outcome and the period it landed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteOutcome {
@@ -98,6 +110,8 @@ pub struct MemberRow {
     pub period: Period,
     /// The board's column names, on a board of several (to name each score).
     pub columns: ColumnNames,
+    /// Its accepted writes in the period, on a board with `max_attempts` (docs/SPEC.md §14).
+    pub attempts: Option<u32>,
 }
 
 /// A page of entries with the ranking's size and the period read.
@@ -181,6 +195,18 @@ pub struct BoardPatch {
     /// Entries the webhook carries: `Some(None)` back to the default.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub webhook_top: Option<Option<u32>>,
+    /// A tournament's opening instant, µs: `Some(None)` removes it (docs/SPEC.md §14).
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub opens_at: Option<Option<i64>>,
+    /// Its closing instant, µs: `Some(None)` removes it.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub closes_at: Option<Option<i64>>,
+    /// Accepted writes per member per period: `Some(None)` removes the limit.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<Option<u32>>,
+    /// Whether a member must join a period before it writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub join_required: Option<bool>,
 }
 
 /// A field that is present: `null` is `Some(None)` (absent is `None`, by `default`).
@@ -231,6 +257,21 @@ impl BoardPatch {
         }
         if let Some(t) = self.webhook_top {
             settings.webhook_top = t;
+        }
+        let entry = &mut settings.entry;
+        for (field, change) in [
+            (&mut entry.opens_at, self.opens_at),
+            (&mut entry.closes_at, self.closes_at),
+        ] {
+            if let Some(v) = change {
+                *field = v;
+            }
+        }
+        if let Some(m) = self.max_attempts {
+            entry.max_attempts = m;
+        }
+        if let Some(j) = self.join_required {
+            entry.join_required = j;
         }
         c.validate()?;
         Ok(c)

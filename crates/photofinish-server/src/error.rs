@@ -40,6 +40,9 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::RankingFull
         | C::ScoreRejected
         | C::BoardFull
+        | C::BoardClosed
+        | C::AttemptsExhausted
+        | C::NotJoined
         | C::TooManyBoards
         | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
         C::InsufficientStorage => S::INSUFFICIENT_STORAGE,

@@ -70,6 +70,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(members::get_member, members::delete_member))
         .routes(routes!(entries::get_entries))
         .routes(routes!(members::get_around))
+        .routes(routes!(members::post_join))
         .routes(routes!(queries::post_members_query))
         .routes(routes!(queries::get_rank))
         .routes(routes!(queries::get_thresholds))

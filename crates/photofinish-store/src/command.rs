@@ -95,6 +95,17 @@ pub enum Command {
         /// The instant, stamped when the command is sequenced.
         now_us: i64,
     },
+    /// A member joins the period of `at_us` (docs/SPEC.md §14): a seat without an entry.
+    Join {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// The instant, stamped when the command is sequenced.
+        at_us: i64,
+        /// The memory budget was over when the join was admitted: it may not take a seat.
+        over_budget: Option<OverBudget>,
+    },
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -156,6 +167,9 @@ const TICK: u8 = 13;
 /// verdict follows) and those. A write with `score` is logged as kinds 3, 8 and 10, as
 /// before columns.
 const WRITE_COLUMNS: u8 = 14;
+/// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
+/// (1: the budget's verdict follows, as kind 8 carries it) and that.
+const JOIN: u8 = 15;
 /// [`WRITE_COLUMNS`]' forms.
 const BY_NAME: u8 = 1;
 const IN_ORDER: u8 = 2;
@@ -185,7 +199,10 @@ impl Command {
             Command::Write { .. } if stamp
         ) || matches!(
             self,
-            Command::DeleteMember { .. } | Command::Keyed { .. } | Command::Tick { .. }
+            Command::DeleteMember { .. }
+                | Command::Keyed { .. }
+                | Command::Tick { .. }
+                | Command::Join { .. }
         )
     }
 
@@ -195,9 +212,9 @@ impl Command {
     pub fn stamp(&mut self, now_us: i64, stamp: bool) {
         match self {
             Command::Write { at_us, .. } if stamp => *at_us = now_us,
-            Command::DeleteMember { now_us: t, .. } | Command::Tick { now_us: t, .. } => {
-                *t = now_us
-            }
+            Command::DeleteMember { now_us: t, .. }
+            | Command::Tick { now_us: t, .. }
+            | Command::Join { at_us: t, .. } => *t = now_us,
             Command::Keyed { key, cmds, .. } => {
                 key.now_us = now_us;
                 for c in cmds {
@@ -223,6 +240,7 @@ impl Command {
             | Command::DeleteMember { board, .. }
             | Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
+            | Command::Join { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
@@ -266,6 +284,19 @@ impl Command {
                 e.u8(TICK);
                 e.str(board);
                 e.i64(*now_us);
+            }
+            Command::Join {
+                board,
+                member,
+                at_us,
+                over_budget,
+            } => {
+                e.u8(JOIN);
+                e.str(board);
+                e.str(member);
+                e.i64(*at_us);
+                e.u8(u8::from(over_budget.is_some()));
+                enc_over_budget(e, over_budget);
             }
             Command::Import {
                 board,
@@ -415,6 +446,16 @@ impl Command {
                 board: d.str()?,
                 now_us: d.i64()?,
             },
+            JOIN => {
+                let (board, member, at_us) = (d.str()?, d.str()?, d.i64()?);
+                let over = d.u8()? & 1 != 0;
+                Command::Join {
+                    board,
+                    member,
+                    at_us,
+                    over_budget: dec_over_budget(d, over)?,
+                }
+            }
             IMPORT => Command::Import {
                 board: d.str()?,
                 period_us: d.i64()?,
@@ -631,6 +672,37 @@ mod tests {
     }
 
     #[test]
+    fn joins_round_trip() {
+        for over_budget in [
+            None,
+            Some(OverBudget {
+                estimate: 9,
+                limit: 8,
+            }),
+        ] {
+            let mut cmd = Command::Join {
+                board: "cup".into(),
+                member: "ann".into(),
+                at_us: 0,
+                over_budget,
+            };
+            assert!(cmd.takes_time(true));
+            cmd.stamp(1_795_392_000_000_000, true);
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], JOIN);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            assert!(matches!(
+                cmd,
+                Command::Join {
+                    at_us: 1_795_392_000_000_000,
+                    ..
+                }
+            ));
+        }
+    }
+
+    #[test]
     fn settings_and_patches_round_trip() {
         let config = BoardConfig {
             settings: BoardSettings {
@@ -645,6 +717,12 @@ mod tests {
                 grace: 60,
                 webhook: Some("https://rewards.example/close".into()),
                 webhook_top: Some(10),
+                entry: photofinish_core::entry::EntryRules {
+                    opens_at: Some(1_795_392_000_000_000),
+                    closes_at: Some(1_795_996_800_000_000),
+                    max_attempts: Some(3),
+                    join_required: true,
+                },
             },
             ..BoardConfig::default()
         };
@@ -657,6 +735,8 @@ mod tests {
             grace: Some(30),
             webhook: Some(None),
             webhook_top: Some(Some(5)),
+            closes_at: Some(None),
+            max_attempts: Some(Some(1)),
             ..BoardPatch::default()
         };
         for cmd in [

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::view::{BoardState, WriteOutcome};
+use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
 use crate::codec::{Dec, DecodeError, Enc};
@@ -347,6 +347,9 @@ const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
 const PATCHED: u8 = 5;
 const DELETED: u8 = 6;
+/// A join's answer (no request takes a key on a join today, docs/SPEC.md §7: the kind
+/// keeps every answer writable).
+const JOINED: u8 = 7;
 
 fn enc_period(e: &mut Enc, p: &Period) {
     e.str(&p.id);
@@ -455,6 +458,12 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
             enc_state(e, state);
         }
         Answer::Deleted => e.u8(DELETED),
+        Answer::Joined(j) => {
+            e.u8(JOINED);
+            e.str(&j.member);
+            enc_period(e, &j.period);
+            e.u8(u8::from(j.already));
+        }
     }
 }
 
@@ -506,6 +515,11 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
         },
         PATCHED => Answer::Patched(Box::new(dec_state(d)?)),
         DELETED => Answer::Deleted,
+        JOINED => Answer::Joined(JoinOutcome {
+            member: d.str()?,
+            period: dec_period(d)?,
+            already: d.u8()? != 0,
+        }),
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
     Ok((

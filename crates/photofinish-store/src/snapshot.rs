@@ -8,14 +8,17 @@
 use crate::state::read_lock;
 use std::io::{self, Write};
 
+use photofinish_core::entry::Seats;
 use photofinish_core::ranking::SavedEntry;
 use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 4.
-pub const MAGIC: &[u8; 8] = b"PFSNAP04";
+/// First 8 bytes of every snapshot this version writes: name and format version 5.
+pub const MAGIC: &[u8; 8] = b"PFSNAP05";
+/// The fourth format: no seats (docs/SPEC.md §14). Still read.
+const MAGIC_V4: &[u8; 8] = b"PFSNAP04";
 /// The third format: no webhook cursors. Still read.
 const MAGIC_V3: &[u8; 8] = b"PFSNAP03";
 /// The second format: no idempotency keys. Still read.
@@ -106,9 +109,61 @@ pub fn write(
         e.i64(cursor);
     }
     w.write_all(&e.0)?;
+    // The entry rules' seats (format 5).
+    write_seats(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
+}
+
+/// Every board's seats (docs/format.md): a count of (board, period) pairs, then each
+/// with its members waiting (joined, not played) and its attempts.
+fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let mut e = Enc::default();
+    let boards = state.boards();
+    let mut pairs = 0u32;
+    let mut body = Enc::default();
+    for (name, handle) in &boards {
+        let board = read_lock(handle);
+        for (start_us, seats) in board.all_seats() {
+            pairs += 1;
+            body.str(name);
+            body.i64(start_us);
+            body.u32(seats.waiting.len() as u32);
+            for m in &seats.waiting {
+                body.str(m);
+            }
+            body.u32(seats.attempts.len() as u32);
+            for (m, n) in &seats.attempts {
+                body.str(m);
+                body.u32(*n);
+            }
+        }
+    }
+    e.u32(pairs);
+    w.write_all(&e.0)?;
+    w.write_all(&body.0)
+}
+
+/// Reads what [`write_seats`] wrote into the boards of `state`.
+fn read_seats(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let start_us = d.i64()?;
+        let mut seats = Seats::default();
+        for _ in 0..d.u32()? {
+            seats.waiting.insert(d.str()?.into());
+        }
+        for _ in 0..d.u32()? {
+            let member = d.str()?;
+            seats.attempts.insert(member.into(), d.u32()?);
+        }
+        let handle = state
+            .board(&name)
+            .ok_or_else(|| DecodeError(format!("seats of no board {name:?}")))?;
+        crate::state::write_lock(&handle).insert_seats(start_us, seats);
+    }
+    Ok(())
 }
 
 /// Bytes of entries gathered before they are written out (rankings here, and the
@@ -202,7 +257,8 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let v1 = buf.get(..8) == Some(MAGIC_V1.as_slice());
     let v2 = buf.get(..8) == Some(MAGIC_V2.as_slice());
     let v3 = buf.get(..8) == Some(MAGIC_V3.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3) {
+    let v4 = buf.get(..8) == Some(MAGIC_V4.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4) {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -247,6 +303,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
                 .ok_or_else(|| DecodeError(format!("a webhook cursor of no board {name:?}")))?;
             crate::state::write_lock(&handle).advance_hook(cursor);
         }
+    }
+    if !v1 && !v2 && !v3 && !v4 {
+        read_seats(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::ranking::Prefetch;
-use photofinish_core::view::WriteOutcome;
+use photofinish_core::view::{JoinOutcome, WriteOutcome};
 use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
@@ -31,6 +31,8 @@ pub enum Applied {
     HookAdvanced,
     /// An instant was marked; nothing changed.
     Ticked,
+    /// A member joined a period (or had a seat there already).
+    Joined(JoinOutcome),
     /// An import filled a period with this many entries.
     Imported(Period, u64),
     /// A keyed command was applied; its answer is remembered.
@@ -250,6 +252,16 @@ impl State {
             Command::Tick { board, .. } => {
                 self.require(board)?;
                 Ok(Applied::Ticked)
+            }
+            Command::Join {
+                board,
+                member,
+                at_us,
+                over_budget,
+            } => {
+                let handle = self.require(board)?;
+                let joined = write_lock(&handle).join(member, *at_us, *over_budget)?;
+                Ok(Applied::Joined(joined))
             }
             Command::Import {
                 board,

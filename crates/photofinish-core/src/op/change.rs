@@ -8,10 +8,12 @@
 
 use crate::access::Action;
 use crate::board::PeriodRef;
+use crate::budget::OverBudget;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
-use crate::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+use crate::names::MemberName;
+use crate::view::{BoardPatch, BoardState, JoinOutcome, WriteOutcome, WriteRequest};
 
 /// A change to one board. See the module docs.
 #[derive(Debug, Clone)]
@@ -33,6 +35,14 @@ pub enum Change {
         /// The period.
         period: PeriodRef,
     },
+    /// A member joins the current period (docs/SPEC.md §14): a seat without an entry.
+    Join {
+        /// The member (checked: a join holds a seat in its name).
+        member: MemberName,
+        /// The server's memory budget was over when the join was admitted: it may not
+        /// take a seat.
+        over_budget: Option<OverBudget>,
+    },
 }
 
 impl Change {
@@ -45,13 +55,17 @@ impl Change {
             Change::Write(_) => "write",
             Change::Batch(_) => "batch",
             Change::Remove { .. } => "remove",
+            Change::Join { .. } => "join",
         }
     }
 
     /// Whether it may carry an idempotency key (docs/SPEC.md §7: submit, batch, member
-    /// delete and board create).
+    /// delete and board create; a join needs none: joining twice is answered `already`).
     pub fn takes_key(&self) -> bool {
-        !matches!(self, Change::Patch(_) | Change::Delete)
+        !matches!(
+            self,
+            Change::Patch(_) | Change::Delete | Change::Join { .. }
+        )
     }
 
     /// `not_supported` for a change that takes no idempotency key.
@@ -72,12 +86,18 @@ impl Change {
     }
 
     /// The access a change of `board` needs, other than its writes: managing the board
-    /// (create, patch, delete) or removing a member. `None` for a write or a batch, whose
+    /// (create, patch, delete), removing a member, or writing the member that joins (a
+    /// player may join itself where it may write). `None` for a write or a batch, whose
     /// every write is authorized for its member ([`Action::Write`]).
-    pub fn action<'a>(&self, board: &'a str) -> Option<Action<'a>> {
+    pub fn action<'a>(&'a self, board: &'a str) -> Option<Action<'a>> {
         match self {
             Change::Create(_) | Change::Patch(_) | Change::Delete => Some(Action::Manage { board }),
             Change::Remove { .. } => Some(Action::RemoveMember { board }),
+            Change::Join { member, .. } => Some(Action::Write {
+                board,
+                member,
+                with_at: false,
+            }),
             Change::Write(_) | Change::Batch(_) => None,
         }
     }
@@ -91,12 +111,14 @@ impl Change {
         }
     }
 
-    /// Its writes, mutably (the gate puts the memory budget's verdict on each).
-    pub fn writes_mut(&mut self) -> &mut [WriteRequest] {
+    /// Puts the memory budget's verdict on whatever of it may add to the data: each
+    /// write, and a join.
+    pub fn admit_budget(&mut self, over: Option<OverBudget>) {
         match self {
-            Change::Write(w) => std::slice::from_mut(w),
-            Change::Batch(ws) => ws,
-            _ => &mut [],
+            Change::Write(w) => w.over_budget = over,
+            Change::Batch(ws) => ws.iter_mut().for_each(|w| w.over_budget = over),
+            Change::Join { over_budget, .. } => *over_budget = over,
+            _ => {}
         }
     }
 }
@@ -136,6 +158,14 @@ impl Answer {
         match self {
             Answer::Patched(state) => Ok(*state),
             other => Err(mismatch("a patch", &other)),
+        }
+    }
+
+    /// A join's: the period joined, and whether the member had a seat already.
+    pub fn into_joined(self) -> Result<JoinOutcome, BoardError> {
+        match self {
+            Answer::Joined(j) => Ok(j),
+            other => Err(mismatch("a join", &other)),
         }
     }
 

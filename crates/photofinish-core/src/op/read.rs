@@ -146,6 +146,7 @@ impl BoardRead for ReadMember {
             })?;
             Ok(MemberRow {
                 columns: b.column_names(),
+                attempts: b.attempts(&period, &self.member),
                 entry,
                 ordinal,
                 total: ranking.len(),

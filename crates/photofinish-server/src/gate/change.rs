@@ -68,6 +68,8 @@ impl Gate {
                 return self.submit(&target, change, key).await;
             }
         }
+        let mut change = change;
+        change.admit_budget(self.over_budget());
         self.apply(caller, board, change, key).await
     }
 
@@ -86,10 +88,7 @@ impl Gate {
         for w in change.writes() {
             target.authorize(w)?;
         }
-        let over_budget = self.over_budget();
-        for w in change.writes_mut() {
-            w.over_budget = over_budget;
-        }
+        change.admit_budget(self.over_budget());
         self.apply(target.caller, target.board, change, key).await
     }
 

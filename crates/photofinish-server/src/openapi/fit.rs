@@ -15,6 +15,7 @@ use photofinish_core::config::{
     BOARD_NAME_PATTERN, MAX_GRACE_S, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MAX_WEBHOOK_TOP,
     MAX_WEBHOOK_URL_BYTES, MEMBER_NAME_PATTERN, WEBHOOK_URL_PATTERN,
 };
+use photofinish_core::entry::MAX_ATTEMPTS;
 use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
 use photofinish_core::query::{
     MAX_MEMBER_BOARDS, MAX_QUERY_MEMBERS, MAX_THRESHOLDS, PERCENT_PATTERN,
@@ -237,6 +238,16 @@ fn fit_bodies(schemas: &mut Value) {
             "description": "An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only"});
         p["webhook_top"] =
             json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_WEBHOOK_TOP});
+        for (field, what) in [
+            ("opens_at", "A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)"),
+            ("closes_at", "Its closing instant: a write or join at or after it gets 422 board_closed"),
+        ] {
+            p[field] = json!({"type": ["string", "null"], "format": "date-time",
+                "pattern": INSTANT_YEAR_PATTERN, "description": what});
+        }
+        p["max_attempts"] =
+            json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_ATTEMPTS});
+        p["join_required"] = json!({"type": ["boolean", "null"]});
     };
     let c = &mut schemas["BoardConfigBody"]["properties"];
     rules(c);

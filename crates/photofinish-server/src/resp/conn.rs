@@ -246,18 +246,13 @@ impl Session {
             return connection::run(self, spec, args).await;
         }
         self.take_token()?;
-        if matches!(
-            spec.name,
-            "lb.query" | "lb.rankof" | "lb.thresholds" | "lb.member"
-        ) {
+        if spec.family == Family::Query {
             return cmd::query::run(self, spec, args).await;
         }
         let board = cmd::board(args)?;
-        match spec.name {
-            "lb.incr" | "lb.set" | "lb.best" | "lb.submit" => {
-                write::run_keyed(self, spec, args, &board).await
-            }
-            "lb.create" | "lb.drop" | "lb.rem" => cmd::board::run(self, spec, args, &board).await,
+        match spec.family {
+            Family::Write => write::run_keyed(self, spec, args, &board).await,
+            Family::Board => cmd::board::run(self, spec, args, &board).await,
             _ => cmd::read::run(self, spec, args, board).await,
         }
     }

@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use photofinish_core::access::Action;
 use photofinish_core::op::{Change, ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
 
@@ -12,7 +13,7 @@ use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, JsonBody};
 use crate::wire::parse::rfc3339_us;
-use crate::wire::parse::{bound, config};
+use crate::wire::parse::{bound, config, instant};
 use crate::wire::types::{
     BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView,
 };
@@ -35,6 +36,11 @@ pub async fn put_board(
     BoardPath(board): BoardPath,
     KeyedJson(body, keyed): KeyedJson<BoardConfigBody>,
 ) -> Result<Response, ApiError> {
+    // Who may make it is answered before what it would be: a caller who may not learns
+    // nothing of the config's rules.
+    app.gate
+        .admit(&id.caller, Action::Manage { board: &board })
+        .await?;
     let change = Change::Create(config(body)?);
     let r = app.gate.change(&id.caller, &board, change, keyed).await?;
     let (created, state) = r.answer.into_created()?;
@@ -92,6 +98,9 @@ pub async fn patch_board(
     BoardPath(board): BoardPath,
     JsonBody(body): JsonBody<BoardPatchBody>,
 ) -> Result<Json<BoardView>, ApiError> {
+    app.gate
+        .admit(&id.caller, Action::Manage { board: &board })
+        .await?;
     let patch = BoardPatch {
         retention: body.retention,
         public_read: body.public_read,
@@ -109,6 +118,16 @@ pub async fn patch_board(
         grace: body.grace,
         webhook: body.webhook,
         webhook_top: body.webhook_top,
+        opens_at: body
+            .opens_at
+            .map(|v| instant(v.as_deref(), "opens_at"))
+            .transpose()?,
+        closes_at: body
+            .closes_at
+            .map(|v| instant(v.as_deref(), "closes_at"))
+            .transpose()?,
+        max_attempts: body.max_attempts,
+        join_required: body.join_required,
     };
     let r = app
         .gate

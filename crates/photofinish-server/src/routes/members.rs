@@ -8,7 +8,7 @@ use axum::Json;
 use photofinish_core::config::validate_member_name;
 use photofinish_core::op::{Change, ReadAround, ReadMember};
 use photofinish_core::query::top_percent;
-use photofinish_core::{Around, ErrorCode};
+use photofinish_core::{Around, ErrorCode, MemberName};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
@@ -16,7 +16,7 @@ use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{EntriesPage, MemberView, ScoresView};
+use crate::wire::types::{EntriesPage, JoinView, MemberView, ScoresView};
 use crate::wire::views::{page_view, raw_metadata};
 
 /// A member's score and rank.
@@ -48,7 +48,49 @@ pub async fn get_member(
         metadata: raw_metadata(e.metadata),
         total: row.total,
         top_percent: top_percent(row.ordinal, row.total),
+        attempts: row.attempts,
     }))
+}
+
+/// Join the current period (docs/SPEC.md §14): a seat that counts toward `max_members`
+/// and lets a member of a `join_required` board write; no entry until its first write.
+#[utoipa::path(post, path = "/v1/boards/{board}/members/{member}/join", tag = "scores",
+    params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
+    responses(
+        (status = 201, description = "Joined: the member holds a seat in the current period", body = JoinView),
+        (status = 200, description = "Already joined, or already has an entry: nothing changed", body = JoinView),
+        (status = 400, description = "Invalid board name", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "This credential may not write this member", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody),
+        (status = 422, description = "An invalid member name (invalid_member), outside the board's opens_at..closes_at (board_closed), or a full board (board_full)", body = ErrorBody),
+        (status = 429, description = "Rate limited", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+        (status = 507, description = "Over the server's memory limit", body = ErrorBody)))]
+pub async fn post_join(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    BoardMemberPath(board, member): BoardMemberPath,
+) -> Result<Response, ApiError> {
+    let member = MemberName::parse(member)?;
+    let change = Change::Join {
+        member,
+        over_budget: None,
+    };
+    let r = app.gate.change(&id.caller, &board, change, None).await?;
+    let j = r.answer.into_joined()?;
+    let status = if j.already {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    let view = JoinView {
+        board: board.to_string(),
+        member: j.member,
+        period: j.period.id,
+        already: j.already,
+    };
+    Ok((status, Json(view)).into_response())
 }
 
 /// Remove a member from a period.

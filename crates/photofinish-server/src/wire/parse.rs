@@ -7,6 +7,7 @@
 use photofinish_core::calendar::validate_instant;
 use photofinish_core::columns::{Column, ScoreInput, Update, MAX_COLUMNS};
 use photofinish_core::config::MAX_METADATA_BYTES;
+use photofinish_core::entry::{parse_instant, EntryRules};
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
 use photofinish_core::{
     BoardConfig, BoardName, BoardSettings, ErrorCode, Op, Order, RankStyle, Reset, ScoreRules,
@@ -122,6 +123,16 @@ pub fn bound(v: Option<&Value>, name: &str) -> Result<Option<i64>, ApiError> {
     }
 }
 
+/// A config's instant (`opens_at`, `closes_at`): RFC 3339 in whole µs, else
+/// `invalid_config`.
+pub fn instant(v: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
+    v.map(|s| {
+        parse_instant(s)
+            .map_err(|e| ApiError::new(ErrorCode::InvalidConfig, format!("{name}: {e}")))
+    })
+    .transpose()
+}
+
 /// The config a body asks for, defaults filled in and every field checked.
 pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
     let d = BoardConfig::default();
@@ -175,6 +186,12 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
             grace: body.grace.unwrap_or(0),
             webhook: body.webhook,
             webhook_top: body.webhook_top,
+            entry: EntryRules {
+                opens_at: instant(body.opens_at.as_deref(), "opens_at")?,
+                closes_at: instant(body.closes_at.as_deref(), "closes_at")?,
+                max_attempts: body.max_attempts,
+                join_required: body.join_required.unwrap_or(false),
+            },
         },
     };
     c.validate()?;

@@ -202,6 +202,26 @@ pub struct BoardConfigBody {
         deserialize_with = "crate::wire::parse::whole"
     )]
     pub webhook_top: Option<u32>,
+    /// A tournament's opening instant (RFC 3339, docs/SPEC.md §14): a write or join
+    /// before it gets 422 `board_closed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opens_at: Option<String>,
+    /// Its closing instant (RFC 3339): a write or join at or after it gets 422
+    /// `board_closed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closes_at: Option<String>,
+    /// Accepted writes a member may make per period, 1 to 1,000,000; beyond, 422
+    /// `attempts_exhausted` (refused writes and idempotent replays do not count).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
+    pub max_attempts: Option<u32>,
+    /// A member writes only after joining the period
+    /// (`POST /v1/boards/{board}/members/{member}/join`); else 422 `not_joined`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub join_required: Option<bool>,
 }
 
 /// A change to a board's settings; fields left out stay as they are. Order, update,
@@ -243,6 +263,20 @@ pub struct BoardPatchBody {
     #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
     #[schema(value_type = Option<u32>)]
     pub webhook_top: Option<Option<u32>>,
+    /// A tournament's opening instant (RFC 3339); `null` removes it.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<String>)]
+    pub opens_at: Option<Option<String>>,
+    /// Its closing instant (RFC 3339); `null` removes it.
+    #[serde(default, deserialize_with = "photofinish_core::view::present")]
+    #[schema(value_type = Option<String>)]
+    pub closes_at: Option<Option<String>>,
+    /// Accepted writes per member per period, 1 to 1,000,000; `null` removes the limit.
+    #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
+    #[schema(value_type = Option<u32>)]
+    pub max_attempts: Option<Option<u32>>,
+    /// Whether a member must join a period before it writes.
+    pub join_required: Option<bool>,
 }
 
 /// A board as the API shows it.
@@ -288,6 +322,18 @@ pub struct BoardView {
     pub webhook: Option<String>,
     /// Entries the webhook carries.
     pub webhook_top: u32,
+    /// A tournament's opening instant (RFC 3339), if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opens_at: Option<String>,
+    /// Its closing instant (RFC 3339), if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closes_at: Option<String>,
+    /// Accepted writes per member per period, if limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<u32>,
+    /// Members join a period before they write (shown when set).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub join_required: bool,
     /// Members in the current period.
     pub members: u64,
     /// The current period id (`all` for boards that never reset).
@@ -403,6 +449,23 @@ pub struct MemberView {
     pub total: u64,
     /// 100 · ordinal rank / total, rounded to two decimals, whatever `ranking` is asked.
     pub top_percent: f64,
+    /// Its accepted writes this period, on a board with `max_attempts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+}
+
+/// A join's answer (docs/SPEC.md §14): 201 when the member took a seat, 200 when it had
+/// one (an entry, or an earlier join).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct JoinView {
+    /// Board name.
+    pub board: String,
+    /// Member name.
+    pub member: String,
+    /// The period joined (the current one).
+    pub period: String,
+    /// It had a seat already: nothing changed.
+    pub already: bool,
 }
 
 /// A ranked row.

@@ -259,6 +259,18 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             "/v1/boards/b/members/bob",
             None,
         ),
+        (
+            Need::Write,
+            Method::POST,
+            "/v1/boards/b/members/ann/join",
+            None,
+        ),
+        (
+            Need::WriteOther,
+            Method::POST,
+            "/v1/boards/b/members/bob/join",
+            None,
+        ),
         (Need::Metrics, Method::GET, "/metrics", None),
         (Need::Operate, Method::GET, "/v1/admin/backup", None),
         (Need::Read, Method::GET, "/v1/boards/b/export", None),
@@ -563,6 +575,8 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         ),
         (Need::WriteOther, vec!["LB.INCR", "b", "bob", "1"]),
         (Need::Remove, vec!["LB.REM", "b", "bob"]),
+        (Need::Write, vec!["LB.JOIN", "b", "ann"]),
+        (Need::WriteOther, vec!["LB.JOIN", "b", "bob"]),
     ]
 }
 

@@ -26,5 +26,6 @@ mod redis_scale_out;
 mod resp;
 mod resp_clients;
 mod resp_protocol;
+mod tournaments;
 mod transfer;
 mod webhook;

@@ -161,7 +161,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Patch(_) | Change::Delete => return Err(change.key_refused()),
+        Change::Patch(_) | Change::Delete | Change::Join { .. } => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
         Change::Write(w) if w.period.is_none() => {
@@ -240,6 +240,25 @@ pub async fn change<E: Engine + ?Sized>(
         Change::Remove { member, period } => {
             remove(e, board, &member, &period).await?;
             Answer::Removed
+        }
+        Change::Join {
+            member,
+            over_budget,
+        } => {
+            let cmd = Command::Join {
+                board: board.to_owned(),
+                member: member.into_string(),
+                at_us: 0,
+                over_budget,
+            };
+            match execute_one(e, board, cmd, true).await? {
+                Applied::Joined(j) => Answer::Joined(j),
+                other => {
+                    return Err(BoardError::Unavailable(format!(
+                        "the log answered a join with {other:?}"
+                    )))
+                }
+            }
         }
     };
     Ok(Replayable {

@@ -508,3 +508,78 @@ fn a_second_store_on_one_directory_is_refused() {
     let store = open(dir.path());
     assert_eq!(listing(&store, "b")[0].1, 6);
 }
+
+/// A tournament's seats and attempts (docs/SPEC.md §14) come back from the log alone and
+/// from a shutdown snapshot: a joined member still holds its seat, an exhausted member
+/// stays exhausted.
+#[test]
+fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let join = |member: &str| Command::Join {
+        board: "t".into(),
+        member: member.into(),
+        at_us: 0,
+        over_budget: None,
+    };
+    let joined = |applied: Result<Applied, BoardError>| match applied {
+        Ok(Applied::Joined(j)) => j.already,
+        other => panic!("not a join: {other:?}"),
+    };
+    {
+        let store = open_log_only(dir.path());
+        let mut config = photofinish_core::BoardConfig::default();
+        config.settings.entry.max_attempts = Some(2);
+        config.settings.entry.join_required = true;
+        let create = Command::CreateBoard {
+            board: "t".into(),
+            config,
+            max_boards: None,
+        };
+        submit(&store, create).expect("durable").expect("created");
+        assert!(!joined(submit(&store, join("ann")).expect("durable")));
+        assert!(!joined(submit(&store, join("bob")).expect("durable")));
+        for _ in 0..2 {
+            submit(&store, incr("t", "ann", 1))
+                .expect("durable")
+                .expect("applied");
+        }
+        let third = submit(&store, incr("t", "ann", 1)).expect("durable");
+        assert!(matches!(
+            third,
+            Err(BoardError::AttemptsExhausted { max: 2, .. })
+        ));
+    }
+    for round in 1..=2 {
+        let store = if round == 1 {
+            open_log_only(dir.path())
+        } else {
+            open(dir.path())
+        };
+        // Round 1 replays the log; round 2 (after round 1's store closed without a
+        // snapshot) replays it again and leaves a snapshot at its shutdown; round 3, below,
+        // loads that snapshot alone.
+        assert_eq!(score(&store, "t", "ann"), Some(2), "round {round}");
+        let again = submit(&store, incr("t", "ann", 1)).expect("durable");
+        assert!(
+            matches!(again, Err(BoardError::AttemptsExhausted { .. })),
+            "round {round}"
+        );
+        assert!(
+            joined(submit(&store, join("bob")).expect("durable")),
+            "round {round}"
+        );
+        let cy = submit(&store, incr("t", "cy", 1)).expect("durable");
+        assert!(
+            matches!(cy, Err(BoardError::NotJoined { .. })),
+            "round {round}"
+        );
+    }
+    let store = open(dir.path());
+    assert!(files(dir.path()).iter().any(|f| f.ends_with(".snap")));
+    assert!(joined(submit(&store, join("bob")).expect("durable")));
+    submit(&store, incr("t", "bob", 7))
+        .expect("durable")
+        .expect("bob holds a seat");
+    let again = submit(&store, incr("t", "ann", 1)).expect("durable");
+    assert!(matches!(again, Err(BoardError::AttemptsExhausted { .. })));
+}

@@ -6,9 +6,10 @@
 //! `[IDEMPOTENCY key]`. The config is built by the same function as `PUT
 //! /v1/boards/{board}`'s, so every rule and message is HTTP's.
 
+use photofinish_core::access::Action;
 use photofinish_core::config::validate_member_name;
 use photofinish_core::op::Change;
-use photofinish_core::{BoardName, ErrorCode, PeriodRef};
+use photofinish_core::{BoardName, ErrorCode, MemberName, PeriodRef};
 use serde_json::Value;
 
 use super::write::keyed_request;
@@ -34,6 +35,10 @@ const CREATE_OPTIONS: &[&str] = &[
     "GRACE",
     "WEBHOOK",
     "WEBHOOKTOP",
+    "OPENSAT",
+    "CLOSESAT",
+    "MAXATTEMPTS",
+    "JOINREQUIRED",
     "IDEMPOTENCY",
 ];
 
@@ -133,10 +138,15 @@ fn body(
         grace: whole(option(opts, "GRACE"), "GRACE")?,
         webhook: option(opts, "WEBHOOK").map(str::to_owned),
         webhook_top: whole(option(opts, "WEBHOOKTOP"), "WEBHOOKTOP")?,
+        opens_at: option(opts, "OPENSAT").map(str::to_owned),
+        closes_at: option(opts, "CLOSESAT").map(str::to_owned),
+        max_attempts: whole(option(opts, "MAXATTEMPTS"), "MAXATTEMPTS")?,
+        join_required: flag(option(opts, "JOINREQUIRED"), "JOINREQUIRED")?,
     })
 }
 
-/// Runs `LB.CREATE`, `LB.DROP` or `LB.REM`.
+/// Runs `LB.CREATE`, `LB.DROP`, `LB.REM` or `LB.JOIN` (1 when the member took a seat, 0
+/// when it had one, as `SADD` counts).
 pub async fn run(
     s: &mut Session,
     spec: &Spec,
@@ -147,6 +157,7 @@ pub async fn run(
     let caller = &s.identity.caller;
     match spec.name {
         "lb.create" => {
+            gate.admit(caller, Action::Manage { board }).await?;
             let (opts, columns) = create_options(args, spec.name)?;
             let change = Change::Create(crate::wire::parse::config(body(&opts, columns)?)?);
             let key = keyed_request(&opts, args, 2)?;
@@ -155,6 +166,16 @@ pub async fn run(
                 .answer
                 .into_created()?;
             s.out.ok();
+        }
+        "lb.join" => {
+            let member =
+                MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
+            let change = Change::Join {
+                member,
+                over_budget: None,
+            };
+            let joined = gate.change(caller, board, change, None).await?;
+            s.out.int(i64::from(!joined.answer.into_joined()?.already));
         }
         "lb.drop" => match gate.change(caller, board, Change::Delete, None).await {
             Ok(r) => {

@@ -2,7 +2,7 @@
 //! name, arity as Redis writes it, flags, where its key is — and the helpers every command
 //! parses its arguments with. One file per family, as mini-redis keeps one per command:
 //! [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`] (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO`),
-//! [`board`] (`LB.CREATE/DROP/REM`), [`query`] (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`),
+//! [`board`] (`LB.CREATE/DROP/REM/JOIN`), [`query`] (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`),
 //! [`connection`] (`AUTH`, `HELLO`, `PING`, …).
 //!
 //! A command only parses and maps: what it does is a [`crate::gate::Gate`] call, so every
@@ -21,11 +21,19 @@ use crate::error::ApiError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 
-/// Which family a command belongs to.
+/// Which family a command belongs to: the file that runs it, so the table alone routes a
+/// command (a new one is a row here and its arm in its family's `run`). Every family but
+/// [`Family::Connection`] counts against the caller's rate limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
-    /// A board operation: counts against the caller's rate limit.
+    /// A score write ([`write`]): pipelined writes are gathered into one batch.
+    Write,
+    /// A read of one board ([`read`]).
+    Read,
+    /// Making, dropping or joining a board, removing a member ([`board`]).
     Board,
+    /// A query over one board or across boards ([`query`]).
+    Query,
     /// A connection command (`AUTH`, `PING`, …): free.
     Connection,
 }
@@ -54,22 +62,23 @@ macro_rules! spec {
 /// Every command.
 pub const COMMANDS: &[Spec] = &[
     spec!("lb.create", -2, ["write", "denyoom"], 1, Board),
-    spec!("lb.incr", -4, ["write", "denyoom", "fast"], 1, Board),
-    spec!("lb.set", -4, ["write", "denyoom", "fast"], 1, Board),
-    spec!("lb.best", -4, ["write", "denyoom", "fast"], 1, Board),
-    spec!("lb.submit", -4, ["write", "denyoom", "fast"], 1, Board),
-    spec!("lb.score", -3, ["readonly", "fast"], 1, Board),
-    spec!("lb.rank", -3, ["readonly", "fast"], 1, Board),
-    spec!("lb.range", -4, ["readonly"], 1, Board),
-    spec!("lb.around", -5, ["readonly"], 1, Board),
+    spec!("lb.incr", -4, ["write", "denyoom", "fast"], 1, Write),
+    spec!("lb.set", -4, ["write", "denyoom", "fast"], 1, Write),
+    spec!("lb.best", -4, ["write", "denyoom", "fast"], 1, Write),
+    spec!("lb.submit", -4, ["write", "denyoom", "fast"], 1, Write),
+    spec!("lb.score", -3, ["readonly", "fast"], 1, Read),
+    spec!("lb.rank", -3, ["readonly", "fast"], 1, Read),
+    spec!("lb.range", -4, ["readonly"], 1, Read),
+    spec!("lb.around", -5, ["readonly"], 1, Read),
     spec!("lb.rem", -3, ["write", "fast"], 1, Board),
-    spec!("lb.card", -2, ["readonly", "fast"], 1, Board),
+    spec!("lb.card", -2, ["readonly", "fast"], 1, Read),
     spec!("lb.drop", 2, ["write"], 1, Board),
-    spec!("lb.info", 2, ["readonly", "fast"], 1, Board),
-    spec!("lb.query", -3, ["readonly"], 1, Board),
-    spec!("lb.rankof", -3, ["readonly", "fast"], 1, Board),
-    spec!("lb.thresholds", -2, ["readonly"], 1, Board),
-    spec!("lb.member", -2, ["readonly"], 0, Board),
+    spec!("lb.join", 3, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.info", 2, ["readonly", "fast"], 1, Read),
+    spec!("lb.query", -3, ["readonly"], 1, Query),
+    spec!("lb.rankof", -3, ["readonly", "fast"], 1, Query),
+    spec!("lb.thresholds", -2, ["readonly"], 1, Query),
+    spec!("lb.member", -2, ["readonly"], 0, Query),
     spec!(
         "auth",
         -2,

@@ -12,7 +12,7 @@ use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 
-use super::{option, options, score_values, text, CmdError, Spec};
+use super::{option, options, score_values, text, CmdError, Family, Spec};
 use crate::gate::KeyedRequest;
 use crate::idempotency::{checked_key, resp_fingerprint};
 use crate::resp::conn::Session;
@@ -42,7 +42,7 @@ pub struct Parsed {
 
 /// Whether `spec` is one of the four writes.
 pub fn is_write(spec: &Spec) -> bool {
-    matches!(spec.name, "lb.incr" | "lb.set" | "lb.best" | "lb.submit")
+    spec.family == Family::Write
 }
 
 /// The fingerprint of a command, its `IDEMPOTENCY` pair left out.
