@@ -31,7 +31,8 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
   and update rule: state); on `rank`, the same, and `score` with `scores` (OpenAPI
   parameters cannot exclude each other).
 - 400 invalid_parameter on `rank` with neither `score` nor `scores` (OpenAPI cannot
-  require one of two query parameters).
+  require one of two query parameters); on a cohort read of a board without
+  `cohort_size`, or naming a `tier` on a board without a league (the board's config).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
@@ -110,6 +111,8 @@ def _state_rule(case, status, code, message):
     if status == 400 and code == "invalid_parameter" and case.path.endswith("/rank"):
         query = case.query or {}
         return "score" not in query and "scores" not in query
+    if status == 400 and code == "invalid_parameter" and "cohort" in case.path:
+        return "no cohorts" in message or "no league" in message
     if status == 422 and code == "invalid_time":
         edges = ("1970-01-01", "9998-12-31")
         return any(str(w.get("at") or "").startswith(edges) for w in _writes(case))

@@ -130,28 +130,28 @@ impl EngineOps {
 }
 
 /// Uniform in `0..n` (`n` ≥ 1), from the harness's generator.
-fn below(rng: &mut Rng, n: u64) -> u64 {
+pub(crate) fn below(rng: &mut Rng, n: u64) -> u64 {
     rng.next_u64() % n
 }
 
 /// `count` random members' ids, back to back in one string (16 bytes each).
-struct Sample(String);
+pub(crate) struct Sample(String);
 
 impl Sample {
-    fn draw(rng: &mut Rng, members: u64, count: usize) -> Self {
+    pub(crate) fn draw(rng: &mut Rng, members: u64, count: usize) -> Self {
         let mut s = String::with_capacity(count * NAME_BYTES);
         for _ in 0..count {
             s.push_str(&name(below(rng, members)));
         }
         Self(s)
     }
-    fn iter(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.0.len() / NAME_BYTES).map(|i| &self.0[i * NAME_BYTES..(i + 1) * NAME_BYTES])
     }
 }
 
 /// Mean nanoseconds per call of `f` over the sample.
-fn time_each(sample: &Sample, mut f: impl FnMut(&str)) -> f64 {
+pub(crate) fn time_each(sample: &Sample, mut f: impl FnMut(&str)) -> f64 {
     let start = Instant::now();
     let mut n = 0u64;
     for member in sample.iter() {

@@ -5,6 +5,7 @@
 //! and prints one table. See docs/BENCHMARKS.md.
 
 mod alloc;
+mod board_ops;
 mod drive;
 mod engine_ops;
 mod latency;
@@ -99,6 +100,23 @@ enum Internal {
         /// Columns the board ranks by (docs/SPEC.md §13), 1 to 5.
         #[arg(long, default_value_t = 1)]
         columns: usize,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What cohorts cost a board (docs/SPEC.md §14): a plain board and one with
+    /// cohort_size, each written member by member, then updates on each and a member's
+    /// cohort and member answers, one thread.
+    #[command(name = "board-ops")]
+    BoardOps {
+        #[arg(long, default_value_t = 1_000_000)]
+        members: u64,
+        /// Random members each update is timed over (reads over a tenth of it).
+        #[arg(long, default_value_t = 1_000_000)]
+        ops: usize,
+        /// Members per cohort.
+        #[arg(long, default_value_t = 50)]
+        cohort_size: u32,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -325,6 +343,17 @@ fn main() -> std::process::ExitCode {
             columns,
             json,
         }) => engine_ops::run(members, ops, columns).map(|m| {
+            print!("{}", m.table());
+            if json {
+                println!("{}", m.json());
+            }
+        }),
+        Some(Internal::BoardOps {
+            members,
+            ops,
+            cohort_size,
+            json,
+        }) => board_ops::run(members, ops, cohort_size).map(|m| {
             print!("{}", m.table());
             if json {
                 println!("{}", m.json());

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
+use crate::cohort::Place;
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
 use crate::config::{BoardConfig, Op};
 use crate::entry::Seats;
@@ -191,13 +192,16 @@ impl Board {
             .periods
             .entry(period.start_us)
             .or_insert_with(|| (period.clone(), Ranking::new(shape)));
+        // A member arrives in a cohort at its first accepted write: one that finds no
+        // entry (this look-up warms what the write reads next, so it costs little).
+        let arrives = self.config.cohort_size.is_some() && !ranking.contains(w.member);
         let result = if ranked {
             ranking.submit(&write)
         } else {
             ranking.submit_unranked(&write)
         };
         if result.is_ok() {
-            self.seat_played(period.start_us, w.member);
+            self.seat_played(period.start_us, w.member, arrives);
         }
         if is_new {
             match &result {
@@ -235,10 +239,13 @@ impl Board {
         let entry = &config.settings.entry;
         let columns_ruled = config.columns.iter().any(Column::has_rules);
         let seats = self.seats.get(&period.start_us);
+        // Seats matter to a write only through members waiting with one (a cohort board
+        // keeps seats for its cohorts alone).
+        let seats_waiting = seats.is_some_and(|s| !s.waiting.is_empty());
         if rules.is_empty()
             && !columns_ruled
             && entry.is_empty()
-            && seats.is_none()
+            && !seats_waiting
             && w.over_budget.is_none()
         {
             return Ok(());
@@ -292,17 +299,27 @@ impl Board {
     }
 
     /// After an accepted write of `member` in the period starting at `start_us`: it has
-    /// played (its seat is its entry now), and one more attempt counts where the board
-    /// counts them.
-    fn seat_played(&mut self, start_us: i64, member: &str) {
+    /// played (its seat is its entry now), one more attempt counts where the board counts
+    /// them, and a member that `arrives` (its first entry) takes its cohort.
+    fn seat_played(&mut self, start_us: i64, member: &str, arrives: bool) {
         let counts = self.config.settings.entry.counts_attempts();
-        if !counts && !self.seats.contains_key(&start_us) {
+        let cohort_size = self.config.cohort_size.filter(|_| arrives);
+        let waiting = self
+            .seats
+            .get(&start_us)
+            .is_some_and(|s| !s.waiting.is_empty());
+        if !counts && cohort_size.is_none() && !waiting {
             return;
         }
         let seats = self.seats.entry(start_us).or_default();
-        seats.waiting.remove(member);
+        if !seats.waiting.is_empty() {
+            seats.waiting.remove(member);
+        }
         if counts {
             *seats.attempts.entry(member.into()).or_default() += 1;
+        }
+        if let Some(size) = cohort_size {
+            seats.cohorts.place(member, 0, size);
         }
         if seats.is_empty() {
             self.seats.remove(&start_us);
@@ -352,11 +369,11 @@ impl Board {
         if let Some(over) = over_budget {
             return Err(over.refusal());
         }
-        self.seats
-            .entry(period.start_us)
-            .or_default()
-            .waiting
-            .insert(member.into());
+        let seats = self.seats.entry(period.start_us).or_default();
+        seats.waiting.insert(member.into());
+        if let Some(size) = self.config.cohort_size {
+            seats.cohorts.place(member, 0, size);
+        }
         self.enforce_retention_of_seats(&period);
         Ok(JoinOutcome {
             member: member.to_owned(),
@@ -379,6 +396,32 @@ impl Board {
                 .get(&period.start_us)
                 .map_or(0, |s| s.attempts_of(member))
         })
+    }
+
+    /// `member`'s cohort in `period`, on a cohort board, once it arrived (docs/SPEC.md
+    /// §14).
+    pub fn place_of(&self, period: &Period, member: &str) -> Option<Place> {
+        let size = self.config.cohort_size?;
+        self.seats
+            .get(&period.start_us)?
+            .cohorts
+            .place_of(member, size)
+    }
+
+    /// The members of cohort `place` in `period`, in arrival order.
+    pub fn cohort_members(&self, period: &Period, place: Place) -> &[Box<str>] {
+        match (self.config.cohort_size, self.seats.get(&period.start_us)) {
+            (Some(size), Some(s)) => s.cohorts.members(place, size),
+            _ => &[],
+        }
+    }
+
+    /// Every cohort of `period` with its member count (`tier`: only that tier's).
+    pub fn cohorts(&self, period: &Period, tier: Option<u16>) -> Vec<(Place, u32)> {
+        match (self.config.cohort_size, self.seats.get(&period.start_us)) {
+            (Some(size), Some(s)) => s.cohorts.list(size, tier),
+            _ => Vec::new(),
+        }
     }
 
     /// Every period's seats, oldest first (the snapshot's).
@@ -453,6 +496,18 @@ impl Board {
     /// The ranking of `period`, mutably, if one exists.
     pub fn ranking_mut(&mut self, period: &Period) -> Option<&mut Ranking> {
         self.periods.get_mut(&period.start_us).map(|(_, r)| r)
+    }
+
+    /// Puts an imported ranking in place for `period`: on a cohort board its members
+    /// arrive in rank order (an import is their first entry).
+    pub fn import_ranking(&mut self, period: Period, ranking: Ranking) {
+        if let Some(size) = self.config.cohort_size {
+            let seats = self.seats.entry(period.start_us).or_default();
+            ranking.for_each_entry(|member, _, _, _, _| {
+                seats.cohorts.place(member, 0, size);
+            });
+        }
+        self.insert_ranking(period, ranking);
     }
 
     /// Puts a ranking in place for `period` (snapshot loading).

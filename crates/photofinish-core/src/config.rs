@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cohort::validate_cohort_size;
 use crate::columns::{validate_columns, Column, Shape, DEFAULT_COLUMN};
 use crate::entry::EntryRules;
 use crate::error::BoardError;
@@ -124,6 +125,10 @@ pub struct BoardConfig {
     /// prints as before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<Column>,
+    /// Members per cohort (docs/SPEC.md §14), fixed for its life; `None`: no cohorts
+    /// (left out of the JSON then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_size: Option<u32>,
     /// Settings that change neither the order nor the periods (who may read and write):
     /// they may change over the board's life. Flattened into the config's JSON, each left
     /// out while it has its default, so a config without them reads and prints as before.
@@ -360,6 +365,7 @@ impl Default for BoardConfig {
             week_start: WeekStart::Monday,
             retention: DEFAULT_RETENTION_PERIODS,
             columns: Vec::new(),
+            cohort_size: None,
             settings: BoardSettings::default(),
         }
     }
@@ -397,6 +403,7 @@ impl BoardConfig {
         let board_bounds =
             rules.min_score.is_some() || rules.max_score.is_some() || rules.max_increment.is_some();
         validate_columns(&self.columns, self.update, board_bounds)?;
+        validate_cohort_size(self.cohort_size)?;
         self.settings.validate()
     }
 

@@ -10,11 +10,12 @@
 //! entry: it is in no page, rank, total or threshold until the member's first accepted
 //! write.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::calendar::validate_instant;
+use crate::cohort::Cohorts;
 use crate::error::BoardError;
 
 /// Most attempts `max_attempts` may allow (docs/SPEC.md §14).
@@ -142,12 +143,14 @@ pub struct Seats {
     pub waiting: HashSet<Box<str>>,
     /// Accepted writes this period, by member (kept while `max_attempts` is set).
     pub attempts: HashMap<Box<str>, u32>,
+    /// The period's cohorts, on a board with `cohort_size`.
+    pub cohorts: Cohorts,
 }
 
 impl Seats {
     /// Whether there is nothing to keep.
     pub fn is_empty(&self) -> bool {
-        self.waiting.is_empty() && self.attempts.is_empty()
+        self.waiting.is_empty() && self.attempts.is_empty() && self.cohorts.is_empty()
     }
 
     /// Whether `member` joined and has not played yet.

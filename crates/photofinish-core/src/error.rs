@@ -229,6 +229,10 @@ pub enum BoardError {
     /// A board config field with a value it does not take.
     #[error("invalid board config: {0}")]
     InvalidConfig(String),
+    /// A parameter that does not fit the board (a cohort read of a board without
+    /// cohorts, a tier where there is no league).
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
     /// A list of names longer than its named limit (`members` of a query).
     #[error("{what} has {count} names, over the limit of {limit}")]
     TooManyNames {
@@ -430,7 +434,7 @@ impl BoardError {
             E::InvalidBoardName(_) => ErrorCode::InvalidBoardName,
             E::InvalidMemberName(_) => ErrorCode::InvalidMember,
             E::InvalidConfig(_) => ErrorCode::InvalidConfig,
-            E::TooManyNames { .. } => ErrorCode::InvalidParameter,
+            E::TooManyNames { .. } | E::InvalidParameter(_) => ErrorCode::InvalidParameter,
             E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
             E::InvalidScore(_) => ErrorCode::InvalidScore,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,

@@ -37,6 +37,7 @@ pub mod board;
 pub mod budget;
 pub mod calendar;
 pub mod clock;
+pub mod cohort;
 pub mod columns;
 pub mod config;
 pub mod entry;

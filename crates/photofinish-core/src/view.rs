@@ -6,6 +6,7 @@
 use crate::budget::OverBudget;
 use crate::calendar::Period;
 use crate::calendar::PeriodRef;
+use crate::cohort::Place;
 use crate::columns::{ColumnNames, ScoreInput};
 use crate::config::{BoardConfig, Op};
 use crate::error::BoardError;
@@ -112,6 +113,36 @@ pub struct MemberRow {
     pub columns: ColumnNames,
     /// Its accepted writes in the period, on a board with `max_attempts` (docs/SPEC.md §14).
     pub attempts: Option<u32>,
+    /// Its cohort and its rank in it (in the style asked), on a cohort board.
+    pub cohort: Option<(Place, u64)>,
+}
+
+/// A cohort's standings (docs/SPEC.md §14): its entries ranked among themselves.
+#[derive(Debug, Clone)]
+pub struct CohortRows {
+    /// The period read.
+    pub period: Period,
+    /// The cohort.
+    pub place: Place,
+    /// Its tier's name (`None` without a league).
+    pub tier: Option<String>,
+    /// Its members that have an entry in the period.
+    pub total: u64,
+    /// The entries (a page of them), cohort ranks.
+    pub entries: Vec<Entry>,
+    /// The board's column names, on a board of several.
+    pub columns: ColumnNames,
+}
+
+/// A period's cohorts (docs/SPEC.md §14).
+#[derive(Debug, Clone)]
+pub struct CohortList {
+    /// The period read.
+    pub period: Period,
+    /// Cohorts in the period (in the tier asked).
+    pub total: u64,
+    /// A page of them: tier name (`None` without a league), number, members seated.
+    pub cohorts: Vec<(Option<String>, u32, u32)>,
 }
 
 /// A page of entries with the ranking's size and the period read.

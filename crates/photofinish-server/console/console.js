@@ -4,7 +4,10 @@
  * "/"              lists the boards the caller may read (GET /v1/boards).
  * "/?board=NAME"   shows one board: a page of entries (rank style, period, paging), a member
  *                  search showing that member's neighbours (/around), a histogram of the top
- *                  1000 scores, and live updates from the board's event stream (SSE).
+ *                  1000 scores, and live updates from the board's event stream (SSE). On a
+ *                  board with cohort_size (docs/SPEC.md §14): the period's cohorts, and a
+ *                  cohort's standings — the searched member's cohort (its tier and cohort
+ *                  named), or the one picked from the list.
  *
  * Auth: the credential (API key or player token) is kept in sessionStorage under
  * "photofinish.credential" and sent as "Authorization: Bearer <token>". EventSource cannot
@@ -37,6 +40,7 @@ const state = {
   offset: 0,
   limit: 25,
   search: null,      // member whose neighbours are shown in #around
+  cohort: null,      // cohort picked from the list (when no member is searched)
   seq: 0,            // drops answers to superseded requests
   histSeq: 0,
 };
@@ -91,7 +95,7 @@ const columnNames = () => (state.board && state.board.columns && state.board.col
 // A page's score headers: "Score", or one per column of the board.
 function renderScoreHeads() {
   const names = columnNames();
-  for (const id of ['entries', 'around']) {
+  for (const id of ['entries', 'around', 'cohort']) {
     const row = $(id).tHead.rows[0];
     for (const th of [...row.querySelectorAll('th.col')]) th.remove();
     const score = row.querySelector('th.score-head');
@@ -281,6 +285,7 @@ function renderHeadCounts() {
     ['Resets', b.reset === 'never' ? 'never' : b.reset + ', ' + b.timezone + (b.reset === 'weekly' ? ', from ' + b.week_start : '')],
   ];
   if (b.reset !== 'never') facts.push(['Keeps', b.retention + ' periods']);
+  if (b.cohort_size) facts.push(['Cohorts', 'of ' + fmtCount(b.cohort_size)]);
   $('board-facts').replaceChildren(...facts.map(([k, v]) => {
     const li = el('li');
     li.append(el('span', 'muted', k + ' '), typeof v === 'string' ? el('strong', null, v) : v);
@@ -319,8 +324,10 @@ async function loadView() {
     ? api(boardPath() + '/members/' + enc(state.search) + '/around', { ...common, before: 5, after: 5 }).catch((err) => ({ err }))
     : Promise.resolve(null);
   try {
+    const cohorts = loadCohorts(common);
     const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
     const near = await around;
+    const groups = await cohorts;
     if (seq !== state.seq) return;
     if (!page.entries.length && state.offset > 0 && page.total > 0) { // paged past the end
       state.offset = Math.floor((page.total - 1) / state.limit) * state.limit;
@@ -328,6 +335,7 @@ async function loadView() {
     }
     clearError();
     renderAround(near);
+    renderCohorts(groups);
     renderEntries(page);
     live.pending.clear();
     for (const mark of live.marks.values()) mark.fresh = false;
@@ -370,6 +378,49 @@ function renderAround(near) {
   noteMoves(near.entries);
   $('around-member').textContent = state.search;
   $('around').tBodies[0].replaceChildren(...near.entries.map((e) => entryRow(e, e.member === state.search)));
+}
+
+/* ---------- cohorts (a board with cohort_size) ---------- */
+
+const hasCohorts = () => !!(state.board && state.board.cohort_size);
+
+// The period's cohorts, and the cohort to show: the searched member's, else the one picked.
+async function loadCohorts(common) {
+  if (!hasCohorts()) return null;
+  const list = api(boardPath() + '/cohorts', { period: common.period, limit: 100 });
+  let shown = null;
+  if (state.search) {
+    shown = api(boardPath() + '/members/' + enc(state.search) + '/cohort', common).catch(() => null);
+  } else if (state.cohort) {
+    shown = api(boardPath() + '/cohorts/' + state.cohort + '/entries', { ...common, limit: 100 }).catch(() => null);
+  }
+  return { list: await list, shown: await shown };
+}
+
+function renderCohorts(groups) {
+  $('cohorts-card').hidden = !groups;
+  $('cohort-panel').hidden = !groups || !groups.shown;
+  if (!groups) return;
+  const list = groups.list.cohorts;
+  const n = groups.list.total;
+  $('cohorts-caption').textContent = fmtCount(n) + (n === 1 ? ' cohort' : ' cohorts') + ' of ' + fmtCount(state.board.cohort_size);
+  $('cohorts-empty').hidden = list.length > 0;
+  $('cohorts').replaceChildren(...list.map((c) => {
+    const li = el('li', c.cohort === (groups.shown && groups.shown.cohort) ? 'current' : '');
+    const pick = el('button', 'link', (c.tier ? c.tier + ' · ' : '') + 'Cohort ' + c.cohort,
+      { type: 'button', title: 'Show cohort ' + c.cohort + "'s standings" });
+    pick.addEventListener('click', () => { state.cohort = c.cohort; search(null); });
+    li.append(pick, el('span', 'muted', fmtCount(c.members) + ' / ' + state.board.cohort_size));
+    return li;
+  }));
+  const c = groups.shown;
+  if (!c) return;
+  $('cohort-title').textContent = (c.tier ? c.tier + ' · ' : '') + 'Cohort ' + c.cohort
+    + (state.search ? ' of ' + state.search : '');
+  $('cohort-info').textContent = fmtCount(c.total) + ' played · ' + c.period;
+  const rows = c.entries.map((e) => entryRow(e, e.member === state.search));
+  $('cohort').tBodies[0].replaceChildren(...rows);
+  $('cohort-empty').hidden = rows.length > 0;
 }
 
 // Records the rank movement of members touched by live events since the last render.
@@ -620,6 +671,7 @@ function bindBoardControls() {
   on('next', 'click', () => { state.offset += state.limit; loadView(); });
   on('search', 'submit', (ev) => { ev.preventDefault(); search($('search-member').value.trim()); });
   on('around-close', 'click', () => { search(null); $('search-member').focus(); });
+  on('cohort-close', 'click', () => { state.cohort = null; search(null); });
   document.addEventListener('keydown', (ev) => { // "/" jumps to the member search
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName);
     if (ev.key === '/' && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); $('search-member').focus(); }

@@ -239,6 +239,21 @@ impl Params {
         })
     }
 
+    /// 400 `invalid_parameter` for a parameter not in `allowed` (where a stray one could
+    /// hide a mistake: an import, which fills a period for good).
+    pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
+        match self.0.keys().find(|k| !allowed.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) => Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!(
+                    "unknown parameter {k:?}: this endpoint takes {}",
+                    allowed.join(", ")
+                ),
+            )),
+        }
+    }
+
     /// `period`: current (default), previous or an id.
     pub fn period(&self) -> PeriodRef {
         self.0

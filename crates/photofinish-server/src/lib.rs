@@ -49,7 +49,7 @@ use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
-    admin, boards, console, entries, events, members, ops, queries, scores, transfer,
+    admin, boards, cohorts, console, entries, events, members, ops, queries, scores, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -71,6 +71,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(entries::get_entries))
         .routes(routes!(members::get_around))
         .routes(routes!(members::post_join))
+        .routes(routes!(cohorts::get_member_cohort))
+        .routes(routes!(cohorts::get_cohorts))
+        .routes(routes!(cohorts::get_cohort_entries))
         .routes(routes!(queries::post_members_query))
         .routes(routes!(queries::get_rank))
         .routes(routes!(queries::get_thresholds))

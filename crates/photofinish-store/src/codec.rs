@@ -15,6 +15,8 @@ struct Extensible<'a> {
     settings: std::borrow::Cow<'a, BoardSettings>,
     #[serde(default, skip_serializing_if = "<[Column]>::is_empty")]
     columns: std::borrow::Cow<'a, [Column]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cohort_size: Option<u32>,
 }
 
 /// A decoding failure: the bytes do not form what was expected.
@@ -68,6 +70,7 @@ impl Enc {
         self.json(&Extensible {
             settings: std::borrow::Cow::Borrowed(&c.settings),
             columns: std::borrow::Cow::Borrowed(&c.columns),
+            cohort_size: c.cohort_size,
         });
     }
     /// Appends a board config (see docs/format.md).
@@ -221,6 +224,7 @@ impl<'a> Dec<'a> {
         let extra: Extensible<'static> = self.json()?;
         c.settings = extra.settings.into_owned();
         c.columns = extra.columns.into_owned();
+        c.cohort_size = extra.cohort_size;
         Ok(c)
     }
     /// Reads a board config without settings (`config`, the first format): they default.
@@ -254,6 +258,7 @@ impl<'a> Dec<'a> {
             week_start,
             retention,
             columns: Vec::new(),
+            cohort_size: None,
             settings: Default::default(),
         })
     }

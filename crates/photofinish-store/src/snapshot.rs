@@ -117,7 +117,8 @@ pub fn write(
 }
 
 /// Every board's seats (docs/format.md): a count of (board, period) pairs, then each
-/// with its members waiting (joined, not played) and its attempts.
+/// with its members waiting (joined, not played), its attempts, and its cohorts' members
+/// per tier in arrival order.
 fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
     let mut e = Enc::default();
     let boards = state.boards();
@@ -138,6 +139,15 @@ fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
                 body.str(m);
                 body.u32(*n);
             }
+            let tiers: Vec<(u16, &[Box<str>])> = seats.cohorts.arrivals().collect();
+            body.u32(tiers.len() as u32);
+            for (tier, members) in tiers {
+                body.u32(u32::from(tier));
+                body.u32(members.len() as u32);
+                for m in members {
+                    body.str(m);
+                }
+            }
         }
     }
     e.u32(pairs);
@@ -157,6 +167,13 @@ fn read_seats(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
         for _ in 0..d.u32()? {
             let member = d.str()?;
             seats.attempts.insert(member.into(), d.u32()?);
+        }
+        for _ in 0..d.u32()? {
+            let tier = u16::try_from(d.u32()?)
+                .map_err(|_| DecodeError(format!("board {name:?}: a tier out of range")))?;
+            for _ in 0..d.u32()? {
+                seats.cohorts.restore(tier, d.str()?.into());
+            }
         }
         let handle = state
             .board(&name)

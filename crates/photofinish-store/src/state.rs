@@ -333,7 +333,7 @@ impl State {
                 "import file {file} does not fit board {board:?}"
             )));
         }
-        b.insert_ranking(period.clone(), ranking);
+        b.import_ranking(period.clone(), ranking);
         Ok(Applied::Imported(period, entries))
     }
 

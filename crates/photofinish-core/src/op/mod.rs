@@ -19,9 +19,11 @@ use crate::error::BoardError;
 use crate::names::BoardName;
 
 pub mod change;
+pub mod cohort;
 pub mod read;
 
 pub use change::Change;
+pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadMember, ReadMembers, ReadPage, ReadPeriods,

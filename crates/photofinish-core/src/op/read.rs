@@ -13,6 +13,7 @@ use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_M
 use crate::ranking::Ranking;
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
+use super::cohort::cohort_rank;
 use super::BoardRead;
 
 /// Rows around a member: how many above and below.
@@ -26,7 +27,7 @@ pub struct Around {
 
 /// Runs `f` on the period `r` names and its ranking (if it has one); see [`Board::read`]
 /// for which periods a reader sees.
-fn in_period<T>(
+pub(super) fn in_period<T>(
     b: &Board,
     r: &PeriodRef,
     now_us: i64,
@@ -147,6 +148,7 @@ impl BoardRead for ReadMember {
             Ok(MemberRow {
                 columns: b.column_names(),
                 attempts: b.attempts(&period, &self.member),
+                cohort: cohort_rank(b, Some(ranking), &period, &self.member, style),
                 entry,
                 ordinal,
                 total: ranking.len(),

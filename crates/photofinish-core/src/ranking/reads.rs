@@ -6,7 +6,7 @@
 //! Each read that walks the index is one generic body (`*_in`, over [`RankedIndex<T>`]),
 //! run on the ranking's index by [`tree!`] whichever its key.
 
-use super::{tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
+use super::{by_key, tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
 use crate::columns::Scores;
 use crate::index::{KeyOf, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
@@ -49,6 +49,42 @@ impl Ranking {
             reached_at_us: self.records.slab.get(id).reached_at_us,
             metadata: self.metadata.get(&id).map(|m| m.to_string()),
         }
+    }
+
+    /// The entries of `members` this ranking holds, ranked among themselves in `style` —
+    /// a cohort's standings (docs/SPEC.md §14): one lookup each, then the group sorted by
+    /// key, no walk of the index. Members it does not hold are left out.
+    pub fn rank_among<S: AsRef<str>>(&self, members: &[S], style: RankStyle) -> Vec<Entry> {
+        let ids = self.find_all(members).into_iter().flatten();
+        let records = &self.records;
+        tree!(&self.index, ix => {
+            let keyed = by_key_of(ix, ids, records);
+            self.ranked_group(&keyed, style)
+        })
+    }
+
+    /// Entries for `keyed` (sorted by key), ranked among themselves in `style`.
+    fn ranked_group<T: NodeTail>(&self, keyed: &[(Key<T>, u32)], style: RankStyle) -> Vec<Entry> {
+        let (mut first_of_score, mut distinct) = (0u64, 0u64);
+        let mut out = Vec::with_capacity(keyed.len());
+        for (i, (key, id)) in keyed.iter().enumerate() {
+            if i == 0 || keyed[i - 1].0.score() != key.score() {
+                first_of_score = i as u64 + 1;
+                distinct += 1;
+            }
+            let rank = match style {
+                RankStyle::Ordinal => i as u64 + 1,
+                RankStyle::Competition => first_of_score,
+                RankStyle::Dense => distinct,
+            };
+            out.push(self.entry(*id, rank));
+        }
+        out
+    }
+
+    /// Whether the ranking holds `member`.
+    pub fn contains(&self, member: &str) -> bool {
+        self.find(member).is_some()
     }
 
     /// The member's entry with its rank in `style`, or `None` if absent.
@@ -233,4 +269,16 @@ impl Ranking {
         let limit = usize::try_from(size).unwrap_or(usize::MAX);
         Some(self.page(start, limit, style))
     }
+}
+
+/// [`by_key`] with its key type taken from index `_ix` (what [`tree!`] binds).
+fn by_key_of<T: NodeTail>(
+    _ix: &RankedIndex<T>,
+    ids: impl Iterator<Item = u32>,
+    records: &Records,
+) -> Vec<(Key<T>, u32)>
+where
+    Records: KeyOf<T>,
+{
+    by_key(ids, records)
 }

@@ -10,6 +10,7 @@
 //! rule and its schema change together.
 
 use photofinish_core::calendar::{INSTANT_YEAR_PATTERN, PERIOD_ID_PATTERN};
+use photofinish_core::cohort::{MAX_COHORT_SIZE, MIN_COHORT_SIZE};
 use photofinish_core::columns::{COLUMN_NAME_PATTERN, MAX_COLUMNS};
 use photofinish_core::config::{
     BOARD_NAME_PATTERN, MAX_GRACE_S, MAX_MEMBER_NAME_BYTES, MAX_RETENTION_PERIODS, MAX_WEBHOOK_TOP,
@@ -251,6 +252,9 @@ fn fit_bodies(schemas: &mut Value) {
     };
     let c = &mut schemas["BoardConfigBody"]["properties"];
     rules(c);
+    c["cohort_size"] = json!({"type": ["integer", "null"], "minimum": MIN_COHORT_SIZE,
+        "maximum": MAX_COHORT_SIZE,
+        "description": "Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life"});
     c["columns"] = json!({"type": ["array", "null"], "minItems": 1, "maxItems": MAX_COLUMNS,
         "items": {"$ref": "#/components/schemas/ColumnBody"},
         "description": "The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (400 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (each column has its own)"});

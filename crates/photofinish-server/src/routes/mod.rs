@@ -1,9 +1,10 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal), the questions of §10 (queries), live events, the web console, ops,
+//! (one member, around it, its removal, its join), cohorts, the questions of §10 (queries), live events, the web console, ops,
 //! admin (the online backup), and transfer (export and import).
 
 pub mod admin;
 pub mod boards;
+pub mod cohorts;
 pub mod console;
 pub mod entries;
 pub mod events;

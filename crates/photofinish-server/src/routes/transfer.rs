@@ -309,6 +309,7 @@ pub async fn post_import(
     q: Params,
     body: Body,
 ) -> Result<Json<ImportAnswer>, ApiError> {
+    q.only(&["period"])?;
     let mut rows = BodyRows {
         body: body.into_data_stream(),
         buf: Vec::new(),

@@ -174,6 +174,7 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
                 .map(column)
                 .collect::<Result<_, _>>()?,
         },
+        cohort_size: body.cohort_size,
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),

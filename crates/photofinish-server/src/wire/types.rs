@@ -202,6 +202,15 @@ pub struct BoardConfigBody {
         deserialize_with = "crate::wire::parse::whole"
     )]
     pub webhook_top: Option<u32>,
+    /// Members per cohort, 2 to 10,000 (docs/SPEC.md §14): each period splits its
+    /// members into cohorts of this size in arrival order, each ranked on its own. Fixed
+    /// for the board's life.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
+    pub cohort_size: Option<u32>,
     /// A tournament's opening instant (RFC 3339, docs/SPEC.md §14): a write or join
     /// before it gets 422 `board_closed`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -322,6 +331,9 @@ pub struct BoardView {
     pub webhook: Option<String>,
     /// Entries the webhook carries.
     pub webhook_top: u32,
+    /// Members per cohort, on a cohort board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_size: Option<u32>,
     /// A tournament's opening instant (RFC 3339), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<String>,
@@ -452,6 +464,58 @@ pub struct MemberView {
     /// Its accepted writes this period, on a board with `max_attempts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempts: Option<u32>,
+    /// Its cohort's tier, on a cohort board (null without a league).
+    #[schema(value_type = Option<String>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Option<String>>,
+    /// Its cohort, on a cohort board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort: Option<u32>,
+    /// Its rank in its cohort in the style asked, on a cohort board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_rank: Option<u64>,
+}
+
+/// A cohort's standings (docs/SPEC.md §14): its members that have played, ranked among
+/// themselves.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CohortView {
+    /// Board name.
+    pub board: String,
+    /// The period id.
+    pub period: String,
+    /// The cohort's tier (null without a league).
+    pub tier: Option<String>,
+    /// The cohort, from 1.
+    pub cohort: u32,
+    /// Its members that have an entry in the period.
+    pub total: u64,
+    /// The rows, cohort ranks.
+    pub entries: Vec<EntryView>,
+}
+
+/// One cohort of a period.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CohortSummary {
+    /// Its tier (null without a league).
+    pub tier: Option<String>,
+    /// The cohort, from 1.
+    pub cohort: u32,
+    /// Members it seats: those that played or joined.
+    pub members: u32,
+}
+
+/// A period's cohorts.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CohortListView {
+    /// Board name.
+    pub board: String,
+    /// The period id.
+    pub period: String,
+    /// Cohorts in the period (in the tier asked).
+    pub total: u64,
+    /// A page of them, by tier then number.
+    pub cohorts: Vec<CohortSummary>,
 }
 
 /// A join's answer (docs/SPEC.md §14): 201 when the member took a seat, 200 when it had

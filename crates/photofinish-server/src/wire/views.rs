@@ -5,13 +5,13 @@
 use photofinish_core::access::Caller;
 use photofinish_core::query::{top_percent, MemberSet, Percent, Thresholds};
 use photofinish_core::ranking::Entry;
-use photofinish_core::view::{BoardState, MemberRow, Rows};
+use photofinish_core::view::{BoardState, CohortList, CohortRows, MemberRow, Rows};
 use serde_json::value::RawValue;
 
 use super::parse::rfc3339_us;
 use super::types::{
-    BoardView, ColumnView, EntriesPage, EntryView, MemberBoardView, MemberBoardsView,
-    MembersQueryView, ScoresView, ThresholdView, ThresholdsView,
+    BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage, EntryView,
+    MemberBoardView, MemberBoardsView, MembersQueryView, ScoresView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 
@@ -41,6 +41,7 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
         max_increment: c.settings.rules.max_increment,
         max_members: c.settings.rules.max_members,
         grace: c.settings.grace,
+        cohort_size: c.cohort_size,
         opens_at: c.settings.entry.opens_at.map(rfc3339_us),
         closes_at: c.settings.entry.closes_at.map(rfc3339_us),
         max_attempts: c.settings.entry.max_attempts,
@@ -106,6 +107,40 @@ pub fn page_view(rows: Rows) -> EntriesPage {
             .entries
             .into_iter()
             .map(|e| entry_view(e, &rows.columns))
+            .collect(),
+    }
+}
+
+/// A cohort's standings.
+pub fn cohort_view(board: &str, rows: CohortRows) -> CohortView {
+    CohortView {
+        board: board.to_owned(),
+        period: rows.period.id,
+        tier: rows.tier,
+        cohort: rows.place.cohort,
+        total: rows.total,
+        entries: rows
+            .entries
+            .into_iter()
+            .map(|e| entry_view(e, &rows.columns))
+            .collect(),
+    }
+}
+
+/// A period's cohorts.
+pub fn cohort_list_view(board: &str, list: CohortList) -> CohortListView {
+    CohortListView {
+        board: board.to_owned(),
+        period: list.period.id,
+        total: list.total,
+        cohorts: list
+            .cohorts
+            .into_iter()
+            .map(|(tier, cohort, members)| CohortSummary {
+                tier,
+                cohort,
+                members,
+            })
             .collect(),
     }
 }

@@ -93,7 +93,7 @@ async fn reset(s: &Server, admin: &str) {
         )
         .await;
     }
-    let b = json!({"player_writes": true});
+    let b = json!({"player_writes": true, "cohort_size": 10});
     let (st, _) = s
         .call_as(Some(admin), Method::PUT, "/v1/boards/b", Some(b))
         .await;
@@ -213,6 +213,19 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             None,
         ),
         (Need::List, Method::GET, "/v1/members/ann", None),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/b/members/ann/cohort",
+            None,
+        ),
+        (Need::Read, Method::GET, "/v1/boards/b/cohorts", None),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/b/cohorts/1/entries",
+            None,
+        ),
         (Need::Manage, Method::PUT, "/v1/boards/b2", Some(json!({}))),
         (
             Need::Manage,
@@ -557,6 +570,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Read, vec!["LB.RANGE", "b", "0", "10"]),
         (Need::Read, vec!["LB.AROUND", "b", "ann", "1", "1"]),
         (Need::Read, vec!["LB.CARD", "b"]),
+        (Need::Read, vec!["LB.COHORT", "b", "ann"]),
         (Need::Read, vec!["LB.QUERY", "b", "2", "ann", "bob"]),
         (Need::Read, vec!["LB.RANKOF", "b", "4"]),
         (Need::Read, vec!["LB.THRESHOLDS", "b", "RANKS", "1"]),

@@ -185,3 +185,61 @@ async fn the_console_shows_one_table_column_per_board_column() {
     b.screenshot(&artifact("console-columns.png")).await;
     s.stop().await;
 }
+
+/// A cohort board (docs/SPEC.md §14): the facts name the cohort size, the side lists the
+/// period's cohorts, a searched member's cohort shows with its cohort ranks, and a cohort
+/// picked from the list shows its standings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_a_members_cohort_and_the_boards_cohorts() {
+    let s = Server::start(Kind::Embedded).await;
+    assert!(s
+        .put(
+            "/v1/boards/league",
+            json!({"cohort_size": 3, "update": "set"})
+        )
+        .await
+        .0
+        .is_success());
+    for (m, v) in [
+        ("ann", 40),
+        ("bob", 70),
+        ("cid", 55),
+        ("dan", 90),
+        ("eve", 10),
+        ("fay", 65),
+        ("gus", 5),
+    ] {
+        let body = json!({"member": m, "score": v});
+        assert_eq!(s.post("/v1/boards/league/scores", body).await.0, 200);
+    }
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!("{}/?board=league&member=cid", s.base))
+        .await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    let facts = b
+        .eval("document.getElementById('board-facts').textContent")
+        .await;
+    assert!(
+        facts.as_str().is_some_and(|f| f.contains("Cohorts of 3")),
+        "{facts}"
+    );
+    let list = b
+        .eval("[...document.querySelectorAll('#cohorts li')].map(l => l.textContent).join('|')")
+        .await;
+    assert_eq!(list, "Cohort 13 / 3|Cohort 23 / 3|Cohort 31 / 3");
+    assert_eq!(
+        b.eval("document.getElementById('cohort-title').textContent")
+            .await,
+        "Cohort 1 of cid"
+    );
+    let cohort = "[...document.querySelectorAll('#cohort tbody tr')].map(r => r.dataset.member + ':' + r.dataset.rank).join(' ')";
+    assert_eq!(b.eval(cohort).await, "bob:1 cid:2 ann:3");
+    b.screenshot(&artifact("console-cohorts.png")).await;
+    // Picking cohort 2 from the list shows its standings.
+    b.eval("document.querySelectorAll('#cohorts li button')[1].click()")
+        .await;
+    b.wait_for("document.getElementById('cohort-title').textContent === 'Cohort 2'")
+        .await;
+    assert_eq!(b.eval(cohort).await, "dan:1 fay:2 eve:3");
+    s.stop().await;
+}

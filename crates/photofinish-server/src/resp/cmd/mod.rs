@@ -1,7 +1,8 @@
 //! The RESP commands (docs/SPEC.md §9): the table of every command a client may send —
 //! name, arity as Redis writes it, flags, where its key is — and the helpers every command
 //! parses its arguments with. One file per family, as mini-redis keeps one per command:
-//! [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`] (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO`),
+//! [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`]
+//! (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO/COHORT`),
 //! [`board`] (`LB.CREATE/DROP/REM/JOIN`), [`query`] (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`),
 //! [`connection`] (`AUTH`, `HELLO`, `PING`, …).
 //!
@@ -75,6 +76,7 @@ pub const COMMANDS: &[Spec] = &[
     spec!("lb.drop", 2, ["write"], 1, Board),
     spec!("lb.join", 3, ["write", "denyoom", "fast"], 1, Board),
     spec!("lb.info", 2, ["readonly", "fast"], 1, Read),
+    spec!("lb.cohort", -3, ["readonly"], 1, Read),
     spec!("lb.query", -3, ["readonly"], 1, Query),
     spec!("lb.rankof", -3, ["readonly", "fast"], 1, Query),
     spec!("lb.thresholds", -2, ["readonly"], 1, Query),

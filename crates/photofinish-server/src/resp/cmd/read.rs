@@ -2,11 +2,16 @@
 //! [PERIOD p]` (integer, nil for a member not ranked), `LB.RANGE board offset count` and
 //! `LB.AROUND board member before after` (arrays of `[rank, member, score, reached_at]`,
 //! windows under the HTTP limits; `LB.AROUND` of a member not ranked is an empty array),
-//! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`).
+//! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`),
+//! `LB.COHORT board member [RANKING style] [PERIOD p]` (a member's cohort, docs/SPEC.md
+//! §14: its rows as `LB.RANGE`'s, cohort ranks; an empty array for a member with no place,
+//! as `LB.AROUND`).
 //! On a board of several columns (docs/SPEC.md §13) a score is the array of its column
 //! values, in `LB.SCORE`'s answer and in the rows' score place.
 
-use photofinish_core::op::{ReadAround, ReadBoard, ReadMember, ReadPage};
+use photofinish_core::columns::ColumnNames;
+use photofinish_core::op::{ReadAround, ReadBoard, ReadCohort, ReadMember, ReadPage};
+use photofinish_core::ranking::Entry;
 use photofinish_core::view::{ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
@@ -50,12 +55,17 @@ fn number(args: &Args<'_>, i: usize, name: &str, max: u64) -> Result<u64, CmdErr
 }
 
 fn rows(out: &mut Out, rows: &Rows) {
-    out.array(rows.entries.len());
-    for e in &rows.entries {
+    out_rows(out, &rows.entries, &rows.columns);
+}
+
+/// Entries as `LB.RANGE` answers them: `[rank, member, score, reached_at]` each.
+fn out_rows(out: &mut Out, entries: &[Entry], columns: &ColumnNames) {
+    out.array(entries.len());
+    for e in entries {
         out.array(4);
         out.count(e.rank);
         out.bulk(e.member.as_bytes());
-        super::scores(out, &rows.columns, &e.scores);
+        super::scores(out, columns, &e.scores);
         out.int(e.reached_at_us);
     }
 }
@@ -126,6 +136,18 @@ pub async fn run(
             };
             match gate.read(caller, &op).await {
                 Ok(r) => rows(&mut s.out, &r),
+                Err(e) if not_ranked(&e) => s.out.array(0),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        "lb.cohort" => {
+            let op = ReadCohort {
+                board,
+                member: member()?,
+                options: read_options(args, 3, true, spec.name)?,
+            };
+            match gate.read(caller, &op).await {
+                Ok(c) => out_rows(&mut s.out, &c.entries, &c.columns),
                 Err(e) if not_ranked(&e) => s.out.array(0),
                 Err(e) => return Err(e.into()),
             }

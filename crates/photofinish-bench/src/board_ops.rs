@@ -1,0 +1,170 @@
+//! `board-ops`: what cohorts cost a board (docs/SPEC.md §14). Two boards of `members`
+//! 16-byte ids, each written member by member through `Board::submit` (the path every
+//! applied write takes): one plain, one with `cohort_size`. Then, over the same random
+//! members, the mean time of an update (an `incr`, with its rank) on each, and on the
+//! cohort board of a member's cohort answer (`ReadCohort`: its cohort's standings) and
+//! of its member answer (`ReadMember`, which carries its cohort rank).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+use photofinish_core::board::BoardWrite;
+use photofinish_core::op::{BoardRead, ReadCohort, ReadMember};
+use photofinish_core::view::ReadOptions;
+use photofinish_core::{Board, BoardConfig, BoardName, Op, Operands};
+use serde_json::json;
+
+use crate::engine_ops::{below, time_each, Sample};
+use crate::workload::{member as name, Rng};
+
+/// 2026-11-23T00:00:00Z, µs: every write lands in one period.
+const START_US: i64 = 1_795_392_000_000_000;
+
+/// What one run measured.
+pub struct BoardOps {
+    pub members: u64,
+    pub cohort_size: u32,
+    pub load_plain_s: f64,
+    pub load_cohort_s: f64,
+    pub update_plain_ns: f64,
+    pub update_cohort_ns: f64,
+    pub cohort_read_ns: f64,
+    pub member_read_ns: f64,
+}
+
+impl BoardOps {
+    /// The human table.
+    pub fn table(&self) -> String {
+        let ratio = self.update_cohort_ns / self.update_plain_ns;
+        let mut out = format!(
+            "board-ops: {} members, cohorts of {}, one thread\n",
+            self.members, self.cohort_size
+        );
+        let mut row = |what: &str, v: String| out += &format!("{what:<50} {v:>14}\n");
+        row(
+            "load, plain (one write each)",
+            format!("{:.2} s", self.load_plain_s),
+        );
+        row(
+            "load, cohorts (one write each)",
+            format!("{:.2} s", self.load_cohort_s),
+        );
+        row("update, plain", format!("{:.1} ns", self.update_plain_ns));
+        row(
+            "update, cohorts",
+            format!("{:.1} ns ({ratio:.3}x)", self.update_cohort_ns),
+        );
+        row(
+            "a member's cohort (standings)",
+            format!("{:.1} ns", self.cohort_read_ns),
+        );
+        row(
+            "a member (with its cohort rank)",
+            format!("{:.1} ns", self.member_read_ns),
+        );
+        out
+    }
+
+    /// The one-line JSON form.
+    pub fn json(&self) -> serde_json::Value {
+        json!({
+            "members": self.members,
+            "cohort_size": self.cohort_size,
+            "load_plain_s": self.load_plain_s,
+            "load_cohort_s": self.load_cohort_s,
+            "update_plain_ns": self.update_plain_ns,
+            "update_cohort_ns": self.update_cohort_ns,
+            "cohort_read_ns": self.cohort_read_ns,
+            "member_read_ns": self.member_read_ns,
+        })
+    }
+}
+
+fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'a> {
+    BoardWrite {
+        member,
+        op: Some(Op::Incr),
+        values: Operands::one(value),
+        at_us,
+        period_us: None,
+        metadata: None,
+        over_budget: None,
+    }
+}
+
+/// A board of `members`, each written once with a score from 0..1,000,000; seconds taken.
+fn load(config: BoardConfig, members: u64) -> Result<(Board, f64)> {
+    let mut b = Board::new(config).map_err(|e| anyhow!("{e}"))?;
+    let mut rng = Rng::new(42);
+    let start = Instant::now();
+    for i in 0..members {
+        let m = name(i);
+        let v = below(&mut rng, 1_000_000) as i64;
+        b.submit(&write(&m, v, START_US + i as i64))
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok((b, start.elapsed().as_secs_f64()))
+}
+
+/// Times `ops` updates on `b` over `sample`; the clock goes on from `clock`.
+fn updates(b: &mut Board, sample: &Sample, rng: &mut Rng, clock: &mut i64) -> f64 {
+    time_each(sample, |m| {
+        *clock += 1;
+        let by = 1 + below(rng, 100) as i64;
+        black_box(b.submit(&write(m, by, *clock)).ok());
+    })
+}
+
+/// Builds both boards and times each operation over `ops` random members.
+pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
+    anyhow::ensure!(
+        members > 0 && ops > 0,
+        "--members and --ops must be at least 1"
+    );
+    let (mut plain, load_plain_s) = load(BoardConfig::default(), members)?;
+    let cohorts = BoardConfig {
+        cohort_size: Some(cohort_size),
+        ..BoardConfig::default()
+    };
+    let (mut cohort, load_cohort_s) = load(cohorts, members)?;
+    let mut rng = Rng::new(7);
+    let sample = Sample::draw(&mut rng, members, ops);
+    // Two rounds, the boards taking turns, so that neither runs only on a warm machine.
+    let start = START_US + members as i64;
+    let (mut c1, mut c2) = (start, start);
+    let (mut update_plain_ns, mut update_cohort_ns) = (0.0, 0.0);
+    for _ in 0..2 {
+        update_plain_ns += updates(&mut plain, &sample, &mut rng, &mut c1) / 2.0;
+        update_cohort_ns += updates(&mut cohort, &sample, &mut rng, &mut c2) / 2.0;
+    }
+    let clock = c1.max(c2) + 1;
+    let board = BoardName::parse("bench").map_err(|e| anyhow!("{e}"))?;
+    let reads = Sample::draw(&mut rng, members, ops / 10 + 1);
+    let cohort_read_ns = time_each(&reads, |m| {
+        let op = ReadCohort {
+            board: board.clone(),
+            member: m.to_owned(),
+            options: ReadOptions::default(),
+        };
+        black_box(op.read(&cohort, clock).ok());
+    });
+    let member_read_ns = time_each(&reads, |m| {
+        let op = ReadMember {
+            board: board.clone(),
+            member: m.to_owned(),
+            options: ReadOptions::default(),
+        };
+        black_box(op.read(&cohort, clock).ok());
+    });
+    Ok(BoardOps {
+        members,
+        cohort_size,
+        load_plain_s,
+        load_cohort_s,
+        update_plain_ns,
+        update_cohort_ns,
+        cohort_read_ns,
+        member_read_ns,
+    })
+}

@@ -1,0 +1,186 @@
+//! Cohorts (docs/SPEC.md §14): on a board with `cohort_size`, each period splits its
+//! members into groups of that size, in arrival order per tier — cohort 1 of a tier takes
+//! its first `cohort_size` members, cohort 2 the next, and so on — and each group is
+//! ranked on its own. A member arrives at its first accepted write or its join in the
+//! period, and its cohort is then fixed for the period.
+//!
+//! A period's [`Cohorts`] keep, per tier, the members in arrival order (so cohort `k` is a
+//! slice of that list: no cohort is ever over its size, and no member is in two) and each
+//! member's place. What a cohort's standings are is the period's ranking, read for the
+//! cohort's members alone ([`crate::Ranking::rank_among`]): O(cohort size) lookups, no
+//! second index to keep.
+
+// hashbrown's default hasher (foldhash): every write on a cohort board looks its member
+// up here, and SipHash would be most of that lookup's cost.
+use hashbrown::HashMap;
+
+use crate::error::BoardError;
+
+/// Smallest `cohort_size`.
+pub const MIN_COHORT_SIZE: u32 = 2;
+/// Largest `cohort_size`: a cohort's standings are sorted on each read.
+pub const MAX_COHORT_SIZE: u32 = 10_000;
+
+/// Checks a board's `cohort_size`.
+pub fn validate_cohort_size(size: Option<u32>) -> Result<(), BoardError> {
+    match size {
+        Some(n) if !(MIN_COHORT_SIZE..=MAX_COHORT_SIZE).contains(&n) => {
+            Err(BoardError::InvalidConfig(format!(
+                "cohort_size {n} is outside {MIN_COHORT_SIZE}..={MAX_COHORT_SIZE}"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where a member sits in a period: its tier (0 on a board without a league) and its
+/// cohort (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Place {
+    /// The tier's index in the league's tiers (0 without a league).
+    pub tier: u16,
+    /// The cohort, from 1.
+    pub cohort: u32,
+}
+
+/// A period's cohorts. See the module docs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cohorts {
+    /// Per tier, its members in arrival order.
+    arrivals: Vec<Vec<Box<str>>>,
+    /// Each member's tier and arrival ordinal within it.
+    seat: HashMap<Box<str>, (u16, u32)>,
+}
+
+impl Cohorts {
+    /// Whether nobody arrived.
+    pub fn is_empty(&self) -> bool {
+        self.seat.is_empty()
+    }
+
+    /// Places `member` in the open cohort of `tier` if it has no place yet; its place
+    /// either way.
+    pub fn place(&mut self, member: &str, tier: u16, size: u32) -> Place {
+        if let Some(p) = self.place_of(member, size) {
+            return p;
+        }
+        let t = usize::from(tier);
+        if self.arrivals.len() <= t {
+            self.arrivals.resize_with(t + 1, Vec::new);
+        }
+        let ordinal = self.arrivals[t].len() as u32;
+        self.arrivals[t].push(member.into());
+        self.seat.insert(member.into(), (tier, ordinal));
+        Place {
+            tier,
+            cohort: ordinal / size + 1,
+        }
+    }
+
+    /// `member`'s place, if it arrived.
+    pub fn place_of(&self, member: &str, size: u32) -> Option<Place> {
+        self.seat.get(member).map(|&(tier, ordinal)| Place {
+            tier,
+            cohort: ordinal / size + 1,
+        })
+    }
+
+    /// The members of cohort `place`, in arrival order (empty if it has none).
+    pub fn members(&self, place: Place, size: u32) -> &[Box<str>] {
+        let Some(list) = self.arrivals.get(usize::from(place.tier)) else {
+            return &[];
+        };
+        let from = (u64::from(place.cohort.saturating_sub(1)) * u64::from(size)) as usize;
+        let to = from.saturating_add(size as usize).min(list.len());
+        list.get(from..to).unwrap_or(&[])
+    }
+
+    /// Every cohort with its member count, by tier then number (`tier`: only that one).
+    pub fn list(&self, size: u32, tier: Option<u16>) -> Vec<(Place, u32)> {
+        let mut out = Vec::new();
+        for (t, list) in self.arrivals.iter().enumerate() {
+            let t = t as u16;
+            if tier.is_some_and(|only| only != t) {
+                continue;
+            }
+            let n = list.len() as u32;
+            for k in 0..n.div_ceil(size) {
+                let members = (n - k * size).min(size);
+                out.push((
+                    Place {
+                        tier: t,
+                        cohort: k + 1,
+                    },
+                    members,
+                ));
+            }
+        }
+        out
+    }
+
+    /// Per tier, its members in arrival order (the snapshot's).
+    pub fn arrivals(&self) -> impl Iterator<Item = (u16, &[Box<str>])> {
+        self.arrivals
+            .iter()
+            .enumerate()
+            .map(|(t, l)| (t as u16, l.as_slice()))
+    }
+
+    /// Appends `member` to tier `tier`'s arrivals (snapshot loading, in arrival order).
+    pub fn restore(&mut self, tier: u16, member: Box<str>) {
+        let t = usize::from(tier);
+        if self.arrivals.len() <= t {
+            self.arrivals.resize_with(t + 1, Vec::new);
+        }
+        let ordinal = self.arrivals[t].len() as u32;
+        self.seat.insert(member.clone(), (tier, ordinal));
+        self.arrivals[t].push(member);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cohorts_fill_in_arrival_order_and_places_are_fixed() {
+        let mut c = Cohorts::default();
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let places: Vec<u32> = names.iter().map(|m| c.place(m, 0, 3).cohort).collect();
+        assert_eq!(places, [1, 1, 1, 2, 2, 2, 3]);
+        // A second arrival of a member keeps its place and takes no new one.
+        assert_eq!(c.place("a", 0, 3).cohort, 1);
+        assert_eq!(c.list(3, None).len(), 3);
+        let third = Place { tier: 0, cohort: 3 };
+        assert_eq!(c.members(third, 3), [Box::from("g")]);
+        assert_eq!(
+            c.list(3, None)
+                .iter()
+                .map(|(p, n)| (p.cohort, *n))
+                .collect::<Vec<_>>(),
+            [(1, 3), (2, 3), (3, 1)]
+        );
+        assert!(c.members(Place { tier: 0, cohort: 9 }, 3).is_empty());
+        assert!(c.members(Place { tier: 4, cohort: 1 }, 3).is_empty());
+        // Tiers fill apart.
+        assert_eq!(c.place("z", 2, 3), Place { tier: 2, cohort: 1 });
+        assert_eq!(c.list(3, Some(2)), [(Place { tier: 2, cohort: 1 }, 1)]);
+        // What a snapshot keeps gives the same places back.
+        let mut r = Cohorts::default();
+        for (t, list) in c.arrivals() {
+            for m in list {
+                r.restore(t, m.clone());
+            }
+        }
+        assert_eq!(r, c);
+    }
+
+    #[test]
+    fn sizes_outside_the_range_are_invalid_config() {
+        for bad in [0, 1, MAX_COHORT_SIZE + 1] {
+            let e = validate_cohort_size(Some(bad)).expect_err("refused");
+            assert_eq!(e.code().as_str(), "invalid_config");
+        }
+        assert!(validate_cohort_size(Some(2)).is_ok() && validate_cohort_size(None).is_ok());
+    }
+}

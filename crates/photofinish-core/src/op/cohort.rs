@@ -1,0 +1,191 @@
+//! The cohort reads of docs/SPEC.md §14 as values: a member's cohort with its standings
+//! ([`ReadCohort`]), a period's cohorts with their sizes ([`ReadCohorts`]), and a page of
+//! one cohort ([`ReadCohortPage`]). Each cohort is ranked on its own: its members' entries,
+//! read from the period's ranking and ranked among themselves in the style asked
+//! ([`crate::Ranking::rank_among`]) — O(cohort size) lookups and a sort of the cohort.
+
+use crate::board::Board;
+use crate::cohort::Place;
+use crate::error::BoardError;
+use crate::names::BoardName;
+use crate::ranking::{Entry, RankStyle, Ranking};
+use crate::view::{CohortList, CohortRows, ReadOptions};
+
+use super::read::in_period;
+use super::BoardRead;
+
+/// `invalid_parameter` unless the board has cohorts; its cohort size.
+fn cohort_size(b: &Board, board: &str) -> Result<u32, BoardError> {
+    b.config().cohort_size.ok_or_else(|| {
+        BoardError::InvalidParameter(format!(
+            "board {board:?} has no cohorts: its config sets no cohort_size"
+        ))
+    })
+}
+
+/// The tier a read names, as the board keeps it: without a league there is one, unnamed.
+fn tier_of(tier: Option<&str>) -> Result<u16, BoardError> {
+    match tier {
+        None => Ok(0),
+        Some(t) => Err(BoardError::InvalidParameter(format!(
+            "tier {t:?}: this board has no league, so its cohorts have no tier"
+        ))),
+    }
+}
+
+/// The entries of cohort `place` in the period read, ranked among themselves.
+fn standings(
+    b: &Board,
+    ranking: Option<&Ranking>,
+    period: &crate::Period,
+    place: Place,
+    style: RankStyle,
+) -> Vec<Entry> {
+    let members = b.cohort_members(period, place);
+    ranking.map_or_else(Vec::new, |r| r.rank_among(members, style))
+}
+
+/// A member's cohort: every member of it that has played, in cohort rank order
+/// (`member_not_found` if the member has no place in the period: no entry, no join).
+#[derive(Debug, Clone)]
+pub struct ReadCohort {
+    /// The board.
+    pub board: BoardName,
+    /// The member, looked up as given.
+    pub member: String,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadCohort {
+    type Output = CohortRows;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
+        cohort_size(b, &self.board)?;
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let place = b.place_of(&period, &self.member).ok_or_else(|| {
+                BoardError::member_not_found(&self.board, &self.member, &period.id)
+            })?;
+            let entries = standings(b, ranking, &period, place, self.options.ranking);
+            Ok(CohortRows {
+                total: entries.len() as u64,
+                tier: None,
+                place,
+                entries,
+                columns: b.column_names(),
+                period,
+            })
+        })
+    }
+}
+
+/// A period's cohorts, by tier then number, each with how many members it seats (joined
+/// or played); `offset`/`limit` page them.
+#[derive(Debug, Clone)]
+pub struct ReadCohorts {
+    /// The board.
+    pub board: BoardName,
+    /// Only this tier's (a league's tier name).
+    pub tier: Option<String>,
+    /// First cohort listed, 0-based.
+    pub offset: u64,
+    /// Most cohorts listed.
+    pub limit: u64,
+    /// The period (its rank style is unused).
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadCohorts {
+    type Output = CohortList;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<CohortList, BoardError> {
+        cohort_size(b, &self.board)?;
+        let tier = self.tier.as_deref().map(|t| tier_of(Some(t))).transpose()?;
+        in_period(b, &self.options.period, now_us, |period, _| {
+            let all = b.cohorts(&period, tier);
+            let from = usize::try_from(self.offset)
+                .unwrap_or(usize::MAX)
+                .min(all.len());
+            let take = usize::try_from(self.limit).unwrap_or(usize::MAX);
+            Ok(CohortList {
+                total: all.len() as u64,
+                cohorts: all
+                    .into_iter()
+                    .skip(from)
+                    .take(take)
+                    .map(|(p, n)| (None, p.cohort, n))
+                    .collect(),
+                period,
+            })
+        })
+    }
+}
+
+/// A page of one cohort's standings, cohort ranks (an empty page for a cohort with no
+/// entries, or none of that number).
+#[derive(Debug, Clone)]
+pub struct ReadCohortPage {
+    /// The board.
+    pub board: BoardName,
+    /// The cohort, from 1.
+    pub cohort: u32,
+    /// Its tier (a league's tier name).
+    pub tier: Option<String>,
+    /// First row, 0-based.
+    pub offset: u64,
+    /// Most rows.
+    pub limit: u64,
+    /// Rank style and period.
+    pub options: ReadOptions,
+}
+
+impl BoardRead for ReadCohortPage {
+    type Output = CohortRows;
+    fn board(&self) -> &BoardName {
+        &self.board
+    }
+    fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
+        cohort_size(b, &self.board)?;
+        let tier = tier_of(self.tier.as_deref())?;
+        let place = Place {
+            tier,
+            cohort: self.cohort,
+        };
+        in_period(b, &self.options.period, now_us, |period, ranking| {
+            let all = standings(b, ranking, &period, place, self.options.ranking);
+            let from = usize::try_from(self.offset)
+                .unwrap_or(usize::MAX)
+                .min(all.len());
+            let take = usize::try_from(self.limit).unwrap_or(usize::MAX);
+            Ok(CohortRows {
+                total: all.len() as u64,
+                tier: None,
+                place,
+                entries: all.into_iter().skip(from).take(take).collect(),
+                columns: b.column_names(),
+                period,
+            })
+        })
+    }
+}
+
+/// Where `member` stands in its cohort in `period`, on a cohort board once it arrived:
+/// its place and its rank among the cohort's entries in `style` (0 while it has none).
+pub fn cohort_rank(
+    b: &Board,
+    ranking: Option<&Ranking>,
+    period: &crate::Period,
+    member: &str,
+    style: RankStyle,
+) -> Option<(Place, u64)> {
+    let place = b.place_of(period, member)?;
+    let rank = standings(b, ranking, period, place, style)
+        .into_iter()
+        .find(|e| e.member == member)
+        .map_or(0, |e| e.rank);
+    Some((place, rank))
+}
