@@ -183,9 +183,9 @@ pub fn cohort_rank(
     style: RankStyle,
 ) -> Option<(Place, u64)> {
     let place = b.place_of(period, member)?;
-    let rank = standings(b, ranking, period, place, style)
-        .into_iter()
-        .find(|e| e.member == member)
-        .map_or(0, |e| e.rank);
+    let members = b.cohort_members(period, place);
+    let rank = ranking
+        .and_then(|r| r.rank_within(members, member, style))
+        .unwrap_or(0);
     Some((place, rank))
 }

@@ -63,6 +63,25 @@ impl Ranking {
         })
     }
 
+    /// `member`'s rank in `style` among the entries of `members` this ranking holds (it
+    /// among them), without building their entries: one lookup each and a count.
+    /// `None` when the ranking does not hold `member`.
+    pub fn rank_within<S: AsRef<str>>(
+        &self,
+        members: &[S],
+        member: &str,
+        style: RankStyle,
+    ) -> Option<u64> {
+        let id = self.find(member)?;
+        let ids = self.find_all(members).into_iter().flatten();
+        let records = &self.records;
+        Some(tree!(&self.index, ix => {
+            let keyed = unsorted_keys_of(ix, ids, records);
+            let own = records.key_of(id);
+            rank_in_group(&keyed, &own, style)
+        }))
+    }
+
     /// Entries for `keyed` (sorted by key), ranked among themselves in `style`.
     fn ranked_group<T: NodeTail>(&self, keyed: &[(Key<T>, u32)], style: RankStyle) -> Vec<Entry> {
         let (mut first_of_score, mut distinct) = (0u64, 0u64);
@@ -281,4 +300,33 @@ where
     Records: KeyOf<T>,
 {
     by_key(ids, records)
+}
+
+/// The keys of `ids`, unsorted, with the key type taken from index `_ix`.
+fn unsorted_keys_of<T: NodeTail>(
+    _ix: &RankedIndex<T>,
+    ids: impl Iterator<Item = u32>,
+    records: &Records,
+) -> Vec<Key<T>>
+where
+    Records: KeyOf<T>,
+{
+    ids.map(|id| records.key_of(id)).collect()
+}
+
+/// The rank in `style` of key `own` among `keys` (which hold it): ordinal counts the keys
+/// below it, competition the keys of better scores, dense the distinct better scores.
+fn rank_in_group<T: NodeTail>(keys: &[Key<T>], own: &Key<T>, style: RankStyle) -> u64 {
+    let score = own.score();
+    1 + match style {
+        RankStyle::Ordinal => keys.iter().filter(|k| *k < own).count() as u64,
+        RankStyle::Competition => keys.iter().filter(|k| k.score() < score).count() as u64,
+        RankStyle::Dense => {
+            let mut better: Vec<Score<T>> =
+                keys.iter().map(Key::score).filter(|s| *s < score).collect();
+            better.sort_unstable();
+            better.dedup();
+            better.len() as u64
+        }
+    }
 }

@@ -121,6 +121,24 @@ async fn cohorts_fill_in_arrival_order_and_rank_alone(kind: Kind) {
         (&json!(5), &Value::Null, &json!(1), &json!(3)),
         "{a}"
     );
+    // Every member's cohort_rank is its rank in its cohort's standings, in each style.
+    for style in ["ordinal", "competition", "dense"] {
+        for k in 1..=3 {
+            let (_, p) = s
+                .get(&format!("/v1/boards/g/cohorts/{k}/entries?ranking={style}"))
+                .await;
+            for (m, _, rank) in rows(&p) {
+                let (_, one) = s
+                    .get(&format!("/v1/boards/g/members/{m}?ranking={style}"))
+                    .await;
+                assert_eq!(
+                    (&one["cohort"], &one["cohort_rank"]),
+                    (&json!(k), &json!(rank)),
+                    "{m} {style}"
+                );
+            }
+        }
+    }
     let (_, page) = s.get("/v1/boards/g/entries?limit=10").await;
     assert!(page["entries"][0].get("cohort").is_none(), "{page}");
     // Membership is fixed: a member's later writes keep its cohort, and move it within.
