@@ -162,22 +162,7 @@ impl Board {
         ranked: bool,
     ) -> Result<(Outcome, Period), BoardError> {
         validate_instant(w.at_us)?;
-        let target = target_us(w.at_us, w.period_us);
-        let period = match self.newest_holding(target) {
-            // Nearly every write lands in the newest period: no calendar, no retention walk.
-            Some((p, _)) => p.clone(),
-            None => {
-                let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
-                let period = self.calendar().period_at(target)?;
-                // Only a write older than the newest period can fall outside retention.
-                if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
-                    if period.start_us < self.window.retention_floor(newest).start_us {
-                        return Err(BoardError::PeriodNotRetained(period.id));
-                    }
-                }
-                period
-            }
-        };
+        let period = self.period_taking(target_us(w.at_us, w.period_us))?;
         self.check_rules(&period, w)?;
         let write = Write {
             member: w.member,
@@ -212,6 +197,24 @@ impl Board {
             }
         }
         result.map(|o| (o, period))
+    }
+
+    /// The period that takes a write or join at instant `target_us`: `period_not_retained`
+    /// if it is older than the board keeps, counted back from its newest period.
+    fn period_taking(&self, target_us: i64) -> Result<Period, BoardError> {
+        if let Some((p, _)) = self.newest_holding(target_us) {
+            // Nearly every write lands in the newest period: no calendar, no retention walk.
+            return Ok(p.clone());
+        }
+        let newest = self.periods.last_key_value().map(|(_, (p, _))| p);
+        let period = self.calendar().period_at(target_us)?;
+        // Only a write older than the newest period can fall outside retention.
+        if let Some(newest) = newest.filter(|n| period.start_us < n.start_us) {
+            if period.start_us < self.window.retention_floor(newest).start_us {
+                return Err(BoardError::PeriodNotRetained(period.id));
+            }
+        }
+        Ok(period)
     }
 
     /// Prefetches what a write of `member` at `at_us` (into the period of `period_us`, if
@@ -338,23 +341,9 @@ impl Board {
         validate_instant(at_us)?;
         crate::config::validate_member_name(member)?;
         self.config.settings.entry.check_window(at_us)?;
-        let period = match self.newest_holding(at_us) {
-            Some((p, _)) => p.clone(),
-            None => self.calendar().period_at(at_us)?,
-        };
-        if let Some((newest, _)) = self.periods.last_key_value().map(|(_, e)| e) {
-            if period.start_us < self.window.retention_floor(newest).start_us {
-                return Err(BoardError::PeriodNotRetained(period.id));
-            }
-        }
-        let has_entry = self
-            .ranking(&period)
-            .is_some_and(|r| r.scores_of(member).is_some());
-        let waiting = self
-            .seats
-            .get(&period.start_us)
-            .is_some_and(|s| s.is_waiting(member));
-        if has_entry || waiting {
+        let period = self.period_taking(at_us)?;
+        let has_entry = self.ranking(&period).is_some_and(|r| r.contains(member));
+        if has_entry || self.is_waiting(&period, member) {
             return Ok(JoinOutcome {
                 member: member.to_owned(),
                 period,

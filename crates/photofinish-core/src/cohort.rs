@@ -64,17 +64,23 @@ impl Cohorts {
         if let Some(p) = self.place_of(member, size) {
             return p;
         }
+        let ordinal = self.append(tier, member.into());
+        Place {
+            tier,
+            cohort: ordinal / size + 1,
+        }
+    }
+
+    /// Appends `member` to tier `tier`'s arrivals; its ordinal there.
+    fn append(&mut self, tier: u16, member: Box<str>) -> u32 {
         let t = usize::from(tier);
         if self.arrivals.len() <= t {
             self.arrivals.resize_with(t + 1, Vec::new);
         }
         let ordinal = self.arrivals[t].len() as u32;
-        self.arrivals[t].push(member.into());
-        self.seat.insert(member.into(), (tier, ordinal));
-        Place {
-            tier,
-            cohort: ordinal / size + 1,
-        }
+        self.seat.insert(member.clone(), (tier, ordinal));
+        self.arrivals[t].push(member);
+        ordinal
     }
 
     /// `member`'s place, if it arrived.
@@ -128,13 +134,7 @@ impl Cohorts {
 
     /// Appends `member` to tier `tier`'s arrivals (snapshot loading, in arrival order).
     pub fn restore(&mut self, tier: u16, member: Box<str>) {
-        let t = usize::from(tier);
-        if self.arrivals.len() <= t {
-            self.arrivals.resize_with(t + 1, Vec::new);
-        }
-        let ordinal = self.arrivals[t].len() as u32;
-        self.seat.insert(member.clone(), (tier, ordinal));
-        self.arrivals[t].push(member);
+        self.append(tier, member);
     }
 }
 

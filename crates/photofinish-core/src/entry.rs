@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::calendar::validate_instant;
 use crate::cohort::Cohorts;
-use crate::error::BoardError;
+use crate::error::{instant_text, BoardError};
 
 /// Most attempts `max_attempts` may allow (docs/SPEC.md §14).
 pub const MAX_ATTEMPTS: u32 = 1_000_000;
@@ -66,8 +66,8 @@ impl EntryRules {
             if open >= close {
                 return Err(BoardError::InvalidConfig(format!(
                     "opens_at {} is not before closes_at {}",
-                    text(open),
-                    text(close)
+                    instant_text(open),
+                    instant_text(close)
                 )));
             }
         }
@@ -86,22 +86,17 @@ impl EntryRules {
         if let Some(open) = self.opens_at.filter(|&o| at_us < o) {
             return Err(BoardError::BoardClosed(format!(
                 "it opens at {}",
-                text(open)
+                instant_text(open)
             )));
         }
         if let Some(close) = self.closes_at.filter(|&c| at_us >= c) {
             return Err(BoardError::BoardClosed(format!(
                 "it closed at {}",
-                text(close)
+                instant_text(close)
             )));
         }
         Ok(())
     }
-}
-
-/// An instant as RFC 3339, for messages and the config's JSON.
-fn text(us: i64) -> String {
-    jiff::Timestamp::from_microsecond(us).map_or_else(|_| us.to_string(), |t| t.to_string())
 }
 
 /// `Option<i64>` µs as an RFC 3339 string (a finer fraction is cut to the µs, as `at`).
@@ -110,7 +105,7 @@ mod rfc3339 {
 
     pub fn serialize<S: Serializer>(v: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
         match v {
-            Some(us) => s.serialize_str(&text(*us)),
+            Some(us) => s.serialize_str(&instant_text(*us)),
             None => s.serialize_none(),
         }
     }

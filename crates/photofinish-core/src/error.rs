@@ -421,8 +421,8 @@ fn config_json(c: &BoardConfig) -> String {
     serde_json::to_string(c).unwrap_or_default()
 }
 
-/// An instant (µs) as RFC 3339, for messages.
-fn instant_text(us: i64) -> String {
+/// An instant (µs) as RFC 3339, for messages (and a config's instants, `entry.rs`).
+pub(crate) fn instant_text(us: i64) -> String {
     jiff::Timestamp::from_microsecond(us).map_or_else(|_| us.to_string(), |t| t.to_string())
 }
 

@@ -14,23 +14,29 @@ use crate::view::{CohortList, CohortRows, ReadOptions};
 use super::read::in_period;
 use super::BoardRead;
 
-/// `invalid_parameter` unless the board has cohorts; its cohort size.
-fn cohort_size(b: &Board, board: &str) -> Result<u32, BoardError> {
-    b.config().cohort_size.ok_or_else(|| {
-        BoardError::InvalidParameter(format!(
+/// `invalid_parameter` unless the board has cohorts.
+fn require_cohorts(b: &Board, board: &str) -> Result<(), BoardError> {
+    match b.config().cohort_size {
+        Some(_) => Ok(()),
+        None => Err(BoardError::InvalidParameter(format!(
             "board {board:?} has no cohorts: its config sets no cohort_size"
-        ))
-    })
-}
-
-/// The tier a read names, as the board keeps it: without a league there is one, unnamed.
-fn tier_of(tier: Option<&str>) -> Result<u16, BoardError> {
-    match tier {
-        None => Ok(0),
-        Some(t) => Err(BoardError::InvalidParameter(format!(
-            "tier {t:?}: this board has no league, so its cohorts have no tier"
         ))),
     }
+}
+
+/// The tier a read names, as the board keeps it (without a league there is one,
+/// unnamed, which no read names).
+fn tier_of(tier: &str) -> Result<u16, BoardError> {
+    Err(BoardError::InvalidParameter(format!(
+        "tier {tier:?}: this board has no league, so its cohorts have no tier"
+    )))
+}
+
+/// Up to `limit` items of `all` from 0-based `offset`.
+fn page<T>(all: Vec<T>, offset: u64, limit: u64) -> Vec<T> {
+    let from = usize::try_from(offset).unwrap_or(usize::MAX);
+    let take = usize::try_from(limit).unwrap_or(usize::MAX);
+    all.into_iter().skip(from).take(take).collect()
 }
 
 /// The entries of cohort `place` in the period read, ranked among themselves.
@@ -63,7 +69,7 @@ impl BoardRead for ReadCohort {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
-        cohort_size(b, &self.board)?;
+        require_cohorts(b, &self.board)?;
         in_period(b, &self.options.period, now_us, |period, ranking| {
             let place = b.place_of(&period, &self.member).ok_or_else(|| {
                 BoardError::member_not_found(&self.board, &self.member, &period.id)
@@ -103,20 +109,14 @@ impl BoardRead for ReadCohorts {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortList, BoardError> {
-        cohort_size(b, &self.board)?;
-        let tier = self.tier.as_deref().map(|t| tier_of(Some(t))).transpose()?;
+        require_cohorts(b, &self.board)?;
+        let tier = self.tier.as_deref().map(tier_of).transpose()?;
         in_period(b, &self.options.period, now_us, |period, _| {
             let all = b.cohorts(&period, tier);
-            let from = usize::try_from(self.offset)
-                .unwrap_or(usize::MAX)
-                .min(all.len());
-            let take = usize::try_from(self.limit).unwrap_or(usize::MAX);
             Ok(CohortList {
                 total: all.len() as u64,
-                cohorts: all
+                cohorts: page(all, self.offset, self.limit)
                     .into_iter()
-                    .skip(from)
-                    .take(take)
                     .map(|(p, n)| (None, p.cohort, n))
                     .collect(),
                 period,
@@ -149,23 +149,19 @@ impl BoardRead for ReadCohortPage {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
-        cohort_size(b, &self.board)?;
-        let tier = tier_of(self.tier.as_deref())?;
+        require_cohorts(b, &self.board)?;
+        let tier = self.tier.as_deref().map_or(Ok(0), tier_of)?;
         let place = Place {
             tier,
             cohort: self.cohort,
         };
         in_period(b, &self.options.period, now_us, |period, ranking| {
             let all = standings(b, ranking, &period, place, self.options.ranking);
-            let from = usize::try_from(self.offset)
-                .unwrap_or(usize::MAX)
-                .min(all.len());
-            let take = usize::try_from(self.limit).unwrap_or(usize::MAX);
             Ok(CohortRows {
                 total: all.len() as u64,
                 tier: None,
                 place,
-                entries: all.into_iter().skip(from).take(take).collect(),
+                entries: page(all, self.offset, self.limit),
                 columns: b.column_names(),
                 period,
             })

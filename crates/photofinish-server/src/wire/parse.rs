@@ -531,13 +531,12 @@ pub fn at(v: Option<&Value>) -> Result<Option<i64>, ApiError> {
 
 /// An instant written as RFC 3339 text, µs since the epoch, in the range writes take.
 pub fn at_text(s: &str) -> Result<i64, ApiError> {
-    let ts: jiff::Timestamp = s.parse().map_err(|_| {
+    let us = parse_instant(s).map_err(|_| {
         ApiError::new(
             ErrorCode::InvalidTime,
             format!("at must be an RFC 3339 timestamp, got {s:?}"),
         )
     })?;
-    let us = ts.as_microsecond();
     validate_instant(us)?;
     Ok(us)
 }
