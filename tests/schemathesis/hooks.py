@@ -32,7 +32,12 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
   parameters cannot exclude each other).
 - 400 invalid_parameter on `rank` with neither `score` nor `scores` (OpenAPI cannot
   require one of two query parameters); on a cohort read of a board without
-  `cohort_size`, or naming a `tier` on a board without a league (the board's config).
+  `cohort_size`, or naming a `tier` on a board without a league or one its league does
+  not have, and a league read (`…/tier`, `…/moves`) of a board without a league (the
+  board's config).
+- 400 invalid_config on a league the board cannot have: without `cohort_size` or a
+  reset, `promote + demote` above `cohort_size` (the board's other fields), a tier named
+  twice (`uniqueItems` is not checked by every generator).
 - 422 too_many_boards, 507 insufficient_storage: server limits (state).
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
@@ -105,14 +110,18 @@ def _state_rule(case, status, code, message):
             or "column" in message
             or "opens_at" in message
             or "closes_at" in message
+            or "league" in message
+            or "promote" in message
+            or "tier" in message
         )
     if status == 400 and code == "invalid_score":
         return bool(_writes(case)) or case.path.endswith("/rank")
     if status == 400 and code == "invalid_parameter" and case.path.endswith("/rank"):
         query = case.query or {}
         return "score" not in query and "scores" not in query
-    if status == 400 and code == "invalid_parameter" and "cohort" in case.path:
-        return "no cohorts" in message or "no league" in message
+    league_read = case.path.endswith("/tier") or case.path.endswith("/moves")
+    if status == 400 and code == "invalid_parameter" and ("cohort" in case.path or league_read):
+        return "no cohorts" in message or "no league" in message or "league's tiers" in message
     if status == 422 and code == "invalid_time":
         edges = ("1970-01-01", "9998-12-31")
         return any(str(w.get("at") or "").startswith(edges) for w in _writes(case))

@@ -31,6 +31,12 @@ pub struct BoardOps {
     pub update_cohort_ns: f64,
     pub cohort_read_ns: f64,
     pub member_read_ns: f64,
+    /// A league board of as many members (daily, 4 tiers): its period's whole close.
+    pub close_s: f64,
+    /// Its longest close step (what one `Close` command holds the writer for).
+    pub close_max_step_ms: f64,
+    /// Its close steps.
+    pub close_steps: u32,
 }
 
 impl BoardOps {
@@ -63,6 +69,14 @@ impl BoardOps {
             "a member (with its cohort rank)",
             format!("{:.1} ns", self.member_read_ns),
         );
+        row(
+            &format!("league close, whole period ({} steps)", self.close_steps),
+            format!("{:.3} s", self.close_s),
+        );
+        row(
+            "league close, longest step",
+            format!("{:.1} ms", self.close_max_step_ms),
+        );
         out
     }
 
@@ -77,6 +91,9 @@ impl BoardOps {
             "update_cohort_ns": self.update_cohort_ns,
             "cohort_read_ns": self.cohort_read_ns,
             "member_read_ns": self.member_read_ns,
+            "close_s": self.close_s,
+            "close_max_step_ms": self.close_max_step_ms,
+            "close_steps": self.close_steps,
         })
     }
 }
@@ -105,6 +122,41 @@ fn load(config: BoardConfig, members: u64) -> Result<(Board, f64)> {
             .map_err(|e| anyhow!("{e}"))?;
     }
     Ok((b, start.elapsed().as_secs_f64()))
+}
+
+/// A daily league board of `members` in cohorts of `cohort_size` (4 tiers, a tenth of
+/// each cohort up and a tenth down), its period closed step by step as the closer does:
+/// (whole close in seconds, longest step in ms, steps).
+fn league_close(members: u64, cohort_size: u32) -> Result<(f64, f64, u32)> {
+    let movers = (cohort_size / 10).max(1).min(cohort_size / 2);
+    let config = BoardConfig {
+        reset: photofinish_core::Reset::Daily,
+        cohort_size: Some(cohort_size),
+        league: Some(photofinish_core::league::League {
+            tiers: ["bronze", "silver", "gold", "diamond"]
+                .map(String::from)
+                .to_vec(),
+            promote: movers,
+            demote: movers,
+        }),
+        ..BoardConfig::default()
+    };
+    let (mut b, _) = load(config, members)?;
+    let after = START_US + 2 * 86_400_000_000;
+    let (mut steps, mut longest) = (0u32, 0f64);
+    let start = Instant::now();
+    loop {
+        let t = Instant::now();
+        let Some(step) = b.close_step(after, photofinish_core::league::CLOSE_STEP_MEMBERS) else {
+            anyhow::bail!("the league's period owed no close");
+        };
+        longest = longest.max(t.elapsed().as_secs_f64() * 1e3);
+        steps += 1;
+        if step.done {
+            break;
+        }
+    }
+    Ok((start.elapsed().as_secs_f64(), longest, steps))
 }
 
 /// Times `ops` updates on `b` over `sample`; the clock goes on from `clock`.
@@ -157,7 +209,11 @@ pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
         };
         black_box(op.read(&cohort, clock).ok());
     });
+    let (close_s, close_max_step_ms, close_steps) = league_close(members, cohort_size)?;
     Ok(BoardOps {
+        close_s,
+        close_max_step_ms,
+        close_steps,
         members,
         cohort_size,
         load_plain_s,

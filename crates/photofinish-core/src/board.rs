@@ -19,6 +19,7 @@ use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
 use crate::config::{BoardConfig, Op};
 use crate::entry::Seats;
 use crate::error::BoardError;
+use crate::league::{CloseStep, League, Move};
 use crate::ranking::{Outcome, Prefetch, Ranking, Write};
 use crate::view::{BoardPatch, JoinOutcome};
 use crate::window::PeriodWindow;
@@ -42,6 +43,9 @@ pub struct Board {
     /// The webhook's cursor ([`crate::hook`]), `None` until first set and after the
     /// webhook is removed.
     hook_cursor_us: Option<i64>,
+    /// On a league board, each member's tier above the first (docs/SPEC.md §14): it
+    /// carries over from period to period and changes only when a period closes.
+    tiers: hashbrown::HashMap<Box<str>, u16>,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -65,6 +69,20 @@ pub struct BoardWrite<'a> {
     pub over_budget: Option<OverBudget>,
 }
 
+/// Whether a period's seats owe a league close: it has cohorts, not all closed.
+fn owes_close(s: &Seats) -> bool {
+    !s.cohorts.is_empty() && !s.closed()
+}
+
+/// Sets `member`'s tier in `tiers`, which keeps only tiers above the first.
+fn set_tier(tiers: &mut hashbrown::HashMap<Box<str>, u16>, member: Box<str>, tier: u16) {
+    if tier == 0 {
+        tiers.remove(&member);
+    } else {
+        tiers.insert(member, tier);
+    }
+}
+
 /// The instant whose period takes a write at `at_us`: the period it names, else its own.
 fn target_us(at_us: i64, period_us: Option<i64>) -> i64 {
     period_us.unwrap_or(at_us)
@@ -83,6 +101,7 @@ impl Board {
             periods: BTreeMap::new(),
             seats: BTreeMap::new(),
             hook_cursor_us: None,
+            tiers: hashbrown::HashMap::new(),
         })
     }
 
@@ -314,6 +333,9 @@ impl Board {
         if !counts && cohort_size.is_none() && !waiting {
             return;
         }
+        if cohort_size.is_some() {
+            self.arrive(start_us, member);
+        }
         let seats = self.seats.entry(start_us).or_default();
         if !seats.waiting.is_empty() {
             seats.waiting.remove(member);
@@ -321,11 +343,155 @@ impl Board {
         if counts {
             *seats.attempts.entry(member.into()).or_default() += 1;
         }
-        if let Some(size) = cohort_size {
-            seats.cohorts.place(member, 0, size);
-        }
         if seats.is_empty() {
             self.seats.remove(&start_us);
+        }
+    }
+
+    /// `member` arrives in the period starting at `start_us` of a cohort board: it takes
+    /// the open cohort of its tier — or, on a league board while an earlier period's close
+    /// is still owed, waits for that close to know its tier (docs/competitions.md).
+    fn arrive(&mut self, start_us: i64, member: &str) {
+        let Some(size) = self.config.cohort_size else {
+            return;
+        };
+        let wait = self.config.league.is_some()
+            && self.seats.range(..start_us).any(|(_, s)| owes_close(s));
+        let tier = self.tier_of(member);
+        let cohorts = &mut self.seats.entry(start_us).or_default().cohorts;
+        if wait {
+            cohorts.wait(member);
+        } else {
+            cohorts.place(member, tier, size);
+        }
+    }
+
+    /// The league, on a league board.
+    pub fn league(&self) -> Option<&League> {
+        self.config.league.as_ref()
+    }
+
+    /// `member`'s tier (the first for a member no close moved up).
+    pub fn tier_of(&self, member: &str) -> u16 {
+        self.tiers.get(member).copied().unwrap_or(0)
+    }
+
+    /// Every member whose tier is above the first, with it (the snapshot's).
+    pub fn tiers(&self) -> impl Iterator<Item = (&str, u16)> {
+        self.tiers.iter().map(|(m, &t)| (&**m, t))
+    }
+
+    /// Sets `member`'s tier (snapshot loading).
+    pub fn restore_tier(&mut self, member: Box<str>, tier: u16) {
+        set_tier(&mut self.tiers, member, tier);
+    }
+
+    /// The oldest period whose league close is owed and due at `now_us` (its end and
+    /// grace passed), on a league board.
+    pub fn close_due(&self, now_us: i64) -> Option<Period> {
+        self.config.league.as_ref()?;
+        let (&start, _) = self.seats.iter().find(|(_, s)| owes_close(s))?;
+        let period = self.calendar().period_at(start).ok()?;
+        let due = period
+            .end_us
+            .saturating_add(self.config.settings.grace_us());
+        (now_us >= due).then_some(period)
+    }
+
+    /// One step of the league close due at `now_us` ([`crate::league`]): the next cohorts
+    /// of the oldest period owed, up to `budget` members. `None` (nothing changed) when no
+    /// close is due.
+    pub fn close_step(&mut self, now_us: i64, budget: usize) -> Option<CloseStep> {
+        let period = self.close_due(now_us)?;
+        let done = self.close_cohorts(&period, budget);
+        Some(CloseStep {
+            period: period.id,
+            done,
+        })
+    }
+
+    /// Closes cohorts of `period`, continuing its close, until `budget` members were
+    /// ranked; whether the period is closed now. When it is, members of later periods
+    /// waiting for their tier take their cohorts (up to the next period that owes a close).
+    fn close_cohorts(&mut self, period: &Period, budget: usize) -> bool {
+        let (Some(league), Some(size)) = (self.config.league.as_ref(), self.config.cohort_size)
+        else {
+            return true;
+        };
+        let start = period.start_us;
+        let Some(seats) = self.seats.get_mut(&start) else {
+            return true;
+        };
+        let ranking = self.periods.get(&start).map(|(_, r)| r);
+        let list = seats.cohorts.list(size, None);
+        let mut close = seats.close.take().unwrap_or_default();
+        let mut ranked = 0;
+        for &(place, _) in list.iter().skip(close.cohorts_done as usize) {
+            if ranked >= budget {
+                break;
+            }
+            let members = seats.cohorts.members(place, size);
+            ranked += members.len();
+            let order = ranking.map_or_else(Vec::new, |r| r.order_among(members));
+            for (pos, rank, to) in league.cohort_moves(place.tier, order.len()) {
+                let member = &members[order[pos]];
+                set_tier(&mut self.tiers, member.clone(), to);
+                close.moves.push(Move {
+                    member: member.clone(),
+                    from: place.tier,
+                    to,
+                    cohort: place.cohort,
+                    rank,
+                });
+            }
+            close.cohorts_done += 1;
+        }
+        close.done = close.cohorts_done as usize >= list.len();
+        let done = close.done;
+        seats.close = Some(close);
+        if done {
+            let tiers = &self.tiers;
+            for (_, later) in self.seats.range_mut(start + 1..) {
+                later.cohorts.settle(|m| tiers.get(m).copied().unwrap_or(0));
+                if owes_close(later) {
+                    break;
+                }
+            }
+        }
+        done
+    }
+
+    /// Whether `period` is closed at `now_us` on a league board: it ended with its grace
+    /// and owes no close (its close is done, or nobody took a cohort in it).
+    pub fn is_closed(&self, period: &Period, now_us: i64) -> bool {
+        let due = period
+            .end_us
+            .saturating_add(self.config.settings.grace_us());
+        now_us >= due && !self.seats.get(&period.start_us).is_some_and(owes_close)
+    }
+
+    /// The close of `period` as far as it went (its moves), on a league board.
+    pub fn closing(&self, period: &Period) -> Option<&crate::league::Closing> {
+        self.seats.get(&period.start_us)?.close.as_deref()
+    }
+
+    /// Before periods below `floor` are dropped: the league closes they still owe, whole
+    /// and in order (a board that took no write for longer than its retention).
+    fn close_before_dropping(&mut self, floor: i64) {
+        if self.config.league.is_none() {
+            return;
+        }
+        while let Some(start) = self
+            .seats
+            .iter()
+            .find(|(_, s)| owes_close(s))
+            .map(|(&start, _)| start)
+            .filter(|&start| start < floor)
+        {
+            let Ok(period) = self.calendar().period_at(start) else {
+                return;
+            };
+            self.close_cohorts(&period, usize::MAX);
         }
     }
 
@@ -360,9 +526,7 @@ impl Board {
         }
         let seats = self.seats.entry(period.start_us).or_default();
         seats.waiting.insert(member.into());
-        if let Some(size) = self.config.cohort_size {
-            seats.cohorts.place(member, 0, size);
-        }
+        self.arrive(period.start_us, member);
         self.enforce_retention_of_seats(&period);
         Ok(JoinOutcome {
             member: member.to_owned(),
@@ -397,6 +561,13 @@ impl Board {
             .place_of(member, size)
     }
 
+    /// Whether `member` arrived in `period` and waits for its league tier, so its cohort.
+    pub fn is_pending(&self, period: &Period, member: &str) -> bool {
+        self.seats
+            .get(&period.start_us)
+            .is_some_and(|s| s.cohorts.is_waiting(member))
+    }
+
     /// The members of cohort `place` in `period`, in arrival order.
     pub fn cohort_members(&self, period: &Period, place: Place) -> &[Box<str>] {
         match (self.config.cohort_size, self.seats.get(&period.start_us)) {
@@ -428,6 +599,7 @@ impl Board {
     /// Drops seats of periods below the retention floor counted back from `newest`.
     fn enforce_retention_of_seats(&mut self, newest: &Period) {
         let floor = self.window.retention_floor(newest).start_us;
+        self.close_before_dropping(floor);
         self.seats.retain(|&start, _| start >= floor);
     }
 
@@ -437,6 +609,7 @@ impl Board {
             return;
         };
         let floor = self.window.retention_floor(newest).start_us;
+        self.close_before_dropping(floor);
         self.periods.retain(|&start, _| start >= floor);
         self.seats.retain(|&start, _| start >= floor);
     }
@@ -490,11 +663,12 @@ impl Board {
     /// Puts an imported ranking in place for `period`: on a cohort board its members
     /// arrive in rank order (an import is their first entry).
     pub fn import_ranking(&mut self, period: Period, ranking: Ranking) {
-        if let Some(size) = self.config.cohort_size {
-            let seats = self.seats.entry(period.start_us).or_default();
-            ranking.for_each_entry(|member, _, _, _, _| {
-                seats.cohorts.place(member, 0, size);
-            });
+        if self.config.cohort_size.is_some() {
+            let mut members = Vec::new();
+            ranking.for_each_entry(|member, _, _, _, _| members.push(Box::<str>::from(member)));
+            for member in &members {
+                self.arrive(period.start_us, member);
+            }
         }
         self.insert_ranking(period, ranking);
     }

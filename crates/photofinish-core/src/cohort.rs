@@ -43,12 +43,20 @@ pub struct Place {
     pub cohort: u32,
 }
 
+/// The tier a waiting member's seat names: it has no cohort yet.
+const WAITING: u16 = u16::MAX;
+
 /// A period's cohorts. See the module docs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cohorts {
     /// Per tier, its members in arrival order.
     arrivals: Vec<Vec<Box<str>>>,
-    /// Each member's tier and arrival ordinal within it.
+    /// On a league board, members that arrived while an earlier period's close was still
+    /// due, in arrival order: their tier, so their cohort, waits for that close
+    /// (docs/competitions.md).
+    waiting: Vec<Box<str>>,
+    /// Each member's tier and arrival ordinal within it (`WAITING` and its position in
+    /// `waiting` while it waits).
     seat: HashMap<Box<str>, (u16, u32)>,
 }
 
@@ -58,17 +66,49 @@ impl Cohorts {
         self.seat.is_empty()
     }
 
-    /// Places `member` in the open cohort of `tier` if it has no place yet; its place
-    /// either way.
-    pub fn place(&mut self, member: &str, tier: u16, size: u32) -> Place {
-        if let Some(p) = self.place_of(member, size) {
-            return p;
+    /// Places `member` in the open cohort of `tier` if it has no seat yet; its place
+    /// either way (`None` while it waits for its tier).
+    pub fn place(&mut self, member: &str, tier: u16, size: u32) -> Option<Place> {
+        if self.seat.contains_key(member) {
+            return self.place_of(member, size);
         }
         let ordinal = self.append(tier, member.into());
-        Place {
+        Some(Place {
             tier,
             cohort: ordinal / size + 1,
+        })
+    }
+
+    /// Seats `member`, if it has no seat yet, among those waiting for their tier.
+    pub fn wait(&mut self, member: &str) {
+        if !self.seat.contains_key(member) {
+            self.seat
+                .insert(member.into(), (WAITING, self.waiting.len() as u32));
+            self.waiting.push(member.into());
         }
+    }
+
+    /// Whether `member` waits for its tier.
+    pub fn is_waiting(&self, member: &str) -> bool {
+        self.seat.get(member).is_some_and(|&(t, _)| t == WAITING)
+    }
+
+    /// Whether anyone waits for its tier.
+    pub fn has_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// Places every waiting member, in arrival order, in its tier (`tier_of`) now known.
+    pub fn settle(&mut self, tier_of: impl Fn(&str) -> u16) {
+        for member in std::mem::take(&mut self.waiting) {
+            self.seat.remove(&member);
+            self.append(tier_of(&member), member);
+        }
+    }
+
+    /// The members waiting for their tier, in arrival order (the snapshot's).
+    pub fn waiting(&self) -> &[Box<str>] {
+        &self.waiting
     }
 
     /// Appends `member` to tier `tier`'s arrivals; its ordinal there.
@@ -83,12 +123,15 @@ impl Cohorts {
         ordinal
     }
 
-    /// `member`'s place, if it arrived.
+    /// `member`'s place, if it arrived and does not wait for its tier.
     pub fn place_of(&self, member: &str, size: u32) -> Option<Place> {
-        self.seat.get(member).map(|&(tier, ordinal)| Place {
-            tier,
-            cohort: ordinal / size + 1,
-        })
+        self.seat
+            .get(member)
+            .filter(|&&(tier, _)| tier != WAITING)
+            .map(|&(tier, ordinal)| Place {
+                tier,
+                cohort: ordinal / size + 1,
+            })
     }
 
     /// The members of cohort `place`, in arrival order (empty if it has none).
@@ -136,6 +179,11 @@ impl Cohorts {
     pub fn restore(&mut self, tier: u16, member: Box<str>) {
         self.append(tier, member);
     }
+
+    /// Appends `member` to those waiting (snapshot loading, in arrival order).
+    pub fn restore_waiting(&mut self, member: Box<str>) {
+        self.wait(&member);
+    }
 }
 
 #[cfg(test)]
@@ -146,10 +194,13 @@ mod tests {
     fn cohorts_fill_in_arrival_order_and_places_are_fixed() {
         let mut c = Cohorts::default();
         let names = ["a", "b", "c", "d", "e", "f", "g"];
-        let places: Vec<u32> = names.iter().map(|m| c.place(m, 0, 3).cohort).collect();
+        let places: Vec<u32> = names
+            .iter()
+            .map(|m| c.place(m, 0, 3).map_or(0, |p| p.cohort))
+            .collect();
         assert_eq!(places, [1, 1, 1, 2, 2, 2, 3]);
         // A second arrival of a member keeps its place and takes no new one.
-        assert_eq!(c.place("a", 0, 3).cohort, 1);
+        assert_eq!(c.place("a", 0, 3).map(|p| p.cohort), Some(1));
         assert_eq!(c.list(3, None).len(), 3);
         let third = Place { tier: 0, cohort: 3 };
         assert_eq!(c.members(third, 3), [Box::from("g")]);
@@ -163,7 +214,7 @@ mod tests {
         assert!(c.members(Place { tier: 0, cohort: 9 }, 3).is_empty());
         assert!(c.members(Place { tier: 4, cohort: 1 }, 3).is_empty());
         // Tiers fill apart.
-        assert_eq!(c.place("z", 2, 3), Place { tier: 2, cohort: 1 });
+        assert_eq!(c.place("z", 2, 3), Some(Place { tier: 2, cohort: 1 }));
         assert_eq!(c.list(3, Some(2)), [(Place { tier: 2, cohort: 1 }, 1)]);
         // What a snapshot keeps gives the same places back.
         let mut r = Cohorts::default();
@@ -173,6 +224,25 @@ mod tests {
             }
         }
         assert_eq!(r, c);
+    }
+
+    #[test]
+    fn waiting_members_take_their_cohorts_in_arrival_order_once_settled() {
+        let mut c = Cohorts::default();
+        c.place("a", 0, 2);
+        c.wait("w1");
+        c.wait("w2");
+        c.wait("w1");
+        c.wait("w3");
+        assert!(c.is_waiting("w1") && c.place_of("w1", 2).is_none());
+        // A waiting member is not placed by a later arrival of its own.
+        assert_eq!(c.place("w2", 0, 2), None);
+        assert_eq!(c.list(2, None), [(Place { tier: 0, cohort: 1 }, 1)]);
+        c.settle(|m| if m == "w2" { 1 } else { 0 });
+        assert!(!c.has_waiting());
+        assert_eq!(c.place_of("w1", 2), Some(Place { tier: 0, cohort: 1 }));
+        assert_eq!(c.place_of("w3", 2), Some(Place { tier: 0, cohort: 2 }));
+        assert_eq!(c.place_of("w2", 2), Some(Place { tier: 1, cohort: 1 }));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::cohort::validate_cohort_size;
 use crate::columns::{validate_columns, Column, Shape, DEFAULT_COLUMN};
 use crate::entry::EntryRules;
 use crate::error::BoardError;
+use crate::league::League;
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
 pub const MAX_BOARD_NAME_BYTES: usize = 64;
@@ -129,6 +130,10 @@ pub struct BoardConfig {
     /// (left out of the JSON then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cohort_size: Option<u32>,
+    /// The league (docs/SPEC.md §14), fixed for its life; `None`: no tiers (left out of
+    /// the JSON then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<League>,
     /// Settings that change neither the order nor the periods (who may read and write):
     /// they may change over the board's life. Flattened into the config's JSON, each left
     /// out while it has its default, so a config without them reads and prints as before.
@@ -366,6 +371,7 @@ impl Default for BoardConfig {
             retention: DEFAULT_RETENTION_PERIODS,
             columns: Vec::new(),
             cohort_size: None,
+            league: None,
             settings: BoardSettings::default(),
         }
     }
@@ -404,6 +410,9 @@ impl BoardConfig {
             rules.min_score.is_some() || rules.max_score.is_some() || rules.max_increment.is_some();
         validate_columns(&self.columns, self.update, board_bounds)?;
         validate_cohort_size(self.cohort_size)?;
+        if let Some(league) = &self.league {
+            league.validate(self.cohort_size, self.reset != Reset::Never)?;
+        }
         self.settings.validate()
     }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::calendar::validate_instant;
 use crate::cohort::Cohorts;
 use crate::error::{instant_text, BoardError};
+use crate::league::Closing;
 
 /// Most attempts `max_attempts` may allow (docs/SPEC.md §14).
 pub const MAX_ATTEMPTS: u32 = 1_000_000;
@@ -140,12 +141,22 @@ pub struct Seats {
     pub attempts: HashMap<Box<str>, u32>,
     /// The period's cohorts, on a board with `cohort_size`.
     pub cohorts: Cohorts,
+    /// The period's league close once begun (docs/SPEC.md §14).
+    pub close: Option<Box<Closing>>,
 }
 
 impl Seats {
     /// Whether there is nothing to keep.
     pub fn is_empty(&self) -> bool {
-        self.waiting.is_empty() && self.attempts.is_empty() && self.cohorts.is_empty()
+        self.waiting.is_empty()
+            && self.attempts.is_empty()
+            && self.cohorts.is_empty()
+            && self.close.is_none()
+    }
+
+    /// Whether its league close is done.
+    pub fn closed(&self) -> bool {
+        self.close.as_ref().is_some_and(|c| c.done)
     }
 
     /// Whether `member` joined and has not played yet.

@@ -105,6 +105,8 @@ pub enum ErrorCode {
     AttemptsExhausted,
     /// A write on a `join_required` board from a member that has not joined the period.
     NotJoined,
+    /// A cohort read of a member that waits for its league tier, so for its cohort.
+    CohortPending,
 }
 
 macro_rules! code_names {
@@ -165,6 +167,7 @@ code_names!(
     BoardClosed => "board_closed",
     AttemptsExhausted => "attempts_exhausted",
     NotJoined => "not_joined",
+    CohortPending => "cohort_pending",
 );
 
 impl ErrorCode {
@@ -381,6 +384,15 @@ pub enum BoardError {
         /// The period id.
         period: String,
     },
+    /// A cohort read of a member that waits for an earlier period's league close to know
+    /// its tier, so its cohort (docs/competitions.md).
+    #[error("member {member:?} waits for its cohort in period {period}: the league's previous period is still closing; retry in a moment")]
+    CohortPending {
+        /// The member.
+        member: String,
+        /// The period id.
+        period: String,
+    },
     /// A board beyond the server's limit.
     #[error("too many boards: the server holds at most {0}")]
     TooManyBoards(u64),
@@ -462,6 +474,7 @@ impl BoardError {
             E::BoardClosed(_) => ErrorCode::BoardClosed,
             E::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
             E::NotJoined { .. } => ErrorCode::NotJoined,
+            E::CohortPending { .. } => ErrorCode::CohortPending,
             E::TooManyBoards(_) => ErrorCode::TooManyBoards,
             E::TooManyStreams { .. } => ErrorCode::TooManyStreams,
             E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,

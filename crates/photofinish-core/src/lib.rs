@@ -47,6 +47,7 @@ pub mod hook;
 pub mod idempotency;
 pub mod index;
 pub mod key;
+pub mod league;
 pub mod names;
 pub mod op;
 pub mod prefetch;

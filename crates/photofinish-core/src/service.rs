@@ -86,6 +86,16 @@ pub trait Leaderboard: Send + Sync {
     /// ends, so that a quiet board announces its new period too.
     async fn announce_period(&self, board: &str) -> Result<(), BoardError>;
 
+    /// League boards that owe a period's close now (docs/SPEC.md §14): what the closer
+    /// asks every second.
+    async fn closes_due(&self) -> Result<Vec<String>, BoardError>;
+
+    /// One step of `board`'s league close due now ([`crate::league`]); `None` when none
+    /// is due. Durable once it returns; a step logged twice changes nothing the second
+    /// time.
+    async fn close_step(&self, board: &str)
+        -> Result<Option<crate::league::CloseStep>, BoardError>;
+
     /// Boards with a period-close webhook, with their cursors (docs/webhooks.md): what
     /// the dispatcher asks every second.
     async fn hooks(&self) -> Result<Vec<HookState>, BoardError>;

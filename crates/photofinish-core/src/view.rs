@@ -115,6 +115,8 @@ pub struct MemberRow {
     pub attempts: Option<u32>,
     /// Its cohort and its rank in it (in the style asked), on a cohort board.
     pub cohort: Option<(Place, u64)>,
+    /// Its cohort's tier name, on a league board.
+    pub tier: Option<String>,
 }
 
 /// A cohort's standings (docs/SPEC.md §14): its entries ranked among themselves.
@@ -143,6 +145,43 @@ pub struct CohortList {
     pub total: u64,
     /// A page of them: tier name (`None` without a league), number, members seated.
     pub cohorts: Vec<(Option<String>, u32, u32)>,
+}
+
+/// A period's league moves (docs/SPEC.md §14).
+#[derive(Debug, Clone)]
+pub struct MoveList {
+    /// The period read.
+    pub period: Period,
+    /// Its close is done (else the moves are those made so far).
+    pub closed: bool,
+    /// Moves in the period.
+    pub total: u64,
+    /// A page of them, by tier, cohort and rank.
+    pub moves: Vec<MoveRow>,
+}
+
+/// A member whose tier changed at a close.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveRow {
+    /// The member.
+    pub member: String,
+    /// The tier it was in (its cohort's).
+    pub from: String,
+    /// The tier it is in from then on.
+    pub to: String,
+    /// Its cohort in the period.
+    pub cohort: u32,
+    /// Its ordinal rank in the cohort.
+    pub rank: u32,
+}
+
+/// A member's tier on a league board.
+#[derive(Debug, Clone)]
+pub struct TierRow {
+    /// The member.
+    pub member: String,
+    /// Its tier's name.
+    pub tier: String,
 }
 
 /// A page of entries with the ranking's size and the period read.

@@ -25,7 +25,10 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidIdempotencyKey => S::BAD_REQUEST,
         C::NotFound | C::BoardNotFound | C::MemberNotFound | C::PeriodNotFound => S::NOT_FOUND,
         C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,
-        C::BoardConfigConflict | C::IdempotencyKeyInFlight | C::BoardNotEmpty => S::CONFLICT,
+        C::BoardConfigConflict
+        | C::IdempotencyKeyInFlight
+        | C::BoardNotEmpty
+        | C::CohortPending => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
         | C::PeriodClosed

@@ -22,6 +22,7 @@
 
 pub(crate) mod app;
 pub mod auth;
+pub(crate) mod closer;
 pub(crate) mod conns;
 pub(crate) mod error;
 pub(crate) mod gate;
@@ -49,7 +50,8 @@ use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
-    admin, boards, cohorts, console, entries, events, members, ops, queries, scores, transfer,
+    admin, boards, cohorts, console, entries, events, leagues, members, ops, queries, scores,
+    transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -74,6 +76,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(cohorts::get_member_cohort))
         .routes(routes!(cohorts::get_cohorts))
         .routes(routes!(cohorts::get_cohort_entries))
+        .routes(routes!(leagues::get_moves))
+        .routes(routes!(leagues::get_member_tier))
         .routes(routes!(queries::post_members_query))
         .routes(routes!(queries::get_rank))
         .routes(routes!(queries::get_thresholds))

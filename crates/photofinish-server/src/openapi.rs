@@ -54,6 +54,7 @@ use crate::wire::types::*;
         MemberBoardView,
         MemberBoardsView,
         crate::webhook::PeriodClosed,
+        crate::webhook::CohortClosed,
         crate::routes::transfer::TransferLine,
         crate::wire::types::ImportAnswer,
         Health,

@@ -401,6 +401,7 @@ pub async fn serve_with(
         metrics.clone(),
         opts.webhook.clone(),
     ));
+    let closer = tokio::spawn(crate::closer::run(Arc::downgrade(&service)));
     let limits = connection_limits(&opts);
     // Event streams last until their consumer leaves: at shutdown they are ended, so the
     // graceful stop waits only for ordinary requests.
@@ -428,6 +429,7 @@ pub async fn serve_with(
     }
     reload.abort();
     webhooks.abort();
+    closer.abort();
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())
         .await

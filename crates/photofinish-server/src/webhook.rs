@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
-use photofinish_core::op::ReadPage;
+use photofinish_core::op::{ReadCohortPage, ReadCohorts, ReadMoves, ReadPage};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::BoardConfig;
 use photofinish_core::{
@@ -32,7 +32,7 @@ use crate::auth::keys::hex;
 use crate::conns::lock;
 use crate::metrics::Metrics;
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::EntryView;
+use crate::wire::types::{EntryView, MoveView};
 use crate::wire::views::entry_view;
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
@@ -113,6 +113,9 @@ struct Dispatcher {
     token: String,
     busy: Mutex<HashSet<String>>,
     not_before: Mutex<HashMap<String, Instant>>,
+    /// On cohort boards, the cohorts of a period posted so far (a retry goes on from
+    /// there), by board and period.
+    cohorts_posted: Mutex<HashMap<(String, String), u64>>,
     slots: tokio::sync::Semaphore,
 }
 
@@ -143,6 +146,7 @@ pub async fn run(service: Weak<dyn Leaderboard>, metrics: Arc<Metrics>, opts: We
         token: hex(&token),
         busy: Mutex::new(HashSet::new()),
         not_before: Mutex::new(HashMap::new()),
+        cohorts_posted: Mutex::new(HashMap::new()),
         slots: tokio::sync::Semaphore::new(MAX_POSTS_IN_FLIGHT),
     });
     let mut tick = tokio::time::interval(TICK);
@@ -217,6 +221,10 @@ impl Dispatcher {
             Owed::GiveUp(p) => (p, true),
             Owed::Until(_) => return,
         };
+        if h.config.league.is_some() && !give_up && !league_closed(service, board, &period).await {
+            // Its post carries the moves: it waits for the league's close (the closer's).
+            return;
+        }
         let claim = service.hook_claim(board, &self.token, period.end_us, CLAIM_HOLD, false);
         match claim.await {
             Ok(true) => {}
@@ -269,25 +277,72 @@ impl Dispatcher {
         }
     }
 
-    /// One attempt: the body, signed, posted; `Err` says why it did not get a 2xx.
+    /// One attempt: the period's post (on a cohort board, one per cohort, each once per
+    /// period on this node: a retry resumes at the cohort that failed); `Err` says why
+    /// one did not get a 2xx.
     async fn post(
         &self,
         service: &Arc<dyn Leaderboard>,
         h: &HookState,
         period: &Period,
     ) -> Result<(), String> {
+        let Some(size) = h.config.cohort_size else {
+            let body = body(service, &h.board, h.config.settings.webhook_top(), period)
+                .await
+                .map_err(|e| format!("cannot read the period: {e}"))?;
+            let key = format!("{}/{}", h.board, period.id);
+            return self.send(h, &key, &body).await;
+        };
+        let mut moves = all_moves(service, &h.board, period).await?;
+        let progress_key = (h.board.clone(), period.id.clone());
+        let mut done = lock(&self.cohorts_posted)
+            .get(&progress_key)
+            .copied()
+            .unwrap_or(0);
+        loop {
+            let list = ReadCohorts {
+                board: BoardName::parse(&h.board).map_err(|e| e.to_string())?,
+                tier: None,
+                offset: done,
+                limit: COHORTS_PER_READ,
+                options: ReadOptions {
+                    period: PeriodRef::Id(period.id.clone()),
+                    ..ReadOptions::default()
+                },
+            };
+            let cohorts = match service.read(&list).await {
+                Ok(l) => l.cohorts,
+                Err(BoardError::PeriodNotFound(_)) => Vec::new(),
+                Err(e) => return Err(format!("cannot read the period's cohorts: {e}")),
+            };
+            if cohorts.is_empty() {
+                lock(&self.cohorts_posted).remove(&progress_key);
+                return Ok(());
+            }
+            for (tier, cohort, _) in cohorts {
+                let body = cohort_body(service, h, period, size, tier, cohort, &mut moves).await?;
+                let key = match &body.tier {
+                    Some(t) => format!("{}/{}/{t}/{cohort}", h.board, period.id),
+                    None => format!("{}/{}/{cohort}", h.board, period.id),
+                };
+                self.send(h, &key, &body).await?;
+                done += 1;
+                lock(&self.cohorts_posted).insert(progress_key.clone(), done);
+            }
+        }
+    }
+
+    /// Posts one body under `Idempotency-Key: key`, signed.
+    async fn send(&self, h: &HookState, key: &str, body: &impl Serialize) -> Result<(), String> {
         let Some(url) = h.config.settings.webhook.as_deref() else {
             return Err("the webhook was removed".into());
         };
-        let body = body(service, &h.board, h.config.settings.webhook_top(), period)
-            .await
-            .map_err(|e| format!("cannot read the period: {e}"))?;
-        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
         let mut req = self
             .client
             .post(url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("Idempotency-Key", format!("{}/{}", h.board, period.id));
+            .header("Idempotency-Key", key);
         if let Some(secret) = &self.secret {
             req = req.header(SIGNATURE_HEADER, signature(secret, &body));
         }
@@ -307,6 +362,132 @@ impl Dispatcher {
             Err(format!("the receiver answered {status}"))
         }
     }
+}
+
+/// Cohorts read at once when posting a cohort board's period.
+const COHORTS_PER_READ: u64 = 1_000;
+
+/// What a cohort board's period-close post carries, once per cohort (docs/SPEC.md §14).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CohortClosed {
+    /// The board.
+    pub board: String,
+    /// The period that closed.
+    pub period: String,
+    /// Its first instant (RFC 3339, µs).
+    pub starts_at: String,
+    /// The first instant after it.
+    pub ends_at: String,
+    /// The cohort's tier (null without a league).
+    pub tier: Option<String>,
+    /// The cohort, from 1.
+    pub cohort: u32,
+    /// Its members that played.
+    pub total: u64,
+    /// All of them, ordinal cohort ranks.
+    pub entries: Vec<EntryView>,
+    /// Its members whose tier changed at the close (empty without a league).
+    pub moves: Vec<MoveView>,
+}
+
+/// Whether `period` of league board `board` is closed (its moves are final).
+async fn league_closed(service: &Arc<dyn Leaderboard>, board: &str, period: &Period) -> bool {
+    let Ok(board) = BoardName::parse(board) else {
+        return false;
+    };
+    let op = ReadMoves {
+        board,
+        period: PeriodRef::Id(period.id.clone()),
+        offset: 0,
+        limit: 0,
+    };
+    match service.read(&op).await {
+        Ok(m) => m.closed,
+        // Nobody played in it: nothing to close.
+        Err(BoardError::PeriodNotFound(_)) => true,
+        Err(_) => false,
+    }
+}
+
+/// A period's moves by cohort: (tier name, cohort) → its moves.
+type CohortMoves = HashMap<(String, u32), Vec<MoveView>>;
+
+/// Every move of `period` on a league board, by cohort (none without a league).
+async fn all_moves(
+    service: &Arc<dyn Leaderboard>,
+    board: &str,
+    period: &Period,
+) -> Result<CohortMoves, String> {
+    let op = ReadMoves {
+        board: BoardName::parse(board).map_err(|e| e.to_string())?,
+        period: PeriodRef::Id(period.id.clone()),
+        offset: 0,
+        limit: u64::MAX,
+    };
+    let mut by_cohort = CohortMoves::new();
+    match service.read(&op).await {
+        Ok(m) => {
+            for m in m.moves {
+                by_cohort
+                    .entry((m.from.clone(), m.cohort))
+                    .or_default()
+                    .push(MoveView {
+                        member: m.member,
+                        from: m.from,
+                        to: m.to,
+                        cohort: m.cohort,
+                        rank: m.rank,
+                    });
+            }
+            Ok(by_cohort)
+        }
+        Err(BoardError::InvalidParameter(_) | BoardError::PeriodNotFound(_)) => Ok(by_cohort),
+        Err(e) => Err(format!("cannot read the period's moves: {e}")),
+    }
+}
+
+/// One cohort's post: its whole standings and its moves.
+async fn cohort_body(
+    service: &Arc<dyn Leaderboard>,
+    h: &HookState,
+    period: &Period,
+    size: u32,
+    tier: Option<String>,
+    cohort: u32,
+    moves: &mut CohortMoves,
+) -> Result<CohortClosed, String> {
+    let op = ReadCohortPage {
+        board: BoardName::parse(&h.board).map_err(|e| e.to_string())?,
+        cohort,
+        tier: tier.clone(),
+        offset: 0,
+        limit: u64::from(size),
+        options: ReadOptions {
+            period: PeriodRef::Id(period.id.clone()),
+            ..ReadOptions::default()
+        },
+    };
+    let rows = service
+        .read(&op)
+        .await
+        .map_err(|e| format!("cannot read cohort {cohort}: {e}"))?;
+    let key = (tier.clone().unwrap_or_default(), cohort);
+    let moves = moves.remove(&key).unwrap_or_default();
+    Ok(CohortClosed {
+        board: h.board.clone(),
+        period: period.id.clone(),
+        starts_at: rfc3339_us(period.start_us),
+        ends_at: rfc3339_us(period.end_us),
+        tier,
+        cohort,
+        total: rows.total,
+        entries: rows
+            .entries
+            .into_iter()
+            .map(|e| entry_view(e, &rows.columns))
+            .collect(),
+        moves,
+    })
 }
 
 /// The post of `period`: its top `top` entries (none when nobody wrote in it).

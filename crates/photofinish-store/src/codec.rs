@@ -5,6 +5,7 @@
 //! left of the buffer.
 
 use photofinish_core::columns::Column;
+use photofinish_core::league::League;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
 
 /// The JSON part of `config2`: the settings, and the columns of a board that has them
@@ -17,6 +18,8 @@ struct Extensible<'a> {
     columns: std::borrow::Cow<'a, [Column]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cohort_size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    league: Option<std::borrow::Cow<'a, League>>,
 }
 
 /// A decoding failure: the bytes do not form what was expected.
@@ -71,6 +74,7 @@ impl Enc {
             settings: std::borrow::Cow::Borrowed(&c.settings),
             columns: std::borrow::Cow::Borrowed(&c.columns),
             cohort_size: c.cohort_size,
+            league: c.league.as_ref().map(std::borrow::Cow::Borrowed),
         });
     }
     /// Appends a board config (see docs/format.md).
@@ -225,6 +229,7 @@ impl<'a> Dec<'a> {
         c.settings = extra.settings.into_owned();
         c.columns = extra.columns.into_owned();
         c.cohort_size = extra.cohort_size;
+        c.league = extra.league.map(std::borrow::Cow::into_owned);
         Ok(c)
     }
     /// Reads a board config without settings (`config`, the first format): they default.
@@ -259,6 +264,7 @@ impl<'a> Dec<'a> {
             retention,
             columns: Vec::new(),
             cohort_size: None,
+            league: None,
             settings: Default::default(),
         })
     }

@@ -95,6 +95,14 @@ pub enum Command {
         /// The instant, stamped when the command is sequenced.
         now_us: i64,
     },
+    /// One step of a league's close (docs/SPEC.md §14, core `league.rs`): the next
+    /// cohorts of the oldest period whose close is due at `now_us`; nothing when none is.
+    Close {
+        /// Board name.
+        board: String,
+        /// The instant, stamped when the command is sequenced.
+        now_us: i64,
+    },
     /// A member joins the period of `at_us` (docs/SPEC.md §14): a seat without an entry.
     Join {
         /// Board name.
@@ -170,6 +178,8 @@ const WRITE_COLUMNS: u8 = 14;
 /// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
 /// (1: the budget's verdict follows, as kind 8 carries it) and that.
 const JOIN: u8 = 15;
+/// One step of a league's close (docs/SPEC.md §14): board, instant.
+const CLOSE: u8 = 16;
 /// [`WRITE_COLUMNS`]' forms.
 const BY_NAME: u8 = 1;
 const IN_ORDER: u8 = 2;
@@ -202,6 +212,7 @@ impl Command {
             Command::DeleteMember { .. }
                 | Command::Keyed { .. }
                 | Command::Tick { .. }
+                | Command::Close { .. }
                 | Command::Join { .. }
         )
     }
@@ -214,6 +225,7 @@ impl Command {
             Command::Write { at_us, .. } if stamp => *at_us = now_us,
             Command::DeleteMember { now_us: t, .. }
             | Command::Tick { now_us: t, .. }
+            | Command::Close { now_us: t, .. }
             | Command::Join { at_us: t, .. } => *t = now_us,
             Command::Keyed { key, cmds, .. } => {
                 key.now_us = now_us;
@@ -240,6 +252,7 @@ impl Command {
             | Command::DeleteMember { board, .. }
             | Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
+            | Command::Close { board, .. }
             | Command::Join { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
@@ -282,6 +295,11 @@ impl Command {
             }
             Command::Tick { board, now_us } => {
                 e.u8(TICK);
+                e.str(board);
+                e.i64(*now_us);
+            }
+            Command::Close { board, now_us } => {
+                e.u8(CLOSE);
                 e.str(board);
                 e.i64(*now_us);
             }
@@ -443,6 +461,10 @@ impl Command {
                 cursor_us: d.i64()?,
             },
             TICK => Command::Tick {
+                board: d.str()?,
+                now_us: d.i64()?,
+            },
+            CLOSE => Command::Close {
                 board: d.str()?,
                 now_us: d.i64()?,
             },

@@ -155,6 +155,17 @@ crate::leaderboard_over_engine!(Store, {
         self.announce_current(board)
     }
 
+    async fn closes_due(&self) -> Result<Vec<String>, BoardError> {
+        let now = Store::now_us(self);
+        Ok(self
+            .state()
+            .boards()
+            .into_iter()
+            .filter(|(_, handle)| ops::owes_close(&read_lock(handle), now))
+            .map(|(board, _)| board)
+            .collect())
+    }
+
     async fn hooks(&self) -> Result<Vec<HookState>, BoardError> {
         Ok(self
             .state()

@@ -9,14 +9,17 @@ use crate::state::read_lock;
 use std::io::{self, Write};
 
 use photofinish_core::entry::Seats;
+use photofinish_core::league::{Closing, Move};
 use photofinish_core::ranking::SavedEntry;
 use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 5.
-pub const MAGIC: &[u8; 8] = b"PFSNAP05";
+/// First 8 bytes of every snapshot this version writes: name and format version 6.
+pub const MAGIC: &[u8; 8] = b"PFSNAP06";
+/// The fifth format: no leagues (docs/SPEC.md §14). Still read.
+const MAGIC_V5: &[u8; 8] = b"PFSNAP05";
 /// The fourth format: no seats (docs/SPEC.md §14). Still read.
 const MAGIC_V4: &[u8; 8] = b"PFSNAP04";
 /// The third format: no webhook cursors. Still read.
@@ -109,8 +112,10 @@ pub fn write(
         e.i64(cursor);
     }
     w.write_all(&e.0)?;
-    // The entry rules' seats (format 5).
+    // The entry rules' seats (format 5; with their league parts, format 6), and the
+    // leagues' tiers (format 6).
     write_seats(&mut w, state)?;
+    write_tiers(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
@@ -148,6 +153,27 @@ fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
                     body.str(m);
                 }
             }
+            let waiting = seats.cohorts.waiting();
+            body.u32(waiting.len() as u32);
+            for m in waiting {
+                body.str(m);
+            }
+            match seats.close.as_deref() {
+                None => body.u8(0),
+                Some(c) => {
+                    body.u8(1);
+                    body.u32(c.cohorts_done);
+                    body.u8(u8::from(c.done));
+                    body.u32(c.moves.len() as u32);
+                    for m in &c.moves {
+                        body.str(&m.member);
+                        body.u32(u32::from(m.from));
+                        body.u32(u32::from(m.to));
+                        body.u32(m.cohort);
+                        body.u32(m.rank);
+                    }
+                }
+            }
         }
     }
     e.u32(pairs);
@@ -155,8 +181,56 @@ fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
     w.write_all(&body.0)
 }
 
-/// Reads what [`write_seats`] wrote into the boards of `state`.
-fn read_seats(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+/// Every league board's tiers above the first (docs/format.md): a count of boards, each
+/// with its name and (member, tier) pairs.
+fn write_tiers(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let mut e = Enc::default();
+    let mut boards = 0u32;
+    let mut body = Enc::default();
+    for (name, handle) in &state.boards() {
+        let board = read_lock(handle);
+        if board.league().is_none() {
+            continue;
+        }
+        boards += 1;
+        body.str(name);
+        let tiers: Vec<(&str, u16)> = board.tiers().collect();
+        body.u32(tiers.len() as u32);
+        for (m, t) in tiers {
+            body.str(m);
+            body.u32(u32::from(t));
+        }
+    }
+    e.u32(boards);
+    w.write_all(&e.0)?;
+    w.write_all(&body.0)
+}
+
+/// Reads what [`write_tiers`] wrote into the boards of `state`.
+fn read_tiers(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let handle = state
+            .board(&name)
+            .ok_or_else(|| DecodeError(format!("tiers of no board {name:?}")))?;
+        let mut board = crate::state::write_lock(&handle);
+        for _ in 0..d.u32()? {
+            let member = d.str()?;
+            board.restore_tier(member.into(), tier(d, &name)?);
+        }
+    }
+    Ok(())
+}
+
+/// A tier number, as the snapshot keeps it (a u32).
+fn tier(d: &mut Dec<'_>, board: &str) -> Result<u16, DecodeError> {
+    u16::try_from(d.u32()?)
+        .map_err(|_| DecodeError(format!("board {board:?}: a tier out of range")))
+}
+
+/// Reads what [`write_seats`] wrote into the boards of `state` (`league`: with the
+/// league parts of format 6).
+fn read_seats(d: &mut Dec<'_>, state: &State, league: bool) -> Result<(), DecodeError> {
     for _ in 0..d.u32()? {
         let name = d.str()?;
         let start_us = d.i64()?;
@@ -169,10 +243,31 @@ fn read_seats(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
             seats.attempts.insert(member.into(), d.u32()?);
         }
         for _ in 0..d.u32()? {
-            let tier = u16::try_from(d.u32()?)
-                .map_err(|_| DecodeError(format!("board {name:?}: a tier out of range")))?;
+            let tier = tier(d, &name)?;
             for _ in 0..d.u32()? {
                 seats.cohorts.restore(tier, d.str()?.into());
+            }
+        }
+        if league {
+            for _ in 0..d.u32()? {
+                seats.cohorts.restore_waiting(d.str()?.into());
+            }
+            if d.u8()? == 1 {
+                let mut c = Closing {
+                    cohorts_done: d.u32()?,
+                    done: d.u8()? == 1,
+                    moves: Vec::new(),
+                };
+                for _ in 0..d.u32()? {
+                    c.moves.push(Move {
+                        member: d.str()?.into(),
+                        from: tier(d, &name)?,
+                        to: tier(d, &name)?,
+                        cohort: d.u32()?,
+                        rank: d.u32()?,
+                    });
+                }
+                seats.close = Some(Box::new(c));
             }
         }
         let handle = state
@@ -275,7 +370,8 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let v2 = buf.get(..8) == Some(MAGIC_V2.as_slice());
     let v3 = buf.get(..8) == Some(MAGIC_V3.as_slice());
     let v4 = buf.get(..8) == Some(MAGIC_V4.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4) {
+    let v5 = buf.get(..8) == Some(MAGIC_V5.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4 && !v5) {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -322,7 +418,10 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
         }
     }
     if !v1 && !v2 && !v3 && !v4 {
-        read_seats(&mut d, &state)?;
+        read_seats(&mut d, &state, !v5)?;
+    }
+    if !v1 && !v2 && !v3 && !v4 && !v5 {
+        read_tiers(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 
 use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::league::{CloseStep, CLOSE_STEP_MEMBERS};
 use photofinish_core::ranking::Prefetch;
 use photofinish_core::view::{JoinOutcome, WriteOutcome};
 use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
@@ -33,6 +34,8 @@ pub enum Applied {
     Ticked,
     /// A member joined a period (or had a seat there already).
     Joined(JoinOutcome),
+    /// A league close step ran (`None`: no close was due).
+    Closed(Option<CloseStep>),
     /// An import filled a period with this many entries.
     Imported(Period, u64),
     /// A keyed command was applied; its answer is remembered.
@@ -252,6 +255,11 @@ impl State {
             Command::Tick { board, .. } => {
                 self.require(board)?;
                 Ok(Applied::Ticked)
+            }
+            Command::Close { board, now_us } => {
+                let handle = self.require(board)?;
+                let step = write_lock(&handle).close_step(*now_us, CLOSE_STEP_MEMBERS);
+                Ok(Applied::Closed(step))
             }
             Command::Join {
                 board,

@@ -153,3 +153,220 @@ fn readers_see_retention_counted_back_from_the_current_period() {
     let never = Board::new(BoardConfig::default()).expect("board");
     assert_eq!(never.window().visible(T0).map(|v| v.floor_us), Ok(i64::MIN));
 }
+
+mod league {
+    //! A league run over several periods against a model: arrivals fill cohorts per tier,
+    //! each close moves the top and bottom of every cohort, waiting arrivals take their
+    //! cohorts once the close they waited for ends, and a close in small steps ends
+    //! where a close in one would.
+
+    use super::*;
+    use crate::config::Op;
+    use crate::league::League;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    const SIZE: u32 = 3;
+
+    fn league_board() -> Board {
+        Board::new(BoardConfig {
+            reset: Reset::Daily,
+            retention: 4,
+            update: Op::Best,
+            cohort_size: Some(SIZE),
+            league: Some(League {
+                tiers: vec!["bronze".into(), "silver".into(), "gold".into()],
+                promote: 1,
+                demote: 1,
+            }),
+            ..BoardConfig::default()
+        })
+        .expect("board")
+    }
+
+    /// What the model keeps of one period: per tier, arrivals in order; each member's
+    /// best score and when it reached it; who waits.
+    #[derive(Default)]
+    struct ModelPeriod {
+        arrivals: HashMap<u16, Vec<String>>,
+        best: HashMap<String, (i64, i64)>,
+        waiting: Vec<String>,
+    }
+
+    #[derive(Default)]
+    struct Model {
+        tiers: HashMap<String, u16>,
+        periods: Vec<ModelPeriod>,
+        /// The newest period whose close is done (index), if any.
+        closed: Option<usize>,
+    }
+
+    impl Model {
+        fn tier(&self, m: &str) -> u16 {
+            self.tiers.get(m).copied().unwrap_or(0)
+        }
+        fn write(&mut self, p: usize, m: &str, v: i64, t: i64) {
+            while self.periods.len() <= p {
+                self.periods.push(ModelPeriod::default());
+            }
+            let open_before = (0..p)
+                .any(|q| self.closed.is_none_or(|c| q > c) && !self.periods[q].best.is_empty());
+            let tier = self.tier(m);
+            let period = &mut self.periods[p];
+            match period.best.get_mut(m) {
+                Some(b) => {
+                    if v > b.0 {
+                        *b = (v, t);
+                    }
+                }
+                None => {
+                    period.best.insert(m.to_owned(), (v, t));
+                    if open_before {
+                        period.waiting.push(m.to_owned());
+                    } else {
+                        period.arrivals.entry(tier).or_default().push(m.to_owned());
+                    }
+                }
+            }
+        }
+        /// Closes period `p`; its moves as (member, from, to, cohort, rank).
+        fn close(&mut self, p: usize) -> Vec<(String, u16, u16, u32, u32)> {
+            let mut moves = Vec::new();
+            let period = &self.periods[p];
+            let mut tiers: Vec<_> = period.arrivals.keys().copied().collect();
+            tiers.sort_unstable();
+            for t in tiers {
+                for (k, chunk) in period.arrivals[&t].chunks(SIZE as usize).enumerate() {
+                    let mut ranked: Vec<&String> = chunk.iter().collect();
+                    ranked.sort_by_key(|m| {
+                        let (v, at) = period.best[*m];
+                        (std::cmp::Reverse(v), at)
+                    });
+                    let n = ranked.len();
+                    let up = 1.min(n);
+                    let down = 1.min(n - up);
+                    for (i, m) in ranked.iter().enumerate() {
+                        let to = if i < up && t < 2 {
+                            t + 1
+                        } else if i >= n - down && t > 0 {
+                            t - 1
+                        } else {
+                            continue;
+                        };
+                        moves.push(((*m).clone(), t, to, k as u32 + 1, i as u32 + 1));
+                    }
+                }
+            }
+            for (m, _, to, _, _) in &moves {
+                self.tiers.insert(m.clone(), *to);
+            }
+            self.closed = Some(p);
+            if let Some(next) = self.periods.get_mut(p + 1) {
+                for m in std::mem::take(&mut next.waiting) {
+                    let t = self.tiers.get(&m).copied().unwrap_or(0);
+                    next.arrivals.entry(t).or_default().push(m);
+                }
+            }
+            moves
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn a_league_run_matches_the_model(
+            days in proptest::collection::vec(
+                (
+                    proptest::collection::vec((0u8..10, -3i64..4), 0..25),
+                    0usize..6,
+                ),
+                1..5,
+            ),
+            step in 1usize..8,
+        ) {
+            let mut b = league_board();
+            let mut model = Model::default();
+            let mut clock = T0;
+            for (d, (writes, late)) in days.iter().enumerate() {
+                let day_start = T0 + d as i64 * DAY;
+                // The first `late` writes of a day land before the previous day closes.
+                for (i, &(m, v)) in writes.iter().enumerate() {
+                    if i == *late.min(&writes.len()) && d > 0 {
+                        close_all(&mut b, &mut model, d - 1, day_start + 500 * (i as i64 + 1), step);
+                    }
+                    clock = clock.max(day_start) + 1_000;
+                    let name = format!("m{m}");
+                    write(&mut b, &name, v, clock).expect("write");
+                    model.write(d, &name, v, clock);
+                }
+                if d > 0 && *late >= writes.len() {
+                    close_all(&mut b, &mut model, d - 1, day_start + DAY / 2, step);
+                }
+                if writes.is_empty() {
+                    model.periods.resize_with(model.periods.len().max(d + 1), Default::default);
+                }
+                check_places(&b, &model, d, day_start);
+            }
+            let last = days.len() - 1;
+            close_all(&mut b, &mut model, last, T0 + (last as i64 + 1) * DAY, step);
+            for m in 0..10 {
+                let name = format!("m{m}");
+                prop_assert_eq!(b.tier_of(&name), model.tier(&name), "{}", name);
+            }
+        }
+    }
+
+    /// Closes period `p` of both in steps of `step` members at `now`, and compares.
+    fn close_all(b: &mut Board, model: &mut Model, p: usize, now: i64, step: usize) {
+        let period = b.calendar().period_at(T0 + p as i64 * DAY).expect("period");
+        let owes = b.seats.get(&period.start_us).is_some_and(owes_close);
+        let mut steps = 0;
+        while let Some(s) = b.close_step(now, step) {
+            steps += 1;
+            assert_eq!(s.period, period.id);
+            if s.done {
+                break;
+            }
+        }
+        assert!(
+            b.close_step(now, step).is_none() || !owes,
+            "a second close changes nothing"
+        );
+        let want = if p < model.periods.len() {
+            model.close(p)
+        } else {
+            Vec::new()
+        };
+        let got: Vec<_> = b
+            .closing(&period)
+            .map(|c| {
+                c.moves
+                    .iter()
+                    .map(|m| (m.member.to_string(), m.from, m.to, m.cohort, m.rank))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(got, want, "moves of day {p} ({steps} steps)");
+        assert!(b.is_closed(&period, now));
+    }
+
+    /// Every member of day `d` sits where the model seats it.
+    fn check_places(b: &Board, model: &Model, d: usize, day_start: i64) {
+        let Some(mp) = model.periods.get(d) else {
+            return;
+        };
+        let period = b.calendar().period_at(day_start).expect("period");
+        for (t, list) in &mp.arrivals {
+            for (i, m) in list.iter().enumerate() {
+                let want = Place {
+                    tier: *t,
+                    cohort: i as u32 / SIZE + 1,
+                };
+                assert_eq!(b.place_of(&period, m), Some(want), "{m} on day {d}");
+            }
+        }
+        for m in &mp.waiting {
+            assert!(b.is_pending(&period, m), "{m} waits on day {d}");
+        }
+    }
+}

@@ -26,10 +26,23 @@ fn require_cohorts(b: &Board, board: &str) -> Result<(), BoardError> {
 
 /// The tier a read names, as the board keeps it (without a league there is one,
 /// unnamed, which no read names).
-fn tier_of(tier: &str) -> Result<u16, BoardError> {
-    Err(BoardError::InvalidParameter(format!(
-        "tier {tier:?}: this board has no league, so its cohorts have no tier"
-    )))
+fn tier_of(b: &Board, tier: &str) -> Result<u16, BoardError> {
+    let Some(league) = b.league() else {
+        return Err(BoardError::InvalidParameter(format!(
+            "tier {tier:?}: this board has no league, so its cohorts have no tier"
+        )));
+    };
+    league.index(tier).ok_or_else(|| {
+        BoardError::InvalidParameter(format!(
+            "tier {tier:?} is not one of this league's tiers ({})",
+            league.tiers.join(", ")
+        ))
+    })
+}
+
+/// Tier `tier`'s name, on a league board.
+pub fn tier_name(b: &Board, tier: u16) -> Option<String> {
+    b.league().map(|l| l.name(tier).to_owned())
 }
 
 /// Up to `limit` items of `all` from 0-based `offset`.
@@ -71,13 +84,20 @@ impl BoardRead for ReadCohort {
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
         in_period(b, &self.options.period, now_us, |period, ranking| {
-            let place = b.place_of(&period, &self.member).ok_or_else(|| {
-                BoardError::member_not_found(&self.board, &self.member, &period.id)
-            })?;
+            let Some(place) = b.place_of(&period, &self.member) else {
+                return Err(if b.is_pending(&period, &self.member) {
+                    BoardError::CohortPending {
+                        member: self.member.clone(),
+                        period: period.id,
+                    }
+                } else {
+                    BoardError::member_not_found(&self.board, &self.member, &period.id)
+                });
+            };
             let entries = standings(b, ranking, &period, place, self.options.ranking);
             Ok(CohortRows {
                 total: entries.len() as u64,
-                tier: None,
+                tier: tier_name(b, place.tier),
                 place,
                 entries,
                 columns: b.column_names(),
@@ -110,14 +130,14 @@ impl BoardRead for ReadCohorts {
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortList, BoardError> {
         require_cohorts(b, &self.board)?;
-        let tier = self.tier.as_deref().map(tier_of).transpose()?;
+        let tier = self.tier.as_deref().map(|t| tier_of(b, t)).transpose()?;
         in_period(b, &self.options.period, now_us, |period, _| {
             let all = b.cohorts(&period, tier);
             Ok(CohortList {
                 total: all.len() as u64,
                 cohorts: page(all, self.offset, self.limit)
                     .into_iter()
-                    .map(|(p, n)| (None, p.cohort, n))
+                    .map(|(p, n)| (tier_name(b, p.tier), p.cohort, n))
                     .collect(),
                 period,
             })
@@ -150,7 +170,7 @@ impl BoardRead for ReadCohortPage {
     }
     fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
-        let tier = self.tier.as_deref().map_or(Ok(0), tier_of)?;
+        let tier = self.tier.as_deref().map_or(Ok(0), |t| tier_of(b, t))?;
         let place = Place {
             tier,
             cohort: self.cohort,
@@ -159,7 +179,7 @@ impl BoardRead for ReadCohortPage {
             let all = standings(b, ranking, &period, place, self.options.ranking);
             Ok(CohortRows {
                 total: all.len() as u64,
-                tier: None,
+                tier: tier_name(b, place.tier),
                 place,
                 entries: page(all, self.offset, self.limit),
                 columns: b.column_names(),

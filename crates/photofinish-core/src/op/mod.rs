@@ -20,10 +20,12 @@ use crate::names::BoardName;
 
 pub mod change;
 pub mod cohort;
+pub mod league;
 pub mod read;
 
 pub use change::Change;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
+pub use league::{ReadMoves, ReadTier};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadMember, ReadMembers, ReadPage, ReadPeriods,

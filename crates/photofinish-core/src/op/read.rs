@@ -13,7 +13,7 @@ use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_M
 use crate::ranking::Ranking;
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
-use super::cohort::cohort_rank;
+use super::cohort::{cohort_rank, tier_name};
 use super::BoardRead;
 
 /// Rows around a member: how many above and below.
@@ -145,10 +145,12 @@ impl BoardRead for ReadMember {
             let ((entry, ordinal), ranking) = entry.zip(ranking).ok_or_else(|| {
                 BoardError::member_not_found(&self.board, &self.member, &period.id)
             })?;
+            let cohort = cohort_rank(b, Some(ranking), &period, &self.member, style);
             Ok(MemberRow {
                 columns: b.column_names(),
                 attempts: b.attempts(&period, &self.member),
-                cohort: cohort_rank(b, Some(ranking), &period, &self.member, style),
+                tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
+                cohort,
                 entry,
                 ordinal,
                 total: ranking.len(),

@@ -63,6 +63,15 @@ impl Ranking {
         })
     }
 
+    /// The positions in `members` of those this ranking holds, best first (their
+    /// ordinal order): what a league's close reads of each cohort, without building
+    /// entries.
+    pub fn order_among<S: AsRef<str>>(&self, members: &[S]) -> Vec<usize> {
+        let found = self.find_all(members);
+        let records = &self.records;
+        tree!(&self.index, ix => positions_by_key(ix, &found, records))
+    }
+
     /// `member`'s rank in `style` among the entries of `members` this ranking holds (it
     /// among them), without building their entries: one lookup each and a count.
     /// `None` when the ranking does not hold `member`.
@@ -300,6 +309,25 @@ where
     Records: KeyOf<T>,
 {
     by_key(ids, records)
+}
+
+/// The positions of the found ids in `found`, sorted by their keys (the key type taken
+/// from index `_ix`).
+fn positions_by_key<T: NodeTail>(
+    _ix: &RankedIndex<T>,
+    found: &[Option<u32>],
+    records: &Records,
+) -> Vec<usize>
+where
+    Records: KeyOf<T>,
+{
+    let mut keyed: Vec<(Key<T>, usize)> = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| id.map(|id| (records.key_of(id), i)))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// The keys of `ids`, unsorted, with the key type taken from index `_ix`.

@@ -505,6 +505,20 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         }
     }
 
+    async fn closes_due(&self) -> Result<Vec<String>, BoardError> {
+        let now = Engine::now_us(self);
+        let mut out = Vec::new();
+        for board in self.registered().await? {
+            let Ok(handle) = Engine::board(self, &board).await else {
+                continue;
+            };
+            if ops::owes_close(&read_lock(&handle), now) {
+                out.push(board);
+            }
+        }
+        Ok(out)
+    }
+
     async fn hooks(&self) -> Result<Vec<HookState>, BoardError> {
         let mut out = Vec::new();
         for board in self.registered().await? {

@@ -250,6 +250,10 @@ fn fit_bodies(schemas: &mut Value) {
             json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_ATTEMPTS});
         p["join_required"] = json!({"type": ["boolean", "null"]});
     };
+    schemas["LeagueView"]["properties"]["tiers"] = json!({"type": "array",
+        "minItems": photofinish_core::league::MIN_TIERS, "maxItems": photofinish_core::league::MAX_TIERS,
+        "uniqueItems": true, "items": {"type": "string", "pattern": "^[a-z0-9_-]{1,32}$"},
+        "description": "Tier names, lowest first: new members start in the first"});
     let c = &mut schemas["BoardConfigBody"]["properties"];
     rules(c);
     c["cohort_size"] = json!({"type": ["integer", "null"], "minimum": MIN_COHORT_SIZE,

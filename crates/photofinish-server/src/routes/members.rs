@@ -49,7 +49,7 @@ pub async fn get_member(
         total: row.total,
         top_percent: top_percent(row.ordinal, row.total),
         attempts: row.attempts,
-        tier: row.cohort.map(|_| None),
+        tier: row.cohort.map(|_| row.tier.clone()),
         cohort: row.cohort.map(|(place, _)| place.cohort),
         cohort_rank: row.cohort.map(|(_, rank)| rank),
     }))

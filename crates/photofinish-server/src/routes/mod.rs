@@ -8,6 +8,7 @@ pub mod cohorts;
 pub mod console;
 pub mod entries;
 pub mod events;
+pub mod leagues;
 pub mod members;
 pub mod ops;
 pub mod queries;

@@ -8,6 +8,7 @@ use photofinish_core::calendar::validate_instant;
 use photofinish_core::columns::{Column, ScoreInput, Update, MAX_COLUMNS};
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::entry::{parse_instant, EntryRules};
+use photofinish_core::league::League;
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
 use photofinish_core::{
     BoardConfig, BoardName, BoardSettings, ErrorCode, Op, Order, RankStyle, Reset, ScoreRules,
@@ -175,6 +176,11 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
                 .collect::<Result<_, _>>()?,
         },
         cohort_size: body.cohort_size,
+        league: body.league.map(|l| League {
+            tiers: l.tiers,
+            promote: l.promote,
+            demote: l.demote,
+        }),
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),

@@ -211,6 +211,11 @@ pub struct BoardConfigBody {
         deserialize_with = "crate::wire::parse::whole"
     )]
     pub cohort_size: Option<u32>,
+    /// A league (docs/SPEC.md §14): tiers that carry across periods, with promotion and
+    /// relegation in every cohort at each close. Needs `cohort_size` and a reset; fixed
+    /// for the board's life.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<LeagueView>,
     /// A tournament's opening instant (RFC 3339, docs/SPEC.md §14): a write or join
     /// before it gets 422 `board_closed`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -334,6 +339,9 @@ pub struct BoardView {
     /// Members per cohort, on a cohort board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cohort_size: Option<u32>,
+    /// The league, on a league board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<LeagueView>,
     /// A tournament's opening instant (RFC 3339), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<String>,
@@ -516,6 +524,59 @@ pub struct CohortListView {
     pub total: u64,
     /// A page of them, by tier then number.
     pub cohorts: Vec<CohortSummary>,
+}
+
+/// A league's config (docs/SPEC.md §14).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueView {
+    /// 2 to 20 tier names (`[a-z0-9_-]{1,32}`, distinct), lowest first: new members
+    /// start in the first.
+    pub tiers: Vec<String>,
+    /// Ordinal ranks 1..promote of each cohort move one tier up at each close.
+    pub promote: u32,
+    /// The last `demote` of each cohort move one tier down (promote + demote <=
+    /// cohort_size).
+    pub demote: u32,
+}
+
+/// A period's league moves (docs/SPEC.md §14).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct MovesView {
+    /// Board name.
+    pub board: String,
+    /// The period id.
+    pub period: String,
+    /// Its close is done (else the moves so far).
+    pub closed: bool,
+    /// Moves in the period.
+    pub total: u64,
+    /// A page of them, by tier, cohort and rank.
+    pub moves: Vec<MoveView>,
+}
+
+/// A member whose tier changed when a period closed.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct MoveView {
+    /// The member.
+    pub member: String,
+    /// The tier it was in (its cohort's).
+    pub from: String,
+    /// The tier it is in from then on.
+    pub to: String,
+    /// Its cohort in the period.
+    pub cohort: u32,
+    /// Its ordinal rank in the cohort.
+    pub rank: u32,
+}
+
+/// A member's tier on a league board.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct TierView {
+    /// The member.
+    pub member: String,
+    /// Its tier's name.
+    pub tier: String,
 }
 
 /// A join's answer (docs/SPEC.md §14): 201 when the member took a seat, 200 when it had

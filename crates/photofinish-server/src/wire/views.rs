@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 use super::parse::rfc3339_us;
 use super::types::{
     BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage, EntryView,
-    MemberBoardView, MemberBoardsView, MembersQueryView, ScoresView, ThresholdView, ThresholdsView,
+    LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, ScoresView, ThresholdView,
+    ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 
@@ -42,6 +43,11 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
         max_members: c.settings.rules.max_members,
         grace: c.settings.grace,
         cohort_size: c.cohort_size,
+        league: c.league.map(|l| LeagueView {
+            tiers: l.tiers,
+            promote: l.promote,
+            demote: l.demote,
+        }),
         opens_at: c.settings.entry.opens_at.map(rfc3339_us),
         closes_at: c.settings.entry.closes_at.map(rfc3339_us),
         max_attempts: c.settings.entry.max_attempts,

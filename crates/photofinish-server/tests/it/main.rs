@@ -16,6 +16,7 @@ mod faults;
 mod grace;
 mod idempotency;
 mod layering;
+mod leagues;
 mod limits;
 mod periods;
 mod queries;

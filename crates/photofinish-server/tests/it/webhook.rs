@@ -309,6 +309,63 @@ async fn posts_every_column_of_a_board_of_several(kind: Kind) {
     s.stop().await;
 }
 
+/// On a league board the post goes once per cohort, after the league's close: the whole
+/// cohort's standings and its moves, under `<board>/<period>/<tier>/<cohort>`; a
+/// receiver failing once gets the failed cohort again, not the ones it took.
+async fn a_league_posts_each_cohort_with_its_moves(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = start(kind, &clock).await;
+    let r = Receiver::start(&[200, 500]).await;
+    daily_board(
+        &s,
+        "lg",
+        &r.url,
+        json!({"cohort_size": 2, "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
+    )
+    .await;
+    for (m, score) in [("a", 1), ("b", 2), ("c", 3)] {
+        write(&s, "lg", m, score).await;
+    }
+    settles_at(&r, 0).await;
+    clock.set(MIDNIGHT_US + S);
+    // Cohort 1 posts; cohort 2 fails once and comes again: three posts in all.
+    let got = r.wait_for(3, ARRIVES).await;
+    let keys: Vec<_> = got.iter().map(|p| p.header("idempotency-key")).collect();
+    assert_eq!(
+        keys,
+        [
+            Some("lg/2026-11-22/low/1"),
+            Some("lg/2026-11-22/low/2"),
+            Some("lg/2026-11-22/low/2")
+        ]
+    );
+    let first: Value = serde_json::from_slice(&got[0].body).expect("json");
+    check_signed(&got[0]);
+    assert_eq!(
+        (&first["tier"], &first["cohort"], &first["total"]),
+        (&json!("low"), &json!(1), &json!(2)),
+        "{first}"
+    );
+    let ranked: Vec<_> = first["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| (e["member"].clone(), e["rank"].clone()))
+        .collect();
+    assert_eq!(ranked, [(json!("b"), json!(1)), (json!("a"), json!(2))]);
+    assert_eq!(
+        first["moves"],
+        json!([{"member": "b", "from": "low", "to": "high", "cohort": 1, "rank": 1}])
+    );
+    let second: Value = serde_json::from_slice(&got[2].body).expect("json");
+    assert_eq!(
+        (&second["cohort"], &second["moves"][0]["member"]),
+        (&json!(2), &json!("c")),
+        "{second}"
+    );
+    settles_at(&r, 3).await;
+}
+
 conformance!(
     posts_the_closed_period_once_on_time_signed,
     posts_every_column_of_a_board_of_several,
@@ -317,6 +374,7 @@ conformance!(
     an_owed_post_survives_a_restart,
     a_day_of_failures_is_given_up,
     boards_that_cannot_post_refuse_a_webhook,
+    a_league_posts_each_cohort_with_its_moves,
 );
 
 /// Two servers sharing one Redis (or cluster) post each period once, and after a failure

@@ -20,6 +20,13 @@ macro_rules! leaderboard_over_engine {
                 $crate::ops::config(self, board).await
             }
 
+            async fn close_step(
+                &self,
+                board: &str,
+            ) -> Result<Option<photofinish_core::league::CloseStep>, photofinish_core::BoardError> {
+                $crate::ops::close_step(self, board).await
+            }
+
             async fn read_board(
                 &self,
                 board: &photofinish_core::BoardName,

@@ -11,6 +11,7 @@
 
 use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
+use photofinish_core::league::CloseStep;
 use photofinish_core::op::board_state;
 use photofinish_core::op::Change;
 use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
@@ -447,4 +448,32 @@ pub async fn hook_advance<E: Engine + ?Sized>(
         execute_one(e, board, cmd, false).await?;
     }
     Ok(())
+}
+
+/// `Leaderboard::close_step`: one step of the board's league close due now, logged only
+/// when one is due (as the board was last seen; the step itself decides again at its
+/// own instant, so a step two nodes log at once changes nothing the second time).
+pub async fn close_step<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+) -> Result<Option<CloseStep>, BoardError> {
+    let now = e.now_us();
+    if before_write(e, board, |b| Ok(b.close_due(now).is_none())).await? {
+        return Ok(None);
+    }
+    let cmd = Command::Close {
+        board: board.to_owned(),
+        now_us: 0,
+    };
+    match execute_one(e, board, cmd, true).await? {
+        Applied::Closed(step) => Ok(step),
+        other => Err(BoardError::Unavailable(format!(
+            "a close step was answered with {other:?}"
+        ))),
+    }
+}
+
+/// Whether `b` owes a league close at `now_us` (what `Leaderboard::closes_due` lists).
+pub fn owes_close(b: &Board, now_us: i64) -> bool {
+    b.close_due(now_us).is_some()
 }

@@ -583,3 +583,124 @@ fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
     let again = submit(&store, incr("t", "ann", 1)).expect("durable");
     assert!(matches!(again, Err(BoardError::AttemptsExhausted { .. })));
 }
+
+/// A league's close (docs/SPEC.md §14) is a command in the log: its moves, the tiers it
+/// set and the cohorts of members who waited for it come back the same from the log and
+/// from a snapshot, and a close logged again after a restart changes nothing.
+#[test]
+fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
+    const DAY: i64 = 86_400_000_000;
+    let dir = tempfile::tempdir().expect("tmp");
+    let yesterday = T0 - DAY;
+    let write_at = |member: &str, value: i64, at_us: i64| match incr("l", member, value) {
+        Command::Write {
+            board,
+            member,
+            op,
+            scores,
+            period_us,
+            metadata,
+            over_budget,
+            ..
+        } => Command::Write {
+            board,
+            member,
+            op,
+            scores,
+            at_us,
+            period_us,
+            metadata,
+            over_budget,
+        },
+        other => other,
+    };
+    let submit_at = |store: &photofinish_store::Store, cmd: Command| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        store
+            .submit(cmd, false, Box::new(move |r| drop(tx.send(r))))
+            .expect("queued");
+        rx.recv().expect("reply").expect("applied")
+    };
+    let close = || Command::Close {
+        board: "l".into(),
+        now_us: 0,
+    };
+    let state_of = |store: &photofinish_store::Store| {
+        let handle = store.state().board("l").expect("board");
+        let b = handle.read().expect("lock");
+        let period = b.calendar().period_at(yesterday).expect("period");
+        let moves: Vec<_> = b
+            .closing(&period)
+            .map(|c| {
+                c.moves
+                    .iter()
+                    .map(|m| (m.member.to_string(), m.to))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let today = b.calendar().period_at(T0).expect("today");
+        let tiers: Vec<_> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|m| b.tier_of(m))
+            .collect();
+        (
+            moves,
+            tiers,
+            b.place_of(&today, "w"),
+            b.is_pending(&today, "w"),
+        )
+    };
+    {
+        let store = open_log_only(dir.path());
+        let mut config = photofinish_core::BoardConfig {
+            reset: photofinish_core::Reset::Daily,
+            cohort_size: Some(2),
+            ..Default::default()
+        };
+        config.league = Some(photofinish_core::league::League {
+            tiers: vec!["low".into(), "mid".into(), "top".into()],
+            promote: 1,
+            demote: 1,
+        });
+        let create = Command::CreateBoard {
+            board: "l".into(),
+            config,
+            max_boards: None,
+        };
+        submit(&store, create).expect("durable").expect("created");
+        for (i, m) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+            submit_at(&store, write_at(m, i as i64, yesterday + i as i64));
+        }
+        // Today's first arrival waits for yesterday's close.
+        submit_at(&store, write_at("w", 1, T0));
+        assert!(state_of(&store).3, "w waits");
+        match submit(&store, close()).expect("durable") {
+            Ok(Applied::Closed(Some(step))) => assert!(step.done),
+            other => panic!("not a close: {other:?}"),
+        }
+        let closed = state_of(&store);
+        // Cohorts a b | c d | e: the better of each goes up (b, d, e).
+        assert_eq!(
+            closed.0,
+            [
+                ("b".to_string(), 1),
+                ("d".to_string(), 1),
+                ("e".to_string(), 1)
+            ]
+        );
+        assert_eq!(closed.1, [0, 1, 0, 1, 1]);
+        assert!(closed.2.is_some() && !closed.3, "w took its cohort");
+    }
+    let want = state_of(&open_log_only(dir.path()));
+    for round in 1..=2 {
+        // Round 1 replays the log and leaves a snapshot; round 2 loads it.
+        let store = open(dir.path());
+        assert_eq!(state_of(&store), want, "round {round}");
+        match submit(&store, close()).expect("durable") {
+            Ok(Applied::Closed(None)) => {}
+            other => panic!("a second close changed something: {other:?}"),
+        }
+        assert_eq!(state_of(&store), want, "round {round}");
+    }
+    assert!(files(dir.path()).iter().any(|f| f.ends_with(".snap")));
+}

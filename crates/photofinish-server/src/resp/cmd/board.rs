@@ -17,9 +17,12 @@ use super::{option, options, options_in, text, CmdError, Spec};
 use crate::error::ApiError;
 use crate::resp::conn::Session;
 use crate::resp::frame::Args;
-use crate::wire::types::{BoardConfigBody, ColumnBody};
+use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView};
 
 const CREATE_OPTIONS: &[&str] = &[
+    "TIERS",
+    "PROMOTE",
+    "DEMOTE",
     "ORDER",
     "UPDATE",
     "RESET",
@@ -144,7 +147,27 @@ fn body(
         closes_at: option(opts, "CLOSESAT").map(str::to_owned),
         max_attempts: whole(option(opts, "MAXATTEMPTS"), "MAXATTEMPTS")?,
         join_required: flag(option(opts, "JOINREQUIRED"), "JOINREQUIRED")?,
+        league: league(opts)?,
     })
+}
+
+/// `TIERS a,b,c [PROMOTE p] [DEMOTE d]`: a league (PROMOTE and DEMOTE default to 0).
+fn league(opts: &[(&'static str, &str)]) -> Result<Option<LeagueView>, CmdError> {
+    let promote = whole(option(opts, "PROMOTE"), "PROMOTE")?;
+    let demote = whole(option(opts, "DEMOTE"), "DEMOTE")?;
+    let Some(tiers) = option(opts, "TIERS") else {
+        if promote.is_some() || demote.is_some() {
+            return Err(invalid_config(
+                "PROMOTE and DEMOTE belong to a league: name its TIERS too".to_owned(),
+            ));
+        }
+        return Ok(None);
+    };
+    Ok(Some(LeagueView {
+        tiers: tiers.split(',').map(str::to_owned).collect(),
+        promote: promote.unwrap_or(0),
+        demote: demote.unwrap_or(0),
+    }))
 }
 
 /// Runs `LB.CREATE`, `LB.DROP`, `LB.REM` or `LB.JOIN` (1 when the member took a seat, 0

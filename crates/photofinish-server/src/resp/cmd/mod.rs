@@ -77,6 +77,7 @@ pub const COMMANDS: &[Spec] = &[
     spec!("lb.join", 3, ["write", "denyoom", "fast"], 1, Board),
     spec!("lb.info", 2, ["readonly", "fast"], 1, Read),
     spec!("lb.cohort", -3, ["readonly"], 1, Read),
+    spec!("lb.tier", 3, ["readonly", "fast"], 1, Read),
     spec!("lb.query", -3, ["readonly"], 1, Query),
     spec!("lb.rankof", -3, ["readonly", "fast"], 1, Query),
     spec!("lb.thresholds", -2, ["readonly"], 1, Query),

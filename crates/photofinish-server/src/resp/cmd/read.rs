@@ -5,12 +5,12 @@
 //! `LB.CARD board [PERIOD p]` and `LB.INFO board` (the fields of `GET /v1/boards/{board}`),
 //! `LB.COHORT board member [RANKING style] [PERIOD p]` (a member's cohort, docs/SPEC.md
 //! §14: its rows as `LB.RANGE`'s, cohort ranks; an empty array for a member with no place,
-//! as `LB.AROUND`).
+//! as `LB.AROUND`), `LB.TIER board member` (a league member's tier name).
 //! On a board of several columns (docs/SPEC.md §13) a score is the array of its column
 //! values, in `LB.SCORE`'s answer and in the rows' score place.
 
 use photofinish_core::columns::ColumnNames;
-use photofinish_core::op::{ReadAround, ReadBoard, ReadCohort, ReadMember, ReadPage};
+use photofinish_core::op::{ReadAround, ReadBoard, ReadCohort, ReadMember, ReadPage, ReadTier};
 use photofinish_core::ranking::Entry;
 use photofinish_core::view::{ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
@@ -151,6 +151,14 @@ pub async fn run(
                 Err(e) if not_ranked(&e) => s.out.array(0),
                 Err(e) => return Err(e.into()),
             }
+        }
+        "lb.tier" => {
+            let op = ReadTier {
+                board,
+                member: member()?,
+            };
+            let row = gate.read(caller, &op).await?;
+            s.out.bulk(row.tier.as_bytes());
         }
         "lb.card" => {
             let op = ReadPage {

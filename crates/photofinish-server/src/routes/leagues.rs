@@ -1,0 +1,75 @@
+//! Leagues (docs/SPEC.md §14): a period's moves — who changed tier when it closed — and
+//! a member's tier now.
+
+use axum::extract::State;
+use axum::Json;
+use photofinish_core::op::{ReadMoves, ReadTier};
+use photofinish_core::PeriodRef;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{Auth, BoardMemberPath, Params};
+use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+use crate::wire::types::{MoveView, MovesView, TierView};
+
+/// A period's moves: the members whose tier changed when it closed, by tier, cohort and
+/// rank. `closed` is false until the close is done (the moves so far, then).
+#[utoipa::path(get, path = "/v1/boards/{board}/periods/{period}/moves", tag = "reads",
+    params(("board" = String, Path, description = "Board name"),
+        ("period" = String, Path, description = "A period id, current or previous"),
+        ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
+        ("limit" = Option<u64>, Query, description = "moves, default 10, at most 1000")),
+    responses((status = 200, body = MovesView),
+        (status = 400, description = "Invalid parameter or period, or a board without a league (invalid_parameter)", body = ErrorBody),
+        (status = 404, description = "Unknown board or period", body = ErrorBody)))]
+pub async fn get_moves(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    BoardMemberPath(board, period): BoardMemberPath,
+    q: Params,
+) -> Result<Json<MovesView>, ApiError> {
+    let op = ReadMoves {
+        board,
+        period: PeriodRef::parse(&period),
+        offset: q.u64("offset", 0, u64::MAX)?,
+        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+    };
+    let list = app.gate.read(&id.caller, &op).await?;
+    Ok(Json(MovesView {
+        board: op.board.to_string(),
+        period: list.period.id,
+        closed: list.closed,
+        total: list.total,
+        moves: list
+            .moves
+            .into_iter()
+            .map(|m| MoveView {
+                member: m.member,
+                from: m.from,
+                to: m.to,
+                cohort: m.cohort,
+                rank: m.rank,
+            })
+            .collect(),
+    }))
+}
+
+/// A member's tier now (the first for a member no close has moved, one that never
+/// played included).
+#[utoipa::path(get, path = "/v1/boards/{board}/members/{member}/tier", tag = "reads",
+    params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
+    responses((status = 200, body = TierView),
+        (status = 400, description = "A board without a league (invalid_parameter)", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody)))]
+pub async fn get_member_tier(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    BoardMemberPath(board, member): BoardMemberPath,
+) -> Result<Json<TierView>, ApiError> {
+    let op = ReadTier { board, member };
+    let row = app.gate.read(&id.caller, &op).await?;
+    Ok(Json(TierView {
+        member: row.member,
+        tier: row.tier,
+    }))
+}
