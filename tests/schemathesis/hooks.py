@@ -166,6 +166,8 @@ def valid_requests_refused_only_by_stated_rules(ctx, response, case):
 
 @schemathesis.serializer("application/x-ndjson")
 def ndjson(ctx, value):
-    """An import body (JSON Lines): one generated object per line, or each of a list's items."""
-    items = value if isinstance(value, list) else [value]
-    return "".join(json.dumps(item) + "\n" for item in items).encode()
+    """An import body (JSON Lines): the generated value as one line. (A value that is no
+    object, as a negative case makes, stays one line too, so the server sees it and
+    refuses it; spreading a list over lines would turn `[]` into an empty body, which
+    imports nothing, as documented.)"""
+    return (json.dumps(value) + "\n").encode()

@@ -147,7 +147,8 @@ fn league_close(members: u64, cohort_size: u32) -> Result<(f64, f64, u32)> {
     let start = Instant::now();
     loop {
         let t = Instant::now();
-        let Some(step) = b.close_step(after, photofinish_core::league::CLOSE_STEP_MEMBERS) else {
+        let Some(step) = b.close_step(after, photofinish_core::league::CLOSE_STEP_MEMBERS as usize)
+        else {
             anyhow::bail!("the league's period owed no close");
         };
         longest = longest.max(t.elapsed().as_secs_f64() * 1e3);

@@ -9,6 +9,7 @@ mod board_ops;
 mod drive;
 mod engine_ops;
 mod latency;
+mod league_close;
 mod progress;
 mod targets;
 mod workload;
@@ -80,6 +81,9 @@ enum Internal {
         local_reads: bool,
         #[arg(long, default_value = "pf")]
         redis_namespace: String,
+        /// Microseconds added to the server's clock (a scenario that crosses a period's end).
+        #[arg(long, allow_hyphen_values = true)]
+        clock_offset_us: Option<i64>,
     },
     /// Heap bytes per remembered idempotency key in the embedded store's table (counted
     /// by the allocator), for N keys of single writes.
@@ -117,6 +121,20 @@ enum Internal {
         /// Members per cohort.
         #[arg(long, default_value_t = 50)]
         cohort_size: u32,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A league's close under load (docs/SPEC.md §14): an HTTP server on the embedded
+    /// store with a daily league board of N members, its period closed while other
+    /// boards take writes; the close's wall time and the other writes' latency.
+    #[command(name = "league-close")]
+    LeagueClose {
+        #[arg(long, default_value_t = 1_000_000)]
+        members: u64,
+        /// Connections writing to the other boards.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -184,6 +202,7 @@ async fn serve(
     fsync: &str,
     local_reads: bool,
     redis_namespace: String,
+    clock_offset_us: Option<i64>,
 ) -> Result<()> {
     use photofinish_server::serve::ServeOptions;
     use tokio::io::AsyncReadExt;
@@ -197,6 +216,12 @@ async fn serve(
             photofinish_redis::node::Reads::Local
         } else {
             photofinish_redis::node::Reads::Fresh
+        },
+        clock: match clock_offset_us {
+            Some(offset) => photofinish_server::serve::SharedClock(std::sync::Arc::new(
+                photofinish_core::clock::OffsetClock::new(offset),
+            )),
+            None => photofinish_server::serve::SharedClock::default(),
         },
         ..ServeOptions::default()
     };
@@ -326,13 +351,27 @@ fn main() -> std::process::ExitCode {
             ref fsync,
             local_reads,
             redis_namespace,
+            clock_offset_us,
         }) => runtime.block_on(serve(
             data_dir,
             storage,
             fsync,
             local_reads,
             redis_namespace,
+            clock_offset_us,
         )),
+        Some(Internal::LeagueClose {
+            members,
+            clients,
+            json,
+        }) => runtime
+            .block_on(league_close::run(members, clients))
+            .map(|m| {
+                print!("{}", m.table());
+                if json {
+                    println!("{}", m.json());
+                }
+            }),
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())

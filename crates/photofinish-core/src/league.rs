@@ -6,8 +6,9 @@
 //! ordinal ranks `1..=min(P, n)` one tier up and its last `min(D, n − min(P, n))` one tier
 //! down, clamped at the top and bottom tiers; members who did not play keep their tier.
 //!
-//! The close is a command in the log, applied in steps of at most
-//! [`CLOSE_STEP_MEMBERS`] members so that no step holds the writer long; each step
+//! The close is a command in the log, applied in steps of at most the members its
+//! command names ([`CLOSE_STEP_MEMBERS`] by default) so that no step holds the writer
+//! long; each step
 //! continues where the last stopped ([`Closing`], kept in the period's seats), and a step
 //! with nothing due changes nothing, so the close happens once whichever node or restart
 //! logs its steps. A member that arrives in a period while an earlier one has not closed
@@ -24,9 +25,9 @@ pub const MIN_TIERS: usize = 2;
 pub const MAX_TIERS: usize = 20;
 /// Longest tier name, bytes.
 pub const MAX_TIER_NAME_BYTES: usize = 32;
-/// The most members one close step ranks (whole cohorts: a step ends after the cohort
-/// that reaches it).
-pub const CLOSE_STEP_MEMBERS: usize = 50_000;
+/// The most members one close step ranks by default (whole cohorts: a step ends after
+/// the cohort that reaches it). Each step's command carries its own bound.
+pub const CLOSE_STEP_MEMBERS: u32 = 50_000;
 
 /// A league's config (`league` in a board's config): its tiers, lowest first, and how
 /// many of each cohort move up and down at each close.

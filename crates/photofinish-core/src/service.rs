@@ -90,11 +90,14 @@ pub trait Leaderboard: Send + Sync {
     /// asks every second.
     async fn closes_due(&self) -> Result<Vec<String>, BoardError>;
 
-    /// One step of `board`'s league close due now ([`crate::league`]); `None` when none
-    /// is due. Durable once it returns; a step logged twice changes nothing the second
-    /// time.
-    async fn close_step(&self, board: &str)
-        -> Result<Option<crate::league::CloseStep>, BoardError>;
+    /// One step of `board`'s league close due now ([`crate::league`]), ranking up to
+    /// `budget` members (whole cohorts); `None` when none is due. Durable once it
+    /// returns; a step logged twice changes nothing the second time.
+    async fn close_step(
+        &self,
+        board: &str,
+        budget: u32,
+    ) -> Result<Option<crate::league::CloseStep>, BoardError>;
 
     /// Boards with a period-close webhook, with their cursors (docs/webhooks.md): what
     /// the dispatcher asks every second.

@@ -40,7 +40,7 @@ const state = {
   offset: 0,
   limit: 25,
   search: null,      // member whose neighbours are shown in #around
-  cohort: null,      // cohort picked from the list (when no member is searched)
+  cohort: null,      // cohort picked from the list (when no member is searched): {tier, cohort}
   seq: 0,            // drops answers to superseded requests
   histSeq: 0,
 };
@@ -286,6 +286,10 @@ function renderHeadCounts() {
   ];
   if (b.reset !== 'never') facts.push(['Keeps', b.retention + ' periods']);
   if (b.cohort_size) facts.push(['Cohorts', 'of ' + fmtCount(b.cohort_size)]);
+  if (b.league) {
+    facts.push(['League', b.league.tiers.join(' → ') + ' · top ' + b.league.promote + ' up, last '
+      + b.league.demote + ' down']);
+  }
   $('board-facts').replaceChildren(...facts.map(([k, v]) => {
     const li = el('li');
     li.append(el('span', 'muted', k + ' '), typeof v === 'string' ? el('strong', null, v) : v);
@@ -389,12 +393,17 @@ async function loadCohorts(common) {
   if (!hasCohorts()) return null;
   const list = api(boardPath() + '/cohorts', { period: common.period, limit: 100 });
   let shown = null;
+  let tier = null;
   if (state.search) {
     shown = api(boardPath() + '/members/' + enc(state.search) + '/cohort', common).catch(() => null);
+    // On a league board: the member's tier now (a close may have moved it since).
+    if (state.board.league) tier = api(boardPath() + '/members/' + enc(state.search) + '/tier').catch(() => null);
   } else if (state.cohort) {
-    shown = api(boardPath() + '/cohorts/' + state.cohort + '/entries', { ...common, limit: 100 }).catch(() => null);
+    const q = { ...common, limit: 100 };
+    if (state.cohort.tier) q.tier = state.cohort.tier;
+    shown = api(boardPath() + '/cohorts/' + state.cohort.cohort + '/entries', q).catch(() => null);
   }
-  return { list: await list, shown: await shown };
+  return { list: await list, shown: await shown, tier: await tier };
 }
 
 function renderCohorts(groups) {
@@ -406,10 +415,11 @@ function renderCohorts(groups) {
   $('cohorts-caption').textContent = fmtCount(n) + (n === 1 ? ' cohort' : ' cohorts') + ' of ' + fmtCount(state.board.cohort_size);
   $('cohorts-empty').hidden = list.length > 0;
   $('cohorts').replaceChildren(...list.map((c) => {
-    const li = el('li', c.cohort === (groups.shown && groups.shown.cohort) ? 'current' : '');
+    const shownHere = groups.shown && groups.shown.cohort === c.cohort && groups.shown.tier === c.tier;
+    const li = el('li', shownHere ? 'current' : '');
     const pick = el('button', 'link', (c.tier ? c.tier + ' · ' : '') + 'Cohort ' + c.cohort,
       { type: 'button', title: 'Show cohort ' + c.cohort + "'s standings" });
-    pick.addEventListener('click', () => { state.cohort = c.cohort; search(null); });
+    pick.addEventListener('click', () => { state.cohort = { tier: c.tier, cohort: c.cohort }; search(null); });
     li.append(pick, el('span', 'muted', fmtCount(c.members) + ' / ' + state.board.cohort_size));
     return li;
   }));
@@ -417,7 +427,8 @@ function renderCohorts(groups) {
   if (!c) return;
   $('cohort-title').textContent = (c.tier ? c.tier + ' · ' : '') + 'Cohort ' + c.cohort
     + (state.search ? ' of ' + state.search : '');
-  $('cohort-info').textContent = fmtCount(c.total) + ' played · ' + c.period;
+  $('cohort-info').textContent = fmtCount(c.total) + ' played · ' + c.period
+    + (groups.tier ? ' · ' + groups.tier.member + "'s tier now: " + groups.tier.tier : '');
   const rows = c.entries.map((e) => entryRow(e, e.member === state.search));
   $('cohort').tBodies[0].replaceChildren(...rows);
   $('cohort-empty').hidden = rows.length > 0;

@@ -14,8 +14,8 @@ use photofinish_core::Leaderboard;
 /// its end and grace.
 pub const TICK: Duration = Duration::from_secs(1);
 
-/// Runs the closer until the service is gone.
-pub async fn run(service: Weak<dyn Leaderboard>) {
+/// Runs the closer until the service is gone, each step ranking up to `budget` members.
+pub async fn run(service: Weak<dyn Leaderboard>, budget: u32) {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -31,15 +31,15 @@ pub async fn run(service: Weak<dyn Leaderboard>) {
             }
         };
         for board in boards {
-            close(&*service, &board).await;
+            close(&*service, &board, budget).await;
         }
     }
 }
 
 /// Runs `board`'s closes due, step by step, until none is.
-async fn close(service: &dyn Leaderboard, board: &str) {
+async fn close(service: &dyn Leaderboard, board: &str, budget: u32) {
     loop {
-        match service.close_step(board).await {
+        match service.close_step(board, budget).await {
             Ok(Some(step)) => {
                 if step.done {
                     tracing::info!(board, period = %step.period, "league period closed");

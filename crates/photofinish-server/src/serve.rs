@@ -54,6 +54,9 @@ pub struct ServeOptions {
     pub redis_reads: photofinish_redis::node::Reads,
     /// On Redis, `--redis-wait N`: replicas that must confirm each group commit.
     pub redis_wait: u32,
+    /// The most members one step of a league's close ranks (docs/competitions.md);
+    /// smaller in tests that stop a server mid-close.
+    pub close_step_members: u32,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
     /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
@@ -173,6 +176,7 @@ impl Default for ServeOptions {
             max_clock_skew: Some(photofinish_redis::node::DEFAULT_MAX_CLOCK_SKEW),
             redis_reads: photofinish_redis::node::Reads::Fresh,
             redis_wait: 0,
+            close_step_members: photofinish_core::league::CLOSE_STEP_MEMBERS,
             clock: SharedClock::default(),
             keys: None,
             jwt: None,
@@ -401,7 +405,10 @@ pub async fn serve_with(
         metrics.clone(),
         opts.webhook.clone(),
     ));
-    let closer = tokio::spawn(crate::closer::run(Arc::downgrade(&service)));
+    let closer = tokio::spawn(crate::closer::run(
+        Arc::downgrade(&service),
+        opts.close_step_members,
+    ));
     let limits = connection_limits(&opts);
     // Event streams last until their consumer leaves: at shutdown they are ended, so the
     // graceful stop waits only for ordinary requests.

@@ -102,6 +102,8 @@ pub enum Command {
         board: String,
         /// The instant, stamped when the command is sequenced.
         now_us: i64,
+        /// The most members the step ranks (whole cohorts).
+        budget: u32,
     },
     /// A member joins the period of `at_us` (docs/SPEC.md §14): a seat without an entry.
     Join {
@@ -178,7 +180,7 @@ const WRITE_COLUMNS: u8 = 14;
 /// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
 /// (1: the budget's verdict follows, as kind 8 carries it) and that.
 const JOIN: u8 = 15;
-/// One step of a league's close (docs/SPEC.md §14): board, instant.
+/// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
 const CLOSE: u8 = 16;
 /// [`WRITE_COLUMNS`]' forms.
 const BY_NAME: u8 = 1;
@@ -298,10 +300,15 @@ impl Command {
                 e.str(board);
                 e.i64(*now_us);
             }
-            Command::Close { board, now_us } => {
+            Command::Close {
+                board,
+                now_us,
+                budget,
+            } => {
                 e.u8(CLOSE);
                 e.str(board);
                 e.i64(*now_us);
+                e.u32(*budget);
             }
             Command::Join {
                 board,
@@ -467,6 +474,7 @@ impl Command {
             CLOSE => Command::Close {
                 board: d.str()?,
                 now_us: d.i64()?,
+                budget: d.u32()?,
             },
             JOIN => {
                 let (board, member, at_us) = (d.str()?, d.str()?, d.i64()?);

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 
 use photofinish_core::board::BoardWrite;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::league::{CloseStep, CLOSE_STEP_MEMBERS};
+use photofinish_core::league::CloseStep;
 use photofinish_core::ranking::Prefetch;
 use photofinish_core::view::{JoinOutcome, WriteOutcome};
 use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
@@ -256,9 +256,13 @@ impl State {
                 self.require(board)?;
                 Ok(Applied::Ticked)
             }
-            Command::Close { board, now_us } => {
+            Command::Close {
+                board,
+                now_us,
+                budget,
+            } => {
                 let handle = self.require(board)?;
-                let step = write_lock(&handle).close_step(*now_us, CLOSE_STEP_MEMBERS);
+                let step = write_lock(&handle).close_step(*now_us, *budget as usize);
                 Ok(Applied::Closed(step))
             }
             Command::Join {

@@ -340,6 +340,16 @@ where
     }
 }
 
+/// [`whole`] for a field that must hold a number (`78.0` taken as 78, as everywhere).
+pub fn whole_required<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    use serde::de::Error;
+    whole(d)?.ok_or_else(|| D::Error::custom("null is not a whole number"))
+}
+
 /// [`whole`] for a field whose `null` means "remove" (present: `Some`).
 pub fn whole_present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
 where

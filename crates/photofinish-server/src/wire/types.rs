@@ -534,9 +534,11 @@ pub struct LeagueView {
     /// start in the first.
     pub tiers: Vec<String>,
     /// Ordinal ranks 1..promote of each cohort move one tier up at each close.
+    #[serde(deserialize_with = "crate::wire::parse::whole_required")]
     pub promote: u32,
     /// The last `demote` of each cohort move one tier down (promote + demote <=
     /// cohort_size).
+    #[serde(deserialize_with = "crate::wire::parse::whole_required")]
     pub demote: u32,
 }
 

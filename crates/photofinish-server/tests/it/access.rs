@@ -84,7 +84,7 @@ async fn start(kind: Kind) -> (Server, Creds) {
 /// Board `b` (players may write, not public) with ann 5 and bob 3, and board `pub`
 /// (public) with carl 1, made fresh by the admin key.
 async fn reset(s: &Server, admin: &str) {
-    for board in ["b", "pub", "b2", "imp"] {
+    for board in ["b", "pub", "b2", "imp", "publg"] {
         s.call_as(
             Some(admin),
             Method::DELETE,
@@ -96,6 +96,13 @@ async fn reset(s: &Server, admin: &str) {
     let b = json!({"player_writes": true, "cohort_size": 10});
     let (st, _) = s
         .call_as(Some(admin), Method::PUT, "/v1/boards/b", Some(b))
+        .await;
+    assert_eq!(st, 201);
+    // A league board (inside the write key's `pub*`), for the league reads.
+    let lg = json!({"reset": "daily", "cohort_size": 10,
+        "league": {"tiers": ["low", "high"], "promote": 1, "demote": 1}});
+    let (st, _) = s
+        .call_as(Some(admin), Method::PUT, "/v1/boards/publg", Some(lg))
         .await;
     assert_eq!(st, 201);
     // An empty board, for imports.
@@ -220,6 +227,18 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             None,
         ),
         (Need::Read, Method::GET, "/v1/boards/b/cohorts", None),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/publg/members/ann/tier",
+            None,
+        ),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/publg/periods/current/moves",
+            None,
+        ),
         (
             Need::Read,
             Method::GET,
@@ -379,7 +398,7 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
     assert_eq!(names(&list(None).await.1), ["pub"]);
     assert_eq!(
         names(&list(Some(c.admin.clone())).await.1),
-        ["b", "imp", "pub"]
+        ["b", "imp", "pub", "publg"]
     );
     assert_eq!(
         names(&list(Some(c.other_glob.clone())).await.1),
@@ -387,7 +406,7 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
     );
     assert_eq!(
         names(&list(Some(c.ann.clone())).await.1),
-        ["b", "imp", "pub"]
+        ["b", "imp", "pub", "publg"]
     );
     // A member across boards shows the boards the caller may read and no other, named
     // or not: a board it may not read is left out like one that does not exist.
@@ -571,6 +590,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Read, vec!["LB.AROUND", "b", "ann", "1", "1"]),
         (Need::Read, vec!["LB.CARD", "b"]),
         (Need::Read, vec!["LB.COHORT", "b", "ann"]),
+        (Need::Read, vec!["LB.TIER", "publg", "ann"]),
         (Need::Read, vec!["LB.QUERY", "b", "2", "ann", "bob"]),
         (Need::Read, vec!["LB.RANKOF", "b", "4"]),
         (Need::Read, vec!["LB.THRESHOLDS", "b", "RANKS", "1"]),

@@ -243,3 +243,70 @@ async fn the_console_shows_a_members_cohort_and_the_boards_cohorts() {
     assert_eq!(b.eval(cohort).await, "dan:1 fay:2 eve:3");
     s.stop().await;
 }
+
+/// A league board (docs/SPEC.md §14): the facts name the league, the cohort list names
+/// each cohort's tier, a searched member's cohort shows its tier and the member's tier
+/// now, and a cohort of another tier picked from the list shows that tier's standings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_tiers_on_a_league_board() {
+    // 2026-11-23T01:00:00Z: inside period 2026-11-23 of a daily UTC board.
+    let day1 = 1_795_395_600_000_000_i64;
+    let clock = std::sync::Arc::new(photofinish_core::clock::ManualClock::new(day1));
+    let s = Server::start_manual(Kind::Embedded, clock.clone()).await;
+    let config = json!({"reset": "daily", "update": "set", "cohort_size": 3,
+        "league": {"tiers": ["bronze", "silver", "gold"], "promote": 1, "demote": 1}});
+    assert!(s.put("/v1/boards/lg", config).await.0.is_success());
+    for (m, v) in [("ann", 40), ("bob", 70), ("cid", 55), ("dan", 90)] {
+        let body = json!({"member": m, "score": v});
+        assert_eq!(s.post("/v1/boards/lg/scores", body).await.0, 200);
+    }
+    // Day 1 closes: bob and dan (each first in its cohort) go up to silver.
+    clock.set(day1 + 86_400_000_000);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while s.get("/v1/boards/lg/periods/previous/moves").await.1["closed"] != json!(true) {
+        assert!(std::time::Instant::now() < deadline, "day 1 never closed");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    for (m, v) in [("ann", 12), ("bob", 30), ("dan", 20), ("cid", 25)] {
+        let body = json!({"member": m, "score": v});
+        assert_eq!(s.post("/v1/boards/lg/scores", body).await.0, 200);
+    }
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!("{}/?board=lg&member=ann", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    let facts = b
+        .eval("document.getElementById('board-facts').textContent")
+        .await;
+    assert!(
+        facts
+            .as_str()
+            .is_some_and(|f| f.contains("League bronze → silver → gold")),
+        "{facts}"
+    );
+    let list = b
+        .eval("[...document.querySelectorAll('#cohorts li')].map(l => l.textContent).join('|')")
+        .await;
+    assert_eq!(list, "bronze · Cohort 12 / 3|silver · Cohort 12 / 3");
+    assert_eq!(
+        b.eval("document.getElementById('cohort-title').textContent")
+            .await,
+        "bronze · Cohort 1 of ann"
+    );
+    let info = b
+        .eval("document.getElementById('cohort-info').textContent")
+        .await;
+    assert!(
+        info.as_str()
+            .is_some_and(|i| i.contains("ann's tier now: bronze")),
+        "{info}"
+    );
+    b.screenshot(&artifact("console-league.png")).await;
+    // Picking silver's cohort 1 shows silver's standings, not bronze's.
+    b.eval("document.querySelectorAll('#cohorts li button')[1].click()")
+        .await;
+    b.wait_for("document.getElementById('cohort-title').textContent === 'silver · Cohort 1'")
+        .await;
+    let cohort = "[...document.querySelectorAll('#cohort tbody tr')].map(r => r.dataset.member + ':' + r.dataset.rank).join(' ')";
+    assert_eq!(b.eval(cohort).await, "bob:1 dan:2");
+    s.stop().await;
+}

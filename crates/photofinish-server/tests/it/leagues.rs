@@ -109,6 +109,10 @@ async fn a_league_promotes_and_relegates_at_each_close(kind: Kind) {
     ] {
         write(&s, m, score).await;
     }
+    // z joins and never plays: it sits in cohort 3 beside g, is not ranked there, and
+    // keeps its tier at the close.
+    let (st, j) = s.post("/v1/boards/l/members/z/join", json!({})).await;
+    assert_eq!(st, 201, "{j}");
     let (st, a) = s.get("/v1/boards/l/members/a").await;
     assert_eq!(st, 200, "{a}");
     assert_eq!(
@@ -154,6 +158,7 @@ async fn a_league_promotes_and_relegates_at_each_close(kind: Kind) {
             mv("g", "bronze", "silver", 3, 1),
         ]
     );
+    assert_eq!(tier(&s, "z").await, "bronze", "z did not play");
     // The waiting members took their cohorts, in arrival order, in their tiers.
     let (st, c) = s.get("/v1/boards/l/members/a/cohort").await;
     assert_eq!(st, 200, "{c}");

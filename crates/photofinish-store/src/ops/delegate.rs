@@ -23,8 +23,9 @@ macro_rules! leaderboard_over_engine {
             async fn close_step(
                 &self,
                 board: &str,
+                budget: u32,
             ) -> Result<Option<photofinish_core::league::CloseStep>, photofinish_core::BoardError> {
-                $crate::ops::close_step(self, board).await
+                $crate::ops::close_step(self, board, budget).await
             }
 
             async fn read_board(

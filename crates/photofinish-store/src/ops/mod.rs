@@ -456,6 +456,7 @@ pub async fn hook_advance<E: Engine + ?Sized>(
 pub async fn close_step<E: Engine + ?Sized>(
     e: &E,
     board: &str,
+    budget: u32,
 ) -> Result<Option<CloseStep>, BoardError> {
     let now = e.now_us();
     if before_write(e, board, |b| Ok(b.close_due(now).is_none())).await? {
@@ -464,6 +465,7 @@ pub async fn close_step<E: Engine + ?Sized>(
     let cmd = Command::Close {
         board: board.to_owned(),
         now_us: 0,
+        budget,
     };
     match execute_one(e, board, cmd, true).await? {
         Applied::Closed(step) => Ok(step),

@@ -624,6 +624,7 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
     let close = || Command::Close {
         board: "l".into(),
         now_us: 0,
+        budget: photofinish_core::league::CLOSE_STEP_MEMBERS,
     };
     let state_of = |store: &photofinish_store::Store| {
         let handle = store.state().board("l").expect("board");

@@ -59,6 +59,16 @@ pub(super) struct AccessFlags {
         allow_hyphen_values = true
     )]
     clock_offset_us: Option<i64>,
+    /// The most members one step of a league's close ranks: for tests that stop a server
+    /// mid-close.
+    #[arg(
+        long,
+        env = "PHOTOFINISH_CLOSE_STEP_MEMBERS",
+        hide = true,
+        default_value_t = photofinish_core::league::CLOSE_STEP_MEMBERS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    close_step_members: u32,
 }
 
 impl AccessFlags {
@@ -105,6 +115,7 @@ impl AccessFlags {
                 secret: secret.map(Into::into),
             },
             clock,
+            close_step_members: self.close_step_members,
             ..opts
         })
     }

@@ -1,5 +1,5 @@
-//! Tests of the real binary: crash recovery under SIGKILL (writes and webhook posts),
-//! refusing damaged data, the CLI; the scale-out layout under failures.
+//! Tests of the real binary: crash recovery under SIGKILL (writes, webhook posts and a
+//! league's close), refusing damaged data, the CLI; the scale-out layout under failures.
 
 mod support;
 
@@ -8,6 +8,7 @@ mod backup;
 mod cli;
 mod conns;
 mod crash;
+mod leagues;
 mod retries;
 mod scale_out;
 mod transfer;

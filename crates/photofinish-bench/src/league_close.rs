@@ -1,0 +1,233 @@
+//! A league's close under load, end to end (docs/SPEC.md §14, issue 44): a Photofinish
+//! server on the embedded store (this binary's `__serve`, its clock moved so that a UTC
+//! midnight comes a few seconds after the load) holds a daily league board of N members
+//! in cohorts of 50 (4 tiers, 5 up and 5 down in each), imported. Meanwhile `clients`
+//! connections write to four other boards. The period ends, the server's closer closes
+//! it, and this reports the close's wall time (from the period's end to `closed` in the
+//! moves answer, the closer's one-second tick included) and the other boards' write
+//! latency — p50, p99 and the longest — in the seconds before the end and during the
+//! close.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, ensure, Context, Result};
+use serde_json::{json, Value};
+
+use crate::targets::ServerProc;
+use crate::workload::Rng;
+
+const DAY_US: i64 = 86_400_000_000;
+/// Seconds from the start to the server's midnight: the import of 1M members and the
+/// writers' warm-up fit well inside.
+const LEAD_S: u64 = 40;
+
+/// What one run measured.
+pub struct LeagueClose {
+    pub members: u64,
+    pub clients: usize,
+    pub import_s: f64,
+    pub close_s: f64,
+    pub moves: u64,
+    /// (p50, p99, max) in ms of other boards' writes started in the 5 s before the end.
+    pub before_ms: (f64, f64, f64),
+    /// The same for writes started during the close.
+    pub during_ms: (f64, f64, f64),
+    pub writes_during: usize,
+}
+
+impl LeagueClose {
+    /// The human table.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "league-close: {} members in cohorts of 50, {} writers on other boards, HTTP, embedded store\n",
+            self.members, self.clients
+        );
+        let mut row = |what: &str, v: String| out += &format!("{what:<58} {v:>22}\n");
+        row(
+            "import of the league board",
+            format!("{:.2} s", self.import_s),
+        );
+        row(
+            "close: period end to `closed` (closer tick included)",
+            format!("{:.2} s ({} moves)", self.close_s, self.moves),
+        );
+        let ms = |(p50, p99, max): (f64, f64, f64)| format!("{p50:.2} / {p99:.2} / {max:.1} ms");
+        row(
+            "other boards' writes before, p50 / p99 / max",
+            ms(self.before_ms),
+        );
+        row(
+            &format!(
+                "other boards' writes during ({}), p50 / p99 / max",
+                self.writes_during
+            ),
+            ms(self.during_ms),
+        );
+        out
+    }
+
+    /// The one-line JSON form.
+    pub fn json(&self) -> Value {
+        json!({
+            "members": self.members,
+            "clients": self.clients,
+            "import_s": self.import_s,
+            "close_s": self.close_s,
+            "moves": self.moves,
+            "before_ms": [self.before_ms.0, self.before_ms.1, self.before_ms.2],
+            "during_ms": [self.during_ms.0, self.during_ms.1, self.during_ms.2],
+            "writes_during": self.writes_during,
+        })
+    }
+}
+
+/// p50, p99 and the longest of `ms` (zeros when empty).
+fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
+    if ms.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99), ms[ms.len() - 1])
+}
+
+/// Runs the scenario. See the module docs.
+pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
+    ensure!(
+        members > 0 && clients > 0,
+        "--members and --clients must be at least 1"
+    );
+    let now_us = SystemTime::now().duration_since(UNIX_EPOCH)?.as_micros() as i64;
+    let started = Instant::now();
+    let midnight = (now_us / DAY_US + 1) * DAY_US;
+    let offset = midnight - LEAD_S as i64 * 1_000_000 - now_us;
+    let ends_at = started + Duration::from_secs(LEAD_S);
+    let dir = tempfile::tempdir().context("a temp data dir")?;
+    let server = ServerProc::start(&[
+        "--data-dir".into(),
+        dir.path().display().to_string(),
+        "--fsync".into(),
+        "everysec".into(),
+        "--clock-offset-us".into(),
+        offset.to_string(),
+    ])
+    .await?;
+    let http = reqwest::Client::new();
+    let base = server.base.clone();
+    let put = |board: &str, body: Value| {
+        let (http, url) = (http.clone(), format!("{base}/v1/boards/{board}"));
+        async move {
+            let r = http.put(url).json(&body).send().await?;
+            ensure!(r.status().is_success(), "create: {}", r.text().await?);
+            Ok(())
+        }
+    };
+    put(
+        "league",
+        json!({"reset": "daily", "cohort_size": 50,
+            "league": {"tiers": ["bronze", "silver", "gold", "diamond"], "promote": 5, "demote": 5}}),
+    )
+    .await?;
+    for k in 0..4 {
+        put(&format!("other{k}"), json!({"update": "incr"})).await?;
+    }
+    let mut rng = Rng::new(11);
+    let mut body = String::with_capacity(members as usize * 40);
+    for i in 0..members {
+        body += &format!(
+            "{{\"member\":\"p{i:010}\",\"score\":{}}}\n",
+            rng.next_u64() % 1_000_000
+        );
+    }
+    let t = Instant::now();
+    let r = http
+        .post(format!("{}/v1/boards/league/import", server.base))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await?;
+    ensure!(r.status().is_success(), "import: {}", r.text().await?);
+    let import_s = t.elapsed().as_secs_f64();
+    ensure!(
+        Instant::now() + Duration::from_secs(6) < ends_at,
+        "the import took too long: the period ends before the writers warm up"
+    );
+
+    // Writers on the other boards, each request's start and latency kept.
+    let stop = Arc::new(AtomicBool::new(false));
+    let samples = Arc::new(Mutex::new(Vec::<(Instant, f64)>::new()));
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let (http, base, stop, samples) = (
+            http.clone(),
+            server.base.clone(),
+            stop.clone(),
+            samples.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut rng = Rng::new(100 + c as u64);
+            let mut mine = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let board = rng.next_u64() % 4;
+                let body = json!({"member": format!("w{}", rng.next_u64() % 100_000), "score": 1});
+                let t = Instant::now();
+                let ok = http
+                    .post(format!("{base}/v1/boards/other{board}/scores"))
+                    .json(&body)
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success());
+                if ok {
+                    mine.push((t, t.elapsed().as_secs_f64() * 1e3));
+                }
+            }
+            samples.lock().map(|mut s| s.extend(mine)).ok();
+        }));
+    }
+
+    // The period ends; the close runs; a second after it the writers stop.
+    tokio::time::sleep_until(ends_at.into()).await;
+    let moves_url = format!(
+        "{}/v1/boards/league/periods/previous/moves?limit=0",
+        server.base
+    );
+    let (closed_at, moves) = loop {
+        let m: Value = http.get(&moves_url).send().await?.json().await?;
+        if m["closed"] == json!(true) {
+            break (Instant::now(), m["total"].as_u64().unwrap_or(0));
+        }
+        ensure!(
+            ends_at.elapsed() < Duration::from_secs(120),
+            "the close did not end within 2 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        t.await?;
+    }
+    let samples = std::mem::take(&mut *samples.lock().map_err(|_| anyhow!("poisoned"))?);
+    let window = |from: Instant, to: Instant| -> Vec<f64> {
+        samples
+            .iter()
+            .filter(|(t, _)| *t >= from && *t < to)
+            .map(|&(_, ms)| ms)
+            .collect()
+    };
+    let before = window(ends_at - Duration::from_secs(5), ends_at);
+    let during = window(ends_at, closed_at);
+    drop(server);
+    Ok(LeagueClose {
+        members,
+        clients,
+        import_s,
+        close_s: (closed_at - ends_at).as_secs_f64(),
+        moves,
+        before_ms: percentiles(before),
+        writes_during: during.len(),
+        during_ms: percentiles(during),
+    })
+}
