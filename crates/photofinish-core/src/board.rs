@@ -196,15 +196,24 @@ impl Board {
             .periods
             .entry(period.start_us)
             .or_insert_with(|| (period.clone(), Ranking::new(shape)));
-        // A member arrives in a cohort at its first accepted write: one that finds no
-        // entry (this look-up warms what the write reads next, so it costs little).
-        let arrives = self.config.cohort_size.is_some() && !ranking.contains(w.member);
+        let cohorts = self.config.cohort_size.is_some();
+        if cohorts {
+            // A first write takes its seat after the ranking's work: start fetching where
+            // its look-up goes now (a prefetch, so an update loses nothing waiting on it).
+            if let Some(s) = self.seats.get(&period.start_us) {
+                s.cohorts.prefetch(w.member);
+            }
+        }
+        let members_before = ranking.len();
         let result = if ranked {
             ranking.submit(&write)
         } else {
             ranking.submit_unranked(&write)
         };
         if result.is_ok() {
+            // A member arrives in a cohort at its first accepted write: the one that adds
+            // its entry.
+            let arrives = cohorts && ranking.len() > members_before;
             self.seat_played(period.start_us, w.member, arrives);
         }
         if is_new {
@@ -355,9 +364,9 @@ impl Board {
         let Some(size) = self.config.cohort_size else {
             return;
         };
-        let wait = self.config.league.is_some()
-            && self.seats.range(..start_us).any(|(_, s)| owes_close(s));
-        let tier = self.tier_of(member);
+        let league = self.config.league.is_some();
+        let wait = league && self.seats.range(..start_us).any(|(_, s)| owes_close(s));
+        let tier = if league { self.tier_of(member) } else { 0 };
         let cohorts = &mut self.seats.entry(start_us).or_default().cohorts;
         if wait {
             cohorts.wait(member);
@@ -432,12 +441,12 @@ impl Board {
             }
             let members = seats.cohorts.members(place, size);
             ranked += members.len();
-            let order = ranking.map_or_else(Vec::new, |r| r.order_among(members));
+            let order = ranking.map_or_else(Vec::new, |r| r.order_among(&members));
             for (pos, rank, to) in league.cohort_moves(place.tier, order.len()) {
-                let member = &members[order[pos]];
+                let member: Box<str> = members[order[pos]].into();
                 set_tier(&mut self.tiers, member.clone(), to);
                 close.moves.push(Move {
-                    member: member.clone(),
+                    member,
                     from: place.tier,
                     to,
                     cohort: place.cohort,
@@ -569,10 +578,10 @@ impl Board {
     }
 
     /// The members of cohort `place` in `period`, in arrival order.
-    pub fn cohort_members(&self, period: &Period, place: Place) -> &[Box<str>] {
+    pub fn cohort_members(&self, period: &Period, place: Place) -> Vec<&str> {
         match (self.config.cohort_size, self.seats.get(&period.start_us)) {
             (Some(size), Some(s)) => s.cohorts.members(place, size),
-            _ => &[],
+            _ => Vec::new(),
         }
     }
 

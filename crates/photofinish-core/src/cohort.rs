@@ -10,9 +10,11 @@
 //! cohort's members alone ([`crate::Ranking::rank_among`]): O(cohort size) lookups, no
 //! second index to keep.
 
-// hashbrown's default hasher (foldhash): every write on a cohort board looks its member
-// up here, and SipHash would be most of that lookup's cost.
-use hashbrown::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::DefaultHashBuilder;
+
+use crate::ranking::members::MemberTable;
 
 use crate::error::BoardError;
 
@@ -43,54 +45,149 @@ pub struct Place {
     pub cohort: u32,
 }
 
+/// Names in one buffer, each found by where it ends: appended, never removed (a seat is
+/// kept for the period).
+#[derive(Debug, Clone, Default)]
+struct Names {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Names {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+    fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+    /// Name `i`.
+    fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+}
+
 /// The tier a waiting member's seat names: it has no cohort yet.
 const WAITING: u16 = u16::MAX;
 
 /// A period's cohorts. See the module docs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Every member's name is kept once (`Names`: one buffer in arrival order, no allocation
+/// per member); the rest hold indexes into it, and the look-up by name is a table of those indexes (hashbrown's default
+/// hasher, foldhash: every first write on a cohort board inserts here, so one
+/// allocation, one hash and a table of 4-byte slots is most of what a cohort adds to it).
+#[derive(Debug, Clone, Default)]
 pub struct Cohorts {
-    /// Per tier, its members in arrival order.
-    arrivals: Vec<Vec<Box<str>>>,
-    /// On a league board, members that arrived while an earlier period's close was still
-    /// due, in arrival order: their tier, so their cohort, waits for that close
+    /// Every member seated, in arrival order (waiting ones included).
+    names: Names,
+    /// Per member (as `names`): its tier and its ordinal in that tier's arrivals
+    /// (`WAITING` and its position among the waiting while it waits).
+    seats: Vec<(u16, u32)>,
+    /// Per tier, its members (indexes) in arrival order.
+    arrivals: Vec<Vec<u32>>,
+    /// On a league board, members (indexes) that arrived while an earlier period's close
+    /// was still due, in arrival order: their tier, so their cohort, waits for that close
     /// (docs/competitions.md).
-    waiting: Vec<Box<str>>,
-    /// Each member's tier and arrival ordinal within it (`WAITING` and its position in
-    /// `waiting` while it waits).
-    seat: HashMap<Box<str>, (u16, u32)>,
+    waiting: Vec<u32>,
+    /// Name → index into `names`: the rankings' member table (one 8-byte slot holds 32
+    /// hash bits and the index, so a look-up is one cache miss, a growing table re-places
+    /// its slots without reading a name back, and a first write can prefetch its slot).
+    index: MemberTable,
+    hasher: DefaultHashBuilder,
 }
+
+/// Equal when every tier seats the same members in the same order and the same wait
+/// (whatever order the names were stored in: a snapshot restores them tier by tier).
+impl PartialEq for Cohorts {
+    fn eq(&self, other: &Self) -> bool {
+        self.arrivals() == other.arrivals() && self.waiting() == other.waiting()
+    }
+}
+
+impl Eq for Cohorts {}
 
 impl Cohorts {
     /// Whether nobody arrived.
     pub fn is_empty(&self) -> bool {
-        self.seat.is_empty()
+        self.names.is_empty()
+    }
+
+    /// `member`'s hash, as the index takes it.
+    fn hash(&self, member: &str) -> u64 {
+        self.hasher.hash_one(member)
+    }
+
+    /// Prefetches where `member`'s look-up starts (see [`crate::prefetch`]): a first write
+    /// asks before its ranking's work, so its seat is taken from cache after.
+    pub fn prefetch(&self, member: &str) {
+        self.index.prefetch(self.hash(member));
+    }
+
+    /// `member`'s index, if it has a seat (`h`: its [`Self::hash`]).
+    fn find_hashed(&self, member: &str, h: u64) -> Option<u32> {
+        let names = &self.names;
+        self.index.find(h, |i| names.get(i) == member)
+    }
+
+    /// `member`'s index, if it has a seat.
+    fn find(&self, member: &str) -> Option<u32> {
+        self.find_hashed(member, self.hash(member))
+    }
+
+    /// Seats `member` (known to have no seat; `h` its hash) with `seat`; its index.
+    fn seat(&mut self, member: &str, h: u64, seat: (u16, u32)) -> u32 {
+        let i = self.names.len() as u32;
+        self.names.push(member);
+        self.seats.push(seat);
+        let names = &self.names;
+        // Known absent: the insert cannot find it there.
+        let _ = self.index.insert(h, i, |j| names.get(j) == member);
+        i
     }
 
     /// Places `member` in the open cohort of `tier` if it has no seat yet; its place
     /// either way (`None` while it waits for its tier).
     pub fn place(&mut self, member: &str, tier: u16, size: u32) -> Option<Place> {
-        if self.seat.contains_key(member) {
-            return self.place_of(member, size);
+        let h = self.hash(member);
+        if let Some(i) = self.find_hashed(member, h) {
+            return self.place_at(i, size);
         }
-        let ordinal = self.append(tier, member.into());
+        let ordinal = self.next_ordinal(tier);
+        let i = self.seat(member, h, (tier, ordinal));
+        self.arrivals[usize::from(tier)].push(i);
         Some(Place {
             tier,
             cohort: ordinal / size + 1,
         })
     }
 
+    /// The ordinal the next arrival in `tier` takes (its list made if it had none).
+    fn next_ordinal(&mut self, tier: u16) -> u32 {
+        let t = usize::from(tier);
+        if self.arrivals.len() <= t {
+            self.arrivals.resize_with(t + 1, Vec::new);
+        }
+        self.arrivals[t].len() as u32
+    }
+
     /// Seats `member`, if it has no seat yet, among those waiting for their tier.
     pub fn wait(&mut self, member: &str) {
-        if !self.seat.contains_key(member) {
-            self.seat
-                .insert(member.into(), (WAITING, self.waiting.len() as u32));
-            self.waiting.push(member.into());
+        let h = self.hash(member);
+        if self.find_hashed(member, h).is_none() {
+            let i = self.seat(member, h, (WAITING, self.waiting.len() as u32));
+            self.waiting.push(i);
         }
     }
 
     /// Whether `member` waits for its tier.
     pub fn is_waiting(&self, member: &str) -> bool {
-        self.seat.get(member).is_some_and(|&(t, _)| t == WAITING)
+        self.find(member)
+            .is_some_and(|i| self.seats[i as usize].0 == WAITING)
     }
 
     /// Whether anyone waits for its tier.
@@ -100,48 +197,45 @@ impl Cohorts {
 
     /// Places every waiting member, in arrival order, in its tier (`tier_of`) now known.
     pub fn settle(&mut self, tier_of: impl Fn(&str) -> u16) {
-        for member in std::mem::take(&mut self.waiting) {
-            self.seat.remove(&member);
-            self.append(tier_of(&member), member);
+        for i in std::mem::take(&mut self.waiting) {
+            let tier = tier_of(self.names.get(i));
+            let ordinal = self.next_ordinal(tier);
+            self.seats[i as usize] = (tier, ordinal);
+            self.arrivals[usize::from(tier)].push(i);
         }
     }
 
     /// The members waiting for their tier, in arrival order (the snapshot's).
-    pub fn waiting(&self) -> &[Box<str>] {
-        &self.waiting
-    }
-
-    /// Appends `member` to tier `tier`'s arrivals; its ordinal there.
-    fn append(&mut self, tier: u16, member: Box<str>) -> u32 {
-        let t = usize::from(tier);
-        if self.arrivals.len() <= t {
-            self.arrivals.resize_with(t + 1, Vec::new);
-        }
-        let ordinal = self.arrivals[t].len() as u32;
-        self.seat.insert(member.clone(), (tier, ordinal));
-        self.arrivals[t].push(member);
-        ordinal
+    pub fn waiting(&self) -> Vec<&str> {
+        self.waiting.iter().map(|&i| self.names.get(i)).collect()
     }
 
     /// `member`'s place, if it arrived and does not wait for its tier.
     pub fn place_of(&self, member: &str, size: u32) -> Option<Place> {
-        self.seat
-            .get(member)
-            .filter(|&&(tier, _)| tier != WAITING)
-            .map(|&(tier, ordinal)| Place {
-                tier,
-                cohort: ordinal / size + 1,
-            })
+        self.place_at(self.find(member)?, size)
+    }
+
+    /// The place of the member at index `i`, unless it waits.
+    fn place_at(&self, i: u32, size: u32) -> Option<Place> {
+        let (tier, ordinal) = self.seats[i as usize];
+        (tier != WAITING).then_some(Place {
+            tier,
+            cohort: ordinal / size + 1,
+        })
     }
 
     /// The members of cohort `place`, in arrival order (empty if it has none).
-    pub fn members(&self, place: Place, size: u32) -> &[Box<str>] {
+    pub fn members(&self, place: Place, size: u32) -> Vec<&str> {
         let Some(list) = self.arrivals.get(usize::from(place.tier)) else {
-            return &[];
+            return Vec::new();
         };
         let from = (u64::from(place.cohort.saturating_sub(1)) * u64::from(size)) as usize;
         let to = from.saturating_add(size as usize).min(list.len());
-        list.get(from..to).unwrap_or(&[])
+        list.get(from..to)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&i| self.names.get(i))
+            .collect()
     }
 
     /// Every cohort with its member count, by tier then number (`tier`: only that one).
@@ -168,21 +262,30 @@ impl Cohorts {
     }
 
     /// Per tier, its members in arrival order (the snapshot's).
-    pub fn arrivals(&self) -> impl Iterator<Item = (u16, &[Box<str>])> {
+    pub fn arrivals(&self) -> Vec<(u16, Vec<&str>)> {
         self.arrivals
             .iter()
             .enumerate()
-            .map(|(t, l)| (t as u16, l.as_slice()))
+            .map(|(t, l)| {
+                let names = l.iter().map(|&i| self.names.get(i)).collect();
+                (t as u16, names)
+            })
+            .collect()
     }
 
     /// Appends `member` to tier `tier`'s arrivals (snapshot loading, in arrival order).
-    pub fn restore(&mut self, tier: u16, member: Box<str>) {
-        self.append(tier, member);
+    pub fn restore(&mut self, tier: u16, member: &str) {
+        let h = self.hash(member);
+        if self.find_hashed(member, h).is_none() {
+            let ordinal = self.next_ordinal(tier);
+            let i = self.seat(member, h, (tier, ordinal));
+            self.arrivals[usize::from(tier)].push(i);
+        }
     }
 
     /// Appends `member` to those waiting (snapshot loading, in arrival order).
-    pub fn restore_waiting(&mut self, member: Box<str>) {
-        self.wait(&member);
+    pub fn restore_waiting(&mut self, member: &str) {
+        self.wait(member);
     }
 }
 
@@ -203,7 +306,7 @@ mod tests {
         assert_eq!(c.place("a", 0, 3).map(|p| p.cohort), Some(1));
         assert_eq!(c.list(3, None).len(), 3);
         let third = Place { tier: 0, cohort: 3 };
-        assert_eq!(c.members(third, 3), [Box::from("g")]);
+        assert_eq!(c.members(third, 3), ["g"]);
         assert_eq!(
             c.list(3, None)
                 .iter()
@@ -220,7 +323,7 @@ mod tests {
         let mut r = Cohorts::default();
         for (t, list) in c.arrivals() {
             for m in list {
-                r.restore(t, m.clone());
+                r.restore(t, m);
             }
         }
         assert_eq!(r, c);

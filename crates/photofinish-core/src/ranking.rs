@@ -29,7 +29,7 @@ use crate::key::{Cols, Key, MAX_COLUMNS};
 use crate::slab::Slab;
 
 mod invariants;
-mod members;
+pub(crate) mod members;
 mod persist;
 mod reads;
 

@@ -144,7 +144,7 @@ fn write_seats(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
                 body.str(m);
                 body.u32(*n);
             }
-            let tiers: Vec<(u16, &[Box<str>])> = seats.cohorts.arrivals().collect();
+            let tiers = seats.cohorts.arrivals();
             body.u32(tiers.len() as u32);
             for (tier, members) in tiers {
                 body.u32(u32::from(tier));
@@ -245,12 +245,12 @@ fn read_seats(d: &mut Dec<'_>, state: &State, league: bool) -> Result<(), Decode
         for _ in 0..d.u32()? {
             let tier = tier(d, &name)?;
             for _ in 0..d.u32()? {
-                seats.cohorts.restore(tier, d.str()?.into());
+                seats.cohorts.restore(tier, &d.str()?);
             }
         }
         if league {
             for _ in 0..d.u32()? {
-                seats.cohorts.restore_waiting(d.str()?.into());
+                seats.cohorts.restore_waiting(&d.str()?);
             }
             if d.u8()? == 1 {
                 let mut c = Closing {

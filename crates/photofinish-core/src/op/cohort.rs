@@ -61,7 +61,7 @@ fn standings(
     style: RankStyle,
 ) -> Vec<Entry> {
     let members = b.cohort_members(period, place);
-    ranking.map_or_else(Vec::new, |r| r.rank_among(members, style))
+    ranking.map_or_else(Vec::new, |r| r.rank_among(&members, style))
 }
 
 /// A member's cohort: every member of it that has played, in cohort rank order
@@ -201,7 +201,7 @@ pub fn cohort_rank(
     let place = b.place_of(period, member)?;
     let members = b.cohort_members(period, place);
     let rank = ranking
-        .and_then(|r| r.rank_within(members, member, style))
+        .and_then(|r| r.rank_within(&members, member, style))
         .unwrap_or(0);
     Some((place, rank))
 }

@@ -18,7 +18,7 @@ const EMPTY: u64 = 0;
 
 /// Member-name hash → record id. See the module docs.
 #[derive(Debug, Clone, Default)]
-pub(super) struct MemberTable {
+pub(crate) struct MemberTable {
     slots: Vec<u64>,
     len: usize,
 }
@@ -70,12 +70,12 @@ fn slots_for(n: usize) -> usize {
 
 impl MemberTable {
     /// Members held.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Whether no member is held.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
@@ -100,13 +100,13 @@ impl MemberTable {
 
     /// The id whose name has `hash` and satisfies `eq`.
     #[inline]
-    pub(super) fn find(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+    pub(crate) fn find(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
         self.position(hash, eq).map(|i| slot_id(self.slots[i]))
     }
 
     /// Prefetches the slot where `hash`'s probe starts (see [`crate::prefetch`]).
     #[inline]
-    pub(super) fn prefetch(&self, hash: u64) {
+    pub(crate) fn prefetch(&self, hash: u64) {
         if let Some(s) = self.slots.get(home(tag(hash), self.slots.len())) {
             crate::prefetch::prefetch(s);
         }
@@ -154,7 +154,7 @@ impl MemberTable {
     }
 
     /// Adds `id` under `hash` unless a member satisfying `eq` is there: then its id.
-    pub(super) fn insert(
+    pub(crate) fn insert(
         &mut self,
         hash: u64,
         id: u32,
