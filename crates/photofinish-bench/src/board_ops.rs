@@ -27,6 +27,9 @@ pub struct BoardOps {
     pub cohort_size: u32,
     pub load_plain_s: f64,
     pub load_cohort_s: f64,
+    /// First writes, cohort board over plain: the median of [`FIRST_WRITE_ROUNDS`] paired
+    /// rounds, each a fresh load of both (the plain one first, then the cohort one).
+    pub first_write_ratio: f64,
     pub update_plain_ns: f64,
     pub update_cohort_ns: f64,
     pub cohort_read_ns: f64,
@@ -55,6 +58,10 @@ impl BoardOps {
         row(
             "load, cohorts (one write each)",
             format!("{:.2} s", self.load_cohort_s),
+        );
+        row(
+            &format!("first writes, cohorts / plain (median of {FIRST_WRITE_ROUNDS} pairs)"),
+            format!("{:.3}x", self.first_write_ratio),
         );
         row("update, plain", format!("{:.1} ns", self.update_plain_ns));
         row(
@@ -87,6 +94,7 @@ impl BoardOps {
             "cohort_size": self.cohort_size,
             "load_plain_s": self.load_plain_s,
             "load_cohort_s": self.load_cohort_s,
+            "first_write_ratio": self.first_write_ratio,
             "update_plain_ns": self.update_plain_ns,
             "update_cohort_ns": self.update_cohort_ns,
             "cohort_read_ns": self.cohort_read_ns,
@@ -122,6 +130,28 @@ fn load(config: BoardConfig, members: u64) -> Result<(Board, f64)> {
             .map_err(|e| anyhow!("{e}"))?;
     }
     Ok((b, start.elapsed().as_secs_f64()))
+}
+
+/// Paired rounds of [`first_write_ratio`]: the machine's noise is ±20% between runs.
+const FIRST_WRITE_ROUNDS: usize = 5;
+
+/// The median over paired rounds of (cohort board's load / plain board's load), each a
+/// fresh board of `members` first writes, the two loaded back to back.
+fn first_write_ratio(members: u64, cohort_size: u32) -> Result<f64> {
+    let mut ratios = Vec::with_capacity(FIRST_WRITE_ROUNDS);
+    for _ in 0..FIRST_WRITE_ROUNDS {
+        let (plain, plain_s) = load(BoardConfig::default(), members)?;
+        drop(plain);
+        let cohorts = BoardConfig {
+            cohort_size: Some(cohort_size),
+            ..BoardConfig::default()
+        };
+        let (cohort, cohort_s) = load(cohorts, members)?;
+        drop(cohort);
+        ratios.push(cohort_s / plain_s);
+    }
+    ratios.sort_by(f64::total_cmp);
+    Ok(ratios[FIRST_WRITE_ROUNDS / 2])
 }
 
 /// A daily league board of `members` in cohorts of `cohort_size` (4 tiers, a tenth of
@@ -219,6 +249,7 @@ pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
         cohort_size,
         load_plain_s,
         load_cohort_s,
+        first_write_ratio: first_write_ratio(members, cohort_size)?,
         update_plain_ns,
         update_cohort_ns,
         cohort_read_ns,

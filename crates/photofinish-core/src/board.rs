@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
-use crate::cohort::Place;
+use crate::cohort::{Cohorts, Place};
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
 use crate::config::{BoardConfig, Op};
 use crate::entry::Seats;
@@ -72,6 +72,17 @@ pub struct BoardWrite<'a> {
 /// Whether a period's seats owe a league close: it has cohorts, not all closed.
 fn owes_close(s: &Seats) -> bool {
     !s.cohorts.is_empty() && !s.closed()
+}
+
+/// Seats an arriving `member` in `cohorts`: in tier `tier`'s open cohort, or among those
+/// waiting for their tier (`None`).
+fn seat_arrival(cohorts: &mut Cohorts, member: &str, tier: Option<u16>, size: u32) {
+    match tier {
+        Some(tier) => {
+            cohorts.place(member, tier, size);
+        }
+        None => cohorts.wait(member),
+    }
 }
 
 /// Sets `member`'s tier in `tiers`, which keeps only tiers above the first.
@@ -335,22 +346,28 @@ impl Board {
     fn seat_played(&mut self, start_us: i64, member: &str, arrives: bool) {
         let counts = self.config.settings.entry.counts_attempts();
         let cohort_size = self.config.cohort_size.filter(|_| arrives);
-        let waiting = self
-            .seats
-            .get(&start_us)
-            .is_some_and(|s| !s.waiting.is_empty());
-        if !counts && cohort_size.is_none() && !waiting {
-            return;
+        if !counts && cohort_size.is_none() {
+            // An update: only a member waiting with a seat (a join) has anything to change.
+            let waiting = self
+                .seats
+                .get(&start_us)
+                .is_some_and(|s| !s.waiting.is_empty());
+            if !waiting {
+                return;
+            }
         }
-        if cohort_size.is_some() {
-            self.arrive(start_us, member);
-        }
+        let arrival = cohort_size.map(|size| (size, self.arrival(start_us, member)));
+        // One look-up of the period's seats for all of it: a first write on a cohort
+        // board comes here for each new member.
         let seats = self.seats.entry(start_us).or_default();
         if !seats.waiting.is_empty() {
             seats.waiting.remove(member);
         }
         if counts {
             *seats.attempts.entry(member.into()).or_default() += 1;
+        }
+        if let Some((size, tier)) = arrival {
+            seat_arrival(&mut seats.cohorts, member, tier, size);
         }
         if seats.is_empty() {
             self.seats.remove(&start_us);
@@ -364,15 +381,19 @@ impl Board {
         let Some(size) = self.config.cohort_size else {
             return;
         };
-        let league = self.config.league.is_some();
-        let wait = league && self.seats.range(..start_us).any(|(_, s)| owes_close(s));
-        let tier = if league { self.tier_of(member) } else { 0 };
+        let tier = self.arrival(start_us, member);
         let cohorts = &mut self.seats.entry(start_us).or_default().cohorts;
-        if wait {
-            cohorts.wait(member);
-        } else {
-            cohorts.place(member, tier, size);
+        seat_arrival(cohorts, member, tier, size);
+    }
+
+    /// The tier `member` arrives in, in the period starting at `start_us`: `None` when it
+    /// must wait for an earlier period's league close to know it.
+    fn arrival(&self, start_us: i64, member: &str) -> Option<u16> {
+        if self.config.league.is_none() {
+            return Some(0);
         }
+        let owed = self.seats.range(..start_us).any(|(_, s)| owes_close(s));
+        (!owed).then(|| self.tier_of(member))
     }
 
     /// The league, on a league board.
