@@ -190,11 +190,6 @@ impl Cohorts {
             .is_some_and(|i| self.seats[i as usize].0 == WAITING)
     }
 
-    /// Whether anyone waits for its tier.
-    pub fn has_waiting(&self) -> bool {
-        !self.waiting.is_empty()
-    }
-
     /// Places every waiting member, in arrival order, in its tier (`tier_of`) now known.
     pub fn settle(&mut self, tier_of: impl Fn(&str) -> u16) {
         for i in std::mem::take(&mut self.waiting) {
@@ -342,7 +337,7 @@ mod tests {
         assert_eq!(c.place("w2", 0, 2), None);
         assert_eq!(c.list(2, None), [(Place { tier: 0, cohort: 1 }, 1)]);
         c.settle(|m| if m == "w2" { 1 } else { 0 });
-        assert!(!c.has_waiting());
+        assert!(c.waiting().is_empty());
         assert_eq!(c.place_of("w1", 2), Some(Place { tier: 0, cohort: 1 }));
         assert_eq!(c.place_of("w3", 2), Some(Place { tier: 0, cohort: 2 }));
         assert_eq!(c.place_of("w2", 2), Some(Place { tier: 1, cohort: 1 }));

@@ -33,7 +33,7 @@ use crate::conns::lock;
 use crate::metrics::Metrics;
 use crate::wire::parse::rfc3339_us;
 use crate::wire::types::{EntryView, MoveView};
-use crate::wire::views::entry_view;
+use crate::wire::views::{cohort_view, move_view, page_view};
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
 /// time to read the entries) after its period (and grace) ended.
@@ -431,13 +431,7 @@ async fn all_moves(
                 by_cohort
                     .entry((m.from.clone(), m.cohort))
                     .or_default()
-                    .push(MoveView {
-                        member: m.member,
-                        from: m.from,
-                        to: m.to,
-                        cohort: m.cohort,
-                        rank: m.rank,
-                    });
+                    .push(move_view(m));
             }
             Ok(by_cohort)
         }
@@ -471,21 +465,19 @@ async fn cohort_body(
         .read(&op)
         .await
         .map_err(|e| format!("cannot read cohort {cohort}: {e}"))?;
-    let key = (tier.clone().unwrap_or_default(), cohort);
-    let moves = moves.remove(&key).unwrap_or_default();
+    let moves = moves
+        .remove(&(tier.unwrap_or_default(), cohort))
+        .unwrap_or_default();
+    let view = cohort_view(&h.board, rows);
     Ok(CohortClosed {
-        board: h.board.clone(),
-        period: period.id.clone(),
+        board: view.board,
+        period: view.period,
         starts_at: rfc3339_us(period.start_us),
         ends_at: rfc3339_us(period.end_us),
-        tier,
-        cohort,
-        total: rows.total,
-        entries: rows
-            .entries
-            .into_iter()
-            .map(|e| entry_view(e, &rows.columns))
-            .collect(),
+        tier: view.tier,
+        cohort: view.cohort,
+        total: view.total,
+        entries: view.entries,
         moves,
     })
 }
@@ -507,13 +499,10 @@ async fn body(
         },
     };
     let (total, entries) = match service.read(&op).await {
-        Ok(rows) => (
-            rows.total,
-            rows.entries
-                .into_iter()
-                .map(|e| entry_view(e, &rows.columns))
-                .collect(),
-        ),
+        Ok(rows) => {
+            let page = page_view(rows);
+            (page.total, page.entries)
+        }
         Err(BoardError::PeriodNotFound(_)) => (0, Vec::new()),
         Err(e) => return Err(e),
     };

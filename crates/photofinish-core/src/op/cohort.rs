@@ -45,8 +45,8 @@ pub fn tier_name(b: &Board, tier: u16) -> Option<String> {
     b.league().map(|l| l.name(tier).to_owned())
 }
 
-/// Up to `limit` items of `all` from 0-based `offset`.
-fn page<T>(all: Vec<T>, offset: u64, limit: u64) -> Vec<T> {
+/// Up to `limit` items of `all` from 0-based `offset` (only those are taken from it).
+pub(super) fn page<T>(all: impl IntoIterator<Item = T>, offset: u64, limit: u64) -> Vec<T> {
     let from = usize::try_from(offset).unwrap_or(usize::MAX);
     let take = usize::try_from(limit).unwrap_or(usize::MAX);
     all.into_iter().skip(from).take(take).collect()

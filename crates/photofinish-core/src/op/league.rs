@@ -7,6 +7,7 @@ use crate::league::League;
 use crate::names::BoardName;
 use crate::view::{MoveList, MoveRow, TierRow};
 
+use super::cohort::page;
 use super::read::in_period;
 use super::BoardRead;
 
@@ -42,25 +43,18 @@ impl BoardRead for ReadMoves {
     fn read(&self, b: &Board, now_us: i64) -> Result<MoveList, BoardError> {
         let league = require_league(b, &self.board)?;
         in_period(b, &self.period, now_us, |period, _| {
-            let closing = b.closing(&period);
-            let all = closing.map_or(&[][..], |c| c.moves.as_slice());
-            let from = usize::try_from(self.offset).unwrap_or(usize::MAX);
-            let take = usize::try_from(self.limit).unwrap_or(usize::MAX);
+            let all = b.closing(&period).map_or(&[][..], |c| c.moves.as_slice());
+            let rows = all.iter().map(|m| MoveRow {
+                member: m.member.to_string(),
+                from: league.name(m.from).to_owned(),
+                to: league.name(m.to).to_owned(),
+                cohort: m.cohort,
+                rank: m.rank,
+            });
             Ok(MoveList {
                 closed: b.is_closed(&period, now_us),
                 total: all.len() as u64,
-                moves: all
-                    .iter()
-                    .skip(from)
-                    .take(take)
-                    .map(|m| MoveRow {
-                        member: m.member.to_string(),
-                        from: league.name(m.from).to_owned(),
-                        to: league.name(m.to).to_owned(),
-                        cohort: m.cohort,
-                        rank: m.rank,
-                    })
-                    .collect(),
+                moves: page(rows, self.offset, self.limit),
                 period,
             })
         })

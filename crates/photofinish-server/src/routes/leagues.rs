@@ -10,7 +10,8 @@ use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
-use crate::wire::types::{MoveView, MovesView, TierView};
+use crate::wire::types::{MovesView, TierView};
+use crate::wire::views::move_view;
 
 /// A period's moves: the members whose tier changed when it closed, by tier, cohort and
 /// rank. `closed` is false until the close is done (the moves so far, then).
@@ -40,17 +41,7 @@ pub async fn get_moves(
         period: list.period.id,
         closed: list.closed,
         total: list.total,
-        moves: list
-            .moves
-            .into_iter()
-            .map(|m| MoveView {
-                member: m.member,
-                from: m.from,
-                to: m.to,
-                cohort: m.cohort,
-                rank: m.rank,
-            })
-            .collect(),
+        moves: list.moves.into_iter().map(move_view).collect(),
     }))
 }
 

@@ -5,14 +5,14 @@
 use photofinish_core::access::Caller;
 use photofinish_core::query::{top_percent, MemberSet, Percent, Thresholds};
 use photofinish_core::ranking::Entry;
-use photofinish_core::view::{BoardState, CohortList, CohortRows, MemberRow, Rows};
+use photofinish_core::view::{BoardState, CohortList, CohortRows, MemberRow, MoveRow, Rows};
 use serde_json::value::RawValue;
 
 use super::parse::rfc3339_us;
 use super::types::{
     BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage, EntryView,
-    LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, ScoresView, ThresholdView,
-    ThresholdsView,
+    LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, MoveView, ScoresView,
+    ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 
@@ -114,6 +114,17 @@ pub fn page_view(rows: Rows) -> EntriesPage {
             .into_iter()
             .map(|e| entry_view(e, &rows.columns))
             .collect(),
+    }
+}
+
+/// A member whose tier changed at a close.
+pub fn move_view(m: MoveRow) -> MoveView {
+    MoveView {
+        member: m.member,
+        from: m.from,
+        to: m.to,
+        cohort: m.cohort,
+        rank: m.rank,
     }
 }
 

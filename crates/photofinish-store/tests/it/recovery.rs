@@ -592,28 +592,6 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
     const DAY: i64 = 86_400_000_000;
     let dir = tempfile::tempdir().expect("tmp");
     let yesterday = T0 - DAY;
-    let write_at = |member: &str, value: i64, at_us: i64| match incr("l", member, value) {
-        Command::Write {
-            board,
-            member,
-            op,
-            scores,
-            period_us,
-            metadata,
-            over_budget,
-            ..
-        } => Command::Write {
-            board,
-            member,
-            op,
-            scores,
-            at_us,
-            period_us,
-            metadata,
-            over_budget,
-        },
-        other => other,
-    };
     let submit_at = |store: &photofinish_store::Store, cmd: Command| {
         let (tx, rx) = std::sync::mpsc::channel();
         store
@@ -670,10 +648,10 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
         };
         submit(&store, create).expect("durable").expect("created");
         for (i, m) in ["a", "b", "c", "d", "e"].iter().enumerate() {
-            submit_at(&store, write_at(m, i as i64, yesterday + i as i64));
+            submit_at(&store, incr_at("l", m, i as i64, yesterday + i as i64));
         }
         // Today's first arrival waits for yesterday's close.
-        submit_at(&store, write_at("w", 1, T0));
+        submit_at(&store, incr_at("l", "w", 1, T0));
         assert!(state_of(&store).3, "w waits");
         match submit(&store, close()).expect("durable") {
             Ok(Applied::Closed(Some(step))) => assert!(step.done),

@@ -74,12 +74,17 @@ pub fn create(store: &Store, board: &str) {
 }
 
 pub fn incr(board: &str, member: &str, value: i64) -> Command {
+    incr_at(board, member, value, 0)
+}
+
+/// [`incr`] at instant `at_us` (kept when submitted unstamped).
+pub fn incr_at(board: &str, member: &str, value: i64, at_us: i64) -> Command {
     Command::Write {
         board: board.into(),
         member: member.into(),
         op: None,
         scores: photofinish_core::columns::ScoreInput::Score(value),
-        at_us: 0,
+        at_us,
         period_us: None,
         metadata: None,
         over_budget: None,
