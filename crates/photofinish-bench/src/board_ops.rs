@@ -9,6 +9,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use anyhow::{anyhow, Result};
+use photofinish_core::access::Viewer;
 use photofinish_core::board::BoardWrite;
 use photofinish_core::op::{BoardRead, ReadCohort, ReadMember};
 use photofinish_core::view::ReadOptions;
@@ -230,7 +231,7 @@ pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
             member: m.to_owned(),
             options: ReadOptions::default(),
         };
-        black_box(op.read(&cohort, clock).ok());
+        black_box(op.read(&cohort, clock, &Viewer::Everyone).ok());
     });
     let member_read_ns = time_each(&reads, |m| {
         let op = ReadMember {
@@ -238,7 +239,7 @@ pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
             member: m.to_owned(),
             options: ReadOptions::default(),
         };
-        black_box(op.read(&cohort, clock).ok());
+        black_box(op.read(&cohort, clock, &Viewer::Everyone).ok());
     });
     let (close_s, close_max_step_ms, close_steps) = league_close(members, cohort_size)?;
     Ok(BoardOps {

@@ -146,6 +146,46 @@ pub enum Caller {
     },
 }
 
+/// Who reads a board, as hidden members (docs/SPEC.md §15) concern it: everyone but a
+/// hidden member and the board's admins sees the board without its hidden members; a
+/// player sees itself as if it were visible (a shadow ban); an admin sees a hidden member
+/// it names, marked, with the rank it would have — but its pages and totals leave it out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Viewer {
+    /// Anyone else (and the server's own reads: the webhook, the events).
+    #[default]
+    Everyone,
+    /// An admin of the board (an admin key covering it, or an open server).
+    Admin,
+    /// A player, who is this member.
+    Member(String),
+}
+
+impl Viewer {
+    /// How `caller` views `board`.
+    pub fn of(caller: &Caller, board: &str) -> Self {
+        match caller {
+            Caller::Open => Viewer::Admin,
+            Caller::Key(k) if k.scope == Scope::Admin && k.covers(board) => Viewer::Admin,
+            Caller::Player { member } => Viewer::Member(member.clone()),
+            Caller::Key(_) | Caller::Anonymous => Viewer::Everyone,
+        }
+    }
+
+    /// The member the viewer is, if a player: it sees itself.
+    pub fn own(&self) -> Option<&str> {
+        match self {
+            Viewer::Member(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether a read naming a hidden member shows it to this viewer (marked): an admin.
+    pub fn sees_hidden(&self) -> bool {
+        *self == Viewer::Admin
+    }
+}
+
 /// A board's access flags, as its config sets them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BoardFlags {

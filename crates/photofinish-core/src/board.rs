@@ -16,11 +16,11 @@ use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::cohort::{Cohorts, Place};
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
-use crate::config::{BoardConfig, Op};
+use crate::config::{BoardConfig, Op, MAX_HIDDEN_MEMBERS};
 use crate::entry::Seats;
 use crate::error::BoardError;
 use crate::league::{CloseStep, League, Move};
-use crate::ranking::{Outcome, Prefetch, Ranking, Write};
+use crate::ranking::{Outcome, Prefetch, RankStyle, Ranking, Visible, Write};
 use crate::view::{BoardPatch, JoinOutcome};
 use crate::window::PeriodWindow;
 
@@ -46,6 +46,10 @@ pub struct Board {
     /// On a league board, each member's tier above the first (docs/SPEC.md §14): it
     /// carries over from period to period and changes only when a period closes.
     tiers: hashbrown::HashMap<Box<str>, u16>,
+    /// The members hidden on this board (docs/SPEC.md §15), at most
+    /// [`MAX_HIDDEN_MEMBERS`]: kept with their entries and writes, left out of what
+    /// everyone else reads.
+    hidden: hashbrown::HashSet<Box<str>>,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -113,6 +117,7 @@ impl Board {
             seats: BTreeMap::new(),
             hook_cursor_us: None,
             tiers: hashbrown::HashMap::new(),
+            hidden: hashbrown::HashSet::new(),
         })
     }
 
@@ -235,7 +240,62 @@ impl Board {
                 }
             }
         }
-        result.map(|o| (o, period))
+        let mut outcome = result?;
+        if ranked && !self.hidden.is_empty() {
+            // The answer is the writer's view: hidden members other than it left out,
+            // itself shown as it would rank (docs/SPEC.md §15).
+            if let Some(ranking) = self.ranking(&period) {
+                let view = self.view(ranking, Some(w.member));
+                if let Some((_, ordinal)) = view.member_ranked(w.member, RankStyle::Ordinal) {
+                    outcome.rank = ordinal;
+                }
+            }
+        }
+        Ok((outcome, period))
+    }
+
+    /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden before.
+    /// `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
+    pub fn hide(&mut self, member: &str) -> Result<bool, BoardError> {
+        if self.hidden.contains(member) {
+            return Ok(false);
+        }
+        if self.hidden.len() >= MAX_HIDDEN_MEMBERS {
+            return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+        }
+        self.hidden.insert(member.into());
+        Ok(true)
+    }
+
+    /// Shows `member` again; whether it was hidden.
+    pub fn unhide(&mut self, member: &str) -> bool {
+        self.hidden.remove(member)
+    }
+
+    /// Whether `member` is hidden on this board.
+    pub fn is_hidden(&self, member: &str) -> bool {
+        !self.hidden.is_empty() && self.hidden.contains(member)
+    }
+
+    /// How many members the board hides.
+    pub fn hidden_count(&self) -> usize {
+        self.hidden.len()
+    }
+
+    /// The hidden members, sorted by name.
+    pub fn hidden(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self.hidden.iter().map(|m| &**m).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// `ranking` (one of this board's) as a reader sees it: without the hidden members,
+    /// except `own` — the reader itself, which sees itself as if visible.
+    pub fn view<'a>(&self, ranking: &'a Ranking, own: Option<&str>) -> Visible<'a> {
+        if self.hidden.is_empty() {
+            return ranking.visible(std::iter::empty::<&str>());
+        }
+        ranking.visible(self.hidden.iter().filter(|m| Some(&***m) != own))
     }
 
     /// The period that takes a write or join at instant `target_us`: `period_not_retained`
@@ -460,8 +520,13 @@ impl Board {
             if ranked >= budget {
                 break;
             }
-            let members = seats.cohorts.members(place, size);
+            let mut members = seats.cohorts.members(place, size);
             ranked += members.len();
+            // Hidden members are in no standing: neither promoted nor relegated, they
+            // keep their tier (docs/SPEC.md §15).
+            if !self.hidden.is_empty() {
+                members.retain(|m| !self.hidden.contains(*m));
+            }
             let order = ranking.map_or_else(Vec::new, |r| r.order_among(&members));
             for (pos, rank, to) in league.cohort_moves(place.tier, order.len()) {
                 let member: Box<str> = members[order[pos]].into();

@@ -26,6 +26,8 @@ pub const MEMBER_NAME_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F]{1,128}
 pub const MAX_RETENTION_PERIODS: u32 = 1000;
 /// Largest serialized metadata per entry (docs/SPEC.md §2): it is stored with every entry.
 pub const MAX_METADATA_BYTES: usize = 1024;
+/// Most members one board hides (docs/SPEC.md §15): a read costs O(log n + hidden).
+pub const MAX_HIDDEN_MEMBERS: usize = 10_000;
 /// Periods kept when the config does not say (docs/SPEC.md §2).
 pub const DEFAULT_RETENTION_PERIODS: u32 = 8;
 /// Longest grace after a period ends, seconds (docs/SPEC.md §10).

@@ -107,6 +107,8 @@ pub enum ErrorCode {
     NotJoined,
     /// A cohort read of a member that waits for its league tier, so for its cohort.
     CohortPending,
+    /// A hide beyond the board's limit of hidden members (docs/SPEC.md §15).
+    TooManyHidden,
 }
 
 macro_rules! code_names {
@@ -168,6 +170,7 @@ code_names!(
     AttemptsExhausted => "attempts_exhausted",
     NotJoined => "not_joined",
     CohortPending => "cohort_pending",
+    TooManyHidden => "too_many_hidden",
 );
 
 impl ErrorCode {
@@ -188,6 +191,7 @@ impl ErrorCode {
                 | C::RateLimited
                 | C::ScoreRejected
                 | C::BoardFull
+                | C::TooManyHidden
                 | C::BoardClosed
                 | C::AttemptsExhausted
                 | C::NotJoined
@@ -393,6 +397,9 @@ pub enum BoardError {
         /// The period id.
         period: String,
     },
+    /// A hide beyond the board's limit of hidden members (docs/SPEC.md §15).
+    #[error("too many hidden members: a board hides at most {0} members; unhide one first")]
+    TooManyHidden(usize),
     /// A board beyond the server's limit.
     #[error("too many boards: the server holds at most {0}")]
     TooManyBoards(u64),
@@ -475,6 +482,7 @@ impl BoardError {
             E::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
             E::NotJoined { .. } => ErrorCode::NotJoined,
             E::CohortPending { .. } => ErrorCode::CohortPending,
+            E::TooManyHidden(_) => ErrorCode::TooManyHidden,
             E::TooManyBoards(_) => ErrorCode::TooManyBoards,
             E::TooManyStreams { .. } => ErrorCode::TooManyStreams,
             E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,

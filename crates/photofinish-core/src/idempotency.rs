@@ -110,6 +110,8 @@ pub enum Answer {
     Deleted,
     /// A member joined a period (or had a seat there already).
     Joined(JoinOutcome),
+    /// A member was hidden or shown again on the board: whether that changed the board.
+    Hidden(bool),
     /// The board was created (`true`) or existed alike, and how it was then.
     Created {
         /// New, or the same config existed.

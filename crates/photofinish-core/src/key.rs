@@ -78,6 +78,17 @@ impl<T: Tail> Key<T> {
             seq: 0,
         }
     }
+
+    /// A key above every entry with this score (and below every worse score): the
+    /// entries below it are those with this score or a better one.
+    pub fn last_of(score: Score<T>) -> Key<T> {
+        Key {
+            nscore: score.nscore,
+            tail: score.tail,
+            reached_at_us: i64::MAX,
+            seq: u64::MAX,
+        }
+    }
 }
 
 impl Key {

@@ -32,9 +32,11 @@ mod invariants;
 pub(crate) mod members;
 mod persist;
 mod reads;
+mod visible;
 
 use members::MemberTable;
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
+pub use visible::Visible;
 
 /// Members a batch read looks up together: the memory loads of this many overlap (the
 /// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
@@ -132,6 +134,9 @@ pub struct Outcome {
 pub struct Entry {
     /// Rank in the style asked for, from 1.
     pub rank: u64,
+    /// The member is hidden (docs/SPEC.md §15): set on what an admin reads of a hidden
+    /// member it names, and on an export's entries; the rank is the one it would have.
+    pub hidden: bool,
     /// The member name.
     pub member: String,
     /// The scores, in column order.

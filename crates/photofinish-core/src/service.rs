@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::config::BoardConfig;
 use crate::error::BoardError;
@@ -160,21 +161,38 @@ pub trait Leaderboard: Send + Sync {
     fn shutdown(&self);
 }
 
+/// The viewer of the server's own reads.
+static EVERYONE: Viewer = Viewer::Everyone;
+
 /// Any read on any service (`service.read(&ReadPage { … })`): the one way a
 /// [`BoardRead`] reaches [`Leaderboard::read_board`].
 pub trait RunRead {
-    /// The answer of `op`, read from its board as the service holds it now.
+    /// The answer of `op`, read from its board as the service holds it now, as everyone
+    /// sees it (without hidden members): the server's own reads.
     fn read<R: BoardRead>(
         &self,
         op: &R,
+    ) -> impl Future<Output = Result<R::Output, BoardError>> + Send {
+        self.read_as(op, &EVERYONE)
+    }
+
+    /// The answer of `op` as `viewer` sees it.
+    fn read_as<R: BoardRead>(
+        &self,
+        op: &R,
+        viewer: &Viewer,
     ) -> impl Future<Output = Result<R::Output, BoardError>> + Send;
 }
 
 impl<T: Leaderboard + ?Sized> RunRead for T {
-    async fn read<R: BoardRead>(&self, op: &R) -> Result<R::Output, BoardError> {
+    async fn read_as<R: BoardRead>(
+        &self,
+        op: &R,
+        viewer: &Viewer,
+    ) -> Result<R::Output, BoardError> {
         let mut out = None;
         self.read_board(op.board(), &mut |b: &Board, now_us: i64| {
-            out = Some(op.read(b, now_us));
+            out = Some(op.read(b, now_us, viewer));
         })
         .await?;
         out.unwrap_or_else(|| {

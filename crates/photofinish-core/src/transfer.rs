@@ -31,6 +31,9 @@ pub struct ImportRow {
     pub reached_at_us: Option<i64>,
     /// Its metadata, a serialized JSON object.
     pub metadata: Option<String>,
+    /// The member is hidden on the board (docs/SPEC.md §15): an admin's export says so,
+    /// and the import hides it again.
+    pub hidden: bool,
 }
 
 /// An import line's scores (docs/SPEC.md §13): `score` on a one-column board, or every
@@ -167,6 +170,7 @@ mod tests {
             scores: ImportScores::Score(score),
             reached_at_us: Some(1_000),
             metadata: None,
+            hidden: false,
         }
     }
 

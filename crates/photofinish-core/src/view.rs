@@ -347,3 +347,12 @@ impl BoardPatch {
         Ok(c)
     }
 }
+
+/// A board's hidden members (docs/SPEC.md §15), a page of them by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenList {
+    /// Members the board hides.
+    pub total: u64,
+    /// The page, by name.
+    pub members: Vec<String>,
+}

@@ -262,6 +262,7 @@ async fn convert_periods(
             period_us: period.start_us.max(0),
             file,
             entries,
+            hidden: Vec::new(),
         })?;
         report.periods += 1;
         report.entries += entries;

@@ -7,7 +7,10 @@
  *                  1000 scores, and live updates from the board's event stream (SSE). On a
  *                  board with cohort_size (docs/SPEC.md §14): the period's cohorts, and a
  *                  cohort's standings — the searched member's cohort (its tier and cohort
- *                  named), or the one picked from the list.
+ *                  named), or the one picked from the list. For an admin of the board
+ *                  (docs/SPEC.md §15): the board's hidden members, each with "Unhide", and
+ *                  "Hide" on every member's row; a hidden member found by a search is
+ *                  shown marked "hidden" with the rank it would have.
  *
  * Auth: the credential (API key or player token) is kept in sessionStorage under
  * "photofinish.credential" and sent as "Authorization: Bearer <token>". EventSource cannot
@@ -41,6 +44,7 @@ const state = {
   limit: 25,
   search: null,      // member whose neighbours are shown in #around
   cohort: null,      // cohort picked from the list (when no member is searched): {tier, cohort}
+  admin: false,      // the credential may moderate this board (its hidden list answered)
   seq: 0,            // drops answers to superseded requests
   histSeq: 0,
 };
@@ -113,14 +117,14 @@ function scoreCells(e) {
   return names.map((n) => el('td', 'score num', e.scores[n]));
 }
 
-async function api(path, params) {
+async function api(path, params, method) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const headers = { Accept: 'application/json' };
   if (credential()) headers.Authorization = 'Bearer ' + credential();
   let res;
   try {
-    res = await fetch(path + (q.toString() ? '?' + q : ''), { headers, cache: 'no-store' });
+    res = await fetch(path + (q.toString() ? '?' + q : ''), { method: method || 'GET', headers, cache: 'no-store' });
   } catch (e) {
     throw new ApiError(0, 'network', 'Cannot reach the server (' + e.message + ').');
   }
@@ -327,12 +331,17 @@ async function loadView() {
   const around = state.search
     ? api(boardPath() + '/members/' + enc(state.search) + '/around', { ...common, before: 5, after: 5 }).catch((err) => ({ err }))
     : Promise.resolve(null);
+  // The hidden list answers admins only: it is also how the console learns it may moderate.
+  const hidden = api(boardPath() + '/hidden', { limit: 100 }).catch(() => null);
   try {
     const cohorts = loadCohorts(common);
     const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
     const near = await around;
     const groups = await cohorts;
+    const hiddenList = await hidden;
     if (seq !== state.seq) return;
+    state.admin = !!hiddenList;
+    renderHidden(hiddenList);
     if (!page.entries.length && state.offset > 0 && page.total > 0) { // paged past the end
       state.offset = Math.floor((page.total - 1) / state.limit) * state.limit;
       return loadView();
@@ -382,6 +391,43 @@ function renderAround(near) {
   noteMoves(near.entries);
   $('around-member').textContent = state.search;
   $('around').tBodies[0].replaceChildren(...near.entries.map((e) => entryRow(e, e.member === state.search)));
+}
+
+/* ---------- moderation (docs/SPEC.md §15; admins of the board) ---------- */
+
+function renderHidden(list) {
+  $('hidden-card').hidden = !list;
+  if (!list) return;
+  $('hidden-caption').textContent = fmtCount(list.total) + ' of at most 10,000';
+  $('hidden-empty').hidden = list.members.length > 0;
+  $('hidden-list').replaceChildren(...list.members.map((m) => {
+    const li = el('li');
+    const pick = el('button', 'link', m, { type: 'button', title: 'Show ' + m + ' as it would rank' });
+    pick.addEventListener('click', () => search(m));
+    li.append(pick, modButton(m, false));
+    return li;
+  }));
+}
+
+// "Hide" (or "Unhide") for `member`: hides it on the board, then reloads what is shown.
+function modButton(member, hide) {
+  const b = el('button', 'quiet mod', hide ? 'Hide' : 'Unhide', {
+    type: 'button',
+    title: hide ? 'Hide ' + member + ' from everyone else (it keeps its entries and sees itself)' : 'Show ' + member + ' again',
+  });
+  b.dataset.moderate = hide ? 'hide' : 'unhide';
+  b.addEventListener('click', async (ev) => {
+    ev.stopPropagation();
+    b.disabled = true;
+    try {
+      await api(boardPath() + '/members/' + enc(member) + '/' + (hide ? 'hide' : 'unhide'), null, 'POST');
+      loadView();
+    } catch (err) {
+      b.disabled = false;
+      showError(err);
+    }
+  });
+  return b;
 }
 
 /* ---------- cohorts (a board with cohort_size) ---------- */
@@ -460,6 +506,11 @@ function entryRow(e, highlight) {
   pick.addEventListener('click', () => search(e.member));
   const member = el('td', 'member');
   member.append(pick);
+  if (e.hidden) {
+    tr.classList.add('hidden-member');
+    member.append(el('span', 'chip hidden-chip', 'hidden', { title: 'Hidden: only admins and the member itself see it; the rank is the one it would have' }));
+  }
+  if (state.admin) member.append(modButton(e.member, !e.hidden));
   const reached = el('td', 'reached');
   reached.append(el('time', null, fmtTime(e.reached_at), { dateTime: e.reached_at, title: e.reached_at }));
   tr.append(el('td', 'rank num', e.rank), el('td', 'move'), member, ...scoreCells(e), reached, metaCell(e.metadata));

@@ -43,6 +43,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::RankingFull
         | C::ScoreRejected
         | C::BoardFull
+        | C::TooManyHidden
         | C::BoardClosed
         | C::AttemptsExhausted
         | C::NotJoined

@@ -50,8 +50,8 @@ use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
-    admin, boards, cohorts, console, entries, events, leagues, members, ops, queries, scores,
-    transfer,
+    admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops, queries,
+    scores, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -78,6 +78,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(cohorts::get_cohort_entries))
         .routes(routes!(leagues::get_moves))
         .routes(routes!(leagues::get_member_tier))
+        .routes(routes!(moderation::post_hide))
+        .routes(routes!(moderation::post_unhide))
+        .routes(routes!(moderation::get_hidden))
         .routes(routes!(queries::post_members_query))
         .routes(routes!(queries::get_rank))
         .routes(routes!(queries::get_thresholds))

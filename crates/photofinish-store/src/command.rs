@@ -85,6 +85,9 @@ pub enum Command {
         file: String,
         /// Entries in it.
         entries: u64,
+        /// Members the import hides on the board (docs/SPEC.md §15): rows an admin's
+        /// export marked `hidden`.
+        hidden: Vec<String>,
     },
     /// Marks an instant in a board's log and changes nothing: on the scale-out layout a
     /// period that begins without writes is announced by the first entry in it, and a node
@@ -115,6 +118,15 @@ pub enum Command {
         at_us: i64,
         /// The memory budget was over when the join was admitted: it may not take a seat.
         over_budget: Option<OverBudget>,
+    },
+    /// Hide a member on a board, or show it again (docs/SPEC.md §15).
+    Hide {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Hide (`true`) or unhide.
+        hidden: bool,
     },
     /// Remove a member from one period.
     DeleteMember {
@@ -182,6 +194,11 @@ const WRITE_COLUMNS: u8 = 14;
 const JOIN: u8 = 15;
 /// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
 const CLOSE: u8 = 16;
+/// A member hidden or shown again (docs/SPEC.md §15): board, member, then 1 (hide) or 0.
+const HIDE: u8 = 17;
+/// An import that hides members (docs/SPEC.md §15): the fields of kind 12, then a count
+/// and each member's name. An import that hides none is kind 12.
+const IMPORT_HIDING: u8 = 18;
 /// [`WRITE_COLUMNS`]' forms.
 const BY_NAME: u8 = 1;
 const IN_ORDER: u8 = 2;
@@ -198,7 +215,7 @@ pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
 /// staged before it is applied), read from its first byte without decoding it.
 pub fn is_import(encoded: &[u8]) -> bool {
-    encoded.first() == Some(&IMPORT)
+    matches!(encoded.first(), Some(&(IMPORT | IMPORT_HIDING)))
 }
 
 impl Command {
@@ -256,6 +273,7 @@ impl Command {
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
             | Command::Join { board, .. }
+            | Command::Hide { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
@@ -323,17 +341,38 @@ impl Command {
                 e.u8(u8::from(over_budget.is_some()));
                 enc_over_budget(e, over_budget);
             }
+            Command::Hide {
+                board,
+                member,
+                hidden,
+            } => {
+                e.u8(HIDE);
+                e.str(board);
+                e.str(member);
+                e.u8(u8::from(*hidden));
+            }
             Command::Import {
                 board,
                 period_us,
                 file,
                 entries,
+                hidden,
             } => {
-                e.u8(IMPORT);
+                e.u8(if hidden.is_empty() {
+                    IMPORT
+                } else {
+                    IMPORT_HIDING
+                });
                 e.str(board);
                 e.i64(*period_us);
                 e.str(file);
                 e.u64(*entries);
+                if !hidden.is_empty() {
+                    e.u32(hidden.len() as u32);
+                    for m in hidden {
+                        e.str(m);
+                    }
+                }
             }
             Command::Write {
                 board,
@@ -486,12 +525,35 @@ impl Command {
                     over_budget: dec_over_budget(d, over)?,
                 }
             }
-            IMPORT => Command::Import {
+            HIDE => Command::Hide {
                 board: d.str()?,
-                period_us: d.i64()?,
-                file: d.str()?,
-                entries: d.u64()?,
+                member: d.str()?,
+                hidden: match d.u8()? {
+                    0 => false,
+                    1 => true,
+                    f => return Err(DecodeError(format!("a hide's flag {f}"))),
+                },
             },
+            kind @ (IMPORT | IMPORT_HIDING) => {
+                let (board, period_us, file, entries) = (d.str()?, d.i64()?, d.str()?, d.u64()?);
+                let mut hidden = Vec::new();
+                if kind == IMPORT_HIDING {
+                    let n = d.u32()? as usize;
+                    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+                        return Err(DecodeError(format!("an import hiding {n} members")));
+                    }
+                    for _ in 0..n {
+                        hidden.push(d.str()?);
+                    }
+                }
+                Command::Import {
+                    board,
+                    period_us,
+                    file,
+                    entries,
+                    hidden,
+                }
+            }
             WRITE_COLUMNS => {
                 let (board, member, op) = (d.str()?, d.str()?, d.op()?);
                 let scores = dec_scores(d)?;
@@ -675,16 +737,23 @@ mod tests {
 
     #[test]
     fn imports_round_trip() {
-        let cmd = Command::Import {
-            board: "b".into(),
-            period_us: 1_795_305_600_000_000,
-            file: "import-1-2.rank".into(),
-            entries: 10_000_000,
-        };
-        let mut e = Enc::default();
-        cmd.encode(&mut e);
-        assert_eq!(e.0[0], IMPORT);
-        assert_eq!(Command::decode(&e.0).expect("ok"), cmd);
+        for (hidden, kind) in [
+            (Vec::new(), IMPORT),
+            (vec!["mallory".to_owned(), "eve".to_owned()], IMPORT_HIDING),
+        ] {
+            let cmd = Command::Import {
+                board: "b".into(),
+                period_us: 1_795_305_600_000_000,
+                file: "import-1-2.rank".into(),
+                entries: 10_000_000,
+                hidden,
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], kind);
+            assert!(is_import(&e.0));
+            assert_eq!(Command::decode(&e.0).expect("ok"), cmd);
+        }
     }
 
     #[test]
@@ -730,6 +799,28 @@ mod tests {
                 }
             ));
         }
+    }
+
+    #[test]
+    fn hides_round_trip() {
+        for hidden in [true, false] {
+            let cmd = Command::Hide {
+                board: "cup".into(),
+                member: "mallory".into(),
+                hidden,
+            };
+            assert!(!cmd.takes_time(true));
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], HIDE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+        let mut e = Enc::default();
+        e.u8(HIDE);
+        e.str("cup");
+        e.str("mallory");
+        e.u8(2);
+        assert!(Command::decode(&e.0).is_err());
     }
 
     #[test]

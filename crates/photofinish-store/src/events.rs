@@ -13,7 +13,7 @@ use std::sync::Arc;
 use photofinish_core::events::{EventFeed, EventKind, Feeds, EVENT_RING_LEN};
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::WriteOutcome;
-use photofinish_core::{BoardError, Period, PeriodRef};
+use photofinish_core::{BoardError, Period, PeriodRef, RankStyle};
 
 use crate::command::Command;
 use crate::state::{read_lock, Applied, State};
@@ -33,6 +33,7 @@ pub fn publish(
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
         (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
         (Command::DeleteMember { .. }, Applied::MemberRemoved) => removed(feeds, state, cmd),
+        (Command::Hide { .. }, Applied::Hidden(true)) => moderated(feeds, state, cmd, now_us),
         (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
             (Answer::Written(w), [c]) => written(feeds, state, c, w, now_us),
             (Answer::Batch(results), _) => {
@@ -60,6 +61,9 @@ fn written(feeds: &Feeds, state: &State, cmd: &Command, w: &WriteOutcome, now_us
         return;
     }
     let Some(feed) = feeds.get(board) else { return };
+    if is_hidden(state, board, member) {
+        return;
+    }
     announce(&feed, state, board, period);
     feed.push(EventKind::Score {
         member: member.clone(),
@@ -88,6 +92,9 @@ fn removed(feeds: &Feeds, state: &State, cmd: &Command) {
     };
     let current = {
         let b = read_lock(&handle);
+        if b.is_hidden(member) {
+            return;
+        }
         let asked = b.resolve(&PeriodRef::parse(period), *now_us);
         let current = b.resolve(&PeriodRef::Current, *now_us);
         match (asked, current) {
@@ -99,6 +106,59 @@ fn removed(feeds: &Feeds, state: &State, cmd: &Command) {
         member: member.clone(),
         period: current.id,
     });
+}
+
+/// Whether `member` is hidden on `board` (docs/SPEC.md §15): its events are nobody's.
+fn is_hidden(state: &State, board: &str, member: &str) -> bool {
+    state
+        .board(board)
+        .is_some_and(|h| read_lock(&h).is_hidden(member))
+}
+
+/// A member hidden or shown again, as watchers see it: a hidden member with an entry in
+/// the current period leaves it (a remove event), a member shown again enters it with its
+/// entry (a score event).
+fn moderated(feeds: &Feeds, state: &State, cmd: &Command, now_us: i64) {
+    let Command::Hide {
+        board,
+        member,
+        hidden,
+    } = cmd
+    else {
+        return;
+    };
+    let Some(feed) = feeds.get(board) else { return };
+    let Some(handle) = state.board(board) else {
+        return;
+    };
+    let found = {
+        let b = read_lock(&handle);
+        let Ok((period, Some(ranking))) = b.read(&PeriodRef::Current, now_us) else {
+            return;
+        };
+        let view = b.view(ranking, None);
+        view.member_ranked(member, RankStyle::Ordinal)
+            .map(|found| (found, period, b.column_names()))
+    };
+    let Some(((entry, ordinal), period, columns)) = found else {
+        return;
+    };
+    if *hidden {
+        feed.push(EventKind::Remove {
+            member: member.clone(),
+            period: period.id,
+        });
+    } else {
+        announce(&feed, state, board, &period);
+        feed.push(EventKind::Score {
+            member: member.clone(),
+            scores: entry.scores,
+            columns,
+            rank: ordinal,
+            reached_at_us: entry.reached_at_us,
+            period: period.id,
+        });
+    }
 }
 
 /// Sends `period`'s reset event unless the feed has (it records the first it learns).

@@ -350,6 +350,7 @@ const DELETED: u8 = 6;
 /// A join's answer (no request takes a key on a join today, docs/SPEC.md §7: the kind
 /// keeps every answer writable).
 const JOINED: u8 = 7;
+const HIDDEN: u8 = 8;
 
 fn enc_period(e: &mut Enc, p: &Period) {
     e.str(&p.id);
@@ -464,6 +465,10 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
             enc_period(e, &j.period);
             e.u8(u8::from(j.already));
         }
+        Answer::Hidden(hidden) => {
+            e.u8(HIDDEN);
+            e.u8(u8::from(*hidden));
+        }
     }
 }
 
@@ -520,6 +525,7 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
             period: dec_period(d)?,
             already: d.u8()? != 0,
         }),
+        HIDDEN => Answer::Hidden(d.u8()? != 0),
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
     Ok((

@@ -207,7 +207,7 @@ crate::leaderboard_over_engine!(Store, {
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {
         let now = Store::now_us(self);
-        let (target, builder) = ops::import_rows(self, board, period, source).await?;
+        let (target, builder, hidden) = ops::import_rows(self, board, period, source).await?;
         // Sort (if the rows were not in rank order), index and write the file off the
         // caller's thread: seconds for millions of entries.
         let (storage, dir) = self.files();
@@ -229,7 +229,7 @@ crate::leaderboard_over_engine!(Store, {
         // If the record is logged and refused when applied (a write filled the period
         // meanwhile), its replay reads the file; if not, the file is an orphan, removed at
         // the next start or clean shutdown.
-        ops::put_import(self, self.state(), board, &target, file, ranking).await
+        ops::put_import(self, self.state(), board, &target, file, ranking, hidden).await
     }
 
     fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {

@@ -17,7 +17,9 @@ use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::State;
 
 /// First 8 bytes of every snapshot this version writes: name and format version 6.
-pub const MAGIC: &[u8; 8] = b"PFSNAP06";
+pub const MAGIC: &[u8; 8] = b"PFSNAP07";
+/// Format 6: no hidden members (read only).
+const MAGIC_V6: &[u8; 8] = b"PFSNAP06";
 /// The fifth format: no leagues (docs/SPEC.md §14). Still read.
 const MAGIC_V5: &[u8; 8] = b"PFSNAP05";
 /// The fourth format: no seats (docs/SPEC.md §14). Still read.
@@ -116,6 +118,8 @@ pub fn write(
     // leagues' tiers (format 6).
     write_seats(&mut w, state)?;
     write_tiers(&mut w, state)?;
+    // The hidden members (format 7).
+    write_hidden(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
@@ -217,6 +221,47 @@ fn read_tiers(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
         for _ in 0..d.u32()? {
             let member = d.str()?;
             board.restore_tier(member.into(), tier(d, &name)?);
+        }
+    }
+    Ok(())
+}
+
+/// Every board's hidden members (docs/format.md): a count of boards that hide any, each
+/// with its name and the names it hides.
+fn write_hidden(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let mut boards = 0u32;
+    let mut body = Enc::default();
+    for (name, handle) in &state.boards() {
+        let board = read_lock(handle);
+        let hidden = board.hidden();
+        if hidden.is_empty() {
+            continue;
+        }
+        boards += 1;
+        body.str(name);
+        body.u32(hidden.len() as u32);
+        for m in hidden {
+            body.str(m);
+        }
+    }
+    let mut e = Enc::default();
+    e.u32(boards);
+    w.write_all(&e.0)?;
+    w.write_all(&body.0)
+}
+
+/// Reads what [`write_hidden`] wrote into the boards of `state`.
+fn read_hidden(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let handle = state
+            .board(&name)
+            .ok_or_else(|| DecodeError(format!("hidden members of no board {name:?}")))?;
+        let mut board = crate::state::write_lock(&handle);
+        for _ in 0..d.u32()? {
+            board
+                .hide(&d.str()?)
+                .map_err(|e| DecodeError(format!("board {name:?}: {e}")))?;
         }
     }
     Ok(())
@@ -371,7 +416,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let v3 = buf.get(..8) == Some(MAGIC_V3.as_slice());
     let v4 = buf.get(..8) == Some(MAGIC_V4.as_slice());
     let v5 = buf.get(..8) == Some(MAGIC_V5.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4 && !v5) {
+    let v6 = buf.get(..8) == Some(MAGIC_V6.as_slice());
+    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4 && !v5 && !v6)
+    {
         return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
     }
     let (body, crc) = buf.split_at(buf.len() - 4);
@@ -422,6 +469,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     }
     if !v1 && !v2 && !v3 && !v4 && !v5 {
         read_tiers(&mut d, &state)?;
+    }
+    if !v1 && !v2 && !v3 && !v4 && !v5 && !v6 {
+        read_hidden(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::board::BoardWrite;
+use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
 use photofinish_core::ranking::Prefetch;
@@ -34,6 +35,9 @@ pub enum Applied {
     Ticked,
     /// A member joined a period (or had a seat there already).
     Joined(JoinOutcome),
+    /// A member was hidden or shown again: whether that changed the board (it was not
+    /// already so).
+    Hidden(bool),
     /// A league close step ran (`None`: no close was due).
     Closed(Option<CloseStep>),
     /// An import filled a period with this many entries.
@@ -275,12 +279,27 @@ impl State {
                 let joined = write_lock(&handle).join(member, *at_us, *over_budget)?;
                 Ok(Applied::Joined(joined))
             }
+            Command::Hide {
+                board,
+                member,
+                hidden,
+            } => {
+                let handle = self.require(board)?;
+                let mut b = write_lock(&handle);
+                let changed = if *hidden {
+                    b.hide(member)?
+                } else {
+                    b.unhide(member)
+                };
+                Ok(Applied::Hidden(changed))
+            }
             Command::Import {
                 board,
                 period_us,
                 file,
                 entries,
-            } => self.apply_import(board, *period_us, file, *entries),
+                hidden,
+            } => self.apply_import(board, *period_us, file, *entries, hidden),
             Command::DeleteMember {
                 board,
                 period,
@@ -325,6 +344,7 @@ impl State {
         period_us: i64,
         file: &str,
         entries: u64,
+        hidden: &[String],
     ) -> Result<Applied, BoardError> {
         let ranking = self.staged().remove(file);
         let handle = self.require(board)?;
@@ -344,6 +364,14 @@ impl State {
             return Err(BoardError::InvalidEntries(format!(
                 "import file {file} does not fit board {board:?}"
             )));
+        }
+        // The members it hides, all or none (within the board's limit).
+        let new = hidden.iter().filter(|m| !b.is_hidden(m)).count();
+        if b.hidden_count() + new > MAX_HIDDEN_MEMBERS {
+            return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+        }
+        for m in hidden {
+            b.hide(m)?;
         }
         b.import_ranking(period.clone(), ranking);
         Ok(Applied::Imported(period, entries))

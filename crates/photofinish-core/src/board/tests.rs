@@ -195,6 +195,8 @@ mod league {
 
     #[derive(Default)]
     struct Model {
+        /// Hidden members (docs/SPEC.md §15): in no standing, never moved.
+        hidden: Vec<String>,
         tiers: HashMap<String, u16>,
         periods: Vec<ModelPeriod>,
         /// The newest period whose close is done (index), if any.
@@ -237,7 +239,8 @@ mod league {
             tiers.sort_unstable();
             for t in tiers {
                 for (k, chunk) in period.arrivals[&t].chunks(SIZE as usize).enumerate() {
-                    let mut ranked: Vec<&String> = chunk.iter().collect();
+                    let mut ranked: Vec<&String> =
+                        chunk.iter().filter(|m| !self.hidden.contains(m)).collect();
                     ranked.sort_by_key(|m| {
                         let (v, at) = period.best[*m];
                         (std::cmp::Reverse(v), at)
@@ -283,9 +286,15 @@ mod league {
                 1..5,
             ),
             step in 1usize..8,
+            hidden in proptest::collection::vec(0u8..10, 0..3),
         ) {
             let mut b = league_board();
             let mut model = Model::default();
+            for m in hidden {
+                let name = format!("m{m}");
+                b.hide(&name).expect("hide");
+                model.hidden.push(name);
+            }
             let mut clock = T0;
             for (d, (writes, late)) in days.iter().enumerate() {
                 let day_start = T0 + d as i64 * DAY;
@@ -369,4 +378,51 @@ mod league {
             assert!(b.is_pending(&period, m), "{m} waits on day {d}");
         }
     }
+}
+
+#[test]
+fn hidden_members_are_kept_counted_and_answered_as_they_would_rank() {
+    let mut b = daily(3);
+    for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {
+        write(&mut b, m, 40 - 10 * i as i64, T0 + i as i64).expect("write");
+    }
+    assert_eq!(b.hide("a"), Ok(true));
+    assert_eq!(b.hide("a"), Ok(false), "hiding twice changes nothing");
+    assert!(b.hide("nobody-yet").expect("a name without an entry"));
+    // A visible member's answer leaves the hidden one out; the hidden one's answer is the
+    // rank it would have.
+    let (o, _) = write(&mut b, "c", 0, T0 + 10).expect("write");
+    assert_eq!(o.rank, 2, "c is third, second without a");
+    let (o, _) = write(&mut b, "a", 0, T0 + 11).expect("write");
+    assert_eq!(o.rank, 1, "a would be first");
+    b.hide("b").expect("hide");
+    let (o, _) = write(&mut b, "a", 0, T0 + 12).expect("write");
+    assert_eq!(
+        o.rank, 1,
+        "a's answer leaves the other hidden member out too"
+    );
+    let (o, _) = write(&mut b, "d", 0, T0 + 13).expect("write");
+    assert_eq!(o.rank, 2, "d behind c alone");
+    assert_eq!(b.hidden(), ["a", "b", "nobody-yet"]);
+    assert!(b.unhide("a"));
+    assert!(!b.unhide("a"));
+    let (o, _) = write(&mut b, "d", 0, T0 + 14).expect("write");
+    assert_eq!(o.rank, 3, "a is back above c");
+    // The named limit.
+    let mut b = daily(3);
+    for i in 0..MAX_HIDDEN_MEMBERS {
+        b.hide(&format!("h{i}")).expect("under the limit");
+    }
+    assert_eq!(
+        b.hide("one-more").map_err(|e| e.code()),
+        Err(crate::ErrorCode::TooManyHidden)
+    );
+    assert!(!b.is_hidden("one-more"), "a refused hide changes nothing");
+    assert_eq!(
+        b.hide("h0"),
+        Ok(false),
+        "a hidden member at the limit is fine"
+    );
+    assert!(b.unhide("h0"));
+    assert_eq!(b.hide("one-more"), Ok(true));
 }

@@ -43,6 +43,13 @@ pub enum Change {
         /// take a seat.
         over_budget: Option<OverBudget>,
     },
+    /// Hide a member on the board (`hidden: true`) or show it again (docs/SPEC.md §15).
+    Hide {
+        /// The member (checked: a hide may come before the member's first write).
+        member: MemberName,
+        /// Hide, or unhide.
+        hidden: bool,
+    },
 }
 
 impl Change {
@@ -56,6 +63,8 @@ impl Change {
             Change::Batch(_) => "batch",
             Change::Remove { .. } => "remove",
             Change::Join { .. } => "join",
+            Change::Hide { hidden: true, .. } => "hide",
+            Change::Hide { hidden: false, .. } => "unhide",
         }
     }
 
@@ -64,7 +73,7 @@ impl Change {
     pub fn takes_key(&self) -> bool {
         !matches!(
             self,
-            Change::Patch(_) | Change::Delete | Change::Join { .. }
+            Change::Patch(_) | Change::Delete | Change::Join { .. } | Change::Hide { .. }
         )
     }
 
@@ -91,7 +100,9 @@ impl Change {
     /// every write is authorized for its member ([`Action::Write`]).
     pub fn action<'a>(&'a self, board: &'a str) -> Option<Action<'a>> {
         match self {
-            Change::Create(_) | Change::Patch(_) | Change::Delete => Some(Action::Manage { board }),
+            Change::Create(_) | Change::Patch(_) | Change::Delete | Change::Hide { .. } => {
+                Some(Action::Manage { board })
+            }
             Change::Remove { .. } => Some(Action::RemoveMember { board }),
             Change::Join { member, .. } => Some(Action::Write {
                 board,
@@ -166,6 +177,15 @@ impl Answer {
         match self {
             Answer::Joined(j) => Ok(j),
             other => Err(mismatch("a join", &other)),
+        }
+    }
+
+    /// A hide's or an unhide's: whether it changed the board (the member was not already
+    /// hidden, or shown).
+    pub fn into_hidden(self) -> Result<bool, BoardError> {
+        match self {
+            Answer::Hidden(hidden) => Ok(hidden),
+            other => Err(mismatch("a hide", &other)),
         }
     }
 

@@ -4,11 +4,12 @@
 //! read from the period's ranking and ranked among themselves in the style asked
 //! ([`crate::Ranking::rank_among`]) — O(cohort size) lookups and a sort of the cohort.
 
+use crate::access::Viewer;
 use crate::board::Board;
 use crate::cohort::Place;
 use crate::error::BoardError;
 use crate::names::BoardName;
-use crate::ranking::{Entry, RankStyle, Ranking};
+use crate::ranking::{Entry, RankStyle, Visible};
 use crate::view::{CohortList, CohortRows, ReadOptions};
 
 use super::read::in_period;
@@ -52,16 +53,19 @@ pub(super) fn page<T>(all: impl IntoIterator<Item = T>, offset: u64, limit: u64)
     all.into_iter().skip(from).take(take).collect()
 }
 
-/// The entries of cohort `place` in the period read, ranked among themselves.
+/// The entries of cohort `place` in the period read, ranked among themselves (those the
+/// reader sees: hidden members are in no cohort standing, docs/SPEC.md §15).
 fn standings(
     b: &Board,
-    ranking: Option<&Ranking>,
+    ranking: Option<&Visible<'_>>,
     period: &crate::Period,
     place: Place,
     style: RankStyle,
 ) -> Vec<Entry> {
-    let members = b.cohort_members(period, place);
-    ranking.map_or_else(Vec::new, |r| r.rank_among(&members, style))
+    ranking.map_or_else(Vec::new, |r| {
+        let members = r.shown(b.cohort_members(period, place));
+        r.ranking().rank_among(&members, style)
+    })
 }
 
 /// A member's cohort: every member of it that has played, in cohort rank order
@@ -81,29 +85,35 @@ impl BoardRead for ReadCohort {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            let Some(place) = b.place_of(&period, &self.member) else {
-                return Err(if b.is_pending(&period, &self.member) {
-                    BoardError::CohortPending {
-                        member: self.member.clone(),
-                        period: period.id,
-                    }
-                } else {
-                    BoardError::member_not_found(&self.board, &self.member, &period.id)
-                });
-            };
-            let entries = standings(b, ranking, &period, place, self.options.ranking);
-            Ok(CohortRows {
-                total: entries.len() as u64,
-                tier: tier_name(b, place.tier),
-                place,
-                entries,
-                columns: b.column_names(),
-                period,
-            })
-        })
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                let Some(place) = b.place_of(&period, &self.member) else {
+                    return Err(if b.is_pending(&period, &self.member) {
+                        BoardError::CohortPending {
+                            member: self.member.clone(),
+                            period: period.id,
+                        }
+                    } else {
+                        BoardError::member_not_found(&self.board, &self.member, &period.id)
+                    });
+                };
+                let entries = standings(b, ranking.as_ref(), &period, place, self.options.ranking);
+                Ok(CohortRows {
+                    total: entries.len() as u64,
+                    tier: tier_name(b, place.tier),
+                    place,
+                    entries,
+                    columns: b.column_names(),
+                    period,
+                })
+            },
+        )
     }
 }
 
@@ -128,10 +138,10 @@ impl BoardRead for ReadCohorts {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<CohortList, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortList, BoardError> {
         require_cohorts(b, &self.board)?;
         let tier = self.tier.as_deref().map(|t| tier_of(b, t)).transpose()?;
-        in_period(b, &self.options.period, now_us, |period, _| {
+        in_period(b, &self.options.period, now_us, viewer, |period, _| {
             let all = b.cohorts(&period, tier);
             Ok(CohortList {
                 total: all.len() as u64,
@@ -168,24 +178,30 @@ impl BoardRead for ReadCohortPage {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<CohortRows, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
         let tier = self.tier.as_deref().map_or(Ok(0), |t| tier_of(b, t))?;
         let place = Place {
             tier,
             cohort: self.cohort,
         };
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            let all = standings(b, ranking, &period, place, self.options.ranking);
-            Ok(CohortRows {
-                total: all.len() as u64,
-                tier: tier_name(b, place.tier),
-                place,
-                entries: page(all, self.offset, self.limit),
-                columns: b.column_names(),
-                period,
-            })
-        })
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                let all = standings(b, ranking.as_ref(), &period, place, self.options.ranking);
+                Ok(CohortRows {
+                    total: all.len() as u64,
+                    tier: tier_name(b, place.tier),
+                    place,
+                    entries: page(all, self.offset, self.limit),
+                    columns: b.column_names(),
+                    period,
+                })
+            },
+        )
     }
 }
 
@@ -193,15 +209,17 @@ impl BoardRead for ReadCohortPage {
 /// its place and its rank among the cohort's entries in `style` (0 while it has none).
 pub fn cohort_rank(
     b: &Board,
-    ranking: Option<&Ranking>,
+    ranking: Option<&Visible<'_>>,
     period: &crate::Period,
     member: &str,
     style: RankStyle,
 ) -> Option<(Place, u64)> {
     let place = b.place_of(period, member)?;
-    let members = b.cohort_members(period, place);
     let rank = ranking
-        .and_then(|r| r.rank_within(&members, member, style))
+        .and_then(|r| {
+            let members = r.shown(b.cohort_members(period, place));
+            r.ranking().rank_within(&members, member, style)
+        })
         .unwrap_or(0);
     Some((place, rank))
 }

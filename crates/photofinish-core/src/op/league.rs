@@ -1,6 +1,7 @@
 //! The league reads of docs/SPEC.md §14 as values: a period's moves ([`ReadMoves`]: who
 //! changed tier when it closed, paged) and a member's tier ([`ReadTier`]).
 
+use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::error::BoardError;
 use crate::league::League;
@@ -40,9 +41,9 @@ impl BoardRead for ReadMoves {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<MoveList, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<MoveList, BoardError> {
         let league = require_league(b, &self.board)?;
-        in_period(b, &self.period, now_us, |period, _| {
+        in_period(b, &self.period, now_us, viewer, |period, _| {
             let all = b.closing(&period).map_or(&[][..], |c| c.moves.as_slice());
             let rows = all.iter().map(|m| MoveRow {
                 member: m.member.to_string(),
@@ -76,7 +77,7 @@ impl BoardRead for ReadTier {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, _now_us: i64) -> Result<TierRow, BoardError> {
+    fn read(&self, b: &Board, _now_us: i64, _viewer: &Viewer) -> Result<TierRow, BoardError> {
         let league = require_league(b, &self.board)?;
         Ok(TierRow {
             member: self.member.clone(),

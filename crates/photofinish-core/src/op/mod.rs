@@ -13,7 +13,7 @@
 //! ([`Leaderboard::read_board`](crate::Leaderboard::read_board)); [`RunRead::read`](crate::RunRead::read)
 //! runs one on any service.
 
-use crate::access::Action;
+use crate::access::{Action, Viewer};
 use crate::board::Board;
 use crate::error::BoardError;
 use crate::names::BoardName;
@@ -21,15 +21,17 @@ use crate::names::BoardName;
 pub mod change;
 pub mod cohort;
 pub mod league;
+pub mod moderation;
 pub mod read;
 
 pub use change::Change;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
 pub use league::{ReadMoves, ReadTier};
+pub use moderation::ReadHidden;
 
 pub use read::{
-    board_state, ReadAround, ReadBoard, ReadMember, ReadMembers, ReadPage, ReadPeriods,
-    ReadRankOfScore, ReadThresholds,
+    board_state, ReadAround, ReadBoard, ReadExportPage, ReadMember, ReadMembers, ReadPage,
+    ReadPeriods, ReadRankOfScore, ReadThresholds,
 };
 
 /// A read of one board, as a value. See the module docs.
@@ -48,6 +50,8 @@ pub trait BoardRead: Send + Sync {
     }
 
     /// The answer, from the board's state at `now_us` (µs since the epoch, the service's
-    /// clock). Pure: a read changes nothing.
-    fn read(&self, board: &Board, now_us: i64) -> Result<Self::Output, BoardError>;
+    /// clock), as `viewer` sees it (hidden members, docs/SPEC.md §15). Pure: a read
+    /// changes nothing.
+    fn read(&self, board: &Board, now_us: i64, viewer: &Viewer)
+        -> Result<Self::Output, BoardError>;
 }

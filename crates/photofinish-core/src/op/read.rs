@@ -4,13 +4,14 @@
 //! input and answers from the board's state; the service makes the state fresh and the
 //! gate checks the caller, once for all of them.
 
+use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::calendar::Period;
 use crate::columns::ScoreInput;
 use crate::error::BoardError;
 use crate::names::{BoardName, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
-use crate::ranking::Ranking;
+use crate::ranking::Visible;
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::cohort::{cohort_rank, tier_name};
@@ -25,27 +26,36 @@ pub struct Around {
     pub after: u64,
 }
 
-/// Runs `f` on the period `r` names and its ranking (if it has one); see [`Board::read`]
-/// for which periods a reader sees.
+/// Runs `f` on the period `r` names and its ranking (if it has one) as `viewer` sees it
+/// ([`Board::view`]); see [`Board::read`] for which periods a reader sees.
 pub(super) fn in_period<T>(
     b: &Board,
     r: &PeriodRef,
     now_us: i64,
-    f: impl FnOnce(Period, Option<&Ranking>) -> Result<T, BoardError>,
+    viewer: &Viewer,
+    f: impl FnOnce(Period, Option<Visible<'_>>) -> Result<T, BoardError>,
 ) -> Result<T, BoardError> {
     let (period, ranking) = b.read(r, now_us)?;
-    f(period, ranking)
+    f(period, ranking.map(|r| b.view(r, viewer.own())))
 }
 
-/// Board `name` as a reader at `now_us` sees it: config, current period, its members.
+/// Board `name` as a reader at `now_us` sees it: config, current period, its members
+/// (without the hidden ones).
 pub fn board_state(name: &str, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
-    let (current, ranking) = b.read(&PeriodRef::Current, now_us)?;
-    Ok(BoardState {
-        name: name.to_owned(),
-        config: b.config().clone(),
-        members: ranking.map_or(0, Ranking::len),
-        current,
-    })
+    in_period(
+        b,
+        &PeriodRef::Current,
+        now_us,
+        &Viewer::Everyone,
+        |current, ranking| {
+            Ok(BoardState {
+                name: name.to_owned(),
+                config: b.config().clone(),
+                members: ranking.map_or(0, |r| r.len()),
+                current,
+            })
+        },
+    )
 }
 
 /// One board: its config, current period and that period's member count.
@@ -60,7 +70,7 @@ impl BoardRead for ReadBoard {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<BoardState, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, _viewer: &Viewer) -> Result<BoardState, BoardError> {
         board_state(&self.board, b, now_us)
     }
 }
@@ -77,13 +87,18 @@ impl BoardRead for ReadPeriods {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<Vec<PeriodSummary>, BoardError> {
+    fn read(
+        &self,
+        b: &Board,
+        now_us: i64,
+        viewer: &Viewer,
+    ) -> Result<Vec<PeriodSummary>, BoardError> {
         let floor_us = b.window().visible(now_us)?.floor_us;
         Ok(b.periods()
             .filter(|(p, _)| p.start_us >= floor_us)
             .map(|(p, r)| PeriodSummary {
                 period: p.clone(),
-                members: r.len(),
+                members: b.view(r, viewer.own()).len(),
             })
             .collect())
     }
@@ -107,16 +122,54 @@ impl BoardRead for ReadPage {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<Rows, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Rows, BoardError> {
         let style = self.options.ranking;
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
-            Ok(Rows {
-                columns: b.column_names(),
-                total: ranking.map_or(0, Ranking::len),
-                entries: ranking.map_or_else(Vec::new, |r| r.page(self.offset, limit, style)),
-                period,
-            })
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+                Ok(Rows {
+                    columns: b.column_names(),
+                    total: ranking.as_ref().map_or(0, Visible::len),
+                    entries: ranking.map_or_else(Vec::new, |r| r.page(self.offset, limit, style)),
+                    period,
+                })
+            },
+        )
+    }
+}
+
+/// A page of an export (docs/SPEC.md §11, §15): [`ReadPage`], except that an admin's
+/// pages hold the hidden members too, marked — so an export restores them hidden. Ranks
+/// are those of the whole ranking (an export writes none).
+#[derive(Debug, Clone)]
+pub struct ReadExportPage(pub ReadPage);
+
+impl BoardRead for ReadExportPage {
+    type Output = Rows;
+    fn board(&self) -> &BoardName {
+        &self.0.board
+    }
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Rows, BoardError> {
+        if !viewer.sees_hidden() {
+            return self.0.read(b, now_us, viewer);
+        }
+        let p = &self.0;
+        let (period, ranking) = b.read(&p.options.period, now_us)?;
+        let limit = usize::try_from(p.limit).unwrap_or(usize::MAX);
+        let mut entries =
+            ranking.map_or_else(Vec::new, |r| r.page(p.offset, limit, p.options.ranking));
+        for e in entries.iter_mut() {
+            e.hidden = b.is_hidden(&e.member);
+        }
+        Ok(Rows {
+            columns: b.column_names(),
+            total: ranking.map_or(0, crate::Ranking::len),
+            entries,
+            period,
         })
     }
 }
@@ -138,25 +191,36 @@ impl BoardRead for ReadMember {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<MemberRow, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<MemberRow, BoardError> {
         let style = self.options.ranking;
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            let entry = ranking.and_then(|r| r.member_ranked(&self.member, style));
-            let ((entry, ordinal), ranking) = entry.zip(ranking).ok_or_else(|| {
-                BoardError::member_not_found(&self.board, &self.member, &period.id)
-            })?;
-            let cohort = cohort_rank(b, Some(ranking), &period, &self.member, style);
-            Ok(MemberRow {
-                columns: b.column_names(),
-                attempts: b.attempts(&period, &self.member),
-                tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
-                cohort,
-                entry,
-                ordinal,
-                total: ranking.len(),
-                period,
-            })
-        })
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                let entry = ranking
+                    .as_ref()
+                    .and_then(|r| r.member_ranked(&self.member, style));
+                // A hidden member is found by an admin (marked) and by itself (its view
+                // does not hide it), by nobody else.
+                let entry = entry.filter(|(e, _)| !e.hidden || viewer.sees_hidden());
+                let ((entry, ordinal), ranking) = entry.zip(ranking).ok_or_else(|| {
+                    BoardError::member_not_found(&self.board, &self.member, &period.id)
+                })?;
+                let cohort = cohort_rank(b, Some(&ranking), &period, &self.member, style);
+                Ok(MemberRow {
+                    columns: b.column_names(),
+                    attempts: b.attempts(&period, &self.member),
+                    tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
+                    cohort,
+                    entry,
+                    ordinal,
+                    total: ranking.len(),
+                    period,
+                })
+            },
+        )
     }
 }
 
@@ -179,12 +243,31 @@ impl BoardRead for ReadAround {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<Rows, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Rows, BoardError> {
         let (style, w) = (self.options.ranking, self.window);
-        in_period(b, &self.options.period, now_us, |period, ranking| {
+        // An admin's window around a hidden member is the one that member sees, with it
+        // marked (docs/SPEC.md §15); the total still leaves it out.
+        let revealed = viewer.sees_hidden() && b.is_hidden(&self.member);
+        let own = if revealed {
+            Some(self.member.as_str())
+        } else {
+            viewer.own()
+        };
+        let (period, ranking) = b.read(&self.options.period, now_us)?;
+        let ranking = ranking.map(|r| b.view(r, own));
+        {
             let rows = ranking.and_then(|r| {
                 r.around(&self.member, w.before, w.after, style)
-                    .map(|entries| (entries, r.len()))
+                    .map(|mut entries| {
+                        let mut total = r.len();
+                        if revealed {
+                            total -= 1;
+                            for e in entries.iter_mut().filter(|e| e.member == self.member) {
+                                e.hidden = true;
+                            }
+                        }
+                        (entries, total)
+                    })
             });
             let (entries, total) = rows.ok_or_else(|| {
                 BoardError::member_not_found(&self.board, &self.member, &period.id)
@@ -195,7 +278,7 @@ impl BoardRead for ReadAround {
                 period,
                 entries,
             })
-        })
+        }
     }
 }
 
@@ -242,29 +325,36 @@ impl BoardRead for ReadMembers {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<MemberSet, BoardError> {
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            let Some(r) = ranking else {
-                return Ok(MemberSet {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<MemberSet, BoardError> {
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                let Some(r) = ranking else {
+                    return Ok(MemberSet {
+                        columns: b.column_names(),
+                        total: 0,
+                        period,
+                        entries: Vec::new(),
+                        missing: self.members.clone(),
+                    });
+                };
+                let (entries, missing) =
+                    r.members_of(&self.members, self.options.ranking, viewer.sees_hidden());
+                Ok(MemberSet {
                     columns: b.column_names(),
-                    total: 0,
+                    total: r.len(),
                     period,
-                    entries: Vec::new(),
-                    missing: self.members.clone(),
-                });
-            };
-            let (entries, missing) = r.members_of(&self.members, self.options.ranking);
-            Ok(MemberSet {
-                columns: b.column_names(),
-                total: r.len(),
-                period,
-                entries,
-                missing: missing
-                    .into_iter()
-                    .map(|i| self.members[i].clone())
-                    .collect(),
-            })
-        })
+                    entries,
+                    missing: missing
+                        .into_iter()
+                        .map(|i| self.members[i].clone())
+                        .collect(),
+                })
+            },
+        )
     }
 }
 
@@ -285,7 +375,7 @@ impl BoardRead for ReadRankOfScore {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<ScoreRank, BoardError> {
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<ScoreRank, BoardError> {
         let style = self.options.ranking;
         let columns = b.shape().len();
         let scores = self
@@ -297,15 +387,23 @@ impl BoardRead for ReadRankOfScore {
                     "the rank of a tuple needs every one of this board's {columns} columns"
                 ))
             })?;
-        in_period(b, &self.options.period, now_us, |period, ranking| {
-            Ok(ScoreRank {
-                columns: b.column_names(),
-                scores,
-                rank: ranking.map_or(1, |r| r.rank_of_scores(&scores, style)),
-                total: ranking.map_or(0, Ranking::len),
-                period,
-            })
-        })
+        in_period(
+            b,
+            &self.options.period,
+            now_us,
+            viewer,
+            |period, ranking| {
+                Ok(ScoreRank {
+                    columns: b.column_names(),
+                    scores,
+                    rank: ranking
+                        .as_ref()
+                        .map_or(1, |r| r.rank_of_scores(&scores, style)),
+                    total: ranking.as_ref().map_or(0, Visible::len),
+                    period,
+                })
+            },
+        )
     }
 }
 
@@ -326,15 +424,16 @@ impl BoardRead for ReadThresholds {
     fn board(&self) -> &BoardName {
         &self.board
     }
-    fn read(&self, b: &Board, now_us: i64) -> Result<Thresholds, BoardError> {
-        in_period(b, &self.period, now_us, |period, ranking| {
-            let total = ranking.map_or(0, Ranking::len);
+    fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Thresholds, BoardError> {
+        in_period(b, &self.period, now_us, viewer, |period, ranking| {
+            let total = ranking.as_ref().map_or(0, Visible::len);
             let at = self
                 .query
                 .ordinal_ranks(total)
                 .into_iter()
                 .map(|rank| {
                     ranking
+                        .as_ref()
                         .zip(rank.checked_sub(1))
                         .and_then(|(r, pos)| r.at(pos))
                 })

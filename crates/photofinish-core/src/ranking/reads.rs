@@ -12,7 +12,7 @@ use crate::index::{KeyOf, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
 
 impl Ranking {
-    fn rank_in<T: NodeTail>(
+    pub(super) fn rank_in<T: NodeTail>(
         &self,
         ix: &RankedIndex<T>,
         id: u32,
@@ -41,9 +41,10 @@ impl Ranking {
         tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style))
     }
 
-    fn entry(&self, id: u32, rank: u64) -> Entry {
+    pub(super) fn entry(&self, id: u32, rank: u64) -> Entry {
         Entry {
             rank,
+            hidden: false,
             member: String::from_utf8_lossy(self.records.name(id)).into_owned(),
             scores: self.scores_at(id),
             reached_at_us: self.records.slab.get(id).reached_at_us,
@@ -199,7 +200,7 @@ impl Ranking {
         }
     }
 
-    fn rank_of_score_in<T: NodeTail>(
+    pub(super) fn rank_of_score_in<T: NodeTail>(
         &self,
         ix: &RankedIndex<T>,
         score: Score<T>,
@@ -209,15 +210,7 @@ impl Ranking {
         Records: KeyOf<T>,
     {
         1 + match style {
-            RankStyle::Ordinal => ix.count_below(
-                &Key {
-                    nscore: score.nscore,
-                    tail: score.tail,
-                    reached_at_us: i64::MAX,
-                    seq: u64::MAX,
-                },
-                &self.records,
-            ),
+            RankStyle::Ordinal => ix.count_below(&Key::last_of(score), &self.records),
             RankStyle::Competition => ix.count_below(&Key::first_of(score), &self.records),
             RankStyle::Dense => ix.distinct_below(score, &self.records),
         }
@@ -265,13 +258,7 @@ impl Ranking {
             }
             let pos = offset + i as u64;
             let key: Key<T> = self.records.key_of(id);
-            let rank = match (style, prev) {
-                (RankStyle::Ordinal, _) => pos + 1,
-                (_, None) => self.rank_in(ix, id, &key, style),
-                (_, Some((score, rank))) if score == key.score() => rank,
-                (RankStyle::Competition, Some(_)) => pos + 1,
-                (RankStyle::Dense, Some((_, rank))) => rank + 1,
-            };
+            let rank = page_rank(style, prev, pos, &key, || self.rank_in(ix, id, &key, style));
             prev = Some((key.score(), rank));
             out.push(self.entry(id, rank));
         }
@@ -290,17 +277,41 @@ impl Ranking {
         debug_assert!(!self.index_deferred, "read before rebuild_index");
         let id = self.find(member)?;
         let pos = self.position_of(id)?;
-        let size = before.saturating_add(after).saturating_add(1);
-        let start = pos
-            .saturating_sub(before)
-            .min(self.len().saturating_sub(size));
-        let limit = usize::try_from(size).unwrap_or(usize::MAX);
+        let (start, limit) = window(pos, self.len(), before, after);
         Some(self.page(start, limit, style))
     }
 }
 
+/// The page around 0-based position `pos` of `len` entries: its first position and size,
+/// `before` entries above and `after` below, shifted at either end to keep
+/// `before + after + 1` entries where there are that many.
+pub(super) fn window(pos: u64, len: u64, before: u64, after: u64) -> (u64, usize) {
+    let size = before.saturating_add(after).saturating_add(1);
+    let start = pos.saturating_sub(before).min(len.saturating_sub(size));
+    (start, usize::try_from(size).unwrap_or(usize::MAX))
+}
+
+/// The rank in `style` of the entry at 0-based position `pos` of a page (key `key`),
+/// from the entry before it on the page (`prev`: its score and rank): the same rank on a
+/// tie, else the next; the page's first entry asks `first`.
+pub(super) fn page_rank<T: NodeTail>(
+    style: RankStyle,
+    prev: Option<(Score<T>, u64)>,
+    pos: u64,
+    key: &Key<T>,
+    first: impl FnOnce() -> u64,
+) -> u64 {
+    match (style, prev) {
+        (RankStyle::Ordinal, _) => pos + 1,
+        (_, None) => first(),
+        (_, Some((score, rank))) if score == key.score() => rank,
+        (RankStyle::Competition, Some(_)) => pos + 1,
+        (RankStyle::Dense, Some((_, rank))) => rank + 1,
+    }
+}
+
 /// [`by_key`] with its key type taken from index `_ix` (what [`tree!`] binds).
-fn by_key_of<T: NodeTail>(
+pub(super) fn by_key_of<T: NodeTail>(
     _ix: &RankedIndex<T>,
     ids: impl Iterator<Item = u32>,
     records: &Records,

@@ -356,6 +356,136 @@ fn check(r: &Ranking, model: &Model, probes: &[(u64, usize, u16, u64, u64)]) {
     }
 }
 
+/// The ranking as a reader sees it while the members `hidden` are hidden and the reader
+/// is `own` (docs/SPEC.md §15), against the model's entries without them: its length,
+/// every page, each member's rank (a hidden one's: the rank it would have among the
+/// shown members), the entry at each position, the rank a tuple would get, sets of
+/// members (with and without an admin's `reveal`), pages and windows.
+fn check_hidden(
+    r: &Ranking,
+    model: &Model,
+    hidden: &[String],
+    own: Option<&str>,
+    probes: &[(u64, usize, u16, u64, u64)],
+) {
+    let view = r.visible(hidden.iter().filter(|m| Some(m.as_str()) != own));
+    let hides = |m: &str| hidden.iter().any(|h| h == m) && Some(m) != own;
+    let sorted = model.sorted();
+    let shown: Vec<_> = sorted.iter().filter(|e| !hides(&e.0)).cloned().collect();
+    let norm = |list: &[(String, Vec<i64>, i64)]| -> Vec<Vec<i128>> {
+        list.iter().map(|e| model.spec.normalized(&e.1)).collect()
+    };
+    let norm_shown = norm(&shown);
+    assert_eq!(view.len(), shown.len() as u64, "visible len");
+    let tuples = probe_tuples(&sorted, model.spec.orders.len());
+    for style in STYLES {
+        let rank_of = |list: &[Vec<i128>], i: usize| match style {
+            RankStyle::Ordinal => i as u64 + 1,
+            _ => rank_at(list, &list[i], style, false),
+        };
+        let listed = view.page(0, usize::MAX, style);
+        let want: Vec<(String, u64)> = (0..shown.len())
+            .map(|i| (shown[i].0.clone(), rank_of(&norm_shown, i)))
+            .collect();
+        let got: Vec<(String, u64)> = listed.iter().map(|e| (e.member.clone(), e.rank)).collect();
+        assert_eq!(
+            got, want,
+            "{style:?} visible listing, hidden {hidden:?} own {own:?}"
+        );
+        assert!(listed.iter().all(|e| !e.hidden));
+        for (i, (m, t, _)) in shown.iter().enumerate() {
+            assert_eq!(
+                view.at(i as u64),
+                Some((m.clone(), scores(t))),
+                "visible at {i}"
+            );
+        }
+        assert_eq!(view.at(shown.len() as u64), None);
+        // Each member: a shown one at its rank; a hidden one at the rank it would have
+        // among the shown members, marked.
+        let mut would = Vec::new();
+        for (m, _, _) in &sorted {
+            let with: Vec<_> = sorted
+                .iter()
+                .filter(|e| !hides(&e.0) || e.0 == *m)
+                .cloned()
+                .collect();
+            let i = with.iter().position(|e| e.0 == *m).expect("listed");
+            let rank = rank_of(&norm(&with), i);
+            let (e, ordinal) = view.member_ranked(m, style).expect("present");
+            assert_eq!(
+                (e.rank, ordinal, e.hidden),
+                (rank, i as u64 + 1, hides(m)),
+                "{style:?} member {m}, hidden {hidden:?} own {own:?}"
+            );
+            assert_eq!(view.shows(m), !hides(m));
+            would.push((m.clone(), rank));
+        }
+        for t in &tuples {
+            assert_eq!(
+                view.rank_of_scores(&scores(t), style),
+                rank_at(&norm_shown, &model.spec.normalized(t), style, true),
+                "{style:?} visible rank of scores {t:?}"
+            );
+        }
+        let asked: Vec<String> = probes
+            .iter()
+            .map(|p| name(p.2))
+            .chain(hidden.iter().cloned())
+            .chain(["absent".to_owned()])
+            .collect();
+        for reveal in [false, true] {
+            let (entries, missing) = view.members_of(&asked, style, reveal);
+            let want: Vec<(String, u64, bool)> = sorted
+                .iter()
+                .filter(|e| asked.contains(&e.0) && (reveal || !hides(&e.0)))
+                .map(|e| {
+                    let rank = would.iter().find(|w| w.0 == e.0).expect("ranked").1;
+                    (e.0.clone(), rank, hides(&e.0))
+                })
+                .collect();
+            let got: Vec<(String, u64, bool)> = entries
+                .iter()
+                .map(|e| (e.member.clone(), e.rank, e.hidden))
+                .collect();
+            assert_eq!(got, want, "{style:?} members_of reveal={reveal}");
+            for (i, m) in asked.iter().enumerate() {
+                let present = sorted.iter().any(|e| &e.0 == m);
+                let found = present && (reveal || !hides(m));
+                assert_eq!(missing.contains(&i), !found, "{style:?} {m} missing");
+            }
+        }
+        for &(offset, limit, member, before, after) in probes {
+            let offset = offset % (shown.len() as u64 + 2);
+            let page = view.page(offset, limit, style);
+            let want: Vec<_> = listed
+                .iter()
+                .skip(offset as usize)
+                .take(limit)
+                .cloned()
+                .collect();
+            assert_eq!(page, want, "{style:?} visible page {offset}+{limit}");
+            let m = name(member);
+            match shown.iter().position(|e| e.0 == m) {
+                None => assert!(view.around(&m, before, after, style).is_none()),
+                Some(pos) => {
+                    let n = shown.len() as u64;
+                    let size = (before + after + 1).min(n);
+                    let start = (pos as u64).saturating_sub(before).min(n - size);
+                    let got = view.around(&m, before, after, style).expect("around");
+                    let want: Vec<_> = listed
+                        .iter()
+                        .skip(start as usize)
+                        .take(size as usize)
+                        .cloned()
+                        .collect();
+                    assert_eq!(got, want, "{style:?} visible around {m}");
+                }
+            }
+        }
+    }
+}
+
 fn value() -> impl Strategy<Value = i64> {
     prop_oneof![
         4 => -3i64..4,
@@ -436,7 +566,24 @@ fn operands(values: &[Option<i64>; 5]) -> Operands {
     o
 }
 
-fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>) {
+/// Members hidden while a run is checked, and the reader (a hidden member reads itself).
+#[derive(Debug, Clone)]
+struct Hiding {
+    members: Vec<u16>,
+    own: Option<u16>,
+}
+
+fn hiding(members: u16) -> impl Strategy<Value = Hiding> {
+    (
+        prop::collection::vec(0..members, 0..8),
+        prop::option::of(0..members),
+    )
+        .prop_map(|(members, own)| Hiding { members, own })
+}
+
+fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)>, hiding: Hiding) {
+    let hidden: Vec<String> = hiding.members.iter().map(|&m| name(m)).collect();
+    let own = hiding.own.map(name);
     let shape = spec.shape();
     let mut r = Ranking::new(shape);
     // The same writes without ranks (as log replay applies them) must reach the same state.
@@ -477,6 +624,11 @@ fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)
         r.check_invariants();
         unranked.check_invariants();
         check(&r, &model, &probes);
+        // Every few steps (a larger board's check costs n² in the model).
+        let every = if model.entries.len() > 40 { 40 } else { 5 };
+        if step % every == 0 {
+            check_hidden(&r, &model, &hidden, own.as_deref(), &probes);
+        }
         if step % 13 == 12 {
             // A replay's deferred index, rebuilt midway, must equal the maintained one;
             // later unranked writes defer it again.
@@ -511,14 +663,14 @@ proptest! {
 
     /// Few members, many collisions: every step fully checked.
     #[test]
-    fn small_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(24, false), 1..200), probes in probes()) {
-        run(one_column(desc), actions, probes);
+    fn small_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(24, false), 1..200), probes in probes(), hiding in hiding(24)) {
+        run(one_column(desc), actions, probes, hiding);
     }
 
     /// Boards of 2 to 5 columns, mixed directions and rules, few members.
     #[test]
-    fn small_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(24, true), 1..200), probes in probes()) {
-        run(spec, actions, probes);
+    fn small_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(24, true), 1..200), probes in probes(), hiding in hiding(24)) {
+        run(spec, actions, probes, hiding);
     }
 }
 
@@ -527,14 +679,14 @@ proptest! {
 
     /// A few hundred members: enough entries for multi-level trees, splits and merges.
     #[test]
-    fn larger_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(300, false), 300..700), probes in probes()) {
-        run(one_column(desc), actions, probes);
+    fn larger_boards_match_the_model(desc in any::<bool>(), actions in prop::collection::vec(action(300, false), 300..700), probes in probes(), hiding in hiding(300)) {
+        run(one_column(desc), actions, probes, hiding);
     }
 
     /// The same with several columns.
     #[test]
-    fn larger_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(300, true), 300..700), probes in probes()) {
-        run(spec, actions, probes);
+    fn larger_boards_of_several_columns_match_the_model(spec in multi_spec(), actions in prop::collection::vec(action(300, true), 300..700), probes in probes(), hiding in hiding(300)) {
+        run(spec, actions, probes, hiding);
     }
 }
 

@@ -594,7 +594,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         period: &PeriodRef,
         source: &mut dyn ImportSource,
     ) -> Result<Imported, BoardError> {
-        let (target, builder) = ops::import_rows(self, board, period, source).await?;
+        let (target, builder, hidden) = ops::import_rows(self, board, period, source).await?;
         // Sort (if the rows were not in rank order) and index off the async workers.
         let ranking = tokio::task::spawn_blocking(move || builder.finish())
             .await
@@ -629,7 +629,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         debug_assert_eq!(chunks, chunk_count);
         // Once appended, the chunks stay whatever the answer (a write may have filled the
         // period meanwhile): every node reads them to take the entry.
-        ops::put_import(self, r.state(), board, &target, file, ranking).await
+        ops::put_import(self, r.state(), board, &target, file, ranking, hidden).await
     }
 
     fn shutdown(&self) {}

@@ -1,7 +1,7 @@
 //! Reads across boards through the gate: a member's entry on each board the caller may
 //! read (docs/SPEC.md §10), with boards it may not read left out exactly like missing ones.
 
-use photofinish_core::access::{may_list, Caller};
+use photofinish_core::access::{may_list, Caller, Viewer};
 use photofinish_core::op::ReadMember;
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
 use photofinish_core::view::{MemberRow, ReadOptions};
@@ -56,8 +56,14 @@ impl Gate {
                 options: options.clone(),
             })
             .collect();
-        let answers =
-            futures_util::future::join_all(reads.iter().map(|r| self.service.read(r))).await;
+        let viewers: Vec<Viewer> = reads.iter().map(|r| Viewer::of(caller, &r.board)).collect();
+        let answers = futures_util::future::join_all(
+            reads
+                .iter()
+                .zip(&viewers)
+                .map(|(r, viewer)| self.service.read_as(r, viewer)),
+        )
+        .await;
         let mut out = Vec::new();
         for (read, answer) in reads.into_iter().zip(answers) {
             match answer {

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller};
+use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller, Viewer};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::DEFAULT_TTL_US;
@@ -161,15 +161,18 @@ impl Gate {
         self.service.events(board).await
     }
 
-    /// Any read of [`photofinish_core::op::read`], if `caller` may read its board: the one
-    /// way a door reads a board.
+    /// Any read of [`photofinish_core::op::read`], if `caller` may read its board, as the
+    /// caller views it ([`Viewer::of`]: hidden members, docs/SPEC.md §15): the one way a
+    /// door reads a board.
     pub async fn read<R: BoardRead>(
         &self,
         caller: &Caller,
         op: &R,
     ) -> Result<R::Output, BoardError> {
         self.admit(caller, op.action()).await?;
-        self.service.read(op).await
+        self.service
+            .read_as(op, &Viewer::of(caller, op.board()))
+            .await
     }
 
     /// The boards `caller` may read.

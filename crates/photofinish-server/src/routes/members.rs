@@ -39,7 +39,10 @@ pub async fn get_member(
     };
     let row = app.gate.read(&id.caller, &op).await?;
     let e = row.entry;
+    // A hidden member's percentage is of the members it would rank among: itself too.
+    let among = row.total + u64::from(e.hidden);
     Ok(Json(MemberView {
+        hidden: e.hidden,
         score: e.score(),
         scores: ScoresView::of(&row.columns, &e.scores),
         member: e.member,
@@ -47,7 +50,7 @@ pub async fn get_member(
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
         total: row.total,
-        top_percent: top_percent(row.ordinal, row.total),
+        top_percent: top_percent(row.ordinal, among),
         attempts: row.attempts,
         tier: row.cohort.map(|_| row.tier.clone()),
         cohort: row.cohort.map(|(place, _)| place.cohort),

@@ -10,6 +10,7 @@ pub mod entries;
 pub mod events;
 pub mod leagues;
 pub mod members;
+pub mod moderation;
 pub mod ops;
 pub mod queries;
 pub mod scores;

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::StreamExt;
 use photofinish_core::columns::{ColumnNames, ScoreInput};
-use photofinish_core::op::ReadPage;
+use photofinish_core::op::{ReadExportPage, ReadPage};
 use photofinish_core::transfer::{ImportRow, ImportScores, ImportSource, IMPORT_CHUNK_ROWS};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
@@ -57,6 +57,10 @@ pub struct TransferLine<'a> {
     /// Metadata (a JSON object), or null.
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<&'a RawValue>,
+    /// The member is hidden on the board (docs/SPEC.md §15): in an admin's export only
+    /// (another reader's export leaves hidden members out); an import hides it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// The NDJSON line of one entry on a board of `columns`, newline included.
@@ -71,6 +75,7 @@ fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
         scores: ScoresView::of(columns, &e.scores),
         reached_at: rfc3339_us(e.reached_at_us),
         metadata,
+        hidden: e.hidden,
     })
     .unwrap_or_default();
     out.push(b'\n');
@@ -79,7 +84,7 @@ fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
 
 /// A period as JSON Lines, in rank order.
 #[utoipa::path(get, path = "/v1/boards/{board}/export", tag = "reads",
-    description = "Every entry of one period as JSON Lines (`application/x-ndjson`), one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line in rank order, streamed a page of 1,000 at a time. Who may read the board may export it. Each page is consistent; a period being written while it is exported may list a member whose score changed at its old and its new place (export a closed period, or take a backup, for a copy at one instant). `photofinish export` writes it to a file.",
+    description = "Every entry of one period as JSON Lines (`application/x-ndjson`), one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line in rank order, streamed a page of 1,000 at a time. Who may read the board may export it; a hidden member (docs/SPEC.md §15) is in an admin's export only, with `\"hidden\": true`, and nobody else's. Each page is consistent; a period being written while it is exported may list a member whose score changed at its old and its new place (export a closed period, or take a backup, for a copy at one instant). `photofinish export` writes it to a file.",
     params(("board" = String, Path, description = "Board name"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses(
@@ -101,7 +106,10 @@ pub async fn get_export(
         },
     };
     // The first page answers errors (no such board, period, access) before any byte.
-    let first = app.gate.read(&id.caller, &op).await?;
+    let first = app
+        .gate
+        .read(&id.caller, &ReadExportPage(op.clone()))
+        .await?;
     // The pages after it read the period the first one resolved, even if a new period
     // begins meanwhile.
     op.options.period = PeriodRef::Id(first.period.id.clone());
@@ -117,7 +125,7 @@ pub async fn get_export(
         async move {
             let entries = match page {
                 Some(entries) => entries,
-                None => match app.gate.read(&caller, &op).await {
+                None => match app.gate.read(&caller, &ReadExportPage(op)).await {
                     Ok(rows) => rows.entries,
                     // Cut short: the client sees the body end in an error.
                     Err(e) => {
@@ -158,6 +166,8 @@ struct InLine<'a> {
     reached_at: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     metadata: Option<&'a RawValue>,
+    #[serde(default)]
+    hidden: bool,
 }
 
 /// The request body as import rows: lines split as bytes arrive, parsed a chunk at a time.
@@ -220,6 +230,7 @@ impl BodyRows {
             scores,
             reached_at_us,
             metadata,
+            hidden: l.hidden,
         })
     }
 
@@ -293,7 +304,7 @@ impl ImportSource for BodyRows {
 
 /// Fills an empty period from JSON Lines.
 #[utoipa::path(post, path = "/v1/boards/{board}/import", tag = "boards",
-    description = "Fills one empty period of an existing board from JSON Lines, one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line (an export's format; `reached_at` and `metadata` optional: absent `reached_at` is the import's time). Every entry keeps its score, reached_at and metadata; entries with the same score and reached_at rank in file order; the lines need not be sorted. Nothing is visible until every line was read and checked: then the period appears whole, or the answer is an error and nothing changed (a malformed line, a member twice, a score outside the board's rules: 422 `invalid_entries` naming the line or entry). Needs an admin key for the board. The period must be empty (409 `board_not_empty`). Limits: 16 KiB per line, 100,000,000 entries, and the board's `max_members`.",
+    description = "Fills one empty period of an existing board from JSON Lines, one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line (an export's format; `reached_at` and `metadata` optional: absent `reached_at` is the import's time; `\"hidden\": true` hides the member on the board, docs/SPEC.md §15). Every entry keeps its score, reached_at and metadata; entries with the same score and reached_at rank in file order; the lines need not be sorted. Nothing is visible until every line was read and checked: then the period appears whole, or the answer is an error and nothing changed (a malformed line, a member twice, a score outside the board's rules: 422 `invalid_entries` naming the line or entry). Needs an admin key for the board. The period must be empty (409 `board_not_empty`). Limits: 16 KiB per line, 100,000,000 entries, and the board's `max_members`.",
     params(("board" = String, Path, description = "Board name"),
         ("period" = Option<String>, Query, description = "current (default), previous or a retained period id")),
     request_body(content = TransferLine, content_type = "application/x-ndjson", description = "One JSON object per line; an empty body imports nothing (an empty export round-trips)"),

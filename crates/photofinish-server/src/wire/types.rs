@@ -482,6 +482,10 @@ pub struct MemberView {
     /// Its rank in its cohort in the style asked, on a cohort board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cohort_rank: Option<u64>,
+    /// The member is hidden (docs/SPEC.md §15; only an admin reads a hidden member): the
+    /// rank is the one it would have, `total` leaves it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// A cohort's standings (docs/SPEC.md §14): its members that have played, ranked among
@@ -613,6 +617,10 @@ pub struct EntryView {
     /// Stored metadata, or null.
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Box<RawValue>>,
+    /// The member is hidden (docs/SPEC.md §15): only on what an admin reads of a hidden
+    /// member it names (the rank is the one it would have), and on an export's rows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// A page of ranked rows.
@@ -749,6 +757,10 @@ pub struct MemberBoardView {
     pub total: u64,
     /// 100 · ordinal rank / total, rounded to two decimals.
     pub top_percent: f64,
+    /// The member is hidden on this board (docs/SPEC.md §15; shown to the board's admins
+    /// only, with the rank it would have; `total` leaves it out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// A member's standing across boards.
@@ -767,4 +779,15 @@ pub struct ImportAnswer {
     pub period: String,
     /// Entries imported.
     pub imported: u64,
+}
+
+/// A board's hidden members (docs/SPEC.md §15).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct HiddenView {
+    /// Board name.
+    pub board: String,
+    /// Members the board hides.
+    pub total: u64,
+    /// A page of them, by name.
+    pub members: Vec<String>,
 }

@@ -101,6 +101,7 @@ pub fn entry_view(e: Entry, columns: &ColumnNames) -> EntryView {
         member: e.member,
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
+        hidden: e.hidden,
     }
 }
 
@@ -212,7 +213,9 @@ pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> Mem
             rank: row.entry.rank,
             reached_at: rfc3339_us(row.entry.reached_at_us),
             total: row.total,
-            top_percent: top_percent(row.ordinal, row.total),
+            // A hidden member's percentage is of the members it would rank among.
+            top_percent: top_percent(row.ordinal, row.total + u64::from(row.entry.hidden)),
+            hidden: row.entry.hidden,
         })
         .collect();
     MemberBoardsView { member, boards }

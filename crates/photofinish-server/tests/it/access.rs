@@ -118,6 +118,7 @@ async fn reset(s: &Server, admin: &str) {
     let batch = json!({"entries": [
         {"member": "ann", "score": 5, "op": "set"},
         {"member": "bob", "score": 3, "op": "set"},
+        {"member": "dan", "score": 4, "op": "set"},
     ]});
     let (st, _) = s
         .call_as(
@@ -128,6 +129,16 @@ async fn reset(s: &Server, admin: &str) {
         )
         .await;
     assert_eq!(st, 200);
+    // A hidden member (docs/SPEC.md §15), for the moderation rows.
+    let (st, _) = s
+        .call_as(
+            Some(admin),
+            Method::POST,
+            "/v1/boards/b/members/dan/hide",
+            None,
+        )
+        .await;
+    assert_eq!(st, 204);
     let one = json!({"member": "carl", "score": 1});
     s.call_as(
         Some(admin),
@@ -150,6 +161,11 @@ async fn state(s: &Server, admin: &str) -> Value {
         let path = format!("/v1/boards/{board}/entries?limit=100");
         out.push(s.call_as(Some(admin), Method::GET, &path, None).await.1);
     }
+    out.push(
+        s.call_as(Some(admin), Method::GET, "/v1/boards/b/hidden", None)
+            .await
+            .1,
+    );
     Value::Array(out)
 }
 
@@ -303,6 +319,19 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             "/v1/boards/b/members/bob/join",
             None,
         ),
+        (
+            Need::Manage,
+            Method::POST,
+            "/v1/boards/b/members/bob/hide",
+            None,
+        ),
+        (
+            Need::Manage,
+            Method::POST,
+            "/v1/boards/b/members/dan/unhide",
+            None,
+        ),
+        (Need::Manage, Method::GET, "/v1/boards/b/hidden", None),
         (Need::Metrics, Method::GET, "/metrics", None),
         (Need::Operate, Method::GET, "/v1/admin/backup", None),
         (Need::Read, Method::GET, "/v1/boards/b/export", None),
@@ -611,6 +640,8 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Remove, vec!["LB.REM", "b", "bob"]),
         (Need::Write, vec!["LB.JOIN", "b", "ann"]),
         (Need::WriteOther, vec!["LB.JOIN", "b", "bob"]),
+        (Need::Manage, vec!["LB.HIDE", "b", "bob"]),
+        (Need::Manage, vec!["LB.UNHIDE", "b", "dan"]),
     ]
 }
 

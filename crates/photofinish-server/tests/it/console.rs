@@ -310,3 +310,112 @@ async fn the_console_shows_tiers_on_a_league_board() {
     assert_eq!(b.eval(cohort).await, "bob:1 dan:2");
     s.stop().await;
 }
+
+/// An admin moderates from the console (docs/SPEC.md §15): "Hide" on a member's row, the
+/// hidden list with "Unhide", a hidden member found by a search shown marked; a reader's
+/// console has none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_admin_hides_and_unhides_members_from_the_console() {
+    use photofinish_core::access::Scope;
+    use photofinish_server::auth::keys;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (a, admin) = keys::new_key("moderator", Scope::Admin, vec![], None, "t".into()).expect("k");
+    let (r, read) = keys::new_key("reader", Scope::Read, vec![], None, "t".into()).expect("k");
+    let file = dir.path().join("keys.json");
+    keys::write_file(&file, vec![a, r]).expect("keys");
+    let (admin, read) = (admin.expose().to_owned(), read.expose().to_owned());
+    let s = Server::start_configured(Kind::Embedded, |o| {
+        photofinish_server::serve::ServeOptions {
+            keys: Some(file),
+            ..o
+        }
+    })
+    .await;
+    let put = s
+        .call_as(
+            Some(&admin),
+            reqwest::Method::PUT,
+            "/v1/boards/mod",
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(put.0, 201);
+    for (m, v) in [("ann", 50), ("bob", 40), ("cat", 30), ("dan", 20)] {
+        let body = json!({"member": m, "score": v});
+        let w = s
+            .call_as(
+                Some(&admin),
+                reqwest::Method::POST,
+                "/v1/boards/mod/scores",
+                Some(body),
+            )
+            .await;
+        assert_eq!(w.0, 200);
+    }
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!("{}/", s.base)).await;
+    b.eval(&format!(
+        "sessionStorage.setItem('photofinish.credential', {admin:?})"
+    ))
+    .await;
+    b.goto(&format!("{}/?board=mod", s.base)).await;
+    b.wait_for(
+        "document.body.dataset.ready === '1' && !document.getElementById('hidden-card').hidden",
+    )
+    .await;
+    assert_eq!(b.eval(ROWS).await, "ann:1 bob:2 cat:3 dan:4");
+    b.eval("document.querySelector('#entries tr[data-member=\"bob\"] button[data-moderate=\"hide\"]').click()")
+        .await;
+    b.wait_for(&format!("{ROWS} === 'ann:1 cat:2 dan:3'")).await;
+    let hidden =
+        "[...document.querySelectorAll('#hidden-list li')].map(l => l.textContent).join('|')";
+    b.wait_for(&format!("{hidden} === 'bobUnhide'")).await;
+    // A search finds bob, marked, at the rank he would have.
+    b.eval("document.querySelector('#hidden-list li button.link').click()")
+        .await;
+    b.wait_for("!document.getElementById('around-panel').hidden")
+        .await;
+    let row = "document.querySelector('#around tr[data-member=\"bob\"]')";
+    assert_eq!(b.eval(&format!("{row}.dataset.rank")).await, "2");
+    assert_eq!(
+        b.eval(&format!("{row}.classList.contains('hidden-member')"))
+            .await,
+        true
+    );
+    b.screenshot(&artifact("console-moderation.png")).await;
+    // Unhide from the list: bob is back in place.
+    b.eval("document.querySelector('#hidden-list button[data-moderate=\"unhide\"]').click()")
+        .await;
+    b.wait_for(&format!("{ROWS} === 'ann:1 bob:2 cat:3 dan:4'"))
+        .await;
+    b.wait_for("document.getElementById('hidden-list').children.length === 0")
+        .await;
+    // A reader's console: no hidden list, no buttons.
+    let hide = s
+        .call_as(
+            Some(&admin),
+            reqwest::Method::POST,
+            "/v1/boards/mod/members/cat/hide",
+            None,
+        )
+        .await;
+    assert_eq!(hide.0, 204);
+    b.eval(&format!(
+        "sessionStorage.setItem('photofinish.credential', {read:?})"
+    ))
+    .await;
+    b.goto(&format!("{}/?board=mod", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    assert_eq!(b.eval(ROWS).await, "ann:1 bob:2 dan:3");
+    assert_eq!(
+        b.eval("document.getElementById('hidden-card').hidden")
+            .await,
+        true
+    );
+    assert_eq!(
+        b.eval("document.querySelectorAll('button.mod').length")
+            .await,
+        0
+    );
+    s.stop().await;
+}

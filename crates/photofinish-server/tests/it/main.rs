@@ -18,6 +18,7 @@ mod idempotency;
 mod layering;
 mod leagues;
 mod limits;
+mod moderation;
 mod periods;
 mod queries;
 mod rates;

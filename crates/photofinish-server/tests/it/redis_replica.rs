@@ -500,6 +500,7 @@ fn imported_rows() -> Rows {
                 scores: photofinish_core::transfer::ImportScores::Score(1_000 + i),
                 reached_at_us: None,
                 metadata: None,
+                hidden: false,
             })
             .collect(),
     )

@@ -1,6 +1,7 @@
 //! Imports (docs/SPEC.md §11): the rows checked and built into a ranking the same way on
 //! every engine, then the one command that puts the ranking in place.
 
+use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::ranking::{RankingBuilder, SavedEntry};
 use photofinish_core::transfer::{ImportCheck, ImportSource};
 use photofinish_core::{BoardError, Period, PeriodRef, Ranking};
@@ -9,17 +10,22 @@ use super::{execute_one, with_board, Engine};
 use crate::command::Command;
 use crate::state::Applied;
 
+/// What [`import_rows`] read: the period it fills, the new ranking's builder, and the
+/// members its rows hide (docs/SPEC.md §15).
+pub type ImportedRows = (Period, RankingBuilder, Vec<String>);
+
 /// The first half of `Leaderboard::import`, the same on every engine: the period the
 /// import fills (it must be empty now; the apply checks again), and every row checked by
 /// the board's rules and pushed, in file order (which is also their sequence, so equal
-/// scores and times keep it), into the builder of the new ranking. The engine finishes
-/// the ranking and logs the one command that puts it in place.
+/// scores and times keep it), into the builder of the new ranking; the members of rows
+/// marked `hidden`, at most [`MAX_HIDDEN_MEMBERS`]. The engine finishes the ranking and
+/// logs the one command that puts it in place and hides them.
 pub async fn import_rows<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     period: &PeriodRef,
     source: &mut dyn ImportSource,
-) -> Result<(Period, RankingBuilder), BoardError> {
+) -> Result<ImportedRows, BoardError> {
     let now = e.now_us();
     let (target, config) = with_board(e, board, |b| {
         let p = b.window().import_period(period, now)?;
@@ -36,8 +42,15 @@ pub async fn import_rows<E: Engine + ?Sized>(
     .await?;
     let mut check = ImportCheck::new(&config);
     let mut builder = RankingBuilder::new(config.shape(), 0);
+    let mut hidden = Vec::new();
     while let Some(rows) = source.next_chunk().await? {
         for row in &rows {
+            if row.hidden {
+                if hidden.len() >= MAX_HIDDEN_MEMBERS {
+                    return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+                }
+                hidden.push(row.member.clone());
+            }
             let (at, scores) = check.row(row, now)?;
             builder.push(SavedEntry {
                 member: &row.member,
@@ -48,13 +61,14 @@ pub async fn import_rows<E: Engine + ?Sized>(
             })?;
         }
     }
-    Ok((target, builder))
+    Ok((target, builder, hidden))
 }
 
 /// The second half of `Leaderboard::import`, the same on every engine: `ranking`, saved
 /// under `file` where every replay of the log finds it, is staged in `state` and put in
-/// place in `target` by one logged command. On a refusal it is unstaged; what was saved
-/// stays (the command may be in the log, and its replays read it).
+/// place in `target`, and the members `hidden` hidden, by one logged command. On a
+/// refusal it is unstaged; what was saved stays (the command may be in the log, and its
+/// replays read it).
 pub async fn put_import<E: Engine + ?Sized>(
     e: &E,
     state: &crate::State,
@@ -62,6 +76,7 @@ pub async fn put_import<E: Engine + ?Sized>(
     target: &Period,
     file: String,
     ranking: Ranking,
+    hidden: Vec<String>,
 ) -> Result<photofinish_core::transfer::Imported, BoardError> {
     let entries = ranking.len();
     state.stage(file.clone(), ranking);
@@ -70,6 +85,7 @@ pub async fn put_import<E: Engine + ?Sized>(
         period_us: target.start_us.max(0),
         file: file.clone(),
         entries,
+        hidden,
     };
     match execute_one(e, board, cmd, false).await {
         Ok(Applied::Imported(period, entries)) => {

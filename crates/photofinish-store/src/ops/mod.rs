@@ -25,7 +25,7 @@ mod delegate;
 mod import;
 mod reads;
 
-pub use import::{import_rows, put_import};
+pub use import::{import_rows, put_import, ImportedRows};
 pub use reads::*;
 
 /// What an engine provides the operations. See the module docs.
@@ -162,7 +162,9 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Patch(_) | Change::Delete | Change::Join { .. } => return Err(change.key_refused()),
+        Change::Patch(_) | Change::Delete | Change::Join { .. } | Change::Hide { .. } => {
+            return Err(change.key_refused())
+        }
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
         Change::Write(w) if w.period.is_none() => {
@@ -257,6 +259,21 @@ pub async fn change<E: Engine + ?Sized>(
                 other => {
                     return Err(BoardError::Unavailable(format!(
                         "the log answered a join with {other:?}"
+                    )))
+                }
+            }
+        }
+        Change::Hide { member, hidden } => {
+            let cmd = Command::Hide {
+                board: board.to_owned(),
+                member: member.into_string(),
+                hidden,
+            };
+            match execute_one(e, board, cmd, false).await? {
+                Applied::Hidden(h) => Answer::Hidden(h),
+                other => {
+                    return Err(BoardError::Unavailable(format!(
+                        "the log answered a hide with {other:?}"
                     )))
                 }
             }

@@ -33,6 +33,7 @@ fn rows(n: usize, chunk: usize) -> Rows {
             scores: photofinish_core::transfer::ImportScores::Score((i % 13) as i64),
             reached_at_us: Some(T0 - (i % 5) as i64),
             metadata: (i % 100 == 0).then(|| format!("{{\"i\":{i}}}")),
+            hidden: false,
         })
         .collect();
     Rows(all.chunks(chunk).map(<[ImportRow]>::to_vec).collect())

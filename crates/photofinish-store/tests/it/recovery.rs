@@ -683,3 +683,62 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
     }
     assert!(files(dir.path()).iter().any(|f| f.ends_with(".snap")));
 }
+
+#[test]
+fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let hide = |member: &str, hidden: bool| Command::Hide {
+        board: "h".into(),
+        member: member.into(),
+        hidden,
+    };
+    let state_of = |store: &photofinish_store::Store| {
+        let handle = store.state().board("h").expect("board");
+        let b = handle.read().expect("lock");
+        let hidden: Vec<String> = b.hidden().into_iter().map(str::to_owned).collect();
+        let period = b
+            .resolve(&photofinish_core::PeriodRef::Current, T0)
+            .expect("p");
+        let ranking = b.ranking(&period).expect("ranking");
+        let shown = b
+            .view(ranking, None)
+            .page(0, 100, photofinish_core::RankStyle::Ordinal)
+            .into_iter()
+            .map(|e| (e.member, e.rank))
+            .collect::<Vec<_>>();
+        (hidden, shown)
+    };
+    {
+        let store = open_log_only(dir.path());
+        let create = Command::CreateBoard {
+            board: "h".into(),
+            config: photofinish_core::BoardConfig::default(),
+            max_boards: None,
+        };
+        submit(&store, create).expect("durable").expect("created");
+        for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {
+            submit(&store, incr_at("h", m, 10 - i as i64, T0 + i as i64))
+                .expect("durable")
+                .expect("written");
+        }
+        for cmd in [
+            hide("b", true),
+            hide("z", true),
+            hide("a", true),
+            hide("a", false),
+        ] {
+            submit(&store, cmd).expect("durable").expect("applied");
+        }
+        let (hidden, shown) = state_of(&store);
+        assert_eq!(hidden, ["b", "z"]);
+        let want = [("a", 1), ("c", 2), ("d", 3)].map(|(m, r)| (m.to_owned(), r));
+        assert_eq!(shown, want);
+    }
+    let want = state_of(&open_log_only(dir.path()));
+    for round in 1..=2 {
+        // Round 1 replays the log and leaves a snapshot; round 2 loads it.
+        let store = open(dir.path());
+        assert_eq!(state_of(&store), want, "round {round}");
+    }
+    assert!(files(dir.path()).iter().any(|f| f.ends_with(".snap")));
+}

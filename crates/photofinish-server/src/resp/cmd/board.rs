@@ -170,8 +170,9 @@ fn league(opts: &[(&'static str, &str)]) -> Result<Option<LeagueView>, CmdError>
     }))
 }
 
-/// Runs `LB.CREATE`, `LB.DROP`, `LB.REM` or `LB.JOIN` (1 when the member took a seat, 0
-/// when it had one, as `SADD` counts).
+/// Runs `LB.CREATE`, `LB.DROP`, `LB.REM`, `LB.JOIN` (1 when the member took a seat, 0
+/// when it had one, as `SADD` counts), `LB.HIDE` or `LB.UNHIDE` (1 when the member was
+/// not already hidden, or shown; docs/SPEC.md §15).
 pub async fn run(
     s: &mut Session,
     spec: &Spec,
@@ -201,6 +202,14 @@ pub async fn run(
             };
             let joined = gate.change(caller, board, change, None).await?;
             s.out.int(i64::from(!joined.answer.into_joined()?.already));
+        }
+        "lb.hide" | "lb.unhide" => {
+            let member =
+                MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
+            let hidden = spec.name == "lb.hide";
+            let change = Change::Hide { member, hidden };
+            let r = gate.change(caller, board, change, None).await?;
+            s.out.int(i64::from(r.answer.into_hidden()?));
         }
         "lb.drop" => match gate.change(caller, board, Change::Delete, None).await {
             Ok(r) => {

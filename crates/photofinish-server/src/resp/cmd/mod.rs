@@ -75,6 +75,8 @@ pub const COMMANDS: &[Spec] = &[
     spec!("lb.card", -2, ["readonly", "fast"], 1, Read),
     spec!("lb.drop", 2, ["write"], 1, Board),
     spec!("lb.join", 3, ["write", "denyoom", "fast"], 1, Board),
+    spec!("lb.hide", 3, ["write", "fast"], 1, Board),
+    spec!("lb.unhide", 3, ["write", "fast"], 1, Board),
     spec!("lb.info", 2, ["readonly", "fast"], 1, Read),
     spec!("lb.cohort", -3, ["readonly"], 1, Read),
     spec!("lb.tier", 3, ["readonly", "fast"], 1, Read),

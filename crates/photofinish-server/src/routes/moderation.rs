@@ -1,0 +1,105 @@
+//! Moderation (docs/SPEC.md §15): hide a member on a board and show it again, and list a
+//! board's hidden members — admins only. A hidden member keeps its entries and writes;
+//! every other read leaves it out (core `ranking/visible.rs`).
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use photofinish_core::op::{Change, ReadHidden};
+use photofinish_core::MemberName;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ErrorBody};
+use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
+use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+use crate::wire::types::HiddenView;
+
+/// Hides `member` on `board` (`hidden: true`) or shows it again.
+async fn moderate(
+    app: &AppState,
+    auth: Auth,
+    BoardMemberPath(board, member): BoardMemberPath,
+    hidden: bool,
+) -> Result<StatusCode, ApiError> {
+    let member = MemberName::parse(member)?;
+    let change = Change::Hide { member, hidden };
+    let r = app
+        .gate
+        .change(&auth.0.caller, &board, change, None)
+        .await?;
+    r.answer.into_hidden()?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Hide a member on the board: its entries and writes are kept, but everyone else reads
+/// the board without it — pages, ranks, totals, queries, cohorts, events, the webhook. It
+/// reads itself as if visible; an admin reads it marked `hidden`. A member that has no
+/// entry yet may be hidden too. Hiding a hidden member changes nothing.
+#[utoipa::path(post, path = "/v1/boards/{board}/members/{member}/hide", tag = "moderation",
+    params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
+    responses(
+        (status = 204, description = "The member is hidden on the board"),
+        (status = 400, description = "Invalid board name", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin of the board", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody),
+        (status = 422, description = "An invalid member name (invalid_member), or the board hides its maximum of 10,000 members (too_many_hidden)", body = ErrorBody),
+        (status = 429, description = "Rate limited", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn post_hide(
+    State(app): State<AppState>,
+    auth: Auth,
+    path: BoardMemberPath,
+) -> Result<StatusCode, ApiError> {
+    moderate(&app, auth, path, true).await
+}
+
+/// Show a hidden member again: every read sees it as before it was hidden (its entries
+/// and writes were kept). Unhiding a member that is not hidden changes nothing.
+#[utoipa::path(post, path = "/v1/boards/{board}/members/{member}/unhide", tag = "moderation",
+    params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
+    responses(
+        (status = 204, description = "The member is shown on the board"),
+        (status = 400, description = "Invalid board name", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin of the board", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody),
+        (status = 422, description = "An invalid member name (invalid_member)", body = ErrorBody),
+        (status = 429, description = "Rate limited", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn post_unhide(
+    State(app): State<AppState>,
+    auth: Auth,
+    path: BoardMemberPath,
+) -> Result<StatusCode, ApiError> {
+    moderate(&app, auth, path, false).await
+}
+
+/// The members the board hides, by name (admins only).
+#[utoipa::path(get, path = "/v1/boards/{board}/hidden", tag = "moderation",
+    params(("board" = String, Path, description = "Board name"),
+        ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
+        ("limit" = Option<u64>, Query, description = "members, default 10, at most 1000")),
+    responses((status = 200, body = HiddenView),
+        (status = 400, description = "Invalid parameter", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin of the board", body = ErrorBody),
+        (status = 404, description = "Unknown board", body = ErrorBody)))]
+pub async fn get_hidden(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    BoardPath(board): BoardPath,
+    q: Params,
+) -> Result<Json<HiddenView>, ApiError> {
+    let op = ReadHidden {
+        board,
+        offset: q.u64("offset", 0, u64::MAX)?,
+        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+    };
+    let list = app.gate.read(&id.caller, &op).await?;
+    Ok(Json(HiddenView {
+        board: op.board.to_string(),
+        total: list.total,
+        members: list.members,
+    }))
+}
