@@ -186,6 +186,19 @@ impl Viewer {
     }
 }
 
+impl Caller {
+    /// Who the caller is, as the audit log names it (docs/SPEC.md §15): the API key's
+    /// name, `open` on a server without credentials, `player:<member>`, `anonymous`.
+    pub fn actor(&self) -> String {
+        match self {
+            Caller::Open => "open".to_owned(),
+            Caller::Anonymous => "anonymous".to_owned(),
+            Caller::Key(k) => k.name.clone(),
+            Caller::Player { member } => format!("player:{member}"),
+        }
+    }
+}
+
 /// A board's access flags, as its config sets them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BoardFlags {

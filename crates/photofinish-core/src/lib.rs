@@ -33,6 +33,7 @@
 //!   method and authorized through one gate method.
 
 pub mod access;
+pub mod audit;
 pub mod board;
 pub mod budget;
 pub mod calendar;

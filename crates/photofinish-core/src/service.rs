@@ -16,6 +16,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::access::Viewer;
+use crate::audit::{AuditEntry, AuditQuery};
 use crate::board::{Board, PeriodRef};
 use crate::config::BoardConfig;
 use crate::error::BoardError;
@@ -68,12 +69,15 @@ pub trait Leaderboard: Send + Sync {
     /// used with the same request (nothing applied), else the change and its answer
     /// remembered in the same atomic step (only if it succeeded); the same key with
     /// another request is `idempotency_key_reused`. A batch answers each write on its
-    /// own; its error is for the whole batch (no such board).
+    /// own; its error is for the whole batch (no such board). `actor` names who makes it
+    /// ([`crate::access::Caller::actor`]): an admin change ([`Change::is_audited`]) is
+    /// recorded in the audit log with it, in the change's own log record.
     async fn change(
         &self,
         board: &BoardName,
         change: Change,
         key: Option<&IdempotencyKey>,
+        actor: &str,
     ) -> Result<Replayable, BoardError>;
 
     /// The board's live events (docs/SPEC.md §8): this process's feed of them, started if
@@ -132,7 +136,12 @@ pub trait Leaderboard: Send + Sync {
         board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
+        actor: &str,
     ) -> Result<Imported, BoardError>;
+
+    /// The audit log's entries `q` wants, newest first (docs/SPEC.md §15), of those kept
+    /// now (the server's `--audit-retention`); a deleted board's included.
+    async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError>;
 
     /// Writes a consistent snapshot of every board to `out` while writes go on
     /// (docs/SPEC.md §11); returns the log position it is at. Blocks for as long as that

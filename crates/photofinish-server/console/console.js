@@ -199,8 +199,11 @@ function clearError() {
 
 async function loadBoards() {
   try {
+    // The audit log answers admins only; anyone else's console shows none of it.
+    const audit = api('/v1/audit', { limit: 50 }).catch(() => null);
     const { boards } = await api('/v1/boards');
     renderBoards(boards || []);
+    renderAudit(await audit);
     clearError();
     markRendered();
   } catch (err) {
@@ -233,6 +236,23 @@ function renderBoards(boards) {
   });
   $('boards').tBodies[0].replaceChildren(...rows);
   $('boards-empty').hidden = rows.length > 0;
+}
+
+// The audit log's newest entries (docs/SPEC.md §15), for an admin.
+function renderAudit(log) {
+  $('audit-card').hidden = !log;
+  if (!log) return;
+  $('audit-caption').textContent = 'newest ' + fmtCount(log.entries.length);
+  $('audit-empty').hidden = log.entries.length > 0;
+  $('audit').tBodies[0].replaceChildren(...log.entries.map((e) => {
+    const tr = el('tr');
+    const when = el('td', 'when');
+    when.append(el('time', null, fmtTime(e.at), { dateTime: e.at, title: e.at }));
+    const detail = JSON.stringify(e.detail);
+    tr.append(when, el('td', 'actor', e.actor), el('td', 'action', e.action), el('td', 'board', e.board),
+      el('td', 'member', e.member || '—'), el('td', 'detail', detail === '{}' ? '' : detail));
+    return tr;
+  }));
 }
 
 /* ---------- board page: header, controls, URL ---------- */
@@ -333,15 +353,18 @@ async function loadView() {
     : Promise.resolve(null);
   // The hidden list answers admins only: it is also how the console learns it may moderate.
   const hidden = api(boardPath() + '/hidden', { limit: 100 }).catch(() => null);
+  const audit = api('/v1/audit', { board: state.name, limit: 10 }).catch(() => null);
   try {
     const cohorts = loadCohorts(common);
     const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
     const near = await around;
     const groups = await cohorts;
     const hiddenList = await hidden;
+    const changes = await audit;
     if (seq !== state.seq) return;
     state.admin = !!hiddenList;
     renderHidden(hiddenList);
+    renderBoardAudit(changes);
     if (!page.entries.length && state.offset > 0 && page.total > 0) { // paged past the end
       state.offset = Math.floor((page.total - 1) / state.limit) * state.limit;
       return loadView();
@@ -405,6 +428,19 @@ function renderHidden(list) {
     const pick = el('button', 'link', m, { type: 'button', title: 'Show ' + m + ' as it would rank' });
     pick.addEventListener('click', () => search(m));
     li.append(pick, modButton(m, false));
+    return li;
+  }));
+}
+
+// The board's latest admin changes (the audit log, docs/SPEC.md §15), for an admin.
+function renderBoardAudit(log) {
+  $('board-audit-card').hidden = !log;
+  if (!log) return;
+  $('board-audit-empty').hidden = log.entries.length > 0;
+  $('board-audit').replaceChildren(...log.entries.map((e) => {
+    const li = el('li');
+    li.append(el('time', 'muted', fmtTime(e.at), { dateTime: e.at, title: e.at }), ' ',
+      el('span', null, e.actor + ' · ' + e.action + (e.member ? ' ' + e.member : '')));
     return li;
   }));
 }

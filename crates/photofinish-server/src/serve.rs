@@ -54,6 +54,8 @@ pub struct ServeOptions {
     pub redis_reads: photofinish_redis::node::Reads,
     /// On Redis, `--redis-wait N`: replicas that must confirm each group commit.
     pub redis_wait: u32,
+    /// How long the audit log keeps each admin change (docs/SPEC.md §15).
+    pub audit_retention: std::time::Duration,
     /// The most members one step of a league's close ranks (docs/competitions.md);
     /// smaller in tests that stop a server mid-close.
     pub close_step_members: u32,
@@ -177,6 +179,9 @@ impl Default for ServeOptions {
             redis_reads: photofinish_redis::node::Reads::Fresh,
             redis_wait: 0,
             close_step_members: photofinish_core::league::CLOSE_STEP_MEMBERS,
+            audit_retention: std::time::Duration::from_micros(
+                photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US as u64,
+            ),
             clock: SharedClock::default(),
             keys: None,
             jwt: None,
@@ -270,6 +275,9 @@ pub async fn open_store(
             .await
             .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))??;
     let store = Arc::new(store);
+    store.state().set_audit_retention_us(
+        i64::try_from(opts.audit_retention.as_micros()).unwrap_or(i64::MAX),
+    );
     if let Some(due) = commit_due {
         tokio::spawn(committer(Arc::downgrade(&store), due));
     }
@@ -494,6 +502,7 @@ async fn open_service(
         store
             .with_max_boards(opts.max_boards)
             .with_max_clock_skew(opts.max_clock_skew)
+            .with_audit_retention(opts.audit_retention)
             .with_reads(opts.redis_reads)
             .with_redis_wait(opts.redis_wait)
             .with_snapshots(

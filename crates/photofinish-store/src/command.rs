@@ -119,6 +119,17 @@ pub enum Command {
         /// The memory budget was over when the join was admitted: it may not take a seat.
         over_budget: Option<OverBudget>,
     },
+    /// An admin change with who made it and when (docs/SPEC.md §15): `cmd` applied, and
+    /// on success an entry in the audit log, from this one record.
+    Audited {
+        /// The acting credential's name (`open` on a server without credentials).
+        actor: String,
+        /// The instant, stamped when the command is sequenced.
+        at_us: i64,
+        /// The change: a board created, patched or deleted, a member deleted, hidden or
+        /// shown, an import (any of them under an idempotency key, where it takes one).
+        cmd: Box<Command>,
+    },
     /// Hide a member on a board, or show it again (docs/SPEC.md §15).
     Hide {
         /// Board name.
@@ -199,6 +210,9 @@ const HIDE: u8 = 17;
 /// An import that hides members (docs/SPEC.md §15): the fields of kind 12, then a count
 /// and each member's name. An import that hides none is kind 12.
 const IMPORT_HIDING: u8 = 18;
+/// An admin change and who made it (docs/SPEC.md §15): `actor` str, `at_us` i64 (stamped
+/// when sequenced), then the change as a command of its own, kind byte first.
+const AUDITED: u8 = 19;
 /// [`WRITE_COLUMNS`]' forms.
 const BY_NAME: u8 = 1;
 const IN_ORDER: u8 = 2;
@@ -215,7 +229,14 @@ pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
 /// staged before it is applied), read from its first byte without decoding it.
 pub fn is_import(encoded: &[u8]) -> bool {
-    matches!(encoded.first(), Some(&(IMPORT | IMPORT_HIDING)))
+    match encoded.first() {
+        Some(&(IMPORT | IMPORT_HIDING)) => true,
+        // An audited import (admin changes are rare: decoding it whole costs nothing).
+        Some(&AUDITED) => {
+            Command::decode(encoded).is_ok_and(|c| matches!(c.inner(), Command::Import { .. }))
+        }
+        _ => false,
+    }
 }
 
 impl Command {
@@ -229,6 +250,7 @@ impl Command {
         ) || matches!(
             self,
             Command::DeleteMember { .. }
+                | Command::Audited { .. }
                 | Command::Keyed { .. }
                 | Command::Tick { .. }
                 | Command::Close { .. }
@@ -246,6 +268,10 @@ impl Command {
             | Command::Tick { now_us: t, .. }
             | Command::Close { now_us: t, .. }
             | Command::Join { at_us: t, .. } => *t = now_us,
+            Command::Audited { at_us, cmd, .. } => {
+                *at_us = now_us;
+                cmd.stamp(now_us, stamp);
+            }
             Command::Keyed { key, cmds, .. } => {
                 key.now_us = now_us;
                 for c in cmds {
@@ -277,6 +303,15 @@ impl Command {
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
+            Command::Audited { cmd, .. } => cmd.board(),
+        }
+    }
+
+    /// The change itself: an audited command's inner one, any other as it is.
+    pub fn inner(&self) -> &Command {
+        match self {
+            Command::Audited { cmd, .. } => cmd.inner(),
+            other => other,
         }
     }
 
@@ -340,6 +375,12 @@ impl Command {
                 e.i64(*at_us);
                 e.u8(u8::from(over_budget.is_some()));
                 enc_over_budget(e, over_budget);
+            }
+            Command::Audited { actor, at_us, cmd } => {
+                e.u8(AUDITED);
+                e.str(actor);
+                e.i64(*at_us);
+                cmd.encode(e);
             }
             Command::Hide {
                 board,
@@ -523,6 +564,20 @@ impl Command {
                     member,
                     at_us,
                     over_budget: dec_over_budget(d, over)?,
+                }
+            }
+            AUDITED => {
+                let (actor, at_us) = (d.str()?, d.i64()?);
+                let cmd = Self::decode_from(d)?;
+                if matches!(cmd, Command::Audited { .. }) {
+                    return Err(DecodeError(
+                        "an audited command inside an audited one".into(),
+                    ));
+                }
+                Command::Audited {
+                    actor,
+                    at_us,
+                    cmd: Box::new(cmd),
                 }
             }
             HIDE => Command::Hide {
@@ -799,6 +854,70 @@ mod tests {
                 }
             ));
         }
+    }
+
+    #[test]
+    fn audited_commands_round_trip() {
+        let import = Command::Import {
+            board: "b".into(),
+            period_us: 0,
+            file: "import-1.rank".into(),
+            entries: 3,
+            hidden: vec!["x".into()],
+        };
+        for inner in [
+            import,
+            Command::DeleteBoard { board: "b".into() },
+            Command::DeleteMember {
+                board: "b".into(),
+                period: "current".into(),
+                member: "m".into(),
+                now_us: 0,
+            },
+        ] {
+            let mut cmd = Command::Audited {
+                actor: "moderator".into(),
+                at_us: 0,
+                cmd: Box::new(inner.clone()),
+            };
+            assert!(cmd.takes_time(false));
+            cmd.stamp(1_795_392_000_000_000, false);
+            let Command::Audited {
+                at_us,
+                cmd: stamped,
+                ..
+            } = &cmd
+            else {
+                unreachable!()
+            };
+            assert_eq!(*at_us, 1_795_392_000_000_000);
+            if let Command::DeleteMember { now_us, .. } = **stamped {
+                assert_eq!(
+                    now_us, 1_795_392_000_000_000,
+                    "the inner command is stamped too"
+                );
+            }
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], AUDITED);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            assert_eq!(cmd.board(), "b");
+            assert_eq!(cmd.inner().board(), "b");
+            assert_eq!(is_import(&e.0), matches!(inner, Command::Import { .. }));
+        }
+        // One inside another is a damaged record.
+        let twice = Command::Audited {
+            actor: "a".into(),
+            at_us: 1,
+            cmd: Box::new(Command::Audited {
+                actor: "a".into(),
+                at_us: 1,
+                cmd: Box::new(Command::DeleteBoard { board: "b".into() }),
+            }),
+        };
+        let mut e = Enc::default();
+        twice.encode(&mut e);
+        assert!(Command::decode(&e.0).is_err());
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub fn publish(
     now_us: i64,
 ) {
     let Ok(applied) = applied else { return };
+    // An admin change's events are its change's.
+    let cmd = cmd.inner();
     match (cmd, applied) {
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
         (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),

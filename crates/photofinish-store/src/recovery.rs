@@ -211,10 +211,15 @@ impl Replay {
         cmd: &crate::command::Command,
     ) -> Result<(), RecordError> {
         use crate::command::Command;
-        if let Command::Write { at_us, .. } | Command::DeleteMember { now_us: at_us, .. } = cmd {
+        if let Command::Audited { at_us, .. } = cmd {
             self.max_time_us = self.max_time_us.max(*at_us);
         }
-        if let Command::Import { file, .. } = cmd {
+        if let Command::Write { at_us, .. } | Command::DeleteMember { now_us: at_us, .. } =
+            cmd.inner()
+        {
+            self.max_time_us = self.max_time_us.max(*at_us);
+        }
+        if let Command::Import { file, .. } = cmd.inner() {
             // The ranking is in the file the record names, beside the segment.
             let path = seg.path.with_file_name(file);
             match crate::import::read(storage, &path) {

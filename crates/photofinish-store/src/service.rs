@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_channel::oneshot;
+use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::events::EventFeed;
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
@@ -143,8 +144,13 @@ crate::leaderboard_over_engine!(Store, {
         board: &BoardName,
         change: Change,
         key: Option<&IdempotencyKey>,
+        actor: &str,
     ) -> Result<Replayable, BoardError> {
-        ops::change(self, board, change, key).await
+        ops::change(self, board, change, key, actor).await
+    }
+
+    async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {
+        Ok(self.state().audit(q, Store::now_us(self)))
     }
 
     async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError> {
@@ -205,6 +211,7 @@ crate::leaderboard_over_engine!(Store, {
         board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
+        actor: &str,
     ) -> Result<Imported, BoardError> {
         let now = Store::now_us(self);
         let (target, builder, hidden) = ops::import_rows(self, board, period, source).await?;
@@ -229,7 +236,19 @@ crate::leaderboard_over_engine!(Store, {
         // If the record is logged and refused when applied (a write filled the period
         // meanwhile), its replay reads the file; if not, the file is an orphan, removed at
         // the next start or clean shutdown.
-        ops::put_import(self, self.state(), board, &target, file, ranking, hidden).await
+        ops::put_import(
+            self,
+            self.state(),
+            board,
+            ops::Built {
+                target,
+                file,
+                ranking,
+                hidden,
+            },
+            actor,
+        )
+        .await
     }
 
     fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {

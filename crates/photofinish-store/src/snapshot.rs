@@ -118,8 +118,9 @@ pub fn write(
     // leagues' tiers (format 6).
     write_seats(&mut w, state)?;
     write_tiers(&mut w, state)?;
-    // The hidden members (format 7).
+    // The hidden members and the audit log (format 7).
     write_hidden(&mut w, state)?;
+    write_audit(&mut w, state, max_time_us)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
@@ -248,6 +249,40 @@ fn write_hidden(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
     e.u32(boards);
     w.write_all(&e.0)?;
     w.write_all(&body.0)
+}
+
+/// The audit log (docs/format.md), oldest first: a count, then each entry — those the
+/// retention keeps at `now_us`.
+fn write_audit(w: &mut CrcWriter<'_>, state: &State, now_us: i64) -> io::Result<()> {
+    let floor = state.audit_floor(now_us);
+    let log = state.audit_log();
+    let kept: Vec<_> = log.iter().filter(|a| a.at_us >= floor).collect();
+    let mut e = Enc::default();
+    e.u32(kept.len() as u32);
+    for a in kept {
+        e.i64(a.at_us);
+        e.str(&a.actor);
+        e.str(&a.action);
+        e.str(&a.board);
+        e.opt_str(a.member.as_deref());
+        e.str(&a.detail);
+    }
+    w.write_all(&e.0)
+}
+
+/// Reads what [`write_audit`] wrote into `state`.
+fn read_audit(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        state.push_audit(photofinish_core::audit::AuditEntry {
+            at_us: d.i64()?,
+            actor: d.str()?,
+            action: d.str()?,
+            board: d.str()?,
+            member: d.opt_str()?,
+            detail: d.str()?,
+        });
+    }
+    Ok(())
 }
 
 /// Reads what [`write_hidden`] wrote into the boards of `state`.
@@ -472,6 +507,7 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     }
     if !v1 && !v2 && !v3 && !v4 && !v5 && !v6 {
         read_hidden(&mut d, &state)?;
+        read_audit(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

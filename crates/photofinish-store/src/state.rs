@@ -2,8 +2,13 @@
 //! changes it, [`State::apply`]. The writer and recovery both apply commands through it, so
 //! a replay rebuilds exactly what was served; the snapshotter writes a [`State::copy`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use photofinish_core::audit::{
+    AuditEntry, AuditQuery, DEFAULT_AUDIT_RETENTION_US, MAX_AUDIT_ENTRIES,
+};
 
 use photofinish_core::board::BoardWrite;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
@@ -52,7 +57,7 @@ pub enum Applied {
 pub type BoardHandle = Arc<RwLock<Board>>;
 
 /// All boards.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct State {
     boards: RwLock<BTreeMap<String, BoardHandle>>,
     /// Remembered idempotency keys (applied only by the one thread that applies commands).
@@ -60,6 +65,30 @@ pub struct State {
     /// Rankings built by imports, by import file name, waiting for their log record
     /// ([`Command::Import`]) to put them in place.
     staged: Mutex<HashMap<String, Ranking>>,
+    /// The audit log (docs/SPEC.md §15), oldest first: kept apart from the boards, so a
+    /// deleted board's trail stays.
+    audit: Mutex<VecDeque<AuditEntry>>,
+    /// How long audit entries are kept, µs (`--audit-retention`): a read drops those
+    /// older than that before it, and a snapshot leaves them out. Applying commands never
+    /// looks at it, so every node's and every replay's state is the same.
+    audit_retention_us: AtomicI64,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            boards: RwLock::default(),
+            idempotency: Mutex::default(),
+            staged: Mutex::default(),
+            audit: Mutex::default(),
+            audit_retention_us: AtomicI64::new(DEFAULT_AUDIT_RETENTION_US),
+        }
+    }
+}
+
+/// `v` as a JSON value (what an audit entry's detail holds).
+fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or_default()
 }
 
 /// Reads through a lock even if a panic poisoned it: one failed request must not take
@@ -121,7 +150,53 @@ impl State {
             boards: RwLock::new(boards),
             idempotency: Mutex::new(self.idempotency().clone()),
             staged: Mutex::default(),
+            audit: Mutex::new(self.audit_log().clone()),
+            audit_retention_us: AtomicI64::new(self.audit_retention_us()),
         }
+    }
+
+    /// The audit log, oldest first.
+    pub fn audit_log(&self) -> std::sync::MutexGuard<'_, VecDeque<AuditEntry>> {
+        self.audit.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How long audit entries are kept, µs.
+    pub fn audit_retention_us(&self) -> i64 {
+        self.audit_retention_us.load(Ordering::Relaxed)
+    }
+
+    /// Keeps audit entries for `us` (`--audit-retention`).
+    pub fn set_audit_retention_us(&self, us: i64) {
+        self.audit_retention_us.store(us.max(0), Ordering::Relaxed);
+    }
+
+    /// The oldest instant an audit entry is kept from at `now_us`.
+    pub fn audit_floor(&self, now_us: i64) -> i64 {
+        now_us.saturating_sub(self.audit_retention_us())
+    }
+
+    /// The entries `q` wants, newest first, of those kept at `now_us` (older ones are
+    /// dropped on the way).
+    pub fn audit(&self, q: &AuditQuery, now_us: i64) -> Vec<AuditEntry> {
+        let floor = self.audit_floor(now_us);
+        let all: Vec<AuditEntry> = {
+            let mut log = self.audit_log();
+            while log.front().is_some_and(|o| o.at_us < floor) {
+                log.pop_front();
+            }
+            log.iter().cloned().collect()
+        };
+        photofinish_core::audit::newest(all, q, floor)
+    }
+
+    /// Adds `e` at the end of the audit log (each audited change, and snapshot loading):
+    /// past [`MAX_AUDIT_ENTRIES`] the oldest goes.
+    pub fn push_audit(&self, e: AuditEntry) {
+        let mut log = self.audit_log();
+        if log.len() >= MAX_AUDIT_ENTRIES {
+            log.pop_front();
+        }
+        log.push_back(e);
     }
 
     /// Prefetches what applying the commands of a batch reads first: for each write among
@@ -201,6 +276,13 @@ impl State {
 
     fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
+            Command::Audited { actor, at_us, cmd } => {
+                let applied = self.apply_with(cmd, ranked)?;
+                if let Some(e) = self.audit_entry(actor, *at_us, cmd, &applied) {
+                    self.push_audit(e);
+                }
+                Ok(applied)
+            }
             Command::CreateBoard {
                 board,
                 config,
@@ -306,6 +388,83 @@ impl State {
                 member,
                 now_us,
             } => self.delete_member(board, period, member, *now_us),
+        }
+    }
+
+    /// The audit entry of admin change `cmd`, applied by `actor` at `at_us` with
+    /// `applied`; `None` when it changed nothing (a create of a board that existed alike,
+    /// a hide of a hidden member, a replayed keyed request).
+    fn audit_entry(
+        &self,
+        actor: &str,
+        at_us: i64,
+        cmd: &Command,
+        applied: &Applied,
+    ) -> Option<AuditEntry> {
+        let entry = |action: &str, member: Option<&str>, detail: serde_json::Value| AuditEntry {
+            at_us,
+            actor: actor.to_owned(),
+            action: action.to_owned(),
+            board: cmd.board().to_owned(),
+            member: member.map(str::to_owned),
+            detail: detail.to_string(),
+        };
+        match (cmd, applied) {
+            (Command::CreateBoard { config, .. }, Applied::BoardCreated(true)) => {
+                Some(entry("board.create", None, json_of(config)))
+            }
+            (Command::PatchBoard { patch, .. }, Applied::BoardPatched) => {
+                Some(entry("board.patch", None, json_of(patch)))
+            }
+            (Command::DeleteBoard { .. }, Applied::BoardDeleted) => {
+                Some(entry("board.delete", None, serde_json::json!({})))
+            }
+            (
+                Command::DeleteMember {
+                    board,
+                    period,
+                    member,
+                    now_us,
+                },
+                Applied::MemberRemoved,
+            ) => {
+                let id = self
+                    .board(board)
+                    .and_then(|h| {
+                        read_lock(&h)
+                            .resolve(&PeriodRef::parse(period), *now_us)
+                            .ok()
+                    })
+                    .map_or_else(|| period.clone(), |p| p.id);
+                Some(entry(
+                    "member.delete",
+                    Some(member),
+                    serde_json::json!({"period": id}),
+                ))
+            }
+            (Command::Hide { member, hidden, .. }, Applied::Hidden(true)) => {
+                let action = if *hidden {
+                    "member.hide"
+                } else {
+                    "member.unhide"
+                };
+                Some(entry(action, Some(member), serde_json::json!({})))
+            }
+            (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry(
+                "board.import",
+                None,
+                serde_json::json!({"period": period.id, "entries": entries, "hidden": hidden.len()}),
+            )),
+            (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (&cmds[..], answer) {
+                ([c], Answer::Created { created: true, .. }) => {
+                    self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
+                }
+                ([c], Answer::Removed) => {
+                    self.audit_entry(actor, at_us, c, &Applied::MemberRemoved)
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 

@@ -68,6 +68,20 @@ impl Change {
         }
     }
 
+    /// Whether it is an admin change the audit log records (docs/SPEC.md §15): a board
+    /// created, patched or deleted, a member deleted, hidden or shown. Writes and joins
+    /// are not.
+    pub fn is_audited(&self) -> bool {
+        matches!(
+            self,
+            Change::Create(_)
+                | Change::Patch(_)
+                | Change::Delete
+                | Change::Remove { .. }
+                | Change::Hide { .. }
+        )
+    }
+
     /// Whether it may carry an idempotency key (docs/SPEC.md §7: submit, batch, member
     /// delete and board create; a join needs none: joining twice is answered `already`).
     pub fn takes_key(&self) -> bool {

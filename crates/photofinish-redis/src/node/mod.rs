@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::clock::{Clock, MonotonicClock};
 use photofinish_core::events::{EventFeed, Feeds, EVENT_RING_LEN};
 use photofinish_core::hook::HookState;
@@ -116,6 +117,8 @@ pub struct LogStore {
     clock: MonotonicClock<Box<dyn Clock>>,
     max_boards: Option<u64>,
     max_skew_us: Option<i64>,
+    /// How long audit entries are kept (`--audit-retention`), µs.
+    audit_retention_us: i64,
     replicas: Arc<Mutex<HashMap<String, Slot>>>,
     feeds: Arc<Feeds>,
     reads: Reads,
@@ -167,6 +170,7 @@ impl LogStore {
             clock: MonotonicClock::new(clock),
             max_boards: None,
             max_skew_us: Some(DEFAULT_MAX_CLOCK_SKEW.as_micros() as i64),
+            audit_retention_us: photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US,
             replicas: Arc::new(Mutex::new(HashMap::new())),
             feeds: Arc::new(Feeds::default()),
             reads: Reads::Fresh,
@@ -195,6 +199,12 @@ impl LogStore {
     /// counted in the registry before the create is appended.
     pub fn with_max_boards(mut self, max: Option<u64>) -> Self {
         self.max_boards = max;
+        self
+    }
+
+    /// Keeps audit entries for `retention` (`--audit-retention`, docs/SPEC.md §15).
+    pub fn with_audit_retention(mut self, retention: Duration) -> Self {
+        self.audit_retention_us = i64::try_from(retention.as_micros()).unwrap_or(i64::MAX);
         self
     }
 
@@ -246,6 +256,9 @@ impl LogStore {
                     .map_err(replica_error)?
                     .with_wait(self.wait);
                 replica.set_feeds(self.feeds.clone());
+                replica
+                    .state()
+                    .set_audit_retention_us(self.audit_retention_us);
                 Ok::<_, BoardError>(Arc::new(replica))
             })
             .await?
@@ -434,6 +447,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         board: &BoardName,
         change: Change,
         key: Option<&IdempotencyKey>,
+        actor: &str,
     ) -> Result<Replayable, BoardError> {
         // The registry holds every board: a create reserves its place before the create
         // is logged and lists it after; a delete unlists it after.
@@ -444,7 +458,13 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         if let Change::Create(config) = &change {
             self.reserve(board, config).await?;
         }
-        let answer = ops::change(self, board, change, key).await;
+        let audits = change.is_audited();
+        let answer = ops::change(self, board, change, key, actor).await;
+        if audits && answer.is_ok() {
+            // Listed after its entry, so every trail the audit log reads is listed (a
+            // superset: a change that recorded nothing lists it too).
+            self.list_audited(board).await?;
+        }
         if create {
             // Even when the answer failed after the create (its state read): the registry
             // lists at least every board, and readers filter it.
@@ -456,6 +476,23 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             self.unlist(board).await?;
         }
         Ok(answer)
+    }
+
+    async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {
+        // Each board's trail is in its own log (a deleted board's too): read the boards
+        // asked, or every one listed as holding some, each caught up.
+        let boards = match &q.board {
+            Some(b) => vec![b.clone()],
+            None => self.audited().await?,
+        };
+        let now = self.clock.now_us();
+        let mut all = Vec::new();
+        for board in boards {
+            let r = self.fresh(&board).await?;
+            all.extend(r.state().audit(q, now));
+        }
+        let floor = now.saturating_sub(self.audit_retention_us);
+        Ok(photofinish_core::audit::newest(all, q, floor))
     }
 
     async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError> {
@@ -593,6 +630,7 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
+        actor: &str,
     ) -> Result<Imported, BoardError> {
         let (target, builder, hidden) = ops::import_rows(self, board, period, source).await?;
         // Sort (if the rows were not in rank order) and index off the async workers.
@@ -629,7 +667,21 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         debug_assert_eq!(chunks, chunk_count);
         // Once appended, the chunks stay whatever the answer (a write may have filled the
         // period meanwhile): every node reads them to take the entry.
-        ops::put_import(self, r.state(), board, &target, file, ranking, hidden).await
+        let done = ops::put_import(
+            self,
+            r.state(),
+            board,
+            ops::Built {
+                target,
+                file,
+                ranking,
+                hidden,
+            },
+            actor,
+        )
+        .await?;
+        self.list_audited(board).await?;
+        Ok(done)
     }
 
     fn shutdown(&self) {}

@@ -57,6 +57,31 @@ impl LogStore {
         Ok(())
     }
 
+    fn audited_key(&self) -> String {
+        format!("{}:audited", self.namespace)
+    }
+
+    /// Lists `board` among those whose logs hold audit entries (docs/SPEC.md §15), after
+    /// an admin change's entry: the audit log reads their trails, a deleted board's too.
+    pub(super) async fn list_audited(&self, board: &str) -> Result<(), BoardError> {
+        self.conn
+            .query::<i64>(redis::cmd("SADD").arg(self.audited_key()).arg(board))
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    /// The boards whose logs may hold audit entries, by name.
+    pub(super) async fn audited(&self) -> Result<Vec<String>, BoardError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(self.audited_key()))
+            .await
+            .map_err(unavailable)?;
+        names.sort_unstable();
+        Ok(names)
+    }
+
     pub(super) async fn registered(&self) -> Result<Vec<String>, BoardError> {
         let mut names: Vec<String> = self
             .conn

@@ -183,7 +183,7 @@ impl Replica {
         // The imports the group takes: their chunks are persisted with the append.
         let imports: Vec<&str> = own
             .iter()
-            .filter_map(|d| match &d.cmd {
+            .filter_map(|d| match d.cmd.inner() {
                 Command::Import { file, .. } => Some(file.as_str()),
                 _ => None,
             })

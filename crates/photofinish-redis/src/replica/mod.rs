@@ -371,7 +371,7 @@ impl Replica {
     /// which is a gap: the board is loaded again from the snapshot that includes it.
     async fn prepare(&self, e: &Entry, cmds: &[Decoded]) -> Result<(), ReplicaError> {
         for c in cmds {
-            if let Command::Import { file, .. } = &c.cmd {
+            if let Command::Import { file, .. } = c.cmd.inner() {
                 self.prepare_import(e, file).await?;
             }
         }
@@ -465,7 +465,7 @@ impl Replica {
                     if i == 0 {
                         feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
                     }
-                    if !matches!(cmd, Command::DeleteBoard { .. }) {
+                    if !matches!(cmd.inner(), Command::DeleteBoard { .. }) {
                         let _ = photofinish_store::events::announce_current(
                             &feed,
                             &self.state,

@@ -118,14 +118,16 @@ impl Gate {
         let applied = if n > 1 {
             let all = self
                 .service
-                .change(target.board, Change::Batch(allowed), None);
+                .change(target.board, Change::Batch(allowed), None, "");
             match all.await.and_then(|r| r.answer.into_batch()) {
                 Ok(each) => each,
                 Err(e) => vec![Err(e); n],
             }
         } else if let Some(w) = allowed.pop() {
             // One write goes alone: no batch to build.
-            let one = self.service.change(target.board, Change::Write(w), None);
+            let one = self
+                .service
+                .change(target.board, Change::Write(w), None, "");
             vec![one.await.and_then(|r| r.answer.into_written())]
         } else {
             Vec::new()
@@ -159,8 +161,9 @@ impl Gate {
             }
             _ => true,
         };
+        let actor = caller.actor();
         let done = match key {
-            None => self.service.change(board, change, None).await?,
+            None => self.service.change(board, change, None, &actor).await?,
             Some(request) => {
                 change.check_key()?;
                 let key = IdempotencyKey::new(
@@ -171,7 +174,9 @@ impl Gate {
                     board,
                 );
                 let _guard = self.hold(&key)?;
-                self.service.change(board, change, Some(&key)).await?
+                self.service
+                    .change(board, change, Some(&key), &actor)
+                    .await?
             }
         };
         match (&done.answer, done.replayed) {

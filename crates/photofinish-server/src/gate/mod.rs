@@ -11,7 +11,8 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller, Viewer};
+use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller, Scope, Viewer};
+use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::DEFAULT_TTL_US;
@@ -195,6 +196,45 @@ impl Gate {
         if let Some(over) = self.over_budget() {
             return Err(over.refusal());
         }
-        self.service.import(board, period, source).await
+        self.service
+            .import(board, period, source, &caller.actor())
+            .await
+    }
+
+    /// The audit log (docs/SPEC.md §15), for admins: of one board (its admins), or of
+    /// every board the caller administers (an admin key sees the boards its globs cover,
+    /// deleted ones included; any other caller is refused).
+    pub async fn audit(
+        &self,
+        caller: &Caller,
+        q: &AuditQuery,
+    ) -> Result<Vec<AuditEntry>, BoardError> {
+        if let Some(board) = &q.board {
+            // Manage on a board that may not exist any more: the key's scope and globs
+            // decide, not the board's flags.
+            authorize(caller, &Action::Manage { board }, None)?;
+            return self.service.audit(q).await;
+        }
+        match caller {
+            Caller::Open => self.service.audit(q).await,
+            Caller::Key(k) if k.scope == Scope::Admin => {
+                // Each entry is the key's if the key may manage its board; asked for more
+                // than the page, so a key's page is full when the log has that many.
+                let all = AuditQuery {
+                    limit: photofinish_core::audit::MAX_AUDIT_ENTRIES,
+                    ..q.clone()
+                };
+                let mut mine = self.service.audit(&all).await?;
+                mine.retain(|e| {
+                    authorize(caller, &Action::Manage { board: &e.board }, None).is_ok()
+                });
+                mine.truncate(q.limit);
+                Ok(mine)
+            }
+            Caller::Anonymous => Err(photofinish_core::access::unauthorized()),
+            _ => Err(BoardError::Forbidden(
+                "the audit log is for admin keys (scope admin)".into(),
+            )),
+        }
     }
 }

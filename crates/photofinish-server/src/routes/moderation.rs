@@ -1,18 +1,22 @@
-//! Moderation (docs/SPEC.md §15): hide a member on a board and show it again, and list a
-//! board's hidden members — admins only. A hidden member keeps its entries and writes;
-//! every other read leaves it out (core `ranking/visible.rs`).
+//! Moderation and audit (docs/SPEC.md §15): hide a member on a board and show it again,
+//! list a board's hidden members, and read the audit log — admins only. A hidden member
+//! keeps its entries and writes; every other read leaves it out (core
+//! `ranking/visible.rs`). The audit log's entries are made with the changes they record
+//! (the store's `Audited` command).
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use photofinish_core::audit::{AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE};
 use photofinish_core::op::{Change, ReadHidden};
-use photofinish_core::MemberName;
+use photofinish_core::{BoardName, MemberName};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
-use crate::wire::types::HiddenView;
+use crate::wire::types::{AuditView, HiddenView};
+use crate::wire::views::audit_entry_view;
 
 /// Hides `member` on `board` (`hidden: true`) or shows it again.
 async fn moderate(
@@ -101,5 +105,51 @@ pub async fn get_hidden(
         board: op.board.to_string(),
         total: list.total,
         members: list.members,
+    }))
+}
+
+/// The audit log (docs/SPEC.md §15): every admin change — a board created, patched or
+/// deleted, a member deleted, hidden or shown, an import — with who made it and when,
+/// newest first. Kept for `--audit-retention` (default 90 days), a deleted board's too.
+#[utoipa::path(get, path = "/v1/audit", tag = "moderation",
+    params(("board" = Option<String>, Query, description = "Only this board's changes (its admins may ask; a deleted board's included)"),
+        ("since" = Option<String>, Query, description = "Only changes at or after this instant (RFC 3339)"),
+        ("limit" = Option<u64>, Query, description = "entries, default 100, at most 1000")),
+    responses((status = 200, body = AuditView),
+        (status = 400, description = "Invalid board name, instant or parameter", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin (of the board, if one is named)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn get_audit(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    q: Params,
+) -> Result<Json<AuditView>, ApiError> {
+    q.only(&["board", "since", "limit"])?;
+    let board =
+        q.0.get("board")
+            .map(|b| BoardName::parse(b.clone()))
+            .transpose()?;
+    let since_us = q
+        .0
+        .get("since")
+        .map(|s| {
+            crate::wire::parse::at_text(s).map_err(|_| {
+                ApiError::new(
+                    photofinish_core::ErrorCode::InvalidParameter,
+                    format!("since must be an RFC 3339 instant (2026-11-27T10:00:00Z), got {s:?}"),
+                )
+            })
+        })
+        .transpose()?;
+    let limit = q.u64("limit", DEFAULT_AUDIT_PAGE as u64, MAX_AUDIT_PAGE as u64)?;
+    let query = AuditQuery {
+        board: board.map(BoardName::into_string),
+        since_us,
+        limit: limit as usize,
+    };
+    let entries = app.gate.audit(&id.caller, &query).await?;
+    Ok(Json(AuditView {
+        entries: entries.into_iter().map(audit_entry_view).collect(),
     }))
 }

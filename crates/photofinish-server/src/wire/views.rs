@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 
 use super::parse::rfc3339_us;
 use super::types::{
-    BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage, EntryView,
-    LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, MoveView, ScoresView,
-    ThresholdView, ThresholdsView,
+    AuditEntryView, BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage,
+    EntryView, LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, MoveView,
+    ScoresView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 
@@ -219,4 +219,17 @@ pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> Mem
         })
         .collect();
     MemberBoardsView { member, boards }
+}
+
+/// The API view of an audit entry.
+pub fn audit_entry_view(e: photofinish_core::audit::AuditEntry) -> AuditEntryView {
+    AuditEntryView {
+        at: rfc3339_us(e.at_us),
+        actor: e.actor,
+        action: e.action,
+        board: e.board,
+        member: e.member,
+        detail: RawValue::from_string(e.detail)
+            .unwrap_or_else(|_| RawValue::from_string("{}".into()).expect("an object")),
+    }
 }

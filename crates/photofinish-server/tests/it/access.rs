@@ -161,11 +161,9 @@ async fn state(s: &Server, admin: &str) -> Value {
         let path = format!("/v1/boards/{board}/entries?limit=100");
         out.push(s.call_as(Some(admin), Method::GET, &path, None).await.1);
     }
-    out.push(
-        s.call_as(Some(admin), Method::GET, "/v1/boards/b/hidden", None)
-            .await
-            .1,
-    );
+    for path in ["/v1/boards/b/hidden", "/v1/audit?limit=1000"] {
+        out.push(s.call_as(Some(admin), Method::GET, path, None).await.1);
+    }
     Value::Array(out)
 }
 
@@ -203,6 +201,8 @@ enum Need {
     Remove,
     Metrics,
     Operate,
+    /// The audit log of every board: admin keys (of any boards) alone.
+    Audit,
 }
 
 fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
@@ -332,6 +332,8 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             None,
         ),
         (Need::Manage, Method::GET, "/v1/boards/b/hidden", None),
+        (Need::Audit, Method::GET, "/v1/audit", None),
+        (Need::Manage, Method::GET, "/v1/audit?board=b", None),
         (Need::Metrics, Method::GET, "/metrics", None),
         (Need::Operate, Method::GET, "/v1/admin/backup", None),
         (Need::Read, Method::GET, "/v1/boards/b/export", None),

@@ -383,6 +383,18 @@ async fn an_admin_hides_and_unhides_members_from_the_console() {
         true
     );
     b.screenshot(&artifact("console-moderation.png")).await;
+    // The board's recent changes, from the audit log.
+    b.wait_for("document.querySelectorAll('#board-audit li').length === 2")
+        .await;
+    let changes = b
+        .eval("document.getElementById('board-audit').textContent")
+        .await;
+    assert!(
+        changes.as_str().is_some_and(
+            |c| c.contains("moderator · member.hide bob") && c.contains("board.create")
+        ),
+        "{changes}"
+    );
     // Unhide from the list: bob is back in place.
     b.eval("document.querySelector('#hidden-list button[data-moderate=\"unhide\"]').click()")
         .await;
@@ -390,6 +402,15 @@ async fn an_admin_hides_and_unhides_members_from_the_console() {
         .await;
     b.wait_for("document.getElementById('hidden-list').children.length === 0")
         .await;
+    // The boards page shows an admin the audit log.
+    b.goto(&format!("{}/", s.base)).await;
+    b.wait_for("!document.getElementById('audit-card').hidden && document.querySelectorAll('#audit tbody tr').length === 3")
+        .await;
+    let first = b
+        .eval("[...document.querySelectorAll('#audit tbody tr')[0].cells].map(c => c.textContent).slice(1, 5).join('|')")
+        .await;
+    assert_eq!(first, "moderator|member.unhide|mod|bob");
+    b.screenshot(&artifact("console-audit.png")).await;
     // A reader's console: no hidden list, no buttons.
     let hide = s
         .call_as(
@@ -416,6 +437,17 @@ async fn an_admin_hides_and_unhides_members_from_the_console() {
         b.eval("document.querySelectorAll('button.mod').length")
             .await,
         0
+    );
+    assert_eq!(
+        b.eval("document.getElementById('board-audit-card').hidden")
+            .await,
+        true
+    );
+    b.goto(&format!("{}/", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    assert_eq!(
+        b.eval("document.getElementById('audit-card').hidden").await,
+        true
     );
     s.stop().await;
 }

@@ -18,23 +18,35 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-/// An admin key, a read key and the keys file they are in.
+/// An admin key, an admin key of boards `m*` alone, a write key, a read key, and the
+/// keys file they are in.
 struct Creds {
     admin: String,
+    admin_m: String,
+    write: String,
     read: String,
     dir: tempfile::TempDir,
 }
 
 fn creds() -> Creds {
     let dir = tempfile::tempdir().expect("tmp");
-    let (admin_key, admin) =
-        keys::new_key("moderator", Scope::Admin, vec![], None, "t".into()).expect("key");
-    let (read_key, read) =
-        keys::new_key("reader", Scope::Read, vec![], None, "t".into()).expect("key");
-    keys::write_file(&dir.path().join("keys.json"), vec![admin_key, read_key]).expect("keys");
+    let mut stored = Vec::new();
+    let mut make = |name: &str, scope, boards: &[&str]| {
+        let boards = boards.iter().map(|b| (*b).to_owned()).collect();
+        let (k, secret) = keys::new_key(name, scope, boards, None, "t".into()).expect("key");
+        stored.push(k);
+        secret.expose().to_owned()
+    };
+    let admin = make("moderator", Scope::Admin, &[]);
+    let admin_m = make("m-admin", Scope::Admin, &["m*"]);
+    let write = make("game-server", Scope::Write, &[]);
+    let read = make("reader", Scope::Read, &[]);
+    keys::write_file(&dir.path().join("keys.json"), stored).expect("keys");
     Creds {
-        admin: admin.expose().to_owned(),
-        read: read.expose().to_owned(),
+        admin,
+        admin_m,
+        write,
+        read,
         dir,
     }
 }
@@ -542,7 +554,199 @@ async fn refusals_change_nothing(kind: Kind) {
     s.stop().await;
 }
 
+/// The audit log's entries as (actor, action, board, member).
+fn trail(v: &Value) -> Vec<(String, String, String, Option<String>)> {
+    v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["actor"].as_str().expect("actor").to_owned(),
+                e["action"].as_str().expect("action").to_owned(),
+                e["board"].as_str().expect("board").to_owned(),
+                e["member"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+fn t(
+    actor: &str,
+    action: &str,
+    board: &str,
+    member: Option<&str>,
+) -> (String, String, String, Option<String>) {
+    (
+        actor.into(),
+        action.into(),
+        board.into(),
+        member.map(str::to_owned),
+    )
+}
+
+/// Every admin change is in the audit log with its actor, newest first, from the same log
+/// record as the change: board create, patch and delete, member delete (by whatever key),
+/// hide and unhide, import; writes and refused changes are not. A deleted board's trail
+/// stays; `board=`, `since=` and `limit=` filter; a narrower admin key sees its boards'
+/// entries; everyone else is refused; it all survives a restart.
+async fn every_admin_change_is_audited_with_its_actor(kind: Kind) {
+    let c = creds();
+    let s = start(kind, &c).await;
+    let (admin, write) = (c.admin.as_str(), c.write.as_str());
+    let (st, v) = call(
+        &s,
+        admin,
+        Method::PUT,
+        "/v1/boards/m",
+        Some(json!({"reset": "daily"})),
+    )
+    .await;
+    assert_eq!(st, 201, "{v}");
+    // Creating it again alike changes nothing, and is not recorded.
+    call(
+        &s,
+        admin,
+        Method::PUT,
+        "/v1/boards/m",
+        Some(json!({"reset": "daily"})),
+    )
+    .await;
+    call(
+        &s,
+        &c.admin_m,
+        Method::PUT,
+        "/v1/boards/other",
+        Some(json!({})),
+    )
+    .await; // 403
+    let patch = json!({"retention": 3});
+    assert_eq!(
+        call(&s, &c.admin_m, Method::PATCH, "/v1/boards/m", Some(patch))
+            .await
+            .0,
+        200
+    );
+    for m in ["ann", "bob", "cat"] {
+        let w = json!({"member": m, "score": 10});
+        assert_eq!(
+            call(&s, write, Method::POST, "/v1/boards/m/scores", Some(w))
+                .await
+                .0,
+            200
+        );
+    }
+    let gone = call(&s, write, Method::DELETE, "/v1/boards/m/members/cat", None).await;
+    assert_eq!(gone.0, 204);
+    // Refused, and so not recorded: a read key's delete, a hide past nothing.
+    call(
+        &s,
+        &c.read,
+        Method::DELETE,
+        "/v1/boards/m/members/ann",
+        None,
+    )
+    .await;
+    hide(&s, admin, "m", "bob", true).await;
+    hide(&s, admin, "m", "bob", true).await; // changes nothing: not recorded
+    hide(&s, admin, "m", "bob", false).await;
+    let (st, v) = call(&s, admin, Method::PUT, "/v1/boards/t", Some(json!({}))).await;
+    assert_eq!(st, 201, "{v}");
+    let resp = s
+        .http
+        .post(format!("{}/v1/boards/t/import", s.base))
+        .bearer_auth(admin)
+        .header("content-type", "application/x-ndjson")
+        .body("{\"member\":\"x\",\"score\":1,\"hidden\":true}\n{\"member\":\"y\",\"score\":2}\n")
+        .send()
+        .await
+        .expect("import");
+    assert_eq!(resp.status(), 200);
+    let mut r = resp_as(&s, Some(admin), false).await.expect("resp");
+    assert_eq!(lb(&mut r, &["LB.DROP", "t"]).await, json!(1));
+
+    let want = vec![
+        t("moderator", "board.delete", "t", None),
+        t("moderator", "board.import", "t", None),
+        t("moderator", "board.create", "t", None),
+        t("moderator", "member.unhide", "m", Some("bob")),
+        t("moderator", "member.hide", "m", Some("bob")),
+        t("game-server", "member.delete", "m", Some("cat")),
+        t("m-admin", "board.patch", "m", None),
+        t("moderator", "board.create", "m", None),
+    ];
+    let all = get(&s, admin, "/v1/audit").await;
+    assert_eq!(trail(&all), want, "{all}");
+    let e = &all["entries"];
+    assert_eq!(
+        e[1]["detail"],
+        json!({"period": "all", "entries": 2, "hidden": 1})
+    );
+    assert_eq!(
+        e[5]["detail"]["period"].as_str().map(str::len),
+        Some(10),
+        "{}",
+        e[5]
+    );
+    assert_eq!(e[6]["detail"]["retention"], 3);
+    assert_eq!(e[7]["detail"]["reset"], "daily");
+    let ats: Vec<i64> = e
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|x| micros(&x["at"]))
+        .collect();
+    assert!(
+        ats.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {ats:?}"
+    );
+    // Filters.
+    assert_eq!(
+        trail(&get(&s, admin, "/v1/audit?board=t").await),
+        want[..3].to_vec()
+    );
+    assert_eq!(
+        trail(&get(&s, admin, "/v1/audit?limit=2").await),
+        want[..2].to_vec()
+    );
+    let since = e[3]["at"].as_str().expect("at").to_owned();
+    let path = format!("/v1/audit?since={}", since.replace('+', "%2B"));
+    assert_eq!(trail(&get(&s, admin, &path).await), want[..4].to_vec());
+    // An admin of m* alone sees m's entries; of t (deleted, not its) it is refused.
+    assert_eq!(
+        trail(&get(&s, &c.admin_m, "/v1/audit").await),
+        want[3..].to_vec()
+    );
+    let got = call(&s, &c.admin_m, Method::GET, "/v1/audit?board=t", None).await;
+    assert_error(&got, 403, "forbidden");
+    for token in [Some(c.read.as_str()), Some(write), None] {
+        let got = s.call_as(token, Method::GET, "/v1/audit", None).await;
+        let (status, code) = if token.is_some() {
+            (403, "forbidden")
+        } else {
+            (401, "unauthorized")
+        };
+        assert_error(&got, status, code);
+    }
+    let got = call(&s, admin, Method::GET, "/v1/audit?limit=1001", None).await;
+    assert_error(&got, 400, "invalid_parameter");
+    let got = call(&s, admin, Method::GET, "/v1/audit?since=yesterday", None).await;
+    assert_error(&got, 400, "invalid_parameter");
+    // A restart (the log, then a snapshot of it) keeps every entry.
+    let s = match kind {
+        Kind::Embedded => s.restart().await,
+        _ => {
+            let other = s.sibling().await;
+            s.stop().await;
+            other
+        }
+    };
+    assert_eq!(trail(&get(&s, admin, "/v1/audit").await), want);
+    s.stop().await;
+}
+
 conformance!(
+    every_admin_change_is_audited_with_its_actor,
     a_hidden_member_leaves_every_read_but_its_own,
     unhide_restores_every_answer_exactly,
     exports_and_imports_keep_members_hidden,

@@ -535,6 +535,7 @@ async fn an_imports_chunks_go_when_the_log_is_trimmed_past_it(kind: Kind) {
             &BoardName::parse("b").expect("name"),
             &PeriodRef::Current,
             &mut imported_rows(),
+            "test",
         )
         .await
         .expect("import");
@@ -614,6 +615,7 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
             &BoardName::parse("b").expect("name"),
             &PeriodRef::Current,
             &mut imported_rows(),
+            "test",
         )
         .await
         .expect_err("an import appended with a skewed clock");

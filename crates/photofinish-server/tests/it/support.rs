@@ -227,7 +227,7 @@ async fn change_of<L: Leaderboard + ?Sized>(
     change: Change,
 ) -> Result<Answer, BoardError> {
     let board = BoardName::parse(board)?;
-    Ok(l.change(&board, change, None).await?.answer)
+    Ok(l.change(&board, change, None, "test").await?.answer)
 }
 
 impl<L: Leaderboard + ?Sized> Changes for L {

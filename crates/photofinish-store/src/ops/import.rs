@@ -64,6 +64,19 @@ pub async fn import_rows<E: Engine + ?Sized>(
     Ok((target, builder, hidden))
 }
 
+/// An import's ranking, finished and saved where the engine keeps it, with what it
+/// fills and hides: what [`put_import`] puts in place.
+pub struct Built {
+    /// The period it fills.
+    pub target: Period,
+    /// Where the engine saved the ranking (a file, or Redis chunks), by name.
+    pub file: String,
+    /// The ranking.
+    pub ranking: Ranking,
+    /// The members it hides.
+    pub hidden: Vec<String>,
+}
+
 /// The second half of `Leaderboard::import`, the same on every engine: `ranking`, saved
 /// under `file` where every replay of the log finds it, is staged in `state` and put in
 /// place in `target`, and the members `hidden` hidden, by one logged command. On a
@@ -73,11 +86,15 @@ pub async fn put_import<E: Engine + ?Sized>(
     e: &E,
     state: &crate::State,
     board: &str,
-    target: &Period,
-    file: String,
-    ranking: Ranking,
-    hidden: Vec<String>,
+    built: Built,
+    actor: &str,
 ) -> Result<photofinish_core::transfer::Imported, BoardError> {
+    let Built {
+        target,
+        file,
+        ranking,
+        hidden,
+    } = built;
     let entries = ranking.len();
     state.stage(file.clone(), ranking);
     let cmd = Command::Import {
@@ -87,7 +104,7 @@ pub async fn put_import<E: Engine + ?Sized>(
         entries,
         hidden,
     };
-    match execute_one(e, board, cmd, false).await {
+    match execute_one(e, board, super::audited(actor, cmd), false).await {
         Ok(Applied::Imported(period, entries)) => {
             Ok(photofinish_core::transfer::Imported { period, entries })
         }

@@ -25,7 +25,7 @@ mod delegate;
 mod import;
 mod reads;
 
-pub use import::{import_rows, put_import, ImportedRows};
+pub use import::{import_rows, put_import, Built, ImportedRows};
 pub use reads::*;
 
 /// What an engine provides the operations. See the module docs.
@@ -77,6 +77,16 @@ async fn execute_one<E: Engine + ?Sized>(
         .await?
         .pop()
         .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+}
+
+/// Admin change `cmd` with who made it (docs/SPEC.md §15): one log record that applies
+/// it and, if it changed something, adds its audit entry.
+pub(crate) fn audited(actor: &str, cmd: Command) -> Command {
+    Command::Audited {
+        actor: actor.to_owned(),
+        at_us: 0,
+        cmd: Box::new(cmd),
+    }
 }
 
 /// Runs `f` on `board` under its read lock.
@@ -219,13 +229,14 @@ pub async fn change<E: Engine + ?Sized>(
     board: &str,
     change: Change,
     key: Option<&IdempotencyKey>,
+    actor: &str,
 ) -> Result<Replayable, BoardError> {
     if let Some(key) = key {
-        return keyed(e, board, key, change).await;
+        return keyed(e, board, key, change, actor).await;
     }
     let answer = match change {
         Change::Create(config) => {
-            let created = create_board(e, board, config).await?;
+            let created = create_board(e, board, config, actor).await?;
             let now = e.now_us();
             let state = with_board(e, board, |b| board_state(board, b, now)).await?;
             Answer::Created {
@@ -233,15 +244,17 @@ pub async fn change<E: Engine + ?Sized>(
                 state: Box::new(state),
             }
         }
-        Change::Patch(patch) => Answer::Patched(Box::new(update_board(e, board, &patch).await?)),
+        Change::Patch(patch) => {
+            Answer::Patched(Box::new(update_board(e, board, &patch, actor).await?))
+        }
         Change::Delete => {
-            delete_board(e, board).await?;
+            delete_board(e, board, actor).await?;
             Answer::Deleted
         }
         Change::Write(w) => Answer::Written(write(e, board, w).await?),
         Change::Batch(writes) => Answer::Batch(write_batch(e, board, writes).await?),
         Change::Remove { member, period } => {
-            remove(e, board, &member, &period).await?;
+            remove(e, board, &member, &period, actor).await?;
             Answer::Removed
         }
         Change::Join {
@@ -269,7 +282,7 @@ pub async fn change<E: Engine + ?Sized>(
                 member: member.into_string(),
                 hidden,
             };
-            match execute_one(e, board, cmd, false).await? {
+            match execute_one(e, board, audited(actor, cmd), false).await? {
                 Applied::Hidden(h) => Answer::Hidden(h),
                 other => {
                     return Err(BoardError::Unavailable(format!(
@@ -290,6 +303,7 @@ async fn create_board<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     config: BoardConfig,
+    actor: &str,
 ) -> Result<bool, BoardError> {
     config.validate()?;
     let cmd = Command::CreateBoard {
@@ -297,7 +311,7 @@ async fn create_board<E: Engine + ?Sized>(
         config,
         max_boards: e.max_boards(),
     };
-    Ok(execute_one(e, board, cmd, false).await? == Applied::BoardCreated(true))
+    Ok(execute_one(e, board, audited(actor, cmd), false).await? == Applied::BoardCreated(true))
 }
 
 /// `Leaderboard::check_board`.
@@ -315,6 +329,7 @@ async fn update_board<E: Engine + ?Sized>(
     e: &E,
     name: &str,
     patch: &BoardPatch,
+    actor: &str,
 ) -> Result<BoardState, BoardError> {
     // Checked here too, so a patch that breaks a rule is refused before it is logged.
     with_board(e, name, |b| patch.apply(b.config()).map(drop)).await?;
@@ -322,18 +337,24 @@ async fn update_board<E: Engine + ?Sized>(
         board: name.to_owned(),
         patch: patch.clone(),
     };
-    execute_one(e, name, cmd, false).await?;
+    execute_one(e, name, audited(actor, cmd), false).await?;
     let now = e.now_us();
     with_board(e, name, |b| board_state(name, b, now)).await
 }
 
 /// A board deleted.
-async fn delete_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), BoardError> {
+async fn delete_board<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    actor: &str,
+) -> Result<(), BoardError> {
     e.board(board).await?;
     let cmd = Command::DeleteBoard {
         board: board.to_owned(),
     };
-    execute_one(e, board, cmd, false).await.map(drop)
+    execute_one(e, board, audited(actor, cmd), false)
+        .await
+        .map(drop)
 }
 
 /// One write.
@@ -382,6 +403,7 @@ async fn remove<E: Engine + ?Sized>(
     board: &str,
     member: &str,
     period: &PeriodRef,
+    actor: &str,
 ) -> Result<(), BoardError> {
     // A period the reader cannot see is a 404 before anything is logged; the command
     // resolves `period` again at the instant it is logged, as replays will.
@@ -393,7 +415,9 @@ async fn remove<E: Engine + ?Sized>(
         member: member.to_owned(),
         now_us: 0,
     };
-    execute_one(e, board, cmd, true).await.map(drop)
+    execute_one(e, board, audited(actor, cmd), true)
+        .await
+        .map(drop)
 }
 
 /// A change under an idempotency key.
@@ -402,8 +426,10 @@ async fn keyed<E: Engine + ?Sized>(
     board: &str,
     key: &IdempotencyKey,
     change: Change,
+    actor: &str,
 ) -> Result<Replayable, BoardError> {
     let id = key.digest;
+    let audits = change.is_audited();
     let fingerprint = short_fingerprint(&key.fingerprint);
     // A key already remembered is answered where its command is applied (one lookup in
     // the table, in log order), so a retry is logged like any keyed command. When the
@@ -418,6 +444,7 @@ async fn keyed<E: Engine + ?Sized>(
                 now_us: 0,
             };
             let cmd = Command::Keyed { key, batch, cmds };
+            let cmd = if audits { audited(actor, cmd) } else { cmd };
             execute_one(e, board, cmd, false).await
         }
         Err(err) => Err(err),

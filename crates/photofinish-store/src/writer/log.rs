@@ -208,7 +208,7 @@ impl LogWriter {
         }
         let mut keys = batch
             .iter()
-            .filter_map(|job| match &job.cmd {
+            .filter_map(|job| match job.cmd.inner() {
                 Command::Keyed { key, .. } => Some(key.id),
                 _ => None,
             })
@@ -223,7 +223,7 @@ impl LogWriter {
                 self.next_lsn += batch.len() as u64;
                 self.seg_len += self.buf.len() as u64;
                 for job in batch {
-                    if let Command::Import { file, .. } = &job.cmd {
+                    if let Command::Import { file, .. } = job.cmd.inner() {
                         self.imports.push(self.dir.join(file));
                     }
                     let result = self.state.apply(&job.cmd);

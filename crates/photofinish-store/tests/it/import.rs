@@ -66,12 +66,18 @@ fn an_import_file_lives_until_a_snapshot_covers_it() {
     let before = {
         let store = open_small(dir.path(), 1 << 30);
         create(&store, "b");
-        let done = block_on(store.import(&name("b"), &PeriodRef::Current, &mut rows(3000, 700)))
-            .expect("import");
+        let done = block_on(store.import(
+            &name("b"),
+            &PeriodRef::Current,
+            &mut rows(3000, 700),
+            "test",
+        ))
+        .expect("import");
         assert_eq!(done.entries, 3000);
         assert_eq!(import_files(dir.path()).len(), 1);
         // Refused: the period is not empty now. No new file, nothing changed.
-        let again = block_on(store.import(&name("b"), &PeriodRef::Current, &mut rows(5, 5)));
+        let again =
+            block_on(store.import(&name("b"), &PeriodRef::Current, &mut rows(5, 5), "test"));
         assert!(
             matches!(again, Err(BoardError::BoardNotEmpty { members: 3000, .. })),
             "{again:?}"
@@ -80,7 +86,7 @@ fn an_import_file_lives_until_a_snapshot_covers_it() {
         create(&store, "dup");
         let mut dup = rows(10, 10);
         dup.0[0][9].member = "player-000003".into();
-        let twice = block_on(store.import(&name("dup"), &PeriodRef::Current, &mut dup));
+        let twice = block_on(store.import(&name("dup"), &PeriodRef::Current, &mut dup, "test"));
         assert!(
             matches!(twice, Err(BoardError::InvalidEntries(_))),
             "{twice:?}"

@@ -687,15 +687,30 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
 #[test]
 fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
     let dir = tempfile::tempdir().expect("tmp");
-    let hide = |member: &str, hidden: bool| Command::Hide {
-        board: "h".into(),
-        member: member.into(),
-        hidden,
+    let hide = |member: &str, hidden: bool| Command::Audited {
+        actor: "moderator".into(),
+        at_us: 0,
+        cmd: Box::new(Command::Hide {
+            board: "h".into(),
+            member: member.into(),
+            hidden,
+        }),
     };
     let state_of = |store: &photofinish_store::Store| {
         let handle = store.state().board("h").expect("board");
         let b = handle.read().expect("lock");
         let hidden: Vec<String> = b.hidden().into_iter().map(str::to_owned).collect();
+        let q = photofinish_core::audit::AuditQuery {
+            board: None,
+            since_us: None,
+            limit: 100,
+        };
+        let audit: Vec<(String, String, String)> = store
+            .state()
+            .audit(&q, T0)
+            .into_iter()
+            .map(|e| (e.actor, e.action, e.board))
+            .collect();
         let period = b
             .resolve(&photofinish_core::PeriodRef::Current, T0)
             .expect("p");
@@ -706,7 +721,7 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
             .into_iter()
             .map(|e| (e.member, e.rank))
             .collect::<Vec<_>>();
-        (hidden, shown)
+        (hidden, shown, audit)
     };
     {
         let store = open_log_only(dir.path());
@@ -729,8 +744,15 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
         ] {
             submit(&store, cmd).expect("durable").expect("applied");
         }
-        let (hidden, shown) = state_of(&store);
+        let (hidden, shown, audit) = state_of(&store);
         assert_eq!(hidden, ["b", "z"]);
+        // Newest first, each with who made it.
+        let want: Vec<(String, String, String)> =
+            ["member.unhide", "member.hide", "member.hide", "member.hide"]
+                .iter()
+                .map(|a| ("moderator".to_owned(), (*a).to_owned(), "h".to_owned()))
+                .collect();
+        assert_eq!(audit, want);
         let want = [("a", 1), ("c", 2), ("d", 3)].map(|(m, r)| (m.to_owned(), r));
         assert_eq!(shown, want);
     }

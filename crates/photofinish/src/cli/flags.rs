@@ -149,6 +149,20 @@ pub(super) struct LimitFlags {
     /// least 24h.
     #[arg(long, env = "PHOTOFINISH_IDEMPOTENCY_TTL", default_value = "24h", value_parser = parse_ttl)]
     idempotency_ttl: std::time::Duration,
+    /// How long the audit log keeps each admin change (docs/SPEC.md §15): a duration
+    /// (90d, 36h), at least a day, at most 10 years.
+    #[arg(long, env = "PHOTOFINISH_AUDIT_RETENTION", default_value = "90d", value_parser = parse_audit_retention)]
+    audit_retention: std::time::Duration,
+}
+
+/// `--audit-retention` ([`parse_duration`]): a day to ten years.
+fn parse_audit_retention(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    let (day, years) = (86_400, 10 * 366 * 86_400);
+    if d < std::time::Duration::from_secs(day) || d > std::time::Duration::from_secs(years) {
+        return Err(format!("{s:?} must be at least 1d and at most 3660d"));
+    }
+    Ok(d)
 }
 
 /// A duration: digits with an optional unit (ms, s, m, h, d; seconds without one).
@@ -283,6 +297,7 @@ impl LimitFlags {
             player_rate: self.player_rate,
             anonymous_rate: self.anonymous_rate,
             idempotency_ttl: self.idempotency_ttl,
+            audit_retention: self.audit_retention,
             ..opts
         })
     }

@@ -9,6 +9,7 @@ mod cli;
 mod conns;
 mod crash;
 mod leagues;
+mod moderation;
 mod retries;
 mod scale_out;
 mod transfer;
