@@ -147,6 +147,22 @@ impl Server {
         Self::start_set_by_hand(kind, SharedClock(clock)).await
     }
 
+    /// [`Self::start_manual`] with options `configure` adjusts (credentials, limits).
+    pub async fn start_manual_configured(
+        kind: Kind,
+        clock: Arc<ManualClock>,
+        configure: impl FnOnce(ServeOptions) -> ServeOptions,
+    ) -> Server {
+        Self::start_configured(kind, |o| {
+            configure(ServeOptions {
+                clock: SharedClock(clock),
+                max_clock_skew: None,
+                ..o
+            })
+        })
+        .await
+    }
+
     async fn start_clocked(kind: Kind, clock: SharedClock) -> Server {
         Self::start_configured(kind, |o| ServeOptions { clock, ..o }).await
     }

@@ -745,7 +745,66 @@ async fn every_admin_change_is_audited_with_its_actor(kind: Kind) {
     s.stop().await;
 }
 
+/// A hidden member keeps its seat: it counts toward `max_members` (so a new member is
+/// refused while it holds one), and the board's count that everyone sees leaves it out.
+/// The audit log keeps entries for `--audit-retention` and no longer.
+async fn a_hidden_member_keeps_its_seat_and_the_log_its_retention(kind: Kind) {
+    let c = creds();
+    let clock = std::sync::Arc::new(photofinish_core::clock::ManualClock::new(
+        1_795_395_600_000_000,
+    ));
+    let file = c.dir.path().join("keys.json");
+    let s = Server::start_manual_configured(kind, clock.clone(), |o| {
+        photofinish_server::serve::ServeOptions {
+            keys: Some(file),
+            audit_retention: Duration::from_secs(2 * 86_400),
+            ..o
+        }
+    })
+    .await;
+    let admin = c.admin.as_str();
+    let cfg = json!({"max_members": 2});
+    assert_eq!(
+        call(&s, admin, Method::PUT, "/v1/boards/m", Some(cfg))
+            .await
+            .0,
+        201
+    );
+    for m in ["ann", "bob"] {
+        let w = json!({"member": m, "score": 1});
+        assert_eq!(
+            call(&s, admin, Method::POST, "/v1/boards/m/scores", Some(w))
+                .await
+                .0,
+            200
+        );
+    }
+    hide(&s, admin, "m", "bob", true).await;
+    assert_eq!(get(&s, c.read.as_str(), "/v1/boards/m").await["members"], 1);
+    let w = json!({"member": "cid", "score": 1});
+    let got = call(&s, admin, Method::POST, "/v1/boards/m/scores", Some(w)).await;
+    assert_error(&got, 422, "board_full");
+    // Three days on, the create and the hide (two days' retention) are gone; a patch
+    // made then is there.
+    clock.advance(3 * 86_400_000_000);
+    let patch = json!({"retention": 3});
+    assert_eq!(
+        call(&s, admin, Method::PATCH, "/v1/boards/m", Some(patch))
+            .await
+            .0,
+        200
+    );
+    let log = get(&s, admin, "/v1/audit").await;
+    assert_eq!(
+        trail(&log),
+        vec![t("moderator", "board.patch", "m", None)],
+        "{log}"
+    );
+    s.stop().await;
+}
+
 conformance!(
+    a_hidden_member_keeps_its_seat_and_the_log_its_retention,
     every_admin_change_is_audited_with_its_actor,
     a_hidden_member_leaves_every_read_but_its_own,
     unhide_restores_every_answer_exactly,

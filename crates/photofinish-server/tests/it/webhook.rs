@@ -309,6 +309,37 @@ async fn posts_every_column_of_a_board_of_several(kind: Kind) {
     s.stop().await;
 }
 
+/// A hidden member (docs/SPEC.md §15) is in no post: the standings, ranks and total are
+/// everyone else's.
+async fn a_hidden_member_is_left_out_of_the_post(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = start(kind, &clock).await;
+    let r = Receiver::start(&[]).await;
+    daily_board(&s, "h", &r.url, json!({})).await;
+    for (m, v) in [("ann", 5), ("bob", 9), ("cy", 7)] {
+        write(&s, "h", m, v).await;
+    }
+    let (st, b) = s.post("/v1/boards/h/members/bob/hide", json!(null)).await;
+    assert_eq!(st, 204, "{b}");
+    clock.set(MIDNIGHT_US);
+    let got = r.wait_for(1, ARRIVES).await;
+    let body = got[0].json();
+    assert_eq!(body["total"], 2, "{body}");
+    let ranks: Vec<(String, u64)> = body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["member"].as_str().expect("m").to_owned(),
+                e["rank"].as_u64().expect("r"),
+            )
+        })
+        .collect();
+    assert_eq!(ranks, [("cy".to_owned(), 1), ("ann".to_owned(), 2)]);
+    s.stop().await;
+}
+
 /// On a league board the post goes once per cohort, after the league's close: the whole
 /// cohort's standings and its moves, under `<board>/<period>/<tier>/<cohort>`; a
 /// receiver failing once gets the failed cohort again, not the ones it took.
@@ -375,6 +406,7 @@ conformance!(
     a_day_of_failures_is_given_up,
     boards_that_cannot_post_refuse_a_webhook,
     a_league_posts_each_cohort_with_its_moves,
+    a_hidden_member_is_left_out_of_the_post,
 );
 
 /// Two servers sharing one Redis (or cluster) post each period once, and after a failure
