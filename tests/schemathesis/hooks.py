@@ -42,6 +42,8 @@ reset and a retention of 2 (`if`/`then`), an instant's year is 1970..9998 (`patt
 - 422 period_closed, 422 invalid_period on a write naming `period`: a period closed past
   the board's grace, or not started (the clock); 400 invalid_period there: whether an id
   is one of the board's periods depends on its reset (state).
+- 400 invalid_parameter on the audit log's `since` at the edge of the range where an
+  offset moves it out (as `at` above).
 - 422 invalid_entries on an import naming an entry ("entry N (member …): …"): the same
   per-entry rules as a write's (the board's score rules, bytes of a name or metadata, the
   range of a time); a malformed line ("line N: …") is not excused.
@@ -122,9 +124,11 @@ def _state_rule(case, status, code, message):
     league_read = case.path.endswith("/tier") or case.path.endswith("/moves")
     if status == 400 and code == "invalid_parameter" and ("cohort" in case.path or league_read):
         return "no cohorts" in message or "no league" in message or "league's tiers" in message
+    edges = ("1970-01-01", "9998-12-31")
     if status == 422 and code == "invalid_time":
-        edges = ("1970-01-01", "9998-12-31")
         return any(str(w.get("at") or "").startswith(edges) for w in _writes(case))
+    if status == 400 and code == "invalid_parameter" and case.path == "/v1/audit":
+        return str((case.query or {}).get("since") or "").startswith(edges)
     return False
 
 

@@ -3,7 +3,9 @@
 //! applied write takes): one plain, one with `cohort_size`. Then, over the same random
 //! members, the mean time of an update (an `incr`, with its rank) on each, and on the
 //! cohort board of a member's cohort answer (`ReadCohort`: its cohort's standings) and
-//! of its member answer (`ReadMember`, which carries its cohort rank).
+//! of its member answer (`ReadMember`, which carries its cohort rank). Then, on the plain
+//! board with 0, 100 and 10,000 members hidden (docs/SPEC.md §15), a member answer, a page
+//! of 10 from the middle and an update.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -11,7 +13,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 use photofinish_core::access::Viewer;
 use photofinish_core::board::BoardWrite;
-use photofinish_core::op::{BoardRead, ReadCohort, ReadMember};
+use photofinish_core::op::{BoardRead, ReadCohort, ReadMember, ReadPage};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{Board, BoardConfig, BoardName, Op, Operands};
 use serde_json::json;
@@ -41,7 +43,20 @@ pub struct BoardOps {
     pub close_max_step_ms: f64,
     /// Its close steps.
     pub close_steps: u32,
+    /// The plain board with members hidden: a read's and an update's cost by count.
+    pub hidden: Vec<HiddenCost>,
 }
+
+/// What hidden members cost the plain board's operations (docs/SPEC.md §15).
+pub struct HiddenCost {
+    pub hidden: usize,
+    pub member_read_ns: f64,
+    pub page_read_ns: f64,
+    pub update_ns: f64,
+}
+
+/// The hidden counts measured: none, a few, the limit.
+const HIDDEN_COUNTS: [usize; 3] = [0, 100, photofinish_core::config::MAX_HIDDEN_MEMBERS];
 
 impl BoardOps {
     /// The human table.
@@ -85,6 +100,15 @@ impl BoardOps {
             "league close, longest step",
             format!("{:.1} ms", self.close_max_step_ms),
         );
+        for h in &self.hidden {
+            row(
+                &format!("{} hidden: member / page of 10 / update", h.hidden),
+                format!(
+                    "{:.0} / {:.0} / {:.0} ns",
+                    h.member_read_ns, h.page_read_ns, h.update_ns
+                ),
+            );
+        }
         out
     }
 
@@ -103,6 +127,12 @@ impl BoardOps {
             "close_s": self.close_s,
             "close_max_step_ms": self.close_max_step_ms,
             "close_steps": self.close_steps,
+            "hidden": self.hidden.iter().map(|h| json!({
+                "hidden": h.hidden,
+                "member_read_ns": h.member_read_ns,
+                "page_read_ns": h.page_read_ns,
+                "update_ns": h.update_ns,
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -200,6 +230,52 @@ fn updates(b: &mut Board, sample: &Sample, rng: &mut Rng, clock: &mut i64) -> f6
     })
 }
 
+/// On `b` (`members` members), for each of [`HIDDEN_COUNTS`]: that many random members
+/// hidden, then a member answer, a page of 10 from the middle and an update, each over
+/// `reads`.
+fn hidden_costs(
+    b: &mut Board,
+    members: u64,
+    reads: &Sample,
+    rng: &mut Rng,
+    clock: &mut i64,
+) -> Result<Vec<HiddenCost>> {
+    let board = BoardName::parse("bench").map_err(|e| anyhow!("{e}"))?;
+    let mut out = Vec::new();
+    for &hidden in &HIDDEN_COUNTS {
+        while b.hidden_count() < hidden.min(members as usize) {
+            b.hide(&name(below(rng, members)))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        let now = *clock + 1;
+        let member_read_ns = time_each(reads, |m| {
+            let op = ReadMember {
+                board: board.clone(),
+                member: m.to_owned(),
+                options: ReadOptions::default(),
+            };
+            black_box(op.read(b, now, &Viewer::Everyone).ok());
+        });
+        let page_read_ns = time_each(reads, |_| {
+            let op = ReadPage {
+                board: board.clone(),
+                offset: members / 2,
+                limit: 10,
+                options: ReadOptions::default(),
+            };
+            black_box(op.read(b, now, &Viewer::Everyone).ok());
+        });
+        let update_ns = updates(b, reads, rng, clock);
+        out.push(HiddenCost {
+            hidden,
+            member_read_ns,
+            page_read_ns,
+            update_ns,
+        });
+    }
+    Ok(out)
+}
+
 /// Builds both boards and times each operation over `ops` random members.
 pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
     anyhow::ensure!(
@@ -241,8 +317,11 @@ pub fn run(members: u64, ops: usize, cohort_size: u32) -> Result<BoardOps> {
         };
         black_box(op.read(&cohort, clock, &Viewer::Everyone).ok());
     });
+    let mut c3 = clock;
+    let hidden = hidden_costs(&mut plain, members, &reads, &mut rng, &mut c3)?;
     let (close_s, close_max_step_ms, close_steps) = league_close(members, cohort_size)?;
     Ok(BoardOps {
+        hidden,
         close_s,
         close_max_step_ms,
         close_steps,

@@ -117,6 +117,9 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        "since" => {
+            json!({"type": "string", "format": "date-time", "pattern": INSTANT_YEAR_PATTERN})
+        }
         "score" => json!({"type": "string", "pattern": i64_pattern()}),
         "scores" => {
             let value = i64_pattern();
