@@ -241,13 +241,19 @@ impl Board {
             }
         }
         let mut outcome = result?;
-        if ranked && !self.hidden.is_empty() {
-            // The answer is the writer's view: hidden members other than it left out,
-            // itself shown as it would rank (docs/SPEC.md §15).
-            if let Some(ranking) = self.ranking(&period) {
-                let view = self.view(ranking, Some(w.member));
-                if let Some((_, ordinal)) = view.member_ranked(w.member, RankStyle::Ordinal) {
-                    outcome.rank = ordinal;
+        if !self.hidden.is_empty() {
+            if let Some(ranking) = self.periods.get_mut(&period.start_us).map(|(_, r)| r) {
+                if self.hidden.contains(w.member) {
+                    // Its key may have moved, or it just arrived: keep it in place.
+                    ranking.mark_hidden(w.member, true);
+                }
+                if ranked && ranking.has_hidden() {
+                    // The answer is the writer's view: hidden members other than it left
+                    // out, itself shown as it would rank (docs/SPEC.md §15).
+                    let view = ranking.view(Some(w.member));
+                    if let Some((_, ordinal)) = view.member_ranked(w.member, RankStyle::Ordinal) {
+                        outcome.rank = ordinal;
+                    }
                 }
             }
         }
@@ -264,12 +270,21 @@ impl Board {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
         self.hidden.insert(member.into());
+        for (_, ranking) in self.periods.values_mut() {
+            ranking.mark_hidden(member, true);
+        }
         Ok(true)
     }
 
     /// Shows `member` again; whether it was hidden.
     pub fn unhide(&mut self, member: &str) -> bool {
-        self.hidden.remove(member)
+        if !self.hidden.remove(member) {
+            return false;
+        }
+        for (_, ranking) in self.periods.values_mut() {
+            ranking.mark_hidden(member, false);
+        }
+        true
     }
 
     /// Whether `member` is hidden on this board.
@@ -289,13 +304,18 @@ impl Board {
         all
     }
 
-    /// `ranking` (one of this board's) as a reader sees it: without the hidden members,
-    /// except `own` — the reader itself, which sees itself as if visible.
+    /// `ranking` (one of this board's) as a reader sees it: without the hidden members
+    /// (which each ranking keeps as the board hides, shows and writes them), except
+    /// `own` — the reader itself, which sees itself as if visible.
     pub fn view<'a>(&self, ranking: &'a Ranking, own: Option<&str>) -> Visible<'a> {
-        if self.hidden.is_empty() {
-            return ranking.visible(std::iter::empty::<&str>());
+        ranking.view(own)
+    }
+
+    /// Marks the hidden members `ranking` holds (a ranking put in place whole).
+    fn mark_hidden_in(&self, ranking: &mut Ranking) {
+        for m in &self.hidden {
+            ranking.mark_hidden(m, true);
         }
-        ranking.visible(self.hidden.iter().filter(|m| Some(&***m) != own))
     }
 
     /// The period that takes a write or join at instant `target_us`: `period_not_retained`
@@ -768,8 +788,9 @@ impl Board {
         self.insert_ranking(period, ranking);
     }
 
-    /// Puts a ranking in place for `period` (snapshot loading).
-    pub fn insert_ranking(&mut self, period: Period, ranking: Ranking) {
+    /// Puts a ranking in place for `period` (snapshot loading), its hidden members marked.
+    pub fn insert_ranking(&mut self, period: Period, mut ranking: Ranking) {
+        self.mark_hidden_in(&mut ranking);
         self.periods.insert(period.start_us, (period, ranking));
     }
 

@@ -424,6 +424,9 @@ pub struct Ranking {
     /// holds its rank): the index was rebuilt for it, and later replayed writes keep it up
     /// to date instead of deferring it again, so a replay rebuilds at most once.
     keep_index: bool,
+    /// The hidden members this ranking holds (docs/SPEC.md §15), kept by the board as it
+    /// hides, shows and writes them; `None` while there are none.
+    hidden: Option<Box<visible::HiddenIds>>,
 }
 
 impl Ranking {
@@ -446,6 +449,7 @@ impl Ranking {
             next_seq: 1,
             index_deferred: false,
             keep_index: false,
+            hidden: None,
         }
     }
 
@@ -749,6 +753,8 @@ impl Ranking {
             let records = &self.records;
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
+        // Its id may be reused: it is no longer a hidden member's.
+        self.forget_hidden(id);
         self.metadata.remove(&id);
         self.records.release(id);
         true

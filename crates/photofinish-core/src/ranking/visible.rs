@@ -7,11 +7,17 @@
 //! counted that way is the rank it would have were it visible, which is what its own view
 //! (a shadow ban) and an admin's read of it show.
 //!
-//! With no hidden member every read is the ranking's own. With `h` of them (at most
-//! [`crate::config::MAX_HIDDEN_MEMBERS`]) a view costs `h` look-ups and a sort to make;
-//! a rank then costs O(log n + log h) more, a page's start a binary search over `h + 1`
-//! positions (each O(log n)), and a dense rank O(log n) more per score above it that
-//! hidden members hold.
+//! The ranking keeps the hidden members it holds ([`HiddenIds`]: their record ids in key
+//! order, and as a set), kept by its board as members are hidden, shown, written and
+//! removed — so a view costs nothing to make. With no hidden member every read is the
+//! ranking's own. With `h` of them (at most [`crate::config::MAX_HIDDEN_MEMBERS`]) a rank
+//! costs O(log n + log h), a page's start a binary search over at most `h + 1` positions
+//! (each O(log n)), and a dense rank O(log n) more per score above it that hidden members
+//! hold. A hidden member's own view copies the `h` ids less its own (O(h), no look-up).
+
+use std::borrow::Cow;
+
+use hashbrown::HashSet;
 
 use super::reads::{by_key_of, page_rank, window};
 use super::{tree, Entry, RankStyle, Ranking, Records, Tree};
@@ -19,19 +25,30 @@ use crate::columns::Scores;
 use crate::index::{KeyOf, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
 
+/// The hidden members a ranking holds: their record ids in key order (best first), and
+/// the same ids as a set.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HiddenIds {
+    by_key: Vec<u32>,
+    set: HashSet<u32>,
+}
+
 /// A ranking as its readers see it. See the module docs.
 #[derive(Debug, Clone)]
 pub struct Visible<'a> {
     ranking: &'a Ranking,
     /// The hidden members' record ids that the ranking holds, best first.
-    hidden: Vec<u32>,
-    /// The same ids, ascending, to tell whether an id is hidden.
-    by_id: Vec<u32>,
+    hidden: Cow<'a, [u32]>,
+    /// The same ids (in a hidden member's own view, with its own among them: `own`).
+    set: Option<Cow<'a, HashSet<u32>>>,
+    /// The reader's own id when it is hidden: it sees itself.
+    own: Option<u32>,
 }
 
 impl Ranking {
     /// The ranking with the members named by `hidden` left out (names it does not hold
-    /// are ignored).
+    /// are ignored): a view made on the spot, O(h log h) — what the hidden members a
+    /// ranking keeps spare its reads; the model tests compare the two.
     pub fn visible<'a, S: AsRef<str>>(
         &'a self,
         hidden: impl IntoIterator<Item = S>,
@@ -43,11 +60,7 @@ impl Ranking {
         ids.sort_unstable();
         ids.dedup();
         if ids.is_empty() {
-            return Visible {
-                ranking: self,
-                hidden: Vec::new(),
-                by_id: Vec::new(),
-            };
+            return self.unhidden();
         }
         let records = &self.records;
         let hidden: Vec<u32> = tree!(&self.index, ix => by_key_of(ix, ids.iter().copied(), records)
@@ -56,10 +69,94 @@ impl Ranking {
             .collect());
         Visible {
             ranking: self,
-            hidden,
-            by_id: ids,
+            hidden: Cow::Owned(hidden),
+            set: Some(Cow::Owned(ids.into_iter().collect())),
+            own: None,
         }
     }
+
+    /// The ranking as it is, nothing left out.
+    fn unhidden(&self) -> Visible<'_> {
+        Visible {
+            ranking: self,
+            hidden: Cow::Borrowed(&[]),
+            set: None,
+            own: None,
+        }
+    }
+
+    /// The ranking as a reader sees it, the hidden members it keeps left out, except
+    /// `own` — the reader itself, which sees itself as if visible.
+    pub fn view(&self, own: Option<&str>) -> Visible<'_> {
+        let Some(h) = self.hidden.as_deref() else {
+            return self.unhidden();
+        };
+        let own = own
+            .and_then(|m| self.find(m))
+            .filter(|id| h.set.contains(id));
+        let hidden = match own {
+            Some(own) => Cow::Owned(h.by_key.iter().copied().filter(|&id| id != own).collect()),
+            None => Cow::Borrowed(h.by_key.as_slice()),
+        };
+        Visible {
+            ranking: self,
+            hidden,
+            set: Some(Cow::Borrowed(&h.set)),
+            own,
+        }
+    }
+
+    /// Keeps `member` (if the ranking holds it) among its hidden members at its key now
+    /// (`hidden`), or no longer: what the board calls when it hides or shows a member,
+    /// and after each write of a hidden one (its key may have moved). O(h).
+    pub fn mark_hidden(&mut self, member: &str, hidden: bool) {
+        let Some(id) = self.find(member) else {
+            return;
+        };
+        self.forget_hidden(id);
+        if !hidden {
+            return;
+        }
+        let records = &self.records;
+        let h = self.hidden.get_or_insert_with(Box::default);
+        let at = tree!(&self.index, ix => position_of_key(ix, records, &h.by_key, id));
+        h.by_key.insert(at, id);
+        h.set.insert(id);
+    }
+
+    /// Whether the ranking keeps a hidden member.
+    pub fn has_hidden(&self) -> bool {
+        self.hidden.is_some()
+    }
+
+    /// Drops record `id` from the hidden members kept (its member was shown or removed,
+    /// or its key is about to be placed again).
+    pub(super) fn forget_hidden(&mut self, id: u32) {
+        let Some(h) = self.hidden.as_deref_mut() else {
+            return;
+        };
+        if h.set.remove(&id) {
+            h.by_key.retain(|&x| x != id);
+        }
+        if h.set.is_empty() {
+            self.hidden = None;
+        }
+    }
+}
+
+/// Where record `id`'s key goes among `sorted` (ids in key order), the key type taken
+/// from index `_ix`.
+fn position_of_key<T: NodeTail>(
+    _ix: &RankedIndex<T>,
+    records: &Records,
+    sorted: &[u32],
+    id: u32,
+) -> usize
+where
+    Records: KeyOf<T>,
+{
+    let key: Key<T> = records.key_of(id);
+    sorted.partition_point(|&h| records.key_of(h) < key)
 }
 
 impl<'a> Visible<'a> {
@@ -79,12 +176,14 @@ impl<'a> Visible<'a> {
     }
 
     fn is_hidden(&self, id: u32) -> bool {
-        !self.by_id.is_empty() && self.by_id.binary_search(&id).is_ok()
+        self.set
+            .as_ref()
+            .is_some_and(|s| s.contains(&id) && self.own != Some(id))
     }
 
     /// Whether `member` has an entry the reader does not see.
     pub fn hides(&self, member: &str) -> bool {
-        !self.by_id.is_empty()
+        self.set.is_some()
             && self
                 .ranking
                 .find(member)
@@ -101,7 +200,7 @@ impl<'a> Visible<'a> {
     /// `members` without those whose entries the reader does not see (a cohort's
     /// standings, a league's close).
     pub fn shown<'m>(&self, members: Vec<&'m str>) -> Vec<&'m str> {
-        if self.by_id.is_empty() {
+        if self.hidden.is_empty() {
             return members;
         }
         members.into_iter().filter(|m| !self.hides(m)).collect()

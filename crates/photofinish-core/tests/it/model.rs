@@ -368,7 +368,20 @@ fn check_hidden(
     own: Option<&str>,
     probes: &[(u64, usize, u16, u64, u64)],
 ) {
-    let view = r.visible(hidden.iter().filter(|m| Some(m.as_str()) != own));
+    // The view made on the spot from the names, and the one from the hidden members the
+    // ranking keeps (marked at each of their writes, as a board does): both as the model.
+    let made = r.visible(hidden.iter().filter(|m| Some(m.as_str()) != own));
+    check_view(&made, model, hidden, own, probes);
+    check_view(&r.view(own), model, hidden, own, probes);
+}
+
+fn check_view(
+    view: &photofinish_core::ranking::Visible<'_>,
+    model: &Model,
+    hidden: &[String],
+    own: Option<&str>,
+    probes: &[(u64, usize, u16, u64, u64)],
+) {
     let hides = |m: &str| hidden.iter().any(|h| h == m) && Some(m) != own;
     let sorted = model.sorted();
     let shown: Vec<_> = sorted.iter().filter(|e| !hides(&e.0)).cloned().collect();
@@ -606,6 +619,10 @@ fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)
                     metadata: None,
                 };
                 let got = r.submit(&w).map_err(|e| e.code());
+                if hidden.contains(&m) {
+                    // As a board does after each write of a hidden member.
+                    r.mark_hidden(&m, true);
+                }
                 let want = model.write(&m, *op, values, *at);
                 let quiet = unranked.submit_unranked(&w).map_err(|e| e.code());
                 assert_eq!(
