@@ -47,9 +47,30 @@ pub struct Board {
     /// carries over from period to period and changes only when a period closes.
     tiers: hashbrown::HashMap<Box<str>, u16>,
     /// The members hidden on this board (docs/SPEC.md §15), at most
-    /// [`MAX_HIDDEN_MEMBERS`]: kept with their entries and writes, left out of what
-    /// everyone else reads.
-    hidden: hashbrown::HashSet<Box<str>>,
+    /// [`MAX_HIDDEN_MEMBERS`], each with how ([`HideScope`] bits: on this board, across
+    /// every board, or both): kept with their entries and writes, left out of what
+    /// everyone else reads while either holds.
+    hidden: hashbrown::HashMap<Box<str>, u8>,
+}
+
+/// How a member is hidden (docs/SPEC.md §15): on one board, or across every board
+/// (present and future). A member is hidden on a board while either holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HideScope {
+    /// On this board.
+    Board,
+    /// Across every board.
+    Everywhere,
+}
+
+impl HideScope {
+    /// Its bit in a board's hidden members (and the snapshot's).
+    pub fn bit(self) -> u8 {
+        match self {
+            HideScope::Board => 1,
+            HideScope::Everywhere => 2,
+        }
+    }
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -117,7 +138,7 @@ impl Board {
             seats: BTreeMap::new(),
             hook_cursor_us: None,
             tiers: hashbrown::HashMap::new(),
-            hidden: hashbrown::HashSet::new(),
+            hidden: hashbrown::HashMap::new(),
         })
     }
 
@@ -243,7 +264,7 @@ impl Board {
         let mut outcome = result?;
         if !self.hidden.is_empty() {
             if let Some(ranking) = self.periods.get_mut(&period.start_us).map(|(_, r)| r) {
-                if self.hidden.contains(w.member) {
+                if self.hidden.contains_key(w.member) {
                     // Its key may have moved, or it just arrived: keep it in place.
                     ranking.mark_hidden(w.member, true);
                 }
@@ -260,36 +281,73 @@ impl Board {
         Ok((outcome, period))
     }
 
-    /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden before.
-    /// `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
+    /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden so
+    /// before. `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
     pub fn hide(&mut self, member: &str) -> Result<bool, BoardError> {
-        if self.hidden.contains(member) {
-            return Ok(false);
+        self.hide_as(member, HideScope::Board)
+    }
+
+    /// Shows `member` again on this board; whether it was hidden so. A member hidden
+    /// across every board stays hidden until that is undone too.
+    pub fn unhide(&mut self, member: &str) -> bool {
+        self.unhide_as(member, HideScope::Board)
+    }
+
+    /// Hides `member` by `scope`; whether it was not hidden so before. A member hidden
+    /// by either scope is hidden; the limit counts members, however hidden.
+    pub fn hide_as(&mut self, member: &str, scope: HideScope) -> Result<bool, BoardError> {
+        let bit = scope.bit();
+        if let Some(bits) = self.hidden.get_mut(member) {
+            let new = *bits & bit == 0;
+            *bits |= bit;
+            return Ok(new);
         }
-        if self.hidden.len() >= MAX_HIDDEN_MEMBERS {
+        if !self.can_hide(1) {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
-        self.hidden.insert(member.into());
+        self.hidden.insert(member.into(), bit);
         for (_, ranking) in self.periods.values_mut() {
             ranking.mark_hidden(member, true);
         }
         Ok(true)
     }
 
-    /// Shows `member` again; whether it was hidden.
-    pub fn unhide(&mut self, member: &str) -> bool {
-        if !self.hidden.remove(member) {
+    /// Whether `more` members not hidden yet may be hidden (the limit).
+    pub fn can_hide(&self, more: usize) -> bool {
+        self.hidden.len() + more <= MAX_HIDDEN_MEMBERS
+    }
+
+    /// Undoes `scope`'s hide of `member`; whether it was hidden so. It is shown once no
+    /// scope hides it.
+    pub fn unhide_as(&mut self, member: &str, scope: HideScope) -> bool {
+        let bit = scope.bit();
+        let Some(bits) = self.hidden.get_mut(member) else {
+            return false;
+        };
+        if *bits & bit == 0 {
             return false;
         }
-        for (_, ranking) in self.periods.values_mut() {
-            ranking.mark_hidden(member, false);
+        *bits &= !bit;
+        if *bits == 0 {
+            self.hidden.remove(member);
+            for (_, ranking) in self.periods.values_mut() {
+                ranking.mark_hidden(member, false);
+            }
         }
         true
     }
 
-    /// Whether `member` is hidden on this board.
+    /// Whether `member` is hidden on this board (here, or across every board).
     pub fn is_hidden(&self, member: &str) -> bool {
-        !self.hidden.is_empty() && self.hidden.contains(member)
+        !self.hidden.is_empty() && self.hidden.contains_key(member)
+    }
+
+    /// The hidden members with how each is hidden ([`HideScope::bit`]s), sorted by name
+    /// (the snapshot's).
+    pub fn hidden_scopes(&self) -> Vec<(&str, u8)> {
+        let mut all: Vec<(&str, u8)> = self.hidden.iter().map(|(m, &b)| (&**m, b)).collect();
+        all.sort_unstable();
+        all
     }
 
     /// How many members the board hides.
@@ -299,7 +357,7 @@ impl Board {
 
     /// The hidden members, sorted by name.
     pub fn hidden(&self) -> Vec<&str> {
-        let mut all: Vec<&str> = self.hidden.iter().map(|m| &**m).collect();
+        let mut all: Vec<&str> = self.hidden.keys().map(|m| &**m).collect();
         all.sort_unstable();
         all
     }
@@ -313,7 +371,7 @@ impl Board {
 
     /// Marks the hidden members `ranking` holds (a ranking put in place whole).
     fn mark_hidden_in(&self, ranking: &mut Ranking) {
-        for m in &self.hidden {
+        for m in self.hidden.keys() {
             ranking.mark_hidden(m, true);
         }
     }
@@ -545,7 +603,7 @@ impl Board {
             // Hidden members are in no standing: neither promoted nor relegated, they
             // keep their tier (docs/SPEC.md §15).
             if !self.hidden.is_empty() {
-                members.retain(|m| !self.hidden.contains(*m));
+                members.retain(|m| !self.hidden.contains_key(*m));
             }
             let order = ranking.map_or_else(Vec::new, |r| r.order_among(&members));
             for (pos, rank, to) in league.cohort_moves(place.tier, order.len()) {

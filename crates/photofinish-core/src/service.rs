@@ -23,7 +23,7 @@ use crate::error::BoardError;
 use crate::events::EventFeed;
 use crate::hook::HookState;
 use crate::idempotency::{IdempotencyKey, Replayable};
-use crate::names::BoardName;
+use crate::names::{BoardName, MemberName};
 use crate::op::{BoardRead, Change};
 use crate::transfer::{ImportSource, Imported};
 use crate::view::{BoardState, Totals};
@@ -138,6 +138,16 @@ pub trait Leaderboard: Send + Sync {
         source: &mut dyn ImportSource,
         actor: &str,
     ) -> Result<Imported, BoardError>;
+
+    /// Hides `member` across every board, present and future (`hidden`), or undoes that
+    /// (docs/SPEC.md §15): a member is hidden on a board while it is hidden there or
+    /// across every board. Whether it changed anything. `actor` as for [`Self::change`].
+    async fn hide_everywhere(
+        &self,
+        member: &MemberName,
+        hidden: bool,
+        actor: &str,
+    ) -> Result<bool, BoardError>;
 
     /// The audit log's entries `q` wants, newest first (docs/SPEC.md §15), of those kept
     /// now (the server's `--audit-retention`); a deleted board's included.

@@ -168,6 +168,7 @@ pub async fn convert_board(
         board: board.to_owned(),
         config: config.clone(),
         max_boards: None,
+        hidden: Vec::new(),
     };
     let state = State::default();
     state.apply(&create)?;

@@ -81,6 +81,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(moderation::post_hide))
         .routes(routes!(moderation::post_unhide))
         .routes(routes!(moderation::get_hidden))
+        .routes(routes!(moderation::post_hide_everywhere))
+        .routes(routes!(moderation::post_unhide_everywhere))
         .routes(routes!(moderation::get_audit))
         .routes(routes!(queries::post_members_query))
         .routes(routes!(queries::get_rank))

@@ -22,6 +22,10 @@ pub enum Command {
         /// The server's board limit when the command was sequenced (`None` in logs from
         /// before limits: no limit).
         max_boards: Option<u64>,
+        /// The members hidden across every board when the create was sequenced (docs/SPEC.md
+        /// §15): the new board hides them too. (On the embedded store the state's own set
+        /// applies as well, so this is empty there.)
+        hidden: Vec<String>,
     },
     /// Delete a board and all its periods.
     DeleteBoard {
@@ -138,6 +142,17 @@ pub enum Command {
         member: String,
         /// Hide (`true`) or unhide.
         hidden: bool,
+        /// As a hide across every board (the scale-out layout logs one in each board's
+        /// log) rather than on this board alone.
+        everywhere: bool,
+    },
+    /// Hide a member across every board, present and future, or undo that (the embedded
+    /// store's one record of it; docs/SPEC.md §15).
+    HideEverywhere {
+        /// Member name.
+        member: String,
+        /// Hide (`true`) or unhide.
+        hidden: bool,
     },
     /// Remove a member from one period.
     DeleteMember {
@@ -205,11 +220,19 @@ const WRITE_COLUMNS: u8 = 14;
 const JOIN: u8 = 15;
 /// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
 const CLOSE: u8 = 16;
-/// A member hidden or shown again (docs/SPEC.md §15): board, member, then 1 (hide) or 0.
+/// A member hidden or shown again (docs/SPEC.md §15): board, member, then flags: bit 0
+/// hide (else unhide), bit 1 as a hide across every board.
 const HIDE: u8 = 17;
 /// An import that hides members (docs/SPEC.md §15): the fields of kind 12, then a count
 /// and each member's name. An import that hides none is kind 12.
 const IMPORT_HIDING: u8 = 18;
+/// A member hidden or shown across every board, on the embedded store (docs/SPEC.md
+/// §15): `member` str, then 1 (hide) or 0.
+const HIDE_EVERYWHERE: u8 = 20;
+/// A create of a board that hides the members hidden across every board: `board` str,
+/// `config2`, `limited` u8 and (when 1) `max_boards` u64, then a count u32 and each
+/// member's name.
+const CREATE_BOARD_HIDING: u8 = 21;
 /// An admin change and who made it (docs/SPEC.md §15): `actor` str, `at_us` i64 (stamped
 /// when sequenced), then the change as a command of its own, kind byte first.
 const AUDITED: u8 = 19;
@@ -224,6 +247,24 @@ const IN_ORDER: u8 = 2;
 /// stamp by this one rule.
 pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
     now_us.max(previous_us.saturating_add(1))
+}
+
+/// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
+fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
+    let n = d.u32()? as usize;
+    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+        return Err(DecodeError(format!("{n} hidden members")));
+    }
+    (0..n).map(|_| d.str()).collect()
+}
+
+/// A flag byte: 0 or 1.
+fn dec_flag(d: &mut Dec<'_>) -> Result<bool, DecodeError> {
+    match d.u8()? {
+        0 => Ok(false),
+        1 => Ok(true),
+        f => Err(DecodeError(format!("a flag {f}"))),
+    }
 }
 
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
@@ -304,6 +345,8 @@ impl Command {
             | Command::PatchBoard { board, .. } => board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
             Command::Audited { cmd, .. } => cmd.board(),
+            // Every board's: the embedded store's alone, which has one log.
+            Command::HideEverywhere { .. } => "",
         }
     }
 
@@ -322,17 +365,34 @@ impl Command {
                 board,
                 config,
                 max_boards,
+                hidden,
             } => {
-                e.u8(if max_boards.is_some() {
+                e.u8(if !hidden.is_empty() {
+                    CREATE_BOARD_HIDING
+                } else if max_boards.is_some() {
                     CREATE_BOARD_LIMITED
                 } else {
                     CREATE_BOARD
                 });
                 e.str(board);
                 e.config2(config);
+                if !hidden.is_empty() {
+                    e.u8(u8::from(max_boards.is_some()));
+                }
                 if let Some(max) = max_boards {
                     e.u64(*max);
                 }
+                if !hidden.is_empty() {
+                    e.u32(hidden.len() as u32);
+                    for m in hidden {
+                        e.str(m);
+                    }
+                }
+            }
+            Command::HideEverywhere { member, hidden } => {
+                e.u8(HIDE_EVERYWHERE);
+                e.str(member);
+                e.u8(u8::from(*hidden));
             }
             Command::PatchBoard { board, patch } => {
                 e.u8(PATCH_BOARD);
@@ -386,11 +446,12 @@ impl Command {
                 board,
                 member,
                 hidden,
+                everywhere,
             } => {
                 e.u8(HIDE);
                 e.str(board);
                 e.str(member);
-                e.u8(u8::from(*hidden));
+                e.u8(u8::from(*hidden) | (u8::from(*everywhere) << 1));
             }
             Command::Import {
                 board,
@@ -528,6 +589,7 @@ impl Command {
                 board: d.str()?,
                 config: d.config()?,
                 max_boards: None,
+                hidden: Vec::new(),
             },
             kind @ (CREATE_BOARD | CREATE_BOARD_LIMITED) => Command::CreateBoard {
                 board: d.str()?,
@@ -537,6 +599,21 @@ impl Command {
                 } else {
                     None
                 },
+                hidden: Vec::new(),
+            },
+            CREATE_BOARD_HIDING => {
+                let (board, config) = (d.str()?, d.config2()?);
+                let max_boards = if d.u8()? != 0 { Some(d.u64()?) } else { None };
+                Command::CreateBoard {
+                    board,
+                    config,
+                    max_boards,
+                    hidden: dec_names(d)?,
+                }
+            }
+            HIDE_EVERYWHERE => Command::HideEverywhere {
+                member: d.str()?,
+                hidden: dec_flag(d)?,
             },
             PATCH_BOARD => Command::PatchBoard {
                 board: d.str()?,
@@ -580,15 +657,18 @@ impl Command {
                     cmd: Box::new(cmd),
                 }
             }
-            HIDE => Command::Hide {
-                board: d.str()?,
-                member: d.str()?,
-                hidden: match d.u8()? {
-                    0 => false,
-                    1 => true,
-                    f => return Err(DecodeError(format!("a hide's flag {f}"))),
-                },
-            },
+            HIDE => {
+                let (board, member, flags) = (d.str()?, d.str()?, d.u8()?);
+                if flags > 3 {
+                    return Err(DecodeError(format!("a hide's flags {flags}")));
+                }
+                Command::Hide {
+                    board,
+                    member,
+                    hidden: flags & 1 != 0,
+                    everywhere: flags & 2 != 0,
+                }
+            }
             kind @ (IMPORT | IMPORT_HIDING) => {
                 let (board, period_us, file, entries) = (d.str()?, d.i64()?, d.str()?, d.u64()?);
                 let mut hidden = Vec::new();
@@ -753,6 +833,7 @@ mod tests {
                 board: "b".into(),
                 config: config.clone(),
                 max_boards: None,
+                hidden: Vec::new(),
             }
         );
     }
@@ -922,24 +1003,46 @@ mod tests {
 
     #[test]
     fn hides_round_trip() {
-        for hidden in [true, false] {
+        for (hidden, everywhere) in [(true, false), (false, false), (true, true), (false, true)] {
             let cmd = Command::Hide {
                 board: "cup".into(),
                 member: "mallory".into(),
                 hidden,
+                everywhere,
             };
             assert!(!cmd.takes_time(true));
             let mut e = Enc::default();
             cmd.encode(&mut e);
             assert_eq!(e.0[0], HIDE);
             assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            let all = Command::HideEverywhere {
+                member: "mallory".into(),
+                hidden,
+            };
+            let mut e = Enc::default();
+            all.encode(&mut e);
+            assert_eq!(e.0[0], HIDE_EVERYWHERE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), all);
         }
         let mut e = Enc::default();
         e.u8(HIDE);
         e.str("cup");
         e.str("mallory");
-        e.u8(2);
+        e.u8(4);
         assert!(Command::decode(&e.0).is_err());
+        // A create that hides the members hidden everywhere, with and without a limit.
+        for max_boards in [None, Some(7)] {
+            let cmd = Command::CreateBoard {
+                board: "new".into(),
+                config: BoardConfig::default(),
+                max_boards,
+                hidden: vec!["mallory".into(), "eve".into()],
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], CREATE_BOARD_HIDING);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
     }
 
     #[test]
@@ -984,11 +1087,13 @@ mod tests {
                 board: "b".into(),
                 config: config.clone(),
                 max_boards: None,
+                hidden: Vec::new(),
             },
             Command::CreateBoard {
                 board: "b".into(),
                 config,
                 max_boards: Some(10_000),
+                hidden: Vec::new(),
             },
             Command::Write {
                 board: "b".into(),

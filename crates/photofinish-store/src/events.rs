@@ -35,7 +35,20 @@ pub fn publish(
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
         (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
         (Command::DeleteMember { .. }, Applied::MemberRemoved) => removed(feeds, state, cmd),
-        (Command::Hide { .. }, Applied::Hidden(true)) => moderated(feeds, state, cmd, now_us),
+        (
+            Command::Hide {
+                board,
+                member,
+                hidden,
+                ..
+            },
+            Applied::Hidden(true),
+        ) => moderated(feeds, state, board, member, *hidden, now_us),
+        (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
+            for (board, _) in state.boards() {
+                moderated(feeds, state, &board, member, *hidden, now_us);
+            }
+        }
         (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
             (Answer::Written(w), [c]) => written(feeds, state, c, w, now_us),
             (Answer::Batch(results), _) => {
@@ -120,15 +133,7 @@ fn is_hidden(state: &State, board: &str, member: &str) -> bool {
 /// A member hidden or shown again, as watchers see it: a hidden member with an entry in
 /// the current period leaves it (a remove event), a member shown again enters it with its
 /// entry (a score event).
-fn moderated(feeds: &Feeds, state: &State, cmd: &Command, now_us: i64) {
-    let Command::Hide {
-        board,
-        member,
-        hidden,
-    } = cmd
-    else {
-        return;
-    };
+fn moderated(feeds: &Feeds, state: &State, board: &str, member: &str, hidden: bool, now_us: i64) {
     let Some(feed) = feeds.get(board) else { return };
     let Some(handle) = state.board(board) else {
         return;
@@ -145,15 +150,16 @@ fn moderated(feeds: &Feeds, state: &State, cmd: &Command, now_us: i64) {
     let Some(((entry, ordinal), period, columns)) = found else {
         return;
     };
-    if *hidden {
+    if hidden {
         feed.push(EventKind::Remove {
-            member: member.clone(),
+            member: member.to_owned(),
             period: period.id,
         });
-    } else {
+    } else if !entry.hidden {
+        // Shown again (not still hidden another way).
         announce(&feed, state, board, &period);
         feed.push(EventKind::Score {
-            member: member.clone(),
+            member: member.to_owned(),
             scores: entry.scores,
             columns,
             rank: ordinal,

@@ -16,7 +16,7 @@ use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
 use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{Board, BoardError, BoardName, PeriodRef};
+use photofinish_core::{Board, BoardError, BoardName, MemberName, PeriodRef};
 
 use crate::command::Command;
 use crate::idempotency::KeyReused;
@@ -147,6 +147,15 @@ crate::leaderboard_over_engine!(Store, {
         actor: &str,
     ) -> Result<Replayable, BoardError> {
         ops::change(self, board, change, key, actor).await
+    }
+
+    async fn hide_everywhere(
+        &self,
+        member: &MemberName,
+        hidden: bool,
+        actor: &str,
+    ) -> Result<bool, BoardError> {
+        ops::hide_everywhere_in_one_log(self, member, hidden, actor).await
     }
 
     async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {

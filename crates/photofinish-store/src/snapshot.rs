@@ -8,6 +8,7 @@
 use crate::state::read_lock;
 use std::io::{self, Write};
 
+use photofinish_core::board::HideScope;
 use photofinish_core::entry::Seats;
 use photofinish_core::league::{Closing, Move};
 use photofinish_core::ranking::SavedEntry;
@@ -228,22 +229,29 @@ fn read_tiers(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
 }
 
 /// Every board's hidden members (docs/format.md): a count of boards that hide any, each
-/// with its name and the names it hides.
+/// with its name and the names it hides with how (scope bits); then the members hidden
+/// across every board (the state's).
 fn write_hidden(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
     let mut boards = 0u32;
     let mut body = Enc::default();
     for (name, handle) in &state.boards() {
         let board = read_lock(handle);
-        let hidden = board.hidden();
+        let hidden = board.hidden_scopes();
         if hidden.is_empty() {
             continue;
         }
         boards += 1;
         body.str(name);
         body.u32(hidden.len() as u32);
-        for m in hidden {
+        for (m, bits) in hidden {
             body.str(m);
+            body.u8(bits);
         }
+    }
+    let everywhere = state.hidden_everywhere();
+    body.u32(everywhere.len() as u32);
+    for m in &everywhere {
+        body.str(m);
     }
     let mut e = Enc::default();
     e.u32(boards);
@@ -294,10 +302,19 @@ fn read_hidden(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
             .ok_or_else(|| DecodeError(format!("hidden members of no board {name:?}")))?;
         let mut board = crate::state::write_lock(&handle);
         for _ in 0..d.u32()? {
-            board
-                .hide(&d.str()?)
-                .map_err(|e| DecodeError(format!("board {name:?}: {e}")))?;
+            let member = d.str()?;
+            let bits = d.u8()?;
+            for scope in [HideScope::Board, HideScope::Everywhere] {
+                if bits & scope.bit() != 0 {
+                    board
+                        .hide_as(&member, scope)
+                        .map_err(|e| DecodeError(format!("board {name:?}: {e}")))?;
+                }
+            }
         }
+    }
+    for _ in 0..d.u32()? {
+        state.restore_hidden_everywhere(d.str()?);
     }
     Ok(())
 }

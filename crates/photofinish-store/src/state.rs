@@ -10,7 +10,7 @@ use photofinish_core::audit::{
     AuditEntry, AuditQuery, DEFAULT_AUDIT_RETENTION_US, MAX_AUDIT_ENTRIES,
 };
 
-use photofinish_core::board::BoardWrite;
+use photofinish_core::board::{BoardWrite, HideScope};
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
@@ -68,6 +68,8 @@ pub struct State {
     /// The audit log (docs/SPEC.md §15), oldest first: kept apart from the boards, so a
     /// deleted board's trail stays.
     audit: Mutex<VecDeque<AuditEntry>>,
+    /// The members hidden across every board by this state's log (the embedded store's).
+    everywhere: Mutex<std::collections::BTreeSet<String>>,
     /// How long audit entries are kept, µs (`--audit-retention`): a read drops those
     /// older than that before it, and a snapshot leaves them out. Applying commands never
     /// looks at it, so every node's and every replay's state is the same.
@@ -81,8 +83,18 @@ impl Default for State {
             idempotency: Mutex::default(),
             staged: Mutex::default(),
             audit: Mutex::default(),
+            everywhere: Mutex::default(),
             audit_retention_us: AtomicI64::new(DEFAULT_AUDIT_RETENTION_US),
         }
+    }
+}
+
+/// The audit log's name of a hide (`hidden`) or an unhide.
+fn hide_action(hidden: bool) -> &'static str {
+    if hidden {
+        "member.hide"
+    } else {
+        "member.unhide"
     }
 }
 
@@ -151,6 +163,7 @@ impl State {
             idempotency: Mutex::new(self.idempotency().clone()),
             staged: Mutex::default(),
             audit: Mutex::new(self.audit_log().clone()),
+            everywhere: Mutex::new(self.everywhere().clone()),
             audit_retention_us: AtomicI64::new(self.audit_retention_us()),
         }
     }
@@ -287,7 +300,9 @@ impl State {
                 board,
                 config,
                 max_boards,
-            } => self.create_board(board, config, *max_boards),
+                hidden,
+            } => self.create_board(board, config, *max_boards, hidden),
+            Command::HideEverywhere { member, hidden } => self.hide_everywhere(member, *hidden),
             Command::DeleteBoard { board } => {
                 let mut boards = write_lock(&self.boards);
                 match boards.remove(board) {
@@ -365,13 +380,19 @@ impl State {
                 board,
                 member,
                 hidden,
+                everywhere,
             } => {
                 let handle = self.require(board)?;
                 let mut b = write_lock(&handle);
-                let changed = if *hidden {
-                    b.hide(member)?
+                let scope = if *everywhere {
+                    HideScope::Everywhere
                 } else {
-                    b.unhide(member)
+                    HideScope::Board
+                };
+                let changed = if *hidden {
+                    b.hide_as(member, scope)?
+                } else {
+                    b.unhide_as(member, scope)
                 };
                 Ok(Applied::Hidden(changed))
             }
@@ -442,13 +463,31 @@ impl State {
                     serde_json::json!({"period": id}),
                 ))
             }
-            (Command::Hide { member, hidden, .. }, Applied::Hidden(true)) => {
-                let action = if *hidden {
-                    "member.hide"
+            (
+                Command::Hide {
+                    member,
+                    hidden,
+                    everywhere,
+                    ..
+                },
+                Applied::Hidden(true),
+            ) => {
+                let detail = if *everywhere {
+                    serde_json::json!({"everywhere": true})
                 } else {
-                    "member.unhide"
+                    serde_json::json!({})
                 };
-                Some(entry(action, Some(member), serde_json::json!({})))
+                Some(entry(hide_action(*hidden), Some(member), detail))
+            }
+            (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
+                Some(AuditEntry {
+                    board: "*".to_owned(),
+                    ..entry(
+                        hide_action(*hidden),
+                        Some(member),
+                        serde_json::json!({"everywhere": true}),
+                    )
+                })
             }
             (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry(
                 "board.import",
@@ -475,6 +514,7 @@ impl State {
         board: &str,
         config: &photofinish_core::BoardConfig,
         max_boards: Option<u64>,
+        hidden: &[String],
     ) -> Result<Applied, BoardError> {
         let mut boards = write_lock(&self.boards);
         if let Some(existing) = boards.get(board) {
@@ -491,9 +531,65 @@ impl State {
         if let Some(max) = max_boards.filter(|m| boards.len() as u64 >= *m) {
             return Err(BoardError::TooManyBoards(max));
         }
-        let b = Board::new(config.clone())?;
+        let mut b = Board::new(config.clone())?;
+        // The members hidden across every board: those the command carries (the scale-out
+        // layout's, read when it was sequenced) and the state's own (the embedded store's).
+        let everywhere = self.hidden_everywhere();
+        for m in hidden.iter().chain(&everywhere) {
+            b.hide_as(m, HideScope::Everywhere)?;
+        }
         boards.insert(board.to_owned(), Arc::new(RwLock::new(b)));
         Ok(Applied::BoardCreated(true))
+    }
+
+    /// The members hidden across every board (docs/SPEC.md §15) by this state's own log
+    /// (the embedded store's; a scale-out node keeps them in Redis), by name.
+    pub fn hidden_everywhere(&self) -> Vec<String> {
+        self.everywhere().iter().cloned().collect()
+    }
+
+    fn everywhere(&self) -> MutexGuard<'_, std::collections::BTreeSet<String>> {
+        self.everywhere.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts `member` among those hidden across every board (snapshot loading).
+    pub fn restore_hidden_everywhere(&self, member: String) {
+        self.everywhere().insert(member);
+    }
+
+    /// A member hidden across every board, present and future, or that undone: in the
+    /// state's set and on each board, all or none (a board at its limit refuses it).
+    fn hide_everywhere(&self, member: &str, hidden: bool) -> Result<Applied, BoardError> {
+        // The boards first: a create takes the boards' lock, then this set's.
+        let boards = self.boards();
+        let mut set = self.everywhere();
+        if hidden == set.contains(member) {
+            return Ok(Applied::Hidden(false));
+        }
+        if hidden {
+            if set.len() >= MAX_HIDDEN_MEMBERS {
+                return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+            }
+            let full = boards.iter().any(|(_, h)| {
+                let b = read_lock(h);
+                !b.is_hidden(member) && !b.can_hide(1)
+            });
+            if full {
+                return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+            }
+            set.insert(member.to_owned());
+        } else {
+            set.remove(member);
+        }
+        for (_, handle) in boards {
+            let mut b = write_lock(&handle);
+            if hidden {
+                b.hide_as(member, HideScope::Everywhere)?;
+            } else {
+                b.unhide_as(member, HideScope::Everywhere);
+            }
+        }
+        Ok(Applied::Hidden(true))
     }
 
     /// The staged ranking of import `file` put in place, if the period is still empty.

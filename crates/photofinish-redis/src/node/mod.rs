@@ -35,7 +35,7 @@ use photofinish_core::op::Change;
 use photofinish_core::op::ReadBoard;
 use photofinish_core::transfer::{ImportSource, Imported};
 use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{BoardError, BoardName, PeriodRef, RunRead};
+use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef, RunRead};
 use photofinish_store::idempotency::KeyReused;
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::{read_lock, BoardHandle};
@@ -322,6 +322,10 @@ impl Engine for LogStore {
         None
     }
 
+    async fn hidden_everywhere(&self) -> Result<Vec<String>, BoardError> {
+        self.hidden_set().await
+    }
+
     async fn board(&self, board: &str) -> Result<BoardHandle, BoardError> {
         self.fresh(board).await?.state().require(board)
     }
@@ -471,11 +475,31 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             self.list(board).await?;
         }
         let answer = answer?;
+        if create {
+            // A hide across every board made while the create was logged may have missed
+            // the board (its fan-out listed the boards before it): hide it here too.
+            self.reconcile_hidden(board, actor).await?;
+        }
         if delete {
             self.feeds.remove(board);
             self.unlist(board).await?;
         }
         Ok(answer)
+    }
+
+    async fn hide_everywhere(
+        &self,
+        member: &MemberName,
+        hidden: bool,
+        actor: &str,
+    ) -> Result<bool, BoardError> {
+        // The set first (a create reads it when it is logged, and again after), then an
+        // audited entry in every listed board's log.
+        let changed = self.set_hidden(member, hidden).await?;
+        for board in self.registered().await? {
+            self.hide_on(&board, member, hidden, actor).await?;
+        }
+        Ok(changed)
     }
 
     async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {

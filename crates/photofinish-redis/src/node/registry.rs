@@ -2,7 +2,10 @@
 //! against `--max-boards` in the same script, before its create is appended; listed again
 //! after it and unlisted after its delete — a superset of the boards, which readers filter.
 
+use photofinish_core::board::HideScope;
+use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::{BoardConfig, BoardError};
+use photofinish_store::command::Command;
 use photofinish_store::ops::Engine;
 
 use super::LogStore;
@@ -53,6 +56,100 @@ impl LogStore {
             .map_err(unavailable)?;
         if Engine::board(self, board).await.is_ok() {
             self.list(board).await?;
+        }
+        Ok(())
+    }
+
+    fn hidden_key(&self) -> String {
+        format!("{}:hidden", self.namespace)
+    }
+
+    /// The members hidden across every board (docs/SPEC.md §15), by name.
+    pub(super) async fn hidden_set(&self) -> Result<Vec<String>, BoardError> {
+        let mut names: Vec<String> = self
+            .conn
+            .query(redis::cmd("SMEMBERS").arg(self.hidden_key()))
+            .await
+            .map_err(unavailable)?;
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    /// Adds `member` to the members hidden across every board (`hidden`) or takes it
+    /// out; whether that changed the set. At most [`MAX_HIDDEN_MEMBERS`] in it.
+    pub(super) async fn set_hidden(&self, member: &str, hidden: bool) -> Result<bool, BoardError> {
+        if hidden {
+            let n: u64 = self
+                .conn
+                .query(redis::cmd("SCARD").arg(self.hidden_key()))
+                .await
+                .map_err(unavailable)?;
+            if n >= MAX_HIDDEN_MEMBERS as u64 {
+                let already: bool = self
+                    .conn
+                    .query(redis::cmd("SISMEMBER").arg(self.hidden_key()).arg(member))
+                    .await
+                    .map_err(unavailable)?;
+                if !already {
+                    return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+                }
+            }
+        }
+        let verb = if hidden { "SADD" } else { "SREM" };
+        let n: i64 = self
+            .conn
+            .query(redis::cmd(verb).arg(self.hidden_key()).arg(member))
+            .await
+            .map_err(unavailable)?;
+        Ok(n > 0)
+    }
+
+    /// Logs, on `board`, `member` hidden (or shown) as across every board, if the board
+    /// exists and is not so already; its audit entry names `actor`.
+    pub(super) async fn hide_on(
+        &self,
+        board: &str,
+        member: &str,
+        hidden: bool,
+        actor: &str,
+    ) -> Result<(), BoardError> {
+        let cmd = Command::Hide {
+            board: board.to_owned(),
+            member: member.to_owned(),
+            hidden,
+            everywhere: true,
+        };
+        match photofinish_store::ops::execute_audited(self, board, cmd, actor).await {
+            Ok(_) => self.list_audited(board).await,
+            // A board listed but gone (or never made): nothing to hide.
+            Err(BoardError::BoardNotFound(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// After `board`'s create: the members hidden across every board now, that its
+    /// create did not carry, hidden on it (and any no longer so, shown).
+    pub(super) async fn reconcile_hidden(
+        &self,
+        board: &str,
+        actor: &str,
+    ) -> Result<(), BoardError> {
+        let now: std::collections::BTreeSet<String> =
+            self.hidden_set().await?.into_iter().collect();
+        let has: std::collections::BTreeSet<String> = {
+            let handle = Engine::board(self, board).await?;
+            let b = photofinish_store::state::read_lock(&handle);
+            b.hidden_scopes()
+                .into_iter()
+                .filter(|(_, bits)| bits & HideScope::Everywhere.bit() != 0)
+                .map(|(m, _)| m.to_owned())
+                .collect()
+        };
+        for m in now.difference(&has) {
+            self.hide_on(board, m, true, actor).await?;
+        }
+        for m in has.difference(&now) {
+            self.hide_on(board, m, false, actor).await?;
         }
         Ok(())
     }

@@ -201,6 +201,20 @@ impl Gate {
             .await
     }
 
+    /// Hides `member` across every board, present and future, or undoes that
+    /// (docs/SPEC.md §15): operator work, for an admin key covering every board.
+    pub async fn hide_everywhere(
+        &self,
+        caller: &Caller,
+        member: &photofinish_core::MemberName,
+        hidden: bool,
+    ) -> Result<bool, BoardError> {
+        self.admit(caller, Action::Operate).await?;
+        self.service
+            .hide_everywhere(member, hidden, &caller.actor())
+            .await
+    }
+
     /// The audit log (docs/SPEC.md §15), for admins: of one board (its admins), or of
     /// every board the caller administers (an admin key sees the boards its globs cover,
     /// deleted ones included; any other caller is refused).

@@ -13,7 +13,7 @@ use photofinish_core::{BoardName, MemberName};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
+use crate::input::{Auth, BoardMemberPath, BoardPath, Params, PathParams};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::wire::types::{AuditView, HiddenView};
 use crate::wire::views::audit_entry_view;
@@ -152,4 +152,57 @@ pub async fn get_audit(
     Ok(Json(AuditView {
         entries: entries.into_iter().map(audit_entry_view).collect(),
     }))
+}
+
+/// Hides `member` across every board (`hidden`) or undoes that.
+async fn moderate_everywhere(
+    app: &AppState,
+    auth: Auth,
+    member: String,
+    hidden: bool,
+) -> Result<StatusCode, ApiError> {
+    let member = MemberName::parse(member)?;
+    app.gate
+        .hide_everywhere(&auth.0.caller, &member, hidden)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Hide a member on every board, present and future: as a hide on each board, which it
+/// is added to (a member is hidden on a board while it is hidden there or everywhere).
+/// For an admin key covering every board (`--board '*'`).
+#[utoipa::path(post, path = "/v1/members/{member}/hide", tag = "moderation",
+    params(("member" = String, Path, description = "Member, percent-encoded")),
+    responses(
+        (status = 204, description = "The member is hidden on every board"),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin key for every board", body = ErrorBody),
+        (status = 422, description = "An invalid member name (invalid_member), or 10,000 members hidden already, everywhere or on a board (too_many_hidden)", body = ErrorBody),
+        (status = 429, description = "Rate limited", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn post_hide_everywhere(
+    State(app): State<AppState>,
+    auth: Auth,
+    PathParams(member): PathParams<String>,
+) -> Result<StatusCode, ApiError> {
+    moderate_everywhere(&app, auth, member, true).await
+}
+
+/// Undo a hide on every board: the member is shown wherever it is not hidden on the
+/// board itself.
+#[utoipa::path(post, path = "/v1/members/{member}/unhide", tag = "moderation",
+    params(("member" = String, Path, description = "Member, percent-encoded")),
+    responses(
+        (status = 204, description = "The member is no longer hidden everywhere"),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not an admin key for every board", body = ErrorBody),
+        (status = 422, description = "An invalid member name (invalid_member)", body = ErrorBody),
+        (status = 429, description = "Rate limited", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+pub async fn post_unhide_everywhere(
+    State(app): State<AppState>,
+    auth: Auth,
+    PathParams(member): PathParams<String>,
+) -> Result<StatusCode, ApiError> {
+    moderate_everywhere(&app, auth, member, false).await
 }

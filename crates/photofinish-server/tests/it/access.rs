@@ -201,8 +201,8 @@ enum Need {
     Remove,
     Metrics,
     Operate,
-    /// The audit log of every board: admin keys (of any boards) alone.
-    Audit,
+    /// Admin keys alone: the audit log of every board, hiding a member everywhere.
+    AdminOnly,
 }
 
 fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
@@ -332,7 +332,14 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             None,
         ),
         (Need::Manage, Method::GET, "/v1/boards/b/hidden", None),
-        (Need::Audit, Method::GET, "/v1/audit", None),
+        (Need::AdminOnly, Method::GET, "/v1/audit", None),
+        (Need::AdminOnly, Method::POST, "/v1/members/bob/hide", None),
+        (
+            Need::AdminOnly,
+            Method::POST,
+            "/v1/members/dan/unhide",
+            None,
+        ),
         (Need::Manage, Method::GET, "/v1/audit?board=b", None),
         (Need::Metrics, Method::GET, "/metrics", None),
         (Need::Operate, Method::GET, "/v1/admin/backup", None),

@@ -803,7 +803,132 @@ async fn a_hidden_member_keeps_its_seat_and_the_log_its_retention(kind: Kind) {
     s.stop().await;
 }
 
+/// Members on a board, as a reader sees them.
+async fn members_of(s: &Server, token: &str, board: &str) -> Vec<String> {
+    let page = get(s, token, &format!("/v1/boards/{board}/entries?limit=100")).await;
+    ranks(&page).into_iter().map(|(m, _)| m).collect()
+}
+
+async fn write_on(s: &Server, admin: &str, board: &str, member: &str, score: i64) {
+    let w = json!({"member": member, "score": score});
+    let path = format!("/v1/boards/{board}/scores");
+    assert_eq!(call(s, admin, Method::POST, &path, Some(w)).await.0, 200);
+}
+
+async fn hide_everywhere(
+    s: &Server,
+    token: &str,
+    member: &str,
+    hidden: bool,
+) -> (StatusCode, Value) {
+    let verb = if hidden { "hide" } else { "unhide" };
+    call(
+        s,
+        token,
+        Method::POST,
+        &format!("/v1/members/{member}/{verb}"),
+        None,
+    )
+    .await
+}
+
+/// A member hidden across every board is hidden on the boards there are and on boards
+/// made later (also after a restart); a board's own unhide does not show it, and undoing
+/// the hide everywhere leaves a board's own hide in place. Only an admin key for every
+/// board may do it; each board it reaches has it in its audit trail.
+async fn hiding_everywhere_covers_every_board_present_and_future(kind: Kind) {
+    let c = creds();
+    let s = start(kind, &c).await;
+    let (admin, read) = (c.admin.as_str(), c.read.as_str());
+    for board in ["a", "b"] {
+        let (st, v) = call(
+            &s,
+            admin,
+            Method::PUT,
+            &format!("/v1/boards/{board}"),
+            Some(json!({})),
+        )
+        .await;
+        assert_eq!(st, 201, "{v}");
+        write_on(&s, admin, board, "ann", 5).await;
+    }
+    write_on(&s, admin, "a", "zed", 9).await;
+    // Refused: an admin of some boards, a read key, no credential — nothing changes.
+    for (token, status, code) in [
+        (Some(c.admin_m.as_str()), 403, "forbidden"),
+        (Some(read), 403, "forbidden"),
+        (None, 401, "unauthorized"),
+    ] {
+        let got = s
+            .call_as(token, Method::POST, "/v1/members/zed/hide", None)
+            .await;
+        assert_error(&got, status, code);
+    }
+    assert_eq!(members_of(&s, read, "a").await, ["zed", "ann"]);
+    let (st, v) = hide_everywhere(&s, admin, "zed", true).await;
+    assert_eq!(st, 204, "{v}");
+    assert_eq!(members_of(&s, read, "a").await, ["ann"]);
+    // A later write on another board, and a board made afterwards.
+    write_on(&s, admin, "b", "zed", 9).await;
+    assert_eq!(members_of(&s, read, "b").await, ["ann"]);
+    let (st, v) = call(&s, admin, Method::PUT, "/v1/boards/c", Some(json!({}))).await;
+    assert_eq!(st, 201, "{v}");
+    write_on(&s, admin, "c", "zed", 9).await;
+    write_on(&s, admin, "c", "ann", 5).await;
+    assert_eq!(members_of(&s, read, "c").await, ["ann"]);
+    assert_eq!(
+        get(&s, admin, "/v1/boards/c/hidden").await["members"],
+        json!(["zed"])
+    );
+    // zed sees itself everywhere.
+    let me = get(&s, &player("zed"), "/v1/boards/c/members/zed").await;
+    assert_eq!(me["rank"], 1, "{me}");
+    // A board's unhide does not undo the hide everywhere.
+    hide(&s, admin, "a", "zed", false).await;
+    assert_eq!(members_of(&s, read, "a").await, ["ann"]);
+    // A board's own hide outlasts undoing the hide everywhere.
+    hide(&s, admin, "b", "zed", true).await;
+    let (st, v) = hide_everywhere(&s, admin, "zed", false).await;
+    assert_eq!(st, 204, "{v}");
+    assert_eq!(members_of(&s, read, "a").await, ["zed", "ann"]);
+    assert_eq!(members_of(&s, read, "b").await, ["ann"]);
+    assert_eq!(members_of(&s, read, "c").await, ["zed", "ann"]);
+    // Recorded, with who: on each board it reached (the embedded store's one record
+    // names every board, "*").
+    let log = get(&s, admin, "/v1/audit").await;
+    let everywhere: Vec<&Value> = log["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| e["detail"] == json!({"everywhere": true}))
+        .collect();
+    assert!(everywhere.len() >= 2, "{log}");
+    assert!(everywhere
+        .iter()
+        .all(|e| e["actor"] == "moderator" && e["member"] == "zed"));
+    // A hide everywhere survives a restart, and reaches a board made after it.
+    let (st, _) = hide_everywhere(&s, admin, "eve", true).await;
+    assert_eq!(st, 204);
+    let s = match kind {
+        Kind::Embedded => s.restart().await,
+        _ => {
+            let other = s.sibling().await;
+            s.stop().await;
+            other
+        }
+    };
+    let (st, v) = call(&s, admin, Method::PUT, "/v1/boards/d", Some(json!({}))).await;
+    assert_eq!(st, 201, "{v}");
+    write_on(&s, admin, "d", "eve", 3).await;
+    write_on(&s, admin, "d", "ann", 5).await;
+    assert_eq!(members_of(&s, read, "d").await, ["ann"]);
+    write_on(&s, admin, "a", "eve", 3).await;
+    assert_eq!(members_of(&s, read, "a").await, ["zed", "ann"]);
+    s.stop().await;
+}
+
 conformance!(
+    hiding_everywhere_covers_every_board_present_and_future,
     a_hidden_member_keeps_its_seat_and_the_log_its_retention,
     every_admin_change_is_audited_with_its_actor,
     a_hidden_member_leaves_every_read_but_its_own,

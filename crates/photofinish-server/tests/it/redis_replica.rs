@@ -56,6 +56,7 @@ fn create() -> (Command, bool) {
             board: "b".into(),
             config: BoardConfig::default(),
             max_boards: None,
+            hidden: Vec::new(),
         },
         false,
     )

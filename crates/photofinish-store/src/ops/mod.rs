@@ -37,6 +37,13 @@ pub trait Engine: Send + Sync {
     /// The board limit a create is logged with.
     fn max_boards(&self) -> Option<u64>;
 
+    /// The members hidden across every board that a create is logged with (docs/SPEC.md
+    /// §15): where that set is kept outside the board's log (Redis). The embedded store's
+    /// state applies its own set to every create: none here.
+    async fn hidden_everywhere(&self) -> Result<Vec<String>, BoardError> {
+        Ok(Vec::new())
+    }
+
     /// Board `board`, reflecting every command acknowledged before the call
     /// (`board_not_found` if there is none).
     async fn board(&self, board: &str) -> Result<BoardHandle, BoardError>;
@@ -77,6 +84,37 @@ async fn execute_one<E: Engine + ?Sized>(
         .await?
         .pop()
         .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+}
+
+/// `Leaderboard::hide_everywhere` on an engine with one log for every board (the
+/// embedded store): one audited record for the state-wide set and every board; whether it
+/// changed anything.
+pub async fn hide_everywhere_in_one_log<E: Engine + ?Sized>(
+    e: &E,
+    member: &str,
+    hidden: bool,
+    actor: &str,
+) -> Result<bool, BoardError> {
+    let cmd = Command::HideEverywhere {
+        member: member.to_owned(),
+        hidden,
+    };
+    match execute_one(e, "", audited(actor, cmd), false).await? {
+        Applied::Hidden(changed) => Ok(changed),
+        other => Err(BoardError::Unavailable(format!(
+            "the log answered a hide with {other:?}"
+        ))),
+    }
+}
+
+/// Logs and applies admin change `cmd` on `board`, audited as `actor`'s.
+pub async fn execute_audited<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    cmd: Command,
+    actor: &str,
+) -> Result<Applied, BoardError> {
+    execute_one(e, board, audited(actor, cmd), false).await
 }
 
 /// Admin change `cmd` with who made it (docs/SPEC.md §15): one log record that applies
@@ -208,6 +246,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
                     board: board.to_owned(),
                     config,
                     max_boards: e.max_boards(),
+                    hidden: e.hidden_everywhere().await?,
                 }],
             )
         }
@@ -281,6 +320,7 @@ pub async fn change<E: Engine + ?Sized>(
                 board: board.to_owned(),
                 member: member.into_string(),
                 hidden,
+                everywhere: false,
             };
             match execute_one(e, board, audited(actor, cmd), false).await? {
                 Applied::Hidden(h) => Answer::Hidden(h),
@@ -310,6 +350,7 @@ async fn create_board<E: Engine + ?Sized>(
         board: board.to_owned(),
         config,
         max_boards: e.max_boards(),
+        hidden: e.hidden_everywhere().await?,
     };
     Ok(execute_one(e, board, audited(actor, cmd), false).await? == Applied::BoardCreated(true))
 }

@@ -103,6 +103,7 @@ fn a_gap_in_sequence_numbers_names_the_offset_of_the_record_after_it() {
                 board: "b".into(),
                 config: photofinish_core::BoardConfig::default(),
                 max_boards: None,
+                hidden: Vec::new(),
             }
         } else {
             incr("b", "m", 1)

@@ -304,6 +304,7 @@ fn board_config_conflicts_and_deletes_survive_restart() {
                 board: "keep".into(),
                 config: cfg,
                 max_boards: None,
+                hidden: Vec::new(),
             },
         )
         .expect("durable");
@@ -406,6 +407,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 board: "d".into(),
                 config,
                 max_boards: None,
+                hidden: Vec::new(),
             },
         )
         .expect("durable")
@@ -534,6 +536,7 @@ fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
             board: "t".into(),
             config,
             max_boards: None,
+            hidden: Vec::new(),
         };
         submit(&store, create).expect("durable").expect("created");
         assert!(!joined(submit(&store, join("ann")).expect("durable")));
@@ -645,6 +648,7 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
             board: "l".into(),
             config,
             max_boards: None,
+            hidden: Vec::new(),
         };
         submit(&store, create).expect("durable").expect("created");
         for (i, m) in ["a", "b", "c", "d", "e"].iter().enumerate() {
@@ -694,6 +698,7 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
             board: "h".into(),
             member: member.into(),
             hidden,
+            everywhere: false,
         }),
     };
     let state_of = |store: &photofinish_store::Store| {
@@ -729,6 +734,7 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
             board: "h".into(),
             config: photofinish_core::BoardConfig::default(),
             max_boards: None,
+            hidden: Vec::new(),
         };
         submit(&store, create).expect("durable").expect("created");
         for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {

@@ -69,6 +69,7 @@ pub fn create(store: &Store, board: &str) {
         board: board.into(),
         config: BoardConfig::default(),
         max_boards: None,
+        hidden: Vec::new(),
     };
     submit(store, cmd).expect("durable").expect("created");
 }

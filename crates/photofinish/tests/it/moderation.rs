@@ -181,11 +181,15 @@ async fn the_audit_log_and_hidden_members_survive_kill_9() {
             .0,
         204
     );
+    // Hidden on every board, present and future (one record on the embedded store).
+    let url = at("/v1/members/eve/hide");
+    assert_eq!(call(&http, &admin, Method::POST, url, None).await.0, 204);
     let want = trail(&http, &base, &admin).await;
     let actions: Vec<(&str, &str)> = want.iter().map(|t| (t.0.as_str(), t.1.as_str())).collect();
     assert_eq!(
         actions,
         [
+            ("ops", "member.hide"),
             ("ops", "board.delete"),
             ("ops", "board.import"),
             ("ops", "board.create"),
@@ -230,5 +234,16 @@ async fn the_audit_log_and_hidden_members_survive_kill_9() {
         None,
     )
     .await;
-    assert_eq!((st, &hidden["members"]), (200, &json!(["bob"])));
+    assert_eq!((st, &hidden["members"]), (200, &json!(["bob", "eve"])));
+    // A board made now hides eve too.
+    let url = format!("{}/v1/boards/later", proc.base);
+    assert_eq!(
+        call(&http, &admin, Method::PUT, url, Some(json!({})))
+            .await
+            .0,
+        201
+    );
+    let url = format!("{}/v1/boards/later/hidden", proc.base);
+    let (_, hidden) = call(&http, &admin, Method::GET, url, None).await;
+    assert_eq!(hidden["members"], json!(["eve"]));
 }

@@ -229,6 +229,7 @@ async fn an_interrupted_upgrade_resumes(cluster: bool) {
         board: "desc".into(),
         config: serde_json::from_str(&text).expect("config"),
         max_boards: None,
+        hidden: Vec::new(),
     };
     BoardLog::new(conn.clone(), LogKeys::new(&ns, "desc"))
         .append(
