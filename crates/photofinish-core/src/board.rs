@@ -16,11 +16,10 @@ use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::cohort::{Cohorts, Place};
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
-use crate::config::{BoardConfig, Op, MAX_HIDDEN_MEMBERS};
+use crate::config::{BoardConfig, Op};
 use crate::entry::Seats;
 use crate::error::BoardError;
-use crate::league::{CloseStep, League, Move};
-use crate::ranking::{Outcome, Prefetch, RankStyle, Ranking, Visible, Write};
+use crate::ranking::{Outcome, Prefetch, RankStyle, Ranking, Write};
 use crate::view::{BoardPatch, JoinOutcome};
 use crate::window::PeriodWindow;
 
@@ -51,26 +50,6 @@ pub struct Board {
     /// every board, or both): kept with their entries and writes, left out of what
     /// everyone else reads while either holds.
     hidden: hashbrown::HashMap<Box<str>, u8>,
-}
-
-/// How a member is hidden (docs/SPEC.md §15): on one board, or across every board
-/// (present and future). A member is hidden on a board while either holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HideScope {
-    /// On this board.
-    Board,
-    /// Across every board.
-    Everywhere,
-}
-
-impl HideScope {
-    /// Its bit in a board's hidden members (and the snapshot's).
-    pub fn bit(self) -> u8 {
-        match self {
-            HideScope::Board => 1,
-            HideScope::Everywhere => 2,
-        }
-    }
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -281,101 +260,6 @@ impl Board {
         Ok((outcome, period))
     }
 
-    /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden so
-    /// before. `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
-    pub fn hide(&mut self, member: &str) -> Result<bool, BoardError> {
-        self.hide_as(member, HideScope::Board)
-    }
-
-    /// Shows `member` again on this board; whether it was hidden so. A member hidden
-    /// across every board stays hidden until that is undone too.
-    pub fn unhide(&mut self, member: &str) -> bool {
-        self.unhide_as(member, HideScope::Board)
-    }
-
-    /// Hides `member` by `scope`; whether it was not hidden so before. A member hidden
-    /// by either scope is hidden; the limit counts members, however hidden.
-    pub fn hide_as(&mut self, member: &str, scope: HideScope) -> Result<bool, BoardError> {
-        let bit = scope.bit();
-        if let Some(bits) = self.hidden.get_mut(member) {
-            let new = *bits & bit == 0;
-            *bits |= bit;
-            return Ok(new);
-        }
-        if !self.can_hide(1) {
-            return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
-        }
-        self.hidden.insert(member.into(), bit);
-        for (_, ranking) in self.periods.values_mut() {
-            ranking.mark_hidden(member, true);
-        }
-        Ok(true)
-    }
-
-    /// Whether `more` members not hidden yet may be hidden (the limit).
-    pub fn can_hide(&self, more: usize) -> bool {
-        self.hidden.len() + more <= MAX_HIDDEN_MEMBERS
-    }
-
-    /// Undoes `scope`'s hide of `member`; whether it was hidden so. It is shown once no
-    /// scope hides it.
-    pub fn unhide_as(&mut self, member: &str, scope: HideScope) -> bool {
-        let bit = scope.bit();
-        let Some(bits) = self.hidden.get_mut(member) else {
-            return false;
-        };
-        if *bits & bit == 0 {
-            return false;
-        }
-        *bits &= !bit;
-        if *bits == 0 {
-            self.hidden.remove(member);
-            for (_, ranking) in self.periods.values_mut() {
-                ranking.mark_hidden(member, false);
-            }
-        }
-        true
-    }
-
-    /// Whether `member` is hidden on this board (here, or across every board).
-    pub fn is_hidden(&self, member: &str) -> bool {
-        !self.hidden.is_empty() && self.hidden.contains_key(member)
-    }
-
-    /// The hidden members with how each is hidden ([`HideScope::bit`]s), sorted by name
-    /// (the snapshot's).
-    pub fn hidden_scopes(&self) -> Vec<(&str, u8)> {
-        let mut all: Vec<(&str, u8)> = self.hidden.iter().map(|(m, &b)| (&**m, b)).collect();
-        all.sort_unstable();
-        all
-    }
-
-    /// How many members the board hides.
-    pub fn hidden_count(&self) -> usize {
-        self.hidden.len()
-    }
-
-    /// The hidden members, sorted by name.
-    pub fn hidden(&self) -> Vec<&str> {
-        let mut all: Vec<&str> = self.hidden.keys().map(|m| &**m).collect();
-        all.sort_unstable();
-        all
-    }
-
-    /// `ranking` (one of this board's) as a reader sees it: without the hidden members
-    /// (which each ranking keeps as the board hides, shows and writes them), except
-    /// `own` — the reader itself, which sees itself as if visible.
-    pub fn view<'a>(&self, ranking: &'a Ranking, own: Option<&str>) -> Visible<'a> {
-        ranking.view(own)
-    }
-
-    /// Marks the hidden members `ranking` holds (a ranking put in place whole).
-    fn mark_hidden_in(&self, ranking: &mut Ranking) {
-        for m in self.hidden.keys() {
-            ranking.mark_hidden(m, true);
-        }
-    }
-
     /// The period that takes a write or join at instant `target_us`: `period_not_retained`
     /// if it is older than the board keeps, counted back from its newest period.
     fn period_taking(&self, target_us: i64) -> Result<Period, BoardError> {
@@ -532,140 +416,6 @@ impl Board {
         }
         let owed = self.seats.range(..start_us).any(|(_, s)| owes_close(s));
         (!owed).then(|| self.tier_of(member))
-    }
-
-    /// The league, on a league board.
-    pub fn league(&self) -> Option<&League> {
-        self.config.league.as_ref()
-    }
-
-    /// `member`'s tier (the first for a member no close moved up).
-    pub fn tier_of(&self, member: &str) -> u16 {
-        self.tiers.get(member).copied().unwrap_or(0)
-    }
-
-    /// Every member whose tier is above the first, with it (the snapshot's).
-    pub fn tiers(&self) -> impl Iterator<Item = (&str, u16)> {
-        self.tiers.iter().map(|(m, &t)| (&**m, t))
-    }
-
-    /// Sets `member`'s tier (snapshot loading).
-    pub fn restore_tier(&mut self, member: Box<str>, tier: u16) {
-        set_tier(&mut self.tiers, member, tier);
-    }
-
-    /// The oldest period whose league close is owed and due at `now_us` (its end and
-    /// grace passed), on a league board.
-    pub fn close_due(&self, now_us: i64) -> Option<Period> {
-        self.config.league.as_ref()?;
-        let (&start, _) = self.seats.iter().find(|(_, s)| owes_close(s))?;
-        let period = self.calendar().period_at(start).ok()?;
-        let due = period
-            .end_us
-            .saturating_add(self.config.settings.grace_us());
-        (now_us >= due).then_some(period)
-    }
-
-    /// One step of the league close due at `now_us` ([`crate::league`]): the next cohorts
-    /// of the oldest period owed, up to `budget` members. `None` (nothing changed) when no
-    /// close is due.
-    pub fn close_step(&mut self, now_us: i64, budget: usize) -> Option<CloseStep> {
-        let period = self.close_due(now_us)?;
-        let done = self.close_cohorts(&period, budget);
-        Some(CloseStep {
-            period: period.id,
-            done,
-        })
-    }
-
-    /// Closes cohorts of `period`, continuing its close, until `budget` members were
-    /// ranked; whether the period is closed now. When it is, members of later periods
-    /// waiting for their tier take their cohorts (up to the next period that owes a close).
-    fn close_cohorts(&mut self, period: &Period, budget: usize) -> bool {
-        let (Some(league), Some(size)) = (self.config.league.as_ref(), self.config.cohort_size)
-        else {
-            return true;
-        };
-        let start = period.start_us;
-        let Some(seats) = self.seats.get_mut(&start) else {
-            return true;
-        };
-        let ranking = self.periods.get(&start).map(|(_, r)| r);
-        let list = seats.cohorts.list(size, None);
-        let mut close = seats.close.take().unwrap_or_default();
-        let mut ranked = 0;
-        for &(place, _) in list.iter().skip(close.cohorts_done as usize) {
-            if ranked >= budget {
-                break;
-            }
-            let mut members = seats.cohorts.members(place, size);
-            ranked += members.len();
-            // Hidden members are in no standing: neither promoted nor relegated, they
-            // keep their tier (docs/SPEC.md §15).
-            if !self.hidden.is_empty() {
-                members.retain(|m| !self.hidden.contains_key(*m));
-            }
-            let order = ranking.map_or_else(Vec::new, |r| r.order_among(&members));
-            for (pos, rank, to) in league.cohort_moves(place.tier, order.len()) {
-                let member: Box<str> = members[order[pos]].into();
-                set_tier(&mut self.tiers, member.clone(), to);
-                close.moves.push(Move {
-                    member,
-                    from: place.tier,
-                    to,
-                    cohort: place.cohort,
-                    rank,
-                });
-            }
-            close.cohorts_done += 1;
-        }
-        close.done = close.cohorts_done as usize >= list.len();
-        let done = close.done;
-        seats.close = Some(close);
-        if done {
-            let tiers = &self.tiers;
-            for (_, later) in self.seats.range_mut(start + 1..) {
-                later.cohorts.settle(|m| tiers.get(m).copied().unwrap_or(0));
-                if owes_close(later) {
-                    break;
-                }
-            }
-        }
-        done
-    }
-
-    /// Whether `period` is closed at `now_us` on a league board: it ended with its grace
-    /// and owes no close (its close is done, or nobody took a cohort in it).
-    pub fn is_closed(&self, period: &Period, now_us: i64) -> bool {
-        let due = period
-            .end_us
-            .saturating_add(self.config.settings.grace_us());
-        now_us >= due && !self.seats.get(&period.start_us).is_some_and(owes_close)
-    }
-
-    /// The close of `period` as far as it went (its moves), on a league board.
-    pub fn closing(&self, period: &Period) -> Option<&crate::league::Closing> {
-        self.seats.get(&period.start_us)?.close.as_deref()
-    }
-
-    /// Before periods below `floor` are dropped: the league closes they still owe, whole
-    /// and in order (a board that took no write for longer than its retention).
-    fn close_before_dropping(&mut self, floor: i64) {
-        if self.config.league.is_none() {
-            return;
-        }
-        while let Some(start) = self
-            .seats
-            .iter()
-            .find(|(_, s)| owes_close(s))
-            .map(|(&start, _)| start)
-            .filter(|&start| start < floor)
-        {
-            let Ok(period) = self.calendar().period_at(start) else {
-                return;
-            };
-            self.close_cohorts(&period, usize::MAX);
-        }
     }
 
     /// `member` joins the period containing instant `at_us` (docs/SPEC.md §14): a seat
@@ -870,6 +620,11 @@ impl Board {
         self.periods.values().map(|(_, r)| r.len()).sum()
     }
 }
+
+mod hidden;
+mod league;
+
+pub use hidden::HideScope;
 
 #[cfg(test)]
 mod tests;

@@ -3,13 +3,10 @@
 //! a replay rebuilds exactly what was served; the snapshotter writes a [`State::copy`].
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use photofinish_core::audit::{
-    AuditEntry, AuditQuery, DEFAULT_AUDIT_RETENTION_US, MAX_AUDIT_ENTRIES,
-};
-
+use photofinish_core::audit::{AuditEntry, DEFAULT_AUDIT_RETENTION_US};
 use photofinish_core::board::{BoardWrite, HideScope};
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
@@ -89,20 +86,6 @@ impl Default for State {
     }
 }
 
-/// The audit log's name of a hide (`hidden`) or an unhide.
-fn hide_action(hidden: bool) -> &'static str {
-    if hidden {
-        "member.hide"
-    } else {
-        "member.unhide"
-    }
-}
-
-/// `v` as a JSON value (what an audit entry's detail holds).
-fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
-    serde_json::to_value(v).unwrap_or_default()
-}
-
 /// Reads through a lock even if a panic poisoned it: one failed request must not take
 /// every later read and write of a board down with it.
 pub fn read_lock<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
@@ -166,50 +149,6 @@ impl State {
             everywhere: Mutex::new(self.everywhere().clone()),
             audit_retention_us: AtomicI64::new(self.audit_retention_us()),
         }
-    }
-
-    /// The audit log, oldest first.
-    pub fn audit_log(&self) -> std::sync::MutexGuard<'_, VecDeque<AuditEntry>> {
-        self.audit.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// How long audit entries are kept, µs.
-    pub fn audit_retention_us(&self) -> i64 {
-        self.audit_retention_us.load(Ordering::Relaxed)
-    }
-
-    /// Keeps audit entries for `us` (`--audit-retention`).
-    pub fn set_audit_retention_us(&self, us: i64) {
-        self.audit_retention_us.store(us.max(0), Ordering::Relaxed);
-    }
-
-    /// The oldest instant an audit entry is kept from at `now_us`.
-    pub fn audit_floor(&self, now_us: i64) -> i64 {
-        now_us.saturating_sub(self.audit_retention_us())
-    }
-
-    /// The entries `q` wants, newest first, of those kept at `now_us` (older ones are
-    /// dropped on the way).
-    pub fn audit(&self, q: &AuditQuery, now_us: i64) -> Vec<AuditEntry> {
-        let floor = self.audit_floor(now_us);
-        let all: Vec<AuditEntry> = {
-            let mut log = self.audit_log();
-            while log.front().is_some_and(|o| o.at_us < floor) {
-                log.pop_front();
-            }
-            log.iter().cloned().collect()
-        };
-        photofinish_core::audit::newest(all, q, floor)
-    }
-
-    /// Adds `e` at the end of the audit log (each audited change, and snapshot loading):
-    /// past [`MAX_AUDIT_ENTRIES`] the oldest goes.
-    pub fn push_audit(&self, e: AuditEntry) {
-        let mut log = self.audit_log();
-        if log.len() >= MAX_AUDIT_ENTRIES {
-            log.pop_front();
-        }
-        log.push_back(e);
     }
 
     /// Prefetches what applying the commands of a batch reads first: for each write among
@@ -412,101 +351,6 @@ impl State {
         }
     }
 
-    /// The audit entry of admin change `cmd`, applied by `actor` at `at_us` with
-    /// `applied`; `None` when it changed nothing (a create of a board that existed alike,
-    /// a hide of a hidden member, a replayed keyed request).
-    fn audit_entry(
-        &self,
-        actor: &str,
-        at_us: i64,
-        cmd: &Command,
-        applied: &Applied,
-    ) -> Option<AuditEntry> {
-        let entry = |action: &str, member: Option<&str>, detail: serde_json::Value| AuditEntry {
-            at_us,
-            actor: actor.to_owned(),
-            action: action.to_owned(),
-            board: cmd.board().to_owned(),
-            member: member.map(str::to_owned),
-            detail: detail.to_string(),
-        };
-        match (cmd, applied) {
-            (Command::CreateBoard { config, .. }, Applied::BoardCreated(true)) => {
-                Some(entry("board.create", None, json_of(config)))
-            }
-            (Command::PatchBoard { patch, .. }, Applied::BoardPatched) => {
-                Some(entry("board.patch", None, json_of(patch)))
-            }
-            (Command::DeleteBoard { .. }, Applied::BoardDeleted) => {
-                Some(entry("board.delete", None, serde_json::json!({})))
-            }
-            (
-                Command::DeleteMember {
-                    board,
-                    period,
-                    member,
-                    now_us,
-                },
-                Applied::MemberRemoved,
-            ) => {
-                let id = self
-                    .board(board)
-                    .and_then(|h| {
-                        read_lock(&h)
-                            .resolve(&PeriodRef::parse(period), *now_us)
-                            .ok()
-                    })
-                    .map_or_else(|| period.clone(), |p| p.id);
-                Some(entry(
-                    "member.delete",
-                    Some(member),
-                    serde_json::json!({"period": id}),
-                ))
-            }
-            (
-                Command::Hide {
-                    member,
-                    hidden,
-                    everywhere,
-                    ..
-                },
-                Applied::Hidden(true),
-            ) => {
-                let detail = if *everywhere {
-                    serde_json::json!({"everywhere": true})
-                } else {
-                    serde_json::json!({})
-                };
-                Some(entry(hide_action(*hidden), Some(member), detail))
-            }
-            (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
-                Some(AuditEntry {
-                    board: "*".to_owned(),
-                    ..entry(
-                        hide_action(*hidden),
-                        Some(member),
-                        serde_json::json!({"everywhere": true}),
-                    )
-                })
-            }
-            (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry(
-                "board.import",
-                None,
-                serde_json::json!({"period": period.id, "entries": entries, "hidden": hidden.len()}),
-            )),
-            (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (&cmds[..], answer) {
-                ([c], Answer::Created { created: true, .. }) => {
-                    self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
-                }
-                ([c], Answer::Removed) => {
-                    self.audit_entry(actor, at_us, c, &Applied::MemberRemoved)
-                }
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
     /// A board created, or found with the same config (a conflict with another; a board
     /// beyond `max_boards`, if the command carries a limit, is refused).
     fn create_board(
@@ -540,56 +384,6 @@ impl State {
         }
         boards.insert(board.to_owned(), Arc::new(RwLock::new(b)));
         Ok(Applied::BoardCreated(true))
-    }
-
-    /// The members hidden across every board (docs/SPEC.md §15) by this state's own log
-    /// (the embedded store's; a scale-out node keeps them in Redis), by name.
-    pub fn hidden_everywhere(&self) -> Vec<String> {
-        self.everywhere().iter().cloned().collect()
-    }
-
-    fn everywhere(&self) -> MutexGuard<'_, std::collections::BTreeSet<String>> {
-        self.everywhere.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Puts `member` among those hidden across every board (snapshot loading).
-    pub fn restore_hidden_everywhere(&self, member: String) {
-        self.everywhere().insert(member);
-    }
-
-    /// A member hidden across every board, present and future, or that undone: in the
-    /// state's set and on each board, all or none (a board at its limit refuses it).
-    fn hide_everywhere(&self, member: &str, hidden: bool) -> Result<Applied, BoardError> {
-        // The boards first: a create takes the boards' lock, then this set's.
-        let boards = self.boards();
-        let mut set = self.everywhere();
-        if hidden == set.contains(member) {
-            return Ok(Applied::Hidden(false));
-        }
-        if hidden {
-            if set.len() >= MAX_HIDDEN_MEMBERS {
-                return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
-            }
-            let full = boards.iter().any(|(_, h)| {
-                let b = read_lock(h);
-                !b.is_hidden(member) && !b.can_hide(1)
-            });
-            if full {
-                return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
-            }
-            set.insert(member.to_owned());
-        } else {
-            set.remove(member);
-        }
-        for (_, handle) in boards {
-            let mut b = write_lock(&handle);
-            if hidden {
-                b.hide_as(member, HideScope::Everywhere)?;
-            } else {
-                b.unhide_as(member, HideScope::Everywhere);
-            }
-        }
-        Ok(Applied::Hidden(true))
     }
 
     /// The staged ranking of import `file` put in place, if the period is still empty.
@@ -733,3 +527,5 @@ impl State {
         }
     }
 }
+
+mod moderation;

@@ -2,7 +2,7 @@
 //! period references resolve against "now".
 
 use super::*;
-use crate::config::Reset;
+use crate::config::{Reset, MAX_HIDDEN_MEMBERS};
 use crate::ranking::RankStyle;
 
 const DAY: i64 = 86_400_000_000;

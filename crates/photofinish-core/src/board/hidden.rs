@@ -1,0 +1,126 @@
+//! A board's hidden members (docs/SPEC.md §15, docs/moderation.md): who is hidden and how
+//! ([`HideScope`]: on the board, across every board, or both), the limit, and each
+//! ranking's kept hidden members, which every read's view leaves out
+//! ([`crate::ranking::Visible`]).
+
+use super::Board;
+use crate::config::MAX_HIDDEN_MEMBERS;
+use crate::error::BoardError;
+use crate::ranking::{Ranking, Visible};
+
+/// How a member is hidden (docs/SPEC.md §15): on one board, or across every board
+/// (present and future). A member is hidden on a board while either holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HideScope {
+    /// On this board.
+    Board,
+    /// Across every board.
+    Everywhere,
+}
+
+impl HideScope {
+    /// Its bit in a board's hidden members (and the snapshot's).
+    pub fn bit(self) -> u8 {
+        match self {
+            HideScope::Board => 1,
+            HideScope::Everywhere => 2,
+        }
+    }
+}
+
+impl Board {
+    /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden so
+    /// before. `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
+    pub fn hide(&mut self, member: &str) -> Result<bool, BoardError> {
+        self.hide_as(member, HideScope::Board)
+    }
+
+    /// Shows `member` again on this board; whether it was hidden so. A member hidden
+    /// across every board stays hidden until that is undone too.
+    pub fn unhide(&mut self, member: &str) -> bool {
+        self.unhide_as(member, HideScope::Board)
+    }
+
+    /// Hides `member` by `scope`; whether it was not hidden so before. A member hidden
+    /// by either scope is hidden; the limit counts members, however hidden.
+    pub fn hide_as(&mut self, member: &str, scope: HideScope) -> Result<bool, BoardError> {
+        let bit = scope.bit();
+        if let Some(bits) = self.hidden.get_mut(member) {
+            let new = *bits & bit == 0;
+            *bits |= bit;
+            return Ok(new);
+        }
+        if !self.can_hide(1) {
+            return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
+        }
+        self.hidden.insert(member.into(), bit);
+        for (_, ranking) in self.periods.values_mut() {
+            ranking.mark_hidden(member, true);
+        }
+        Ok(true)
+    }
+
+    /// Whether `more` members not hidden yet may be hidden (the limit).
+    pub fn can_hide(&self, more: usize) -> bool {
+        self.hidden.len() + more <= MAX_HIDDEN_MEMBERS
+    }
+
+    /// Undoes `scope`'s hide of `member`; whether it was hidden so. It is shown once no
+    /// scope hides it.
+    pub fn unhide_as(&mut self, member: &str, scope: HideScope) -> bool {
+        let bit = scope.bit();
+        let Some(bits) = self.hidden.get_mut(member) else {
+            return false;
+        };
+        if *bits & bit == 0 {
+            return false;
+        }
+        *bits &= !bit;
+        if *bits == 0 {
+            self.hidden.remove(member);
+            for (_, ranking) in self.periods.values_mut() {
+                ranking.mark_hidden(member, false);
+            }
+        }
+        true
+    }
+
+    /// Whether `member` is hidden on this board (here, or across every board).
+    pub fn is_hidden(&self, member: &str) -> bool {
+        !self.hidden.is_empty() && self.hidden.contains_key(member)
+    }
+
+    /// The hidden members with how each is hidden ([`HideScope::bit`]s), sorted by name
+    /// (the snapshot's).
+    pub fn hidden_scopes(&self) -> Vec<(&str, u8)> {
+        let mut all: Vec<(&str, u8)> = self.hidden.iter().map(|(m, &b)| (&**m, b)).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// How many members the board hides.
+    pub fn hidden_count(&self) -> usize {
+        self.hidden.len()
+    }
+
+    /// The hidden members, sorted by name.
+    pub fn hidden(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self.hidden.keys().map(|m| &**m).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// `ranking` (one of this board's) as a reader sees it: without the hidden members
+    /// (which each ranking keeps as the board hides, shows and writes them), except
+    /// `own` — the reader itself, which sees itself as if visible.
+    pub fn view<'a>(&self, ranking: &'a Ranking, own: Option<&str>) -> Visible<'a> {
+        ranking.view(own)
+    }
+
+    /// Marks the hidden members `ranking` holds (a ranking put in place whole).
+    pub(super) fn mark_hidden_in(&self, ranking: &mut Ranking) {
+        for m in self.hidden.keys() {
+            ranking.mark_hidden(m, true);
+        }
+    }
+}
