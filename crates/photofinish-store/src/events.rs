@@ -143,7 +143,7 @@ fn moderated(feeds: &Feeds, state: &State, board: &str, member: &str, hidden: bo
         let Ok((period, Some(ranking))) = b.read(&PeriodRef::Current, now_us) else {
             return;
         };
-        let view = b.view(ranking, None);
+        let view = ranking.view(None);
         view.member_ranked(member, RankStyle::Ordinal)
             .map(|found| (found, period, b.column_names()))
     };

@@ -416,7 +416,7 @@ impl State {
         }
         // The members it hides, all or none (within the board's limit).
         let new = hidden.iter().filter(|m| !b.is_hidden(m)).count();
-        if b.hidden_count() + new > MAX_HIDDEN_MEMBERS {
+        if !b.can_hide(new) {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
         for m in hidden {

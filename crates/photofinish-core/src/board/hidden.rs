@@ -1,12 +1,12 @@
 //! A board's hidden members (docs/SPEC.md §15, docs/moderation.md): who is hidden and how
 //! ([`HideScope`]: on the board, across every board, or both), the limit, and each
-//! ranking's kept hidden members, which every read's view leaves out
-//! ([`crate::ranking::Visible`]).
+//! ranking's kept hidden members, which every read's view of the ranking leaves out
+//! ([`Ranking::view`], [`crate::ranking::Visible`]).
 
 use super::Board;
 use crate::config::MAX_HIDDEN_MEMBERS;
 use crate::error::BoardError;
-use crate::ranking::{Ranking, Visible};
+use crate::ranking::Ranking;
 
 /// How a member is hidden (docs/SPEC.md §15): on one board, or across every board
 /// (present and future). A member is hidden on a board while either holds.
@@ -108,13 +108,6 @@ impl Board {
         let mut all: Vec<&str> = self.hidden.keys().map(|m| &**m).collect();
         all.sort_unstable();
         all
-    }
-
-    /// `ranking` (one of this board's) as a reader sees it: without the hidden members
-    /// (which each ranking keeps as the board hides, shows and writes them), except
-    /// `own` — the reader itself, which sees itself as if visible.
-    pub fn view<'a>(&self, ranking: &'a Ranking, own: Option<&str>) -> Visible<'a> {
-        ranking.view(own)
     }
 
     /// Marks the hidden members `ranking` holds (a ranking put in place whole).

@@ -1,7 +1,7 @@
 //! The moderation read of docs/SPEC.md §15 as a value: a board's hidden members
 //! ([`ReadHidden`], admins only). Hiding and showing a member are changes
 //! ([`Change::Hide`](super::Change::Hide)); what a hidden member means to every other read
-//! is the board's view of its rankings ([`Board::view`], [`crate::ranking::Visible`]).
+//! is the board's view of its rankings ([`crate::Ranking::view`], [`crate::ranking::Visible`]).
 
 use crate::access::{Action, Viewer};
 use crate::board::Board;

@@ -27,7 +27,7 @@ pub struct Around {
 }
 
 /// Runs `f` on the period `r` names and its ranking (if it has one) as `viewer` sees it
-/// ([`Board::view`]); see [`Board::read`] for which periods a reader sees.
+/// ([`Ranking::view`]); see [`Board::read`] for which periods a reader sees.
 pub(super) fn in_period<T>(
     b: &Board,
     r: &PeriodRef,
@@ -35,8 +35,19 @@ pub(super) fn in_period<T>(
     viewer: &Viewer,
     f: impl FnOnce(Period, Option<Visible<'_>>) -> Result<T, BoardError>,
 ) -> Result<T, BoardError> {
+    in_period_seen_by(b, r, now_us, viewer.own(), f)
+}
+
+/// [`in_period`] as member `own` sees it (itself as if visible), or anyone else.
+fn in_period_seen_by<T>(
+    b: &Board,
+    r: &PeriodRef,
+    now_us: i64,
+    own: Option<&str>,
+    f: impl FnOnce(Period, Option<Visible<'_>>) -> Result<T, BoardError>,
+) -> Result<T, BoardError> {
     let (period, ranking) = b.read(r, now_us)?;
-    f(period, ranking.map(|r| b.view(r, viewer.own())))
+    f(period, ranking.map(|r| r.view(own)))
 }
 
 /// Board `name` as a reader at `now_us` sees it: config, current period, its members
@@ -98,7 +109,7 @@ impl BoardRead for ReadPeriods {
             .filter(|(p, _)| p.start_us >= floor_us)
             .map(|(p, r)| PeriodSummary {
                 period: p.clone(),
-                members: b.view(r, viewer.own()).len(),
+                members: r.view(viewer.own()).len(),
             })
             .collect())
     }
@@ -253,9 +264,7 @@ impl BoardRead for ReadAround {
         } else {
             viewer.own()
         };
-        let (period, ranking) = b.read(&self.options.period, now_us)?;
-        let ranking = ranking.map(|r| b.view(r, own));
-        {
+        in_period_seen_by(b, &self.options.period, now_us, own, |period, ranking| {
             let rows = ranking.and_then(|r| {
                 r.around(&self.member, w.before, w.after, style)
                     .map(|mut entries| {
@@ -278,7 +287,7 @@ impl BoardRead for ReadAround {
                 period,
                 entries,
             })
-        }
+        })
     }
 }
 

@@ -720,8 +720,8 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
             .resolve(&photofinish_core::PeriodRef::Current, T0)
             .expect("p");
         let ranking = b.ranking(&period).expect("ranking");
-        let shown = b
-            .view(ranking, None)
+        let shown = ranking
+            .view(None)
             .page(0, 100, photofinish_core::RankStyle::Ordinal)
             .into_iter()
             .map(|e| (e.member, e.rank))
