@@ -463,16 +463,14 @@ pub struct Loaded {
 
 /// Reads a snapshot file's bytes.
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
-    let v1 = buf.get(..8) == Some(MAGIC_V1.as_slice());
-    let v2 = buf.get(..8) == Some(MAGIC_V2.as_slice());
-    let v3 = buf.get(..8) == Some(MAGIC_V3.as_slice());
-    let v4 = buf.get(..8) == Some(MAGIC_V4.as_slice());
-    let v5 = buf.get(..8) == Some(MAGIC_V5.as_slice());
-    let v6 = buf.get(..8) == Some(MAGIC_V6.as_slice());
-    if buf.len() < MAGIC.len() + 4 || (&buf[..8] != MAGIC && !v1 && !v2 && !v3 && !v4 && !v5 && !v6)
-    {
-        return Err(DecodeError("not a Photofinish snapshot (bad magic)".into()));
-    }
+    let version = [
+        MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC,
+    ]
+    .iter()
+    .position(|m| buf.get(..8) == Some(m.as_slice()))
+    .map(|i| i + 1)
+    .filter(|_| buf.len() >= MAGIC.len() + 4)
+    .ok_or_else(|| DecodeError("not a Photofinish snapshot (bad magic)".into()))?;
     let (body, crc) = buf.split_at(buf.len() - 4);
     let want = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
     if crc32c::crc32c(body) != want {
@@ -482,47 +480,24 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let last_lsn = d.u64()?;
     let max_time_us = d.i64()?;
     let state = State::default();
-    for _ in 0..d.u32()? {
-        let name = d.str()?;
-        let config = if v1 { d.config()? } else { d.config2()? };
-        let mut board =
-            Board::new(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-        for _ in 0..d.u32()? {
-            let id = d.str()?;
-            let period = board
-                .calendar()
-                .parse(&id)
-                .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-            let ranking = read_ranking(&mut d, board.shape(), buf.len())
-                .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
-            board.insert_ranking(period, ranking);
-        }
-        state.insert_board(name, board);
-    }
-    if !v1 && !v2 {
+    read_boards(&mut d, &state, version == 1, buf.len())?;
+    if version >= 3 {
         let mut table = state.idempotency();
         for _ in 0..d.u32()? {
             let (id, r) = crate::idempotency::decode(&mut d)?;
             table.insert(id, r);
         }
     }
-    if !v1 && !v2 && !v3 {
-        for _ in 0..d.u32()? {
-            let name = d.str()?;
-            let cursor = d.i64()?;
-            let handle = state
-                .board(&name)
-                .ok_or_else(|| DecodeError(format!("a webhook cursor of no board {name:?}")))?;
-            crate::state::write_lock(&handle).advance_hook(cursor);
-        }
+    if version >= 4 {
+        read_hook_cursors(&mut d, &state)?;
     }
-    if !v1 && !v2 && !v3 && !v4 {
-        read_seats(&mut d, &state, !v5)?;
+    if version >= 5 {
+        read_seats(&mut d, &state, version >= 6)?;
     }
-    if !v1 && !v2 && !v3 && !v4 && !v5 {
+    if version >= 6 {
         read_tiers(&mut d, &state)?;
     }
-    if !v1 && !v2 && !v3 && !v4 && !v5 && !v6 {
+    if version >= 7 {
         read_hidden(&mut d, &state)?;
         read_audit(&mut d, &state)?;
     }
@@ -534,6 +509,42 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
         last_lsn,
         max_time_us,
     })
+}
+
+/// The boards and their periods' rankings (`v1`: configs in the first format; `len` bounds
+/// the counts a ranking may claim).
+fn read_boards(d: &mut Dec<'_>, state: &State, v1: bool, len: usize) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let config = if v1 { d.config()? } else { d.config2()? };
+        let mut board =
+            Board::new(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
+        for _ in 0..d.u32()? {
+            let id = d.str()?;
+            let period = board
+                .calendar()
+                .parse(&id)
+                .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
+            let ranking = read_ranking(d, board.shape(), len)
+                .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
+            board.insert_ranking(period, ranking);
+        }
+        state.insert_board(name, board);
+    }
+    Ok(())
+}
+
+/// Each board's webhook cursor (formats 4 on).
+fn read_hook_cursors(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let name = d.str()?;
+        let cursor = d.i64()?;
+        let handle = state
+            .board(&name)
+            .ok_or_else(|| DecodeError(format!("a webhook cursor of no board {name:?}")))?;
+        crate::state::write_lock(&handle).advance_hook(cursor);
+    }
+    Ok(())
 }
 
 /// File name of the snapshot that includes every command up to `last_lsn`.

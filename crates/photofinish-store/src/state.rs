@@ -235,20 +235,19 @@ impl State {
                 }
                 Ok(applied)
             }
-            Command::CreateBoard {
-                board,
-                config,
-                max_boards,
-                hidden,
-            } => self.create_board(board, config, *max_boards, hidden),
-            Command::HideEverywhere { member, hidden } => self.hide_everywhere(member, *hidden),
-            Command::DeleteBoard { board } => {
-                let mut boards = write_lock(&self.boards);
-                match boards.remove(board) {
-                    Some(_) => Ok(Applied::BoardDeleted),
-                    None => Err(BoardError::BoardNotFound(board.clone())),
-                }
-            }
+            Command::Write { .. }
+            | Command::Keyed { .. }
+            | Command::Join { .. }
+            | Command::Hide { .. }
+            | Command::DeleteMember { .. } => self.apply_member_change(cmd, ranked),
+            _ => self.apply_board_change(cmd),
+        }
+    }
+
+    /// A change to a member on a board: a write, a join, a hide, a delete, or those under
+    /// an idempotency key.
+    fn apply_member_change(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
+        match cmd {
             Command::Write {
                 board,
                 member,
@@ -282,6 +281,50 @@ impl State {
                 }))
             }
             Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
+            Command::Join {
+                board,
+                member,
+                at_us,
+                over_budget,
+            } => {
+                let handle = self.require(board)?;
+                let joined = write_lock(&handle).join(member, *at_us, *over_budget)?;
+                Ok(Applied::Joined(joined))
+            }
+            Command::Hide {
+                board,
+                member,
+                hidden,
+                everywhere,
+            } => self.hide(board, member, *hidden, *everywhere),
+            Command::DeleteMember {
+                board,
+                period,
+                member,
+                now_us,
+            } => self.delete_member(board, period, member, *now_us),
+            other => unreachable!("apply_with sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A change to a board, or to every board: create, patch, delete, its webhook cursor,
+    /// a tick, a close step, an import, a hide everywhere.
+    fn apply_board_change(&self, cmd: &Command) -> Result<Applied, BoardError> {
+        match cmd {
+            Command::CreateBoard {
+                board,
+                config,
+                max_boards,
+                hidden,
+            } => self.create_board(board, config, *max_boards, hidden),
+            Command::HideEverywhere { member, hidden } => self.hide_everywhere(member, *hidden),
+            Command::DeleteBoard { board } => {
+                let mut boards = write_lock(&self.boards);
+                match boards.remove(board) {
+                    Some(_) => Ok(Applied::BoardDeleted),
+                    None => Err(BoardError::BoardNotFound(board.clone())),
+                }
+            }
             Command::PatchBoard { board, patch } => {
                 let handle = self.require(board)?;
                 write_lock(&handle).patch(patch)?;
@@ -305,36 +348,6 @@ impl State {
                 let step = write_lock(&handle).close_step(*now_us, *budget as usize);
                 Ok(Applied::Closed(step))
             }
-            Command::Join {
-                board,
-                member,
-                at_us,
-                over_budget,
-            } => {
-                let handle = self.require(board)?;
-                let joined = write_lock(&handle).join(member, *at_us, *over_budget)?;
-                Ok(Applied::Joined(joined))
-            }
-            Command::Hide {
-                board,
-                member,
-                hidden,
-                everywhere,
-            } => {
-                let handle = self.require(board)?;
-                let mut b = write_lock(&handle);
-                let scope = if *everywhere {
-                    HideScope::Everywhere
-                } else {
-                    HideScope::Board
-                };
-                let changed = if *hidden {
-                    b.hide_as(member, scope)?
-                } else {
-                    b.unhide_as(member, scope)
-                };
-                Ok(Applied::Hidden(changed))
-            }
             Command::Import {
                 board,
                 period_us,
@@ -342,12 +355,7 @@ impl State {
                 entries,
                 hidden,
             } => self.apply_import(board, *period_us, file, *entries, hidden),
-            Command::DeleteMember {
-                board,
-                period,
-                member,
-                now_us,
-            } => self.delete_member(board, period, member, *now_us),
+            other => unreachable!("apply_with sends {other:?} elsewhere"),
         }
     }
 

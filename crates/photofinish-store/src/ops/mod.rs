@@ -10,12 +10,13 @@
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
 use async_trait::async_trait;
+use photofinish_core::budget::OverBudget;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::league::CloseStep;
 use photofinish_core::op::board_state;
 use photofinish_core::op::Change;
 use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
-use photofinish_core::{Board, BoardConfig, BoardError, PeriodRef};
+use photofinish_core::{Board, BoardConfig, BoardError, MemberName, PeriodRef};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
@@ -299,43 +300,56 @@ pub async fn change<E: Engine + ?Sized>(
         Change::Join {
             member,
             over_budget,
-        } => {
-            let cmd = Command::Join {
-                board: board.to_owned(),
-                member: member.into_string(),
-                at_us: 0,
-                over_budget,
-            };
-            match execute_one(e, board, cmd, true).await? {
-                Applied::Joined(j) => Answer::Joined(j),
-                other => {
-                    return Err(BoardError::Unavailable(format!(
-                        "the log answered a join with {other:?}"
-                    )))
-                }
-            }
-        }
-        Change::Hide { member, hidden } => {
-            let cmd = Command::Hide {
-                board: board.to_owned(),
-                member: member.into_string(),
-                hidden,
-                everywhere: false,
-            };
-            match execute_one(e, board, audited(actor, cmd), false).await? {
-                Applied::Hidden(h) => Answer::Hidden(h),
-                other => {
-                    return Err(BoardError::Unavailable(format!(
-                        "the log answered a hide with {other:?}"
-                    )))
-                }
-            }
-        }
+        } => join(e, board, member, over_budget).await?,
+        Change::Hide { member, hidden } => hide(e, board, member, hidden, actor).await?,
     };
     Ok(Replayable {
         answer,
         replayed: false,
     })
+}
+
+/// A member joins the board's current period (docs/SPEC.md §14).
+async fn join<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    member: MemberName,
+    over_budget: Option<OverBudget>,
+) -> Result<Answer, BoardError> {
+    let cmd = Command::Join {
+        board: board.to_owned(),
+        member: member.into_string(),
+        at_us: 0,
+        over_budget,
+    };
+    match execute_one(e, board, cmd, true).await? {
+        Applied::Joined(j) => Ok(Answer::Joined(j)),
+        other => Err(BoardError::Unavailable(format!(
+            "the log answered a join with {other:?}"
+        ))),
+    }
+}
+
+/// An admin hides a member on the board, or shows it again (docs/SPEC.md §15), audited.
+async fn hide<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    member: MemberName,
+    hidden: bool,
+    actor: &str,
+) -> Result<Answer, BoardError> {
+    let cmd = Command::Hide {
+        board: board.to_owned(),
+        member: member.into_string(),
+        hidden,
+        everywhere: false,
+    };
+    match execute_one(e, board, audited(actor, cmd), false).await? {
+        Applied::Hidden(h) => Ok(Answer::Hidden(h)),
+        other => Err(BoardError::Unavailable(format!(
+            "the log answered a hide with {other:?}"
+        ))),
+    }
 }
 
 /// A board created.

@@ -29,7 +29,53 @@ fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or_default()
 }
 
+/// Who made an audited change, when, and on which board: what each of its entries shares.
+#[derive(Clone, Copy)]
+struct Stamp<'a> {
+    actor: &'a str,
+    at_us: i64,
+    board: &'a str,
+}
+
+impl Stamp<'_> {
+    /// The entry of `action` (on `member`, when it names one) with its `detail`.
+    fn of(self, action: &str, member: Option<&str>, detail: serde_json::Value) -> AuditEntry {
+        AuditEntry {
+            at_us: self.at_us,
+            actor: self.actor.to_owned(),
+            action: action.to_owned(),
+            board: self.board.to_owned(),
+            member: member.map(str::to_owned),
+            detail: detail.to_string(),
+        }
+    }
+}
+
 impl State {
+    /// Hides `member` on `board`, or shows it again (as a hide across every board's when
+    /// `everywhere`): whether that changed anything.
+    pub(super) fn hide(
+        &self,
+        board: &str,
+        member: &str,
+        hidden: bool,
+        everywhere: bool,
+    ) -> Result<Applied, BoardError> {
+        let handle = self.require(board)?;
+        let mut b = write_lock(&handle);
+        let scope = if everywhere {
+            HideScope::Everywhere
+        } else {
+            HideScope::Board
+        };
+        let changed = if hidden {
+            b.hide_as(member, scope)?
+        } else {
+            b.unhide_as(member, scope)
+        };
+        Ok(Applied::Hidden(changed))
+    }
+
     /// The audit log, oldest first.
     pub fn audit_log(&self) -> std::sync::MutexGuard<'_, VecDeque<AuditEntry>> {
         self.audit.lock().unwrap_or_else(|p| p.into_inner())
@@ -84,24 +130,47 @@ impl State {
         cmd: &Command,
         applied: &Applied,
     ) -> Option<AuditEntry> {
-        let entry = |action: &str, member: Option<&str>, detail: serde_json::Value| AuditEntry {
+        let entry = Stamp {
+            actor,
             at_us,
-            actor: actor.to_owned(),
-            action: action.to_owned(),
-            board: cmd.board().to_owned(),
-            member: member.map(str::to_owned),
-            detail: detail.to_string(),
+            board: cmd.board(),
         };
         match (cmd, applied) {
             (Command::CreateBoard { config, .. }, Applied::BoardCreated(true)) => {
-                Some(entry("board.create", None, json_of(config)))
+                Some(entry.of("board.create", None, json_of(config)))
             }
             (Command::PatchBoard { patch, .. }, Applied::BoardPatched) => {
-                Some(entry("board.patch", None, json_of(patch)))
+                Some(entry.of("board.patch", None, json_of(patch)))
             }
             (Command::DeleteBoard { .. }, Applied::BoardDeleted) => {
-                Some(entry("board.delete", None, serde_json::json!({})))
+                Some(entry.of("board.delete", None, serde_json::json!({})))
             }
+            (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry.of(
+                "board.import",
+                None,
+                serde_json::json!({"period": period.id, "entries": entries, "hidden": hidden.len()}),
+            )),
+            (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (&cmds[..], answer) {
+                ([c], Answer::Created { created: true, .. }) => {
+                    self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
+                }
+                ([c], Answer::Removed) => {
+                    self.audit_entry(actor, at_us, c, &Applied::MemberRemoved)
+                }
+                _ => None,
+            },
+            _ => self.member_audit_entry(entry, cmd, applied),
+        }
+    }
+
+    /// [`Self::audit_entry`] of a change to one member: a delete, a hide or an unhide.
+    fn member_audit_entry(
+        &self,
+        entry: Stamp<'_>,
+        cmd: &Command,
+        applied: &Applied,
+    ) -> Option<AuditEntry> {
+        match (cmd, applied) {
             (
                 Command::DeleteMember {
                     board,
@@ -119,7 +188,7 @@ impl State {
                             .ok()
                     })
                     .map_or_else(|| period.clone(), |p| p.id);
-                Some(entry(
+                Some(entry.of(
                     "member.delete",
                     Some(member),
                     serde_json::json!({"period": id}),
@@ -139,32 +208,18 @@ impl State {
                 } else {
                     serde_json::json!({})
                 };
-                Some(entry(hide_action(*hidden), Some(member), detail))
+                Some(entry.of(hide_action(*hidden), Some(member), detail))
             }
             (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
                 Some(AuditEntry {
                     board: "*".to_owned(),
-                    ..entry(
+                    ..entry.of(
                         hide_action(*hidden),
                         Some(member),
                         serde_json::json!({"everywhere": true}),
                     )
                 })
             }
-            (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry(
-                "board.import",
-                None,
-                serde_json::json!({"period": period.id, "entries": entries, "hidden": hidden.len()}),
-            )),
-            (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (&cmds[..], answer) {
-                ([c], Answer::Created { created: true, .. }) => {
-                    self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
-                }
-                ([c], Answer::Removed) => {
-                    self.audit_entry(actor, at_us, c, &Applied::MemberRemoved)
-                }
-                _ => None,
-            },
             _ => None,
         }
     }

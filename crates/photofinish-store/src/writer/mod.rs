@@ -256,6 +256,29 @@ fn recover(
     Ok((rec, log, seg_first, seg_len))
 }
 
+/// Starts the writer thread (it sequences and commits `rx`'s commands) and the snapshot
+/// thread (it writes the snapshots `snap_rx` asks for).
+fn start_threads(
+    sequencer: &Arc<Sequencer>,
+    rx: mpsc::Receiver<Job>,
+    storage: &Arc<dyn Storage>,
+    dir: &Path,
+    snap_rx: mpsc::Receiver<SnapshotJob>,
+    snap: Arc<SnapshotShared>,
+) -> Result<(JoinHandle<Option<u64>>, JoinHandle<()>), StoreError> {
+    let writer_sequencer = sequencer.clone();
+    let w = std::thread::Builder::new()
+        .name("pf-writer".into())
+        .spawn(move || writer_sequencer.run_writer(rx))
+        .map_err(|e| StoreError::io(dir, e))?;
+    let (snap_dir, snap_storage) = (dir.to_owned(), storage.clone());
+    let s = std::thread::Builder::new()
+        .name("pf-snapshot".into())
+        .spawn(move || snapshotter(&*snap_storage, &snap_dir, snap_rx, snap))
+        .map_err(|e| StoreError::io(dir, e))?;
+    Ok((w, s))
+}
+
 impl Store {
     /// Writes a consistent snapshot of the data to `out` while writes go on
     /// ([`crate::backup`]); its LSN. The state is copied between two commits, as for a
@@ -322,16 +345,7 @@ impl Store {
             log: Mutex::new(log),
             queued: Mutex::new(Vec::new()),
         });
-        let writer_sequencer = sequencer.clone();
-        let w = std::thread::Builder::new()
-            .name("pf-writer".into())
-            .spawn(move || writer_sequencer.run_writer(rx))
-            .map_err(|e| StoreError::io(&opts.dir, e))?;
-        let (dir, snap_storage) = (opts.dir.clone(), storage.clone());
-        let s = std::thread::Builder::new()
-            .name("pf-snapshot".into())
-            .spawn(move || snapshotter(&*snap_storage, &dir, snap_rx, snap))
-            .map_err(|e| StoreError::io(&opts.dir, e))?;
+        let (w, s) = start_threads(&sequencer, rx, &storage, &opts.dir, snap_rx, snap)?;
         Ok(Store {
             state,
             clock,

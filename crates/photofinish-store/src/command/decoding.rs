@@ -1,0 +1,284 @@
+//! Reading a [`Command`] back from the log's bytes ([`super::encoding`] writes them):
+//! every kind ever written decodes, and anything else is a [`DecodeError`], never a panic.
+
+use super::encoding::*;
+use super::{Command, KeyRecord};
+use crate::codec::{Dec, DecodeError};
+use photofinish_core::budget::OverBudget;
+use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
+
+impl Command {
+    /// Decodes a whole payload.
+    pub fn decode(payload: &[u8]) -> Result<Command, DecodeError> {
+        let mut d = Dec::new(payload);
+        let cmd = Self::decode_from(&mut d)?;
+        if !d.is_done() {
+            return Err(DecodeError("trailing bytes after command".into()));
+        }
+        Ok(cmd)
+    }
+
+    fn decode_from(d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        match d.u8()? {
+            kind @ (KEYED | JOIN | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD
+            | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
+            kind @ (AUDITED | HIDE | HIDE_EVERYWHERE | IMPORT | IMPORT_HIDING) => {
+                Self::decode_admin(kind, d)
+            }
+            kind => Self::decode_board(kind, d),
+        }
+    }
+
+    /// What [`Self::encode_board`] wrote, and the kinds no longer written.
+    fn decode_board(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        let cmd = match kind {
+            CREATE_BOARD_V1 => Command::CreateBoard {
+                board: d.str()?,
+                config: d.config()?,
+                max_boards: None,
+                hidden: Vec::new(),
+            },
+            kind @ (CREATE_BOARD | CREATE_BOARD_LIMITED) => Command::CreateBoard {
+                board: d.str()?,
+                config: d.config2()?,
+                max_boards: if kind == CREATE_BOARD_LIMITED {
+                    Some(d.u64()?)
+                } else {
+                    None
+                },
+                hidden: Vec::new(),
+            },
+            CREATE_BOARD_HIDING => {
+                let (board, config) = (d.str()?, d.config2()?);
+                let max_boards = if d.u8()? != 0 { Some(d.u64()?) } else { None };
+                Command::CreateBoard {
+                    board,
+                    config,
+                    max_boards,
+                    hidden: dec_names(d)?,
+                }
+            }
+            PATCH_BOARD => Command::PatchBoard {
+                board: d.str()?,
+                patch: d.json()?,
+            },
+            DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
+            HOOK_ADVANCE => Command::HookAdvance {
+                board: d.str()?,
+                cursor_us: d.i64()?,
+            },
+            TICK => Command::Tick {
+                board: d.str()?,
+                now_us: d.i64()?,
+            },
+            CLOSE => Command::Close {
+                board: d.str()?,
+                now_us: d.i64()?,
+                budget: d.u32()?,
+            },
+            k => return Err(DecodeError(format!("unknown command kind {k}"))),
+        };
+        Ok(cmd)
+    }
+
+    /// What [`Self::encode_admin`] wrote.
+    fn decode_admin(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        let cmd = match kind {
+            HIDE_EVERYWHERE => Command::HideEverywhere {
+                member: d.str()?,
+                hidden: dec_flag(d)?,
+            },
+            AUDITED => {
+                let (actor, at_us) = (d.str()?, d.i64()?);
+                let cmd = Self::decode_from(d)?;
+                if matches!(cmd, Command::Audited { .. }) {
+                    return Err(DecodeError(
+                        "an audited command inside an audited one".into(),
+                    ));
+                }
+                Command::Audited {
+                    actor,
+                    at_us,
+                    cmd: Box::new(cmd),
+                }
+            }
+            HIDE => {
+                let (board, member, flags) = (d.str()?, d.str()?, d.u8()?);
+                if flags > 3 {
+                    return Err(DecodeError(format!("a hide's flags {flags}")));
+                }
+                Command::Hide {
+                    board,
+                    member,
+                    hidden: flags & 1 != 0,
+                    everywhere: flags & 2 != 0,
+                }
+            }
+            kind @ (IMPORT | IMPORT_HIDING) => {
+                let (board, period_us, file, entries) = (d.str()?, d.i64()?, d.str()?, d.u64()?);
+                let mut hidden = Vec::new();
+                if kind == IMPORT_HIDING {
+                    let n = d.u32()? as usize;
+                    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+                        return Err(DecodeError(format!("an import hiding {n} members")));
+                    }
+                    for _ in 0..n {
+                        hidden.push(d.str()?);
+                    }
+                }
+                Command::Import {
+                    board,
+                    period_us,
+                    file,
+                    entries,
+                    hidden,
+                }
+            }
+            k => unreachable!("decode sends kind {k} elsewhere"),
+        };
+        Ok(cmd)
+    }
+
+    /// What [`Self::encode_member_change`] wrote, but writes.
+    fn decode_member_change(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        let cmd = match kind {
+            KEYED => {
+                let key = KeyRecord {
+                    id: d.u128()?,
+                    fingerprint: d.array16()?,
+                    ttl_us: d.i64()?,
+                    now_us: d.i64()?,
+                };
+                let batch = d.u8()? != 0;
+                let n = d.u32()?;
+                let mut cmds = Vec::with_capacity(n.min(4096) as usize);
+                for _ in 0..n {
+                    match Self::decode_from(d)? {
+                        Command::Keyed { .. } => {
+                            return Err(DecodeError("a keyed command inside a keyed one".into()))
+                        }
+                        c => cmds.push(c),
+                    }
+                }
+                Command::Keyed { key, batch, cmds }
+            }
+            JOIN => {
+                let (board, member, at_us) = (d.str()?, d.str()?, d.i64()?);
+                let over = d.u8()? & 1 != 0;
+                Command::Join {
+                    board,
+                    member,
+                    at_us,
+                    over_budget: dec_over_budget(d, over)?,
+                }
+            }
+            DELETE_MEMBER => Command::DeleteMember {
+                board: d.str()?,
+                period: d.str()?,
+                member: d.str()?,
+                now_us: d.i64()?,
+            },
+            write => return Self::decode_write(write, d),
+        };
+        Ok(cmd)
+    }
+
+    /// What [`Self::encode_write`] wrote.
+    fn decode_write(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        let cmd = match kind {
+            WRITE_COLUMNS => {
+                let (board, member, op) = (d.str()?, d.str()?, d.op()?);
+                let scores = dec_scores(d)?;
+                let (at_us, metadata, flags) = (d.i64()?, d.opt_str()?, d.u8()?);
+                let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
+                let over_budget = dec_over_budget(d, flags & 2 != 0)?;
+                Command::Write {
+                    board,
+                    member,
+                    op,
+                    scores,
+                    at_us,
+                    period_us,
+                    metadata,
+                    over_budget,
+                }
+            }
+            kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
+                let (board, member, op, value, at_us, metadata) = (
+                    d.str()?,
+                    d.str()?,
+                    d.op()?,
+                    d.i64()?,
+                    d.i64()?,
+                    d.opt_str()?,
+                );
+                let (period_us, over) = match kind {
+                    WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
+                    _ => (None, kind == WRITE_OVER_BUDGET),
+                };
+                let over_budget = dec_over_budget(d, over)?;
+                Command::Write {
+                    board,
+                    member,
+                    op,
+                    scores: ScoreInput::Score(value),
+                    at_us,
+                    period_us,
+                    metadata,
+                    over_budget,
+                }
+            }
+            k => unreachable!("decode sends kind {k} elsewhere"),
+        };
+        Ok(cmd)
+    }
+}
+
+/// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
+fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
+    let n = d.u32()? as usize;
+    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+        return Err(DecodeError(format!("{n} hidden members")));
+    }
+    (0..n).map(|_| d.str()).collect()
+}
+
+/// A flag byte: 0 or 1.
+fn dec_flag(d: &mut Dec<'_>) -> Result<bool, DecodeError> {
+    match d.u8()? {
+        0 => Ok(false),
+        1 => Ok(true),
+        f => Err(DecodeError(format!("a flag {f}"))),
+    }
+}
+
+/// The verdict [`enc_over_budget`] wrote, when `present`.
+fn dec_over_budget(d: &mut Dec<'_>, present: bool) -> Result<Option<OverBudget>, DecodeError> {
+    if !present {
+        return Ok(None);
+    }
+    Ok(Some(OverBudget {
+        estimate: d.u64()?,
+        limit: d.u64()?,
+    }))
+}
+
+fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
+    let (form, n) = (d.u8()?, d.u8()?);
+    if n as usize > MAX_COLUMNS {
+        return Err(DecodeError(format!("{n} scores in a write")));
+    }
+    Ok(match form {
+        BY_NAME => ScoreInput::Named(
+            (0..n)
+                .map(|_| Ok((d.str()?, d.i64()?)))
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        IN_ORDER => ScoreInput::Positional(
+            (0..n)
+                .map(|_| d.i64())
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        f => return Err(DecodeError(format!("unknown scores form {f}"))),
+    })
+}

@@ -1,0 +1,686 @@
+//! The log's byte layout of a [`Command`] (docs/format.md, "Payload"): one kind byte,
+//! then the kind's fields. Kinds are never reused or changed: a new field is a new kind,
+//! so every log ever written still decodes.
+
+use crate::codec::{op_code, Enc};
+use photofinish_core::budget::OverBudget;
+use photofinish_core::columns::ScoreInput;
+
+use super::Command;
+
+/// CreateBoard as the first format wrote it: a config without settings (read only).
+pub(super) const CREATE_BOARD_V1: u8 = 1;
+pub(super) const DELETE_BOARD: u8 = 2;
+pub(super) const WRITE: u8 = 3;
+pub(super) const DELETE_MEMBER: u8 = 4;
+pub(super) const CREATE_BOARD: u8 = 5;
+pub(super) const PATCH_BOARD: u8 = 6;
+/// CreateBoard with the board limit in force.
+pub(super) const CREATE_BOARD_LIMITED: u8 = 7;
+/// Write with the memory budget's verdict (only while it is over: otherwise `WRITE`).
+pub(super) const WRITE_OVER_BUDGET: u8 = 8;
+/// Commands under an idempotency key.
+pub(super) const KEYED: u8 = 9;
+/// Write naming its period: the fields of kind 3, the period's start, then a flag byte
+/// and, when it is 1, the memory budget's verdict as kind 8 carries it.
+pub(super) const WRITE_IN_PERIOD: u8 = 10;
+/// The webhook's cursor moved: board, cursor.
+pub(super) const HOOK_ADVANCE: u8 = 11;
+/// An import filled a period: board, period instant, import file name, entries.
+pub(super) const IMPORT: u8 = 12;
+/// An instant marked in a board's log (the scale-out layout's): board, instant.
+pub(super) const TICK: u8 = 13;
+/// Write with `scores` (docs/SPEC.md §13): board, member, operator, the form (1: by
+/// name, 2: in column order), a count and each value (after its name, by name),
+/// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
+/// verdict follows) and those. A write with `score` is logged as kinds 3, 8 and 10, as
+/// before columns.
+pub(super) const WRITE_COLUMNS: u8 = 14;
+/// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
+/// (1: the budget's verdict follows, as kind 8 carries it) and that.
+pub(super) const JOIN: u8 = 15;
+/// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
+pub(super) const CLOSE: u8 = 16;
+/// A member hidden or shown again (docs/SPEC.md §15): board, member, then flags: bit 0
+/// hide (else unhide), bit 1 as a hide across every board.
+pub(super) const HIDE: u8 = 17;
+/// An import that hides members (docs/SPEC.md §15): the fields of kind 12, then a count
+/// and each member's name. An import that hides none is kind 12.
+pub(super) const IMPORT_HIDING: u8 = 18;
+/// A member hidden or shown across every board, on the embedded store (docs/SPEC.md
+/// §15): `member` str, then 1 (hide) or 0.
+pub(super) const HIDE_EVERYWHERE: u8 = 20;
+/// A create of a board that hides the members hidden across every board: `board` str,
+/// `config2`, `limited` u8 and (when 1) `max_boards` u64, then a count u32 and each
+/// member's name.
+pub(super) const CREATE_BOARD_HIDING: u8 = 21;
+/// An admin change and who made it (docs/SPEC.md §15): `actor` str, `at_us` i64 (stamped
+/// when sequenced), then the change as a command of its own, kind byte first.
+pub(super) const AUDITED: u8 = 19;
+/// [`WRITE_COLUMNS`]' forms.
+pub(super) const BY_NAME: u8 = 1;
+pub(super) const IN_ORDER: u8 = 2;
+
+/// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
+/// staged before it is applied), read from its first byte without decoding it.
+pub fn is_import(encoded: &[u8]) -> bool {
+    match encoded.first() {
+        Some(&(IMPORT | IMPORT_HIDING)) => true,
+        // An audited import (admin changes are rare: decoding it whole costs nothing).
+        Some(&AUDITED) => {
+            Command::decode(encoded).is_ok_and(|c| matches!(c.inner(), Command::Import { .. }))
+        }
+        _ => false,
+    }
+}
+
+impl Command {
+    /// Appends the encoded command (docs/format.md, "Payload").
+    pub fn encode(&self, e: &mut Enc) {
+        match self {
+            Command::Write { .. }
+            | Command::Join { .. }
+            | Command::Keyed { .. }
+            | Command::DeleteMember { .. } => self.encode_member_change(e),
+            Command::Audited { .. }
+            | Command::Hide { .. }
+            | Command::HideEverywhere { .. }
+            | Command::Import { .. } => self.encode_admin(e),
+            _ => self.encode_board(e),
+        }
+    }
+
+    /// A board's own commands: create, patch, delete, its webhook cursor, a tick, a close.
+    fn encode_board(&self, e: &mut Enc) {
+        match self {
+            Command::CreateBoard {
+                board,
+                config,
+                max_boards,
+                hidden,
+            } => {
+                e.u8(if !hidden.is_empty() {
+                    CREATE_BOARD_HIDING
+                } else if max_boards.is_some() {
+                    CREATE_BOARD_LIMITED
+                } else {
+                    CREATE_BOARD
+                });
+                e.str(board);
+                e.config2(config);
+                if !hidden.is_empty() {
+                    e.u8(u8::from(max_boards.is_some()));
+                }
+                if let Some(max) = max_boards {
+                    e.u64(*max);
+                }
+                if !hidden.is_empty() {
+                    e.u32(hidden.len() as u32);
+                    for m in hidden {
+                        e.str(m);
+                    }
+                }
+            }
+            Command::PatchBoard { board, patch } => {
+                e.u8(PATCH_BOARD);
+                e.str(board);
+                e.json(patch);
+            }
+            Command::DeleteBoard { board } => {
+                e.u8(DELETE_BOARD);
+                e.str(board);
+            }
+            Command::HookAdvance { board, cursor_us } => {
+                e.u8(HOOK_ADVANCE);
+                e.str(board);
+                e.i64(*cursor_us);
+            }
+            Command::Tick { board, now_us } => {
+                e.u8(TICK);
+                e.str(board);
+                e.i64(*now_us);
+            }
+            Command::Close {
+                board,
+                now_us,
+                budget,
+            } => {
+                e.u8(CLOSE);
+                e.str(board);
+                e.i64(*now_us);
+                e.u32(*budget);
+            }
+            other => unreachable!("encode sends {other:?} elsewhere"),
+        }
+    }
+
+    /// An admin's member-level changes: audited records, hides, imports.
+    fn encode_admin(&self, e: &mut Enc) {
+        match self {
+            Command::Audited { actor, at_us, cmd } => {
+                e.u8(AUDITED);
+                e.str(actor);
+                e.i64(*at_us);
+                cmd.encode(e);
+            }
+            Command::Hide {
+                board,
+                member,
+                hidden,
+                everywhere,
+            } => {
+                e.u8(HIDE);
+                e.str(board);
+                e.str(member);
+                e.u8(u8::from(*hidden) | (u8::from(*everywhere) << 1));
+            }
+            Command::HideEverywhere { member, hidden } => {
+                e.u8(HIDE_EVERYWHERE);
+                e.str(member);
+                e.u8(u8::from(*hidden));
+            }
+            Command::Import {
+                board,
+                period_us,
+                file,
+                entries,
+                hidden,
+            } => {
+                e.u8(if hidden.is_empty() {
+                    IMPORT
+                } else {
+                    IMPORT_HIDING
+                });
+                e.str(board);
+                e.i64(*period_us);
+                e.str(file);
+                e.u64(*entries);
+                if !hidden.is_empty() {
+                    e.u32(hidden.len() as u32);
+                    for m in hidden {
+                        e.str(m);
+                    }
+                }
+            }
+            other => unreachable!("encode sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A member's changes: writes, joins, deletes, and commands under a key.
+    fn encode_member_change(&self, e: &mut Enc) {
+        match self {
+            Command::Write { .. } => self.encode_write(e),
+            Command::Join {
+                board,
+                member,
+                at_us,
+                over_budget,
+            } => {
+                e.u8(JOIN);
+                e.str(board);
+                e.str(member);
+                e.i64(*at_us);
+                e.u8(u8::from(over_budget.is_some()));
+                enc_over_budget(e, over_budget);
+            }
+            Command::Keyed { key, batch, cmds } => {
+                e.u8(KEYED);
+                e.0.extend_from_slice(&key.id.to_le_bytes());
+                e.0.extend_from_slice(&key.fingerprint);
+                e.i64(key.ttl_us);
+                e.i64(key.now_us);
+                e.u8(u8::from(*batch));
+                e.u32(cmds.len() as u32);
+                for c in cmds {
+                    c.encode(e);
+                }
+            }
+            Command::DeleteMember {
+                board,
+                period,
+                member,
+                now_us,
+            } => {
+                e.u8(DELETE_MEMBER);
+                e.str(board);
+                e.str(period);
+                e.str(member);
+                e.i64(*now_us);
+            }
+            other => unreachable!("encode sends {other:?} elsewhere"),
+        }
+    }
+
+    /// A write: kind 14 with `scores`, kinds 3, 8 and 10 with one `score`.
+    fn encode_write(&self, e: &mut Enc) {
+        match self {
+            Command::Write {
+                board,
+                member,
+                op,
+                scores: scores @ (ScoreInput::Named(_) | ScoreInput::Positional(_)),
+                at_us,
+                period_us,
+                metadata,
+                over_budget,
+            } => {
+                e.u8(WRITE_COLUMNS);
+                e.str(board);
+                e.str(member);
+                e.u8(op_code(*op));
+                enc_scores(e, scores);
+                e.i64(*at_us);
+                e.opt_str(metadata.as_deref());
+                e.u8(u8::from(period_us.is_some()) | u8::from(over_budget.is_some()) << 1);
+                if let Some(start) = period_us {
+                    e.i64(*start);
+                }
+                enc_over_budget(e, over_budget);
+            }
+            Command::Write {
+                board,
+                member,
+                op,
+                scores: ScoreInput::Score(value),
+                at_us,
+                period_us,
+                metadata,
+                over_budget,
+            } => {
+                e.u8(match (period_us, over_budget) {
+                    (Some(_), _) => WRITE_IN_PERIOD,
+                    (None, Some(_)) => WRITE_OVER_BUDGET,
+                    (None, None) => WRITE,
+                });
+                e.str(board);
+                e.str(member);
+                e.u8(op_code(*op));
+                e.i64(*value);
+                e.i64(*at_us);
+                e.opt_str(metadata.as_deref());
+                if let Some(start) = period_us {
+                    e.i64(*start);
+                    e.u8(u8::from(over_budget.is_some()));
+                }
+                enc_over_budget(e, over_budget);
+            }
+            other => unreachable!("encode_write takes writes, not {other:?}"),
+        }
+    }
+}
+
+/// A write's memory-budget verdict, when it has one: `estimate` u64, `limit` u64 (whether
+/// it follows is the kind's or a flag's to say).
+fn enc_over_budget(e: &mut Enc, over: &Option<OverBudget>) {
+    if let Some(over) = over {
+        e.u64(over.estimate);
+        e.u64(over.limit);
+    }
+}
+
+/// A write's `scores` in [`WRITE_COLUMNS`]' layout.
+fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
+    match scores {
+        ScoreInput::Named(pairs) => {
+            e.u8(BY_NAME);
+            e.u8(pairs.len() as u8);
+            for (name, v) in pairs {
+                e.str(name);
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Positional(values) => {
+            e.u8(IN_ORDER);
+            e.u8(values.len() as u8);
+            for v in values {
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Score(v) => {
+            e.u8(IN_ORDER);
+            e.u8(1);
+            e.i64(*v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::{KeyRecord, STAMP_AT_COMMIT};
+    use photofinish_core::view::BoardPatch;
+    use photofinish_core::BoardSettings;
+    use photofinish_core::{BoardConfig, Op};
+
+    /// Logs written before board settings existed (kind 1, config without settings)
+    /// still replay: the settings take their defaults.
+    #[test]
+    fn a_first_format_create_board_still_decodes() {
+        let config = BoardConfig {
+            retention: 3,
+            ..BoardConfig::default()
+        };
+        let mut e = Enc::default();
+        e.u8(CREATE_BOARD_V1);
+        e.str("b");
+        e.config(&config);
+        let cmd = Command::decode(&e.0).expect("decodes");
+        assert_eq!(
+            cmd,
+            Command::CreateBoard {
+                board: "b".into(),
+                config: config.clone(),
+                max_boards: None,
+                hidden: Vec::new(),
+            }
+        );
+    }
+
+    /// A write naming its period round-trips with and without the budget's verdict, and
+    /// a plain write still encodes as kind 3.
+    #[test]
+    fn writes_naming_a_period_round_trip() {
+        let write = |period_us, over_budget| Command::Write {
+            board: "b".into(),
+            member: "ann".into(),
+            op: Some(Op::Set),
+            scores: photofinish_core::columns::ScoreInput::Score(-7),
+            at_us: 1_795_392_005_000_000,
+            period_us,
+            metadata: Some("{}".into()),
+            over_budget,
+        };
+        let over = Some(OverBudget {
+            estimate: 9,
+            limit: 8,
+        });
+        for cmd in [
+            write(Some(1_795_305_600_000_000), None),
+            write(Some(0), over),
+            write(None, over),
+            write(None, None),
+        ] {
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+        let mut e = Enc::default();
+        write(None, None).encode(&mut e);
+        assert_eq!(e.0[0], WRITE);
+    }
+
+    #[test]
+    fn imports_round_trip() {
+        for (hidden, kind) in [
+            (Vec::new(), IMPORT),
+            (vec!["mallory".to_owned(), "eve".to_owned()], IMPORT_HIDING),
+        ] {
+            let cmd = Command::Import {
+                board: "b".into(),
+                period_us: 1_795_305_600_000_000,
+                file: "import-1-2.rank".into(),
+                entries: 10_000_000,
+                hidden,
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], kind);
+            assert!(is_import(&e.0));
+            assert_eq!(Command::decode(&e.0).expect("ok"), cmd);
+        }
+    }
+
+    #[test]
+    fn hook_advances_round_trip() {
+        for cursor_us in [0, 1_795_392_000_000_000, i64::MAX] {
+            let cmd = Command::HookAdvance {
+                board: "daily".into(),
+                cursor_us,
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], HOOK_ADVANCE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+    }
+
+    #[test]
+    fn joins_round_trip() {
+        for over_budget in [
+            None,
+            Some(OverBudget {
+                estimate: 9,
+                limit: 8,
+            }),
+        ] {
+            let mut cmd = Command::Join {
+                board: "cup".into(),
+                member: "ann".into(),
+                at_us: 0,
+                over_budget,
+            };
+            assert!(cmd.takes_time(true));
+            cmd.stamp(1_795_392_000_000_000, true);
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], JOIN);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            assert!(matches!(
+                cmd,
+                Command::Join {
+                    at_us: 1_795_392_000_000_000,
+                    ..
+                }
+            ));
+        }
+    }
+
+    #[test]
+    fn audited_commands_round_trip() {
+        let import = Command::Import {
+            board: "b".into(),
+            period_us: 0,
+            file: "import-1.rank".into(),
+            entries: 3,
+            hidden: vec!["x".into()],
+        };
+        for inner in [
+            import,
+            Command::DeleteBoard { board: "b".into() },
+            Command::DeleteMember {
+                board: "b".into(),
+                period: "current".into(),
+                member: "m".into(),
+                now_us: 0,
+            },
+        ] {
+            let mut cmd = Command::Audited {
+                actor: "moderator".into(),
+                at_us: 0,
+                cmd: Box::new(inner.clone()),
+            };
+            assert!(cmd.takes_time(false));
+            cmd.stamp(1_795_392_000_000_000, false);
+            let Command::Audited {
+                at_us,
+                cmd: stamped,
+                ..
+            } = &cmd
+            else {
+                unreachable!()
+            };
+            assert_eq!(*at_us, 1_795_392_000_000_000);
+            if let Command::DeleteMember { now_us, .. } = **stamped {
+                assert_eq!(
+                    now_us, 1_795_392_000_000_000,
+                    "the inner command is stamped too"
+                );
+            }
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], AUDITED);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            assert_eq!(cmd.board(), "b");
+            assert_eq!(cmd.inner().board(), "b");
+            assert_eq!(is_import(&e.0), matches!(inner, Command::Import { .. }));
+        }
+        // One inside another is a damaged record.
+        let twice = Command::Audited {
+            actor: "a".into(),
+            at_us: 1,
+            cmd: Box::new(Command::Audited {
+                actor: "a".into(),
+                at_us: 1,
+                cmd: Box::new(Command::DeleteBoard { board: "b".into() }),
+            }),
+        };
+        let mut e = Enc::default();
+        twice.encode(&mut e);
+        assert!(Command::decode(&e.0).is_err());
+    }
+
+    #[test]
+    fn hides_round_trip() {
+        for (hidden, everywhere) in [(true, false), (false, false), (true, true), (false, true)] {
+            let cmd = Command::Hide {
+                board: "cup".into(),
+                member: "mallory".into(),
+                hidden,
+                everywhere,
+            };
+            assert!(!cmd.takes_time(true));
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], HIDE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            let all = Command::HideEverywhere {
+                member: "mallory".into(),
+                hidden,
+            };
+            let mut e = Enc::default();
+            all.encode(&mut e);
+            assert_eq!(e.0[0], HIDE_EVERYWHERE);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), all);
+        }
+        let mut e = Enc::default();
+        e.u8(HIDE);
+        e.str("cup");
+        e.str("mallory");
+        e.u8(4);
+        assert!(Command::decode(&e.0).is_err());
+        // A create that hides the members hidden everywhere, with and without a limit.
+        for max_boards in [None, Some(7)] {
+            let cmd = Command::CreateBoard {
+                board: "new".into(),
+                config: BoardConfig::default(),
+                max_boards,
+                hidden: vec!["mallory".into(), "eve".into()],
+            };
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], CREATE_BOARD_HIDING);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+    }
+
+    #[test]
+    fn settings_and_patches_round_trip() {
+        let config = BoardConfig {
+            settings: BoardSettings {
+                public_read: true,
+                player_writes: true,
+                rules: photofinish_core::ScoreRules {
+                    min_score: Some(-5),
+                    max_score: Some(i64::MAX),
+                    max_increment: Some(10),
+                    max_members: Some(3),
+                },
+                grace: 60,
+                webhook: Some("https://rewards.example/close".into()),
+                webhook_top: Some(10),
+                entry: photofinish_core::entry::EntryRules {
+                    opens_at: Some(1_795_392_000_000_000),
+                    closes_at: Some(1_795_996_800_000_000),
+                    max_attempts: Some(3),
+                    join_required: true,
+                },
+            },
+            ..BoardConfig::default()
+        };
+        let patch = BoardPatch {
+            retention: Some(9),
+            public_read: Some(false),
+            player_writes: None,
+            min_score: Some(None),
+            max_members: Some(Some(4)),
+            grace: Some(30),
+            webhook: Some(None),
+            webhook_top: Some(Some(5)),
+            closes_at: Some(None),
+            max_attempts: Some(Some(1)),
+            ..BoardPatch::default()
+        };
+        for cmd in [
+            Command::CreateBoard {
+                board: "b".into(),
+                config: config.clone(),
+                max_boards: None,
+                hidden: Vec::new(),
+            },
+            Command::CreateBoard {
+                board: "b".into(),
+                config,
+                max_boards: Some(10_000),
+                hidden: Vec::new(),
+            },
+            Command::Write {
+                board: "b".into(),
+                member: "m".into(),
+                op: None,
+                scores: photofinish_core::columns::ScoreInput::Score(1),
+                at_us: 2,
+                period_us: None,
+                metadata: None,
+                over_budget: Some(OverBudget {
+                    estimate: 5,
+                    limit: 4,
+                }),
+            },
+            Command::Keyed {
+                key: KeyRecord {
+                    id: photofinish_core::idempotency::digest("key:ci\u{1}b\u{1}retry-1"),
+                    fingerprint: [9; 16],
+                    ttl_us: 86_400_000_000,
+                    now_us: 77,
+                },
+                batch: true,
+                cmds: vec![
+                    Command::Write {
+                        board: "b".into(),
+                        member: "m".into(),
+                        op: Some(photofinish_core::Op::Set),
+                        scores: photofinish_core::columns::ScoreInput::Score(-1),
+                        at_us: STAMP_AT_COMMIT,
+                        period_us: None,
+                        metadata: Some("{}".into()),
+                        over_budget: None,
+                    },
+                    Command::DeleteMember {
+                        board: "b".into(),
+                        period: "current".into(),
+                        member: "m".into(),
+                        now_us: 0,
+                    },
+                ],
+            },
+            Command::PatchBoard {
+                board: "b".into(),
+                patch,
+            },
+        ] {
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The commands the log records: every state change is one of these, applied in log order.
+//!
+//! A command is logged with everything its effect depends on — in particular the instant the
+//! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
+
+use photofinish_core::budget::OverBudget;
+use photofinish_core::columns::ScoreInput;
+use photofinish_core::view::BoardPatch;
+use photofinish_core::{BoardConfig, Op};
+
+/// A state change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Create a board (a no-op if it exists with this config; a conflict otherwise).
+    CreateBoard {
+        /// Board name.
+        board: String,
+        /// Its config.
+        config: BoardConfig,
+        /// The server's board limit when the command was sequenced (`None` in logs from
+        /// before limits: no limit).
+        max_boards: Option<u64>,
+        /// The members hidden across every board when the create was sequenced (docs/SPEC.md
+        /// §15): the new board hides them too. (On the embedded store the state's own set
+        /// applies as well, so this is empty there.)
+        hidden: Vec<String>,
+    },
+    /// Delete a board and all its periods.
+    DeleteBoard {
+        /// Board name.
+        board: String,
+    },
+    /// A score write.
+    Write {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// The operator, `None` for the board's rule.
+        op: Option<Op>,
+        /// The scores as the write gave them, resolved against the board's columns when
+        /// the command is applied (so a replay decides alike).
+        scores: ScoreInput,
+        /// The write's instant: explicit `at`, or stamped by the writer from its clock.
+        at_us: i64,
+        /// An instant in (the start of) the period the write names (a closed one within the
+        /// board's grace, checked before it was logged); `None` for the period of `at_us`.
+        period_us: Option<i64>,
+        /// New metadata (a serialized JSON object), or `None` to keep it.
+        metadata: Option<String>,
+        /// The memory budget was over when the write was admitted: it may not add a member.
+        over_budget: Option<OverBudget>,
+    },
+    /// Change a board's changeable settings.
+    PatchBoard {
+        /// Board name.
+        board: String,
+        /// The change.
+        patch: BoardPatch,
+    },
+    /// Commands applied under an idempotency key: a write, a batch of writes, a member
+    /// delete or a board create, with the key in the same record.
+    Keyed {
+        /// The key.
+        key: KeyRecord,
+        /// Whether `cmds` is a batch (answered entry by entry) rather than one command.
+        batch: bool,
+        /// The commands.
+        cmds: Vec<Command>,
+    },
+    /// Move a board's webhook cursor forward ([`photofinish_core::hook`]): the period
+    /// before it was posted (or given up), or the webhook was first seen.
+    HookAdvance {
+        /// Board name.
+        board: String,
+        /// The new cursor, µs.
+        cursor_us: i64,
+    },
+    /// Fill an empty period with a ranking built by an import (docs/SPEC.md §11), read
+    /// from its import file ([`crate::import`]) in the data directory.
+    Import {
+        /// Board name.
+        board: String,
+        /// An instant in the period: its start (0 for `all`).
+        period_us: i64,
+        /// The import file's name.
+        file: String,
+        /// Entries in it.
+        entries: u64,
+        /// Members the import hides on the board (docs/SPEC.md §15): rows an admin's
+        /// export marked `hidden`.
+        hidden: Vec<String>,
+    },
+    /// Marks an instant in a board's log and changes nothing: on the scale-out layout a
+    /// period that begins without writes is announced by the first entry in it, and a node
+    /// whose readers wait for that reset appends this one (docs/redis-layout.md, "Events").
+    Tick {
+        /// Board name.
+        board: String,
+        /// The instant, stamped when the command is sequenced.
+        now_us: i64,
+    },
+    /// One step of a league's close (docs/SPEC.md §14, core `league.rs`): the next
+    /// cohorts of the oldest period whose close is due at `now_us`; nothing when none is.
+    Close {
+        /// Board name.
+        board: String,
+        /// The instant, stamped when the command is sequenced.
+        now_us: i64,
+        /// The most members the step ranks (whole cohorts).
+        budget: u32,
+    },
+    /// A member joins the period of `at_us` (docs/SPEC.md §14): a seat without an entry.
+    Join {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// The instant, stamped when the command is sequenced.
+        at_us: i64,
+        /// The memory budget was over when the join was admitted: it may not take a seat.
+        over_budget: Option<OverBudget>,
+    },
+    /// An admin change with who made it and when (docs/SPEC.md §15): `cmd` applied, and
+    /// on success an entry in the audit log, from this one record.
+    Audited {
+        /// The acting credential's name (`open` on a server without credentials).
+        actor: String,
+        /// The instant, stamped when the command is sequenced.
+        at_us: i64,
+        /// The change: a board created, patched or deleted, a member deleted, hidden or
+        /// shown, an import (any of them under an idempotency key, where it takes one).
+        cmd: Box<Command>,
+    },
+    /// Hide a member on a board, or show it again (docs/SPEC.md §15).
+    Hide {
+        /// Board name.
+        board: String,
+        /// Member name.
+        member: String,
+        /// Hide (`true`) or unhide.
+        hidden: bool,
+        /// As a hide across every board (the scale-out layout logs one in each board's
+        /// log) rather than on this board alone.
+        everywhere: bool,
+    },
+    /// Hide a member across every board, present and future, or undo that (the embedded
+    /// store's one record of it; docs/SPEC.md §15).
+    HideEverywhere {
+        /// Member name.
+        member: String,
+        /// Hide (`true`) or unhide.
+        hidden: bool,
+    },
+    /// Remove a member from one period.
+    DeleteMember {
+        /// Board name.
+        board: String,
+        /// `current`, `previous` or a period id, resolved at `now_us`.
+        period: String,
+        /// Member name.
+        member: String,
+        /// The writer's clock when the command was sequenced.
+        now_us: i64,
+    },
+}
+
+/// What a keyed command is logged with (docs/SPEC.md §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// The key's identity: scope, board and key
+    /// ([`photofinish_core::idempotency::IdempotencyKey::id`]), hashed
+    /// ([`photofinish_core::idempotency::digest`]).
+    pub id: u128,
+    /// The request's fingerprint ([`crate::idempotency::short_fingerprint`]).
+    pub fingerprint: [u8; 16],
+    /// How long it is kept, µs.
+    pub ttl_us: i64,
+    /// The writer's clock when the command was sequenced (stamped at commit): the key
+    /// expires at `now_us + ttl_us`, and the inner writes without an `at` take this instant.
+    pub now_us: i64,
+}
+
+/// The `at_us` of a write inside a keyed command that the commit stamps with the record's
+/// `now_us` (never a valid instant: those are ≥ 0).
+pub const STAMP_AT_COMMIT: i64 = i64::MIN;
+
+mod decoding;
+mod encoding;
+
+pub use encoding::is_import;
+
+/// The instant a command that takes one ([`Command::takes_time`]) is stamped with: the
+/// clock's `now_us`, or 1 µs past the previous stamp when the clock has not moved past it
+/// (docs/SPEC.md §12, "Time"). So stamped instants strictly increase in log order, and two
+/// writes of one score never share a `reached_at`: the embedded writer and every Redis node
+/// stamp by this one rule.
+pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
+    now_us.max(previous_us.saturating_add(1))
+}
+
+impl Command {
+    /// Whether stamping gives this command an instant: a write whose time the writer
+    /// stamps (`stamp`), a member delete, and a keyed command (its record and the inner
+    /// commands that wait for [`STAMP_AT_COMMIT`]).
+    pub fn takes_time(&self, stamp: bool) -> bool {
+        matches!(
+            self,
+            Command::Write { .. } if stamp
+        ) || matches!(
+            self,
+            Command::DeleteMember { .. }
+                | Command::Audited { .. }
+                | Command::Keyed { .. }
+                | Command::Tick { .. }
+                | Command::Close { .. }
+                | Command::Join { .. }
+        )
+    }
+
+    /// Gives the command the instant `now_us` where it takes one ([`Self::takes_time`]):
+    /// what a log does when it sequences the command, so that applying it never reads a
+    /// clock. A keyed command's record and inner commands share the one instant.
+    pub fn stamp(&mut self, now_us: i64, stamp: bool) {
+        match self {
+            Command::Write { at_us, .. } if stamp => *at_us = now_us,
+            Command::DeleteMember { now_us: t, .. }
+            | Command::Tick { now_us: t, .. }
+            | Command::Close { now_us: t, .. }
+            | Command::Join { at_us: t, .. } => *t = now_us,
+            Command::Audited { at_us, cmd, .. } => {
+                *at_us = now_us;
+                cmd.stamp(now_us, stamp);
+            }
+            Command::Keyed { key, cmds, .. } => {
+                key.now_us = now_us;
+                for c in cmds {
+                    match c {
+                        Command::Write { at_us, .. } if *at_us == STAMP_AT_COMMIT => {
+                            *at_us = now_us
+                        }
+                        Command::DeleteMember { now_us: t, .. } => *t = now_us,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The board the command is about.
+    pub fn board(&self) -> &str {
+        match self {
+            Command::CreateBoard { board, .. }
+            | Command::DeleteBoard { board }
+            | Command::Write { board, .. }
+            | Command::DeleteMember { board, .. }
+            | Command::HookAdvance { board, .. }
+            | Command::Tick { board, .. }
+            | Command::Close { board, .. }
+            | Command::Join { board, .. }
+            | Command::Hide { board, .. }
+            | Command::Import { board, .. }
+            | Command::PatchBoard { board, .. } => board,
+            Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
+            Command::Audited { cmd, .. } => cmd.board(),
+            // Every board's: the embedded store's alone, which has one log.
+            Command::HideEverywhere { .. } => "",
+        }
+    }
+
+    /// The change itself: an audited command's inner one, any other as it is.
+    pub fn inner(&self) -> &Command {
+        match self {
+            Command::Audited { cmd, .. } => cmd.inner(),
+            other => other,
+        }
+    }
+}
