@@ -15,7 +15,7 @@ use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
@@ -70,29 +70,12 @@ pub async fn serve(
     on_refusal: impl Fn() + Send + Sync + 'static,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    // HTTP/1.1 only: the auto builder would also sniff for HTTP/2, a step with no timer.
-    // The header and idle deadlines are `conns`' (hyper's header timer would also cut idle
-    // keep-alive connections at the header timeout).
-    let mut builder = Builder::new(TokioExecutor::new()).http1_only();
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(None);
-    let builder = Arc::new(builder);
+    let builder = Arc::new(http1_builder());
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Out of file descriptors, or the peer gave up before we accepted:
-                    // back off briefly instead of spinning.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
         let Some(registered) = connections.admit(&on_refusal) else {
@@ -146,6 +129,32 @@ pub async fn serve(
             grace_s = SHUTDOWN_GRACE.as_secs(),
             "requests still in flight at shutdown were cut off"
         );
+    }
+}
+
+/// The connection builder: HTTP/1.1 only, since the auto builder would also sniff for
+/// HTTP/2, a step with no timer. The header and idle deadlines are `conns`' (hyper's
+/// header timer would also cut idle keep-alive connections at the header timeout).
+fn http1_builder() -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new()).http1_only();
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(None);
+    builder
+}
+
+/// The next connection. An accept that fails (out of file descriptors, or the peer gave
+/// up before it was accepted) backs off briefly instead of spinning.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(conn) => return conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 

@@ -126,6 +126,26 @@ fn register<M: prometheus_client::registry::Metric + Clone>(
     metric
 }
 
+/// A gauge registered under `name` with `help`.
+fn gauge(registry: &mut Registry, name: &str, help: &str) -> Gauge {
+    register(registry, name, help, Gauge::default())
+}
+
+/// A family of counters by labels `L`, registered under `name` with `help`.
+fn counters<L>(registry: &mut Registry, name: &str, help: &str) -> Family<L, Counter>
+where
+    L: prometheus_client::encoding::EncodeLabelSet
+        + Clone
+        + std::hash::Hash
+        + Eq
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    register(registry, name, help, Family::<L, Counter>::default())
+}
+
 impl Metrics {
     /// All metrics, registered.
     pub fn new() -> Self {
@@ -135,12 +155,7 @@ impl Metrics {
                 latency_buckets as fn() -> Histogram,
             );
         Self {
-            requests: register(
-                &mut r,
-                "http_requests",
-                "HTTP requests by route, method and status",
-                Family::<RequestLabels, Counter>::default(),
-            ),
+            requests: counters::<RequestLabels>(&mut r, "http_requests", "HTTP requests by route, method and status"),
             latency: register(
                 &mut r,
                 "http_request_duration_seconds",
@@ -153,78 +168,23 @@ impl Metrics {
                 "Write-ahead log fsync latency",
                 Histogram::new(exponential_buckets(0.000_01, 2.0, 18)),
             ),
-            refusals: register(
-                &mut r,
-                "refusals",
-                "Requests refused, by reason: unauthorized, forbidden, …",
-                Family::<RefusalLabels, Counter>::default(),
-            ),
-            resp_commands: register(
-                &mut r,
-                "resp_commands",
-                "RESP commands by command and outcome (ok, error)",
-                Family::<RespLabels, Counter>::default(),
-            ),
-            webhook_posts: register(
-                &mut r,
-                "webhook_posts",
-                "Period-close webhook attempts by outcome (delivered, failed, abandoned)",
-                Family::<WebhookLabels, Counter>::default(),
-            ),
-            webhook_pending: register(
-                &mut r,
-                "webhook_pending",
-                "Periods closed whose webhook post has not had a 2xx yet",
-                Gauge::default(),
-            ),
-            boards: register(
-                &mut r,
-                "boards",
-                "Boards",
-                Gauge::default(),
-            ),
-            members: register(
-                &mut r,
-                "members",
-                "Members over all boards and retained periods",
-                Gauge::default(),
-            ),
-            write_failing: register(
-                &mut r,
-                "storage_write_failing",
-                "1 while the log cannot be written",
-                Gauge::default(),
-            ),
-            memory_estimate: register(
-                &mut r,
-                "memory_estimate_bytes",
-                "The data's estimated size, sampled each second (embedded: rankings and metadata; Redis: used_memory)",
-                Gauge::default(),
-            ),
-            memory_limit: register(
-                &mut r,
-                "memory_limit_bytes",
-                "--max-memory: over it, writes adding members are refused",
-                Gauge::default(),
-            ),
-            redis_reads: register(
-                &mut r,
-                "redis_reads",
-                "Redis log layout: reads answered from the node's copy (local) or after catching up with the board's log (caught_up)",
-                Family::<ReadLabels, Counter>::default(),
-            ),
+            refusals: counters::<RefusalLabels>(&mut r, "refusals", "Requests refused, by reason: unauthorized, forbidden, …"),
+            resp_commands: counters::<RespLabels>(&mut r, "resp_commands", "RESP commands by command and outcome (ok, error)"),
+            webhook_posts: counters::<WebhookLabels>(&mut r, "webhook_posts", "Period-close webhook attempts by outcome (delivered, failed, abandoned)"),
+            webhook_pending: gauge(&mut r, "webhook_pending", "Periods closed whose webhook post has not had a 2xx yet"),
+            boards: gauge(&mut r, "boards", "Boards"),
+            members: gauge(&mut r, "members", "Members over all boards and retained periods"),
+            write_failing: gauge(&mut r, "storage_write_failing", "1 while the log cannot be written"),
+            memory_estimate: gauge(&mut r, "memory_estimate_bytes", "The data's estimated size, sampled each second (embedded: rankings and metadata; Redis: used_memory)"),
+            memory_limit: gauge(&mut r, "memory_limit_bytes", "--max-memory: over it, writes adding members are refused"),
+            redis_reads: counters::<ReadLabels>(&mut r, "redis_reads", "Redis log layout: reads answered from the node's copy (local) or after catching up with the board's log (caught_up)"),
             redis_read_staleness: register(
                 &mut r,
                 "redis_read_staleness_max_seconds",
                 "Redis log layout, --redis-reads local: since the previous scrape, the longest a local read's copy had gone without catching up",
                 Gauge::<f64, std::sync::atomic::AtomicU64>::default(),
             ),
-            redis_snapshots: register(
-                &mut r,
-                "redis_snapshots",
-                "Redis log layout: this node's snapshot attempts, by outcome (published, lease_lost, stale, skipped, failed)",
-                Family::<SnapshotLabels, Counter>::default(),
-            ),
+            redis_snapshots: counters::<SnapshotLabels>(&mut r, "redis_snapshots", "Redis log layout: this node's snapshot attempts, by outcome (published, lease_lost, stale, skipped, failed)"),
             registry: r,
         }
     }

@@ -175,7 +175,6 @@ pub fn fit(doc: &mut Value) {
 }
 
 fn fit_bodies(schemas: &mut Value) {
-    let score = score_schema();
     for name in [
         "WriteBody",
         "BatchBody",
@@ -185,6 +184,14 @@ fn fit_bodies(schemas: &mut Value) {
     ] {
         schemas[name]["additionalProperties"] = json!(false);
     }
+    fit_query_body(schemas);
+    fit_write_bodies(schemas);
+    fit_config_bodies(schemas);
+    fit_transfer_lines(schemas);
+}
+
+/// A `members:query` body: the names (bounded), a rank style, a period.
+fn fit_query_body(schemas: &mut Value) {
     let q = &mut schemas["MembersQueryBody"]["properties"];
     q["members"] = json!({"type": "array", "maxItems": MAX_QUERY_MEMBERS, "items": member_schema(),
         "description": "Up to 1000 member names; a name given twice counts once"});
@@ -192,9 +199,13 @@ fn fit_bodies(schemas: &mut Value) {
         json!({"type": ["string", "null"], "enum": ["ordinal", "competition", "dense", null]});
     q["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN});
     schemas["MembersQueryBody"]["required"] = json!(["members"]);
+}
+
+/// A write's body and a batch's: one of `score` and `scores`, a period or an instant.
+fn fit_write_bodies(schemas: &mut Value) {
     let w = &mut schemas["WriteBody"]["properties"];
     w["member"] = member_schema();
-    w["score"] = score.clone();
+    w["score"] = score_schema();
     w["op"] = json!({"type": ["string", "null"], "enum": ["incr", "best", "set", null],
         "description": "The operator; the board's default when absent or null"});
     w["metadata"] = json!({"type": ["object", "null"],
@@ -203,22 +214,19 @@ fn fit_bodies(schemas: &mut Value) {
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
         "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at"});
-    let named = json!({"type": "object", "minProperties": 1, "maxProperties": MAX_COLUMNS,
-        "propertyNames": {"pattern": COLUMN_NAME_PATTERN},
-        "additionalProperties": score.clone()});
+    let named = named_scores_schema();
     // `null` counts as absent, as for every optional field.
     w["scores"] = nullable(named.clone());
     w["scores"]["description"] = json!("Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)");
     // A write names a period or an instant, not both (null counts as absent); and it
     // gives `score` or `scores`, exactly one.
-    let has_scores = json!({"required": ["scores"], "properties": {"scores": {"type": "object"}}});
     schemas["WriteBody"]["allOf"] = json!([
         {"not": {
             "required": ["period", "at"],
             "properties": {"period": {"type": "string"}, "at": {"type": "string"}}
         }},
         {"not": {"required": ["score", "scores"], "properties": {"scores": {"type": "object"}}}},
-        {"anyOf": [{"required": ["score"]}, has_scores.clone()]}
+        {"anyOf": [{"required": ["score"]}, has_scores_schema()]}
     ]);
     schemas["BatchBody"]["properties"]["entries"] = json!({
         "type": "array", "maxItems": MAX_BATCH_ENTRIES,
@@ -226,39 +234,17 @@ fn fit_bodies(schemas: &mut Value) {
         "description": "Up to 1000 writes, applied in order. An entry that breaks the schema refuses the whole batch (nothing applied); an entry refused by a board's rules or state gets its error in its place"
     });
     schemas["BatchBody"]["required"] = json!(["entries"]);
-    let retention = json!({"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_PERIODS});
-    let rules = |p: &mut Value| {
-        p["retention"] = nullable(retention.clone());
-        p["public_read"] = json!({"type": ["boolean", "null"]});
-        p["player_writes"] = json!({"type": ["boolean", "null"]});
-        p["min_score"] = nullable(score.clone());
-        p["max_score"] = nullable(score.clone());
-        p["max_increment"] =
-            json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
-        p["max_members"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": u64::MAX});
-        p["grace"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": MAX_GRACE_S});
-        p["webhook"] = json!({"type": ["string", "null"], "pattern": WEBHOOK_URL_PATTERN,
-            "maxLength": MAX_WEBHOOK_URL_BYTES,
-            "description": "An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only"});
-        p["webhook_top"] =
-            json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_WEBHOOK_TOP});
-        for (field, what) in [
-            ("opens_at", "A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)"),
-            ("closes_at", "Its closing instant: a write or join at or after it gets 422 board_closed"),
-        ] {
-            p[field] = json!({"type": ["string", "null"], "format": "date-time",
-                "pattern": INSTANT_YEAR_PATTERN, "description": what});
-        }
-        p["max_attempts"] =
-            json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_ATTEMPTS});
-        p["join_required"] = json!({"type": ["boolean", "null"]});
-    };
+}
+
+/// A board's config as created and as patched, its columns, and a league's tiers.
+fn fit_config_bodies(schemas: &mut Value) {
+    let score = score_schema();
     schemas["LeagueView"]["properties"]["tiers"] = json!({"type": "array",
         "minItems": photofinish_core::league::MIN_TIERS, "maxItems": photofinish_core::league::MAX_TIERS,
         "uniqueItems": true, "items": {"type": "string", "pattern": "^[a-z0-9_-]{1,32}$"},
         "description": "Tier names, lowest first: new members start in the first"});
     let c = &mut schemas["BoardConfigBody"]["properties"];
-    rules(c);
+    fit_rules(c);
     c["cohort_size"] = json!({"type": ["integer", "null"], "minimum": MIN_COHORT_SIZE,
         "maximum": MAX_COHORT_SIZE,
         "description": "Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life"});
@@ -298,10 +284,43 @@ fn fit_bodies(schemas: &mut Value) {
     p["min"] = nullable(score.clone());
     p["max"] = nullable(score.clone());
     p["max_increment"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
-    rules(&mut schemas["BoardPatchBody"]["properties"]);
+    fit_rules(&mut schemas["BoardPatchBody"]["properties"]);
+}
+
+/// The rules a board's create and patch share: retention, access, score bounds, limits,
+/// the webhook and a tournament's window.
+fn fit_rules(p: &mut Value) {
+    let score = score_schema();
+    let retention = json!({"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_PERIODS});
+    p["retention"] = nullable(retention.clone());
+    p["public_read"] = json!({"type": ["boolean", "null"]});
+    p["player_writes"] = json!({"type": ["boolean", "null"]});
+    p["min_score"] = nullable(score.clone());
+    p["max_score"] = nullable(score.clone());
+    p["max_increment"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
+    p["max_members"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": u64::MAX});
+    p["grace"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": MAX_GRACE_S});
+    p["webhook"] = json!({"type": ["string", "null"], "pattern": WEBHOOK_URL_PATTERN,
+        "maxLength": MAX_WEBHOOK_URL_BYTES,
+        "description": "An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only"});
+    p["webhook_top"] =
+        json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_WEBHOOK_TOP});
+    for (field, what) in [
+        ("opens_at", "A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)"),
+        ("closes_at", "Its closing instant: a write or join at or after it gets 422 board_closed"),
+    ] {
+        p[field] = json!({"type": ["string", "null"], "format": "date-time",
+            "pattern": INSTANT_YEAR_PATTERN, "description": what});
+    }
+    p["max_attempts"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_ATTEMPTS});
+    p["join_required"] = json!({"type": ["boolean", "null"]});
+}
+
+/// An export's line and an import's.
+fn fit_transfer_lines(schemas: &mut Value) {
     let t = &mut schemas["TransferLine"]["properties"];
     t["member"] = member_schema();
-    t["score"] = score;
+    t["score"] = score_schema();
     t["reached_at"] = json!({"type": "string", "format": "date-time", "pattern": INSTANT_YEAR_PATTERN,
         "description": "When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent"});
     t["metadata"] = json!({"type": ["object", "null"],
@@ -309,15 +328,27 @@ fn fit_bodies(schemas: &mut Value) {
     // An import's line: an export's, with `reached_at` optional (absent or null: the
     // import's time) and unknown fields refused.
     let mut import = schemas["TransferLine"].clone();
-    import["properties"]["scores"] = nullable(named);
+    import["properties"]["scores"] = nullable(named_scores_schema());
     import["properties"]["scores"]["description"] = json!("Every column's value by name, on a board of several columns (with score, if given, the first column's)");
     import["required"] = json!(["member"]);
-    import["anyOf"] = json!([{"required": ["score"]}, has_scores]);
+    import["anyOf"] = json!([{"required": ["score"]}, has_scores_schema()]);
     import["additionalProperties"] = json!(false);
     import["properties"]["reached_at"]["type"] = json!(["string", "null"]);
     import["description"] =
         json!("One line of an import: an export's line; `reached_at` and `metadata` optional");
     schemas["ImportLine"] = import;
+}
+
+/// Scores by column name: 1 to [`MAX_COLUMNS`] of them.
+fn named_scores_schema() -> Value {
+    json!({"type": "object", "minProperties": 1, "maxProperties": MAX_COLUMNS,
+        "propertyNames": {"pattern": COLUMN_NAME_PATTERN},
+        "additionalProperties": score_schema()})
+}
+
+/// An object that gives `scores` (an object, not null).
+fn has_scores_schema() -> Value {
+    json!({"required": ["scores"], "properties": {"scores": {"type": "object"}}})
 }
 
 fn fit_operation(path: &str, method: &str, op: &mut Value) {

@@ -124,10 +124,40 @@ pub async fn run(
             let page = gate.read(caller, &op).await?;
             rows(&mut s.out, &page);
         }
+        "lb.around" | "lb.cohort" | "lb.tier" => run_near(s, spec, args, board).await?,
+        "lb.card" => {
+            let op = ReadPage {
+                board,
+                offset: 0,
+                limit: 0,
+                options: read_options(args, 2, false, spec.name)?,
+            };
+            let page = gate.read(caller, &op).await?;
+            s.out.count(page.total);
+        }
+        _ => {
+            let state = gate.read(caller, &ReadBoard { board }).await?;
+            fields(&mut s.out, &board_view(state, caller))?;
+        }
+    }
+    Ok(())
+}
+
+/// The reads of a member's neighbours: around it, its cohort, its tier.
+async fn run_near(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: BoardName,
+) -> Result<(), CmdError> {
+    let gate = &s.app.gate;
+    let caller = &s.identity.caller;
+    let member = text(args, 2, "the member name", ErrorCode::InvalidMember)?.to_owned();
+    match spec.name {
         "lb.around" => {
             let op = ReadAround {
                 board,
-                member: member()?,
+                member: member,
                 window: Around {
                     before: number(args, 3, "before", MAX_AROUND_SIDE)?,
                     after: number(args, 4, "after", MAX_AROUND_SIDE)?,
@@ -143,7 +173,7 @@ pub async fn run(
         "lb.cohort" => {
             let op = ReadCohort {
                 board,
-                member: member()?,
+                member: member,
                 options: read_options(args, 3, true, spec.name)?,
             };
             match gate.read(caller, &op).await {
@@ -155,25 +185,12 @@ pub async fn run(
         "lb.tier" => {
             let op = ReadTier {
                 board,
-                member: member()?,
+                member: member,
             };
             let row = gate.read(caller, &op).await?;
             s.out.bulk(row.tier.as_bytes());
         }
-        "lb.card" => {
-            let op = ReadPage {
-                board,
-                offset: 0,
-                limit: 0,
-                options: read_options(args, 2, false, spec.name)?,
-            };
-            let page = gate.read(caller, &op).await?;
-            s.out.count(page.total);
-        }
-        _ => {
-            let state = gate.read(caller, &ReadBoard { board }).await?;
-            fields(&mut s.out, &board_view(state, caller))?;
-        }
+        other => unreachable!("run sends {other} elsewhere"),
     }
     Ok(())
 }
