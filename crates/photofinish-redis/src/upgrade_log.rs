@@ -146,18 +146,9 @@ pub async fn convert_board(
         return delete_format2_keys(conn, ns, board).await;
     }
     let saved_key = format!("{ns}:{{{board}}}:upgrade:cfg");
-    let saved: Option<String> = get(conn, redis::cmd("GET").arg(&saved_key)).await?;
-    let text = match saved {
-        Some(t) => t,
-        None => {
-            let live: Option<String> = get(conn, redis::cmd("GET").arg(keys.config())).await?;
-            let Some(t) = live else {
-                // Listed, but gone (a delete left the name): nothing to convert.
-                return Ok(());
-            };
-            let _: () = get(conn, redis::cmd("SET").arg(&saved_key).arg(&t)).await?;
-            t
-        }
+    let Some(text) = config_text(conn, &keys, &saved_key).await? else {
+        // Listed, but gone (a delete left the name): nothing to convert.
+        return Ok(());
     };
     // From here on, no format-2 server writes this board.
     let _: () = get(conn, redis::cmd("SET").arg(keys.config()).arg(FENCE)).await?;
@@ -181,12 +172,45 @@ pub async fn convert_board(
         })?;
     }
     convert_keys(conn, &keys, ns, board, &config, &state, now, report).await?;
-    // The board's log: its create as entry 1 (kept from an interrupted run), then the
-    // snapshot of the whole state at entry 1.
+    write_log(conn, &log, board, &create, &state, now).await?;
+    report.boards += 1;
+    delete_format2_keys(conn, ns, board).await
+}
+
+/// The board's format-2 config text: as saved by an earlier, interrupted run, or read
+/// now and saved under `saved_key` (the fence that follows overwrites the live one);
+/// `None` when the board is listed but gone.
+async fn config_text(
+    conn: &Conn,
+    keys: &BoardKeys,
+    saved_key: &str,
+) -> Result<Option<String>, BoardError> {
+    let saved: Option<String> = get(conn, redis::cmd("GET").arg(saved_key)).await?;
+    if saved.is_some() {
+        return Ok(saved);
+    }
+    let live: Option<String> = get(conn, redis::cmd("GET").arg(keys.config())).await?;
+    let Some(t) = live else {
+        return Ok(None);
+    };
+    let _: () = get(conn, redis::cmd("SET").arg(saved_key).arg(&t)).await?;
+    Ok(Some(t))
+}
+
+/// Writes the converted board's log: its create as entry 1 (kept from an interrupted
+/// run), the snapshot of the whole `state` at entry 1, and the log trimmed past it.
+async fn write_log(
+    conn: &Conn,
+    log: &BoardLog,
+    board: &str,
+    create: &Command,
+    state: &State,
+    now: i64,
+) -> Result<(), BoardError> {
     let head = log.head().await.map_err(log_error)?;
     let check = match head.n {
         0 => {
-            let entry = encode_entry(&create, false, now);
+            let entry = encode_entry(create, false, now);
             log.append(None, now, None, &[entry])
                 .await
                 .map_err(log_error)?
@@ -201,7 +225,7 @@ pub async fn convert_board(
         }
     };
     let mut bytes = Vec::new();
-    photofinish_store::snapshot::write(&state, 1, now, &mut bytes)
+    photofinish_store::snapshot::write(state, 1, now, &mut bytes)
         .map_err(|e| BoardError::Unavailable(format!("encoding board {board:?}: {e}")))?;
     let lease = log
         .take_lease(LEASE)
@@ -231,8 +255,7 @@ pub async fn convert_board(
             .arg("0-2"),
     )
     .await?;
-    report.boards += 1;
-    delete_format2_keys(conn, ns, board).await
+    Ok(())
 }
 
 fn log_error(e: crate::log::LogError) -> BoardError {

@@ -1,0 +1,182 @@
+//! The node's board replicas: each loaded on first use from its snapshot and log, caught
+//! up before a read (or, with `--redis-reads local`, read as recently caught up), dropped
+//! and loaded again when its log diverged; and the [`Engine`] the store's operations run
+//! over, which appends a board's commands to its log through its replica.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use photofinish_core::clock::Clock;
+use photofinish_core::idempotency::Answer;
+use photofinish_core::BoardError;
+use photofinish_store::idempotency::KeyReused;
+use photofinish_store::ops::Engine;
+use photofinish_store::state::BoardHandle;
+use photofinish_store::{Applied, Command};
+
+use super::{replica_error, LogStore, Reads, Slot, LOCAL_READ_WINDOW, REQUESTS_BEGAN};
+use crate::log::{BoardLog, Divergence, LogKeys};
+use crate::replica::{Replica, ReplicaError};
+
+impl LogStore {
+    pub(super) fn slot(&self, board: &str) -> Slot {
+        let mut map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(board.to_owned()).or_default().clone()
+    }
+
+    pub(super) fn forget(&self, board: &str, replica: &Arc<Replica>) {
+        let mut map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        let same = map
+            .get(board)
+            .and_then(|s| s.get())
+            .is_some_and(|r| Arc::ptr_eq(r, replica));
+        if same {
+            map.remove(board);
+        }
+    }
+
+    /// Board `board`'s replica, loaded on first use. A board with no log yet is kept only
+    /// when `to_write` (a read of a missing name leaves nothing behind).
+    pub(super) async fn replica(
+        &self,
+        board: &str,
+        to_write: bool,
+    ) -> Result<Arc<Replica>, BoardError> {
+        let slot = self.slot(board);
+        let loaded = slot
+            .get_or_try_init(|| async {
+                let log = BoardLog::new(self.conn.clone(), LogKeys::new(&self.namespace, board));
+                let replica = Replica::load(log, self.max_skew_us)
+                    .await
+                    .map_err(replica_error)?
+                    .with_wait(self.wait);
+                replica.set_feeds(self.feeds.clone());
+                replica
+                    .state()
+                    .set_audit_retention_us(self.audit_retention_us);
+                Ok::<_, BoardError>(Arc::new(replica))
+            })
+            .await?
+            .clone();
+        loaded.mark_used();
+        if !to_write && loaded.taken().await == 0 {
+            self.forget(board, &loaded);
+        }
+        Ok(loaded)
+    }
+
+    /// The replica of `board`, caught up with its log; a replica whose log diverged is
+    /// dropped and the board loaded again (once).
+    pub(super) async fn fresh(&self, board: &str) -> Result<Arc<Replica>, BoardError> {
+        self.fresh_as(board, self.reads).await
+    }
+
+    /// [`Self::fresh`] with the read consistency `reads` (the webhook's claim always
+    /// catches up, whatever `--redis-reads` says).
+    pub(super) async fn fresh_as(
+        &self,
+        board: &str,
+        reads: Reads,
+    ) -> Result<Arc<Replica>, BoardError> {
+        let r = self.replica(board, false).await?;
+        if reads == Reads::Local {
+            if let Some(ago) = r.caught_up_ago().filter(|a| *a <= LOCAL_READ_WINDOW) {
+                self.counts.local.fetch_add(1, Ordering::Relaxed);
+                let us = u64::try_from(ago.as_micros()).unwrap_or(u64::MAX);
+                self.counts
+                    .max_staleness_us
+                    .fetch_max(us, Ordering::Relaxed);
+                return Ok(r);
+            }
+        }
+        self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
+        if REQUESTS_BEGAN
+            .try_with(|b| *b)
+            .is_ok_and(|began| r.caught_up_since(began))
+        {
+            return Ok(r);
+        }
+        match r.catch_up().await {
+            Ok(_) => Ok(r),
+            Err(ReplicaError::Diverged(why)) => {
+                tracing::warn!(board, %why, "a board's log diverged from this node's copy; loading it again");
+                self.forget(board, &r);
+                let again = self.replica(board, false).await?;
+                again.catch_up().await.map_err(replica_error)?;
+                Ok(again)
+            }
+            Err(e) => Err(replica_error(e)),
+        }
+    }
+}
+
+#[async_trait]
+impl Engine for LogStore {
+    fn now_us(&self) -> i64 {
+        self.clock.now_us()
+    }
+
+    fn max_boards(&self) -> Option<u64> {
+        // Counted in the registry before the create is appended: a replica holds one board.
+        None
+    }
+
+    async fn hidden_everywhere(&self) -> Result<Vec<String>, BoardError> {
+        self.hidden_set().await
+    }
+
+    async fn board(&self, board: &str) -> Result<BoardHandle, BoardError> {
+        self.fresh(board).await?.state().require(board)
+    }
+
+    async fn board_to_write(&self, board: &str) -> Result<BoardHandle, BoardError> {
+        // As this node last saw it; a board it has not seen yet is looked for in the log.
+        let r = self.replica(board, false).await?;
+        match r.state().require(board) {
+            Ok(handle) => Ok(handle),
+            Err(_) => Engine::board(self, board).await,
+        }
+    }
+
+    async fn execute(
+        &self,
+        board: &str,
+        cmds: Vec<(Command, bool)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut r = self.replica(board, true).await?;
+        let mut tries = 0;
+        loop {
+            match r.execute(&cmds, self.clock.now_us()).await {
+                Ok(answers) => return Ok(answers),
+                // Refused before anything was appended: load the board again, try again.
+                Err(ReplicaError::Diverged(Divergence::Refused { .. })) if tries == 0 => {
+                    tries += 1;
+                    self.forget(board, &r);
+                    r = self.replica(board, true).await?;
+                }
+                Err(e) => {
+                    if matches!(e, ReplicaError::Diverged(_)) {
+                        self.forget(board, &r);
+                    }
+                    return Err(replica_error(e));
+                }
+            }
+        }
+    }
+
+    async fn recall(
+        &self,
+        board: &str,
+        id: u128,
+        fingerprint: [u8; 16],
+    ) -> Option<Result<Answer, KeyReused>> {
+        let r = self.fresh(board).await.ok()?;
+        let now = self.clock.now_us();
+        let recalled = r.state().idempotency().recall(id, fingerprint, now);
+        recalled
+    }
+}
