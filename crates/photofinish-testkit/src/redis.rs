@@ -216,6 +216,34 @@ pub struct RedisCluster {
     pub nodes: Vec<RedisProcess>,
 }
 
+/// Waits until every node of a cluster of `nodes` says `cluster_state:ok` and knows them
+/// all, up to [`START_TIMEOUT`].
+fn wait_until_ready(nodes: &[RedisProcess]) -> io::Result<()> {
+    let err = |e: redis::RedisError| io::Error::other(format!("cluster setup: {e}"));
+    let masters = nodes.len();
+    let deadline = Instant::now() + START_TIMEOUT;
+    for n in nodes {
+        let mut c = n.client().map_err(err)?;
+        loop {
+            let info: String = redis::cmd("CLUSTER")
+                .arg("INFO")
+                .query(&mut c)
+                .map_err(err)?;
+            let known = format!("cluster_known_nodes:{masters}");
+            if info.contains("cluster_state:ok") && info.contains(&known) {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(io::Error::other(format!(
+                    "cluster did not become ready: {info}"
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    Ok(())
+}
+
 impl RedisCluster {
     /// Starts `masters` servers in cluster mode under `dir`, assigns the 16384 slots, joins
     /// them, and waits for `cluster_state:ok` on every node.
@@ -271,26 +299,7 @@ impl RedisCluster {
                 .query::<()>(&mut first)
                 .map_err(err)?;
         }
-        let deadline = Instant::now() + START_TIMEOUT;
-        for n in &nodes {
-            let mut c = n.client().map_err(err)?;
-            loop {
-                let info: String = redis::cmd("CLUSTER")
-                    .arg("INFO")
-                    .query(&mut c)
-                    .map_err(err)?;
-                let known = format!("cluster_known_nodes:{masters}");
-                if info.contains("cluster_state:ok") && info.contains(&known) {
-                    break;
-                }
-                if Instant::now() > deadline {
-                    return Err(io::Error::other(format!(
-                        "cluster did not become ready: {info}"
-                    )));
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
+        wait_until_ready(&nodes)?;
         Ok(Self { nodes })
     }
 

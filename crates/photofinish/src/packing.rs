@@ -155,25 +155,7 @@ impl Encoding {
                 })
             }
             Encoding::Fraction { scale, epoch, unit } => {
-                if !z.is_finite() || z.abs() > EXACT {
-                    return Err("not a finite number within ±2^53".into());
-                }
-                let score = z.floor();
-                let d = scale as f64;
-                let part = ((z - score) * d).round() as i64;
-                // The time survives only while the double's last bit, scaled up, stays well
-                // under one unit of the time part (two roundings packed it).
-                let ulp = f64::from_bits(z.abs().to_bits() + 1) - z.abs();
-                if ulp * d > 0.25 || part >= scale {
-                    return Err(format!(
-                        "the time part is lost: at {z} a double keeps steps of {ulp:e}, too \
-                         coarse for a time in units of 1/{scale}"
-                    ));
-                }
-                Ok(Decoded {
-                    score: score as i64,
-                    at_us: Some(Self::time(epoch, part, unit)?),
-                })
+                Self::decode_fraction(z, scale, epoch, unit)
             }
             Encoding::Bits { bits, epoch, unit } => {
                 let p = exact_integer(z, "the packed value")?;
@@ -196,6 +178,30 @@ impl Encoding {
                 })
             }
         }
+    }
+
+    /// [`Encoding::Fraction`]'s decoding: the score is the integer part, the time the
+    /// fraction scaled by `scale`, while the double still holds it.
+    fn decode_fraction(z: f64, scale: i64, epoch: i64, unit: Unit) -> Result<Decoded, String> {
+        if !z.is_finite() || z.abs() > EXACT {
+            return Err("not a finite number within ±2^53".into());
+        }
+        let score = z.floor();
+        let d = scale as f64;
+        let part = ((z - score) * d).round() as i64;
+        // The time survives only while the double's last bit, scaled up, stays well
+        // under one unit of the time part (two roundings packed it).
+        let ulp = f64::from_bits(z.abs().to_bits() + 1) - z.abs();
+        if ulp * d > 0.25 || part >= scale {
+            return Err(format!(
+                "the time part is lost: at {z} a double keeps steps of {ulp:e}, too \
+                 coarse for a time in units of 1/{scale}"
+            ));
+        }
+        Ok(Decoded {
+            score: score as i64,
+            at_us: Some(Self::time(epoch, part, unit)?),
+        })
     }
 }
 

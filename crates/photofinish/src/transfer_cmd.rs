@@ -82,27 +82,7 @@ pub async fn export(
     };
     let segments = ["v1", "boards", board, "export"];
     let done = match &out {
-        Some(path) => {
-            let tmp = part_path(path);
-            let file = std::fs::File::create(&tmp)
-                .map_err(|e| anyhow!("cannot create {}: {e}", tmp.display()))?;
-            let mut w = std::io::BufWriter::with_capacity(UPLOAD_CHUNK_BYTES, file);
-            let written = client
-                .download_with(&segments, &query, &mut w, &mut count)
-                .await
-                .and_then(|bytes| {
-                    let file = w.into_inner().map_err(|e| anyhow!("cannot write: {e}"))?;
-                    file.sync_all()
-                        .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
-                    std::fs::rename(&tmp, path)
-                        .map_err(|e| anyhow!("cannot name {}: {e}", path.display()))?;
-                    Ok(bytes)
-                });
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            written
-        }
+        Some(path) => download_to_file(client, &segments, &query, path, &mut count).await,
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
@@ -129,6 +109,36 @@ pub async fn export(
         ),
     }
     Ok(())
+}
+
+/// Downloads the export at `segments` into `path`: written to a `.part` file beside it,
+/// synced, then renamed, so `path` is whole or absent. The bytes downloaded.
+async fn download_to_file(
+    client: &Client,
+    segments: &[&str],
+    query: &[(String, String)],
+    path: &Path,
+    count: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    let tmp = part_path(path);
+    let file =
+        std::fs::File::create(&tmp).map_err(|e| anyhow!("cannot create {}: {e}", tmp.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(UPLOAD_CHUNK_BYTES, file);
+    let written = client
+        .download_with(segments, query, &mut w, count)
+        .await
+        .and_then(|bytes| {
+            let file = w.into_inner().map_err(|e| anyhow!("cannot write: {e}"))?;
+            file.sync_all()
+                .map_err(|e| anyhow!("cannot sync {}: {e}", tmp.display()))?;
+            std::fs::rename(&tmp, path)
+                .map_err(|e| anyhow!("cannot name {}: {e}", path.display()))?;
+            Ok(bytes)
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// `photofinish import --board B [--period P] FILE`.
