@@ -1,18 +1,21 @@
 //! One ranking — a board, or one period of a periodic board: who has which score, in order.
 //!
 //! A [`Ranking`] joins three structures, each holding what only it needs:
-//! - records in a [`Slab`], 40 bytes each: the order key and the member name inline when it
-//!   is at most 16 bytes (longer names live once in a side slab);
+//! - records in a [`Slab`](crate::slab::Slab), 40 bytes each: the order key and the member
+//!   name inline when it is at most 16 bytes (longer names live once in a side slab);
 //! - a hash table from member name to record id (`members.rs`: one 8-byte slot of 32 hash
 //!   bits and the `u32` id) that compares names through the records, so each name is
 //!   stored once;
 //! - on a board of several columns (docs/SPEC.md §13), the other columns beside the
 //!   records ([`Tails`]: 8 bytes per further column and member; nothing on a one-column
 //!   board, whose records and index are as they always were);
-//! - the [`RankedIndex`] of record ids, which reads keys from the records — keyed by the
-//!   first column alone, or by the whole tuple ([`Tree`]). Log replay
-//!   ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
+//! - the [`RankedIndex`](crate::index::RankedIndex) of record ids, which reads keys from
+//!   the records — keyed by the first column alone, or by the whole tuple ([`Tree`]). Log
+//!   replay ([`Ranking::submit_unranked`]) lets it go stale and rebuilds it once at the end
 //!   ([`Ranking::rebuild_index`]); the other two are always exact.
+//!
+//! The records, the other columns and the index's two kinds are defined in `storage.rs`;
+//! this file holds the ranking itself and its writes.
 //!
 //! Writes follow docs/SPEC.md §2 and §13 through [`Shape::combine`]: `incr` is checked,
 //! `best` obeys the board order, and `reached_at` and the sequence move only when the
@@ -24,18 +27,18 @@ use std::hash::BuildHasher;
 use crate::columns::{Operands, Scores, Shape};
 use crate::config::{validate_member_name, Op, MAX_METADATA_BYTES};
 use crate::error::BoardError;
-use crate::index::{KeyOf, NodeTail, RankedIndex};
-use crate::key::{Cols, Key, MAX_COLUMNS};
-use crate::slab::Slab;
+use crate::index::KeyOf;
 
 mod invariants;
 pub(crate) mod members;
 mod persist;
 mod reads;
+mod storage;
 mod visible;
 
 use members::MemberTable;
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
+use storage::{by_key, index_of, tree, Record, Records, Tails, Tree, INLINE_NAME_BYTES};
 pub use visible::Visible;
 
 /// Members a batch read looks up together: the memory loads of this many overlap (the
@@ -61,8 +64,6 @@ fn appears_twice(name: &[u8]) -> BoardError {
     ))
 }
 
-/// Member names up to this many bytes are stored inside the record.
-const INLINE_NAME_BYTES: usize = 16;
 /// Sequence numbers share a word with the name length (low 8 bits), leaving 56 bits:
 /// 7.2e16 score changes per ranking, beyond any real board's life.
 const MAX_SEQ: u64 = (1 << 56) - 1;
@@ -158,252 +159,6 @@ impl Entry {
     /// The first column's score.
     pub fn score(&self) -> i64 {
         self.scores.first()
-    }
-}
-
-/// 40 bytes: the key, with the name length packed under the sequence, and the name bytes.
-#[derive(Debug, Clone, Copy)]
-struct Record {
-    nscore: i64,
-    reached_at_us: i64,
-    /// `seq << 8 | name_len`.
-    seq_len: u64,
-    /// The name when it fits; else the id of the name in `long_names`, little-endian.
-    name: [u8; INLINE_NAME_BYTES],
-}
-
-impl Record {
-    /// A record of nothing: what fresh record memory is filled with before use.
-    const EMPTY: Record = Record {
-        nscore: 0,
-        reached_at_us: 0,
-        seq_len: 0,
-        name: [0; INLINE_NAME_BYTES],
-    };
-
-    fn key(&self) -> Key {
-        Key {
-            nscore: self.nscore,
-            tail: (),
-            reached_at_us: self.reached_at_us,
-            seq: self.seq_len >> 8,
-        }
-    }
-    fn name_len(&self) -> usize {
-        (self.seq_len & 0xff) as usize
-    }
-    fn long_name_id(&self) -> u32 {
-        u32::from_le_bytes([self.name[0], self.name[1], self.name[2], self.name[3]])
-    }
-}
-
-/// Record ids per chunk of [`Tails`].
-const TAIL_CHUNK_IDS: usize = 1 << 12;
-
-/// The columns after the first of a board of several, normalized, `width` per record id,
-/// beside the records in chunks that are never reallocated (no doubling slack, as the
-/// [`Slab`]). A one-column board has width 0 and holds nothing.
-#[derive(Debug, Default, Clone)]
-struct Tails {
-    width: usize,
-    chunks: Vec<Box<[i64]>>,
-}
-
-impl Tails {
-    /// Where record `id`'s values start: its chunk and offset.
-    #[inline]
-    fn locate(&self, id: u32) -> (usize, usize) {
-        let id = id as usize;
-        (id / TAIL_CHUNK_IDS, (id % TAIL_CHUNK_IDS) * self.width)
-    }
-
-    /// Record `id`'s tail (0 beyond the width). Each width is a copy of a fixed length: a
-    /// copy whose length is known only at run time (a slice's, or a loop LLVM turns into
-    /// one) is a call to `memcpy`, which the profile of a three-column board found at a
-    /// tenth of its reads' time.
-    #[inline]
-    fn get(&self, id: u32) -> Cols {
-        let mut t = [0; MAX_COLUMNS - 1];
-        if self.width > 0 {
-            let (c, at) = self.locate(id);
-            let s = &self.chunks[c][at..];
-            match self.width {
-                1 => t[0] = s[0],
-                2 => t[..2].copy_from_slice(&s[..2]),
-                3 => t[..3].copy_from_slice(&s[..3]),
-                _ => t.copy_from_slice(&s[..4]),
-            }
-        }
-        t
-    }
-
-    /// Sets record `id`'s tail, adding the chunk it falls in.
-    fn set(&mut self, id: u32, tail: &Cols) {
-        if self.width == 0 {
-            return;
-        }
-        let (c, at) = self.locate(id);
-        while self.chunks.len() <= c {
-            self.chunks
-                .push(vec![0; TAIL_CHUNK_IDS * self.width].into_boxed_slice());
-        }
-        let d = &mut self.chunks[c][at..];
-        match self.width {
-            1 => d[0] = tail[0],
-            2 => d[..2].copy_from_slice(&tail[..2]),
-            3 => d[..3].copy_from_slice(&tail[..3]),
-            _ => d[..4].copy_from_slice(tail),
-        }
-    }
-
-    fn reserved_bytes(&self) -> usize {
-        self.chunks.len() * TAIL_CHUNK_IDS * self.width * std::mem::size_of::<i64>()
-    }
-}
-
-/// Records plus the side slab of long names and the other columns' values: everything
-/// needed to read a key or a name.
-#[derive(Debug, Default, Clone)]
-struct Records {
-    slab: Slab<Record>,
-    long_names: Slab<Box<str>>,
-    tails: Tails,
-}
-
-impl KeyOf for Records {
-    #[inline]
-    fn key_of(&self, id: u32) -> Key {
-        self.slab.get(id).key()
-    }
-}
-
-impl KeyOf<Cols> for Records {
-    #[inline]
-    fn key_of(&self, id: u32) -> Key<Cols> {
-        let r = self.slab.get(id);
-        Key {
-            nscore: r.nscore,
-            tail: self.tails.get(id),
-            reached_at_us: r.reached_at_us,
-            seq: r.seq_len >> 8,
-        }
-    }
-
-    /// The first column decides unless it ties: the tail (another cache line) is read
-    /// only then.
-    #[inline]
-    fn is_below(&self, id: u32, probe: &Key<Cols>) -> bool {
-        let nscore = self.slab.get(id).nscore;
-        if nscore != probe.nscore {
-            return nscore < probe.nscore;
-        }
-        self.key_of(id) < *probe
-    }
-
-    #[inline]
-    fn same_score(&self, a: u32, b: u32) -> bool {
-        self.slab.get(a).nscore == self.slab.get(b).nscore && self.tails.get(a) == self.tails.get(b)
-    }
-}
-
-/// A ranking's index: over the first column's key on a one-column board (the key every
-/// board had before columns, at the same size and speed), over the whole tuple on a board
-/// of several. [`tree!`] runs one generic body on either.
-#[derive(Debug, Clone)]
-enum Tree {
-    One(RankedIndex<()>),
-    Many(RankedIndex<Cols>),
-}
-
-/// Runs `$body` with `$ix` bound to the ranking's index, whichever its key.
-macro_rules! tree {
-    ($tree:expr, $ix:ident => $body:expr) => {
-        match $tree {
-            Tree::One($ix) => $body,
-            Tree::Many($ix) => $body,
-        }
-    };
-}
-pub(crate) use tree;
-
-impl Tree {
-    /// An empty index for `shape`.
-    fn new(shape: &Shape) -> Self {
-        if shape.is_multi() {
-            Tree::Many(RankedIndex::new())
-        } else {
-            Tree::One(RankedIndex::new())
-        }
-    }
-
-    fn len(&self) -> u64 {
-        tree!(self, ix => ix.len())
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn reserved_bytes(&self) -> usize {
-        tree!(self, ix => ix.reserved_bytes())
-    }
-
-    /// The id at 0-based position `pos`.
-    fn get(&self, pos: u64) -> Option<u32> {
-        tree!(self, ix => ix.get(pos))
-    }
-
-    /// Every id in rank order.
-    fn ids(&self) -> Box<dyn Iterator<Item = u32> + '_> {
-        tree!(self, ix => Box::new(ix.iter_from(0)))
-    }
-}
-
-/// `ids` (any order) with their keys, sorted by key. The keys themselves are sorted, not
-/// ids by a key looked up in its record: the lookups were a cache miss per comparison,
-/// most of a 10M build. It costs a key and an id per entry while the sort runs.
-fn by_key<T: NodeTail>(ids: impl Iterator<Item = u32>, records: &Records) -> Vec<(Key<T>, u32)>
-where
-    Records: KeyOf<T>,
-{
-    let mut keyed: Vec<(Key<T>, u32)> = ids.map(|id| (records.key_of(id), id)).collect();
-    keyed.sort_unstable_by_key(|&(key, _)| key);
-    keyed
-}
-
-/// The index over entries [`by_key`] sorted: the tree is built bottom-up.
-fn index_of<T: NodeTail>(keyed: Vec<(Key<T>, u32)>, records: &Records) -> RankedIndex<T>
-where
-    Records: KeyOf<T>,
-{
-    let ids: Vec<u32> = keyed.into_iter().map(|(_, id)| id).collect();
-    RankedIndex::from_sorted(&ids, records)
-}
-
-impl Records {
-    /// Frees a long name's string and gives its id back.
-    fn release_long_name(&mut self, lid: u32) {
-        *self.long_names.get_mut(lid) = Box::default();
-        self.long_names.release(lid);
-    }
-
-    /// Gives back record `id` and its long name, if it has one.
-    fn release(&mut self, id: u32) {
-        let r = *self.slab.get(id);
-        if r.name_len() > INLINE_NAME_BYTES {
-            self.release_long_name(r.long_name_id());
-        }
-        self.slab.release(id);
-    }
-
-    fn name(&self, id: u32) -> &[u8] {
-        let r = self.slab.get(id);
-        let len = r.name_len();
-        if len <= INLINE_NAME_BYTES {
-            &r.name[..len]
-        } else {
-            self.long_names.get(r.long_name_id()).as_bytes()
-        }
     }
 }
 

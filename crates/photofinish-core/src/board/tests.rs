@@ -2,6 +2,7 @@
 //! period references resolve against "now".
 
 use super::*;
+use crate::cohort::Place;
 use crate::config::{Reset, MAX_HIDDEN_MEMBERS};
 use crate::ranking::RankStyle;
 

@@ -1,7 +1,7 @@
 //! Building an index in one pass from ids already in key order (snapshot loading): leaves
 //! and inner nodes are filled to 7/8 level by level, with no descent per entry.
 
-use super::node::NodeTail;
+use super::keys::NodeTail;
 use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
 use super::{KeyOf, RankedIndex};
 use crate::key::{Key, Score};

@@ -4,7 +4,7 @@
 //! after every operation; nothing in the served paths does.
 
 use super::node::{self, Summary, NIL};
-use super::{KeyOf, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
+use super::{KeyOf, NodeTail, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
 use crate::key::{Key, Score, Tail};
 
 /// What [`RankedIndex::check_invariants`] recomputes for a subtree: a [`Summary`] with
@@ -19,6 +19,23 @@ struct Checked<T: Tail> {
     max_id: u32,
 }
 
+impl<T: Tail> Checked<T> {
+    /// The summary of two neighbouring subtrees, `self` the left one and `right` the
+    /// other. Part of [`RankedIndex::check_invariants`].
+    fn then(self, right: Checked<T>) -> Checked<T> {
+        Checked {
+            count: self.count + right.count,
+            // A score running across the boundary is one group, not two.
+            distinct: self.distinct + right.distinct
+                - u64::from(self.max_score == right.min_key.score()),
+            min_key: self.min_key,
+            max_score: right.max_score,
+            min_id: self.min_id,
+            max_id: right.max_id,
+        }
+    }
+}
+
 /// What [`RankedIndex::check_invariants`] gathers on its walk from the root.
 struct Walk<T: Tail> {
     /// Leaves in the order the walk reached them (left to right).
@@ -29,7 +46,7 @@ struct Walk<T: Tail> {
     last: Option<(Key<T>, u32)>,
 }
 
-impl<T: super::NodeTail> RankedIndex<T> {
+impl<T: NodeTail> RankedIndex<T> {
     /// Checks every structural invariant of the tree and panics, naming the node and what
     /// is wrong, at the first one broken. A test and debugging aid, never called by the
     /// index itself: O(n) time (each key is read once) and O(n) memory.
@@ -138,16 +155,7 @@ impl<T: super::NodeTail> RankedIndex<T> {
         walk.inners += 1;
         let inner = self.inners.get(node);
         let n = inner.len as usize;
-        assert!(
-            n <= INNER_CAP,
-            "index: inner node {node} (level {level}) has {n} children, over {INNER_CAP}"
-        );
-        let least = if is_root { 2 } else { 1 };
-        assert!(
-            n >= least,
-            "index: inner node {node} (level {level}{}) has {n} children, fewer than {least}",
-            if is_root { ", the root" } else { "" }
-        );
+        check_fill(node, level, n, is_root);
         assert!(
             inner.joins_agree(keys),
             "index: inner node {node} (level {level}): a join bit disagrees with its children's ends"
@@ -160,59 +168,12 @@ impl<T: super::NodeTail> RankedIndex<T> {
                     "index: inner node {node} (level {level}) slot {slot}: child {child} is empty"
                 );
             };
-            let kept = inner.child_summary(slot);
-            let (min, max) = (
-                Summary::min_of(&got.min_key, got.min_id),
-                Summary::max_of(&got.max_score, got.max_id),
-            );
             // Formatted only when an assertion fails.
             let what = || format!("inner node {node} (level {level}), slot {slot} (child {child})");
-            assert_eq!(
-                u64::from(kept.count),
-                got.count,
-                "index: {}: kept entry count {} but the child holds {}",
-                what(),
-                kept.count,
-                got.count
-            );
-            assert_eq!(
-                u64::from(kept.distinct),
-                got.distinct,
-                "index: {}: kept distinct count {} but the child has {}",
-                what(),
-                kept.distinct,
-                got.distinct
-            );
-            assert_eq!(
-                kept.min,
-                min,
-                "index: {}: kept minimum key {:?} but the child's first key is {:?} (id {})",
-                what(),
-                kept.min,
-                got.min_key,
-                got.min_id
-            );
-            assert_eq!(
-                kept.max,
-                max,
-                "index: {}: kept maximum score {:?} but the child's last score is {:?} (id {})",
-                what(),
-                kept.max,
-                got.max_score,
-                got.max_id
-            );
+            check_kept(&inner.child_summary(slot), &got, what);
             total = Some(match total {
                 None => got,
-                Some(t) => Checked {
-                    count: t.count + got.count,
-                    // A score running across the boundary is one group, not two.
-                    distinct: t.distinct + got.distinct
-                        - u64::from(t.max_score == got.min_key.score()),
-                    min_key: t.min_key,
-                    max_score: got.max_score,
-                    min_id: t.min_id,
-                    max_id: got.max_id,
-                },
+                Some(t) => t.then(got),
             });
         }
         total
@@ -302,4 +263,64 @@ impl<T: super::NodeTail> RankedIndex<T> {
                     .then_some(current)
             })
     }
+}
+
+/// Checks the fill of inner node `node` at `level`, of `n` children: no more than
+/// [`INNER_CAP`], and at least two at the root, one elsewhere. Part of
+/// [`RankedIndex::check_invariants`].
+fn check_fill(node: u32, level: usize, n: usize, is_root: bool) {
+    assert!(
+        n <= INNER_CAP,
+        "index: inner node {node} (level {level}) has {n} children, over {INNER_CAP}"
+    );
+    let least = if is_root { 2 } else { 1 };
+    assert!(
+        n >= least,
+        "index: inner node {node} (level {level}{}) has {n} children, fewer than {least}",
+        if is_root { ", the root" } else { "" }
+    );
+}
+
+/// Checks the summary an inner node keeps of a child, `kept`, against the one recomputed
+/// from the child, `got`; `what` names the node, slot and child for the failure message.
+/// Part of [`RankedIndex::check_invariants`].
+fn check_kept<T: NodeTail>(kept: &Summary<T>, got: &Checked<T>, what: impl Fn() -> String) {
+    let (min, max) = (
+        Summary::min_of(&got.min_key, got.min_id),
+        Summary::max_of(&got.max_score, got.max_id),
+    );
+    assert_eq!(
+        u64::from(kept.count),
+        got.count,
+        "index: {}: kept entry count {} but the child holds {}",
+        what(),
+        kept.count,
+        got.count
+    );
+    assert_eq!(
+        u64::from(kept.distinct),
+        got.distinct,
+        "index: {}: kept distinct count {} but the child has {}",
+        what(),
+        kept.distinct,
+        got.distinct
+    );
+    assert_eq!(
+        kept.min,
+        min,
+        "index: {}: kept minimum key {:?} but the child's first key is {:?} (id {})",
+        what(),
+        kept.min,
+        got.min_key,
+        got.min_id
+    );
+    assert_eq!(
+        kept.max,
+        max,
+        "index: {}: kept maximum score {:?} but the child's last score is {:?} (id {})",
+        what(),
+        kept.max,
+        got.max_score,
+        got.max_id
+    );
 }

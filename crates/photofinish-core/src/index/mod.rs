@@ -12,12 +12,13 @@
 
 mod build;
 mod invariants;
+mod keys;
 mod node;
 mod remove;
 
-pub use node::NodeTail;
+pub use keys::{KeyOf, NodeTail};
 use node::{Inner, Leaf, Summary, NIL};
-pub use node::{KeyOf, INNER_CAP, LEAF_CAP};
+pub use node::{INNER_CAP, LEAF_CAP};
 
 use std::marker::PhantomData;
 

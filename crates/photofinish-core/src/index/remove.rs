@@ -2,8 +2,8 @@
 //! merging a node under a quarter full into a sibling when the pair fits in three quarters,
 //! unlinking empty leaves, and shrinking a root left with one child.
 
-use super::node::NodeTail;
-use super::node::{KeyOf, INNER_CAP, LEAF_CAP, NIL};
+use super::keys::{KeyOf, NodeTail};
+use super::node::{INNER_CAP, LEAF_CAP, NIL};
 use super::{Path, RankedIndex, UNDERFULL_DIVISOR};
 use crate::key::Key;
 

@@ -6,6 +6,8 @@
 //! touched first).
 
 use super::*;
+use crate::index::{NodeTail, RankedIndex};
+use crate::key::{Cols, Key};
 
 /// One entry as a snapshot saved it.
 #[derive(Debug, Clone, Copy)]
