@@ -108,6 +108,37 @@ pub async fn drive(
     let (cpu0, redis_cpu0) = (cpu(target.worker_pid()), cpu(redis_pid));
     let started = Instant::now();
     let deadline = started + s.duration;
+    let tallies = run_clients(target, s, deadline).await?;
+    let secs = started.elapsed().as_secs_f64();
+    let (cpu1, redis_cpu1) = (cpu(target.worker_pid()), cpu(redis_pid));
+    let errors: u64 = tallies.iter().map(|t| t.errors).sum();
+    if let Some(e) = tallies.iter().find_map(|t| t.first_error.clone()) {
+        eprintln!("  {label}: {errors} operations failed; first: {e}");
+    }
+    let mut lat: Vec<u32> = tallies.into_iter().flat_map(|t| t.lat_ns).collect();
+    lat.sort_unstable();
+    let ops = lat.len() as u64;
+    let per_op = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if ops > 0 => Some((b - a) * 1e6 / ops as f64),
+        _ => None,
+    };
+    Ok(Report {
+        label: label.to_owned(),
+        ops,
+        errors,
+        secs,
+        p50_us: percentile(&lat, 0.50),
+        p99_us: percentile(&lat, 0.99),
+        p999_us: percentile(&lat, 0.999),
+        memory,
+        rss: target.server_rss(),
+        cpu_us_per_op: per_op(cpu0, cpu1),
+        redis_cpu_us_per_op: per_op(redis_cpu0, redis_cpu1),
+    })
+}
+
+/// Runs `s.clients` clients of `target` until `deadline`: each one's tally.
+async fn run_clients(target: &Target, s: &Settings, deadline: Instant) -> Result<Vec<Tally>> {
     let mut tallies = Vec::with_capacity(s.clients);
     match target.client() {
         Client::Engine(ranking, clock) => {
@@ -156,32 +187,7 @@ pub async fn drive(
             }
         }
     }
-    let secs = started.elapsed().as_secs_f64();
-    let (cpu1, redis_cpu1) = (cpu(target.worker_pid()), cpu(redis_pid));
-    let errors: u64 = tallies.iter().map(|t| t.errors).sum();
-    if let Some(e) = tallies.iter().find_map(|t| t.first_error.clone()) {
-        eprintln!("  {label}: {errors} operations failed; first: {e}");
-    }
-    let mut lat: Vec<u32> = tallies.into_iter().flat_map(|t| t.lat_ns).collect();
-    lat.sort_unstable();
-    let ops = lat.len() as u64;
-    let per_op = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if ops > 0 => Some((b - a) * 1e6 / ops as f64),
-        _ => None,
-    };
-    Ok(Report {
-        label: label.to_owned(),
-        ops,
-        errors,
-        secs,
-        p50_us: percentile(&lat, 0.50),
-        p99_us: percentile(&lat, 0.99),
-        p999_us: percentile(&lat, 0.999),
-        memory,
-        rss: target.server_rss(),
-        cpu_us_per_op: per_op(cpu0, cpu1),
-        redis_cpu_us_per_op: per_op(redis_cpu0, redis_cpu1),
-    })
+    Ok(tallies)
 }
 
 fn memory_cell(m: Memory) -> String {

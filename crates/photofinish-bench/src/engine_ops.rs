@@ -220,30 +220,7 @@ pub fn run(members: u64, ops: usize, columns: usize) -> Result<EngineOps> {
     let bytes_per_member = alloc::live_bytes().saturating_sub(before) as f64 / members as f64;
 
     let mut rng = Rng::new(7);
-    let sample = Sample::draw(&mut rng, members, ops);
-    let mut clock = members as i64;
-    let mut refused = 0u64;
-    let update_ns = time_each(&sample, |member| {
-        clock += 1;
-        // 1..=100 to the first column (so every update moves the member), 0..1,000 to
-        // the others.
-        let by = draw(&mut rng, columns, 100);
-        let mut values = Operands::all(&by);
-        values.set(0, 1 + by.first());
-        let w = Write {
-            member,
-            op: Some(Op::Incr),
-            values,
-            at_us: clock,
-            metadata: None,
-        };
-        match black_box(r.submit(&w)) {
-            Ok(_) => {}
-            Err(_) => refused += 1,
-        }
-    });
-    // A refused update costs less than a real one: a timing with any would flatter.
-    anyhow::ensure!(refused == 0, "{refused} updates were refused");
+    let update_ns = time_updates(&mut r, &mut rng, members, ops, columns)?;
 
     // A fresh sample per reading, so none of them runs on what the last one left in cache.
     let mut rank = |style| {
@@ -279,6 +256,41 @@ pub fn run(members: u64, ops: usize, columns: usize) -> Result<EngineOps> {
         copy_s,
         bytes_per_member,
     })
+}
+
+/// The mean time of an update (an increment and its rank) of members drawn at random.
+fn time_updates(
+    r: &mut Ranking,
+    rng: &mut Rng,
+    members: u64,
+    ops: usize,
+    columns: usize,
+) -> Result<f64> {
+    let sample = Sample::draw(rng, members, ops);
+    let mut clock = members as i64;
+    let mut refused = 0u64;
+    let update_ns = time_each(&sample, |member| {
+        clock += 1;
+        // 1..=100 to the first column (so every update moves the member), 0..1,000 to
+        // the others.
+        let by = draw(rng, columns, 100);
+        let mut values = Operands::all(&by);
+        values.set(0, 1 + by.first());
+        let w = Write {
+            member,
+            op: Some(Op::Incr),
+            values,
+            at_us: clock,
+            metadata: None,
+        };
+        match black_box(r.submit(&w)) {
+            Ok(_) => {}
+            Err(_) => refused += 1,
+        }
+    });
+    // A refused update costs less than a real one: a timing with any would flatter.
+    anyhow::ensure!(refused == 0, "{refused} updates were refused");
+    Ok(update_ns)
 }
 
 /// Mean nanoseconds per member of `members_of` over the sample, 16 members a call (the

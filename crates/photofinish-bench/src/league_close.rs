@@ -115,7 +115,51 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
     ])
     .await?;
     let http = reqwest::Client::new();
-    let base = server.base.clone();
+    let import_s = fill(&http, &server.base, members).await?;
+    ensure!(
+        Instant::now() + Duration::from_secs(6) < ends_at,
+        "the import took too long: the period ends before the writers warm up"
+    );
+
+    // Writers on the other boards, each request's start and latency kept.
+    let stop = Arc::new(AtomicBool::new(false));
+    let samples = Arc::new(Mutex::new(Vec::<(Instant, f64)>::new()));
+    let tasks = start_writers(&http, &server.base, clients, &stop, &samples);
+
+    // The period ends; the close runs; a second after it the writers stop.
+    tokio::time::sleep_until(ends_at.into()).await;
+    let (closed_at, moves) = wait_for_close(&http, &server.base, ends_at).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        t.await?;
+    }
+    let samples = std::mem::take(&mut *samples.lock().map_err(|_| anyhow!("poisoned"))?);
+    let window = |from: Instant, to: Instant| -> Vec<f64> {
+        samples
+            .iter()
+            .filter(|(t, _)| *t >= from && *t < to)
+            .map(|&(_, ms)| ms)
+            .collect()
+    };
+    let before = window(ends_at - Duration::from_secs(5), ends_at);
+    let during = window(ends_at, closed_at);
+    drop(server);
+    Ok(LeagueClose {
+        members,
+        clients,
+        import_s,
+        close_s: (closed_at - ends_at).as_secs_f64(),
+        moves,
+        before_ms: percentiles(before),
+        writes_during: during.len(),
+        during_ms: percentiles(during),
+    })
+}
+
+/// Creates the league board and four other boards, and imports `members` members into the
+/// league: the seconds the import took.
+async fn fill(http: &reqwest::Client, base: &str, members: u64) -> Result<f64> {
     let put = |board: &str, body: Value| {
         let (http, url) = (http.clone(), format!("{base}/v1/boards/{board}"));
         async move {
@@ -143,29 +187,28 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
     }
     let t = Instant::now();
     let r = http
-        .post(format!("{}/v1/boards/league/import", server.base))
+        .post(format!("{base}/v1/boards/league/import"))
         .header("content-type", "application/x-ndjson")
         .body(body)
         .send()
         .await?;
     ensure!(r.status().is_success(), "import: {}", r.text().await?);
-    let import_s = t.elapsed().as_secs_f64();
-    ensure!(
-        Instant::now() + Duration::from_secs(6) < ends_at,
-        "the import took too long: the period ends before the writers warm up"
-    );
+    Ok(t.elapsed().as_secs_f64())
+}
 
-    // Writers on the other boards, each request's start and latency kept.
-    let stop = Arc::new(AtomicBool::new(false));
-    let samples = Arc::new(Mutex::new(Vec::<(Instant, f64)>::new()));
+/// `clients` writers on the other boards until `stop`, each request's start and latency
+/// (ms) kept in `samples`.
+fn start_writers(
+    http: &reqwest::Client,
+    base: &str,
+    clients: usize,
+    stop: &Arc<AtomicBool>,
+    samples: &Arc<Mutex<Vec<(Instant, f64)>>>,
+) -> Vec<tokio::task::JoinHandle<()>> {
     let mut tasks = Vec::new();
     for c in 0..clients {
-        let (http, base, stop, samples) = (
-            http.clone(),
-            server.base.clone(),
-            stop.clone(),
-            samples.clone(),
-        );
+        let (http, base, stop, samples) =
+            (http.clone(), base.to_owned(), stop.clone(), samples.clone());
         tasks.push(tokio::spawn(async move {
             let mut rng = Rng::new(100 + c as u64);
             let mut mine = Vec::new();
@@ -186,14 +229,18 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
             samples.lock().map(|mut s| s.extend(mine)).ok();
         }));
     }
+    tasks
+}
 
-    // The period ends; the close runs; a second after it the writers stop.
-    tokio::time::sleep_until(ends_at.into()).await;
-    let moves_url = format!(
-        "{}/v1/boards/league/periods/previous/moves?limit=0",
-        server.base
-    );
-    let (closed_at, moves) = loop {
+/// Waits for the league's previous period to say `closed` (up to 2 minutes after
+/// `ends_at`): when it did, and its moves.
+async fn wait_for_close(
+    http: &reqwest::Client,
+    base: &str,
+    ends_at: Instant,
+) -> Result<(Instant, u64)> {
+    let moves_url = format!("{base}/v1/boards/league/periods/previous/moves?limit=0");
+    let closed = loop {
         let m: Value = http.get(&moves_url).send().await?.json().await?;
         if m["closed"] == json!(true) {
             break (Instant::now(), m["total"].as_u64().unwrap_or(0));
@@ -204,30 +251,5 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await?;
-    }
-    let samples = std::mem::take(&mut *samples.lock().map_err(|_| anyhow!("poisoned"))?);
-    let window = |from: Instant, to: Instant| -> Vec<f64> {
-        samples
-            .iter()
-            .filter(|(t, _)| *t >= from && *t < to)
-            .map(|&(_, ms)| ms)
-            .collect()
-    };
-    let before = window(ends_at - Duration::from_secs(5), ends_at);
-    let during = window(ends_at, closed_at);
-    drop(server);
-    Ok(LeagueClose {
-        members,
-        clients,
-        import_s,
-        close_s: (closed_at - ends_at).as_secs_f64(),
-        moves,
-        before_ms: percentiles(before),
-        writes_during: during.len(),
-        during_ms: percentiles(during),
-    })
+    Ok(closed)
 }

@@ -273,59 +273,7 @@ async fn run(mut args: Args) -> Result<()> {
         None
     };
     for t in &wanted {
-        let report = match *t {
-            "engine" => {
-                let (target, memory) = Target::engine(n, alloc::live_bytes)?;
-                drive("engine (in process)", &target, memory, &settings, None).await?
-            }
-            "http" => {
-                let dir = scratch.path().join("data");
-                let serve_args = [
-                    "--data-dir".to_owned(),
-                    dir.to_string_lossy().into_owned(),
-                    "--fsync".to_owned(),
-                    args.fsync.clone(),
-                ];
-                let (target, memory) =
-                    Target::http("http (embedded)", n, &serve_args, None).await?;
-                let label = format!("http, embedded, fsync {}", args.fsync);
-                drive(&label, &target, memory, &settings, None).await?
-            }
-            "http-redis" | "http-redis-local" => {
-                let local = *t == "http-redis-local";
-                let url = redis.as_ref().context("redis")?.url();
-                let conn = redis::Client::open(url.as_str())?
-                    .get_multiplexed_async_connection()
-                    .await?;
-                // Each on a namespace of its own in the one Redis.
-                let mut serve_args = vec!["--storage".to_owned(), url];
-                if local {
-                    serve_args.extend([
-                        "--local-reads".into(),
-                        "--redis-namespace".into(),
-                        "pflocal".into(),
-                    ]);
-                }
-                let (target, memory) =
-                    Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
-                let redis_pid = redis.as_ref().and_then(RedisProcess::pid);
-                let label = if local {
-                    "http, redis backend, local reads"
-                } else {
-                    "http, redis backend"
-                };
-                drive(label, &target, memory, &settings, redis_pid).await?
-            }
-            "redis" => {
-                let url = redis.as_ref().context("redis")?.url();
-                let pid = redis.as_ref().and_then(RedisProcess::pid);
-                let (target, memory) = Target::seed(&url, pid, n).await?;
-                drive("redis, seed 000 Lua", &target, memory, &settings, None).await?
-            }
-            other => anyhow::bail!(
-                "unknown target {other:?}: use engine, http, http-redis, http-redis-local, redis"
-            ),
-        };
+        let report = run_target(t, &args, &settings, scratch.path(), redis.as_ref()).await?;
         reports.push(report);
     }
     drive::print_table(&reports);
@@ -333,6 +281,77 @@ async fn run(mut args: Args) -> Result<()> {
         println!("{}", serde_json::to_string(&drive::json(&reports))?);
     }
     Ok(())
+}
+
+/// Loads and drives one target of `--targets`.
+async fn run_target(
+    t: &str,
+    args: &Args,
+    settings: &Settings,
+    scratch: &std::path::Path,
+    redis: Option<&RedisProcess>,
+) -> Result<Report> {
+    let n = args.members;
+    let report = match t {
+        "engine" => {
+            let (target, memory) = Target::engine(n, alloc::live_bytes)?;
+            drive("engine (in process)", &target, memory, settings, None).await?
+        }
+        "http" => {
+            let dir = scratch.join("data");
+            let serve_args = [
+                "--data-dir".to_owned(),
+                dir.to_string_lossy().into_owned(),
+                "--fsync".to_owned(),
+                args.fsync.clone(),
+            ];
+            let (target, memory) = Target::http("http (embedded)", n, &serve_args, None).await?;
+            let label = format!("http, embedded, fsync {}", args.fsync);
+            drive(&label, &target, memory, settings, None).await?
+        }
+        "http-redis" | "http-redis-local" => {
+            let local = t == "http-redis-local";
+            let url = redis.context("redis")?.url();
+            let conn = redis::Client::open(url.as_str())?
+                .get_multiplexed_async_connection()
+                .await?;
+            // Each on a namespace of its own in the one Redis.
+            let mut serve_args = vec!["--storage".to_owned(), url];
+            if local {
+                serve_args.extend([
+                    "--local-reads".into(),
+                    "--redis-namespace".into(),
+                    "pflocal".into(),
+                ]);
+            }
+            let (target, memory) = Target::http("http (redis)", n, &serve_args, Some(conn)).await?;
+            let redis_pid = redis.and_then(RedisProcess::pid);
+            let label = if local {
+                "http, redis backend, local reads"
+            } else {
+                "http, redis backend"
+            };
+            drive(label, &target, memory, settings, redis_pid).await?
+        }
+        "redis" => {
+            let url = redis.context("redis")?.url();
+            let pid = redis.and_then(RedisProcess::pid);
+            let (target, memory) = Target::seed(&url, pid, n).await?;
+            drive("redis, seed 000 Lua", &target, memory, settings, None).await?
+        }
+        other => anyhow::bail!(
+            "unknown target {other:?}: use engine, http, http-redis, http-redis-local, redis"
+        ),
+    };
+    Ok(report)
+}
+
+/// Prints a measurement's table, and its JSON on a line of its own when asked for.
+fn show(table: &str, json: Option<serde_json::Value>) {
+    print!("{table}");
+    if let Some(json) = json {
+        println!("{json}");
+    }
 }
 
 fn main() -> std::process::ExitCode {
@@ -366,12 +385,7 @@ fn main() -> std::process::ExitCode {
             json,
         }) => runtime
             .block_on(league_close::run(members, clients))
-            .map(|m| {
-                print!("{}", m.table());
-                if json {
-                    println!("{}", m.json());
-                }
-            }),
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())
@@ -381,23 +395,16 @@ fn main() -> std::process::ExitCode {
             ops,
             columns,
             json,
-        }) => engine_ops::run(members, ops, columns).map(|m| {
-            print!("{}", m.table());
-            if json {
-                println!("{}", m.json());
-            }
-        }),
+        }) => {
+            engine_ops::run(members, ops, columns).map(|m| show(&m.table(), json.then(|| m.json())))
+        }
         Some(Internal::BoardOps {
             members,
             ops,
             cohort_size,
             json,
-        }) => board_ops::run(members, ops, cohort_size).map(|m| {
-            print!("{}", m.table());
-            if json {
-                println!("{}", m.json());
-            }
-        }),
+        }) => board_ops::run(members, ops, cohort_size)
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
         Some(Internal::MemoryLatency { ref mib, loads }) => {
             let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();
             print!("{}", latency::table(&rows));

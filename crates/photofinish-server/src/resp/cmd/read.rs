@@ -157,7 +157,7 @@ async fn run_near(
         "lb.around" => {
             let op = ReadAround {
                 board,
-                member: member,
+                member,
                 window: Around {
                     before: number(args, 3, "before", MAX_AROUND_SIDE)?,
                     after: number(args, 4, "after", MAX_AROUND_SIDE)?,
@@ -173,7 +173,7 @@ async fn run_near(
         "lb.cohort" => {
             let op = ReadCohort {
                 board,
-                member: member,
+                member,
                 options: read_options(args, 3, true, spec.name)?,
             };
             match gate.read(caller, &op).await {
@@ -185,7 +185,7 @@ async fn run_near(
         "lb.tier" => {
             let op = ReadTier {
                 board,
-                member: member,
+                member,
             };
             let row = gate.read(caller, &op).await?;
             s.out.bulk(row.tier.as_bytes());
