@@ -183,10 +183,7 @@ async fn run_near(
             }
         }
         "lb.tier" => {
-            let op = ReadTier {
-                board,
-                member,
-            };
+            let op = ReadTier { board, member };
             let row = gate.read(caller, &op).await?;
             s.out.bulk(row.tier.as_bytes());
         }
