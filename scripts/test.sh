@@ -7,9 +7,10 @@
 # console test drives Debian's chromium over its DevTools protocol. The OpenAPI fuzz run
 # (scripts/openapi-fuzz.sh) needs schemathesis from PyPI; the RESP door's tests drive
 # redis-cli (redis-tools, which redis-server brings), redis-py (PyPI) and Node.js's ioredis and
-# node-redis (npm, pinned in tests/resp-clients/package-lock.json). This script installs what
-# is missing (Debian packages as root or through sudo; schemathesis with pip; the Node.js
-# clients with npm ci).
+# node-redis (npm, pinned in tests/resp-clients/package-lock.json). The game clients' tests
+# build the TypeScript client (TypeScript and Node.js's types, pinned in
+# clients/typescript/package-lock.json). This script installs what is missing (Debian
+# packages as root or through sudo; schemathesis with pip; the Node.js packages with npm ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +49,12 @@ if [ ! -d tests/resp-clients/node_modules/ioredis ] || [ ! -d tests/resp-clients
     || [ tests/resp-clients/package-lock.json -nt tests/resp-clients/node_modules ]; then
     echo "installing ioredis and node-redis with npm ci (the RESP door's Node.js test)" >&2
     (cd tests/resp-clients && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [ ! -d clients/typescript/node_modules/typescript ] \
+    || [ clients/typescript/package-lock.json -nt clients/typescript/node_modules ]; then
+    echo "installing the TypeScript client's dev dependencies with npm ci" >&2
+    (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 cargo test --workspace --locked

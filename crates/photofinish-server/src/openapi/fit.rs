@@ -17,6 +17,7 @@ use photofinish_core::config::{
     MAX_WEBHOOK_URL_BYTES, MEMBER_NAME_PATTERN, WEBHOOK_URL_PATTERN,
 };
 use photofinish_core::entry::MAX_ATTEMPTS;
+use photofinish_core::error::ErrorCode;
 use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
 use photofinish_core::query::{
     MAX_MEMBER_BOARDS, MAX_QUERY_MEMBERS, MAX_THRESHOLDS, PERCENT_PATTERN,
@@ -161,6 +162,7 @@ fn error_answer(description: &str) -> Value {
 /// Fits `doc` (see the module docs).
 pub fn fit(doc: &mut Value) {
     fit_bodies(&mut doc["components"]["schemas"]);
+    fit_errors(&mut doc["components"]["schemas"]);
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;
     };
@@ -172,6 +174,13 @@ pub fn fit(doc: &mut Value) {
             fit_operation(path, method, op);
         }
     }
+}
+
+/// An error's `code` is one of the server's stable codes (docs/SPEC.md §3), listed, so a
+/// client generated from the document knows every code it may meet.
+fn fit_errors(schemas: &mut Value) {
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    schemas["ErrorDetail"]["properties"]["code"]["enum"] = json!(codes);
 }
 
 fn fit_bodies(schemas: &mut Value) {
@@ -234,6 +243,11 @@ fn fit_write_bodies(schemas: &mut Value) {
         "description": "Up to 1000 writes, applied in order. An entry that breaks the schema refuses the whole batch (nothing applied); an entry refused by a board's rules or state gets its error in its place"
     });
     schemas["BatchBody"]["required"] = json!(["entries"]);
+    // Each result is the entry's write result, or its error in its place.
+    schemas["BatchResult"]["properties"]["results"]["items"] = json!({"anyOf": [
+        {"$ref": "#/components/schemas/WriteResult"},
+        {"$ref": "#/components/schemas/ErrorBody"}
+    ]});
 }
 
 /// A board's config as created and as patched, its columns, and a league's tiers.

@@ -6,6 +6,7 @@ mod access;
 mod api;
 mod bad_input;
 mod browser;
+mod clients;
 mod cohorts;
 mod columns;
 mod concurrency;

@@ -1,0 +1,44 @@
+/**
+ * Errors a call can end with. The server answers every refusal with a stable `code`
+ * (`ErrorCode`, generated from its OpenAPI document) and a human message: those arrive as
+ * `PhotofinishError`. A call that never got an answer (the network failed, or it ran out
+ * of time, after its retries) ends with `NetworkError`.
+ */
+import type { ErrorBody } from "./schema.js";
+
+/** Every code the server may answer with (docs/SPEC.md §3). */
+export type ErrorCode = ErrorBody["error"]["code"];
+
+/** The code of an answer that was not the server's error shape (e.g. a proxy's page). */
+export const UNEXPECTED_ANSWER = "unexpected_answer";
+
+/** The server refused the call: its HTTP status, code and message. */
+export class PhotofinishError extends Error {
+  override readonly name = "PhotofinishError";
+  constructor(
+    /** The HTTP status (400, 401, 403, 404, 409, 413, 422, 429, 503, 507, …). */
+    readonly status: number,
+    /**
+     * The server's stable code, e.g. `member_not_found` or `rate_limited`; or
+     * `unexpected_answer` when the answer was not the server's (a proxy's error page).
+     */
+    readonly code: ErrorCode | typeof UNEXPECTED_ANSWER,
+    message: string,
+    /** Seconds the server asked to wait before trying again (429 and 503), if it said. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The call got no answer: the connection failed or timed out, every try. */
+export class NetworkError extends Error {
+  override readonly name = "NetworkError";
+  constructor(
+    message: string,
+    /** What the last try failed with. */
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * JSON that keeps scores exact. `JSON.parse` reads every number as a double, which rounds
+ * integers past 2^53; the server's scores are signed 64-bit integers. So answers are read
+ * by this parser, which gives the fields that hold scores (`SCORE_FIELDS`, and the values
+ * of `SCORE_MAPS`, both generated from the server's OpenAPI document) as `bigint`, and
+ * bodies are written by `stringify`, which writes a `bigint` as the integer it is.
+ */
+import { OPAQUE_FIELDS, SCORE_FIELDS, SCORE_MAPS } from "./schema.js";
+
+const scoreFields = new Set(SCORE_FIELDS);
+const scoreMaps = new Set(SCORE_MAPS);
+const opaqueFields = new Set(OPAQUE_FIELDS);
+
+/**
+ * Where a value sits: under a score field, in a map of scores, inside a free-form object
+ * (metadata: read as `JSON.parse` would), or elsewhere.
+ */
+type Slot = "score" | "map" | "opaque" | "other";
+
+class Parser {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  fail(what: string): never {
+    throw new SyntaxError(`invalid JSON at ${this.i}: ${what}`);
+  }
+
+  ws(): void {
+    while (this.i < this.s.length) {
+      const c = this.s.charCodeAt(this.i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) this.i++;
+      else break;
+    }
+  }
+
+  value(slot: Slot): unknown {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === "{") return this.object(slot);
+    if (c === "[") return this.array(slot);
+    if (c === '"') return this.string();
+    if (c === "-" || (c >= "0" && c <= "9")) return this.number(slot);
+    for (const [word, v] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
+      if (this.s.startsWith(word, this.i)) {
+        this.i += word.length;
+        return v;
+      }
+    }
+    return this.fail(`unexpected ${c === undefined ? "end" : JSON.stringify(c)}`);
+  }
+
+  object(slot: Slot): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === "}") {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] !== '"') this.fail("expected a key");
+      const key = this.string();
+      this.ws();
+      if (this.s[this.i] !== ":") this.fail("expected ':'");
+      this.i++;
+      const inner: Slot =
+        slot === "opaque" || opaqueFields.has(key)
+          ? "opaque"
+          : slot === "map"
+            ? "score"
+            : scoreMaps.has(key)
+              ? "map"
+              : scoreFields.has(key)
+                ? "score"
+                : "other";
+      out[key] = this.value(inner);
+      this.ws();
+      const c = this.s[this.i++];
+      if (c === "}") return out;
+      if (c !== ",") this.fail("expected ',' or '}'");
+    }
+  }
+
+  array(slot: Slot): unknown[] {
+    const out: unknown[] = [];
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === "]") {
+      this.i++;
+      return out;
+    }
+    // No answer holds an array of scores: items are read as rows, or as free-form values.
+    const inner: Slot = slot === "opaque" ? "opaque" : "other";
+    for (;;) {
+      out.push(this.value(inner));
+      this.ws();
+      const c = this.s[this.i++];
+      if (c === "]") return out;
+      if (c !== ",") this.fail("expected ',' or ']'");
+    }
+  }
+
+  string(): string {
+    const start = this.i;
+    this.i++;
+    let escaped = false;
+    while (this.i < this.s.length) {
+      const c = this.s[this.i];
+      if (c === "\\") {
+        escaped = true;
+        this.i += 2;
+        continue;
+      }
+      if (c === '"') {
+        this.i++;
+        const raw = this.s.slice(start, this.i);
+        return escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      }
+      this.i++;
+    }
+    return this.fail("unterminated string");
+  }
+
+  number(slot: Slot): number | bigint {
+    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(this.s.slice(this.i, this.i + 400));
+    if (!m) this.fail("bad number");
+    this.i += m[0].length;
+    const integer = m[2] === undefined && m[3] === undefined;
+    if (slot === "score" && integer) return BigInt(m[0]);
+    return Number(m[0]);
+  }
+}
+
+/** Parses an answer's JSON, with scores as `bigint`. */
+export function parse(text: string): unknown {
+  const p = new Parser(text);
+  const v = p.value("other");
+  p.ws();
+  if ((p as unknown as { i: number }).i !== text.length) p.fail("trailing characters");
+  return v;
+}
+
+/** Writes `value` as JSON, a `bigint` as its exact integer. */
+export function stringify(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `\u0000${v}\u0000` : v)).replace(
+    /"\\u0000(-?[0-9]+)\\u0000"/g,
+    "$1",
+  );
+}

@@ -1,0 +1,346 @@
+/**
+ * The TypeScript client against a live Photofinish server, started by the Rust test
+ * `clients_typescript` (crates/photofinish-server/tests/it/clients.rs), which passes:
+ * - PF_URL: the server; PF_ADMIN: an admin key; PF_ANN, PF_BOB: players' tokens;
+ * - PF_PREFIX: a prefix for this run's board names.
+ * Every call of the client is made here, every way it reports a refusal, its retries
+ * (that a write whose answer was lost is not counted twice), and the event stream.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import {
+  Photofinish,
+  PhotofinishError,
+  NetworkError,
+  parseJson,
+  stringifyJson,
+  type BoardEvent,
+  type EntryView,
+} from "../src/index.js";
+import { FaultyProxy } from "./proxy.js";
+
+const env = (name: string): string => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this through the Rust test clients_typescript`);
+  return v;
+};
+const URL_ = env("PF_URL");
+const P = env("PF_PREFIX");
+const admin = new Photofinish({ baseUrl: URL_, token: env("PF_ADMIN") });
+const ann = admin.withToken(env("PF_ANN"));
+const bob = admin.withToken(env("PF_BOB"));
+const anonymous = admin.withToken(undefined);
+
+/** The refusal `f` ends with. */
+async function refusal(f: () => Promise<unknown>): Promise<PhotofinishError> {
+  try {
+    await f();
+  } catch (e) {
+    if (e instanceof PhotofinishError) return e;
+    throw e;
+  }
+  assert.fail("the call was not refused");
+}
+
+const names = (rows: EntryView[]) => rows.map((e) => e.member);
+
+test("scores are exact past 2^53 both ways, and metadata is the caller's own", () => {
+  const big = 2n ** 62n + 1n;
+  const v = parseJson(`{"score": ${big}, "scores": {"a": -9223372036854775808}, "rank": 3,
+    "metadata": {"score": 9007199254740993, "n": [1, 2]}, "entries": [{"score": 7}]}`) as Record<string, unknown>;
+  assert.equal(v.score, big);
+  assert.deepEqual(v.scores, { a: -(2n ** 63n) });
+  assert.equal(v.rank, 3);
+  // Metadata is read as JSON.parse reads it, whatever its keys.
+  assert.equal(typeof (v.metadata as { score: unknown }).score, "number");
+  assert.deepEqual(v.entries, [{ score: 7n }]);
+  assert.equal(stringifyJson({ score: big, s: "x\u00e9" }), `{"score":${big},"s":"x\u00e9"}`);
+});
+
+test("boards, writes and every read", async () => {
+  const b = `${P}main`;
+  const made = await admin.createBoard(b, { player_writes: true, public_read: true });
+  assert.equal(made.created, true);
+  assert.equal(made.board.name, b);
+  assert.equal((await admin.createBoard(b, { player_writes: true, public_read: true })).created, false);
+
+  const w = await ann.submit(b, "ann", { score: 5, metadata: { level: 3 } });
+  assert.deepEqual([w.member, w.score, w.rank, w.changed], ["ann", 5n, 1, true]);
+  await bob.submit(b, "bob", { score: 3 });
+  await admin.submitBatch(b, [
+    { member: "cid", score: 9 },
+    { member: "dot", score: "4" },
+  ]);
+
+  const m = await ann.member(b, "ann");
+  assert.deepEqual([m.rank, m.score, m.total, m.metadata], [2, 5n, 4, { level: 3 }]);
+  assert.equal((await ann.member(b, "ann", { ranking: "dense" })).rank, 2);
+  const page = await anonymous.entries(b, { limit: 2 });
+  assert.deepEqual(names(page.entries), ["cid", "ann"]);
+  assert.equal(page.total, 4);
+  assert.deepEqual(names((await ann.entries(b, { offset: 2, limit: 2 })).entries), ["dot", "bob"]);
+  assert.deepEqual(names((await ann.around(b, "dot", { before: 1, after: 1 })).entries), ["ann", "dot", "bob"]);
+  const q = await ann.queryMembers(b, ["bob", "zed", "cid"]);
+  assert.deepEqual(names(q.entries), ["cid", "bob"]);
+  assert.deepEqual(q.missing, ["zed"]);
+  const r = await ann.rankOfScore(b, 6);
+  assert.deepEqual([r.rank, r.score, r.total], [2, 6n, 4]);
+  const t = await ann.thresholds(b, { ranks: [1, 3], topPercent: [50] });
+  assert.deepEqual(
+    t.thresholds.map((x) => x.score),
+    [9n, 4n, 5n],
+  );
+  const across = await ann.memberBoards("ann", { boards: [b] });
+  assert.deepEqual(
+    across.boards.map((x) => [x.board, x.rank]),
+    [[b, 2]],
+  );
+  const view = await ann.board(b);
+  assert.deepEqual([view.name, view.members, view.player_writes], [b, 4, true]);
+  assert.ok((await admin.boards()).boards.some((x) => x.name === b));
+  const periods = await ann.periods(b);
+  assert.equal(periods.periods[0]?.id, "all");
+  assert.equal((await anonymous.health()).status, "ok");
+});
+
+test("scores past 2^53, several columns", async () => {
+  const b = `${P}big`;
+  await admin.createBoard(b, { update: "set" });
+  const big = 2n ** 62n + 1n;
+  assert.equal((await admin.submit(b, "m", { score: big })).score, big);
+  assert.equal((await admin.member(b, "m")).score, big);
+  await admin.submit(b, "low", { score: "-9223372036854775808" });
+  assert.equal((await admin.member(b, "low")).score, -(2n ** 63n));
+  assert.equal((await admin.rankOfScore(b, big - 1n)).rank, 2);
+  assert.throws(() => admin.rankOfScore(b, 2 ** 60), RangeError);
+
+  const c = `${P}cols`;
+  await admin.createBoard(c, { columns: [{ name: "kills" }, { name: "time", order: "asc" }] });
+  const w = await admin.submit(c, "ann", { scores: { kills: 3, time: 100 } });
+  assert.deepEqual(w.scores, { kills: 3n, time: 100n });
+  await admin.submit(c, "bob", { scores: { kills: 3, time: 90 } });
+  assert.equal((await admin.rankOfScore(c, [3, 95])).rank, 2);
+  assert.deepEqual(
+    (await admin.entries(c)).entries.map((e) => e.scores?.time),
+    [90n, 100n],
+  );
+});
+
+test("joins, cohorts, tiers and moves", async () => {
+  const t = `${P}cup`;
+  await admin.createBoard(t, { join_required: true, player_writes: true });
+  const notJoined = await refusal(() => ann.submit(t, "ann", { score: 1 }));
+  assert.deepEqual([notJoined.status, notJoined.code], [422, "not_joined"]);
+  const j = await ann.join(t, "ann");
+  assert.deepEqual([j.member, j.already], ["ann", false]);
+  assert.equal((await ann.join(t, "ann")).already, true);
+  assert.equal((await ann.submit(t, "ann", { score: 1 })).rank, 1);
+
+  const l = `${P}league`;
+  await admin.createBoard(l, {
+    reset: "daily",
+    cohort_size: 2,
+    league: { tiers: ["bronze", "silver"], promote: 1, demote: 1 },
+  });
+  for (const [m, s] of [["ann", 5], ["bob", 3], ["cid", 4]] as const) await admin.submit(l, m, { score: s });
+  const mine = await admin.cohort(l, "bob");
+  assert.deepEqual([mine.cohort, names(mine.entries), mine.tier], [1, ["ann", "bob"], "bronze"]);
+  const list = await admin.cohorts(l, { tier: "bronze" });
+  assert.equal(list.total, 2);
+  assert.deepEqual(names((await admin.cohortEntries(l, 2, { tier: "bronze" })).entries), ["cid"]);
+  assert.deepEqual(await admin.tier(l, "ann"), { member: "ann", tier: "bronze" });
+  const period = (await admin.board(l)).period;
+  const moves = await admin.moves(l, period);
+  assert.deepEqual([moves.closed, moves.moves.length], [false, 0]);
+});
+
+test("moderation, audit, delete, patch, import and export", async () => {
+  const b = `${P}mod`;
+  await admin.createBoard(b, { public_read: true });
+  await admin.submitBatch(b, [
+    { member: "ann", score: 5 },
+    { member: "bob", score: 3 },
+    { member: "cheat", score: 99 },
+  ]);
+  await admin.hide(b, "cheat");
+  assert.deepEqual(names((await anonymous.entries(b)).entries), ["ann", "bob"]);
+  assert.deepEqual((await admin.hidden(b)).members, ["cheat"]);
+  await admin.unhide(b, "cheat");
+  assert.equal((await anonymous.entries(b)).total, 3);
+  await admin.hideEverywhere("cheat");
+  assert.equal((await anonymous.entries(b)).total, 2);
+  await admin.unhideEverywhere("cheat");
+  await admin.deleteMember(b, "cheat");
+  assert.equal((await refusal(() => admin.member(b, "cheat"))).code, "member_not_found");
+  const patched = await admin.patchBoard(b, { retention: 4 });
+  assert.equal(patched.retention, 4);
+  const audit = await admin.audit({ board: b, limit: 50 });
+  assert.deepEqual(
+    audit.entries.map((e) => e.action).slice(0, 3),
+    ["board.patch", "member.delete", "member.unhide"],
+  );
+
+  const exported = await admin.exportEntries(b);
+  assert.deepEqual(
+    exported.map((l) => [l.member, l.score]),
+    [["ann", 5n], ["bob", 3n]],
+  );
+  const copy = `${P}copy`;
+  await admin.createBoard(copy);
+  const imported = await admin.importEntries(copy, [...exported, { member: "big", score: 2n ** 60n + 3n }]);
+  assert.equal(imported.imported, 3);
+  assert.equal((await admin.member(copy, "big")).score, 2n ** 60n + 3n);
+  assert.equal((await admin.member(copy, "ann")).reached_at, exported[0]?.reached_at);
+  await admin.deleteBoard(copy);
+  assert.equal((await refusal(() => admin.board(copy))).code, "board_not_found");
+});
+
+test("refusals arrive as the server's status and code", async () => {
+  const b = `${P}main`;
+  const cases: Array<[() => Promise<unknown>, number, string]> = [
+    [() => ann.entries(b, { limit: 5000 }), 400, "invalid_parameter"],
+    [() => ann.submit(b, "ann", { score: "1.5" }), 422, "score_not_integer"],
+    [() => admin.withToken("pf_not_a_key").entries(b), 401, "unauthorized"],
+    [() => ann.submit(b, "bob", { score: 1 }), 403, "forbidden"],
+    [() => ann.member(b, "zed"), 404, "member_not_found"],
+    [() => ann.entries(`${P}none`), 404, "board_not_found"],
+    [() => admin.createBoard(b, { order: "asc" }), 409, "board_config_conflict"],
+    [() => admin.submit(b, "ann", { score: 2n ** 63n - 1n }), 422, "score_overflow"],
+  ];
+  for (const [call, status, code] of cases) {
+    const e = await refusal(call);
+    assert.deepEqual([e.status, e.code], [status, code], e.message);
+    assert.ok(e.message.length > 0);
+  }
+  // Nothing was changed by any of them.
+  assert.equal((await admin.member(b, "ann")).score, 5n);
+});
+
+test("a rate limit: 429 with Retry-After, waited out when retries allow", async () => {
+  const b = `${P}main`;
+  const once = new Photofinish({ baseUrl: URL_, retries: 0 });
+  let limited: PhotofinishError | undefined;
+  for (let i = 0; i < 20 && !limited; i++) {
+    limited = await once.entries(b).then(
+      () => undefined,
+      (e: unknown) => (e instanceof PhotofinishError ? e : Promise.reject(e)),
+    );
+  }
+  assert.ok(limited, "the anonymous rate was never reached");
+  assert.deepEqual([limited.status, limited.code], [429, "rate_limited"]);
+  assert.ok(limited.retryAfter !== undefined && limited.retryAfter >= 1);
+  const patient = new Photofinish({ baseUrl: URL_, retries: 3 });
+  assert.equal((await patient.entries(b)).total, 4);
+});
+
+test("a lost answer is retried under the same key and counted once", async () => {
+  const b = `${P}retry`;
+  await admin.createBoard(b, { update: "incr" });
+  const proxy = await FaultyProxy.start(URL_);
+  const proxyUrl = proxy.url;
+  try {
+    const viaProxy = new Photofinish({ baseUrl: proxyUrl, token: env("PF_ADMIN"), retryDelayMs: 10 });
+    proxy.fail("drop");
+    const w = await viaProxy.submit(b, "ann", { score: 5 });
+    assert.equal(w.score, 5n);
+    assert.equal(proxy.forwarded, 2, "the write reached the server twice");
+    assert.equal((await admin.member(b, "ann")).score, 5n);
+
+    proxy.fail("drop");
+    const r = await viaProxy.submitBatch(b, [
+      { member: "ann", score: 1 },
+      { member: "bob", score: 2 },
+    ]);
+    assert.equal(r.results.length, 2);
+    assert.equal((await admin.member(b, "ann")).score, 6n);
+    assert.equal((await admin.member(b, "bob")).score, 2n);
+
+    // A 503 is waited out and tried again.
+    proxy.fail("busy", "busy");
+    assert.equal((await viaProxy.submit(b, "bob", { score: 1 })).score, 3n);
+    // Past the retries, the 503 is the answer.
+    const strict = new Photofinish({ baseUrl: proxy.url, token: env("PF_ADMIN"), retries: 1, retryDelayMs: 10 });
+    proxy.fail("busy", "busy");
+    const busy = await refusal(() => strict.submit(b, "bob", { score: 1 }));
+    assert.deepEqual([busy.status, busy.code], [503, "overloaded"]);
+    assert.equal((await admin.member(b, "bob")).score, 3n);
+
+    // An import is never sent twice: its lost answer is the caller's to look into.
+    const empty = `${P}imp`;
+    await admin.createBoard(empty);
+    proxy.fail("drop");
+    await assert.rejects(() => viaProxy.importEntries(empty, [{ member: "x", score: 1 }]), NetworkError);
+    assert.equal((await admin.board(empty)).members, 1);
+  } finally {
+    await proxy.close();
+  }
+  // Nobody listening: the tries end in a NetworkError.
+  const gone = new Photofinish({ baseUrl: proxyUrl, retries: 1, retryDelayMs: 10 });
+  await assert.rejects(() => gone.health(), NetworkError);
+});
+
+test("live events, resumed after a dropped connection", async () => {
+  const b = `${P}live`;
+  await admin.createBoard(b, { player_writes: true });
+  const proxy = await FaultyProxy.start(URL_);
+  const stop = new AbortController();
+  const viaProxy = new Photofinish({ baseUrl: proxy.url, token: env("PF_ANN"), retryDelayMs: 50 });
+  const seen: BoardEvent[] = [];
+  const waiters: Array<() => void> = [];
+  const reader = (async () => {
+    for await (const e of viaProxy.events(b, { signal: stop.signal })) {
+      seen.push(e);
+      waiters.splice(0).forEach((w) => w());
+    }
+  })();
+  const until = async (n: number) => {
+    const deadline = Date.now() + 10_000;
+    while (seen.length < n) {
+      assert.ok(Date.now() < deadline, `waited for ${n} events, saw ${JSON.stringify(seen, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  };
+  try {
+    // The stream is open once a write shows on it.
+    const deadline = Date.now() + 10_000;
+    for (let s = 1; seen.length === 0; s++) {
+      assert.ok(Date.now() < deadline, "the stream never opened");
+      await ann.submit(b, "ann", { score: s });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const first = seen[0];
+    assert.equal(first?.type, "score");
+    assert.equal(typeof (first as { score: unknown }).score, "bigint");
+    const before = seen.length;
+    proxy.cutAll();
+    await bob.submit(b, "bob", { score: 2n ** 60n });
+    await until(before + 1);
+    const e = seen[before];
+    assert.deepEqual(e?.type === "score" && [e.member, e.score, e.rank], ["bob", 2n ** 60n, 1]);
+    assert.ok(!seen.some((x) => x.type === "resync"), "the stream resumed where it stopped");
+    const ids = seen.map((x) => BigInt(x.id.replace("-", "")));
+    assert.deepEqual([...ids].sort((a, c) => (a < c ? -1 : 1)), ids, "ids increase");
+    assert.equal(new Set(ids).size, ids.length, "no event twice");
+    await admin.deleteMember(b, "bob");
+    await until(before + 2);
+    assert.deepEqual(seen[before + 1]?.type === "remove" && seen[before + 1], {
+      type: "remove",
+      id: seen[before + 1]?.id,
+      member: "bob",
+      period: "all",
+    });
+  } finally {
+    stop.abort();
+    await reader;
+    await proxy.close();
+  }
+  // A refusal ends the stream with the server's error.
+  const refused = await refusal(async () => {
+    for await (const _ of admin.withToken("pf_not_a_key").events(b)) break;
+  });
+  assert.equal(refused.status, 401);
+});
