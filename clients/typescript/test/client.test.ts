@@ -266,6 +266,12 @@ test("a lost answer is retried under the same key and counted once", async () =>
     assert.deepEqual([busy.status, busy.code], [503, "overloaded"]);
     assert.equal((await admin.member(b, "bob")).score, 3n);
 
+    // An answer that is not the server's (a gateway's page) is a refusal all the same.
+    proxy.fail("html");
+    const page = await refusal(() => viaProxy.board(b));
+    assert.deepEqual([page.status, page.code], [502, "unexpected_answer"]);
+    assert.match(page.message, /Bad gateway/);
+
     // An import is never sent twice: its lost answer is the caller's to look into.
     const empty = `${P}imp`;
     await admin.createBoard(empty);

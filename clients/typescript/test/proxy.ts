@@ -4,11 +4,12 @@
  * - `drop`: the next request reaches the server (which applies it), but the answer never
  *   comes back: its connection is cut as the answer arrives;
  * - `busy`: the next request is answered 503 without reaching the server;
+ * - `html`: the next request is answered 502 with a web page, as a broken gateway would;
  * - `cutAll()`: every open connection is cut (an event stream's, say).
  */
 import net from "node:net";
 
-export type Fault = "drop" | "busy";
+export type Fault = "drop" | "busy" | "html";
 
 export class FaultyProxy {
   private readonly server: net.Server;
@@ -67,12 +68,15 @@ export class FaultyProxy {
     client.on("data", (d) => {
       if (/^(GET|POST|PUT|PATCH|DELETE) /.test(d.toString("latin1", 0, 8))) {
         fault = this.faults.shift();
-        if (fault !== "busy") this.forwarded++;
+        if (fault !== "busy" && fault !== "html") this.forwarded++;
       }
-      if (fault === "busy") {
-        const body = JSON.stringify({ error: { code: "overloaded", message: "busy (the test's proxy)" } });
+      if (fault === "busy" || fault === "html") {
+        const [status, type, body] =
+          fault === "busy"
+            ? ["503 Service Unavailable", "application/json", JSON.stringify({ error: { code: "overloaded", message: "busy (the test's proxy)" } })]
+            : ["502 Bad Gateway", "text/html", "<html><body>Bad gateway</body></html>"];
         client.end(
-          `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 0\r\n` +
+          `HTTP/1.1 ${status}\r\nContent-Type: ${type}\r\nRetry-After: 0\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
         up.destroy();

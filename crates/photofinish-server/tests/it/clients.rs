@@ -1,9 +1,11 @@
-//! The game clients (clients/typescript; docs/clients.md) against a live server: the
-//! server is started here with an admin key, players' ES256 tokens and a low anonymous
-//! rate, and the client's own test suite (`node --test`) runs against it, on the embedded
-//! store and once on Redis. First the client's generated types are checked against the
-//! server's `/openapi.json`: a `src/schema.ts` that differs from a fresh generation fails.
-//! `scripts/test.sh` installs Node.js and the client's dev dependencies (`npm ci`).
+//! The game clients (clients/typescript, clients/csharp; docs/clients.md) against a live
+//! server: the server is started here with an admin key, players' ES256 tokens and a low
+//! anonymous rate, and each client's own test suite runs against it (`node --test` for
+//! TypeScript; for C#, a program compiled with mono's `mcs` and run with `mono`), on the
+//! embedded store and once on Redis. First each client's generated types are checked
+//! against the server's `/openapi.json`: a file that differs from a fresh generation
+//! fails. The C# Unity sample is compiled too, against stubs of the UnityEngine types it
+//! uses. `scripts/test.sh` installs Node.js, mono and the TypeScript dev dependencies.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,8 +20,16 @@ use tokio::sync::OnceCell;
 
 use crate::support::*;
 
+fn clients_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../clients")
+}
+
 fn typescript_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../clients/typescript")
+    clients_dir().join("typescript")
+}
+
+fn csharp_dir() -> PathBuf {
+    clients_dir().join("csharp")
 }
 
 /// Runs `program args` in `dir` with `envs`, off the async workers.
@@ -105,20 +115,27 @@ async fn server(kind: Kind) -> (Server, Vec<(String, String)>, tempfile::TempDir
     (s, env, dir)
 }
 
-async fn typescript_suite(kind: Kind) {
-    build_typescript().await;
-    let (s, env, _dir) = server(kind).await;
+/// Checks `lang`'s generated types against `s`'s OpenAPI document.
+async fn types_are_current(s: &Server, lang: &str) {
     let openapi = format!("{}/openapi.json", s.base);
     check(
-        "the generated types' check (npm run generate -- <server>/openapi.json)",
+        &format!(
+            "the {lang} types' check (node clients/generate.mjs {lang} <server>/openapi.json)"
+        ),
         &run(
-            typescript_dir(),
+            clients_dir(),
             "node",
-            &["scripts/generate.mjs", "--check", &openapi],
+            &["generate.mjs", lang, "--check", &openapi],
             vec![],
         )
         .await,
     );
+}
+
+async fn typescript_suite(kind: Kind) {
+    build_typescript().await;
+    let (s, env, _dir) = server(kind).await;
+    types_are_current(&s, "typescript").await;
     let out = run(
         typescript_dir(),
         "node",
@@ -139,4 +156,85 @@ async fn typescript_client_on_the_embedded_store() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typescript_client_on_redis() {
     typescript_suite(Kind::Redis).await;
+}
+
+/// Compiles the C# client's tests, and the Unity sample against the UnityEngine stubs,
+/// once per test process: the tests' program.
+async fn build_csharp() -> PathBuf {
+    static BUILT: OnceCell<PathBuf> = OnceCell::const_new();
+    BUILT
+        .get_or_init(|| async {
+            let out = std::env::temp_dir().join(format!("photofinish-cs-{}", std::process::id()));
+            std::fs::create_dir_all(&out).expect("out dir");
+            let exe = out.join("tests.exe");
+            let sample = out.join("sample.dll");
+            let sources = |dirs: &[&str]| -> Vec<String> {
+                let mut files = Vec::new();
+                for d in dirs {
+                    for e in std::fs::read_dir(csharp_dir().join(d)).expect("sources") {
+                        let p = e.expect("entry").path();
+                        if p.extension().is_some_and(|x| x == "cs") {
+                            files.push(p.display().to_string());
+                        }
+                    }
+                }
+                files.sort();
+                files
+            };
+            let mut args = vec![
+                format!("-out:{}", exe.display()),
+                "-r:System.Net.Http.dll".to_owned(),
+                "-warnaserror".to_owned(),
+            ];
+            args.extend(sources(&["Runtime", "Tests~"]));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            check(
+                "mcs (the C# client and its tests)",
+                &run(csharp_dir(), "mcs", &args, vec![]).await,
+            );
+            let mut args = vec![
+                "-target:library".to_owned(),
+                format!("-out:{}", sample.display()),
+                "-r:System.Net.Http.dll".to_owned(),
+                "-warnaserror".to_owned(),
+            ];
+            args.extend(sources(&[
+                "Runtime",
+                "Tests~/UnityStubs",
+                "Samples~/LeaderboardSample",
+            ]));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            check(
+                "mcs (the Unity sample)",
+                &run(csharp_dir(), "mcs", &args, vec![]).await,
+            );
+            exe
+        })
+        .await
+        .clone()
+}
+
+async fn csharp_suite(kind: Kind) {
+    let exe = build_csharp().await;
+    let (s, mut env, _dir) = server(kind).await;
+    types_are_current(&s, "csharp").await;
+    for (k, v) in env.iter_mut() {
+        if k == "PF_PREFIX" {
+            *v = format!("cs-{kind:?}-").to_lowercase();
+        }
+    }
+    let exe = exe.display().to_string();
+    let out = run(csharp_dir(), "mono", &["--debug", &exe], env).await;
+    check(&format!("the C# client's tests on {kind:?}"), &out);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csharp_client_on_the_embedded_store() {
+    csharp_suite(Kind::Embedded).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csharp_client_on_redis() {
+    csharp_suite(Kind::Redis).await;
 }
