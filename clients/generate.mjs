@@ -162,8 +162,19 @@ function scoreFields(schemas) {
       if (types.includes("object") && !p.properties && !(ap && typeof ap === "object")) opaque.add(name);
     }
   }
+  // The parser knows a score by its field's name alone: a name must mean a score in
+  // every schema or in none.
+  const plain = new Set();
+  for (const s of Object.values(schemas)) {
+    for (const [name, p] of Object.entries(s.properties ?? {})) {
+      const branches = p.oneOf ?? p.anyOf ?? [p];
+      const integer = branches.some((b) => b.type === "integer" || (Array.isArray(b.type) && b.type.includes("integer")));
+      if (integer && !branches.some(isScore)) plain.add(name);
+    }
+  }
   for (const name of [...fields, ...maps]) {
     if (opaque.has(name)) throw new Error(`field ${name} is both free-form and a score`);
+    if (plain.has(name)) throw new Error(`field ${name} is a score in one schema and a plain integer in another`);
   }
   return { fields: [...fields].sort(), maps: [...maps].sort(), opaque: [...opaque].sort() };
 }

@@ -20,6 +20,13 @@ namespace Photofinish
         /// <summary>Seconds the server asked to wait before trying again (429, 503), if it said.</summary>
         public int? RetryAfter { get; private set; }
 
+        /// <summary>
+        /// The Idempotency-Key the call was sent with, if it had one: after a 503 or an
+        /// idempotency_key_in_flight the outcome may be unknown, and sending the call again
+        /// with this key counts it once whatever happened.
+        /// </summary>
+        public string IdempotencyKey { get; internal set; }
+
         public PhotofinishException(int status, string code, string message, int? retryAfter)
             : base(message)
         {
@@ -37,9 +44,16 @@ namespace Photofinish
     /// <summary>The call got no answer: the connection failed or timed out, every try.</summary>
     public sealed class PhotofinishNetworkException : Exception
     {
-        public PhotofinishNetworkException(string message, Exception inner)
+        /// <summary>
+        /// The Idempotency-Key the call was sent with, if it had one: the write may have been
+        /// applied, and sending it again with this key counts it once whatever happened.
+        /// </summary>
+        public string IdempotencyKey { get; private set; }
+
+        public PhotofinishNetworkException(string message, Exception inner, string idempotencyKey)
             : base(message, inner)
         {
+            IdempotencyKey = idempotencyKey;
         }
     }
 }

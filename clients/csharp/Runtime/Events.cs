@@ -4,7 +4,9 @@
 // asks again with Last-Event-ID, so the server replays what was missed or sends resync.
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
+using System.Linq;
 using System.Net.Http;
 using System.Text;
 using System.Threading;
@@ -61,15 +63,26 @@ namespace Photofinish
         /// <summary>
         /// Calls onEvent with each of the board's events until ct is cancelled, reconnecting
         /// after a drop or a 503 and resuming after the last event given. Another refusal
-        /// (401, 403, 404) ends it with a PhotofinishException. In Unity, started from the
-        /// main thread, onEvent runs on the main thread.
+        /// (401, 403, 404) ends it with a PhotofinishException. onEvent runs on the
+        /// SynchronizationContext ListenAsync was called on: in Unity, called from the main
+        /// thread (as from Start), on the main thread, where it may touch the scene.
         /// </summary>
         public async Task ListenAsync(string board, Action<BoardEvent> onEvent, EventsOptions o = null, CancellationToken ct = default(CancellationToken))
         {
             var last = o == null ? null : o.LastEventId;
-            var query = new Dictionary<string, string>();
-            if (o != null && o.Members != null) query["members"] = string.Join(",", o.Members);
-            var url = Url(Path("v1", "boards", board, "events"), query);
+            // One members= per name (a name may hold a comma), a lone name twice: one value
+            // alone is split on commas by the server.
+            var members = o == null || o.Members == null ? new List<string>() : o.Members.ToList();
+            if (members.Count == 1) members.Add(members[0]);
+            var url = Url(Path("v1", "boards", board, "events"), members.Select(m => new KeyValuePair<string, string>("members", m)));
+            // Events are handed to the context ListenAsync was called on (Unity's main thread
+            // when called from it), in order; without one, on the reading thread.
+            var context = SynchronizationContext.Current;
+            Action<BoardEvent> deliver = e =>
+            {
+                if (context == null) onEvent(e);
+                else context.Post(_ => onEvent(e), null);
+            };
             var failures = 0;
             int? serverRetryMs = null;
             while (!ct.IsCancellationRequested)
@@ -81,6 +94,7 @@ namespace Photofinish
                     req.Headers.TryAddWithoutValidation("Accept", "text/event-stream");
                     if (!string.IsNullOrEmpty(options.Token)) req.Headers.TryAddWithoutValidation("Authorization", "Bearer " + options.Token);
                     if (last != null) req.Headers.TryAddWithoutValidation("Last-Event-ID", last);
+                    using (req)
                     using (var res = await http.SendAsync(req, HttpCompletionOption.ResponseHeadersRead, ct).ConfigureAwait(false))
                     {
                         var status = (int)res.StatusCode;
@@ -103,7 +117,7 @@ namespace Photofinish
                                     var e = frame.Take(line, ref last, ref serverRetryMs);
                                     if (e == null) continue;
                                     failures = 0;
-                                    onEvent(e);
+                                    deliver(e);
                                 }
                             }
                         }
@@ -171,7 +185,7 @@ namespace Photofinish
                         break;
                     case "id": id = value; break;
                     case "retry":
-                        if (int.TryParse(value, out ms)) retryMs = ms;
+                        if (int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out ms)) retryMs = ms;
                         break;
                 }
                 return null;

@@ -47,28 +47,34 @@ namespace Photofinish
                 sb.Append((bool)v ? "true" : "false");
                 return;
             }
-            if (v is long || v is int)
+            if (v is long || v is int || v is short || v is sbyte || v is byte || v is ushort || v is uint)
             {
                 sb.Append(Convert.ToInt64(v).ToString(CultureInfo.InvariantCulture));
                 return;
             }
-            if (v is double)
+            if (v is ulong)
             {
-                var d = (double)v;
+                sb.Append(((ulong)v).ToString(CultureInfo.InvariantCulture));
+                return;
+            }
+            if (v is double || v is float || v is decimal)
+            {
+                var d = Convert.ToDouble(v, CultureInfo.InvariantCulture);
                 if (double.IsNaN(d) || double.IsInfinity(d)) throw new ArgumentException("JSON has no NaN or infinity");
                 sb.Append(d.ToString("R", CultureInfo.InvariantCulture));
                 return;
             }
-            var o = v as IDictionary<string, object>;
+            // Any dictionary (Dictionary<string, int> as well as <string, object>) is an object.
+            var o = v as System.Collections.IDictionary;
             if (o != null)
             {
                 sb.Append('{');
                 var first = true;
-                foreach (var kv in o)
+                foreach (System.Collections.DictionaryEntry kv in o)
                 {
                     if (!first) sb.Append(',');
                     first = false;
-                    WriteString(sb, kv.Key);
+                    WriteString(sb, Convert.ToString(kv.Key, CultureInfo.InvariantCulture));
                     sb.Append(':');
                     WriteValue(sb, kv.Value);
                 }

@@ -395,6 +395,11 @@ namespace Photofinish
 
         private static string Path(params string[] segments)
         {
+            foreach (var s in segments)
+            {
+                // A URL parser removes these as path steps, whatever their escaping.
+                if (s == "." || s == "..") throw new ArgumentException("\"" + s + "\" cannot be a board or member name in a URL");
+            }
             return string.Join("/", segments.Select(s => Uri.EscapeDataString(s).Replace("%3A", ":")));
         }
 
@@ -423,10 +428,16 @@ namespace Photofinish
 
         private string Url(string path, Dictionary<string, string> query)
         {
+            return Url(path, query == null ? null : query.Select(kv => new KeyValuePair<string, string>(kv.Key, kv.Value)));
+        }
+
+        private string Url(string path, IEnumerable<KeyValuePair<string, string>> query)
+        {
             var url = baseUrl + "/" + path;
-            if (query != null && query.Count > 0)
+            var pairs = query == null ? new List<KeyValuePair<string, string>>() : query.ToList();
+            if (pairs.Count > 0)
             {
-                url += "?" + string.Join("&", query.Select(kv => Uri.EscapeDataString(kv.Key) + "=" + Uri.EscapeDataString(kv.Value)));
+                url += "?" + string.Join("&", pairs.Select(kv => Uri.EscapeDataString(kv.Key) + "=" + Uri.EscapeDataString(kv.Value)));
             }
             return url;
         }
@@ -502,15 +513,22 @@ namespace Photofinish
             var tries = call.Retry ? options.Retries + 1 : 1;
             for (var attempt = 1; ; attempt++)
             {
-                HttpResponseMessage res;
+                int status;
                 string text;
+                int? retryAfter;
                 using (var timeout = CancellationTokenSource.CreateLinkedTokenSource(ct))
                 {
+                    // The time limit covers the whole answer, its body included.
                     timeout.CancelAfter(options.Timeout);
                     try
                     {
-                        res = await http.SendAsync(Request(call, url), timeout.Token).ConfigureAwait(false);
-                        text = await res.Content.ReadAsStringAsync().ConfigureAwait(false);
+                        using (var req = Request(call, url))
+                        using (var res = await http.SendAsync(req, timeout.Token).ConfigureAwait(false))
+                        {
+                            status = (int)res.StatusCode;
+                            text = await res.Content.ReadAsStringAsync().ConfigureAwait(false);
+                            retryAfter = RetryAfterOf(res);
+                        }
                     }
                     catch (Exception e)
                     {
@@ -518,16 +536,15 @@ namespace Photofinish
                         if (!(e is HttpRequestException || e is OperationCanceledException || e is System.IO.IOException)) throw;
                         if (attempt >= tries)
                         {
-                            throw new PhotofinishNetworkException(call.Method + " " + url + ": " + e.Message + " (after " + attempt + " tries)", e);
+                            throw new PhotofinishNetworkException(call.Method + " " + url + ": " + e.Message + " (after " + attempt + " tries)", e, call.IdempotencyKey);
                         }
                         await Task.Delay(Backoff(attempt, null), ct).ConfigureAwait(false);
                         continue;
                     }
                 }
-                var status = (int)res.StatusCode;
                 if (status >= 200 && status < 300) return new Answer { Status = status, Text = text };
-                var retryAfter = RetryAfterOf(res);
                 var refused = Refusal(status, text, retryAfter);
+                refused.IdempotencyKey = call.IdempotencyKey;
                 // A 429 was refused before anything was done: any call may be sent again. A 503
                 // may leave the outcome unknown: only calls safe to repeat are; so is a retry
                 // that met its first try still in flight.

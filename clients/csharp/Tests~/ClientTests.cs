@@ -5,6 +5,7 @@
 // refusal, its retries (a write whose answer was lost is not counted twice), and the
 // event stream. It prints "ok" and exits 0 when every test passed.
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
@@ -12,6 +13,39 @@ using System.Threading.Tasks;
 
 namespace Photofinish.Tests
 {
+    /// <summary>A context like Unity's main thread: one thread runs what is posted, in order, and says so.</summary>
+    internal sealed class RecordingContext : SynchronizationContext
+    {
+        [ThreadStatic] internal static bool InPost;
+        private readonly BlockingCollection<Action> queue = new BlockingCollection<Action>();
+
+        internal RecordingContext()
+        {
+            var thread = new Thread(() =>
+            {
+                foreach (var work in queue.GetConsumingEnumerable()) work();
+            });
+            thread.IsBackground = true;
+            thread.Start();
+        }
+
+        public override void Post(SendOrPostCallback d, object state)
+        {
+            queue.Add(() =>
+            {
+                InPost = true;
+                try
+                {
+                    d(state);
+                }
+                finally
+                {
+                    InPost = false;
+                }
+            });
+        }
+    }
+
     internal static class ClientTests
     {
         private static string url;
@@ -130,6 +164,15 @@ namespace Photofinish.Tests
             Eq(1.5, (double)v["x"], "a double");
             Eq("a\u00e9\n", (string)v["s"], "a string");
             Eq("{\"score\":9223372036854775807,\"s\":\"a\\\"\"}", Json.Write(new Dictionary<string, object> { { "score", long.MaxValue }, { "s", "a\"" } }), "written");
+            // What a game puts in metadata: floats, small ints, typed dictionaries, unsigned.
+            var metadata = new Dictionary<string, object>
+            {
+                { "speed", 1.5f },
+                { "lives", (short)3 },
+                { "items", new Dictionary<string, int> { { "sword", 2 } } },
+                { "big", ulong.MaxValue },
+            };
+            Eq("{\"speed\":1.5,\"lives\":3,\"items\":{\"sword\":2},\"big\":18446744073709551615}", Json.Write(metadata), "metadata written");
             return Task.FromResult(0);
         }
 
@@ -184,6 +227,7 @@ namespace Photofinish.Tests
             await admin.SubmitAsync(b, "low", long.MinValue);
             Eq(long.MinValue, (await admin.MemberAsync(b, "low")).Score, "min read");
             Eq(2L, (await admin.RankOfScoreAsync(b, long.MaxValue - 1)).Rank, "rank near the top");
+            await Throws<ArgumentException>(() => admin.MemberAsync(b, ".."));
 
             var c = prefix + "cols";
             await admin.CreateBoardAsync(c, new BoardConfigBody { Columns = new List<ColumnBody> { new ColumnBody { Name = "kills" }, new ColumnBody { Name = "time", Order = "asc" } } });
@@ -337,6 +381,12 @@ namespace Photofinish.Tests
                 var busy = await Refused(() => strict.SubmitAsync(b, "bob", 1));
                 Eq("503 overloaded", busy.Status + " " + busy.Code, "503 after the retries");
                 Eq(3L, (await admin.MemberAsync(b, "bob")).Score, "not applied");
+                // Tried again later with the key the error names: counted once however often.
+                True(busy.IdempotencyKey != null, "the error names its key");
+                var again = new WriteBody { Score = 1 };
+                Eq(4L, (await strict.SubmitAsync(b, "bob", again, busy.IdempotencyKey)).Score, "sent again with the key");
+                Eq(4L, (await strict.SubmitAsync(b, "bob", again, busy.IdempotencyKey)).Score, "and again");
+                Eq(4L, (await admin.MemberAsync(b, "bob")).Score, "counted once");
 
                 proxy.Fail("html");
                 var page = await Refused(() => via.BoardAsync(b));
@@ -362,7 +412,16 @@ namespace Photofinish.Tests
             using (var stop = new CancellationTokenSource())
             {
                 var via = new PhotofinishClient(new ClientOptions { BaseUrl = proxy.Url, Token = Env("PF_ANN"), RetryDelay = TimeSpan.FromMilliseconds(50) });
-                var listening = via.ListenAsync(b, e => { lock (seen) seen.Add(e); }, null, stop.Token);
+                // Events are handed to the context ListenAsync was called on (Unity's main thread).
+                var context = new RecordingContext();
+                var offContext = 0;
+                SynchronizationContext.SetSynchronizationContext(context);
+                var listening = via.ListenAsync(b, e =>
+                {
+                    if (!RecordingContext.InPost) Interlocked.Increment(ref offContext);
+                    lock (seen) seen.Add(e);
+                }, null, stop.Token);
+                SynchronizationContext.SetSynchronizationContext(null);
                 Func<int> count = () => { lock (seen) return seen.Count; };
                 Func<int, Task> until = async n =>
                 {
@@ -400,6 +459,25 @@ namespace Photofinish.Tests
                 BoardEvent e2;
                 lock (seen) e2 = seen[before + 1];
                 Eq("remove bob all", e2.Type + " " + e2.Member + " " + e2.Period, "a removal");
+                Eq(0, offContext, "events delivered off the caller's context");
+                stop.Cancel();
+                await listening;
+            }
+            // A filter naming a member whose name holds a comma.
+            using (var stop = new CancellationTokenSource())
+            {
+                var filtered = new List<BoardEvent>();
+                var listening = ann.ListenAsync(b, e => { lock (filtered) filtered.Add(e); }, new EventsOptions { Members = new[] { "a,b" } }, stop.Token);
+                var deadline = DateTime.UtcNow.AddSeconds(10);
+                while (true)
+                {
+                    lock (filtered) if (filtered.Count > 0) break;
+                    True(DateTime.UtcNow < deadline, "the filtered stream never showed a write");
+                    await admin.SubmitAsync(b, "a", 1);
+                    await admin.SubmitAsync(b, "a,b", 1);
+                    await Task.Delay(100);
+                }
+                lock (filtered) True(filtered.All(e => e.Member == "a,b"), "only a,b: " + string.Join(" ", filtered.Select(e => e.Member)));
                 stop.Cancel();
                 await listening;
             }

@@ -94,6 +94,14 @@ export interface ChangeOptions {
 
 type Query = Record<string, string | number | boolean | undefined | string[]>;
 
+/** A call's answer, read whole. */
+interface Answer {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
+}
+
 interface Call {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string[];
@@ -107,13 +115,22 @@ interface Call {
   retry: boolean;
 }
 
-/** A new `Idempotency-Key`: 128 random bits. */
+/**
+ * A new `Idempotency-Key`: a random UUID (`crypto.randomUUID`, or one made from
+ * `crypto.getRandomValues` where only that exists; on Node.js 18, whose `crypto` global is
+ * off by default, from `Math.random` — a key must be unique, not secret).
+ */
 export function newIdempotencyKey(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  const c = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (a: Uint8Array) => Uint8Array } })
+    .crypto;
   if (c?.randomUUID) return c.randomUUID();
-  let s = "";
-  for (let i = 0; i < 32; i++) s += Math.floor(Math.random() * 16).toString(16);
-  return s;
+  const bytes = new Uint8Array(16);
+  if (c?.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A score as the server reads it: a JSON integer, or a decimal string past 2^53. */
@@ -124,14 +141,7 @@ function scoreParam(score: ScoreInput): string {
   return String(score);
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A Photofinish server, as one credential sees it. */
 export class Photofinish {
@@ -295,7 +305,7 @@ export class Photofinish {
   /** Creates the board, or answers it unchanged if it exists with this config (`created` false). */
   async createBoard(board: string, config: BoardConfigBody = {}, options: ChangeOptions = {}): Promise<{ created: boolean; board: BoardView }> {
     const res = await this.send(this.keyed({ method: "PUT", path: ["v1", "boards", board], body: config }, options));
-    return { created: res.status === 201, board: parse(await res.text()) as BoardView };
+    return { created: res.status === 201, board: parse(res.text) as BoardView };
   }
 
   /** Changes the board's changeable settings. */
@@ -363,8 +373,7 @@ export class Photofinish {
   /** A period's entries in rank order, as an import takes them. */
   async exportEntries(board: string, options: PeriodOption = {}): Promise<TransferLine[]> {
     const res = await this.send({ method: "GET", path: ["v1", "boards", board, "export"], query: { period: options.period }, retry: true });
-    const text = await res.text();
-    return text
+    return res.text
       .split("\n")
       .filter((l) => l.length > 0)
       .map((l) => parse(l) as TransferLine);
@@ -382,11 +391,14 @@ export class Photofinish {
   }
 
   private async json<T>(call: Call): Promise<T> {
-    const res = await this.send(call);
-    return parse(await res.text()) as T;
+    return parse((await this.send(call)).text) as T;
   }
 
   private url(path: string[], query: Query = {}): string {
+    for (const s of path) {
+      // A URL parser removes these as path steps, whatever their escaping.
+      if (s === "." || s === "..") throw new RangeError(`"${s}" cannot be a board or member name in a URL`);
+    }
     const p = path.map((s) => encodeURIComponent(s).replace(/%3A/g, ":")).join("/");
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
@@ -422,7 +434,8 @@ export class Photofinish {
     return Math.min(wait, this.opts.maxRetryDelayMs);
   }
 
-  private async send(call: Call): Promise<Response> {
+  /** Sends `call` with its retries: the answer's status, headers and text. */
+  private async send(call: Call): Promise<Answer> {
     const url = this.url(call.path, call.query);
     const headers: Record<string, string> = { Accept: "application/json", ...this.headers(), ...call.headers };
     let body: string | undefined;
@@ -433,33 +446,36 @@ export class Photofinish {
       body = stringify(call.body);
       headers["Content-Type"] = "application/json";
     }
+    const key = call.headers?.["Idempotency-Key"];
     const tries = call.retry ? this.opts.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), this.opts.timeoutMs);
-      let res: Response;
+      let answer: Answer;
       try {
-        res = await this.fetcher(url, { method: call.method, headers, body, signal: controller.signal });
+        // The time limit covers the whole answer, its body included.
+        const res = await this.fetcher(url, { method: call.method, headers, body, signal: controller.signal });
+        answer = { status: res.status, ok: res.ok, headers: res.headers, text: await res.text() };
       } catch (e) {
-        clearTimeout(timer);
         if (attempt >= tries) {
-          throw new NetworkError(`${call.method} ${url}: ${(e as Error)?.message ?? e} (after ${attempt} tries)`, e);
+          throw new NetworkError(`${call.method} ${url}: ${(e as Error)?.message ?? e} (after ${attempt} tries)`, e, key);
         }
         await sleep(this.backoff(attempt));
         continue;
+      } finally {
+        clearTimeout(timer);
       }
-      clearTimeout(timer);
-      if (res.ok) return res;
-      const text = await res.text().catch(() => "");
-      const ra = res.headers.get("Retry-After");
+      if (answer.ok) return answer;
+      const ra = answer.headers.get("Retry-After");
       const retryAfter = ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
-      const refused = this.refusal(res.status, text, retryAfter);
+      const refused = this.refusal(answer.status, answer.text, retryAfter);
+      refused.idempotencyKey = key;
       // A 429 was refused before anything was done: any call may be sent again. A 503 may
       // leave the outcome unknown: only calls safe to repeat are.
       // A retry that meets its first try still in flight waits for it the same way.
       const again =
-        res.status === 429 ||
-        (call.retry && (res.status === 503 || refused.code === "idempotency_key_in_flight"));
+        answer.status === 429 ||
+        (call.retry && (answer.status === 503 || refused.code === "idempotency_key_in_flight"));
       if (again && attempt <= this.opts.retries) {
         await sleep(this.backoff(attempt, retryAfter));
         continue;

@@ -26,6 +26,12 @@ export class PhotofinishError extends Error {
     message: string,
     /** Seconds the server asked to wait before trying again (429 and 503), if it said. */
     readonly retryAfter?: number,
+    /**
+     * The `Idempotency-Key` the call was sent with, if it had one: after a 503 or an
+     * `idempotency_key_in_flight` the outcome may be unknown, and sending the call again
+     * with this key (`{idempotencyKey}`) counts it once whatever happened.
+     */
+    public idempotencyKey?: string,
   ) {
     super(message);
   }
@@ -38,6 +44,11 @@ export class NetworkError extends Error {
     message: string,
     /** What the last try failed with. */
     override readonly cause?: unknown,
+    /**
+     * The `Idempotency-Key` the call was sent with, if it had one: the write may have been
+     * applied, and sending it again with this key counts it once whatever happened.
+     */
+    readonly idempotencyKey?: string,
   ) {
     super(message);
   }

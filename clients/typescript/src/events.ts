@@ -62,7 +62,7 @@ export interface EventsOptions {
 
 /** What the stream needs of the client. */
 export interface EventSourceParts {
-  url: (query: Record<string, string | undefined>) => string;
+  url: (query: Record<string, string | string[] | undefined>) => string;
   headers: () => Record<string, string>;
   fetch: typeof fetch;
   retryDelayMs: number;
@@ -71,33 +71,39 @@ export interface EventSourceParts {
 }
 
 /** One event as the wire gave it. */
-interface Frame {
+export interface Frame {
   event: string;
   data: string;
   id?: string;
   retry?: number;
 }
 
-/** Splits the stream's text into frames (the SSE format: fields, then a blank line). */
-async function* frames(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Frame> {
+/**
+ * Splits the stream's text into frames (the SSE format: fields, then a blank line). A
+ * frame that only sets an `id` is given too (it moves the resume point). Ending the
+ * iteration cancels the body, so the connection closes.
+ */
+export async function* readFrames(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Frame> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
   let cur: Frame = { event: "message", data: "" };
   let hasData = false;
   const stop = () => void reader.cancel().catch(() => {});
-  signal?.addEventListener("abort", stop);
+  signal?.addEventListener("abort", stop, { once: true });
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
       buf += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
+      for (;;) {
+        const m = /\r\n|\r|\n/.exec(buf);
+        // A CR at the end may be the first half of a CRLF split across chunks: wait.
+        if (!m || (m[0] === "\r" && m.index === buf.length - 1)) break;
+        const line = buf.slice(0, m.index);
+        buf = buf.slice(m.index + m[0].length);
         if (line === "") {
-          if (hasData) yield cur;
+          if (hasData || cur.id !== undefined) yield cur;
           cur = { event: "message", data: "" };
           hasData = false;
           continue;
@@ -117,66 +123,96 @@ async function* frames(body: ReadableStream<Uint8Array>, signal?: AbortSignal): 
     }
   } finally {
     signal?.removeEventListener("abort", stop);
+    await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }
 
-function toEvent(f: Frame): BoardEvent | undefined {
+function toEvent(f: Frame, lastId: string | undefined): BoardEvent | undefined {
   if (!["score", "remove", "reset", "resync"].includes(f.event)) return undefined;
   const data = f.data ? (parse(f.data) as Record<string, unknown>) : {};
-  return { ...data, type: f.event, id: f.id ?? "" } as BoardEvent;
+  return { ...data, type: f.event, id: f.id ?? lastId ?? "" } as BoardEvent;
+}
+
+/** Waits `ms`, or less if `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * The members filter as the server reads it: one `members=` per name (a name may hold a
+ * comma), and a lone name twice, since one value alone is split on commas.
+ */
+function membersQuery(members: string[] | undefined): string[] | undefined {
+  if (!members || members.length === 0) return undefined;
+  return members.length === 1 ? [members[0] as string, members[0] as string] : members;
 }
 
 /** The events of one board, reconnecting as `EventsOptions` says. */
 export async function* openEvents(parts: EventSourceParts, options: EventsOptions): AsyncGenerator<BoardEvent> {
+  // Its own controller: the caller's signal, or the caller leaving the loop, ends the
+  // request in flight as well as the body being read.
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const forward = () => controller.abort();
+  if (options.signal?.aborted) return;
+  options.signal?.addEventListener("abort", forward, { once: true });
   let last = options.lastEventId;
   let failures = 0;
   let serverRetry: number | undefined;
   const reconnect = options.reconnect ?? true;
-  while (!options.signal?.aborted) {
-    const headers: Record<string, string> = { Accept: "text/event-stream", ...parts.headers() };
-    if (last !== undefined) headers["Last-Event-ID"] = last;
-    const url = parts.url({ members: options.members?.join(",") });
-    let res: Response | undefined;
-    try {
-      res = await parts.fetch(url, { headers, signal: options.signal });
-    } catch (e) {
-      if (options.signal?.aborted) return;
-      if (!reconnect) throw new NetworkError(`GET ${url}: ${(e as Error)?.message ?? e}`, e);
-    }
-    let retryAfter: number | undefined;
-    if (res && !res.ok) {
-      const text = await res.text().catch(() => "");
-      const ra = res.headers.get("Retry-After");
-      retryAfter = ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
-      // A refusal other than "busy" will be refused again: it ends the stream.
-      if (res.status !== 503 || !reconnect) throw parts.fail(res.status, text, retryAfter);
-    } else if (res?.body) {
+  try {
+    while (!signal.aborted) {
+      const headers: Record<string, string> = { Accept: "text/event-stream", ...parts.headers() };
+      if (last !== undefined) headers["Last-Event-ID"] = last;
+      const url = parts.url({ members: membersQuery(options.members) });
+      let res: Response | undefined;
       try {
-        for await (const f of frames(res.body, options.signal)) {
-          if (f.retry !== undefined) serverRetry = f.retry;
-          if (f.id !== undefined) last = f.id;
-          const e = toEvent(f);
-          if (e) {
-            failures = 0;
-            yield e;
-          }
-        }
+        res = await parts.fetch(url, { headers, signal });
       } catch (e) {
-        if (options.signal?.aborted) return;
-        if (!reconnect) throw new NetworkError(`the event stream of ${url} broke: ${(e as Error)?.message ?? e}`, e);
+        if (signal.aborted) return;
+        if (!reconnect) throw new NetworkError(`GET ${url}: ${(e as Error)?.message ?? e}`, e);
       }
-      if (!reconnect) return;
+      let retryAfter: number | undefined;
+      if (res && !res.ok) {
+        const text = await res.text().catch(() => "");
+        const ra = res.headers.get("Retry-After");
+        retryAfter = ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
+        // A refusal other than "busy" will be refused again: it ends the stream.
+        if (res.status !== 503 || !reconnect) throw parts.fail(res.status, text, retryAfter);
+      } else if (res?.body) {
+        try {
+          for await (const f of readFrames(res.body, signal)) {
+            if (f.retry !== undefined) serverRetry = f.retry;
+            const e = toEvent(f, last);
+            if (f.id !== undefined) last = f.id;
+            if (e) {
+              failures = 0;
+              yield e;
+            }
+          }
+        } catch (e) {
+          if (signal.aborted) return;
+          if (!reconnect) throw new NetworkError(`the event stream of ${url} broke: ${(e as Error)?.message ?? e}`, e);
+        }
+        if (!reconnect) return;
+      }
+      failures++;
+      const backoff = Math.min(parts.retryDelayMs * 2 ** Math.min(failures - 1, 10), parts.maxRetryDelayMs);
+      const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, parts.maxRetryDelayMs) : (serverRetry ?? backoff);
+      await pause(wait, signal);
     }
-    failures++;
-    const backoff = Math.min(parts.retryDelayMs * 2 ** Math.min(failures - 1, 10), parts.maxRetryDelayMs);
-    const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, parts.maxRetryDelayMs) : (serverRetry ?? backoff);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, wait);
-      options.signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+  } finally {
+    options.signal?.removeEventListener("abort", forward);
+    controller.abort();
   }
 }

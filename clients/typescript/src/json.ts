@@ -78,7 +78,10 @@ class Parser {
               : scoreFields.has(key)
                 ? "score"
                 : "other";
-      out[key] = this.value(inner);
+      const v = this.value(inner);
+      // As JSON.parse does: "__proto__" is a key like any other, not the prototype.
+      if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
       this.ws();
       const c = this.s[this.i++];
       if (c === "}") return out;
@@ -145,10 +148,26 @@ export function parse(text: string): unknown {
   return v;
 }
 
-/** Writes `value` as JSON, a `bigint` as its exact integer. */
+/**
+ * Writes `value` as JSON, a `bigint` as its exact integer. A score given as a `number`
+ * that is not a safe integer is refused (`RangeError`): it was rounded before it got here.
+ */
 export function stringify(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `\u0000${v}\u0000` : v)).replace(
-    /"\\u0000(-?[0-9]+)\\u0000"/g,
-    "$1",
-  );
+  const maps = new WeakSet<object>();
+  const opaque = new WeakSet<object>();
+  const text = JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
+    const holder = typeof this === "object" && this !== null ? this : undefined;
+    const inside = holder !== undefined && opaque.has(holder);
+    if (v !== null && typeof v === "object") {
+      // Metadata is the caller's own, whatever its keys: nothing in it is checked.
+      if (inside || opaqueFields.has(key)) opaque.add(v);
+      else if (scoreMaps.has(key)) maps.add(v);
+    }
+    const scored = !inside && (scoreFields.has(key) || (holder !== undefined && maps.has(holder)));
+    if (scored && typeof v === "number" && !Number.isSafeInteger(v)) {
+      throw new RangeError(`score ${v} (${key}) is not a safe integer: give it as a bigint or a string`);
+    }
+    return typeof v === "bigint" ? `\u0000${v}\u0000` : v;
+  });
+  return text.replace(/"\\u0000(-?[0-9]+)\\u0000"/g, "$1");
 }

@@ -18,6 +18,7 @@ import {
   type BoardEvent,
   type EntryView,
 } from "../src/index.js";
+import { readFrames } from "../src/events.js";
 import { FaultyProxy } from "./proxy.js";
 
 const env = (name: string): string => {
@@ -56,6 +57,32 @@ test("scores are exact past 2^53 both ways, and metadata is the caller's own", (
   assert.equal(typeof (v.metadata as { score: unknown }).score, "number");
   assert.deepEqual(v.entries, [{ score: 7n }]);
   assert.equal(stringifyJson({ score: big, s: "x\u00e9" }), `{"score":${big},"s":"x\u00e9"}`);
+});
+
+test("JSON: __proto__ is a key, unsafe numbers are refused as scores only", async () => {
+  const v = parseJson(`{"metadata": {"__proto__": {"x": 1}}}`) as { metadata: Record<string, unknown> };
+  assert.deepEqual(Object.keys(v.metadata), ["__proto__"]);
+  assert.equal(Object.getPrototypeOf(v.metadata), Object.prototype);
+  assert.throws(() => stringifyJson({ score: 2 ** 53 + 2 }), RangeError);
+  assert.throws(() => stringifyJson({ entries: [{ scores: { kills: 2 ** 60 } }] }), RangeError);
+  // Metadata is the caller's: a number in it is written as it is, whatever its key.
+  assert.equal(stringifyJson({ score: 1, metadata: { score: 2 ** 60 } }), `{"score":1,"metadata":{"score":${2 ** 60}}}`);
+});
+
+test("the event stream's frames: CRLF split across chunks, ids without data", async () => {
+  const chunks = ["event: score\r", "\ndata: {\"score\": 1}\r\nid: 7\r\n\r", "\nid: 8\n\n: keep-alive\n\n"];
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(new TextEncoder().encode(chunk));
+      c.close();
+    },
+  });
+  const frames = [];
+  for await (const f of readFrames(body)) frames.push(f);
+  assert.deepEqual(frames, [
+    { event: "score", data: '{"score": 1}', id: "7" },
+    { event: "message", data: "", id: "8" },
+  ]);
 });
 
 test("boards, writes and every read", async () => {
@@ -114,6 +141,9 @@ test("scores past 2^53, several columns", async () => {
   assert.equal((await admin.member(b, "low")).score, -(2n ** 63n));
   assert.equal((await admin.rankOfScore(b, big - 1n)).rank, 2);
   assert.throws(() => admin.rankOfScore(b, 2 ** 60), RangeError);
+  await assert.rejects(() => admin.submit(b, "m", { score: 2 ** 53 + 2 }), RangeError);
+  assert.equal((await admin.member(b, "m")).score, big, "nothing was sent");
+  await assert.rejects(() => admin.member(b, ".."), RangeError);
 
   const c = `${P}cols`;
   await admin.createBoard(c, { columns: [{ name: "kills" }, { name: "time", order: "asc" }] });
@@ -265,6 +295,13 @@ test("a lost answer is retried under the same key and counted once", async () =>
     const busy = await refusal(() => strict.submit(b, "bob", { score: 1 }));
     assert.deepEqual([busy.status, busy.code], [503, "overloaded"]);
     assert.equal((await admin.member(b, "bob")).score, 3n);
+    // The caller tries again later with the key the error names: counted once however
+    // many times it is sent.
+    assert.ok(busy.idempotencyKey);
+    const again = { idempotencyKey: busy.idempotencyKey };
+    assert.equal((await strict.submit(b, "bob", { score: 1 }, again)).score, 4n);
+    assert.equal((await strict.submit(b, "bob", { score: 1 }, again)).score, 4n);
+    assert.equal((await admin.member(b, "bob")).score, 4n);
 
     // An answer that is not the server's (a gateway's page) is a refusal all the same.
     proxy.fail("html");
@@ -344,6 +381,33 @@ test("live events, resumed after a dropped connection", async () => {
     await reader;
     await proxy.close();
   }
+  // Leaving the loop closes the connection.
+  const quiet = await FaultyProxy.start(URL_);
+  try {
+    const viaQuiet = new Photofinish({ baseUrl: quiet.url, token: env("PF_ANN") });
+    const reading = (async () => {
+      for await (const e of viaQuiet.events(b, { members: ["a,b"] })) return e;
+      return undefined;
+    })();
+    const deadline = Date.now() + 10_000;
+    // Writes until the stream shows one: only "a,b" passes the filter, not "a" or "b".
+    let got: BoardEvent | undefined;
+    void reading.then((e) => (got = e));
+    while (!got) {
+      assert.ok(Date.now() < deadline, "the filtered stream never showed a write");
+      await admin.submit(b, "a", { score: 1 });
+      await admin.submit(b, "a,b", { score: 1 });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(got.type === "score" && got.member, "a,b");
+    for (let i = 0; quiet.openCount > 0; i++) {
+      assert.ok(i < 100, "the stream's connection stayed open after the loop ended");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await quiet.close();
+  }
+
   // A refusal ends the stream with the server's error.
   const refused = await refusal(async () => {
     for await (const _ of admin.withToken("pf_not_a_key").events(b)) break;

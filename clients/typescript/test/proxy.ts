@@ -35,6 +35,11 @@ export class FaultyProxy {
     return proxy;
   }
 
+  /** Connections open now, both sides counted. */
+  get openCount(): number {
+    return this.open.size;
+  }
+
   get url(): string {
     const a = this.server.address() as net.AddressInfo;
     return `http://127.0.0.1:${a.port}`;

@@ -1,6 +1,7 @@
 // A sample MonoBehaviour: shows a board's top ten and the player's rank, submits a score
-// from a button, and keeps the list live from the board's events. Put it on a GameObject,
-// set the server, board and the player's token (from your login) in the inspector.
+// from a button, and stays live from the board's events. Put it on a GameObject, set the
+// server, board and the player's token (from your login) in the inspector.
+using System;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
@@ -20,28 +21,42 @@ public class LeaderboardSample : MonoBehaviour
     private string mine = "not ranked yet";
     private string status = "";
     private long nextScore = 100;
+    // The key of a submit whose outcome is unknown (offline): sent again with it, it counts once.
+    private string pendingKey;
+    private bool dirty = true;
+    private bool refreshing;
 
     private async void Start()
     {
         client = new PhotofinishClient(new ClientOptions { BaseUrl = server, Token = playerToken });
-        await Refresh();
         try
         {
-            // Started here, on the main thread: each event arrives on the main thread.
-            await client.ListenAsync(board, async e => await Refresh(), null, stop.Token);
+            // Called from the main thread: each event arrives on the main thread. An event
+            // only marks the list stale; Update reloads it, one reload at a time.
+            await client.ListenAsync(board, e => dirty = true, null, stop.Token);
         }
         catch (PhotofinishException e)
         {
             status = "events: " + e.Code;
         }
+        catch (OperationCanceledException)
+        {
+        }
     }
 
-    private async Task Refresh()
+    private void Update()
     {
+        if (dirty && !refreshing) Refresh();
+    }
+
+    private async void Refresh()
+    {
+        dirty = false;
+        refreshing = true;
         try
         {
-            top = (await client.EntriesAsync(board, new PageOptions { Limit = 10 })).Entries;
-            var me = await client.MemberAsync(board, player);
+            top = (await client.EntriesAsync(board, new PageOptions { Limit = 10 }, stop.Token)).Entries;
+            var me = await client.MemberAsync(board, player, null, stop.Token);
             mine = "#" + me.Rank + " of " + me.Total + " with " + me.Score;
         }
         catch (PhotofinishException e) when (e.Code == ErrorCodes.MemberNotFound)
@@ -56,6 +71,13 @@ public class LeaderboardSample : MonoBehaviour
         {
             status = "offline: " + e.Message;
         }
+        catch (OperationCanceledException)
+        {
+        }
+        finally
+        {
+            refreshing = false;
+        }
     }
 
     private async void Submit()
@@ -63,13 +85,23 @@ public class LeaderboardSample : MonoBehaviour
         try
         {
             // Retried on a bad network; the idempotency key makes it count once.
-            var w = await client.SubmitAsync(board, player, nextScore);
+            var w = await client.SubmitAsync(board, player, new WriteBody { Score = nextScore }, pendingKey, stop.Token);
+            pendingKey = null;
             status = "submitted " + w.Score + ", now #" + w.Rank;
             nextScore += 10;
         }
+        catch (PhotofinishNetworkException e)
+        {
+            pendingKey = e.IdempotencyKey;
+            status = "offline: press again to resend";
+        }
         catch (PhotofinishException e)
         {
+            pendingKey = e.Status == 503 ? e.IdempotencyKey : null;
             status = e.Code + ": " + e.Message;
+        }
+        catch (OperationCanceledException)
+        {
         }
     }
 
@@ -77,13 +109,13 @@ public class LeaderboardSample : MonoBehaviour
     {
         GUILayout.Label(board + " — you: " + mine);
         foreach (var e in top) GUILayout.Label(e.Rank + ". " + e.Member + "  " + e.Score);
-        if (GUILayout.Button("Submit " + nextScore)) Submit();
+        if (GUILayout.Button((pendingKey == null ? "Submit " : "Resend ") + nextScore)) Submit();
         GUILayout.Label(status);
     }
 
     private void OnDestroy()
     {
+        // Ends the event stream and any call in flight (they end in OperationCanceledException).
         stop.Cancel();
-        client?.Dispose();
     }
 }
