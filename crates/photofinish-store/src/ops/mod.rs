@@ -100,11 +100,20 @@ pub async fn hide_everywhere_in_one_log<E: Engine + ?Sized>(
         member: member.to_owned(),
         hidden,
     };
-    match execute_one(e, "", audited(actor, cmd), false).await? {
+    hide_changed(execute_one(e, "", audited(actor, cmd), false).await?)
+}
+
+/// The error for an answer the log should not have given to `what` (a command of the
+/// wrong kind: a bug, never a user's doing).
+fn unexpected(what: &str, other: &Applied) -> BoardError {
+    BoardError::Unavailable(format!("the log answered {what} with {other:?}"))
+}
+
+/// A hide's answer, on one board or on every board: whether it changed anything.
+fn hide_changed(applied: Applied) -> Result<bool, BoardError> {
+    match applied {
         Applied::Hidden(changed) => Ok(changed),
-        other => Err(BoardError::Unavailable(format!(
-            "the log answered a hide with {other:?}"
-        ))),
+        other => Err(unexpected("a hide", &other)),
     }
 }
 
@@ -257,9 +266,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
 fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
     match applied {
         Applied::Written(w) => Ok(w),
-        other => Err(BoardError::Unavailable(format!(
-            "the log answered a write with {other:?}"
-        ))),
+        other => Err(unexpected("a write", &other)),
     }
 }
 
@@ -324,9 +331,7 @@ async fn join<E: Engine + ?Sized>(
     };
     match execute_one(e, board, cmd, true).await? {
         Applied::Joined(j) => Ok(Answer::Joined(j)),
-        other => Err(BoardError::Unavailable(format!(
-            "the log answered a join with {other:?}"
-        ))),
+        other => Err(unexpected("a join", &other)),
     }
 }
 
@@ -344,12 +349,8 @@ async fn hide<E: Engine + ?Sized>(
         hidden,
         everywhere: false,
     };
-    match execute_one(e, board, audited(actor, cmd), false).await? {
-        Applied::Hidden(h) => Ok(Answer::Hidden(h)),
-        other => Err(BoardError::Unavailable(format!(
-            "the log answered a hide with {other:?}"
-        ))),
-    }
+    let changed = hide_changed(execute_one(e, board, audited(actor, cmd), false).await?)?;
+    Ok(Answer::Hidden(changed))
 }
 
 /// A board created.
@@ -514,9 +515,7 @@ async fn keyed<E: Engine + ?Sized>(
             answer,
             replayed: true,
         }),
-        Ok(other) => Err(BoardError::Unavailable(format!(
-            "the log answered a keyed command with {other:?}"
-        ))),
+        Ok(other) => Err(unexpected("a keyed command", &other)),
         Err(BoardError::IdempotencyKeyReused(_)) => Err(reused()),
         Err(err) => match e.recall(board, id, fingerprint).await {
             Some(Ok(answer)) => Ok(Replayable {
@@ -568,9 +567,7 @@ pub async fn close_step<E: Engine + ?Sized>(
     };
     match execute_one(e, board, cmd, true).await? {
         Applied::Closed(step) => Ok(step),
-        other => Err(BoardError::Unavailable(format!(
-            "a close step was answered with {other:?}"
-        ))),
+        other => Err(unexpected("a close step", &other)),
     }
 }
 
