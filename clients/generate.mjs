@@ -304,26 +304,24 @@ namespace Photofinish
   for (const name of Object.keys(schemas).sort()) {
     const s = schemas[name];
     const required = new Set(s.required ?? []);
-    const props = Object.entries(s.properties ?? {});
+    // Each field with its shape, worked out once for the property, reader and writer.
+    const props = Object.entries(s.properties ?? {}).map(([p, ps]) => [p, ps, csShape(ps, !required.has(p))]);
     out += csDoc(s.description, "    ");
     out += `    public sealed class ${name}\n    {\n`;
-    for (const [p, ps] of props) {
-      const shape = csShape(ps, !required.has(p));
+    for (const [p, ps, shape] of props) {
       out += csDoc(ps.description, "        ");
       out += `        public ${shape.type} ${pascal(p)} { get; set; }\n\n`;
     }
     out += `        internal static ${name} FromJson(object json)\n        {\n`;
     out += `            var o = json as Dictionary<string, object>;\n            if (o == null) return null;\n`;
     out += `            return new ${name}\n            {\n`;
-    for (const [p, ps] of props) {
-      const shape = csShape(ps, !required.has(p));
+    for (const [p, , shape] of props) {
       out += `                ${pascal(p)} = ${shape.read(`Json.Get(o, "${p}")`)},\n`;
     }
     out += `            };\n        }\n\n`;
     out += `        internal Dictionary<string, object> ToJson()\n        {\n`;
     out += `            var d = new Dictionary<string, object>();\n`;
-    for (const [p, ps] of props) {
-      const shape = csShape(ps, !required.has(p));
+    for (const [p, , shape] of props) {
       out += `            Json.Put(d, "${p}", ${shape.write(pascal(p))});\n`;
     }
     out += `            return d;\n        }\n    }\n\n`;

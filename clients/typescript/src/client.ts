@@ -12,9 +12,9 @@
  *   (made here unless the caller gives one) that the server answers a retry with the
  *   first answer for, without applying it twice. An import is never retried.
  */
-import { PhotofinishError, NetworkError, UNEXPECTED_ANSWER, type ErrorCode } from "./errors.js";
+import { PhotofinishError, NetworkError, UNEXPECTED_ANSWER, retryAfterOf, type ErrorCode } from "./errors.js";
 import { openEvents, type BoardEvent, type EventsOptions } from "./events.js";
-import { parse, stringify } from "./json.js";
+import { checkScore, parse, stringify } from "./json.js";
 import type {
   AuditView,
   BatchResult,
@@ -135,9 +135,7 @@ export function newIdempotencyKey(): string {
 
 /** A score as the server reads it: a JSON integer, or a decimal string past 2^53. */
 function scoreParam(score: ScoreInput): string {
-  if (typeof score === "number" && !Number.isSafeInteger(score)) {
-    throw new RangeError(`score ${score} is not a safe integer: give it as a bigint or a string`);
-  }
+  checkScore(score);
   return String(score);
 }
 
@@ -287,8 +285,7 @@ export class Photofinish {
         url: (q) => this.url(["v1", "boards", board, "events"], q),
         headers: () => this.headers(),
         fetch: this.fetcher,
-        retryDelayMs: this.opts.retryDelayMs,
-        maxRetryDelayMs: this.opts.maxRetryDelayMs,
+        backoff: (attempt, retryAfter) => this.backoff(attempt, retryAfter),
         fail: (status, body, retryAfter) => this.refusal(status, body, retryAfter),
       },
       options,
@@ -466,8 +463,7 @@ export class Photofinish {
         clearTimeout(timer);
       }
       if (answer.ok) return answer;
-      const ra = answer.headers.get("Retry-After");
-      const retryAfter = ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
+      const retryAfter = retryAfterOf(answer.headers);
       const refused = this.refusal(answer.status, answer.text, retryAfter);
       refused.idempotencyKey = key;
       // A 429 was refused before anything was done: any call may be sent again. A 503 may

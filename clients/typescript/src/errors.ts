@@ -12,6 +12,12 @@ export type ErrorCode = ErrorBody["error"]["code"];
 /** The code of an answer that was not the server's error shape (e.g. a proxy's page). */
 export const UNEXPECTED_ANSWER = "unexpected_answer";
 
+/** The seconds of an answer's `Retry-After`, when it gives a whole number of them. */
+export function retryAfterOf(headers: Headers): number | undefined {
+  const ra = headers.get("Retry-After");
+  return ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
+}
+
 /** The server refused the call: its HTTP status, code and message. */
 export class PhotofinishError extends Error {
   override readonly name = "PhotofinishError";

@@ -7,7 +7,7 @@
  * of the stream, it waits (the server's `retry:` or the client's back-off) and asks again
  * with `Last-Event-ID`, so the server replays what was missed or answers `resync`.
  */
-import { NetworkError, type PhotofinishError } from "./errors.js";
+import { NetworkError, retryAfterOf, type PhotofinishError } from "./errors.js";
 import { parse } from "./json.js";
 import type { Score } from "./schema.js";
 
@@ -65,8 +65,8 @@ export interface EventSourceParts {
   url: (query: Record<string, string | string[] | undefined>) => string;
   headers: () => Record<string, string>;
   fetch: typeof fetch;
-  retryDelayMs: number;
-  maxRetryDelayMs: number;
+  /** The wait before reconnection `attempt` (1-based), or after a `Retry-After`. */
+  backoff: (attempt: number, retryAfter?: number) => number;
   fail: (status: number, body: string, retryAfter: number | undefined) => PhotofinishError;
 }
 
@@ -185,8 +185,7 @@ export async function* openEvents(parts: EventSourceParts, options: EventsOption
       let retryAfter: number | undefined;
       if (res && !res.ok) {
         const text = await res.text().catch(() => "");
-        const ra = res.headers.get("Retry-After");
-        retryAfter = ra !== null && /^[0-9]+$/.test(ra) ? Number(ra) : undefined;
+        retryAfter = retryAfterOf(res.headers);
         // A refusal other than "busy" will be refused again: it ends the stream.
         if (res.status !== 503 || !reconnect) throw parts.fail(res.status, text, retryAfter);
       } else if (res?.body) {
@@ -207,8 +206,11 @@ export async function* openEvents(parts: EventSourceParts, options: EventsOption
         if (!reconnect) return;
       }
       failures++;
-      const backoff = Math.min(parts.retryDelayMs * 2 ** Math.min(failures - 1, 10), parts.maxRetryDelayMs);
-      const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, parts.maxRetryDelayMs) : (serverRetry ?? backoff);
+      // The server's `retry:` unless it said `Retry-After`; else the client's back-off.
+      const wait =
+        retryAfter === undefined && serverRetry !== undefined
+          ? serverRetry
+          : parts.backoff(Math.min(failures, 10), retryAfter);
       await pause(wait, signal);
     }
   } finally {

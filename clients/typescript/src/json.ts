@@ -149,6 +149,16 @@ export function parse(text: string): unknown {
 }
 
 /**
+ * Refuses a score given as a `number` that is not a safe integer (`RangeError`): it was
+ * rounded before it got here, and would be sent as some other score.
+ */
+export function checkScore(v: unknown): void {
+  if (typeof v === "number" && !Number.isSafeInteger(v)) {
+    throw new RangeError(`score ${v} is not a safe integer: give it as a bigint or a string`);
+  }
+}
+
+/**
  * Writes `value` as JSON, a `bigint` as its exact integer. A score given as a `number`
  * that is not a safe integer is refused (`RangeError`): it was rounded before it got here.
  */
@@ -164,9 +174,7 @@ export function stringify(value: unknown): string {
       else if (scoreMaps.has(key)) maps.add(v);
     }
     const scored = !inside && (scoreFields.has(key) || (holder !== undefined && maps.has(holder)));
-    if (scored && typeof v === "number" && !Number.isSafeInteger(v)) {
-      throw new RangeError(`score ${v} (${key}) is not a safe integer: give it as a bigint or a string`);
-    }
+    if (scored) checkScore(v);
     return typeof v === "bigint" ? `\u0000${v}\u0000` : v;
   });
   return text.replace(/"\\u0000(-?[0-9]+)\\u0000"/g, "$1");
