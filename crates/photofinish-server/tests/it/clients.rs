@@ -80,8 +80,8 @@ async fn build_typescript() {
 }
 
 /// A server with an admin key, players' tokens and an anonymous rate of 4 a second; the
-/// environment the client's tests read.
-async fn server(kind: Kind) -> (Server, Vec<(String, String)>, tempfile::TempDir) {
+/// environment the client's tests read, its boards' names prefixed with `client`'s.
+async fn server(kind: Kind, client: &str) -> (Server, Vec<(String, String)>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tmp");
     let (key, secret) =
         keys::new_key("admin", Scope::Admin, vec![], None, "t".into()).expect("key");
@@ -109,7 +109,7 @@ async fn server(kind: Kind) -> (Server, Vec<(String, String)>, tempfile::TempDir
         ("PF_BOB".to_owned(), token("bob")),
         (
             "PF_PREFIX".to_owned(),
-            format!("ts-{kind:?}-").to_lowercase(),
+            format!("{client}-{kind:?}-").to_lowercase(),
         ),
     ];
     (s, env, dir)
@@ -134,7 +134,7 @@ async fn types_are_current(s: &Server, lang: &str) {
 
 async fn typescript_suite(kind: Kind) {
     build_typescript().await;
-    let (s, env, _dir) = server(kind).await;
+    let (s, env, _dir) = server(kind, "ts").await;
     types_are_current(&s, "typescript").await;
     let out = run(
         typescript_dir(),
@@ -158,6 +158,30 @@ async fn typescript_client_on_redis() {
     typescript_suite(Kind::Redis).await;
 }
 
+/// Compiles the `.cs` files of `dirs` (under clients/csharp, each not recursed) with
+/// mcs into `out`, warnings as errors; `target` is mcs's (`exe`, `library`).
+async fn mcs(what: &str, target: &str, out: &Path, dirs: &[&str]) {
+    let mut args = vec![
+        format!("-target:{target}"),
+        format!("-out:{}", out.display()),
+        "-r:System.Net.Http.dll".to_owned(),
+        "-warnaserror".to_owned(),
+    ];
+    let mut files = Vec::new();
+    for d in dirs {
+        for e in std::fs::read_dir(csharp_dir().join(d)).expect("sources") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "cs") {
+                files.push(p.display().to_string());
+            }
+        }
+    }
+    files.sort();
+    args.extend(files);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    check(what, &run(csharp_dir(), "mcs", &args, vec![]).await);
+}
+
 /// Compiles the C# client's tests, and the Unity sample against the UnityEngine stubs,
 /// once per test process: the tests' program.
 async fn build_csharp() -> PathBuf {
@@ -167,47 +191,16 @@ async fn build_csharp() -> PathBuf {
             let out = std::env::temp_dir().join(format!("photofinish-cs-{}", std::process::id()));
             std::fs::create_dir_all(&out).expect("out dir");
             let exe = out.join("tests.exe");
-            let sample = out.join("sample.dll");
-            let sources = |dirs: &[&str]| -> Vec<String> {
-                let mut files = Vec::new();
-                for d in dirs {
-                    for e in std::fs::read_dir(csharp_dir().join(d)).expect("sources") {
-                        let p = e.expect("entry").path();
-                        if p.extension().is_some_and(|x| x == "cs") {
-                            files.push(p.display().to_string());
-                        }
-                    }
-                }
-                files.sort();
-                files
-            };
-            let mut args = vec![
-                format!("-out:{}", exe.display()),
-                "-r:System.Net.Http.dll".to_owned(),
-                "-warnaserror".to_owned(),
-            ];
-            args.extend(sources(&["Runtime", "Tests~"]));
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            check(
-                "mcs (the C# client and its tests)",
-                &run(csharp_dir(), "mcs", &args, vec![]).await,
-            );
-            let mut args = vec![
-                "-target:library".to_owned(),
-                format!("-out:{}", sample.display()),
-                "-r:System.Net.Http.dll".to_owned(),
-                "-warnaserror".to_owned(),
-            ];
-            args.extend(sources(&[
-                "Runtime",
-                "Tests~/UnityStubs",
-                "Samples~/LeaderboardSample",
-            ]));
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            check(
+            let sources = ["Runtime", "Tests~"];
+            mcs("mcs (the C# client and its tests)", "exe", &exe, &sources).await;
+            let sample = ["Runtime", "Tests~/UnityStubs", "Samples~/LeaderboardSample"];
+            mcs(
                 "mcs (the Unity sample)",
-                &run(csharp_dir(), "mcs", &args, vec![]).await,
-            );
+                "library",
+                &out.join("sample.dll"),
+                &sample,
+            )
+            .await;
             exe
         })
         .await
@@ -216,13 +209,8 @@ async fn build_csharp() -> PathBuf {
 
 async fn csharp_suite(kind: Kind) {
     let exe = build_csharp().await;
-    let (s, mut env, _dir) = server(kind).await;
+    let (s, env, _dir) = server(kind, "cs").await;
     types_are_current(&s, "csharp").await;
-    for (k, v) in env.iter_mut() {
-        if k == "PF_PREFIX" {
-            *v = format!("cs-{kind:?}-").to_lowercase();
-        }
-    }
     let exe = exe.display().to_string();
     let out = run(csharp_dir(), "mono", &["--debug", &exe], env).await;
     check(&format!("the C# client's tests on {kind:?}"), &out);
