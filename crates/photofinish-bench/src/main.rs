@@ -57,6 +57,10 @@ struct Args {
     /// fsync policy of the embedded HTTP target.
     #[arg(long, default_value = "everysec")]
     fsync: String,
+    /// Request threads of the HTTP servers the harness starts, as `serve --workers`
+    /// (default: one per core).
+    #[arg(long)]
+    server_workers: Option<std::num::NonZeroUsize>,
     /// A smoke run: 20,000 members, 3 s per target, 8 clients (under a minute).
     #[arg(long)]
     quick: bool,
@@ -84,6 +88,9 @@ enum Internal {
         /// Microseconds added to the server's clock (a scenario that crosses a period's end).
         #[arg(long, allow_hyphen_values = true)]
         clock_offset_us: Option<i64>,
+        /// Request threads (default: one per core).
+        #[arg(long)]
+        workers: Option<std::num::NonZeroUsize>,
     },
     /// Heap bytes per remembered idempotency key in the embedded store's table (counted
     /// by the allocator), for N keys of single writes.
@@ -283,6 +290,15 @@ async fn run(mut args: Args) -> Result<()> {
     Ok(())
 }
 
+impl Args {
+    /// `--workers N` for a `__serve` child, when `--server-workers` was given.
+    fn workers_arg(&self) -> Vec<String> {
+        self.server_workers
+            .map(|n| vec!["--workers".to_owned(), n.to_string()])
+            .unwrap_or_default()
+    }
+}
+
 /// Loads and drives one target of `--targets`.
 async fn run_target(
     t: &str,
@@ -299,12 +315,13 @@ async fn run_target(
         }
         "http" => {
             let dir = scratch.join("data");
-            let serve_args = [
+            let mut serve_args = vec![
                 "--data-dir".to_owned(),
                 dir.to_string_lossy().into_owned(),
                 "--fsync".to_owned(),
                 args.fsync.clone(),
             ];
+            serve_args.extend(args.workers_arg());
             let (target, memory) = Target::http("http (embedded)", n, &serve_args, None).await?;
             let label = format!("http, embedded, fsync {}", args.fsync);
             drive(&label, &target, memory, settings, None).await?
@@ -317,6 +334,7 @@ async fn run_target(
                 .await?;
             // Each on a namespace of its own in the one Redis.
             let mut serve_args = vec!["--storage".to_owned(), url];
+            serve_args.extend(args.workers_arg());
             if local {
                 serve_args.extend([
                     "--local-reads".into(),
@@ -356,7 +374,16 @@ fn show(table: &str, json: Option<serde_json::Value>) {
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
+    // A `__serve` child runs on as many request threads as it was asked for.
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.enable_all();
+    if let Some(Internal::Serve {
+        workers: Some(n), ..
+    }) = &args.serve
+    {
+        builder.worker_threads(n.get());
+    }
+    let runtime = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -371,6 +398,7 @@ fn main() -> std::process::ExitCode {
             local_reads,
             redis_namespace,
             clock_offset_us,
+            workers: _,
         }) => runtime.block_on(serve(
             data_dir,
             storage,
