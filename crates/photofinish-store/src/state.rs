@@ -154,18 +154,20 @@ impl State {
     /// Prefetches what applying the commands of a batch reads first: for each write among
     /// them, the member's slot and then its record in the board's newest ranking
     /// ([`Board::prefetch_write`]) — every slot first, then every record, since a record's
-    /// address is in its slot. The writer calls it before the log append, so these loads
-    /// overlap the write instead of stalling the apply one member at a time. Changes
+    /// address is in its slot. The writers call it before their log append (the embedded
+    /// file, or a group's append to Redis), so these loads overlap the write instead of
+    /// stalling the apply one member at a time. A write not stamped yet
+    /// ([`crate::command::STAMP_AT_COMMIT`]) is looked for at `unstamped_us`. Changes
     /// nothing.
-    pub fn prefetch<'a>(&self, cmds: impl Iterator<Item = &'a Command> + Clone) {
+    pub fn prefetch<'a>(&self, cmds: impl Iterator<Item = &'a Command> + Clone, unstamped_us: i64) {
         for step in [Prefetch::Slot, Prefetch::Record] {
             for cmd in cmds.clone() {
-                self.prefetch_one(cmd, step);
+                self.prefetch_one(cmd, step, unstamped_us);
             }
         }
     }
 
-    fn prefetch_one(&self, cmd: &Command, step: Prefetch) {
+    fn prefetch_one(&self, cmd: &Command, step: Prefetch, unstamped_us: i64) {
         match cmd {
             Command::Write {
                 board,
@@ -175,10 +177,17 @@ impl State {
                 ..
             } => {
                 if let Some(handle) = self.board(board) {
-                    read_lock(&handle).prefetch_write(member, *at_us, *period_us, step);
+                    let at_us = if *at_us == crate::command::STAMP_AT_COMMIT {
+                        unstamped_us
+                    } else {
+                        *at_us
+                    };
+                    read_lock(&handle).prefetch_write(member, at_us, *period_us, step);
                 }
             }
-            Command::Keyed { cmds, .. } => cmds.iter().for_each(|c| self.prefetch_one(c, step)),
+            Command::Keyed { cmds, .. } => cmds
+                .iter()
+                .for_each(|c| self.prefetch_one(c, step, unstamped_us)),
             _ => {}
         }
     }

@@ -133,6 +133,9 @@ impl Replica {
             })
             .collect();
         let payload = encode_group(own.iter().map(|d| (&d.cmd, d.stamped, d.stamp_us)));
+        // As the embedded writer does before its log write: the members' slots and records
+        // are loaded while the append is at Redis, not one stall at a time in the apply.
+        self.state.prefetch(own.iter().map(|d| &d.cmd), stamp_us);
         let began = since_start_us();
         let mut done = self.append_and_take(pos, stamp_us, payload, own).await;
         if done.is_ok() {

@@ -216,7 +216,8 @@ impl LogWriter {
         if keys.peek().is_some() {
             self.state.idempotency().warm(keys, self.clock.now_us());
         }
-        self.state.prefetch(batch.iter().map(|job| &job.cmd));
+        self.state
+            .prefetch(batch.iter().map(|job| &job.cmd), self.last_stamp_us);
         match self.append() {
             Ok(()) => {
                 self.health.set(None);
