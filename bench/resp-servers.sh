@@ -6,7 +6,8 @@
 # may be empty) and SERVER_PIN (a command prefix, an array, may be empty); PF_STORAGE=redis
 # serves Photofinish on that same Redis (its Redis backend, docs/redis-layout.md) instead
 # of the embedded store; this sets WORK,
-# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, and defines serve_photofinish, load and
+# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, waits until both servers are quiet after the
+# load (settle), and defines serve_photofinish, load, settle and
 # cpu_ticks (and TICK).
 [ -x "$BIN" ] || cargo build --release -p photofinish
 WORK=$(mktemp -d)
@@ -58,3 +59,17 @@ load "$PPORT" LB.SET lb
 # utime + stime, and the reaped children's (Redis's AOF rewrite runs in a forked child).
 cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 TICK=$(getconf CLK_TCK)
+
+# Until the servers are quiet after the load (up to 180 s): a snapshot of a large board, or
+# Redis's AOF rewrite, would otherwise run during the first measurements and charge them
+# its CPU (docs/bench-history.md §24).
+settle() {
+    local before after
+    for _ in $(seq 180); do
+        before=$(( $(cpu_ticks "$PPID_PF") + $(cpu_ticks "$RPID") ))
+        sleep 1
+        after=$(( $(cpu_ticks "$PPID_PF") + $(cpu_ticks "$RPID") ))
+        [ $((after - before)) -le $((TICK / 20)) ] && return
+    done
+}
+settle
