@@ -5,7 +5,8 @@
 # (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags, an array,
 # may be empty) and SERVER_PIN (a command prefix, an array, may be empty); PF_STORAGE=redis
 # serves Photofinish on that same Redis (its Redis backend, docs/redis-layout.md) instead
-# of the embedded store; this sets WORK,
+# of the embedded store, with PF_REDIS_READS (default fresh) as its --redis-reads; this
+# sets WORK,
 # RPORT/RPID, PPORT/PPID_PF, the EXIT trap, waits until both servers are quiet after the
 # load (settle), and defines serve_photofinish, load, settle and
 # cpu_ticks (and TICK).
@@ -33,7 +34,9 @@ serve_photofinish() { # serve_photofinish NAME PORT [VAR=VALUE…]: $BIN in the 
     shift 2
     mkdir -p "$WORK/$name"
     local store=(--data-dir "$WORK/$name")
-    if [ "${PF_STORAGE:-}" = redis ]; then store=(--storage "redis://127.0.0.1:$RPORT" --redis-namespace "$name"); fi
+    if [ "${PF_STORAGE:-}" = redis ]; then
+        store=(--storage "redis://127.0.0.1:$RPORT" --redis-namespace "$name" --redis-reads "${PF_REDIS_READS:-fresh}")
+    fi
     env "$@" "${SERVER_PIN[@]}" "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$port" \
         --fsync everysec "${WORKERS_ARG[@]}" "${store[@]}" >"$WORK/$name.out" 2>"$WORK/$name.log" &
     STARTED=$!

@@ -372,9 +372,9 @@ fn show(table: &str, json: Option<serde_json::Value>) {
     }
 }
 
-fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    // A `__serve` child runs on as many request threads as it was asked for.
+/// The async runtime: one thread per core, or for a `__serve` child as many request
+/// threads as it was asked for.
+fn runtime(args: &Args) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
     if let Some(Internal::Serve {
@@ -383,7 +383,12 @@ fn main() -> std::process::ExitCode {
     {
         builder.worker_threads(n.get());
     }
-    let runtime = match builder.build() {
+    builder.build()
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let runtime = match runtime(&args) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
