@@ -8,8 +8,8 @@
 # of the embedded store, with PF_REDIS_READS (default fresh) as its --redis-reads; this
 # sets WORK,
 # RPORT/RPID, PPORT/PPID_PF, the EXIT trap, waits until both servers are quiet after the
-# load (settle), and defines serve_photofinish, load, settle and
-# cpu_ticks (and TICK).
+# load (settle), and defines serve_photofinish, load, settle, cpu_ticks and ticks_of (the
+# sum over pids), and TICK.
 [ -x "$BIN" ] || cargo build --release -p photofinish
 WORK=$(mktemp -d)
 cleanup() { kill "${RPID:-}" "${PPID_PF:-}" "${PPID_B:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
@@ -61,6 +61,7 @@ load "$PPORT" LB.SET lb
 
 # utime + stime, and the reaped children's (Redis's AOF rewrite runs in a forked child).
 cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+ticks_of() { local t=0 p; for p in "$@"; do t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
 TICK=$(getconf CLK_TCK)
 
 # Until the servers are quiet after the load (up to 180 s): a snapshot of a large board, or
@@ -69,9 +70,9 @@ TICK=$(getconf CLK_TCK)
 settle() {
     local before after
     for _ in $(seq 180); do
-        before=$(( $(cpu_ticks "$PPID_PF") + $(cpu_ticks "$RPID") ))
+        before=$(ticks_of "$PPID_PF" "$RPID")
         sleep 1
-        after=$(( $(cpu_ticks "$PPID_PF") + $(cpu_ticks "$RPID") ))
+        after=$(ticks_of "$PPID_PF" "$RPID")
         [ $((after - before)) -le $((TICK / 20)) ] && return
     done
 }

@@ -42,7 +42,6 @@ run() { # run LABEL SERVER PORT PID P N COMMAND...
     awk -v l="$label" -v s="$server" -v p="$p" -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" \
         'BEGIN { printf "| %s | %s | %s | %.0f | %.2f |\n", l, s, p, r, t * 1e6 / hz / n }'
 }
-ticks_of() { local t=0 p; for p in "$@"; do t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
 # On the Redis backend (PF_STORAGE=redis) Photofinish's CPU is its own and its Redis's.
 PF_PIDS="$PPID_PF"
 [ "${PF_STORAGE:-}" = redis ] && PF_PIDS="$PPID_PF $RPID"
