@@ -22,7 +22,17 @@ use crate::replica::{Replica, ReplicaError};
 impl LogStore {
     pub(super) fn slot(&self, board: &str) -> Slot {
         let mut map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(slot) = map.get(board) {
+            return slot.clone();
+        }
         map.entry(board.to_owned()).or_default().clone()
+    }
+
+    /// Board `board`'s replica if this node holds it loaded: what almost every read and
+    /// write finds, with one look-up and no allocation.
+    fn held(&self, board: &str) -> Option<Arc<Replica>> {
+        let map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(board).and_then(|slot| slot.get()).cloned()
     }
 
     pub(super) fn forget(&self, board: &str, replica: &Arc<Replica>) {
@@ -43,6 +53,20 @@ impl LogStore {
         board: &str,
         to_write: bool,
     ) -> Result<Arc<Replica>, BoardError> {
+        let loaded = match self.held(board) {
+            Some(held) => held,
+            // Boxed: a load's future is large, and every call's future would carry it.
+            None => Box::pin(self.load(board)).await?,
+        };
+        loaded.mark_used();
+        if !to_write && loaded.taken().await == 0 {
+            self.forget(board, &loaded);
+        }
+        Ok(loaded)
+    }
+
+    /// Loads board `board`'s replica into its slot, once however many ask at a time.
+    async fn load(&self, board: &str) -> Result<Arc<Replica>, BoardError> {
         let slot = self.slot(board);
         let loaded = slot
             .get_or_try_init(|| async {
@@ -59,10 +83,6 @@ impl LogStore {
             })
             .await?
             .clone();
-        loaded.mark_used();
-        if !to_write && loaded.taken().await == 0 {
-            self.forget(board, &loaded);
-        }
         Ok(loaded)
     }
 
@@ -80,23 +100,39 @@ impl LogStore {
         reads: Reads,
     ) -> Result<Arc<Replica>, BoardError> {
         let r = self.replica(board, false).await?;
+        if self.answers_now(&r, reads) {
+            return Ok(r);
+        }
+        // Boxed: a catch-up's future is large, and most reads do not need one.
+        Box::pin(self.catch_up(board, r)).await
+    }
+
+    /// Whether `r` answers a read with consistency `reads` as it is, with no round trip: a
+    /// local read within [`LOCAL_READ_WINDOW`] of a catch-up, or a read of a round that
+    /// began before a catch-up which reached the head. Counts the read either way.
+    fn answers_now(&self, r: &Replica, reads: Reads) -> bool {
         if reads == Reads::Local {
             if let Some(ago) = r.caught_up_ago().filter(|a| *a <= LOCAL_READ_WINDOW) {
                 self.counts.local.fetch_add(1, Ordering::Relaxed);
                 let us = u64::try_from(ago.as_micros()).unwrap_or(u64::MAX);
-                self.counts
-                    .max_staleness_us
-                    .fetch_max(us, Ordering::Relaxed);
-                return Ok(r);
+                // Written only when it grows: most reads leave the shared line alone.
+                if us > self.counts.max_staleness_us.load(Ordering::Relaxed) {
+                    self.counts
+                        .max_staleness_us
+                        .fetch_max(us, Ordering::Relaxed);
+                }
+                return true;
             }
         }
         self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
-        if REQUESTS_BEGAN
+        REQUESTS_BEGAN
             .try_with(|b| *b)
             .is_ok_and(|began| r.caught_up_since(began))
-        {
-            return Ok(r);
-        }
+    }
+
+    /// Catches `r` up with board `board`'s log; a replica whose log diverged is dropped
+    /// and the board loaded again (once).
+    async fn catch_up(&self, board: &str, r: Arc<Replica>) -> Result<Arc<Replica>, BoardError> {
         match r.catch_up().await {
             Ok(_) => Ok(r),
             Err(ReplicaError::Diverged(why)) => {

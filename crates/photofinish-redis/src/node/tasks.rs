@@ -27,7 +27,7 @@ impl LogStore {
                 let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
                 map.retain(|board, slot| {
                     let Some(r) = slot.get() else { return true };
-                    let keep = feeds.get(board).is_some() || r.used_ago() < after;
+                    let keep = feeds.get(board).is_some() || r.idle_for() < after;
                     if !keep {
                         tracing::debug!(board, "dropped an idle board from memory");
                     }

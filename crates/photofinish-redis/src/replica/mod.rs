@@ -127,8 +127,12 @@ pub struct Replica {
     taken_check: std::sync::Mutex<Check>,
     /// When the latest catch-up that reached the head began ([`since_start_us`]; 0: never).
     caught_up_at: AtomicU64,
-    /// When the node last used this copy ([`since_start_us`]).
+    /// When the node last saw this copy used ([`since_start_us`]), as of the last
+    /// [`Replica::idle_for`] that found `used` set.
     used_at: AtomicU64,
+    /// Whether the node used this copy since the last [`Replica::idle_for`]: a use sets a
+    /// flag rather than reading the clock, as every read and write uses its board.
+    used: std::sync::atomic::AtomicBool,
     wait: Option<Wait>,
 }
 
@@ -201,6 +205,7 @@ impl Replica {
             taken_check: std::sync::Mutex::new(taken_check),
             caught_up_at: AtomicU64::new(0),
             used_at: AtomicU64::new(since_start_us()),
+            used: std::sync::atomic::AtomicBool::new(false),
             wait: None,
         };
         let built_at = std::time::Instant::now();
@@ -269,14 +274,23 @@ impl Replica {
         self.caught_up_at.load(Ordering::Acquire) > began_us
     }
 
-    /// Notes that the node used this copy now.
+    /// Notes that the node used this copy (written only when not noted yet since the last
+    /// [`Self::idle_for`]).
     pub fn mark_used(&self) {
-        self.used_at.fetch_max(since_start_us(), Ordering::Relaxed);
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::Relaxed);
+        }
     }
 
-    /// How long since the node last used this copy.
-    pub fn used_ago(&self) -> Duration {
-        Duration::from_micros(since_start_us().saturating_sub(self.used_at.load(Ordering::Relaxed)))
+    /// How long the node has not used this copy, as seen by looks at it: a use noted
+    /// since the last look counts as made now. Called by one task every look, so a copy
+    /// is found idle at most one look later than its last use says.
+    pub fn idle_for(&self) -> Duration {
+        let now = since_start_us();
+        if self.used.swap(false, Ordering::Relaxed) {
+            self.used_at.store(now, Ordering::Relaxed);
+        }
+        Duration::from_micros(now.saturating_sub(self.used_at.load(Ordering::Relaxed)))
     }
 
     /// Publishes each entry taken from now on to `feeds` (a node's live events).

@@ -236,11 +236,23 @@ async fn an_idle_board_leaves_memory_and_loads_again() {
     let node = LogStore::connect(&target, &fresh_namespace(), Box::new(SystemClock))
         .await
         .expect("connect")
-        .with_idle_drop(Duration::from_millis(200), Duration::from_millis(50));
+        .with_idle_drop(Duration::from_secs(1), Duration::from_millis(50));
     node.create_board("b", BoardConfig::default())
         .await
         .expect("create");
     assert_eq!(node.loaded(), 1);
+    // Read every 20 ms for over two idle periods: a board in use stays (a stall of the
+    // test's thread up to a whole idle period is tolerated).
+    let board = BoardName::parse("b").expect("a board name");
+    for _ in 0..120 {
+        node.read(&ReadBoard {
+            board: board.clone(),
+        })
+        .await
+        .expect("board");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(node.loaded(), 1, "a board read every 20 ms was dropped");
+    }
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while node.loaded() > 0 {
         assert!(
@@ -249,7 +261,6 @@ async fn an_idle_board_leaves_memory_and_loads_again() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let board = BoardName::parse("b").expect("a board name");
     let read = node.read(&ReadBoard { board }).await.expect("board");
     assert_eq!(read.name, "b");
     assert_eq!(node.loaded(), 1);
