@@ -2,7 +2,8 @@
 # LB.RANK over RESP on one server, three runs at -P 16 and unpipelined (docs/bench-history.md
 # §23): run it with and without PF_STORAGE=redis, alternating, to set the Redis backend's
 # fresh reads beside the embedded store's. One request thread (`--workers 1`), 50 clients,
-# 1,000,000 members named as redis-benchmark names them (bench/resp-servers.sh).
+# 1,000,000 members named as redis-benchmark names them (bench/resp-servers.sh). Each
+# run's server CPU per read is in brackets (on the Redis backend, with its Redis's).
 #
 #   ./bench/rank-fresh.sh; PF_STORAGE=redis ./bench/rank-fresh.sh      # BIN=<build> to pick one
 #   PF_STORAGE=redis PF_REDIS_READS=local ./bench/rank-fresh.sh        # reads from the copy
@@ -13,10 +14,19 @@ BIN=${BIN:-target/release/photofinish}
 WORKERS_ARG=(--workers 1)
 SERVER_PIN=()
 source bench/resp-servers.sh
+# Server CPU per read: Photofinish's, and on the Redis backend its Redis's as well.
+PF_PIDS=("$PPID_PF")
+[ "${PF_STORAGE:-}" = redis ] && PF_PIDS+=("$RPID")
+rank() { # rank P N: "<ops/s> <server CPU µs a read>" of one redis-benchmark run
+    local before after rps
+    before=$(ticks_of "${PF_PIDS[@]}")
+    rps=$(redis-benchmark -p "$PPORT" -c 50 -n "$2" -r 1000000 -P "$1" --csv LB.RANK lb m:__rand_int__ 2>/dev/null |
+        awk -F'","' 'NR == 2 {print $2}')
+    after=$(ticks_of "${PF_PIDS[@]}")
+    awk -v r="$rps" -v t=$((after - before)) -v n="$2" -v hz="$TICK" 'BEGIN { printf "%s %.2f", r, t * 1e6 / hz / n }'
+}
 for i in 1 2 3; do
-    r16=$(redis-benchmark -p "$PPORT" -c 50 -n 1000000 -r 1000000 -P 16 --csv LB.RANK lb m:__rand_int__ 2>/dev/null |
-        awk -F'","' 'NR == 2 {print $2}')
-    r1=$(redis-benchmark -p "$PPORT" -c 50 -n 200000 -r 1000000 -P 1 --csv LB.RANK lb m:__rand_int__ 2>/dev/null |
-        awk -F'","' 'NR == 2 {print $2}')
-    echo "storage=${PF_STORAGE:-embedded}${PF_REDIS_READS:+ reads=$PF_REDIS_READS} run $i: LB.RANK -P16 $r16 /s; -P1 $r1 /s"
+    read -r r16 c16 <<<"$(rank 16 1000000)"
+    read -r r1 c1 <<<"$(rank 1 200000)"
+    echo "storage=${PF_STORAGE:-embedded}${PF_REDIS_READS:+ reads=$PF_REDIS_READS} run $i: LB.RANK -P16 $r16 /s ($c16 µs); -P1 $r1 /s ($c1 µs)"
 done
