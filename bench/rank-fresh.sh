@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # LB.RANK over RESP on one server, three runs at -P 16 and unpipelined (docs/bench-history.md
 # §23): run it with and without PF_STORAGE=redis, alternating, to set the Redis backend's
-# fresh reads beside the embedded store's. One request thread (`--workers 1`), 50 clients,
-# 1,000,000 members named as redis-benchmark names them (bench/resp-servers.sh). Each
-# run's server CPU per read is in brackets (on the Redis backend, with its Redis's).
+# fresh reads beside the embedded store's. One request thread (`--workers 1`; WORKERS=N
+# for N), 50 clients, 1,000,000 members named as redis-benchmark names them
+# (bench/resp-servers.sh). Each run's server CPU per read is in brackets (on the Redis
+# backend, with its Redis's).
 #
 #   ./bench/rank-fresh.sh; PF_STORAGE=redis ./bench/rank-fresh.sh      # BIN=<build> to pick one
 #   PF_STORAGE=redis PF_REDIS_READS=local ./bench/rank-fresh.sh        # reads from the copy
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMBERS=${MEMBERS:-1000000}
 BIN=${BIN:-target/release/photofinish}
-WORKERS_ARG=(--workers 1)
+WORKERS_ARG=(--workers "${WORKERS:-1}")
 SERVER_PIN=()
 source bench/resp-servers.sh
 # Server CPU per read: Photofinish's, and on the Redis backend its Redis's as well.

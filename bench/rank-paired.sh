@@ -3,7 +3,8 @@
 # (docs/bench-history.md §25): each round runs bench/rank-fresh.sh on the embedded store and
 # on the Redis backend (every other round in the other order), takes each one's median of
 # its three runs at -P 16 and unpipelined, and bench/ratios.py prints the median of the
-# per-round ratios with a 95% interval. One request thread, 50 clients, 1,000,000 members.
+# per-round ratios with a 95% interval. One request thread (WORKERS=N for N), 50 clients,
+# 1,000,000 members.
 #
 #   ROUNDS=5 ./bench/rank-paired.sh                       # fresh reads (the default)
 #   ROUNDS=5 PF_REDIS_READS=local ./bench/rank-paired.sh  # --redis-reads local
