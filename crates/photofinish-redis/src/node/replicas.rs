@@ -22,9 +22,6 @@ use crate::replica::{Replica, ReplicaError};
 impl LogStore {
     pub(super) fn slot(&self, board: &str) -> Slot {
         let mut map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(slot) = map.get(board) {
-            return slot.clone();
-        }
         map.entry(board.to_owned()).or_default().clone()
     }
 
