@@ -16,18 +16,10 @@ WORKERS_ARG=(--workers "${WORKERS:-1}")
 SERVER_PIN=()
 source bench/resp-servers.sh
 # Server CPU per read: Photofinish's, and on the Redis backend its Redis's as well.
-PF_PIDS=("$PPID_PF")
-[ "${PF_STORAGE:-}" = redis ] && PF_PIDS+=("$RPID")
-rank() { # rank P N: "<ops/s> <server CPU µs a read>" of one redis-benchmark run
-    local before after rps
-    before=$(ticks_of "${PF_PIDS[@]}")
-    rps=$(redis-benchmark -p "$PPORT" -c 50 -n "$2" -r 1000000 -P "$1" --csv LB.RANK lb m:__rand_int__ 2>/dev/null |
-        awk -F'","' 'NR == 2 {print $2}')
-    after=$(ticks_of "${PF_PIDS[@]}")
-    awk -v r="$rps" -v t=$((after - before)) -v n="$2" -v hz="$TICK" 'BEGIN { printf "%s %.2f", r, t * 1e6 / hz / n }'
-}
+PF_PIDS="$PPID_PF"
+[ "${PF_STORAGE:-}" = redis ] && PF_PIDS="$PPID_PF $RPID"
 for i in 1 2 3; do
-    read -r r16 c16 <<<"$(rank 16 1000000)"
-    read -r r1 c1 <<<"$(rank 1 200000)"
+    read -r r16 c16 <<<"$(rate "$PPORT" 16 1000000 "$PF_PIDS" LB.RANK lb m:__rand_int__)"
+    read -r r1 c1 <<<"$(rate "$PPORT" 1 200000 "$PF_PIDS" LB.RANK lb m:__rand_int__)"
     echo "storage=${PF_STORAGE:-embedded}${PF_REDIS_READS:+ reads=$PF_REDIS_READS} run $i: LB.RANK -P16 $r16 /s ($c16 µs); -P1 $r1 /s ($c1 µs)"
 done

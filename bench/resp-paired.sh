@@ -46,14 +46,9 @@ fi
 run() { # run LABEL PORT PID COMMAND...: one redis-benchmark run, recorded unless $round is empty
     local label=$1 port=$2 pid=$3
     shift 3
-    local before after rps
-    before=$(cpu_ticks "$pid")
-    rps=$("${CLIENT_PIN[@]}" redis-benchmark -p "$port" -c 50 -n "$N" -r 1000000 -P 1 --csv "$@" 2>/dev/null |
-        awk -F'","' 'NR == 2 {print $2}')
-    after=$(cpu_ticks "$pid")
+    local rps cpu
+    read -r rps cpu <<<"$(rate "$port" 1 "$N" "$pid" "$@")"
     [ -z "$round" ] && return
-    local cpu
-    cpu=$(awk -v t=$((after - before)) -v n="$N" -v hz="$TICK" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }')
     printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$rps" "$cpu" >>"$WORK/results.tsv"
     printf '%3s %-22s %10s ops/s %6s µs/op\n' "$round" "$label" "$rps" "$cpu"
 }

@@ -1,15 +1,15 @@
-# Sourced by bench/resp-vs-redis.sh and bench/resp-paired.sh: starts Redis (appendonly yes,
-# appendfsync everysec) and Photofinish (--fsync everysec, the embedded store, the RESP door)
-# on free ports under a temporary WORK dir, and loads MEMBERS members, named as
-# redis-benchmark names them (m:000000123456), into the ZSET `lb` and the board `lb`
-# (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags, an array,
-# may be empty) and SERVER_PIN (a command prefix, an array, may be empty); PF_STORAGE=redis
-# serves Photofinish on that same Redis (its Redis backend, docs/redis-layout.md) instead
-# of the embedded store, with PF_REDIS_READS (default fresh) as its --redis-reads; this
-# sets WORK,
-# RPORT/RPID, PPORT/PPID_PF, the EXIT trap, waits until both servers are quiet after the
-# load (settle), and defines serve_photofinish, load, settle, cpu_ticks and ticks_of (the
-# sum over pids), and TICK.
+# Sourced by bench/resp-vs-redis.sh, bench/resp-paired.sh and bench/rank-fresh.sh: starts
+# Redis (appendonly yes, appendfsync everysec) and Photofinish (--fsync everysec, the
+# embedded store, the RESP door) on free ports under a temporary WORK dir, and loads MEMBERS
+# members, named as redis-benchmark names them (m:000000123456), into the ZSET `lb` and the
+# board `lb` (UPDATE incr). The sourcing script sets BIN, MEMBERS, WORKERS_ARG (serve flags,
+# an array, may be empty), SERVER_PIN (a command prefix, an array, may be empty) and, if it
+# pins redis-benchmark, CLIENT_PIN (the same); PF_STORAGE=redis serves Photofinish on that
+# same Redis (its Redis backend, docs/redis-layout.md) instead of the embedded store, with
+# PF_REDIS_READS (default fresh) as its --redis-reads. This sets WORK, RPORT/RPID,
+# PPORT/PPID_PF, the EXIT trap, waits until both servers are quiet after the load (settle),
+# and defines serve_photofinish, load, settle, cpu_ticks and ticks_of (the sum over pids),
+# TICK, and rate (one timed redis-benchmark run).
 [ -x "$BIN" ] || cargo build --release -p photofinish
 WORK=$(mktemp -d)
 cleanup() { kill "${RPID:-}" "${PPID_PF:-}" "${PPID_B:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
@@ -63,6 +63,23 @@ load "$PPORT" LB.SET lb
 cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 ticks_of() { local t=0 p; for p in "$@"; do t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
 TICK=$(getconf CLK_TCK)
+[ -n "${CLIENT_PIN+set}" ] || CLIENT_PIN=()
+
+# rate PORT P N "PID…" COMMAND…: one redis-benchmark run of COMMAND against PORT (50
+# clients, members from -r 1000000, N requests, -P P); prints "<ops/s> <µs an op>", the
+# CPU being that of the processes PID… (a space-separated list) over the run.
+rate() {
+    local port=$1 p=$2 n=$3 pids=$4
+    shift 4
+    local before after rps
+    # shellcheck disable=SC2086 # the pids split into words
+    before=$(ticks_of $pids)
+    rps=$("${CLIENT_PIN[@]}" redis-benchmark -p "$port" -c 50 -n "$n" -r 1000000 -P "$p" --csv "$@" 2>/dev/null |
+        awk -F'","' 'NR == 2 {print $2}')
+    # shellcheck disable=SC2086
+    after=$(ticks_of $pids)
+    awk -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" 'BEGIN { printf "%s %.2f\n", r, t * 1e6 / hz / n }'
+}
 
 # Until the servers are quiet after the load (up to 180 s): a snapshot of a large board, or
 # Redis's AOF rewrite, would otherwise run during the first measurements and charge them

@@ -31,16 +31,13 @@ echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(
 echo
 echo "| run | server | pipeline | ops/s | server CPU µs/op |"
 echo "|---|---|---|---:|---:|"
-run() { # run LABEL SERVER PORT PID P N COMMAND...
-    local label=$1 server=$2 port=$3 pid=$4 p=$5 n=$6
+run() { # run LABEL SERVER PORT "PID…" P N COMMAND...
+    local label=$1 server=$2 port=$3 pids=$4 p=$5 n=$6
     shift 6
-    local before after rps
-    before=$(ticks_of $pid)
-    rps=$(redis-benchmark -p "$port" -c 50 -n "$n" -r 1000000 -P "$p" --csv "$@" 2>/dev/null |
-        awk -F'","' 'NR == 2 {print $2}')
-    after=$(ticks_of $pid)
-    awk -v l="$label" -v s="$server" -v p="$p" -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" \
-        'BEGIN { printf "| %s | %s | %s | %.0f | %.2f |\n", l, s, p, r, t * 1e6 / hz / n }'
+    local rps cpu
+    read -r rps cpu <<<"$(rate "$port" "$p" "$n" "$pids" "$@")"
+    awk -v l="$label" -v s="$server" -v p="$p" -v r="$rps" -v c="$cpu" \
+        'BEGIN { printf "| %s | %s | %s | %.0f | %s |\n", l, s, p, r, c }'
 }
 # On the Redis backend (PF_STORAGE=redis) Photofinish's CPU is its own and its Redis's.
 PF_PIDS="$PPID_PF"
