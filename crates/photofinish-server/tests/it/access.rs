@@ -9,6 +9,7 @@ use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use photofinish_core::access::Scope;
 use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
 use photofinish_server::auth::keys;
+use photofinish_server::rate::Rate;
 use photofinish_server::serve::ServeOptions;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -63,7 +64,18 @@ impl Creds {
     }
 
     fn configure(&self, o: ServeOptions) -> ServeOptions {
+        // These tests are about who may do what, not how often: a player's and an
+        // address's budget is set past anything they send, so no answer depends on how
+        // fast the test runs (a release build spent the default 10/s of a player before;
+        // tests/it/rates.rs tests the limits themselves).
+        let unlimited = Rate {
+            count: 1_000_000,
+            per_seconds: 1,
+            burst: None,
+        };
         ServeOptions {
+            player_rate: unlimited,
+            anonymous_rate: unlimited,
             keys: Some(self.keys_file()),
             jwt: Some(JwtOptions {
                 key: JwtKey::Pem(fixture("es256-public.pem")),
