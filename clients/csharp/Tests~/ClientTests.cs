@@ -321,6 +321,10 @@ namespace Photofinish.Tests
                 Tuple.Create<Func<Task>, int, string>(() => ann.EntriesAsync(prefix + "none"), 404, ErrorCodes.BoardNotFound),
                 Tuple.Create<Func<Task>, int, string>(() => admin.CreateBoardAsync(b, new BoardConfigBody { Order = "asc" }), 409, ErrorCodes.BoardConfigConflict),
                 Tuple.Create<Func<Task>, int, string>(() => admin.SubmitAsync(b, "ann", long.MaxValue), 422, ErrorCodes.ScoreOverflow),
+                // What the document allows but a rule refuses is 422 under its code
+                // (docs/SPEC.md §3): the board's config, two values compared.
+                Tuple.Create<Func<Task>, int, string>(() => ann.CohortsAsync(b), 422, ErrorCodes.InvalidParameter),
+                Tuple.Create<Func<Task>, int, string>(() => admin.CreateBoardAsync(prefix + "bounds", new BoardConfigBody { MinScore = 5, MaxScore = 4 }), 422, ErrorCodes.InvalidConfig),
             };
             foreach (var c in cases)
             {
@@ -329,6 +333,7 @@ namespace Photofinish.Tests
                 True(e.Message.Length > 0, "a message");
             }
             Eq(5L, (await admin.MemberAsync(b, "ann")).Score, "nothing changed");
+            Eq(ErrorCodes.BoardNotFound, (await Refused(() => admin.BoardAsync(prefix + "bounds"))).Code, "no board made");
         }
 
         private static async Task RateLimit()

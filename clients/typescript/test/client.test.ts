@@ -237,6 +237,10 @@ test("refusals arrive as the server's status and code", async () => {
     [() => ann.entries(`${P}none`), 404, "board_not_found"],
     [() => admin.createBoard(b, { order: "asc" }), 409, "board_config_conflict"],
     [() => admin.submit(b, "ann", { score: 2n ** 63n - 1n }), 422, "score_overflow"],
+    // What the document allows but a rule refuses is 422 under its code (docs/SPEC.md §3):
+    // the board's config, two values compared.
+    [() => ann.cohorts(b), 422, "invalid_parameter"],
+    [() => admin.createBoard(`${P}bounds`, { min_score: 5, max_score: 4 }), 422, "invalid_config"],
   ];
   for (const [call, status, code] of cases) {
     const e = await refusal(call);
@@ -245,6 +249,7 @@ test("refusals arrive as the server's status and code", async () => {
   }
   // Nothing was changed by any of them.
   assert.equal((await admin.member(b, "ann")).score, 5n);
+  assert.equal((await refusal(() => admin.board(`${P}bounds`))).code, "board_not_found");
 });
 
 test("a rate limit: 429 with Retry-After, waited out when retries allow", async () => {

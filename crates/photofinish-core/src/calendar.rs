@@ -22,6 +22,17 @@ pub const MAX_INSTANT_US: i64 = 253_370_764_800_000_000;
 /// UTC, 9998-12-31 west of it), which only the instant's check can see.
 pub const INSTANT_YEAR_PATTERN: &str = "^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9])-";
 
+/// Whether RFC 3339 text `s` starts with a year [`INSTANT_YEAR_PATTERN`] takes: an
+/// instant out of range with such a year was moved out by its offset, which the document
+/// cannot state (a rule, 422); any other year the document rules out (400).
+pub fn year_in_pattern(s: &str) -> bool {
+    let year = s
+        .get(..5)
+        .filter(|y| y.ends_with('-'))
+        .and_then(|y| y[..4].parse::<u16>().ok());
+    year.is_some_and(|y| (1970..=9998).contains(&y))
+}
+
 /// One period: its id and the instants `[start_us, end_us)` it covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Period {

@@ -131,6 +131,7 @@ pub fn validate_columns(
     board_bounds: bool,
 ) -> Result<(), BoardError> {
     let bad = |m: String| Err(BoardError::InvalidConfig(m));
+    let rule = |m: String| Err(BoardError::ConfigRule(m));
     if columns.is_empty() {
         return Ok(());
     }
@@ -141,7 +142,7 @@ pub fn validate_columns(
         ));
     }
     if columns.len() > 1 && board_bounds {
-        return bad(
+        return rule(
             "min_score, max_score and max_increment apply to one score: on a board of \
              several columns, set each column's min, max and max_increment"
                 .into(),
@@ -155,17 +156,17 @@ pub fn validate_columns(
             ));
         }
         if columns[..i].iter().any(|o| o.name == c.name) {
-            return bad(format!("column name {:?} appears twice", c.name));
+            return rule(format!("column name {:?} appears twice", c.name));
         }
         if update == Op::Best && c.update.is_some() {
-            return bad(format!(
+            return rule(format!(
                 "column {:?} has an update rule, but a best board compares whole tuples",
                 c.name
             ));
         }
         if let (Some(lo), Some(hi)) = (c.min, c.max) {
             if lo > hi {
-                return bad(format!(
+                return rule(format!(
                     "column {:?}: min {lo} is greater than max {hi}",
                     c.name
                 ));

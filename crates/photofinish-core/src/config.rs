@@ -256,7 +256,7 @@ impl ScoreRules {
     pub fn validate(&self) -> Result<(), BoardError> {
         if let (Some(lo), Some(hi)) = (self.min_score, self.max_score) {
             if lo > hi {
-                return Err(BoardError::InvalidConfig(format!(
+                return Err(BoardError::ConfigRule(format!(
                     "min_score {lo} is greater than max_score {hi}"
                 )));
             }
@@ -393,14 +393,14 @@ impl BoardConfig {
         }
         if self.settings.webhook.is_some() {
             if self.reset == Reset::Never {
-                return Err(BoardError::InvalidConfig(
+                return Err(BoardError::ConfigRule(
                     "a webhook posts each period's results when it closes: a board with \
                      reset \"never\" has one period that never closes"
                         .into(),
                 ));
             }
             if self.retention < 2 {
-                return Err(BoardError::InvalidConfig(
+                return Err(BoardError::ConfigRule(
                     "a board with a webhook keeps at least 2 periods (retention >= 2), so the \
                      period that closed can still be read while it is posted"
                         .into(),
@@ -585,10 +585,10 @@ mod tests {
             max_score: Some(4),
             ..ScoreRules::default()
         };
-        assert!(matches!(
-            inverted.validate(),
-            Err(BoardError::InvalidConfig(_))
-        ));
+        // Two values compared: a rule no schema states (docs/SPEC.md §3).
+        let refused = inverted.validate();
+        assert!(matches!(refused, Err(BoardError::ConfigRule(_))));
+        assert!(refused.is_err_and(|e| e.is_rule()));
     }
 
     #[test]

@@ -56,8 +56,10 @@ impl EntryRules {
     pub fn validate(&self) -> Result<(), BoardError> {
         for (name, at) in [("opens_at", self.opens_at), ("closes_at", self.closes_at)] {
             if let Some(at) = at {
+                // The document's pattern bounds the year; an offset can still move the
+                // instant past the range, which only the instant shows: a rule.
                 validate_instant(at).map_err(|_| {
-                    BoardError::InvalidConfig(format!(
+                    BoardError::ConfigRule(format!(
                         "{name} must be between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z"
                     ))
                 })?;
@@ -65,7 +67,7 @@ impl EntryRules {
         }
         if let (Some(open), Some(close)) = (self.opens_at, self.closes_at) {
             if open >= close {
-                return Err(BoardError::InvalidConfig(format!(
+                return Err(BoardError::ConfigRule(format!(
                     "opens_at {} is not before closes_at {}",
                     instant_text(open),
                     instant_text(close)

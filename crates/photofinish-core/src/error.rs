@@ -233,9 +233,16 @@ pub enum BoardError {
     /// A member name that is empty, longer than 128 bytes or holds a control character.
     #[error("invalid member name {0:?}: use 1 to 128 bytes of UTF-8 without control characters")]
     InvalidMemberName(String),
-    /// A board config field with a value it does not take.
+    /// A board config field with a value outside the bounds the API document states for
+    /// it (a range, a pattern, a list of names).
     #[error("invalid board config: {0}")]
     InvalidConfig(String),
+    /// A board config whose fields are each well formed but break a rule between them or
+    /// with the board's stored config (`min_score` above `max_score`, a league without
+    /// cohorts, a webhook on a board that never resets): no schema states these, so HTTP
+    /// answers 422 (docs/SPEC.md §3).
+    #[error("invalid board config: {0}")]
+    ConfigRule(String),
     /// A parameter that does not fit the board (a cohort read of a board without
     /// cohorts, a tier where there is no league).
     #[error("invalid parameter: {0}")]
@@ -281,7 +288,8 @@ pub enum BoardError {
     /// A write whose period is older than the board retains.
     #[error("period {0} is older than the periods this board retains")]
     PeriodNotRetained(String),
-    /// A period id that does not parse for this board's reset schedule.
+    /// A period id that does not parse for this board's reset schedule (an id of another
+    /// schedule is a rule of this board; one of no schedule is malformed).
     #[error("malformed period id {0:?}")]
     MalformedPeriod(String),
     /// No board of that name.
@@ -452,7 +460,7 @@ impl BoardError {
         match self {
             E::InvalidBoardName(_) => ErrorCode::InvalidBoardName,
             E::InvalidMemberName(_) => ErrorCode::InvalidMember,
-            E::InvalidConfig(_) => ErrorCode::InvalidConfig,
+            E::InvalidConfig(_) | E::ConfigRule(_) => ErrorCode::InvalidConfig,
             E::TooManyNames { .. } | E::InvalidParameter(_) => ErrorCode::InvalidParameter,
             E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
             E::InvalidScore(_) => ErrorCode::InvalidScore,
@@ -489,6 +497,23 @@ impl BoardError {
             E::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             E::IdempotencyKeyInFlight(_) => ErrorCode::IdempotencyKeyInFlight,
             E::Remembered { code, .. } => *code,
+        }
+    }
+
+    /// Whether this error refuses input the API document allows: a rule between fields,
+    /// or one that depends on the board's config or state, rather than a type, pattern or
+    /// bound the document states. Under a code that also names malformed input
+    /// (`invalid_config`, `invalid_parameter`, `invalid_score`, `invalid_period`), HTTP
+    /// answers these 422 and the document's own breaches 400 (docs/SPEC.md §3). Every
+    /// other code has one status whatever raised it.
+    pub fn is_rule(&self) -> bool {
+        use BoardError as E;
+        match self {
+            E::ConfigRule(_) | E::InvalidParameter(_) | E::InvalidScore(_) => true,
+            E::FuturePeriod(_) => true,
+            // An id of the document's pattern that is not one of this board's periods.
+            E::MalformedPeriod(id) => crate::calendar::period_shaped(id),
+            _ => false,
         }
     }
 

@@ -55,6 +55,7 @@ impl League {
     /// `promote + demote <= cohort_size`, and a board with cohorts and a reset.
     pub fn validate(&self, cohort_size: Option<u32>, resets: bool) -> Result<(), BoardError> {
         let bad = |why: String| Err(BoardError::InvalidConfig(why));
+        let rule = |why: String| Err(BoardError::ConfigRule(why));
         if !(MIN_TIERS..=MAX_TIERS).contains(&self.tiers.len()) {
             return bad(format!(
                 "a league has {MIN_TIERS} to {MAX_TIERS} tiers, not {}",
@@ -72,15 +73,15 @@ impl League {
             }
         }
         let Some(size) = cohort_size else {
-            return bad("a league needs cohort_size: its tiers move cohort by cohort".into());
+            return rule("a league needs cohort_size: its tiers move cohort by cohort".into());
         };
         if !resets {
-            return bad(
+            return rule(
                 "a league needs a reset schedule: its tiers move when a period closes".into(),
             );
         }
         if u64::from(self.promote) + u64::from(self.demote) > u64::from(size) {
-            return bad(format!(
+            return rule(format!(
                 "promote {} + demote {} is more than cohort_size {size}",
                 self.promote, self.demote
             ));

@@ -70,8 +70,9 @@ pub struct ApiError {
     pub message: String,
     /// Whole seconds after which a rate-limited request would pass (`Retry-After`).
     pub retry_after_s: Option<u64>,
-    /// The status when it is not the code's own: a well-formed period that has not
-    /// started is 422 `invalid_period`, where a malformed id is 400 (docs/SPEC.md §10).
+    /// The status when it is not the code's own: 422 for a rule the document cannot
+    /// state, under a code that also names malformed input (docs/SPEC.md §3: a well-formed
+    /// period the board does not have is 422 `invalid_period`, a malformed id 400).
     pub status: Option<StatusCode>,
 }
 
@@ -83,6 +84,16 @@ impl ApiError {
             message: message.into(),
             retry_after_s: None,
             status: None,
+        }
+    }
+
+    /// A refusal by a rule the OpenAPI document allows but cannot state (one of two
+    /// parameters required, two fields that exclude each other, an instant an offset
+    /// moves out of range): 422 under `code` (docs/SPEC.md §3).
+    pub fn rule(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            status: Some(StatusCode::UNPROCESSABLE_ENTITY),
+            ..Self::new(code, message)
         }
     }
 }
@@ -152,8 +163,7 @@ impl From<BoardError> for ApiError {
             BoardError::RateLimited { retry_after_s, .. } => Some(*retry_after_s),
             _ => None,
         };
-        let status =
-            matches!(e, BoardError::FuturePeriod(_)).then_some(StatusCode::UNPROCESSABLE_ENTITY);
+        let status = e.is_rule().then_some(StatusCode::UNPROCESSABLE_ENTITY);
         ApiError {
             retry_after_s,
             status,

@@ -22,6 +22,10 @@ use crate::wire::types::*;
         title = "Photofinish",
         description = "Leaderboards ranked by score, ties broken by who reached the score first. \
             Every error is {\"error\":{\"code\",\"message\"}} with a stable code. \
+            400 is only for what this document rules out (a type, a pattern, a bound, a required \
+            or unknown field); a request it allows that a rule refuses (a rule between fields, one \
+            of two parameters required, the board's config or state) is 422, or 409 where it \
+            conflicts with stored state, under the same code. \
             Limits: body 2 MiB, batch 1000 entries, page 1000 rows, around 500 rows a side, \
             metadata 1 KiB, member 128 bytes, board name 64 bytes. Periods: `current` always \
             resolves (empty before its first write); any other period without data is 404 \

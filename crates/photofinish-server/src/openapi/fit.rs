@@ -222,11 +222,11 @@ fn fit_write_bodies(schemas: &mut Value) {
     w["at"] = json!({"type": ["string", "null"], "format": "date-time", "pattern": INSTANT_YEAR_PATTERN,
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
-        "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at"});
+        "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at"});
     let named = named_scores_schema();
     // `null` counts as absent, as for every optional field.
     w["scores"] = nullable(named.clone());
-    w["scores"]["description"] = json!("Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)");
+    w["scores"]["description"] = json!("Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (422 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)");
     // A write names a period or an instant, not both (null counts as absent); and it
     // gives `score` or `scores`, exactly one.
     schemas["WriteBody"]["allOf"] = json!([
@@ -264,7 +264,7 @@ fn fit_config_bodies(schemas: &mut Value) {
         "description": "Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life"});
     c["columns"] = json!({"type": ["array", "null"], "minItems": 1, "maxItems": MAX_COLUMNS,
         "items": {"$ref": "#/components/schemas/ColumnBody"},
-        "description": "The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (400 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (each column has its own)"});
+        "description": "The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (422 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (422 invalid_config: each column has its own)"});
     c["order"] = json!({"type": ["string", "null"], "enum": ["desc", "asc", null]});
     c["update"] = json!({"type": ["string", "null"], "enum": ["incr", "best", "set", null]});
     c["reset"] =
@@ -294,7 +294,7 @@ fn fit_config_bodies(schemas: &mut Value) {
     p["name"] = json!({"type": "string", "pattern": COLUMN_NAME_PATTERN});
     p["order"] = json!({"type": ["string", "null"], "enum": ["desc", "asc", null]});
     p["update"] = json!({"type": ["string", "null"], "enum": ["incr", "set", "min", "max", null],
-        "description": "How a write without op changes the column; not on a best board (400 invalid_config)"});
+        "description": "How a write without op changes the column; not on a best board (422 invalid_config)"});
     p["min"] = nullable(score.clone());
     p["max"] = nullable(score.clone());
     p["max_increment"] = json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
@@ -320,7 +320,7 @@ fn fit_rules(p: &mut Value) {
     p["webhook_top"] =
         json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_WEBHOOK_TOP});
     for (field, what) in [
-        ("opens_at", "A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)"),
+        ("opens_at", "A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config)"),
         ("closes_at", "Its closing instant: a write or join at or after it gets 422 board_closed"),
     ] {
         p[field] = json!({"type": ["string", "null"], "format": "date-time",
@@ -392,7 +392,7 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
             responses[code] = error_answer(description);
         }
     };
-    add("400", "A malformed parameter or body (invalid_board_name, invalid_parameter, invalid_period, malformed_json, …); nothing changed");
+    add("400", "A parameter or body this document rules out (a type, pattern, bound, required or unknown field: invalid_board_name, invalid_parameter, invalid_period, malformed_json, …); nothing changed. A request the document allows but a rule refuses is 422");
     if path.contains("{board}") {
         add(
             "404",

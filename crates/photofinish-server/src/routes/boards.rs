@@ -26,9 +26,9 @@ use crate::wire::views::board_view;
     responses(
         (status = 201, description = "Created", body = BoardView),
         (status = 200, description = "Exists with the same config", body = BoardView),
-        (status = 400, description = "Invalid board name, malformed body or invalid config (invalid_config: unknown time zone, min_score > max_score, …)", body = ErrorBody),
+        (status = 400, description = "Invalid board name, malformed body, or a field outside what this document states for it (invalid_config)", body = ErrorBody),
         (status = 409, description = "Exists with a different config", body = ErrorBody),
-        (status = 422, description = "Too many boards (too_many_boards)", body = ErrorBody),
+        (status = 422, description = "A rule between fields (invalid_config: min_score > max_score, opens_at not before closes_at, a league without cohort_size, …), or too many boards (too_many_boards)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
 pub async fn put_board(
     State(app): State<AppState>,
@@ -89,7 +89,8 @@ pub async fn get_board(
     request_body(content = BoardPatchBody, description = "The settings to change"),
     responses(
         (status = 200, description = "The board as it is now", body = BoardView),
-        (status = 400, description = "Invalid board name, malformed body or invalid setting (invalid_config: retention 0, min_score > max_score, …)", body = ErrorBody),
+        (status = 400, description = "Invalid board name, malformed body, or a field outside what this document states for it (invalid_config)", body = ErrorBody),
+        (status = 422, description = "A rule between the settings and the board's config (invalid_config: min_score > max_score, a webhook on a board that never resets, …)", body = ErrorBody),
         (status = 404, description = "Unknown board", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
 pub async fn patch_board(

@@ -19,7 +19,8 @@ use crate::wire::views::{cohort_list_view, cohort_view};
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense: the cohort ranks' style"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses((status = 200, body = CohortView),
-        (status = 400, description = "Invalid parameter, or a board without cohorts (invalid_parameter)", body = ErrorBody),
+        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
+        (status = 422, description = "A board without cohorts (invalid_parameter)", body = ErrorBody),
         (status = 404, description = "Unknown board or period, or a member with no entry and no join in the period (member_not_found)", body = ErrorBody)))]
 pub async fn get_member_cohort(
     State(app): State<AppState>,
@@ -44,7 +45,8 @@ pub async fn get_member_cohort(
         ("limit" = Option<u64>, Query, description = "cohorts, default 10, at most 1000"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses((status = 200, body = CohortListView),
-        (status = 400, description = "Invalid parameter, a tier on a board without a league, or a board without cohorts (invalid_parameter)", body = ErrorBody),
+        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
+        (status = 422, description = "A board without cohorts, or a tier the board's league does not have (invalid_parameter)", body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn get_cohorts(
     State(app): State<AppState>,
@@ -73,7 +75,8 @@ pub async fn get_cohorts(
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses((status = 200, description = "The page (empty for a cohort with no entries)", body = CohortView),
-        (status = 400, description = "Invalid parameter, a tier on a board without a league, or a board without cohorts (invalid_parameter)", body = ErrorBody),
+        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
+        (status = 422, description = "A board without cohorts, or a tier the board's league does not have (invalid_parameter)", body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn get_cohort_entries(
     State(app): State<AppState>,

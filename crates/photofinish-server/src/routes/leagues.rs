@@ -21,7 +21,8 @@ use crate::wire::views::move_view;
         ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "moves, default 10, at most 1000")),
     responses((status = 200, body = MovesView),
-        (status = 400, description = "Invalid parameter or period, or a board without a league (invalid_parameter)", body = ErrorBody),
+        (status = 400, description = "Invalid board name, parameter or period id", body = ErrorBody),
+        (status = 422, description = "A board without a league (invalid_parameter)", body = ErrorBody),
         (status = 404, description = "Unknown board or period", body = ErrorBody)))]
 pub async fn get_moves(
     State(app): State<AppState>,
@@ -50,7 +51,8 @@ pub async fn get_moves(
 #[utoipa::path(get, path = "/v1/boards/{board}/members/{member}/tier", tag = "reads",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
     responses((status = 200, body = TierView),
-        (status = 400, description = "A board without a league (invalid_parameter)", body = ErrorBody),
+        (status = 400, description = "Invalid board name", body = ErrorBody),
+        (status = 422, description = "A board without a league (invalid_parameter)", body = ErrorBody),
         (status = 404, description = "Unknown board", body = ErrorBody)))]
 pub async fn get_member_tier(
     State(app): State<AppState>,

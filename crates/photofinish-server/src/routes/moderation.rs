@@ -9,12 +9,13 @@ use axum::http::StatusCode;
 use axum::Json;
 use photofinish_core::audit::{AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE};
 use photofinish_core::op::{Change, ReadHidden};
-use photofinish_core::{BoardName, MemberName};
+use photofinish_core::{BoardName, ErrorCode, MemberName};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params, PathParams};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+use crate::wire::parse::instant_text;
 use crate::wire::types::{AuditView, HiddenView};
 use crate::wire::views::audit_entry_view;
 
@@ -117,6 +118,7 @@ pub async fn get_hidden(
         ("limit" = Option<u64>, Query, description = "entries, default 100, at most 1000")),
     responses((status = 200, body = AuditView),
         (status = 400, description = "Invalid board name, instant or parameter", body = ErrorBody),
+        (status = 422, description = "A since whose offset moves it outside 1970..9999 (invalid_parameter)", body = ErrorBody),
         (status = 401, description = "No valid credential", body = ErrorBody),
         (status = 403, description = "Not an admin (of the board, if one is named)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody)))]
@@ -130,18 +132,10 @@ pub async fn get_audit(
         q.0.get("board")
             .map(|b| BoardName::parse(b.clone()))
             .transpose()?;
-    let since_us = q
-        .0
-        .get("since")
-        .map(|s| {
-            crate::wire::parse::at_text(s).map_err(|_| {
-                ApiError::new(
-                    photofinish_core::ErrorCode::InvalidParameter,
-                    format!("since must be an RFC 3339 instant (2026-11-27T10:00:00Z), got {s:?}"),
-                )
-            })
-        })
-        .transpose()?;
+    let since_us =
+        q.0.get("since")
+            .map(|s| instant_text(s, "since", ErrorCode::InvalidParameter))
+            .transpose()?;
     let limit = q.u64("limit", DEFAULT_AUDIT_PAGE as u64, MAX_AUDIT_PAGE as u64)?;
     let query = AuditQuery {
         board: board.map(BoardName::into_string),

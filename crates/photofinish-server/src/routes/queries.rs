@@ -13,7 +13,7 @@ use photofinish_core::{ErrorCode, MemberName, PeriodRef};
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, JsonBody, Params, PathParams};
-use crate::wire::parse::{board_list, invalid, threshold_query};
+use crate::wire::parse::{board_list, threshold_query};
 use crate::wire::parse::{ranking, score_text};
 use crate::wire::types::{
     MemberBoardsView, MembersQueryBody, MembersQueryView, ScoreRankView, ScoresView, ThresholdsView,
@@ -61,8 +61,10 @@ pub async fn get_rank(
     q: Params,
 ) -> Result<Json<ScoreRankView>, ApiError> {
     let scores = match (q.0.get("score"), q.0.get("scores")) {
+        // Query parameters cannot exclude or require each other in the document: both
+        // rules are 422 (docs/SPEC.md §3).
         (Some(_), Some(_)) => {
-            return Err(ApiError::new(
+            return Err(ApiError::rule(
                 ErrorCode::InvalidScore,
                 "give score or scores, not both",
             ))
@@ -75,8 +77,9 @@ pub async fn get_rank(
                 .collect::<Result<_, _>>()?,
         ),
         (None, None) => {
-            return Err(invalid(
-                "the score parameter (or scores, on a board of several columns) is required".into(),
+            return Err(ApiError::rule(
+                ErrorCode::InvalidParameter,
+                "the score parameter (or scores, on a board of several columns) is required",
             ))
         }
     };

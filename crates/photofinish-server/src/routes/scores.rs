@@ -113,7 +113,10 @@ pub async fn post_batch(
                     ApiError::new(ErrorCode::MalformedJson, format!("malformed entry: {e}"))
                 })
                 .and_then(request)
-                .map_err(|e| ApiError::new(e.code, format!("entries[{i}]: {}", e.message)))
+                .map_err(|e| ApiError {
+                    message: format!("entries[{i}]: {}", e.message),
+                    ..e
+                })
         })
         .collect::<Result<Vec<WriteRequest>, ApiError>>()?;
     let members: Vec<MemberName> = valid.iter().map(|w| w.member.clone()).collect();

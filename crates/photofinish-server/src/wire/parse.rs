@@ -4,7 +4,7 @@
 //! strings, RESP from command arguments; both answer a breach with the same code and
 //! message ([`ApiError`]).
 
-use photofinish_core::calendar::validate_instant;
+use photofinish_core::calendar::{validate_instant, year_in_pattern};
 use photofinish_core::columns::{Column, ScoreInput, Update, MAX_COLUMNS};
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::entry::{parse_instant, EntryRules};
@@ -124,14 +124,30 @@ pub fn bound(v: Option<&Value>, name: &str) -> Result<Option<i64>, ApiError> {
     }
 }
 
-/// A config's instant (`opens_at`, `closes_at`): RFC 3339 in whole µs, else
+/// A config's instant (`opens_at`, `closes_at`): RFC 3339 from 1970 to 9999, else
 /// `invalid_config`.
 pub fn instant(v: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
-    v.map(|s| {
-        parse_instant(s)
-            .map_err(|e| ApiError::new(ErrorCode::InvalidConfig, format!("{name}: {e}")))
-    })
-    .transpose()
+    v.map(|s| instant_text(s, name, ErrorCode::InvalidConfig))
+        .transpose()
+}
+
+/// An instant parameter or field `name` written as `s`: RFC 3339 in the range writes take
+/// (1970..9999), µs since the epoch; else `code`. Text that is no instant, or a year the
+/// document's pattern leaves out, is 400; an instant its offset moves out of the range is
+/// a rule the document cannot state, 422 (docs/SPEC.md §3).
+pub fn instant_text(s: &str, name: &str, code: ErrorCode) -> Result<i64, ApiError> {
+    let us = parse_instant(s).map_err(|e| ApiError::new(code, format!("{name}: {e}")))?;
+    validate_instant(us).map_err(|_| {
+        let message = format!(
+            "{name} must be between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z, got {s:?}"
+        );
+        if year_in_pattern(s) {
+            ApiError::rule(code, message)
+        } else {
+            ApiError::new(code, message)
+        }
+    })?;
+    Ok(us)
 }
 
 /// The config a body asks for, defaults filled in and every field checked.

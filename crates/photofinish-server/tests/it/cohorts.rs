@@ -192,14 +192,15 @@ async fn cohorts_fill_in_arrival_order_and_rank_alone(kind: Kind) {
     );
     assert_eq!(lb(&mut r, &["LB.COHORT", "g", "zed"]).await, json!([]));
     s.put("/v1/boards/plain", json!({})).await;
+    // The board's config decides these: rules, 422 (docs/SPEC.md §3).
     assert_error(
         &s.get("/v1/boards/plain/cohorts").await,
-        400,
+        422,
         "invalid_parameter",
     );
     assert_error(
         &s.get("/v1/boards/g/cohorts?tier=gold").await,
-        400,
+        422,
         "invalid_parameter",
     );
     assert_error(

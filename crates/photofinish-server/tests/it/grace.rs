@@ -1,7 +1,8 @@
 //! Late results (docs/SPEC.md §10, "Grace"), on every backend, with the server's clock
 //! moved by the test: a write naming a period that ended less than the board's `grace`
 //! ago lands in it with `reached_at` = now; at the edge and after, 422 `period_closed`; a
-//! period not started, 422 `invalid_period`; a malformed id, 400; `period` with `at`,
+//! period not started or not one of the board's, 422 `invalid_period`; a malformed id,
+//! 400; `period` with `at`,
 //! 400; `current` and `previous` name the periods a read would. Over HTTP and RESP, keyed and not, and every refusal changes nothing.
 
 use std::sync::Arc;
@@ -89,8 +90,9 @@ async fn late_results_land_within_grace(kind: Kind) {
     assert_eq!(names, ["bob", "dee", "ann", "eve", "fay", "cy"]);
     assert_eq!(entries(&s, "current").await["total"], 0);
 
-    // The edges: 30 s after the end is too late, a day not started is refused, a
-    // malformed id and `period` with `at` are 400; none of them changes anything.
+    // The edges: 30 s after the end is too late, a day not started is refused, another
+    // board's id is 422, a malformed id and `period` with `at` are 400; none of them
+    // changes anything.
     clock.set(MIDNIGHT_US + 30 * S - 1);
     let (st, _) = s
         .post(
@@ -120,13 +122,20 @@ async fn late_results_land_within_grace(kind: Kind) {
             422,
             "invalid_period",
         ),
+        // Ids of the document's pattern that are not this board's periods: rules, 422;
+        // an id of no pattern is malformed, 400 (docs/SPEC.md §3).
         (
             json!({"member": "ann", "score": 8, "period": "2026-13-40"}),
-            400,
+            422,
             "invalid_period",
         ),
         (
             json!({"member": "ann", "score": 8, "period": "all"}),
+            422,
+            "invalid_period",
+        ),
+        (
+            json!({"member": "ann", "score": 8, "period": "last-week"}),
             400,
             "invalid_period",
         ),
@@ -218,7 +227,7 @@ async fn late_results_land_within_grace(kind: Kind) {
             json!({"member": "ann", "score": 1, "period": "2026-11-22"}),
         )
         .await,
-        400,
+        422,
         "invalid_period",
     );
     // Bad settings.

@@ -250,22 +250,42 @@ async fn two_nodes_close_a_period_once(kind: Kind) {
 async fn bad_leagues_and_league_reads_elsewhere_change_nothing(kind: Kind) {
     let clock = Arc::new(ManualClock::new(DAY1_US));
     let s = Server::start_manual(kind, clock.clone()).await;
-    for bad in [
-        json!({"reset": "daily", "league": {"tiers": ["a", "b"], "promote": 1, "demote": 1}}),
-        json!({"reset": "never", "cohort_size": 3,
+    // A league's own fields against what the document states are 400; against the rest
+    // of the board's config (cohorts, a reset, promote + demote), rules: 422.
+    for (bad, status) in [
+        (
+            json!({"reset": "daily", "league": {"tiers": ["a", "b"], "promote": 1, "demote": 1}}),
+            422,
+        ),
+        (
+            json!({"reset": "never", "cohort_size": 3,
             "league": {"tiers": ["a", "b"], "promote": 1, "demote": 1}}),
-        json!({"reset": "daily", "cohort_size": 3,
+            422,
+        ),
+        (
+            json!({"reset": "daily", "cohort_size": 3,
             "league": {"tiers": ["a", "b"], "promote": 2, "demote": 2}}),
-        json!({"reset": "daily", "cohort_size": 3,
+            422,
+        ),
+        (
+            json!({"reset": "daily", "cohort_size": 3,
             "league": {"tiers": ["a"], "promote": 1, "demote": 1}}),
-        json!({"reset": "daily", "cohort_size": 3,
+            400,
+        ),
+        (
+            json!({"reset": "daily", "cohort_size": 3,
             "league": {"tiers": ["a", "a"], "promote": 1, "demote": 1}}),
-        json!({"reset": "daily", "cohort_size": 3,
+            400,
+        ),
+        (
+            json!({"reset": "daily", "cohort_size": 3,
             "league": {"tiers": ["a", "Big"], "promote": 1, "demote": 1}}),
+            400,
+        ),
     ] {
         assert_error(
             &s.put("/v1/boards/x", bad.clone()).await,
-            400,
+            status,
             "invalid_config",
         );
         assert_error(&s.get("/v1/boards/x").await, 404, "board_not_found");
@@ -320,12 +340,12 @@ async fn bad_leagues_and_league_reads_elsewhere_change_nothing(kind: Kind) {
     write_to(&s, "plain", "m").await;
     assert_error(
         &s.get("/v1/boards/plain/members/m/tier").await,
-        400,
+        422,
         "invalid_parameter",
     );
     assert_error(
         &s.get("/v1/boards/plain/periods/current/moves").await,
-        400,
+        422,
         "invalid_parameter",
     );
     assert_eq!(

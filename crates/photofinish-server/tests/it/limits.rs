@@ -121,7 +121,8 @@ async fn score_rules_refuse_and_change_nothing(kind: Kind) {
             Some(json!({"min_score": 200})),
         )
         .await;
-    assert_error(&inverted, 400, "invalid_config");
+    // The patch against the board's max_score: a rule between values, 422 (SPEC §3).
+    assert_error(&inverted, 422, "invalid_config");
     assert_eq!(s.get("/v1/boards/r").await.1.get("min_score"), None);
     s.stop().await;
 }

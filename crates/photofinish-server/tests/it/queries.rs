@@ -445,7 +445,8 @@ async fn bad_questions_are_refused(kind: Kind) {
         assert_error(&s.post(path, body).await, status, code);
     }
     for (path, status, code) in [
-        ("/v1/boards/b/rank", 400, "invalid_parameter"),
+        // One of two parameters is required: no schema states that, so 422 (§3).
+        ("/v1/boards/b/rank", 422, "invalid_parameter"),
         ("/v1/boards/b/rank?score=1.5", 422, "score_not_integer"),
         (
             "/v1/boards/b/rank?score=99999999999999999999",

@@ -258,14 +258,15 @@ async fn boards_that_cannot_post_refuse_a_webhook(kind: Kind) {
     let never = s
         .put("/v1/boards/n", json!({"reset": "never", "webhook": url}))
         .await;
-    assert_error(&never, 400, "invalid_config");
+    // A rule between settings (and, on a PATCH, with the board's): 422 (docs/SPEC.md §3).
+    assert_error(&never, 422, "invalid_config");
     let short = s
         .put(
             "/v1/boards/n",
             json!({"reset": "daily", "retention": 1, "webhook": url}),
         )
         .await;
-    assert_error(&short, 400, "invalid_config");
+    assert_error(&short, 422, "invalid_config");
     assert_eq!(s.get("/v1/boards/n").await.0, 404, "nothing was created");
     let (st, _) = s
         .put("/v1/boards/k", json!({"reset": "daily", "retention": 1}))
@@ -278,7 +279,7 @@ async fn boards_that_cannot_post_refuse_a_webhook(kind: Kind) {
             Some(json!({"webhook": url})),
         )
         .await;
-    assert_error(&patch, 400, "invalid_config");
+    assert_error(&patch, 422, "invalid_config");
     let (_, b) = s.get("/v1/boards/k").await;
     assert_eq!(b["webhook"], Value::Null, "{b}");
     s.stop().await;

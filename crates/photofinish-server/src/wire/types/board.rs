@@ -186,7 +186,7 @@ pub struct BoardConfigBody {
     /// http(s) URL the server POSTs each closed period's top entries to (`PeriodClosed`),
     /// within 5 s after the period and its grace end, signed (`X-Photofinish-Signature`),
     /// retried until a 2xx for a day (docs/webhooks.md); admins only set it. Needs a board
-    /// that resets and keeps at least 2 periods (`retention` ≥ 2), else 400
+    /// that resets and keeps at least 2 periods (`retention` ≥ 2), else 422
     /// `invalid_config`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook: Option<String>,

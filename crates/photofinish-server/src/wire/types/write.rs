@@ -15,13 +15,13 @@ pub struct WriteBody {
     pub member: String,
     /// A JSON integer or a decimal string (for values past 2^53 from JavaScript); every
     /// backend takes the whole i64 range, exactly. Required on a one-column board unless
-    /// `scores` is given; refused (400 invalid_score) on a board of several columns.
+    /// `scores` is given; refused (422 invalid_score) on a board of several columns.
     #[schema(value_type = Option<Object>, example = 100)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<Value>,
     /// Scores by column name (docs/SPEC.md §13), each a JSON integer or a decimal
     /// string: the columns written (every one under `best`). Not together with `score`
-    /// (400 invalid_score); an unknown column is 400 invalid_score.
+    /// (400 invalid_score); an unknown column is 422 invalid_score.
     #[schema(value_type = Option<HashMap<String, Object>>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<BTreeMap<String, Value>>,
@@ -39,8 +39,8 @@ pub struct WriteBody {
     pub at: Option<Value>,
     /// The period the write lands in: the current one, or one that ended less than the
     /// board's `grace` ago (a late result); `reached_at` is still the server's now. Older
-    /// is 422 period_closed, one not started 422 invalid_period, a malformed id 400
-    /// invalid_period; not together with `at` (400).
+    /// is 422 period_closed, one not started or not of this board 422 invalid_period, a
+    /// malformed id 400 invalid_period; not together with `at` (400).
     #[schema(example = "2026-11-22")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<String>,
