@@ -55,7 +55,6 @@ use crate::wire::types::*;
         ScoreRankView,
         ThresholdView,
         ThresholdsView,
-        MemberBoardView,
         MemberBoardsView,
         crate::webhook::PeriodClosed,
         crate::webhook::CohortClosed,

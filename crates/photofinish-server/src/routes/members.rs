@@ -7,17 +7,15 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_member_name;
 use photofinish_core::op::{Change, ReadAround, ReadMember};
-use photofinish_core::query::top_percent;
-use photofinish_core::{Around, ErrorCode, MemberName};
+use photofinish_core::{Around, MemberName};
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
-use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{EntriesPage, JoinView, MemberView, ScoresView};
-use crate::wire::views::{page_view, raw_metadata};
+use crate::wire::types::{EntriesPage, JoinView, MemberView};
+use crate::wire::views::{member_view, page_view};
 
 /// A member's score and rank.
 #[utoipa::path(get, path = "/v1/boards/{board}/members/{member}", tag = "reads",
@@ -38,24 +36,7 @@ pub async fn get_member(
         options,
     };
     let row = app.gate.read(&id.caller, &op).await?;
-    let e = row.entry;
-    // A hidden member's percentage is of the members it would rank among: itself too.
-    let among = row.total + u64::from(e.hidden);
-    Ok(Json(MemberView {
-        hidden: e.hidden,
-        score: e.score(),
-        scores: ScoresView::of(&row.columns, &e.scores),
-        member: e.member,
-        rank: e.rank,
-        reached_at: rfc3339_us(e.reached_at_us),
-        metadata: raw_metadata(e.metadata),
-        total: row.total,
-        top_percent: top_percent(row.ordinal, among),
-        attempts: row.attempts,
-        tier: row.cohort.map(|_| row.tier.clone()),
-        cohort: row.cohort.map(|(place, _)| place.cohort),
-        cohort_rank: row.cohort.map(|(_, rank)| rank),
-    }))
+    Ok(Json(member_view(row, None)))
 }
 
 /// Join the current period (docs/SPEC.md §14): a seat that counts toward `max_members`
@@ -103,7 +84,8 @@ pub async fn post_join(
 #[utoipa::path(delete, path = "/v1/boards/{board}/members/{member}", tag = "reads",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
+    responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, description = "A member name over 128 bytes (invalid_member), or an Idempotency-Key used with another request (idempotency_key_reused)", body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn delete_member(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -111,8 +93,7 @@ pub async fn delete_member(
     q: Params,
     KeyHeader(keyed): KeyHeader,
 ) -> Result<Response, ApiError> {
-    validate_member_name(&member)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
+    validate_member_name(&member)?;
     let change = Change::Remove {
         member,
         period: q.period(),

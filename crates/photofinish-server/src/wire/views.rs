@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 use super::parse::rfc3339_us;
 use super::types::{
     AuditEntryView, BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage,
-    EntryView, LeagueView, MemberBoardView, MemberBoardsView, MembersQueryView, MoveView,
-    ScoresView, ThresholdView, ThresholdsView,
+    EntryView, LeagueView, MemberBoardsView, MemberView, MembersQueryView, MoveView, ScoresView,
+    ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 
@@ -201,22 +201,37 @@ pub fn thresholds_view(t: Thresholds) -> ThresholdsView {
     }
 }
 
+/// A member answer (docs/SPEC.md §3, §10, §14): its entry, rank, total and percentage,
+/// its attempts on a board that counts them, its cohort on a cohort board; `board` named
+/// and `period` named in an answer across boards. The one place a member answer is made.
+pub fn member_view(row: MemberRow, board: Option<String>) -> MemberView {
+    let e = row.entry;
+    // A hidden member's percentage is of the members it would rank among: itself too.
+    let among = row.total + u64::from(e.hidden);
+    MemberView {
+        period: board.is_some().then_some(row.period.id),
+        board,
+        hidden: e.hidden,
+        score: e.score(),
+        scores: ScoresView::of(&row.columns, &e.scores),
+        member: e.member,
+        rank: e.rank,
+        reached_at: rfc3339_us(e.reached_at_us),
+        metadata: raw_metadata(e.metadata),
+        total: row.total,
+        top_percent: top_percent(row.ordinal, among),
+        attempts: row.attempts,
+        tier: row.cohort.map(|_| row.tier.clone()),
+        cohort: row.cohort.map(|(place, _)| place.cohort),
+        cohort_rank: row.cohort.map(|(_, rank)| rank),
+    }
+}
+
 /// The answer to a member across boards.
 pub fn member_boards_view(member: String, rows: Vec<(String, MemberRow)>) -> MemberBoardsView {
     let boards = rows
         .into_iter()
-        .map(|(board, row)| MemberBoardView {
-            board,
-            period: row.period.id,
-            score: row.entry.score(),
-            scores: ScoresView::of(&row.columns, &row.entry.scores),
-            rank: row.entry.rank,
-            reached_at: rfc3339_us(row.entry.reached_at_us),
-            total: row.total,
-            // A hidden member's percentage is of the members it would rank among.
-            top_percent: top_percent(row.ordinal, row.total + u64::from(row.entry.hidden)),
-            hidden: row.entry.hidden,
-        })
+        .map(|(board, row)| member_view(row, Some(board)))
         .collect();
     MemberBoardsView { member, boards }
 }

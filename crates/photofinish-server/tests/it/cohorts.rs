@@ -121,6 +121,15 @@ async fn cohorts_fill_in_arrival_order_and_rank_alone(kind: Kind) {
         (&json!(5), &Value::Null, &json!(1), &json!(3)),
         "{a}"
     );
+    // The answer across boards is a member answer too (docs/SPEC.md §10, §14): the same
+    // fields, the board named.
+    let (_, across) = s.get("/v1/members/a?boards=g&ranking=competition").await;
+    let mut one = across["boards"][0].clone();
+    assert_eq!(one["board"], "g", "{across}");
+    let fields = one.as_object_mut().expect("an object");
+    fields.remove("board");
+    fields.remove("period");
+    assert_eq!(one, a, "{across}");
     // Every member's cohort_rank is its rank in its cohort's standings, in each style.
     for style in ["ordinal", "competition", "dense"] {
         for k in 1..=3 {

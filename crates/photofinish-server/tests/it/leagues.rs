@@ -119,6 +119,18 @@ async fn a_league_promotes_and_relegates_at_each_close(kind: Kind) {
         (&a["tier"], &a["cohort"], &a["cohort_rank"]),
         (&json!("bronze"), &json!(1), &json!(3))
     );
+    let (_, across) = s.get("/v1/members/a").await;
+    let on_l = &across["boards"][0];
+    assert_eq!(
+        (
+            &on_l["board"],
+            &on_l["tier"],
+            &on_l["cohort"],
+            &on_l["cohort_rank"]
+        ),
+        (&json!("l"), &json!("bronze"), &json!(1), &json!(3)),
+        "{across}"
+    );
     let (_, list) = s.get("/v1/boards/l/cohorts?tier=bronze").await;
     assert_eq!(list["total"], json!(3), "{list}");
     assert_eq!(list["cohorts"][0]["tier"], json!("bronze"));

@@ -6,9 +6,19 @@ use utoipa::ToSchema;
 
 use super::ScoresView;
 
-/// One member's standing.
+/// One member's standing: the one member answer, on one board (`GET
+/// /v1/boards/{board}/members/{member}`) or on each of several (`GET
+/// /v1/members/{member}`, where `board` names it). Built by `wire::views::member_view`
+/// alone, so every field a section adds to member answers (docs/SPEC.md §10, §14) is in
+/// both.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MemberView {
+    /// The board, in an answer across boards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// The period read (its current one), in an answer across boards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<String>,
     /// Member name.
     pub member: String,
     /// Score.
@@ -175,38 +185,12 @@ pub struct ThresholdsView {
     pub thresholds: Vec<ThresholdView>,
 }
 
-/// A member's standing on one board (its current period).
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct MemberBoardView {
-    /// Board name.
-    pub board: String,
-    /// The current period's id.
-    pub period: String,
-    /// Score.
-    pub score: i64,
-    /// Every column's value by name, in column order (boards of several columns only).
-    #[schema(value_type = Option<HashMap<String, i64>>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scores: Option<ScoresView>,
-    /// Rank in the style asked for.
-    pub rank: u64,
-    /// When the member first reached the score.
-    pub reached_at: String,
-    /// Members in the period.
-    pub total: u64,
-    /// 100 · ordinal rank / total, rounded to two decimals.
-    pub top_percent: f64,
-    /// The member is hidden on this board (docs/SPEC.md §15; shown to the board's admins
-    /// only, with the rank it would have; `total` leaves it out).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hidden: bool,
-}
-
 /// A member's standing across boards.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MemberBoardsView {
     /// Member name.
     pub member: String,
-    /// The boards that hold the member, in the order asked (name order when not asked).
-    pub boards: Vec<MemberBoardView>,
+    /// Its answer on each board that holds it (its current period), in the order asked
+    /// (name order when not asked): a member answer, with `board` named.
+    pub boards: Vec<MemberView>,
 }
