@@ -259,10 +259,14 @@ namespace Photofinish
             return BoardView.FromJson(await GetAsync(Path("v1", "boards", board), null, ct));
         }
 
-        /// <summary>Every board this credential may read.</summary>
-        public async Task<BoardList> BoardsAsync(CancellationToken ct = default(CancellationToken))
+        /// <summary>A page of the boards this credential may read, by name (limit default
+        /// 100, at most 1000), with Total, how many it may read in all.</summary>
+        public async Task<BoardList> BoardsAsync(long? offset = null, long? limit = null, CancellationToken ct = default(CancellationToken))
         {
-            return BoardList.FromJson(await GetAsync(Path("v1", "boards"), null, ct));
+            var q = new Dictionary<string, string>();
+            if (offset.HasValue) q["offset"] = offset.Value.ToString(CultureInfo.InvariantCulture);
+            if (limit.HasValue) q["limit"] = limit.Value.ToString(CultureInfo.InvariantCulture);
+            return BoardList.FromJson(await GetAsync(Path("v1", "boards"), q, ct));
         }
 
         /// <summary>The board's retained periods.</summary>

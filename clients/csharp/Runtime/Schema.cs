@@ -137,7 +137,7 @@ namespace Photofinish
         /// <summary>Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life</summary>
         public long? CohortSize { get; set; }
 
-        /// <summary>The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (400 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (each column has its own)</summary>
+        /// <summary>The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (422 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (422 invalid_config: each column has its own)</summary>
         public List<ColumnBody> Columns { get; set; }
 
         public long? Grace { get; set; }
@@ -156,7 +156,7 @@ namespace Photofinish
 
         public long? MinScore { get; set; }
 
-        /// <summary>A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)</summary>
+        /// <summary>A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config)</summary>
         public string OpensAt { get; set; }
 
         public string Order { get; set; }
@@ -241,11 +241,14 @@ namespace Photofinish
         }
     }
 
-    /// <summary>All boards.</summary>
+    /// <summary>A page of the boards the caller may read.</summary>
     public sealed class BoardList
     {
-        /// <summary>Boards by name.</summary>
+        /// <summary>The page's boards, by name.</summary>
         public List<BoardView> Boards { get; set; }
+
+        /// <summary>How many boards the caller may read in all.</summary>
+        public long Total { get; set; }
 
         internal static BoardList FromJson(object json)
         {
@@ -254,6 +257,7 @@ namespace Photofinish
             return new BoardList
             {
                 Boards = Json.ToList(Json.Get(o, "boards"), x => BoardView.FromJson(x)),
+                Total = Json.ToLong(Json.Get(o, "total")),
             };
         }
 
@@ -261,6 +265,7 @@ namespace Photofinish
         {
             var d = new Dictionary<string, object>();
             Json.Put(d, "boards", Json.FromList(Boards, x => (object)x?.ToJson()));
+            Json.Put(d, "total", Total);
             return d;
         }
     }
@@ -286,7 +291,7 @@ namespace Photofinish
 
         public long? MinScore { get; set; }
 
-        /// <summary>A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config)</summary>
+        /// <summary>A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config)</summary>
         public string OpensAt { get; set; }
 
         public bool? PlayerWrites { get; set; }
@@ -692,7 +697,7 @@ namespace Photofinish
 
         public string Order { get; set; }
 
-        /// <summary>How a write without op changes the column; not on a best board (400 invalid_config)</summary>
+        /// <summary>How a write without op changes the column; not on a best board (422 invalid_config)</summary>
         public string Update { get; set; }
 
         internal static ColumnBody FromJson(object json)
@@ -1131,76 +1136,12 @@ namespace Photofinish
         }
     }
 
-    /// <summary>A member's standing on one board (its current period).</summary>
-    public sealed class MemberBoardView
-    {
-        /// <summary>Board name.</summary>
-        public string Board { get; set; }
-
-        /// <summary>The member is hidden on this board (docs/SPEC.md §15; shown to the board's admins
-        /// only, with the rank it would have; `total` leaves it out).</summary>
-        public bool? Hidden { get; set; }
-
-        /// <summary>The current period's id.</summary>
-        public string Period { get; set; }
-
-        /// <summary>Rank in the style asked for.</summary>
-        public long Rank { get; set; }
-
-        /// <summary>When the member first reached the score.</summary>
-        public string ReachedAt { get; set; }
-
-        /// <summary>Score.</summary>
-        public long Score { get; set; }
-
-        /// <summary>Every column's value by name, in column order (boards of several columns only).</summary>
-        public Dictionary<string, long> Scores { get; set; }
-
-        /// <summary>100 · ordinal rank / total, rounded to two decimals.</summary>
-        public double TopPercent { get; set; }
-
-        /// <summary>Members in the period.</summary>
-        public long Total { get; set; }
-
-        internal static MemberBoardView FromJson(object json)
-        {
-            var o = json as Dictionary<string, object>;
-            if (o == null) return null;
-            return new MemberBoardView
-            {
-                Board = Json.ToStr(Json.Get(o, "board")),
-                Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
-                Period = Json.ToStr(Json.Get(o, "period")),
-                Rank = Json.ToLong(Json.Get(o, "rank")),
-                ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
-                Score = Json.ToLong(Json.Get(o, "score")),
-                Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
-                TopPercent = Json.ToDouble(Json.Get(o, "top_percent")),
-                Total = Json.ToLong(Json.Get(o, "total")),
-            };
-        }
-
-        internal Dictionary<string, object> ToJson()
-        {
-            var d = new Dictionary<string, object>();
-            Json.Put(d, "board", Board);
-            Json.Put(d, "hidden", Hidden);
-            Json.Put(d, "period", Period);
-            Json.Put(d, "rank", Rank);
-            Json.Put(d, "reached_at", ReachedAt);
-            Json.Put(d, "score", Score);
-            Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
-            Json.Put(d, "top_percent", TopPercent);
-            Json.Put(d, "total", Total);
-            return d;
-        }
-    }
-
     /// <summary>A member's standing across boards.</summary>
     public sealed class MemberBoardsView
     {
-        /// <summary>The boards that hold the member, in the order asked (name order when not asked).</summary>
-        public List<MemberBoardView> Boards { get; set; }
+        /// <summary>Its answer on each board that holds it (its current period), in the order asked
+        /// (name order when not asked): a member answer, with `board` named.</summary>
+        public List<MemberView> Boards { get; set; }
 
         /// <summary>Member name.</summary>
         public string Member { get; set; }
@@ -1211,7 +1152,7 @@ namespace Photofinish
             if (o == null) return null;
             return new MemberBoardsView
             {
-                Boards = Json.ToList(Json.Get(o, "boards"), x => MemberBoardView.FromJson(x)),
+                Boards = Json.ToList(Json.Get(o, "boards"), x => MemberView.FromJson(x)),
                 Member = Json.ToStr(Json.Get(o, "member")),
             };
         }
@@ -1225,11 +1166,18 @@ namespace Photofinish
         }
     }
 
-    /// <summary>One member's standing.</summary>
+    /// <summary>One member's standing: the one member answer, on one board (`GET
+    /// /v1/boards/{board}/members/{member}`) or on each of several (`GET
+    /// /v1/members/{member}`, where `board` names it). Built by `wire::views::member_view`
+    /// alone, so every field a section adds to member answers (docs/SPEC.md §10, §14) is in
+    /// both.</summary>
     public sealed class MemberView
     {
         /// <summary>Its accepted writes this period, on a board with `max_attempts`.</summary>
         public long? Attempts { get; set; }
+
+        /// <summary>The board, in an answer across boards.</summary>
+        public string Board { get; set; }
 
         /// <summary>Its cohort, on a cohort board.</summary>
         public long? Cohort { get; set; }
@@ -1246,6 +1194,9 @@ namespace Photofinish
 
         /// <summary>Stored metadata, or null.</summary>
         public Dictionary<string, object> Metadata { get; set; }
+
+        /// <summary>The period read (its current one), in an answer across boards.</summary>
+        public string Period { get; set; }
 
         /// <summary>Rank in the style asked for.</summary>
         public long Rank { get; set; }
@@ -1275,11 +1226,13 @@ namespace Photofinish
             return new MemberView
             {
                 Attempts = Json.ToLongOrNull(Json.Get(o, "attempts")),
+                Board = Json.ToStr(Json.Get(o, "board")),
                 Cohort = Json.ToLongOrNull(Json.Get(o, "cohort")),
                 CohortRank = Json.ToLongOrNull(Json.Get(o, "cohort_rank")),
                 Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
+                Period = Json.ToStr(Json.Get(o, "period")),
                 Rank = Json.ToLong(Json.Get(o, "rank")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
@@ -1294,11 +1247,13 @@ namespace Photofinish
         {
             var d = new Dictionary<string, object>();
             Json.Put(d, "attempts", Attempts);
+            Json.Put(d, "board", Board);
             Json.Put(d, "cohort", Cohort);
             Json.Put(d, "cohort_rank", CohortRank);
             Json.Put(d, "hidden", Hidden);
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
+            Json.Put(d, "period", Period);
             Json.Put(d, "rank", Rank);
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
@@ -1799,13 +1754,13 @@ namespace Photofinish
         /// <summary>The operator; the board's default when absent or null</summary>
         public string Op { get; set; }
 
-        /// <summary>The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at</summary>
+        /// <summary>The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at</summary>
         public string Period { get; set; }
 
         /// <summary>A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend</summary>
         public long? Score { get; set; }
 
-        /// <summary>Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)</summary>
+        /// <summary>Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (422 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)</summary>
         public Dictionary<string, long> Scores { get; set; }
 
         internal static WriteBody FromJson(object json)

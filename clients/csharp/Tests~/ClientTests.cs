@@ -214,6 +214,10 @@ namespace Photofinish.Tests
             var view = await ann.BoardAsync(b);
             Eq(4L, view.Members, "board members");
             True((await admin.BoardsAsync()).Boards.Any(x => x.Name == b), "listed");
+            var one = await admin.BoardsAsync(limit: 1);
+            Eq(1, one.Boards.Count, "a page of one board");
+            var past = await admin.BoardsAsync(offset: one.Total);
+            Eq(0 + " " + one.Total, past.Boards.Count + " " + past.Total, "past the last page");
             Eq("all", (await ann.PeriodsAsync(b)).Periods[0].Id, "periods");
             Eq("ok", (await anonymous.HealthAsync()).Status, "health");
         }

@@ -263,9 +263,10 @@ export class Photofinish {
     return this.get(["v1", "boards", board], {});
   }
 
-  /** Every board this credential may read. */
-  boards(): Promise<BoardList> {
-    return this.get(["v1", "boards"], {});
+  /** A page of the boards this credential may read, by name (`limit` default 100, at
+   * most 1000), with `total`, how many it may read in all. */
+  boards(options: { offset?: number; limit?: number } = {}): Promise<BoardList> {
+    return this.get(["v1", "boards"], { ...options });
   }
 
   /** The board's retained periods. */

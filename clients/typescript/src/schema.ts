@@ -49,7 +49,7 @@ export type BoardConfigBody = {
   closes_at?: string | null;
   /** Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life */
   cohort_size?: number | null;
-  /** The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (400 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (each column has its own) */
+  /** The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (422 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (422 invalid_config: each column has its own) */
   columns?: Array<ColumnBody> | null;
   grace?: number | null;
   join_required?: boolean | null;
@@ -59,7 +59,7 @@ export type BoardConfigBody = {
   max_members?: number | null;
   max_score?: ScoreInput | null;
   min_score?: ScoreInput | null;
-  /** A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config) */
+  /** A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config) */
   opens_at?: string | null;
   order?: "desc" | "asc" | null;
   player_writes?: boolean | null;
@@ -75,10 +75,12 @@ export type BoardConfigBody = {
   week_start?: "monday" | "sunday" | null;
 };
 
-/** All boards. */
+/** A page of the boards the caller may read. */
 export type BoardList = {
-  /** Boards by name. */
+  /** The page's boards, by name. */
   boards: Array<BoardView>;
+  /** How many boards the caller may read in all. */
+  total: number;
 };
 
 /** A change to a board's settings; fields left out stay as they are. Order, update,
@@ -93,7 +95,7 @@ export type BoardPatchBody = {
   max_members?: number | null;
   max_score?: ScoreInput | null;
   min_score?: ScoreInput | null;
-  /** A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (400 invalid_config) */
+  /** A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config) */
   opens_at?: string | null;
   player_writes?: boolean | null;
   public_read?: boolean | null;
@@ -226,7 +228,7 @@ export type ColumnBody = {
   min?: ScoreInput | null;
   name: string;
   order?: "desc" | "asc" | null;
-  /** How a write without op changes the column; not on a best board (400 invalid_config) */
+  /** How a write without op changes the column; not on a best board (422 invalid_config) */
   update?: "incr" | "set" | "min" | "max" | null;
 };
 
@@ -356,41 +358,25 @@ export type LeagueView = {
   tiers: Array<string>;
 };
 
-/** A member's standing on one board (its current period). */
-export type MemberBoardView = {
-  /** Board name. */
-  board: string;
-  /** The member is hidden on this board (docs/SPEC.md §15; shown to the board's admins
-   * only, with the rank it would have; `total` leaves it out). */
-  hidden?: boolean;
-  /** The current period's id. */
-  period: string;
-  /** Rank in the style asked for. */
-  rank: number;
-  /** When the member first reached the score. */
-  reached_at: string;
-  /** Score. */
-  score: Score;
-  /** Every column's value by name, in column order (boards of several columns only). */
-  scores?: Record<string, Score> | null;
-  /** 100 · ordinal rank / total, rounded to two decimals. */
-  top_percent: number;
-  /** Members in the period. */
-  total: number;
-};
-
 /** A member's standing across boards. */
 export type MemberBoardsView = {
-  /** The boards that hold the member, in the order asked (name order when not asked). */
-  boards: Array<MemberBoardView>;
+  /** Its answer on each board that holds it (its current period), in the order asked
+   * (name order when not asked): a member answer, with `board` named. */
+  boards: Array<MemberView>;
   /** Member name. */
   member: string;
 };
 
-/** One member's standing. */
+/** One member's standing: the one member answer, on one board (`GET
+ * /v1/boards/{board}/members/{member}`) or on each of several (`GET
+ * /v1/members/{member}`, where `board` names it). Built by `wire::views::member_view`
+ * alone, so every field a section adds to member answers (docs/SPEC.md §10, §14) is in
+ * both. */
 export type MemberView = {
   /** Its accepted writes this period, on a board with `max_attempts`. */
   attempts?: number | null;
+  /** The board, in an answer across boards. */
+  board?: string | null;
   /** Its cohort, on a cohort board. */
   cohort?: number | null;
   /** Its rank in its cohort in the style asked, on a cohort board. */
@@ -402,6 +388,8 @@ export type MemberView = {
   member: string;
   /** Stored metadata, or null. */
   metadata?: Record<string, unknown> | null;
+  /** The period read (its current one), in an answer across boards. */
+  period?: string | null;
   /** Rank in the style asked for. */
   rank: number;
   /** When the member first reached the score. */
@@ -575,11 +563,11 @@ export type WriteBody = {
   metadata?: Record<string, unknown> | null;
   /** The operator; the board's default when absent or null */
   op?: "incr" | "best" | "set" | null;
-  /** The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started, 400 invalid_period for an id that is not one of the board's periods. Not together with at */
+  /** The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at */
   period?: string | null;
   /** A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend */
   score?: ScoreInput;
-  /** Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (400 invalid_score for another, for score on a board of several columns, and for a best that leaves one out) */
+  /** Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (422 invalid_score for another, for score on a board of several columns, and for a best that leaves one out) */
   scores?: Record<string, ScoreInput> | null;
 };
 

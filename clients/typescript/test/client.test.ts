@@ -126,6 +126,12 @@ test("boards, writes and every read", async () => {
   const view = await ann.board(b);
   assert.deepEqual([view.name, view.members, view.player_writes], [b, 4, true]);
   assert.ok((await admin.boards()).boards.some((x) => x.name === b));
+  // The list is paged: a page of one, and past the end an empty page, `total` in both.
+  const one = await admin.boards({ limit: 1 });
+  assert.equal(one.boards.length, 1);
+  assert.ok(one.total >= 1);
+  const past = await admin.boards({ offset: one.total });
+  assert.deepEqual([past.boards.length, past.total], [0, one.total]);
   const periods = await ann.periods(b);
   assert.equal(periods.periods[0]?.id, "all");
   assert.equal((await anonymous.health()).status, "ok");

@@ -26,7 +26,7 @@ use crate::idempotency::{IdempotencyKey, Replayable};
 use crate::names::{BoardName, MemberName};
 use crate::op::{BoardRead, Change};
 use crate::transfer::{ImportSource, Imported};
-use crate::view::{BoardState, Totals};
+use crate::view::Totals;
 
 /// A read of a board's state at an instant (µs), as [`Leaderboard::read_board`] runs it.
 pub type ReadFn<'a> = dyn for<'b> FnMut(&'b Board, i64) + Send + 'a;
@@ -60,8 +60,9 @@ pub trait Leaderboard: Send + Sync {
     /// [`RunRead::read`].
     async fn read_board(&self, board: &BoardName, read: &mut ReadFn<'_>) -> Result<(), BoardError>;
 
-    /// Every board, by name.
-    async fn boards(&self) -> Result<Vec<BoardState>, BoardError>;
+    /// Every board's name, in name order: cheap, no board read (a listing reads the
+    /// boards of its page alone).
+    async fn board_names(&self) -> Result<Vec<String>, BoardError>;
 
     /// Applies `change` to `board` atomically and answers it (docs/SPEC.md §3). Under an
     /// idempotency `key` (docs/SPEC.md §7; only a change that

@@ -1,7 +1,8 @@
 /*
  * Photofinish web console (served at /console.js; no libraries, no build step).
  *
- * "/"              lists the boards the caller may read (GET /v1/boards).
+ * "/"              lists the boards the caller may read (GET /v1/boards), a page of
+ *                  BOARDS_PAGE at a time (?offset= in the URL keeps the page).
  * "/?board=NAME"   shows one board: a page of entries (rank style, period, paging), a member
  *                  search showing that member's neighbours (/around), a histogram of the top
  *                  1000 scores, and live updates from the board's event stream (SSE). On a
@@ -31,6 +32,7 @@ const MOVE_MS = 30000;           // how long an overtake arrow (▲n / ▼n) sta
 const HISTOGRAM_EVERY_MS = 5000; // at most one histogram refresh per this interval
 const HISTOGRAM_SAMPLE = 1000;   // top entries sampled for the histogram
 const FEED_MAX = 20;
+const BOARDS_PAGE = 100;         // boards a page of the list shows (the server's default)
 
 const $ = (id) => document.getElementById(id);
 
@@ -47,6 +49,7 @@ const state = {
   admin: false,      // the credential may moderate this board (its hidden list answered)
   seq: 0,            // drops answers to superseded requests
   histSeq: 0,
+  boardsOffset: 0,   // the boards list's page
 };
 
 const live = {
@@ -201,8 +204,8 @@ async function loadBoards() {
   try {
     // The audit log answers admins only; anyone else's console shows none of it.
     const audit = api('/v1/audit', { limit: 50 }).catch(() => null);
-    const { boards } = await api('/v1/boards');
-    renderBoards(boards || []);
+    const list = await api('/v1/boards', { offset: state.boardsOffset, limit: BOARDS_PAGE });
+    renderBoards(list.boards || [], list.total || 0);
     renderAudit(await audit);
     clearError();
     markRendered();
@@ -211,7 +214,7 @@ async function loadBoards() {
   }
 }
 
-function renderBoards(boards) {
+function renderBoards(boards, total) {
   const rows = boards.map((b) => {
     const tr = el('tr');
     tr.dataset.board = b.name;
@@ -236,6 +239,18 @@ function renderBoards(boards) {
   });
   $('boards').tBodies[0].replaceChildren(...rows);
   $('boards-empty').hidden = rows.length > 0;
+  const last = state.boardsOffset + rows.length;
+  $('boards-info').textContent = (rows.length ? state.boardsOffset + 1 : 0) + '–' + last + ' of ' + fmtCount(total) + ' boards';
+  $('boards-prev').disabled = state.boardsOffset === 0;
+  $('boards-next').disabled = last >= total;
+}
+
+function pageBoards(offset) {
+  state.boardsOffset = Math.max(0, offset);
+  const url = new URL(location.href);
+  if (state.boardsOffset) url.searchParams.set('offset', String(state.boardsOffset)); else url.searchParams.delete('offset');
+  history.replaceState(null, '', url);
+  loadBoards();
 }
 
 // The audit log's newest entries (docs/SPEC.md §15), for an admin.
@@ -810,6 +825,9 @@ function main() {
     $('boards-view').hidden = false;
     bindCredential(() => { clearError(); loadBoards(); });
     $('boards-refresh').addEventListener('click', loadBoards);
+    state.boardsOffset = Math.max(0, parseInt(params.get('offset'), 10) || 0);
+    $('boards-prev').addEventListener('click', () => pageBoards(state.boardsOffset - BOARDS_PAGE));
+    $('boards-next').addEventListener('click', () => pageBoards(state.boardsOffset + BOARDS_PAGE));
     setInterval(loadBoards, 30000);
     return loadBoards();
   }

@@ -15,6 +15,9 @@ pub const MAX_BATCH_ENTRIES: usize = 1000;
 pub const MAX_PAGE_LIMIT: u64 = 1000;
 /// Page size when `limit` is absent.
 pub const DEFAULT_PAGE_LIMIT: u64 = 10;
+/// Boards in a page of `GET /v1/boards` when `limit` is absent: a screenful of a console's
+/// list, where a page of entries is a top ten. (At most [`MAX_PAGE_LIMIT`], as every page.)
+pub const DEFAULT_BOARDS_PAGE: u64 = 100;
 /// Most rows on either side of an around window: 500 + 1 + 500 stays near a page's limit.
 pub const MAX_AROUND_SIDE: u64 = 500;
 /// Rows on each side of an around window when absent.

@@ -15,7 +15,7 @@ use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::{BoardState, Totals};
+use photofinish_core::view::Totals;
 use photofinish_core::{Board, BoardError, BoardName, MemberName, PeriodRef};
 
 use crate::command::Command;
@@ -23,7 +23,6 @@ use crate::idempotency::KeyReused;
 use crate::ops::{self, Engine};
 use crate::state::{read_lock, Applied, BoardHandle};
 use crate::writer::Store;
-use photofinish_core::op::board_state;
 
 /// A queued command's answer, once it is durable and applied (or refused).
 type Pending = oneshot::Receiver<Result<Applied, BoardError>>;
@@ -131,12 +130,13 @@ crate::leaderboard_over_engine!(Store, {
         ops::check_board(self, board).await
     }
 
-    async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
-        self.state()
+    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
+        Ok(self
+            .state()
             .boards()
             .into_iter()
-            .map(|(name, handle)| board_state(&name, &read_lock(&handle), Store::now_us(self)))
-            .collect()
+            .map(|(name, _)| name)
+            .collect())
     }
 
     async fn change(

@@ -53,9 +53,13 @@ impl Client {
             .await
     }
 
-    /// `GET /v1/boards`.
-    pub async fn boards(&self) -> Result<BoardList> {
-        self.call(Method::GET, &["v1", "boards"], &[], None::<&()>)
+    /// `GET /v1/boards`: a page of the boards the caller may read.
+    pub async fn boards(&self, offset: u64, limit: Option<u64>) -> Result<BoardList> {
+        let mut q = vec![("offset".to_owned(), offset.to_string())];
+        if let Some(l) = limit {
+            q.push(("limit".to_owned(), l.to_string()));
+        }
+        self.call(Method::GET, &["v1", "boards"], &q, None::<&()>)
             .await
     }
 

@@ -148,9 +148,20 @@ pub fn board(v: &BoardView) -> String {
 }
 
 /// All boards.
-pub fn boards(v: &BoardList) -> String {
+pub fn boards(v: &BoardList, offset: u64) -> String {
     let rows: Vec<Vec<Value>> = v.boards.iter().map(board_row).collect();
-    grid(&BOARD_HEADERS, &rows)
+    let mut out = grid(&BOARD_HEADERS, &rows);
+    let shown = v.boards.len() as u64;
+    if shown < v.total {
+        // A page of a longer list: say which, and how to see the rest.
+        let first = if shown == 0 { offset } else { offset + 1 };
+        out.push_str(&format!(
+            "boards {first}-{} of {} (--offset, --limit for more)\n",
+            offset + shown,
+            v.total
+        ));
+    }
+    out
 }
 
 /// The keys of a keys file: name, scope, boards, rate, created.

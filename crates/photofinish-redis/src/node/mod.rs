@@ -31,10 +31,9 @@ use photofinish_core::events::{EventFeed, Feeds, EVENT_RING_LEN};
 use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
-use photofinish_core::op::ReadBoard;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::{BoardState, Totals};
-use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef, RunRead};
+use photofinish_core::view::Totals;
+use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef};
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::read_lock;
 use photofinish_store::Command;
@@ -276,20 +275,8 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Engine::board_to_write(self, board).await.map(drop)
     }
 
-    async fn boards(&self) -> Result<Vec<BoardState>, BoardError> {
-        let mut out = Vec::new();
-        for name in self.registered().await? {
-            // Only a created board is registered, and a create checks its name.
-            let Ok(board) = BoardName::parse(name) else {
-                continue;
-            };
-            match self.read(&ReadBoard { board }).await {
-                Ok(b) => out.push(b),
-                Err(BoardError::BoardNotFound(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(out)
+    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
+        self.registered().await
     }
 
     async fn change(

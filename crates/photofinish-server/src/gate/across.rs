@@ -23,14 +23,11 @@ impl Gate {
         ranking: RankStyle,
     ) -> Result<Vec<(String, MemberRow)>, BoardError> {
         let names: Vec<BoardName> = match boards {
-            None => self
-                .boards(caller)
-                .await?
-                .into_iter()
-                .take(MAX_MEMBER_BOARDS)
-                // A listed board was created, and a create checks its name.
-                .filter_map(|b| BoardName::parse(b.name).ok())
-                .collect(),
+            None => {
+                let mut names = self.readable_boards(caller).await?;
+                names.truncate(MAX_MEMBER_BOARDS);
+                names
+            }
             Some(asked) => {
                 let readable = distinct_names(asked).into_iter().map(|board| async move {
                     let flags = self.flags(&board).await?;

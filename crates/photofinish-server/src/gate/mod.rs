@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use photofinish_core::access::{authorize, may_list, Action, BoardFlags, Caller, Scope, Viewer};
+use photofinish_core::access::{authorize, Action, BoardFlags, Caller, Scope, Viewer};
 use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
@@ -176,11 +176,61 @@ impl Gate {
             .await
     }
 
-    /// The boards `caller` may read.
-    pub async fn boards(&self, caller: &Caller) -> Result<Vec<BoardState>, BoardError> {
-        let mut boards = self.service.boards().await?;
-        boards.retain(|b| may_list(caller, &b.name, flags_of(&b.config)));
-        Ok(boards)
+    /// The names of the boards `caller` may read, in name order (a board's flags are read
+    /// only where the rule needs them: for an anonymous caller).
+    pub async fn readable_boards(&self, caller: &Caller) -> Result<Vec<BoardName>, BoardError> {
+        let names = self.service.board_names().await?;
+        let checks = names.into_iter().map(|name| async move {
+            // Only a created board is listed, and a create checks its name.
+            let Ok(board) = BoardName::parse(name) else {
+                return Ok(None);
+            };
+            let read = Action::Read { board: &board };
+            let flags = match self.flags_for(caller, &read).await? {
+                None if matches!(caller, Caller::Anonymous) => return Ok(None), // gone
+                flags => flags,
+            };
+            Ok::<_, BoardError>(authorize(caller, &read, flags).is_ok().then_some(board))
+        });
+        futures_util::future::join_all(checks)
+            .await
+            .into_iter()
+            .filter_map(Result::transpose)
+            .collect()
+    }
+
+    /// A page of the boards `caller` may read, in name order (`offset`, at most `limit`),
+    /// and how many it may read in all. Only the page's boards are read.
+    pub async fn boards(
+        &self,
+        caller: &Caller,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(u64, Vec<BoardState>), BoardError> {
+        let names = self.readable_boards(caller).await?;
+        let total = names.len() as u64;
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(names.len());
+        let end = start.saturating_add(usize::try_from(limit).unwrap_or(usize::MAX));
+        let reads = names[start..end.min(names.len())]
+            .iter()
+            .map(|board| async move {
+                let read = photofinish_core::op::ReadBoard {
+                    board: board.clone(),
+                };
+                self.service.read(&read).await
+            });
+        let mut page = Vec::new();
+        for state in futures_util::future::join_all(reads).await {
+            match state {
+                Ok(s) => page.push(s),
+                // Deleted since it was listed.
+                Err(BoardError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((total, page))
     }
 
     /// Fills an empty period of `board` from `source` (admins of the board; refused while

@@ -11,7 +11,8 @@ use photofinish_core::view::BoardPatch;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
-use crate::input::{Auth, BoardPath, JsonBody};
+use crate::input::{Auth, BoardPath, JsonBody, Params};
+use crate::limits::{DEFAULT_BOARDS_PAGE, MAX_PAGE_LIMIT};
 use crate::wire::parse::rfc3339_us;
 use crate::wire::parse::{bound, config, instant};
 use crate::wire::types::{
@@ -55,14 +56,21 @@ pub async fn put_board(
     ))
 }
 
-/// All boards.
-#[utoipa::path(get, path = "/v1/boards", tag = "boards", responses((status = 200, body = BoardList)))]
+/// A page of the boards the caller may read, by name.
+#[utoipa::path(get, path = "/v1/boards", tag = "boards",
+    params(("offset" = Option<u64>, Query, description = "0-based start, default 0"),
+        ("limit" = Option<u64>, Query, description = "boards, default 100, at most 1000")),
+    responses((status = 200, body = BoardList), (status = 400, description = "Invalid parameter", body = ErrorBody)))]
 pub async fn list_boards(
     State(app): State<AppState>,
     Auth(id): Auth,
+    q: Params,
 ) -> Result<Json<BoardList>, ApiError> {
-    let boards = app.gate.boards(&id.caller).await?;
+    let offset = q.u64("offset", 0, u64::MAX)?;
+    let limit = q.u64("limit", DEFAULT_BOARDS_PAGE, MAX_PAGE_LIMIT)?;
+    let (total, boards) = app.gate.boards(&id.caller, offset, limit).await?;
     Ok(Json(BoardList {
+        total,
         boards: boards
             .into_iter()
             .map(|b| board_view(b, &id.caller))

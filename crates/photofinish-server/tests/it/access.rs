@@ -446,10 +446,35 @@ async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kin
         }
     };
     assert_eq!(names(&list(None).await.1), ["pub"]);
+    assert_eq!(list(None).await.1["total"], 1);
     assert_eq!(
         names(&list(Some(c.admin.clone())).await.1),
         ["b", "imp", "pub", "publg"]
     );
+    // Paged (docs/SPEC.md §3): `total` counts what the caller may read, the page is a
+    // slice of it in name order; past the end, an empty page.
+    for (query, want, total) in [
+        ("?offset=1&limit=2", vec!["imp", "pub"], 4),
+        ("?offset=3", vec!["publg"], 4),
+        ("?offset=9", Vec::<&str>::new(), 4),
+        ("?limit=0", Vec::<&str>::new(), 4),
+    ] {
+        let (st, page) = s
+            .call_as(
+                Some(&c.admin),
+                Method::GET,
+                &format!("/v1/boards{query}"),
+                None,
+            )
+            .await;
+        assert_eq!(st, 200, "{page}");
+        assert_eq!(names(&page), want, "{query}");
+        assert_eq!(page["total"], json!(total), "{query}");
+    }
+    let (st, _) = s
+        .call_as(Some(&c.admin), Method::GET, "/v1/boards?limit=1001", None)
+        .await;
+    assert_eq!(st, 400, "a page is at most 1000 boards");
     assert_eq!(
         names(&list(Some(c.other_glob.clone())).await.1),
         Vec::<String>::new()

@@ -136,6 +136,46 @@ async fn the_console_shows_a_board_live() {
 /// A board of several columns (docs/SPEC.md §13): one table column per board column, in
 /// the board's order, each cell its column's value (exact past 2^53), rows in the tuple's
 /// order, and a live write's new values on the open page.
+/// The boards list is paged (docs/SPEC.md §3): 100 boards a page, where it is and how
+/// many there are, and Next/Previous move through them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_pages_the_boards_list() {
+    let s = Server::start(Kind::Embedded).await;
+    for i in 0..105 {
+        assert_eq!(
+            s.put(&format!("/v1/boards/b{i:03}"), json!({})).await.0,
+            201
+        );
+    }
+    let mut b = Browser::start(1280, 1000).await;
+    b.goto(&format!("{}/", s.base)).await;
+    const NAMES: &str =
+        "[...document.querySelectorAll('#boards tbody tr')].map(r => r.dataset.board)";
+    b.wait_for(&format!("{NAMES}.length === 100")).await;
+    assert_eq!(
+        b.eval("document.getElementById('boards-info').textContent")
+            .await,
+        "1–100 of 105 boards"
+    );
+    assert_eq!(b.eval(&format!("{NAMES}[0]")).await, "b000");
+    b.eval("document.getElementById('boards-next').click()")
+        .await;
+    b.wait_for(&format!("{NAMES}.length === 5")).await;
+    assert_eq!(
+        b.eval(&format!("{NAMES}.join(' ')")).await,
+        "b100 b101 b102 b103 b104"
+    );
+    assert_eq!(
+        b.eval("[document.getElementById('boards-info').textContent, document.getElementById('boards-next').disabled, location.search]").await,
+        json!(["101–105 of 105 boards", true, "?offset=100"])
+    );
+    b.screenshot(&artifact("console-boards-page.png")).await;
+    b.eval("document.getElementById('boards-prev').click()")
+        .await;
+    b.wait_for(&format!("{NAMES}.length === 100")).await;
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_console_shows_one_table_column_per_board_column() {
     let s = Server::start(Kind::Embedded).await;

@@ -113,8 +113,15 @@ pub(super) enum BoardCommand {
         #[arg(long)]
         retention: Option<u32>,
     },
-    /// List boards.
-    List,
+    /// List the boards you may read, by name, a page at a time.
+    List {
+        /// Boards to skip.
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
+        /// Boards to show (at most 1000; the server's default, 100, when absent).
+        #[arg(long)]
+        limit: Option<u64>,
+    },
     /// Show one board.
     Show {
         /// Board name.
@@ -233,7 +240,11 @@ pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) ->
             let v = client.create_board(&name, &config).await?;
             table::print(json, &v, table::board)
         }
-        BoardCommand::List => table::print(json, &client.boards().await?, table::boards),
+        BoardCommand::List { offset, limit } => {
+            table::print(json, &client.boards(offset, limit).await?, |list| {
+                table::boards(list, offset)
+            })
+        }
         BoardCommand::Show { name } => {
             table::print(json, &client.board(&name).await?, table::board)
         }

@@ -56,6 +56,26 @@ fn client_prints_tables_json_and_plain_errors() {
     );
     let (ok, _, err) = cli(&["board", "show", "missing"], s);
     assert!(!ok && err.contains("board_not_found"), "{err}");
+    // The board list comes a page at a time, and says so when there is more.
+    for name in ["c", "d", "e"] {
+        assert!(cli(&["board", "create", name], s).0);
+    }
+    let (ok, out, _) = cli(&["board", "list", "--offset", "1", "--limit", "2"], s);
+    assert!(ok, "{out}");
+    let names: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["c", "d", "boards"], "{out}");
+    assert!(out.contains("boards 2-3 of 4"), "{out}");
+    let (ok, out, _) = cli(&["--json", "board", "list", "--limit", "1"], s);
+    assert!(ok, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        (v["total"].clone(), v["boards"][0]["name"].clone()),
+        (serde_json::json!(4), serde_json::json!("b"))
+    );
     drop(proc);
     let (ok, _, err) = cli(&["board", "list"], "http://127.0.0.1:9");
     assert!(!ok);

@@ -357,9 +357,11 @@ pub struct BoardView {
     pub next_reset_at: Option<String>,
 }
 
-/// All boards.
+/// A page of the boards the caller may read.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct BoardList {
-    /// Boards by name.
+    /// How many boards the caller may read in all.
+    pub total: u64,
+    /// The page's boards, by name.
     pub boards: Vec<BoardView>,
 }
