@@ -18,10 +18,11 @@ use photofinish_core::{BoardError, BoardName, PeriodRef, RankStyle};
 use serde::de::DeserializeOwned;
 
 use crate::app::AppState;
-use crate::auth::{bearer, Identity};
+use crate::auth::{anonymous_may_call, bearer, Identity};
 use crate::error::ApiError;
 use crate::limits::{BODY_DISCARD_WAIT, MAX_BODY_BYTES, MAX_DISCARD_BYTES};
 use crate::wire::parse::{bounded_u64, ranking};
+use photofinish_core::access::{Action, Caller};
 use photofinish_core::ErrorCode;
 
 /// A JSON body of at most [`MAX_BODY_BYTES`], parsed into `T`.
@@ -174,6 +175,9 @@ impl FromRequestParts<AppState> for Auth {
             }
         };
         let id = app.auth.identify(token.as_deref())?;
+        if matches!(id.caller, Caller::Anonymous) {
+            anonymous_may_try(parts, app).await?;
+        }
         if let Some(limiter) = &app.limiter {
             let peer = parts
                 .extensions
@@ -183,6 +187,38 @@ impl FromRequestParts<AppState> for Auth {
         }
         Ok(Auth(id))
     }
+}
+
+/// Before anything of an anonymous request is read — its query string, its body — on a
+/// server with credentials: 401 unless it could be allowed at all (docs/SPEC.md §6), so a
+/// caller without a valid credential learns nothing but that it needs one. What may be
+/// allowed is a read ([`anonymous_may_call`]) of a `public_read` board (a board that is
+/// not public, or does not exist, or has a malformed name: 401, as the gate answers it),
+/// or of the lists that show each caller what it may read (`/v1/boards`,
+/// `/v1/members/{member}`). The gate still decides each request.
+async fn anonymous_may_try(parts: &mut Parts, app: &AppState) -> Result<(), ApiError> {
+    let path = parts.uri.path().to_owned();
+    if !anonymous_may_call(parts.method.as_str(), &path) {
+        return Err(photofinish_core::access::unauthorized().into());
+    }
+    let params = axum::extract::RawPathParams::from_request_parts(parts, app)
+        .await
+        .ok();
+    let board = params
+        .as_ref()
+        .and_then(|p| p.iter().find(|(name, _)| *name == "board"))
+        .map(|(_, value)| value.to_owned());
+    match board {
+        Some(board) => {
+            // Percent-decoded already; one that does not decode names no board (below).
+            app.gate
+                .admit(&Caller::Anonymous, Action::Read { board: &board })
+                .await?;
+        }
+        None if path == "/v1/boards" || path.starts_with("/v1/members/") => {}
+        None => return Err(photofinish_core::access::unauthorized().into()),
+    }
+    Ok(())
 }
 
 /// The `access_token` query parameter, taken on the event stream only: browsers'

@@ -70,13 +70,6 @@ pub struct ApiDoc;
 /// Paths that never ask for a credential.
 const ALWAYS_OPEN: [&str; 2] = ["/healthz", "/openapi.json"];
 
-/// Whether anyone may call this operation without a credential on a server with
-/// credentials: reads, which `public_read` boards serve to anyone (`/metrics` excepted;
-/// `members:query` is a read sent as a POST).
-fn anonymous_allowed(path: &str, method: &str) -> bool {
-    (method == "get" && path.starts_with("/v1/")) || path.ends_with("/members:query")
-}
-
 fn error_response(description: &str) -> utoipa::openapi::Response {
     ResponseBuilder::new()
         .description(description)
@@ -230,7 +223,7 @@ pub fn document(has_credentials: bool) -> utoipa::openapi::OpenApi {
                 secure(op, vec![SecurityRequirement::default()], false);
             } else if !has_credentials {
                 secure(op, vec![SecurityRequirement::default(), bearer()], false);
-            } else if anonymous_allowed(path, method) {
+            } else if crate::auth::anonymous_may_call(method, path) {
                 secure(op, vec![SecurityRequirement::default(), bearer()], true);
             } else {
                 secure(op, vec![bearer()], true);

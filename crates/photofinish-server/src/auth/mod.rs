@@ -35,6 +35,17 @@ impl std::fmt::Debug for Authenticator {
     }
 }
 
+/// Whether an anonymous caller may ever call `method` on `path` (a route's template or a
+/// request's path) on a server with credentials: the reads, which `public_read` boards
+/// serve to anyone (docs/SPEC.md §6) — a `GET` under `/v1/`, and `members:query`, a read
+/// sent as a `POST`. Everything else needs a credential. The OpenAPI document marks the
+/// credential optional on exactly these, and the HTTP door refuses any other anonymous
+/// request with 401 before it reads a parameter or the body.
+pub fn anonymous_may_call(method: &str, path: &str) -> bool {
+    (method.eq_ignore_ascii_case("get") && path.starts_with("/v1/"))
+        || path.ends_with("/members:query")
+}
+
 /// Who a request is, and the rate it is held to.
 #[derive(Debug, Clone)]
 pub struct Identity {

@@ -427,6 +427,55 @@ async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
     s.stop().await;
 }
 
+/// A caller without a valid credential learns nothing but 401 (docs/SPEC.md §6): on every
+/// endpoint it may not call, a query string and a body the document refuses are answered
+/// 401, not 400 — authentication comes before any parameter or body is read — and change
+/// nothing. On a public board, where an anonymous read is allowed, the same query is
+/// answered 400.
+async fn callers_without_a_credential_learn_nothing_but_401(kind: Kind) {
+    let (s, c) = start(kind).await;
+    reset(&s, &c.admin).await;
+    let before = state(&s, &c.admin).await;
+    let bad_query = "limit=x&offset=-1&ranking=nope&score=nope&scores=x&since=nope&period=%21";
+    for (need, method, path, body) in endpoints() {
+        if matches!(need, Need::Open | Need::List) {
+            continue;
+        }
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let url = format!("{}{path}{sep}{bad_query}", s.base);
+        for token in [None, Some("pf_not_a_key")] {
+            let mut req = s.http.request(method.clone(), &url);
+            if let Some(t) = token {
+                req = req.bearer_auth(t);
+            }
+            if body.is_some() {
+                req = req
+                    .header("content-type", "application/json")
+                    .body("{\"member\":");
+            }
+            let resp = req.send().await.expect("request");
+            let status = resp.status().as_u16();
+            let answer: Value = resp.json().await.unwrap_or(Value::Null);
+            let case = format!("{token:?} {method} {path}: {status} {answer}");
+            assert_eq!(status, 401, "{case}");
+            assert_eq!(answer["error"]["code"], "unauthorized", "{case}");
+        }
+    }
+    assert_eq!(state(&s, &c.admin).await, before, "a refusal changed state");
+    // Where anonymous reads are allowed (a public board, the lists), the parameters are
+    // read and judged.
+    for path in [
+        "/v1/boards/pub/entries?limit=x",
+        "/v1/boards/pub/rank",
+        "/v1/boards?limit=x",
+        "/v1/members/carl?ranking=nope",
+    ] {
+        let got = s.get(path).await;
+        assert!(matches!(got.0.as_u16(), 400 | 422), "{path}: {got:?}");
+    }
+    s.stop().await;
+}
+
 async fn listings_and_public_boards_show_only_what_the_caller_may_read(kind: Kind) {
     let (s, c) = start(kind).await;
     reset(&s, &c.admin).await;
@@ -774,6 +823,7 @@ async fn every_resp_command_answers_every_caller_by_the_rules(kind: Kind) {
 
 conformance!(
     every_endpoint_answers_every_caller_by_the_rules,
+    callers_without_a_credential_learn_nothing_but_401,
     every_resp_command_answers_every_caller_by_the_rules,
     listings_and_public_boards_show_only_what_the_caller_may_read,
     event_streams_take_a_token_in_the_query,
