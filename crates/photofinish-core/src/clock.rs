@@ -12,17 +12,30 @@ use std::sync::Arc;
 pub trait Clock: Send + Sync {
     /// The current time, µs since the Unix epoch.
     fn now_us(&self) -> i64;
+
+    /// How far ahead of the wall clock this clock is meant to run, µs: 0 but for an
+    /// [`OffsetClock`]. A check against another machine's wall clock (the Redis node's
+    /// bound on its skew from Redis's `TIME`) takes it off first.
+    fn offset_us(&self) -> i64 {
+        0
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Box<C> {
     fn now_us(&self) -> i64 {
         (**self).now_us()
     }
+    fn offset_us(&self) -> i64 {
+        (**self).offset_us()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn now_us(&self) -> i64 {
         (**self).now_us()
+    }
+    fn offset_us(&self) -> i64 {
+        (**self).offset_us()
     }
 }
 
@@ -57,6 +70,9 @@ impl OffsetClock {
 impl Clock for OffsetClock {
     fn now_us(&self) -> i64 {
         SystemClock.now_us().saturating_add(self.offset_us)
+    }
+    fn offset_us(&self) -> i64 {
+        self.offset_us
     }
 }
 
@@ -112,6 +128,9 @@ impl<C: Clock> Clock for MonotonicClock<C> {
         let now = self.source.now_us();
         let prev = self.last_us.fetch_max(now, Ordering::SeqCst);
         prev.max(now)
+    }
+    fn offset_us(&self) -> i64 {
+        self.source.offset_us()
     }
 }
 

@@ -156,6 +156,19 @@ pub struct Appended {
     pub missed: Missed,
 }
 
+/// How far an append's stamp may be from Redis's `TIME` (`--max-clock-skew`): at most
+/// `max_us` once `offset_us` — how far ahead of the wall clock the node's clock is meant
+/// to run (the hidden `PHOTOFINISH_CLOCK_OFFSET_US` tests cross a period's end with,
+/// docs/SPEC.md §14) — is taken off the stamp. The entry keeps the stamp as the node's
+/// clock read it: the offset moves the node's time, the check compares wall clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkewBound {
+    /// The largest distance, µs.
+    pub max_us: i64,
+    /// The node clock's offset from the wall clock, µs (0 in service).
+    pub offset_us: i64,
+}
+
 /// How a log operation fails.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum LogError {
@@ -163,10 +176,12 @@ pub enum LogError {
     #[error("redis: {0}")]
     Redis(#[from] redis::RedisError),
     /// The append's stamp is further from Redis's clock than allowed.
-    #[error("clock skew: this node's stamp {stamp_us} µs is more than {max_skew_us} µs from redis's time {redis_us} µs")]
+    #[error("clock skew: this node's stamp {stamp_us} µs, less its clock offset of {offset_us} µs, is more than {max_skew_us} µs from redis's time {redis_us} µs")]
     Skew {
         /// The node's stamp.
         stamp_us: i64,
+        /// How far ahead of the wall clock the node's clock is meant to run.
+        offset_us: i64,
         /// Redis's `TIME`.
         redis_us: i64,
         /// The bound.
@@ -366,7 +381,11 @@ impl BoardLog {
         max_skew_us: Option<i64>,
         payloads: &[Vec<u8>],
     ) -> Result<Appended, LogError> {
-        self.append_group(&group_id(), after, stamp_us, max_skew_us, &[], payloads)
+        let skew = max_skew_us.map(|max_us| SkewBound {
+            max_us,
+            offset_us: 0,
+        });
+        self.append_group(&group_id(), after, stamp_us, skew, &[], payloads)
             .await
     }
 
@@ -379,10 +398,11 @@ impl BoardLog {
         group: &str,
         after: Option<&Tail>,
         stamp_us: i64,
-        max_skew_us: Option<i64>,
+        skew: Option<SkewBound>,
         imports: &[&str],
         payloads: &[Vec<u8>],
     ) -> Result<Appended, LogError> {
+        let offset_us = skew.map_or(0, |s| s.offset_us);
         let mut inv = APPEND.key(&self.keys.log);
         inv.key(&self.keys.head)
             .key(&self.keys.groups)
@@ -391,8 +411,10 @@ impl BoardLog {
             .arg(after.map_or(-1, |t| i128::from(t.n)))
             .arg(after.map_or("", |t| t.check.0.as_str()))
             .arg(MAX_MISSED_ENTRIES)
-            .arg(stamp_us)
-            .arg(max_skew_us.unwrap_or(-1))
+            // The script compares the stamp with Redis's `TIME`: the stamp as the wall
+            // clock read it, without the node's offset.
+            .arg(stamp_us.saturating_sub(offset_us))
+            .arg(skew.map_or(-1, |s| s.max_us))
             .arg(group)
             .arg(imports.len());
         for name in imports {
@@ -409,8 +431,9 @@ impl BoardLog {
                 let redis_us = number(items.get(1), "redis time")?;
                 return Err(LogError::Skew {
                     stamp_us,
+                    offset_us,
                     redis_us: i64::try_from(redis_us).unwrap_or(i64::MAX),
-                    max_skew_us: max_skew_us.unwrap_or(0),
+                    max_skew_us: skew.map_or(0, |s| s.max_us),
                 });
             }
             "diverged" => return Err(LogError::Diverged),

@@ -113,7 +113,8 @@ pub struct LogStore {
     namespace: String,
     clock: MonotonicClock<Box<dyn Clock>>,
     max_boards: Option<u64>,
-    max_skew_us: Option<i64>,
+    /// `--max-clock-skew`, with the node clock's offset (`None`: unchecked).
+    skew: Option<crate::log::SkewBound>,
     /// How long audit entries are kept (`--audit-retention`), µs.
     audit_retention_us: i64,
     replicas: Arc<Mutex<HashMap<String, Slot>>>,
@@ -161,12 +162,16 @@ impl LogStore {
             .await
             .map_err(BoardError::Unavailable)?;
         crate::upgrade_log::check_log_format(&conn, ns).await?;
+        let offset_us = clock.offset_us();
         Ok(Self {
             conn,
             namespace: ns.to_owned(),
             clock: MonotonicClock::new(clock),
             max_boards: None,
-            max_skew_us: Some(DEFAULT_MAX_CLOCK_SKEW.as_micros() as i64),
+            skew: Some(crate::log::SkewBound {
+                max_us: DEFAULT_MAX_CLOCK_SKEW.as_micros() as i64,
+                offset_us,
+            }),
             audit_retention_us: photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US,
             replicas: Arc::new(Mutex::new(HashMap::new())),
             feeds: Arc::new(Feeds::default()),
@@ -205,9 +210,15 @@ impl LogStore {
         self
     }
 
-    /// Bounds how far this node's clock may be from Redis's (`None`: unchecked).
+    /// Bounds how far this node's clock may be from Redis's (`None`: unchecked). A node
+    /// whose clock runs at an offset (`PHOTOFINISH_CLOCK_OFFSET_US`, for tests) compares
+    /// its clock less the offset: Redis's `TIME` plus the offset is its reference.
     pub fn with_max_clock_skew(mut self, max: Option<Duration>) -> Self {
-        self.max_skew_us = max.map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        let offset_us = self.clock.offset_us();
+        self.skew = max.map(|d| crate::log::SkewBound {
+            max_us: i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
+            offset_us,
+        });
         self
     }
 

@@ -68,7 +68,7 @@ impl LogStore {
         let loaded = slot
             .get_or_try_init(|| async {
                 let log = BoardLog::new(self.conn.clone(), LogKeys::new(&self.namespace, board));
-                let replica = Replica::load(log, self.max_skew_us)
+                let replica = Replica::load(log, self.skew)
                     .await
                     .map_err(replica_error)?
                     .with_wait(self.wait);

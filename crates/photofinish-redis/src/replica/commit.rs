@@ -197,7 +197,7 @@ impl Replica {
                 &crate::log::group_id(),
                 Some(&pos.tail),
                 stamp_us,
-                self.max_skew_us,
+                self.skew,
                 &imports,
                 &payloads,
             )

@@ -106,7 +106,7 @@ pub struct Replica {
     state: State,
     /// Entries are taken in order, one taker at a time.
     position: tokio::sync::Mutex<Position>,
-    max_skew_us: Option<i64>,
+    skew: Option<crate::log::SkewBound>,
     /// The node's live event feeds, which each entry taken is published to.
     feeds: std::sync::OnceLock<Arc<Feeds>>,
     /// Calls waiting for the next group commit.
@@ -140,23 +140,29 @@ impl Replica {
     /// Loads the board `log` holds: its published snapshot (checked whole), then the log
     /// after it. A snapshot that does not check out is passed over only if the log still
     /// starts at its first entry (the whole history); otherwise the board cannot be
-    /// served, and the error says why. `max_skew_us` bounds how far this node's stamps may
+    /// served, and the error says why. `skew` bounds how far this node's stamps may
     /// be from Redis's clock.
     ///
     /// A snapshot published between reading the snapshot and reading the log after it may
     /// have trimmed the entries after the one read: a load that meets a gap starts over
     /// (once), from the newer snapshot.
-    pub async fn load(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
-        match Self::load_once(log.clone(), max_skew_us).await {
+    pub async fn load(
+        log: BoardLog,
+        skew: Option<crate::log::SkewBound>,
+    ) -> Result<Replica, ReplicaError> {
+        match Self::load_once(log.clone(), skew).await {
             Err(ReplicaError::Diverged(why)) => {
                 tracing::debug!(board = %log.keys().log, %why, "the log moved under a load; loading again");
-                Self::load_once(log, max_skew_us).await
+                Self::load_once(log, skew).await
             }
             other => other,
         }
     }
 
-    async fn load_once(log: BoardLog, max_skew_us: Option<i64>) -> Result<Replica, ReplicaError> {
+    async fn load_once(
+        log: BoardLog,
+        skew: Option<crate::log::SkewBound>,
+    ) -> Result<Replica, ReplicaError> {
         let started = std::time::Instant::now();
         let mut snapshot_bytes = 0;
         let mut read_at = started;
@@ -193,7 +199,7 @@ impl Replica {
             log,
             state,
             position: tokio::sync::Mutex::new(position),
-            max_skew_us,
+            skew,
             feeds: std::sync::OnceLock::new(),
             waiting: std::sync::Mutex::new(Queue::default()),
             taken: AtomicU64::new(taken),

@@ -33,7 +33,17 @@ const LEASE: Duration = Duration::from_secs(30);
 /// A replica of the board whose keys are `keys`, on a connection of its own.
 async fn node(kind: Kind, keys: &LogKeys) -> Arc<Replica> {
     let log = BoardLog::new(connect(kind).await, keys.clone());
-    Arc::new(Replica::load(log, Some(5_000_000)).await.expect("load"))
+    Arc::new(
+        Replica::load(
+            log,
+            Some(photofinish_redis::log::SkewBound {
+                max_us: 5_000_000,
+                offset_us: 0,
+            }),
+        )
+        .await
+        .expect("load"),
+    )
 }
 
 /// A node (the `Leaderboard` service) on `target` under namespace `ns`, on the system clock.
@@ -604,11 +614,15 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
     a.create_board("b", BoardConfig::default())
         .await
         .expect("create");
-    let off = photofinish_redis::node::LogStore::connect(
-        &target,
-        &ns,
-        Box::new(photofinish_core::clock::OffsetClock::new(-3_600_000_000)),
-    )
+    // A clock an hour slow that does not say so (an `OffsetClock` declares its offset,
+    // which the skew check takes off).
+    struct Slow;
+    impl photofinish_core::clock::Clock for Slow {
+        fn now_us(&self) -> i64 {
+            photofinish_core::clock::SystemClock.now_us() - 3_600_000_000
+        }
+    }
+    let off = photofinish_redis::node::LogStore::connect(&target, &ns, Box::new(Slow))
     .await
     .expect("connect");
     let refused = off

@@ -51,7 +51,9 @@ pub(super) struct AccessFlags {
     /// File whose bytes (trailing whitespace trimmed) are the webhook signing key.
     #[arg(long, env = "PHOTOFINISH_WEBHOOK_SECRET_FILE")]
     webhook_secret_file: Option<PathBuf>,
-    /// Microseconds added to the system clock: for tests that cross a period's end.
+    /// Microseconds added to the system clock: for tests that cross a period's end. On
+    /// Redis, `--max-clock-skew` then compares this node's clock with Redis's `TIME` plus
+    /// the same offset, so writes are not refused as skewed.
     #[arg(
         long,
         env = "PHOTOFINISH_CLOCK_OFFSET_US",

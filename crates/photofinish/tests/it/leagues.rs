@@ -4,7 +4,9 @@
 //! period of 400 cohorts; killed while the close is under way (some moves made, the
 //! period not yet closed), then started again, it finishes the close — every cohort's
 //! top five moved up exactly once — and the member that arrived in the new day while it
-//! waited takes its cohort in its new tier.
+//! waited takes its cohort in its new tier. On the embedded store and on a standalone
+//! Redis (where the node's clock-skew check takes the same offset off its stamps, so
+//! writes are not refused as skewed).
 
 use std::collections::HashSet;
 use std::process::Command;
@@ -18,7 +20,9 @@ const DAY_US: i64 = 86_400_000_000;
 /// Members: 400 cohorts of 50.
 const MEMBERS: i64 = 20_000;
 
-fn start(dir: &std::path::Path, offset: &str) -> Proc {
+/// The server with its clock at `offset`, on the embedded store in `dir` or, given
+/// `redis`, on that Redis (the data directory then holds nothing).
+fn start(dir: &std::path::Path, offset: &str, redis: Option<&str>) -> Proc {
     let mut cmd = Command::new(BIN);
     cmd.args([
         "serve",
@@ -31,6 +35,9 @@ fn start(dir: &std::path::Path, offset: &str) -> Proc {
     .arg(dir)
     .env("PHOTOFINISH_CLOCK_OFFSET_US", offset)
     .env("PHOTOFINISH_CLOSE_STEP_MEMBERS", "50");
+    if let Some(url) = redis {
+        cmd.args(["--storage", url]);
+    }
     Proc::spawn_command(cmd)
 }
 
@@ -51,6 +58,18 @@ async fn moves(http: &reqwest::Client, base: &str, period: &str, offset: u64) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_close_killed_midway_completes_once_after_restart() {
+    close_killed_midway(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_close_killed_midway_completes_once_after_restart_on_redis() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis =
+        photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis-server");
+    close_killed_midway(Some(&redis.url())).await;
+}
+
+async fn close_killed_midway(redis: Option<&str>) {
     let dir = tempfile::tempdir().expect("tmp");
     let http = reqwest::Client::new();
     let now = SystemTime::now()
@@ -61,7 +80,7 @@ async fn a_close_killed_midway_completes_once_after_restart() {
     // the board and import before the day ends.
     let midnight = (now / DAY_US + 1) * DAY_US;
     let offset = (midnight - 15_000_000 - now).to_string();
-    let proc = tokio::task::block_in_place(|| start(dir.path(), &offset));
+    let proc = tokio::task::block_in_place(|| start(dir.path(), &offset, redis));
     let board = json!({"reset": "daily", "cohort_size": 50,
         "league": {"tiers": ["bronze", "silver"], "promote": 5, "demote": 0}});
     let put = http
@@ -131,7 +150,7 @@ async fn a_close_killed_midway_completes_once_after_restart() {
     assert_eq!(cohort.status(), 409, "m19999 waits for the close");
 
     // Started again: the close goes on from its last logged step and ends once.
-    let proc = tokio::task::block_in_place(|| start(dir.path(), &offset));
+    let proc = tokio::task::block_in_place(|| start(dir.path(), &offset, redis));
     let deadline = Instant::now() + Duration::from_secs(60);
     while moves(&http, &proc.base, &day, 0).await["closed"] != json!(true) {
         assert!(Instant::now() < deadline, "the close never ended");
