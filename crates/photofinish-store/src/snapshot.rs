@@ -14,11 +14,13 @@ use photofinish_core::league::{Closing, Move};
 use photofinish_core::ranking::SavedEntry;
 use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 
-use crate::codec::{Dec, DecodeError, Enc};
+use crate::codec::{Dec, DecodeError, Enc, WRITE_CHUNK_BYTES};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 6.
-pub const MAGIC: &[u8; 8] = b"PFSNAP07";
+/// First 8 bytes of every snapshot this version writes: name and format version 8.
+pub const MAGIC: &[u8; 8] = b"PFSNAP08";
+/// Format 7: no board registry (read only).
+const MAGIC_V7: &[u8; 8] = b"PFSNAP07";
 /// Format 6: no hidden members (read only).
 const MAGIC_V6: &[u8; 8] = b"PFSNAP06";
 /// The fifth format: no leagues (docs/SPEC.md §14). Still read.
@@ -122,6 +124,15 @@ pub fn write(
     // The hidden members and the audit log (format 7).
     write_hidden(&mut w, state)?;
     write_audit(&mut w, state, max_time_us)?;
+    // The board registry of a Redis namespace's lifecycle log (format 8): a count, then
+    // each name.
+    let listed = state.registered();
+    let mut e = Enc::default();
+    e.u32(listed.len() as u32);
+    for name in &listed {
+        e.str(name);
+    }
+    w.write_all(&e.0)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
@@ -464,7 +475,7 @@ pub struct Loaded {
 /// Reads a snapshot file's bytes.
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let version = [
-        MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC,
+        MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC,
     ]
     .iter()
     .position(|m| buf.get(..8) == Some(m.as_slice()))
@@ -500,6 +511,12 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     if version >= 7 {
         read_hidden(&mut d, &state)?;
         read_audit(&mut d, &state)?;
+    }
+    if version >= 8 {
+        let mut listed = state.registry();
+        for _ in 0..d.u32()? {
+            listed.insert(d.str()?);
+        }
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -44,6 +44,10 @@ pub enum Applied {
     Closed(Option<CloseStep>),
     /// An import filled a period with this many entries.
     Imported(Period, u64),
+    /// A board was listed in the registry (`true`), or was listed already (`false`).
+    Registered(bool),
+    /// A board was taken out of the registry.
+    Unregistered,
     /// A keyed command was applied; its answer is remembered.
     Keyed(Answer),
     /// A keyed command's key was remembered with the same request: nothing was applied.
@@ -65,8 +69,12 @@ pub struct State {
     /// The audit log (docs/SPEC.md §15), oldest first: kept apart from the boards, so a
     /// deleted board's trail stays.
     audit: Mutex<VecDeque<AuditEntry>>,
-    /// The members hidden across every board by this state's log (the embedded store's).
+    /// The members hidden across every board by this state's log (the embedded store's,
+    /// and a Redis namespace's lifecycle log's).
     everywhere: Mutex<std::collections::BTreeSet<String>>,
+    /// The boards a Redis namespace's lifecycle log lists ([`crate::command::registry`];
+    /// empty on the embedded store, whose boards are its own).
+    registry: Mutex<std::collections::BTreeSet<String>>,
     /// How long audit entries are kept, µs (`--audit-retention`): a read drops those
     /// older than that before it, and a snapshot leaves them out. Applying commands never
     /// looks at it, so every node's and every replay's state is the same.
@@ -81,6 +89,7 @@ impl Default for State {
             staged: Mutex::default(),
             audit: Mutex::default(),
             everywhere: Mutex::default(),
+            registry: Mutex::default(),
             audit_retention_us: AtomicI64::new(DEFAULT_AUDIT_RETENTION_US),
         }
     }
@@ -147,6 +156,7 @@ impl State {
             staged: Mutex::default(),
             audit: Mutex::new(self.audit_log().clone()),
             everywhere: Mutex::new(self.everywhere().clone()),
+            registry: Mutex::new(self.registry().clone()),
             audit_retention_us: AtomicI64::new(self.audit_retention_us()),
         }
     }
@@ -228,6 +238,16 @@ impl State {
         self.apply_with(cmd, false)
     }
 
+    /// The boards the registry lists ([`crate::command::registry`]).
+    pub(crate) fn registry(&self) -> MutexGuard<'_, std::collections::BTreeSet<String>> {
+        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The boards the registry lists, by name.
+    pub fn registered(&self) -> Vec<String> {
+        self.registry().iter().cloned().collect()
+    }
+
     /// Ends a replay: rebuilds every index [`Self::replay`] deferred, each in one pass.
     pub fn finish_replay(&self) {
         for (_, handle) in self.boards() {
@@ -237,6 +257,11 @@ impl State {
 
     fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
+            Command::Register(r) => r.apply(&mut self.registry()).map(Applied::Registered),
+            Command::Unregister(u) => {
+                u.apply(&mut self.registry());
+                Ok(Applied::Unregistered)
+            }
             Command::Audited { actor, at_us, cmd } => {
                 let applied = self.apply_with(cmd, ranked)?;
                 if let Some(e) = self.audit_entry(actor, *at_us, cmd, &applied) {
@@ -432,7 +457,7 @@ impl State {
             )));
         }
         // The members it hides, all or none (within the board's limit).
-        let new = hidden.iter().filter(|m| !b.is_hidden(m)).count();
+        let new = hidden.iter().filter(|m| !b.hidden_here(m)).count();
         if !b.can_hide(new) {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }

@@ -42,27 +42,44 @@ impl Board {
     }
 
     /// Hides `member` by `scope`; whether it was not hidden so before. A member hidden
-    /// by either scope is hidden; the limit counts members, however hidden.
+    /// by either scope is hidden. The board's limit counts the members hidden on the
+    /// board itself ([`HideScope::Board`]); those hidden everywhere count against the
+    /// limit of the set of members hidden everywhere, decided once for every board (so a
+    /// hide everywhere never fails on one board and holds on another).
     pub fn hide_as(&mut self, member: &str, scope: HideScope) -> Result<bool, BoardError> {
         let bit = scope.bit();
-        if let Some(bits) = self.hidden.get_mut(member) {
-            let new = *bits & bit == 0;
-            *bits |= bit;
-            return Ok(new);
+        let bits = self.hidden.get(member).copied().unwrap_or(0);
+        if bits & bit != 0 {
+            return Ok(false);
         }
-        if !self.can_hide(1) {
+        if scope == HideScope::Board && !self.can_hide(1) {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
-        self.hidden.insert(member.into(), bit);
-        for (_, ranking) in self.periods.values_mut() {
-            ranking.mark_hidden(member, true);
+        self.hidden.insert(member.into(), bits | bit);
+        if bits == 0 {
+            for (_, ranking) in self.periods.values_mut() {
+                ranking.mark_hidden(member, true);
+            }
         }
         Ok(true)
     }
 
-    /// Whether `more` members not hidden yet may be hidden (the limit).
+    /// Whether `more` members not hidden on the board yet may be hidden on it (the
+    /// board's limit, [`MAX_HIDDEN_MEMBERS`], of its own hides).
     pub fn can_hide(&self, more: usize) -> bool {
-        self.hidden.len() + more <= MAX_HIDDEN_MEMBERS
+        let here = self
+            .hidden
+            .values()
+            .filter(|&&b| b & HideScope::Board.bit() != 0)
+            .count();
+        here + more <= MAX_HIDDEN_MEMBERS
+    }
+
+    /// Whether `member` is hidden on this board by the board's own hide.
+    pub fn hidden_here(&self, member: &str) -> bool {
+        self.hidden
+            .get(member)
+            .is_some_and(|&b| b & HideScope::Board.bit() != 0)
     }
 
     /// Undoes `scope`'s hide of `member`; whether it was hidden so. It is shown once no

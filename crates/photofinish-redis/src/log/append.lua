@@ -1,20 +1,3 @@
--- Appends a group of entries to a board's log (docs/redis-layout.md, "Appending"): numbers
--- them after the head, chains each check from the one before, and answers the numbers, the
--- last check and the entries after the caller's `after` that it has not applied.
--- A group is appended at most once: a call with a group id already appended (a client's
--- retry after a timeout) answers where that group stands instead of appending it again.
--- And nothing is appended for a caller whose log is not this one: `after` past the head,
--- no longer held, or held with another check answers 'diverged'.
--- An entry that takes an import names its ranking ("imp<id>.<chunks>"): the chunks, written
--- with a TTL before the append, must all be there (else 'import_gone', nothing appended);
--- they are persisted and listed in `imported` at the entry with it, so the chunks of an
--- import whose append never happened expire, and listed ones go with the trim past them.
--- KEYS: 1 log stream, 2 head hash, 3 recent group ids (sorted set, score = first entry),
---       4 the import counter (chunks are "<it>:<id>:<i>"), 5 imports taken (sorted set).
--- ARGV: 1 after (-1: none wanted), 2 after's check as the caller took it, 3 most missed
---       entries answered, 4 stamp (µs), 5 largest skew from Redis's TIME (µs; -1: not
---       checked), 6 group id, 7 how many import names follow (k), 8…7+k the names,
---       8+k… payloads.
 local function num(x) return string.format('%.0f', x) end
 local function check_of(entry)
   local fields = entry[2]

@@ -7,7 +7,9 @@
 //! snapshot chunks. Every key of a board shares its hash slot (`{board}`).
 //!
 //! The Lua here is log plumbing only: `append.lua` (number, chain, append), `lease.lua`
-//! and `publish.lua` (publish under the lease, trim).
+//! (a key held by a token: the snapshot lease, the webhook's claim) and `publish.lua`
+//! (publish under the lease, trim). Each script's keys and arguments are documented where
+//! Rust calls it; no board rule is in Lua.
 
 pub mod snapshot;
 
@@ -24,6 +26,25 @@ pub const MAX_MISSED_ENTRIES: u64 = 1_000;
 /// Most entries one read answers.
 pub const MAX_READ_ENTRIES: usize = 10_000;
 
+/// `append.lua`: appends a group of entries to a board's log (docs/redis-layout.md,
+/// "Appending"): numbers them after the head, chains each check from the one before, and
+/// answers the numbers, the last check and the entries after the caller's `after` that it
+/// has not applied (`behind` past [`MAX_MISSED_ENTRIES`]). A group is appended at most
+/// once: a call with a group id already appended (a retry after a timeout) answers where
+/// that group stands instead. Nothing is appended for a caller whose log is not this one
+/// (`after` past the head, no longer held, or held with another check: `diverged`), nor
+/// for a stamp further than allowed from Redis's `TIME` (`skew`, with that time). An
+/// entry that takes an import names its ranking (`imp<id>.<chunks>`): the chunks, written
+/// with a TTL before the append, must all be there (else `import_gone`), and are
+/// persisted and listed in `imported` at the entry with it — so the chunks of an import
+/// whose append never happened expire, and listed ones go with the trim past them.
+/// - KEYS: 1 log stream, 2 head hash, 3 recent group ids (sorted set, score = first
+///   entry), 4 the import counter (chunks are `<it>:<id>:<i>`), 5 imports taken (sorted
+///   set).
+/// - ARGV: 1 after (-1: none wanted), 2 after's check as the caller took it, 3 most
+///   missed entries answered, 4 stamp (µs; the node's clock less its offset, [`SkewBound`]),
+///   5 largest skew from Redis's `TIME` (µs; -1: not checked), 6 group id, 7 how many
+///   import names follow (k), 8…7+k the names, 8+k… payloads.
 static APPEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("append.lua")));
 
 /// A fresh id for one append's group: random per process, then counted.

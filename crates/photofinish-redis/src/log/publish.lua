@@ -1,24 +1,9 @@
--- Publishes a snapshot written as chunks (docs/redis-layout.md, "Snapshots, lease, trim"), if
--- the writer still holds the lease, the log still holds the entry it was taken at and every
--- chunk is still there (none expired or was evicted); then
--- deletes the previous snapshot's chunks and trims the log below it, keeping the last
--- entries for replay, and deletes the chunks of imports taken by entries trimmed (no node
--- can take them any more: one that has not loads the board from this snapshot).
--- KEYS: 1 lease, 2 log stream, 3 head hash (unused), 4 snapshot hash, 5 imports taken (sorted set
---       of "imp<id>.<chunks>", score = the entry).
--- ARGV: 1 token, 2 n, 3 check, 4 format version, 5 chunks, 6 bytes, 7 crc, 8 this
---       snapshot's chunk key prefix ("…:snap:<token>.<n>:"), 9 the lowest entry kept (the
---       publisher keeps the entries holding the last 10,000 commands),
---       10 the import counter's key (import chunks are "<it>:<id>:<i>").
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lease_lost' end
 local n = ARGV[2]
-local at = redis.call('XRANGE', KEYS[2], '0-' .. n, '0-' .. n)
+local at = redis.call('XRANGE', KEYS[2], '0-' .. n, '0-' .. n)[1]
 local kept = false
-if at[1] then
-  local fields = at[1][2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'c' and fields[i + 1] == ARGV[3] then kept = true end
-  end
+for i = 1, at and #at[2] or 0, 2 do
+  if at[2][i] == 'c' and at[2][i + 1] == ARGV[3] then kept = true end
 end
 if not kept then return 'entry_gone' end
 for i = 0, ARGV[5] - 1 do

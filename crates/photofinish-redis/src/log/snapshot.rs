@@ -33,7 +33,31 @@ pub const CHUNKS_PER_READ: u64 = 16;
 /// appending the import's entry, makes them permanent).
 pub const UNPUBLISHED_CHUNK_TTL: Duration = Duration::from_secs(3600);
 
-static LEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lease.lua")));
+/// `lease.lua`: a key held by a token for a while (docs/redis-layout.md, "Snapshots,
+/// lease, trim"): the snapshot lease, whose tokens are fresh fencing tokens, and the
+/// webhook's claim, whose token is the claimant's.
+/// - KEYS: 1 the key; 2 the fence counter (taking with a fresh token only).
+/// - ARGV: 1 `take`, `renew` or `release`; 2 the hold (ms); 3 the holder's token (`""`
+///   when taking with a fresh one).
+/// - `take` of a key nobody holds: held by the token given, answering 1, or by a fresh
+///   token from `INCR` of the counter, answering it. Any other call: 1 if the caller's
+///   token holds the key (renewed for the hold, or released), else 0 — so `take` by its
+///   holder renews, and `renew` never takes a key nobody holds (the caller's expired:
+///   another may be at work).
+pub(crate) static LEASE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lease.lua")));
+/// `publish.lua`: publishes a snapshot written as chunks if the writer still holds the
+/// lease, the log still holds the entry it was taken at and every chunk is still there;
+/// then deletes the previous snapshot's chunks, trims the log below it (keeping the
+/// entries for replay) and deletes the chunks of imports taken by entries trimmed (no
+/// node can take them any more: one that has not loads the board from this snapshot).
+/// Answers `ok`, `lease_lost`, `entry_gone` or `chunks_gone`.
+/// - KEYS: 1 lease, 2 log stream, 3 head (unused), 4 snapshot hash, 5 imports taken
+///   (sorted set of `imp<id>.<chunks>`, score = the entry).
+/// - ARGV: 1 token, 2 n, 3 check, 4 format version, 5 chunks, 6 bytes, 7 crc, 8 this
+///   snapshot's chunk key prefix (`…:snap:<token>.<n>:`), 9 the lowest entry kept (the
+///   publisher keeps the entries holding the last 10,000 commands), 10 the import
+///   counter's key (import chunks are `<it>:<id>:<i>`).
 static PUBLISH: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("publish.lua")));
 
 /// A held snapshot lease: its fencing token.

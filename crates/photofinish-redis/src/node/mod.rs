@@ -5,9 +5,11 @@
 //! before each read, so a read reflects every write acknowledged before it began; a
 //! write is appended to the board's log and answered as applied in log order.
 //!
-//! Also here, what spans boards: the board registry (`ns:boards`: a name is listed,
-//! counted against the board limit in the same script, before its create is appended, and
-//! unlisted after its delete — a superset of the boards, which readers filter), listings and totals from it, live events (each node publishes what it
+//! Also here, what spans boards: the namespace's lifecycle log (`registry.rs`: the board
+//! registry, a name registered and counted against the board limit before its create is
+//! appended and unregistered after its delete, and the members hidden across every board
+//! — each a fact decided once where the log is applied), listings and totals from it,
+//! live events (each node publishes what it
 //! applies to its own feeds; a watched board is followed by a task that catches it up),
 //! and the webhook's claim (a key with the claimant's token and a time to live, so one
 //! node posts a period).
@@ -104,9 +106,6 @@ pub enum Reads {
 
 type Slot = Arc<OnceCell<Arc<Replica>>>;
 
-static CLAIM: std::sync::LazyLock<redis::Script> =
-    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../log/claim.lua")));
-
 /// The Redis node. See the module docs.
 pub struct LogStore {
     conn: Conn,
@@ -163,7 +162,7 @@ impl LogStore {
             .map_err(BoardError::Unavailable)?;
         crate::upgrade_log::check_log_format(&conn, ns).await?;
         let offset_us = clock.offset_us();
-        Ok(Self {
+        let store = Self {
             conn,
             namespace: ns.to_owned(),
             clock: MonotonicClock::new(clock),
@@ -178,7 +177,9 @@ impl LogStore {
             reads: Reads::Fresh,
             wait: None,
             counts: Arc::new(Counts::default()),
-        })
+        };
+        store.adopt_earlier_sets().await?;
+        Ok(store)
     }
 
     /// How reads see other nodes' writes (`--redis-reads`).
@@ -225,11 +226,9 @@ impl LogStore {
     /// How many boards this node holds in memory.
     pub fn loaded(&self) -> usize {
         let map = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
-        map.values().filter(|s| s.get().is_some()).count()
-    }
-
-    fn registry(&self) -> String {
-        format!("{}:boards", self.namespace)
+        map.iter()
+            .filter(|(name, s)| *name != registry::LIFECYCLE && s.get().is_some())
+            .count()
     }
 
     fn claim_key(&self, board: &str) -> String {
@@ -303,8 +302,8 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
             matches!(change, Change::Create(_)),
             matches!(change, Change::Delete),
         );
-        if let Change::Create(config) = &change {
-            self.reserve(board, config).await?;
+        if create {
+            self.reserve(board).await?;
         }
         let audits = change.is_audited();
         let answer = ops::change(self, board, change, key, actor).await;
@@ -459,9 +458,10 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         hold: Duration,
         renew: bool,
     ) -> Result<bool, BoardError> {
+        // The claim is a lease held by the claimant's token (`lease.lua`).
         let claim = |verb: &str, hold: Duration| {
-            let mut inv = CLAIM.key(self.claim_key(board));
-            inv.arg(verb).arg(token).arg(crate::log::snapshot::ms(hold));
+            let mut inv = crate::log::snapshot::LEASE.key(self.claim_key(board));
+            inv.arg(verb).arg(crate::log::snapshot::ms(hold)).arg(token);
             inv
         };
         let verb = if renew { "renew" } else { "take" };

@@ -1,107 +1,173 @@
-//! The board registry (`ns:boards`, docs/redis-layout.md): a name is listed, and counted
-//! against `--max-boards` in the same script, before its create is appended; listed again
-//! after it and unlisted after its delete — a superset of the boards, which readers filter.
+//! What spans boards, decided once (docs/SPEC.md §12, docs/redis-layout.md "What spans
+//! boards"): a namespace's lifecycle log, a log like a board's (`ns:{@lifecycle}:…`, a
+//! name no board can have) whose entries every node applies in one order with the
+//! store's state machine. It lists the boards — a name registered, counted against
+//! `--max-boards`, before its create is appended; unregistered after its delete — and
+//! holds the members hidden across every board. Each such fact is one entry, decided
+//! where it is applied: a limit is exact whatever the number of nodes, and a refusal
+//! appends nothing that changes state. What follows from a fact (a hide in each board's
+//! log) is written after it. The registry is a superset of the boards: a name whose
+//! create failed stays listed, and every reader passes over a name with no board.
+//!
+//! A namespace written by a release that kept these in Redis sets (`ns:boards`,
+//! `ns:hidden`) has them taken into its lifecycle log when a node first connects.
+
+use std::sync::Arc;
 
 use photofinish_core::board::HideScope;
-use photofinish_core::config::MAX_HIDDEN_MEMBERS;
-use photofinish_core::{BoardConfig, BoardError};
+use photofinish_core::BoardError;
+use photofinish_store::command::registry::{Register, Unregister};
 use photofinish_store::command::Command;
 use photofinish_store::ops::Engine;
+use photofinish_store::Applied;
 
 use super::LogStore;
 use crate::conn::unavailable;
+use crate::replica::Replica;
 
-static RESERVE: std::sync::LazyLock<redis::Script> =
-    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../log/reserve.lua")));
+/// The lifecycle log's name among the node's logs: `@` is in no board name.
+pub(crate) const LIFECYCLE: &str = "@lifecycle";
 
 impl LogStore {
-    /// Lists `board` in the registry before its create is appended, refusing it when that
-    /// would pass the board limit — one script, so creates on several nodes at once cannot
-    /// pass the limit together. The registry is a superset of the boards: a name whose
-    /// create failed stays listed, and every reader passes over a name with no board.
-    pub(super) async fn reserve(
-        &self,
-        board: &str,
-        config: &BoardConfig,
-    ) -> Result<(), BoardError> {
-        config.validate()?;
-        let mut inv = RESERVE.key(self.registry());
-        inv.arg(board).arg(
-            self.max_boards
-                .map_or(-1, |m| i64::try_from(m).unwrap_or(i64::MAX)),
-        );
-        let listed: i64 = self.conn.invoke(&inv).await.map_err(unavailable)?;
-        match (listed, self.max_boards) {
-            (0, Some(limit)) => Err(BoardError::TooManyBoards(limit)),
-            _ => Ok(()),
-        }
+    /// The lifecycle log's replica, caught up as a read is.
+    async fn lifecycle(&self) -> Result<Arc<Replica>, BoardError> {
+        self.fresh(LIFECYCLE).await
     }
 
-    /// Lists `board` (after its create is applied: a delete on another node meanwhile may
-    /// have unlisted the name its create reserved).
+    /// Appends `cmd` to the lifecycle log and answers it as applied.
+    async fn decide(&self, cmd: Command) -> Result<Applied, BoardError> {
+        Engine::execute(self, LIFECYCLE, vec![(cmd, false)])
+            .await?
+            .pop()
+            .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+    }
+
+    /// Registers `board` before its create is appended, refusing it (`too_many_boards`,
+    /// nothing appended that changes state) when that would pass the board limit.
+    pub(super) async fn reserve(&self, board: &str) -> Result<(), BoardError> {
+        self.decide(Command::Register(Register {
+            board: board.to_owned(),
+            max_boards: self.max_boards,
+        }))
+        .await
+        .map(drop)
+    }
+
+    /// Registers `board` (after its create is applied) if the registry does not list it:
+    /// a delete on another node meanwhile may have unregistered the name its create took.
     pub(super) async fn list(&self, board: &str) -> Result<(), BoardError> {
-        self.conn
-            .query::<i64>(redis::cmd("SADD").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
-        Ok(())
+        if self.registered().await?.iter().any(|b| b == board) {
+            return Ok(());
+        }
+        self.decide(Command::Register(Register {
+            board: board.to_owned(),
+            max_boards: None,
+        }))
+        .await
+        .map(drop)
     }
 
-    /// Unlists `board` after its delete is applied, and lists it again if a create on
-    /// another node came after the delete (whose own listing may have come before this).
+    /// Unregisters `board` after its delete is applied, and registers it again if a
+    /// create on another node came after the delete.
     pub(super) async fn unlist(&self, board: &str) -> Result<(), BoardError> {
-        self.conn
-            .query::<i64>(redis::cmd("SREM").arg(self.registry()).arg(board))
-            .await
-            .map_err(unavailable)?;
+        self.decide(Command::Unregister(Unregister {
+            board: board.to_owned(),
+        }))
+        .await?;
         if Engine::board(self, board).await.is_ok() {
             self.list(board).await?;
         }
         Ok(())
     }
 
-    fn hidden_key(&self) -> String {
-        format!("{}:hidden", self.namespace)
-    }
-
     /// The members hidden across every board (docs/SPEC.md §15), by name.
     pub(super) async fn hidden_set(&self) -> Result<Vec<String>, BoardError> {
-        let mut names: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.hidden_key()))
-            .await
-            .map_err(unavailable)?;
-        names.sort_unstable();
-        Ok(names)
+        Ok(self.lifecycle().await?.state().hidden_everywhere())
     }
 
-    /// Adds `member` to the members hidden across every board (`hidden`) or takes it
-    /// out; whether that changed the set. At most [`MAX_HIDDEN_MEMBERS`] in it.
+    /// Hides `member` across every board (`hidden`) or undoes that, as one lifecycle
+    /// entry; whether that changed the set. At most
+    /// [`photofinish_core::config::MAX_HIDDEN_MEMBERS`] in it: past that,
+    /// `too_many_hidden`, decided where the entry is applied, and nothing changes.
     pub(super) async fn set_hidden(&self, member: &str, hidden: bool) -> Result<bool, BoardError> {
-        if hidden {
-            let n: u64 = self
-                .conn
-                .query(redis::cmd("SCARD").arg(self.hidden_key()))
-                .await
-                .map_err(unavailable)?;
-            if n >= MAX_HIDDEN_MEMBERS as u64 {
-                let already: bool = self
-                    .conn
-                    .query(redis::cmd("SISMEMBER").arg(self.hidden_key()).arg(member))
-                    .await
-                    .map_err(unavailable)?;
-                if !already {
-                    return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
-                }
-            }
+        let cmd = Command::HideEverywhere {
+            member: member.to_owned(),
+            hidden,
+        };
+        match self.decide(cmd).await? {
+            Applied::Hidden(changed) => Ok(changed),
+            other => Err(BoardError::Unavailable(format!(
+                "the lifecycle log answered a hide with {other:?}"
+            ))),
         }
-        let verb = if hidden { "SADD" } else { "SREM" };
-        let n: i64 = self
+    }
+
+    /// The boards the registry lists, by name.
+    pub(super) async fn registered(&self) -> Result<Vec<String>, BoardError> {
+        Ok(self.lifecycle().await?.state().registered())
+    }
+
+    /// Takes a namespace's registry and hidden set as an earlier release kept them
+    /// (`ns:boards`, `ns:hidden`) into its lifecycle log, once, when the log is empty;
+    /// then deletes the sets. Two nodes doing it at once append the same facts twice,
+    /// which changes nothing the second time.
+    pub(super) async fn adopt_earlier_sets(&self) -> Result<(), BoardError> {
+        let (boards_key, hidden_key) = (
+            format!("{}:boards", self.namespace),
+            format!("{}:hidden", self.namespace),
+        );
+        let earlier: i64 = self
             .conn
-            .query(redis::cmd(verb).arg(self.hidden_key()).arg(member))
+            .query(redis::cmd("EXISTS").arg(&boards_key).arg(&hidden_key))
             .await
             .map_err(unavailable)?;
-        Ok(n > 0)
+        if earlier == 0 || self.lifecycle().await?.taken().await > 0 {
+            return Ok(());
+        }
+        let members = |key: String| async move {
+            self.conn
+                .query::<Vec<String>>(redis::cmd("SMEMBERS").arg(key))
+                .await
+                .map_err(unavailable)
+        };
+        let (boards, hidden) = (
+            members(boards_key.clone()).await?,
+            members(hidden_key.clone()).await?,
+        );
+        if boards.is_empty() && hidden.is_empty() {
+            return Ok(());
+        }
+        let mut facts: Vec<(Command, bool)> = boards
+            .into_iter()
+            .map(|board| {
+                let r = Register {
+                    board,
+                    max_boards: None,
+                };
+                (Command::Register(r), false)
+            })
+            .collect();
+        facts.extend(hidden.into_iter().map(|member| {
+            let hide = Command::HideEverywhere {
+                member,
+                hidden: true,
+            };
+            (hide, false)
+        }));
+        let adopted = facts.len();
+        for answer in Engine::execute(self, LIFECYCLE, facts).await? {
+            answer?;
+        }
+        self.conn
+            .query::<i64>(redis::cmd("DEL").arg(boards_key).arg(hidden_key))
+            .await
+            .map_err(unavailable)?;
+        tracing::info!(
+            namespace = %self.namespace,
+            facts = adopted,
+            "took the earlier board registry and hidden set into the lifecycle log"
+        );
+        Ok(())
     }
 
     /// Logs, on `board`, `member` hidden (or shown) as across every board, if the board
@@ -176,16 +242,6 @@ impl LogStore {
             .await
             .map_err(unavailable)?;
         names.sort_unstable();
-        Ok(names)
-    }
-
-    pub(super) async fn registered(&self) -> Result<Vec<String>, BoardError> {
-        let mut names: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.registry()))
-            .await
-            .map_err(unavailable)?;
-        names.sort();
         Ok(names)
     }
 }

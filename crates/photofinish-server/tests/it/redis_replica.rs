@@ -623,8 +623,8 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
         }
     }
     let off = photofinish_redis::node::LogStore::connect(&target, &ns, Box::new(Slow))
-    .await
-    .expect("connect");
+        .await
+        .expect("connect");
     let refused = off
         .import(
             &BoardName::parse("b").expect("name"),
@@ -676,8 +676,89 @@ async fn an_import_never_appended_leaves_chunks_that_expire(kind: Kind) {
     assert_eq!(log.head().await.expect("head"), head);
 }
 
-/// Creates on two nodes at once stop at the board limit: the registry counts each name
-/// in the same script that lists it.
+/// Hides everywhere through two nodes at once stop exactly at the limit of 10,000, and a
+/// refused one changes nothing (docs/SPEC.md §12, §15): each is one entry of the
+/// namespace's lifecycle log, decided where it is applied. Before, the set was checked
+/// (`SCARD`) and changed (`SADD`) apart: 40 hides at 9,990 accepted 10 and refused 30, yet
+/// the set held 10,001. The namespace starts as an earlier release left it — its board
+/// registry and hidden set as Redis sets — which the first node takes into the lifecycle
+/// log.
+async fn hides_everywhere_on_two_nodes_stop_exactly_at_the_limit(kind: Kind) {
+    use photofinish_core::config::MAX_HIDDEN_MEMBERS;
+    use photofinish_core::{Leaderboard, MemberName};
+    let ns = fresh_namespace();
+    let target = redis_target(kind).await;
+    let conn = connect(kind).await;
+    // A node of the earlier release marked the namespace's format at its first connect,
+    // then kept its sets (a connect of this one does the marking alike).
+    drop(log_store(&target, &ns).await);
+    let already = MAX_HIDDEN_MEMBERS - 10;
+    let names: Vec<String> = (0..already).map(|i| format!("old{i:05}")).collect();
+    conn.query::<i64>(redis::cmd("SADD").arg(format!("{ns}:hidden")).arg(&names))
+        .await
+        .expect("sadd");
+    conn.query::<i64>(redis::cmd("SADD").arg(format!("{ns}:boards")).arg("listed"))
+        .await
+        .expect("sadd");
+    let nodes = [
+        Arc::new(log_store(&target, &ns).await),
+        Arc::new(log_store(&target, &ns).await),
+    ];
+    // Taken in, and the sets gone.
+    assert_eq!(nodes[1].board_names().await.expect("names"), ["listed"]);
+    for set in ["hidden", "boards"] {
+        let left: i64 = conn
+            .query(redis::cmd("EXISTS").arg(format!("{ns}:{set}")))
+            .await
+            .expect("exists");
+        assert_eq!(left, 0, "{set}");
+    }
+    nodes[0]
+        .create_board("b", BoardConfig::default())
+        .await
+        .expect("create");
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let n = nodes[i % 2].clone();
+        tasks.push(tokio::spawn(async move {
+            let m = MemberName::parse(format!("new{i:02}")).expect("name");
+            n.hide_everywhere(&m, true, "test").await
+        }));
+    }
+    let (mut accepted, mut refused) = (0, 0);
+    for t in tasks {
+        match t.await.expect("task") {
+            Ok(true) => accepted += 1,
+            Err(photofinish_core::BoardError::TooManyHidden(_)) => refused += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((accepted, refused), (10, 30));
+    // Every node, and the board, holds exactly the limit.
+    let hidden = photofinish_core::op::ReadHidden {
+        board: BoardName::parse("b").expect("name"),
+        offset: 0,
+        limit: 0,
+    };
+    for n in &nodes {
+        let page = n.read(&hidden).await.expect("hidden");
+        assert_eq!(page.total, MAX_HIDDEN_MEMBERS as u64);
+    }
+    // Undone once, there is room for one more.
+    let first = MemberName::parse("old00000").expect("name");
+    assert!(nodes[1]
+        .hide_everywhere(&first, false, "test")
+        .await
+        .expect("unhide"));
+    let last = MemberName::parse("new99").expect("name");
+    assert!(nodes[0]
+        .hide_everywhere(&last, true, "test")
+        .await
+        .expect("hide"));
+}
+
+/// Creates on two nodes at once stop at the board limit: each name is registered in the
+/// namespace's lifecycle log, and the limit decided where that entry is applied.
 async fn concurrent_creates_on_two_nodes_stop_at_the_limit(kind: Kind) {
     use photofinish_core::Leaderboard;
     let ns = fresh_namespace();
@@ -806,6 +887,7 @@ photofinish_testkit::on_redis!(
     an_imports_chunks_go_when_the_log_is_trimmed_past_it,
     an_import_never_appended_leaves_chunks_that_expire,
     concurrent_creates_on_two_nodes_stop_at_the_limit,
+    hides_everywhere_on_two_nodes_stop_exactly_at_the_limit,
     a_node_publishes_snapshots_that_new_nodes_load,
     two_nodes_answer_alike_and_converge,
     a_new_node_loads_the_snapshot_and_the_log_after_it,

@@ -125,3 +125,40 @@ fn the_size_check_sees_a_long_function() {
         vec![("long".to_owned(), 1, 82), ("short".to_owned(), 84, 2)]
     );
 }
+
+/// Most lines of Lua in every crate together (docs/SPEC.md §12, issue #60): what Lua
+/// remains is log plumbing — append, publish and trim, a lease — and no board rule, so it
+/// stays this small.
+const MAX_LUA_LINES: usize = 120;
+
+/// The Lua scripts the crates carry stay log plumbing: at most [`MAX_LUA_LINES`] lines in
+/// all (each script's keys and arguments are documented where Rust calls it).
+#[test]
+fn the_lua_stays_log_plumbing() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "lua") {
+                out.push(path);
+            }
+        }
+    }
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut scripts = Vec::new();
+    walk(&crates, &mut scripts);
+    let lines: usize = scripts
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("read").lines().count())
+        .sum();
+    assert!(
+        !scripts.is_empty(),
+        "no Lua found under {}",
+        crates.display()
+    );
+    assert!(
+        lines <= MAX_LUA_LINES,
+        "{lines} lines of Lua in {scripts:?}, over {MAX_LUA_LINES}"
+    );
+}

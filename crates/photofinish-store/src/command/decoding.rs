@@ -19,7 +19,10 @@ impl Command {
     }
 
     fn decode_from(d: &mut Dec<'_>) -> Result<Command, DecodeError> {
+        use super::registry::{Register, Unregister, REGISTER, UNREGISTER};
         match d.u8()? {
+            REGISTER => Register::decode(d).map(Command::Register),
+            UNREGISTER => Unregister::decode(d).map(Command::Unregister),
             kind @ (KEYED | JOIN | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD
             | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
             kind @ (AUDITED | HIDE | HIDE_EVERYWHERE | IMPORT | IMPORT_HIDING) => {

@@ -78,6 +78,8 @@ impl Command {
     /// Appends the encoded command (docs/format.md, "Payload").
     pub fn encode(&self, e: &mut Enc) {
         match self {
+            Command::Register(r) => r.encode(e),
+            Command::Unregister(u) => u.encode(e),
             Command::Write { .. }
             | Command::Join { .. }
             | Command::Keyed { .. }

@@ -152,6 +152,11 @@ pub enum Command {
         /// Hide (`true`) or unhide.
         hidden: bool,
     },
+    /// List a board in a namespace's registry, within the board limit (docs/SPEC.md §12:
+    /// the scale-out layout's lifecycle log; [`registry`]).
+    Register(registry::Register),
+    /// Take a board out of a namespace's registry ([`registry`]).
+    Unregister(registry::Unregister),
     /// Remove a member from one period.
     DeleteMember {
         /// Board name.
@@ -187,6 +192,7 @@ pub const STAMP_AT_COMMIT: i64 = i64::MIN;
 
 mod decoding;
 mod encoding;
+pub mod registry;
 
 pub use encoding::is_import;
 
@@ -262,6 +268,8 @@ impl Command {
             | Command::Hide { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
+            Command::Register(r) => &r.board,
+            Command::Unregister(u) => &u.board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
             Command::Audited { cmd, .. } => cmd.board(),
             // Every board's: the embedded store's alone, which has one log.

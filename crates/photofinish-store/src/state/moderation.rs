@@ -240,7 +240,8 @@ impl State {
     }
 
     /// A member hidden across every board, present and future, or that undone: in the
-    /// state's set and on each board, all or none (a board at its limit refuses it).
+    /// state's set and on each board, all or none (the set at its limit refuses it; a
+    /// board's own limit counts its own hides, [`photofinish_core::Board::hide_as`]).
     pub(super) fn hide_everywhere(
         &self,
         member: &str,
@@ -254,13 +255,6 @@ impl State {
         }
         if hidden {
             if set.len() >= MAX_HIDDEN_MEMBERS {
-                return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
-            }
-            let full = boards.iter().any(|(_, h)| {
-                let b = read_lock(h);
-                !b.is_hidden(member) && !b.can_hide(1)
-            });
-            if full {
                 return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
             }
             set.insert(member.to_owned());
