@@ -97,7 +97,7 @@ impl Board {
         config.validate()?;
         let window = PeriodWindow::new(&config)?;
         Ok(Self {
-            names: ColumnNames::of(&config),
+            names: ColumnNames::of(&config.columns),
             shape: config.shape(),
             config,
             window,

@@ -10,8 +10,37 @@ use jiff::civil::{Date, ISOWeekDate, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 
-use crate::config::{BoardConfig, Reset, WeekStart};
+use serde::{Deserialize, Serialize};
+
 use crate::error::BoardError;
+
+/// When a board starts a new, empty period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reset {
+    /// One period forever, id `all`.
+    #[default]
+    Never,
+    /// Each local calendar day.
+    Daily,
+    /// Each local week, starting on `week_start`.
+    Weekly,
+    /// Each local calendar month.
+    Monthly,
+}
+
+/// The first day of a weekly board's week.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeekStart {
+    /// ISO weeks; period ids like `2026-W47`.
+    #[default]
+    Monday,
+    /// Weeks from Sunday; period ids like `2026-11-22~w` (the week's first day).
+    Sunday,
+}
+name_table!(Reset { Never => "never", Daily => "daily", Weekly => "weekly", Monthly => "monthly" });
+name_table!(WeekStart { Monday => "monday", Sunday => "sunday" });
 
 /// Earliest instant a write may carry: the Unix epoch. Period ids have 4-digit years.
 pub const MIN_INSTANT_US: i64 = 0;
@@ -92,14 +121,14 @@ pub struct Calendar {
 }
 
 impl Calendar {
-    /// The calendar of `config`; fails on an unknown time zone.
-    pub fn new(config: &BoardConfig) -> Result<Self, BoardError> {
-        let tz = TimeZone::get(&config.timezone).map_err(|_| {
-            BoardError::InvalidConfig(format!("unknown time zone {:?}", config.timezone))
-        })?;
+    /// The calendar of a board resetting by `reset` from `week_start` in time zone
+    /// `timezone`; fails on an unknown time zone.
+    pub fn new(reset: Reset, week_start: WeekStart, timezone: &str) -> Result<Self, BoardError> {
+        let tz = TimeZone::get(timezone)
+            .map_err(|_| BoardError::InvalidConfig(format!("unknown time zone {timezone:?}")))?;
         Ok(Self {
-            reset: config.reset,
-            week_start: config.week_start,
+            reset,
+            week_start,
             tz,
         })
     }

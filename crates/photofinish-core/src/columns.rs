@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{BoardConfig, Bounds, Op, Order};
 use crate::error::BoardError;
 pub use crate::key::MAX_COLUMNS;
+use crate::scoring::{Bounds, Op, Order};
 
 mod shape;
 
@@ -120,6 +120,20 @@ impl Column {
             .and_then(|()| bounds.value(old, new))
             .map_err(|why| BoardError::ScoreRejected(format!("column {:?}: {why}", self.name)))
     }
+}
+
+/// The column names of a board of `columns` (its config's), in order: `score` alone on a
+/// board without `columns`.
+pub fn column_names(columns: &[Column]) -> impl Iterator<Item = &str> + '_ {
+    let implied = columns.is_empty().then_some(DEFAULT_COLUMN);
+    implied
+        .into_iter()
+        .chain(columns.iter().map(|c| c.name.as_str()))
+}
+
+/// The index of the column named `name` on a board of `columns`.
+pub fn column_index(columns: &[Column], name: &str) -> Option<usize> {
+    column_names(columns).position(|n| n == name)
 }
 
 /// Checks a board's `columns` against the rest of its config: 1 to [`MAX_COLUMNS`], names
@@ -346,26 +360,26 @@ pub enum ScoreInput {
 }
 
 impl ScoreInput {
-    /// The columns this input writes on a board of `config`: `score` only on a
-    /// one-column board, known names only, every column when positional — else a 400
-    /// `invalid_score` naming what is wrong.
-    pub fn resolve(&self, config: &BoardConfig) -> Result<Operands, BoardError> {
-        let n = config.columns.len().max(1);
+    /// The columns this input writes on a board of `columns` (its config's): `score` only
+    /// on a one-column board, known names only, every column when positional — else
+    /// `invalid_score` naming what is wrong (a rule of the board: 422 over HTTP).
+    pub fn resolve(&self, columns: &[Column]) -> Result<Operands, BoardError> {
+        let n = columns.len().max(1);
         let bad = |m: String| Err(BoardError::InvalidScore(m));
         match self {
             ScoreInput::Score(v) if n == 1 => Ok(Operands::one(*v)),
             ScoreInput::Score(_) => bad(format!(
                 "this board ranks by {n} columns ({}): give each one's value (\"scores\" by \
                  name over HTTP, one value per column over RESP)",
-                config.column_names().collect::<Vec<_>>().join(", ")
+                column_names(columns).collect::<Vec<_>>().join(", ")
             )),
             ScoreInput::Named(pairs) => {
                 let mut o = Operands::default();
                 for (name, v) in pairs {
-                    let Some(i) = config.column_index(name) else {
+                    let Some(i) = column_index(columns, name) else {
                         return bad(format!(
                             "{name:?} is not a column of this board (its columns: {})",
-                            config.column_names().collect::<Vec<_>>().join(", ")
+                            column_names(columns).collect::<Vec<_>>().join(", ")
                         ));
                     };
                     if o.get(i).is_some() {
@@ -400,13 +414,9 @@ impl ScoreInput {
 pub struct ColumnNames(Option<Arc<[String]>>);
 
 impl ColumnNames {
-    /// The names of `config`'s columns when it has several.
-    pub fn of(config: &BoardConfig) -> Self {
-        Self(
-            config
-                .is_multi_column()
-                .then(|| config.column_names().map(str::to_owned).collect()),
-        )
+    /// The names of a board's `columns` (its config's) when it has several.
+    pub fn of(columns: &[Column]) -> Self {
+        Self((columns.len() > 1).then(|| column_names(columns).map(str::to_owned).collect()))
     }
 
     /// Names as an answer recorded them: two or more make a board of several columns.

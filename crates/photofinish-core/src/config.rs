@@ -6,11 +6,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::calendar::Calendar;
+pub use crate::calendar::{Reset, WeekStart};
 use crate::cohort::validate_cohort_size;
-use crate::columns::{validate_columns, Column, Shape, DEFAULT_COLUMN};
+use crate::columns::{column_index, column_names, validate_columns, Column, Shape};
 use crate::entry::EntryRules;
 use crate::error::BoardError;
 use crate::league::League;
+use crate::scoring::Bounds;
+pub use crate::scoring::{Op, Order};
 
 /// Longest board name, in bytes: board names appear in paths, keys and file names.
 pub const MAX_BOARD_NAME_BYTES: usize = 64;
@@ -38,75 +42,6 @@ pub const MAX_WEBHOOK_TOP: u32 = 1_000;
 pub const DEFAULT_WEBHOOK_TOP: u32 = 100;
 /// Longest webhook URL, bytes.
 pub const MAX_WEBHOOK_URL_BYTES: usize = 2_048;
-
-/// Which scores are better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// Higher is better (points). The default.
-    #[default]
-    Desc,
-    /// Lower is better (race times).
-    Asc,
-}
-
-/// How a write combines with the member's current score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Op {
-    /// new = old + value; an absent member counts as 0; overflow is an error.
-    #[default]
-    Incr,
-    /// new = value if better than old (or the member is absent).
-    Best,
-    /// new = value.
-    Set,
-}
-
-/// When a board starts a new, empty period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Reset {
-    /// One period forever, id `all`.
-    #[default]
-    Never,
-    /// Each local calendar day.
-    Daily,
-    /// Each local week, starting on `week_start`.
-    Weekly,
-    /// Each local calendar month.
-    Monthly,
-}
-
-/// The first day of a weekly board's week.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WeekStart {
-    /// ISO weeks; period ids like `2026-W47`.
-    #[default]
-    Monday,
-    /// Weeks from Sunday; period ids like `2026-11-22~w` (the week's first day).
-    Sunday,
-}
-
-macro_rules! name_table {
-    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
-        impl $ty {
-            /// The lowercase wire name.
-            pub fn as_str(self) -> &'static str {
-                match self { $(<$ty>::$variant => $name),+ }
-            }
-            /// Parses the lowercase wire name.
-            pub fn parse(s: &str) -> Option<Self> {
-                match s { $($name => Some(<$ty>::$variant),)+ _ => None }
-            }
-        }
-    };
-}
-name_table!(Order { Desc => "desc", Asc => "asc" });
-name_table!(Op { Incr => "incr", Best => "best", Set => "set" });
-name_table!(Reset { Never => "never", Daily => "daily", Weekly => "weekly", Monthly => "monthly" });
-name_table!(WeekStart { Monday => "monday", Sunday => "sunday" });
 
 /// A board's configuration. Two boards with equal configs behave identically.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -312,48 +247,6 @@ impl ScoreRules {
     }
 }
 
-/// The bounds a value may not pass (docs/SPEC.md §7, §13): `min`/`max` on a value a write
-/// changes, `max_increment` on an increment's operand — the one rule for a board's score
-/// ([`ScoreRules`]) and for each column of a board of several
-/// ([`crate::columns::Column`]). A refusal is its message.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Bounds<'a> {
-    pub min: Option<i64>,
-    pub max: Option<i64>,
-    pub max_increment: Option<u64>,
-    /// How a refusal names the value and the bounds: `("score", "min_score",
-    /// "max_score")` for a board, `("value", "min", "max")` for a column.
-    pub names: (&'a str, &'a str, &'a str),
-}
-
-impl Bounds<'_> {
-    /// An increment's operand (`None`: the write does not increment).
-    pub(crate) fn increment(&self, incr: Option<i64>) -> Result<(), String> {
-        match (incr, self.max_increment) {
-            (Some(value), Some(max)) if value.unsigned_abs() > max => Err(format!(
-                "an increment of {value} is larger than max_increment {max}"
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// The value a write leaves, `new`, from `old` (`None`: a new member). A write that
-    /// leaves it as it was passes.
-    pub(crate) fn value(&self, old: Option<i64>, new: i64) -> Result<(), String> {
-        let (what, min, max) = self.names;
-        if old == Some(new) {
-            return Ok(());
-        }
-        if let Some(lo) = self.min.filter(|lo| new < *lo) {
-            return Err(format!("the {what} would be {new}, below {min} {lo}"));
-        }
-        if let Some(hi) = self.max.filter(|hi| new > *hi) {
-            return Err(format!("the {what} would be {new}, above {max} {hi}"));
-        }
-        Ok(())
-    }
-}
-
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -430,15 +323,17 @@ impl BoardConfig {
 
     /// Its column names in order (`score` alone without `columns`).
     pub fn column_names(&self) -> impl Iterator<Item = &str> + '_ {
-        let implied = self.columns.is_empty().then_some(DEFAULT_COLUMN);
-        implied
-            .into_iter()
-            .chain(self.columns.iter().map(|c| c.name.as_str()))
+        column_names(&self.columns)
     }
 
     /// The index of the column named `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.column_names().position(|n| n == name)
+        column_index(&self.columns, name)
+    }
+
+    /// Its period calendar (fails on an unknown time zone).
+    pub fn calendar(&self) -> Result<Calendar, BoardError> {
+        Calendar::new(self.reset, self.week_start, &self.timezone)
     }
 }
 

@@ -7,8 +7,6 @@
 
 use thiserror::Error;
 
-use crate::config::BoardConfig;
-
 /// Every stable error code, on every door. The wire names are part of the public contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -288,23 +286,23 @@ pub enum BoardError {
     /// A write whose period is older than the board retains.
     #[error("period {0} is older than the periods this board retains")]
     PeriodNotRetained(String),
-    /// A period id that does not parse for this board's reset schedule (an id of another
-    /// schedule is a rule of this board; one of no schedule is malformed).
+    /// A period id of no reset schedule's shape.
     #[error("malformed period id {0:?}")]
     MalformedPeriod(String),
+    /// A write naming a period id of a schedule's shape that is not one of this board's
+    /// periods (another schedule's, or no day at all): a rule of the board.
+    #[error("period id {0:?} is not one of this board's periods")]
+    ForeignPeriod(String),
     /// No board of that name.
     #[error("board {0:?} does not exist")]
     BoardNotFound(String),
     /// The board exists with another config.
-    #[error(
-        "board {board:?} exists with a different config: {}",
-        config_json(existing)
-    )]
+    #[error("board {board:?} exists with a different config: {existing}")]
     ConfigConflict {
         /// Board name.
         board: String,
-        /// The config it has.
-        existing: Box<BoardConfig>,
+        /// The config it has, as JSON (what the message shows).
+        existing: String,
     },
     /// The member is not ranked in that period.
     #[error("member {member:?} is not ranked on board {board:?} in period {period}")]
@@ -444,10 +442,6 @@ pub enum BoardError {
     },
 }
 
-fn config_json(c: &BoardConfig) -> String {
-    serde_json::to_string(c).unwrap_or_default()
-}
-
 /// An instant (µs) as RFC 3339, for messages (and a config's instants, `entry.rs`).
 pub(crate) fn instant_text(us: i64) -> String {
     jiff::Timestamp::from_microsecond(us).map_or_else(|_| us.to_string(), |t| t.to_string())
@@ -469,7 +463,7 @@ impl BoardError {
             E::InvalidEntries(_) => ErrorCode::InvalidEntries,
             E::MetadataTooLarge(_) => ErrorCode::MetadataTooLarge,
             E::PeriodNotRetained(_) => ErrorCode::PeriodNotRetained,
-            E::MalformedPeriod(_) => ErrorCode::InvalidPeriod,
+            E::MalformedPeriod(_) | E::ForeignPeriod(_) => ErrorCode::InvalidPeriod,
             E::BoardNotFound(_) => ErrorCode::BoardNotFound,
             E::ConfigConflict { .. } => ErrorCode::BoardConfigConflict,
             E::MemberNotFound { .. } => ErrorCode::MemberNotFound,
@@ -508,13 +502,14 @@ impl BoardError {
     /// other code has one status whatever raised it.
     pub fn is_rule(&self) -> bool {
         use BoardError as E;
-        match self {
-            E::ConfigRule(_) | E::InvalidParameter(_) | E::InvalidScore(_) => true,
-            E::FuturePeriod(_) => true,
-            // An id of the document's pattern that is not one of this board's periods.
-            E::MalformedPeriod(id) => crate::calendar::period_shaped(id),
-            _ => false,
-        }
+        matches!(
+            self,
+            E::ConfigRule(_)
+                | E::InvalidParameter(_)
+                | E::InvalidScore(_)
+                | E::FuturePeriod(_)
+                | E::ForeignPeriod(_)
+        )
     }
 
     /// A `MemberNotFound` for `member` of `board` in period `period`.
@@ -546,9 +541,11 @@ mod tests {
 
     #[test]
     fn a_conflict_names_the_existing_config() {
+        let existing =
+            serde_json::to_string(&crate::config::BoardConfig::default()).expect("a config");
         let e = BoardError::ConfigConflict {
             board: "b".into(),
-            existing: Box::default(),
+            existing,
         };
         assert_eq!(e.code(), ErrorCode::BoardConfigConflict);
         assert!(e.to_string().contains(r#""order":"desc""#), "{e}");

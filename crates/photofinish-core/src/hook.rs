@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use crate::calendar::{Calendar, Period, MAX_INSTANT_US};
+use crate::calendar::{Period, MAX_INSTANT_US};
 use crate::config::BoardConfig;
 use crate::error::BoardError;
 
@@ -49,7 +49,7 @@ pub enum Owed {
 /// The cursor of a board first seen at `now_us`: the start of its current period, so its
 /// close is the first post.
 pub fn first_cursor(config: &BoardConfig, now_us: i64) -> Result<i64, BoardError> {
-    let calendar = Calendar::new(config)?;
+    let calendar = config.calendar()?;
     Ok(calendar
         .period_at(now_us.clamp(0, MAX_INSTANT_US))?
         .start_us)
@@ -58,7 +58,7 @@ pub fn first_cursor(config: &BoardConfig, now_us: i64) -> Result<i64, BoardError
 /// What the board owes at `now_us` given its cursor: the first period ending after the
 /// cursor, due once it ended `grace` ago (a late result within grace still counts).
 pub fn owed(config: &BoardConfig, cursor_us: i64, now_us: i64) -> Result<Owed, BoardError> {
-    let calendar = Calendar::new(config)?;
+    let calendar = config.calendar()?;
     let period = calendar.period_at(cursor_us.clamp(0, MAX_INSTANT_US))?;
     let due_us = period.end_us.saturating_add(config.settings.grace_us());
     Ok(if now_us < due_us {

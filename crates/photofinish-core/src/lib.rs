@@ -9,6 +9,7 @@
 //!   the one rule by which a write meets a member's tuple.
 //! - [`config`]: board config (order, default operator, reset, time zone, week start,
 //!   retention) and the validation of board and member names.
+//! - [`scoring`]: how a score is ordered and changed, and the bounds a rule puts on it.
 //! - [`key`]: the order key `(score, reached_at, seq)`, normalized so smaller is better.
 //! - [`index`]: the ranked index, an order-statistic B+tree over entry ids with ordinal,
 //!   competition and dense ranks in O(log n).
@@ -32,6 +33,22 @@
 //! - [`op`]: operations as values (the reads, [`BoardRead`]), run through one service
 //!   method and authorized through one gate method.
 
+/// `as_str` and `parse` of an enum's lowercase wire names (the config's words).
+macro_rules! name_table {
+    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The lowercase wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(<$ty>::$variant => $name),+ }
+            }
+            /// Parses the lowercase wire name.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($name => Some(<$ty>::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
 pub mod access;
 pub mod audit;
 pub mod board;
@@ -54,6 +71,7 @@ pub mod op;
 pub mod prefetch;
 pub mod query;
 pub mod ranking;
+pub mod scoring;
 pub mod service;
 pub mod slab;
 pub mod transfer;

@@ -59,12 +59,15 @@ impl ImportScores {
             ImportScores::Score(v) => (ScoreInput::Score(*v), None),
             ImportScores::Named { pairs, first } => (ScoreInput::Named(pairs.clone()), *first),
         };
-        let scores = input.resolve(config)?.full(shape.len()).ok_or_else(|| {
-            BoardError::InvalidScore(format!(
-                "an imported entry gives every one of the board's {} columns",
-                shape.len()
-            ))
-        })?;
+        let scores = input
+            .resolve(&config.columns)?
+            .full(shape.len())
+            .ok_or_else(|| {
+                BoardError::InvalidScore(format!(
+                    "an imported entry gives every one of the board's {} columns",
+                    shape.len()
+                ))
+            })?;
         match first {
             Some(v) if v != scores.first() => Err(BoardError::InvalidScore(format!(
                 "score {v} is not the first column's value {}",

@@ -65,7 +65,7 @@ impl PeriodWindow {
     /// The window of a board with `config`.
     pub fn new(config: &BoardConfig) -> Result<Self, BoardError> {
         Ok(Self {
-            calendar: Calendar::new(config)?,
+            calendar: config.calendar()?,
             retention: config.retention,
             visible: Mutex::new(None),
         })
@@ -144,7 +144,8 @@ impl PeriodWindow {
 
     /// The period a write naming period `id` lands in at `now_us` (docs/SPEC.md §10):
     /// [`Self::check_named`] of the period `id` names — `current` and `previous` as a read
-    /// takes them, else a period id (a malformed one is `invalid_period`).
+    /// takes them, else a period id (one of no schedule's shape is `invalid_period`, and
+    /// so is a well-shaped one that is not one of this board's, as a rule of the board).
     pub fn named_write_period(
         &self,
         id: &str,
@@ -155,7 +156,7 @@ impl PeriodWindow {
         let period = self
             .period_of(&PeriodRef::parse(id), now_us)
             .map_err(|e| match e {
-                BoardError::PeriodNotFound(id) => BoardError::MalformedPeriod(id),
+                BoardError::PeriodNotFound(id) => BoardError::ForeignPeriod(id),
                 e => e,
             })?;
         self.check_named(&period, now_us, grace_s)?;

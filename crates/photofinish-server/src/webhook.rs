@@ -92,7 +92,8 @@ pub fn signature(secret: &[u8], body: &[u8]) -> String {
 
 /// Starts the webhook cursor of `board` (with `config`) at the period current now, so that
 /// period is the first posted; returns it. The Gate calls it when a webhook is set, and the
-/// dispatcher for a board it finds without a cursor.
+/// dispatcher for a board it finds without a cursor (a board whose create or patch set its
+/// webhook had its cursor started by the store's operations, `ops::start_hook`).
 pub async fn start_cursor(
     service: &dyn Leaderboard,
     board: &str,

@@ -27,6 +27,11 @@ struct Extensible<'a> {
 #[error("{0}")]
 pub struct DecodeError(pub String);
 
+/// Bytes of entries gathered before they are written out, when a large encoding (a
+/// snapshot's rankings, the remembered keys) is streamed: memory stays at about this
+/// whatever the size.
+pub(crate) const WRITE_CHUNK_BYTES: usize = 1 << 20;
+
 /// An append-only byte buffer.
 #[derive(Debug, Default)]
 pub struct Enc(pub Vec<u8>);

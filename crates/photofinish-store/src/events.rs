@@ -1,6 +1,6 @@
 //! Live events on the embedded store (docs/SPEC.md §8): the writer publishes what each
 //! applied command changed in a board's current period to that board's feed, if someone
-//! watches it ([`publish`]); readers find the feed through [`Store::watch`]. Nothing here
+//! watches it ([`publish`]); readers find the feed through the store's `watch` (`service.rs`). Nothing here
 //! runs during recovery: only the live writer publishes.
 //!
 //! Event ids start, for each new feed, at the clock's µs: a feed made after a restart
@@ -8,16 +8,13 @@
 //! events a second are published), so such a reader is told to resync, never given wrong
 //! events.
 
-use std::sync::Arc;
-
-use photofinish_core::events::{EventFeed, EventKind, Feeds, EVENT_RING_LEN};
+use photofinish_core::events::{EventFeed, EventKind, Feeds};
 use photofinish_core::idempotency::Answer;
 use photofinish_core::view::WriteOutcome;
 use photofinish_core::{BoardError, Period, PeriodRef, RankStyle};
 
 use crate::command::Command;
 use crate::state::{read_lock, Applied, State};
-use crate::writer::Store;
 
 /// Publishes the events of `cmd`, applied at `now_us` with `applied` (the embedded
 /// writer, and a Redis node's replica as it takes each entry).
@@ -178,32 +175,6 @@ fn announce(feed: &EventFeed, state: &State, board: &str, period: &Period) {
             .map(|p| p.id)
             .unwrap_or_default()
     });
-}
-
-impl Store {
-    /// The board's feed, made on first watch (docs/SPEC.md §8).
-    pub(crate) fn watch(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
-        let handle = self.state().require(board)?;
-        let now = self.now_us();
-        let current = read_lock(&handle).resolve(&PeriodRef::Current, now)?;
-        let feeds = self.feeds();
-        feeds.sweep(board);
-        let (feed, new) = feeds.watch(board, 1, || {
-            EventFeed::new(u64::try_from(now).unwrap_or(0), EVENT_RING_LEN)
-        })?;
-        if new {
-            feed.announce(&current.id, String::new);
-        }
-        Ok(feed)
-    }
-
-    /// Sends the current period's reset event on the board's feed, unless it was sent.
-    pub(crate) fn announce_current(&self, board: &str) -> Result<(), BoardError> {
-        let Some(feed) = self.feeds().get(board) else {
-            return Ok(());
-        };
-        announce_current(&feed, self.state(), board, self.now_us())
-    }
 }
 
 /// Sends `board`'s current period's (at `now_us`) reset event on `feed`, unless it was

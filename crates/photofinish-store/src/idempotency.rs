@@ -14,9 +14,9 @@ use photofinish_core::idempotency::Answer;
 use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
+use crate::codec::WRITE_CHUNK_BYTES;
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::keyindex::KeyIndex;
-use crate::snapshot::WRITE_CHUNK_BYTES;
 use photofinish_core::prefetch::prefetch_bytes;
 
 /// A request fingerprint as the log and table keep it: its first 16 bytes.

@@ -269,3 +269,34 @@ crate::leaderboard_over_engine!(Store, {
         Store::shutdown(self);
     }
 });
+
+/// The store's live events (docs/SPEC.md §8): a board's feed, made on first watch, and
+/// its current period announced; what fills the feeds is [`crate::events::publish`].
+impl Store {
+    /// The board's feed, made on first watch (docs/SPEC.md §8).
+    pub(crate) fn watch(&self, board: &str) -> Result<Arc<EventFeed>, BoardError> {
+        let handle = self.state().require(board)?;
+        let now = self.now_us();
+        let current = read_lock(&handle).resolve(&PeriodRef::Current, now)?;
+        let feeds = self.feeds();
+        feeds.sweep(board);
+        let (feed, new) = feeds.watch(board, 1, || {
+            EventFeed::new(
+                u64::try_from(now).unwrap_or(0),
+                photofinish_core::events::EVENT_RING_LEN,
+            )
+        })?;
+        if new {
+            feed.announce(&current.id, String::new);
+        }
+        Ok(feed)
+    }
+
+    /// Sends the current period's reset event on the board's feed, unless it was sent.
+    pub(crate) fn announce_current(&self, board: &str) -> Result<(), BoardError> {
+        let Some(feed) = self.feeds().get(board) else {
+            return Ok(());
+        };
+        crate::events::announce_current(&feed, self.state(), board, self.now_us())
+    }
+}

@@ -386,10 +386,6 @@ fn read_seats(d: &mut Dec<'_>, state: &State, league: bool) -> Result<(), Decode
     Ok(())
 }
 
-/// Bytes of entries gathered before they are written out (rankings here, and the
-/// remembered keys, [`crate::idempotency::Table::write_to`]).
-pub(crate) const WRITE_CHUNK_BYTES: usize = 1 << 20;
-
 /// Writes one ranking after what `e` holds: its next sequence number, its entry count, then
 /// every entry in rank order (docs/format.md) — a snapshot's period, and an import file's
 /// body. Memory stays at about [`WRITE_CHUNK_BYTES`] whatever the ranking's size.

@@ -297,7 +297,7 @@ impl State {
                 let w = BoardWrite {
                     member,
                     op: *op,
-                    values: scores.resolve(b.config())?,
+                    values: scores.resolve(&b.config().columns)?,
                     at_us: *at_us,
                     period_us: *period_us,
                     metadata: metadata.as_deref(),
@@ -410,7 +410,7 @@ impl State {
             } else {
                 Err(BoardError::ConfigConflict {
                     board: board.to_owned(),
-                    existing: Box::new(existing),
+                    existing: serde_json::to_string(&existing).unwrap_or_default(),
                 })
             };
         }

@@ -11,13 +11,7 @@ fn us(rfc3339: &str) -> i64 {
 }
 
 fn cal(reset: Reset, tz: &str, week_start: WeekStart) -> Calendar {
-    Calendar::new(&BoardConfig {
-        reset,
-        timezone: tz.into(),
-        week_start,
-        ..BoardConfig::default()
-    })
-    .expect("valid config")
+    Calendar::new(reset, week_start, tz).expect("valid config")
 }
 
 const HOUR: i64 = 3_600_000_000;

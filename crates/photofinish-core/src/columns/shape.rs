@@ -5,9 +5,9 @@
 //! `columns.rs` describes and checks what a board and a write say.
 
 use super::{Column, Operands, Scores, Update, DEFAULT_COLUMN, MAX_COLUMNS};
-use crate::config::{Op, Order};
 use crate::error::{BoardError, ScoreLimit};
 use crate::key::Cols;
+use crate::scoring::{Op, Order};
 
 /// What a ranking needs of its board's columns: how many, each one's direction and
 /// update rule, and whether the board keeps the best tuple. Small and `Copy`.

@@ -12,7 +12,7 @@ use crate::names::BoardName;
 use crate::ranking::{Entry, RankStyle, Visible};
 use crate::view::{CohortList, CohortRows, ReadOptions};
 
-use super::read::in_period;
+use super::period::{in_period, page};
 use super::BoardRead;
 
 /// `invalid_parameter` unless the board has cohorts.
@@ -44,13 +44,6 @@ fn tier_of(b: &Board, tier: &str) -> Result<u16, BoardError> {
 /// Tier `tier`'s name, on a league board.
 pub fn tier_name(b: &Board, tier: u16) -> Option<String> {
     b.league().map(|l| l.name(tier).to_owned())
-}
-
-/// Up to `limit` items of `all` from 0-based `offset` (only those are taken from it).
-pub(super) fn page<T>(all: impl IntoIterator<Item = T>, offset: u64, limit: u64) -> Vec<T> {
-    let from = usize::try_from(offset).unwrap_or(usize::MAX);
-    let take = usize::try_from(limit).unwrap_or(usize::MAX);
-    all.into_iter().skip(from).take(take).collect()
 }
 
 /// The entries of cohort `place` in the period read, ranked among themselves (those the

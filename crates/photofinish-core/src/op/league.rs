@@ -8,8 +8,7 @@ use crate::league::League;
 use crate::names::BoardName;
 use crate::view::{MoveList, MoveRow, TierRow};
 
-use super::cohort::page;
-use super::read::in_period;
+use super::period::{in_period, page};
 use super::BoardRead;
 
 /// The board's league, or `invalid_parameter`.

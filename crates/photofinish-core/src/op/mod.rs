@@ -22,6 +22,7 @@ pub mod change;
 pub mod cohort;
 pub mod league;
 pub mod moderation;
+mod period;
 pub mod read;
 
 pub use change::Change;

@@ -9,7 +9,7 @@ use crate::error::BoardError;
 use crate::names::BoardName;
 use crate::view::HiddenList;
 
-use super::cohort::page;
+use super::period::page;
 use super::BoardRead;
 
 /// A board's hidden members, by name; `offset`/`limit` page them. Admins only: the list

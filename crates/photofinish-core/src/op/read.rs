@@ -6,7 +6,6 @@
 
 use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
-use crate::calendar::Period;
 use crate::columns::ScoreInput;
 use crate::error::BoardError;
 use crate::names::{BoardName, MemberName};
@@ -15,6 +14,7 @@ use crate::ranking::Visible;
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::cohort::{cohort_rank, tier_name};
+use super::period::{in_period, in_period_seen_by};
 use super::BoardRead;
 
 /// Rows around a member: how many above and below.
@@ -24,30 +24,6 @@ pub struct Around {
     pub before: u64,
     /// Rows below the member.
     pub after: u64,
-}
-
-/// Runs `f` on the period `r` names and its ranking (if it has one) as `viewer` sees it
-/// ([`Ranking::view`]); see [`Board::read`] for which periods a reader sees.
-pub(super) fn in_period<T>(
-    b: &Board,
-    r: &PeriodRef,
-    now_us: i64,
-    viewer: &Viewer,
-    f: impl FnOnce(Period, Option<Visible<'_>>) -> Result<T, BoardError>,
-) -> Result<T, BoardError> {
-    in_period_seen_by(b, r, now_us, viewer.own(), f)
-}
-
-/// [`in_period`] as member `own` sees it (itself as if visible), or anyone else.
-fn in_period_seen_by<T>(
-    b: &Board,
-    r: &PeriodRef,
-    now_us: i64,
-    own: Option<&str>,
-    f: impl FnOnce(Period, Option<Visible<'_>>) -> Result<T, BoardError>,
-) -> Result<T, BoardError> {
-    let (period, ranking) = b.read(r, now_us)?;
-    f(period, ranking.map(|r| r.view(own)))
 }
 
 /// Board `name` as a reader at `now_us` sees it: config, current period, its members
@@ -389,7 +365,7 @@ impl BoardRead for ReadRankOfScore {
         let columns = b.shape().len();
         let scores = self
             .scores
-            .resolve(b.config())?
+            .resolve(&b.config().columns)?
             .full(columns)
             .ok_or_else(|| {
                 BoardError::InvalidScore(format!(

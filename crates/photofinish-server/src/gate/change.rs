@@ -3,16 +3,15 @@
 //! a write or a batch is authorized for its member), the memory budget's verdict put on
 //! each write, and an idempotency key held by one request at a time on this server —
 //! then the service's one [`Leaderboard::change`](photofinish_core::Leaderboard::change).
-//! A board whose webhook was just set gets its cursor started here.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use photofinish_core::access::Caller;
-use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
+use photofinish_core::idempotency::{IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
-use photofinish_core::{BoardConfig, BoardError, BoardName};
+use photofinish_core::{BoardError, BoardName};
 
 use super::{Gate, WriteTarget};
 
@@ -147,7 +146,7 @@ impl Gate {
 
     /// An authorized change applied: under `key` if any (409
     /// `idempotency_key_in_flight` while a request with the same key is being applied
-    /// here), then the webhook cursor started if the change set the board's first webhook.
+    /// here).
     async fn apply(
         &self,
         caller: &Caller,
@@ -155,12 +154,6 @@ impl Gate {
         change: Change,
         key: Option<KeyedRequest>,
     ) -> Result<Replayable, BoardError> {
-        let had_hook = match &change {
-            Change::Patch(p) if matches!(p.webhook, Some(Some(_))) => {
-                self.service.config(board).await?.settings.webhook.is_some()
-            }
-            _ => true,
-        };
         let actor = caller.actor();
         let done = match key {
             None => self.service.change(board, change, None, &actor).await?,
@@ -179,19 +172,6 @@ impl Gate {
                     .await?
             }
         };
-        match (&done.answer, done.replayed) {
-            (
-                Answer::Created {
-                    created: true,
-                    state,
-                },
-                false,
-            ) => {
-                self.start_hook(board, &state.config).await;
-            }
-            (Answer::Patched(state), _) if !had_hook => self.start_hook(board, &state.config).await,
-            _ => {}
-        }
         Ok(done)
     }
 
@@ -206,17 +186,5 @@ impl Gate {
             digest: key.digest,
             set: self.in_flight.clone(),
         })
-    }
-
-    /// Starts the webhook cursor of a board whose webhook was just set, so the period now
-    /// current is the first posted even if it ends before the dispatcher's next look (which
-    /// starts it otherwise: a failure here is only logged).
-    async fn start_hook(&self, board: &str, config: &BoardConfig) {
-        if config.settings.webhook.is_none() {
-            return;
-        }
-        if let Err(e) = crate::webhook::start_cursor(&*self.service, board, config).await {
-            tracing::warn!(board, error = %e, "webhook cursor not started; the dispatcher will");
-        }
     }
 }

@@ -7,14 +7,17 @@
 //! - [`frame`]: request framing (multibulk and inline), every length under a named limit.
 //! - [`reply`]: answers in RESP2 or RESP3.
 //! - [`cmd`]: the command table and one file per family of commands.
+//! - [`session`]: a connection's state between commands; [`error`]: how a command fails.
 //! - [`conn`]: one connection — rounds of pipelined commands, writes gathered under one
 //!   group commit, one write of the answers per round.
 //! - this file: the accept loop, the connection cap, TLS, shutdown.
 
 pub mod cmd;
 pub mod conn;
+pub mod error;
 pub mod frame;
 pub mod reply;
+pub mod session;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -73,7 +76,7 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let session = conn::Session::new(app.clone(), peer, ids.fetch_add(1, Ordering::Relaxed));
+        let session = session::Session::new(app.clone(), peer, ids.fetch_add(1, Ordering::Relaxed));
         let (closing, partial) = (app.closing.clone(), opts.partial_timeout);
         let tls = tls.clone();
         tokio::spawn(async move {

@@ -12,7 +12,6 @@
 use async_trait::async_trait;
 use photofinish_core::budget::OverBudget;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
-use photofinish_core::league::CloseStep;
 use photofinish_core::op::board_state;
 use photofinish_core::op::Change;
 use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
@@ -25,9 +24,12 @@ use crate::state::{read_lock, Applied, BoardHandle};
 mod delegate;
 mod import;
 mod reads;
+mod scheduled;
 
 pub use import::{import_rows, put_import, Built, ImportedRows};
 pub use reads::*;
+use scheduled::start_hook;
+pub use scheduled::{close_step, hook_advance, owes_close};
 
 /// What an engine provides the operations. See the module docs.
 #[async_trait]
@@ -279,13 +281,27 @@ pub async fn change<E: Engine + ?Sized>(
     actor: &str,
 ) -> Result<Replayable, BoardError> {
     if let Some(key) = key {
-        return keyed(e, board, key, change, actor).await;
+        let done = keyed(e, board, key, change, actor).await?;
+        if let (
+            Answer::Created {
+                created: true,
+                state,
+            },
+            false,
+        ) = (&done.answer, done.replayed)
+        {
+            start_hook(e, board, &state.config).await;
+        }
+        return Ok(done);
     }
     let answer = match change {
         Change::Create(config) => {
             let created = create_board(e, board, config, actor).await?;
             let now = e.now_us();
             let state = with_board(e, board, |b| board_state(board, b, now)).await?;
+            if created {
+                start_hook(e, board, &state.config).await;
+            }
             Answer::Created {
                 created,
                 state: Box::new(state),
@@ -388,14 +404,22 @@ async fn update_board<E: Engine + ?Sized>(
     actor: &str,
 ) -> Result<BoardState, BoardError> {
     // Checked here too, so a patch that breaks a rule is refused before it is logged.
-    with_board(e, name, |b| patch.apply(b.config()).map(drop)).await?;
+    let had_hook = with_board(e, name, |b| {
+        patch.apply(b.config())?;
+        Ok(b.config().settings.webhook.is_some())
+    })
+    .await?;
     let cmd = Command::PatchBoard {
         board: name.to_owned(),
         patch: patch.clone(),
     };
     execute_one(e, name, audited(actor, cmd), false).await?;
     let now = e.now_us();
-    with_board(e, name, |b| board_state(name, b, now)).await
+    let state = with_board(e, name, |b| board_state(name, b, now)).await?;
+    if !had_hook {
+        start_hook(e, name, &state.config).await;
+    }
+    Ok(state)
 }
 
 /// A board deleted.
@@ -526,52 +550,4 @@ async fn keyed<E: Engine + ?Sized>(
             None => Err(err),
         },
     }
-}
-
-/// `Leaderboard::hook_advance`: logged only if it moves the cursor.
-pub async fn hook_advance<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    cursor_us: i64,
-) -> Result<(), BoardError> {
-    let moves = with_board(e, board, |b| {
-        Ok(b.config().settings.webhook.is_some() && b.hook_cursor().is_none_or(|c| c < cursor_us))
-    })
-    .await?;
-    if moves {
-        let cmd = Command::HookAdvance {
-            board: board.to_owned(),
-            cursor_us,
-        };
-        execute_one(e, board, cmd, false).await?;
-    }
-    Ok(())
-}
-
-/// `Leaderboard::close_step`: one step of the board's league close due now, logged only
-/// when one is due (as the board was last seen; the step itself decides again at its
-/// own instant, so a step two nodes log at once changes nothing the second time).
-pub async fn close_step<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    budget: u32,
-) -> Result<Option<CloseStep>, BoardError> {
-    let now = e.now_us();
-    if before_write(e, board, |b| Ok(b.close_due(now).is_none())).await? {
-        return Ok(None);
-    }
-    let cmd = Command::Close {
-        board: board.to_owned(),
-        now_us: 0,
-        budget,
-    };
-    match execute_one(e, board, cmd, true).await? {
-        Applied::Closed(step) => Ok(step),
-        other => Err(unexpected("a close step", &other)),
-    }
-}
-
-/// Whether `b` owes a league close at `now_us` (what `Leaderboard::closes_due` lists).
-pub fn owes_close(b: &Board, now_us: i64) -> bool {
-    b.close_due(now_us).is_some()
 }

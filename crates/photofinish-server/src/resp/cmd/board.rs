@@ -15,8 +15,8 @@ use serde_json::Value;
 use super::write::keyed_request;
 use super::{option, options, options_in, text, CmdError, Spec};
 use crate::error::ApiError;
-use crate::resp::conn::Session;
 use crate::resp::frame::Args;
+use crate::resp::session::Session;
 use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView};
 
 const CREATE_OPTIONS: &[&str] = &[

@@ -6,12 +6,9 @@
 //! read on connect: ioredis' ready check waits on `loading:0`).
 
 use super::{wrong_arity, CmdError, Spec, COMMANDS};
-use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Proto;
-
-/// Redis's answer to a credential that does not check out.
-const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
+use crate::resp::session::Session;
 
 fn upper(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_ascii_uppercase()
@@ -255,9 +252,4 @@ fn server_info(s: &mut Session, args: &Args<'_>) {
         }
     }
     s.out.verbatim(text.as_bytes());
-}
-
-/// `WRONGPASS`, for a credential that does not check out.
-pub fn wrongpass() -> CmdError {
-    CmdError::Raw(WRONGPASS.into())
 }

@@ -19,6 +19,7 @@ use photofinish_core::columns::{ColumnNames, ScoreInput, MAX_COLUMNS};
 use photofinish_core::{BoardName, ErrorCode, Scores};
 
 use crate::error::ApiError;
+pub use crate::resp::error::{wrong_arity, CmdError};
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 
@@ -137,35 +138,6 @@ impl Spec {
             n >= -self.arity
         }
     }
-}
-
-/// How a command fails before the service answers it.
-#[derive(Debug)]
-pub enum CmdError {
-    /// An error with a stable code (`-ERR <code> <message>`, or `-NOAUTH` for
-    /// `unauthorized`).
-    Api(ApiError),
-    /// A line sent as it is, Redis's wording (`ERR wrong number of arguments …`).
-    Raw(String),
-}
-
-impl From<ApiError> for CmdError {
-    fn from(e: ApiError) -> Self {
-        CmdError::Api(e)
-    }
-}
-
-impl From<photofinish_core::BoardError> for CmdError {
-    fn from(e: photofinish_core::BoardError) -> Self {
-        CmdError::Api(e.into())
-    }
-}
-
-/// `ERR wrong number of arguments for '<name>' command`, as Redis words it.
-pub fn wrong_arity(name: &str) -> CmdError {
-    CmdError::Raw(format!(
-        "ERR wrong number of arguments for '{name}' command"
-    ))
 }
 
 /// The scores from argument `from` to the first of the `allowed` option words: one value

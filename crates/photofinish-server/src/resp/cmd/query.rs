@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use super::read::{read_options, style};
 use super::{board, option, options, score_values, text, CmdError, Spec};
-use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::resp::session::Session;
 use crate::wire::parse::bounded_u64;
 use crate::wire::parse::{board_list, threshold_query};
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};

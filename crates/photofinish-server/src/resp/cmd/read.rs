@@ -17,9 +17,9 @@ use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, Rank
 
 use super::{option, options, text, CmdError, Spec};
 use crate::limits::{MAX_AROUND_SIDE, MAX_PAGE_LIMIT};
-use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::resp::session::Session;
 use crate::wire::parse::{bounded_u64, ranking};
 use crate::wire::views::board_view;
 

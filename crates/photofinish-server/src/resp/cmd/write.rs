@@ -15,9 +15,9 @@ use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 use super::{option, options, score_values, text, CmdError, Family, Spec};
 use crate::gate::KeyedRequest;
 use crate::idempotency::{checked_key, resp_fingerprint};
-use crate::resp::conn::Session;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
+use crate::resp::session::Session;
 use crate::wire::parse;
 
 /// What a write answers.
