@@ -1,12 +1,14 @@
 //! The ranking's reads: a member's rank in each style, several members in one pass (their
 //! lookups overlapped), the rank a score would have, the member at a position, a page and
-//! the window around a member — each O(log n) through the index.
-
+//! the window around a member — each O(log n) through the index. Each is one algorithm,
+//! [`super::Visible`]'s: a ranking's own reads are those of its view with nothing hidden
+//! ([`Ranking::whole`]). What is here are the steps they share (a record's rank, its
+//! entry, a page's ranks, a window's bounds) and the reads of a group (a cohort's).
 //!
 //! Each read that walks the index is one generic body (`*_in`, over [`RankedIndex<T>`]),
 //! run on the ranking's index by [`tree!`] whichever its key.
 
-use super::{by_key, tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
+use super::{by_key, tree, Entry, RankStyle, Ranking, Records, Tree};
 use crate::columns::Scores;
 use crate::index::{KeyOf, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
@@ -33,12 +35,6 @@ impl Ranking {
             RankStyle::Competition => r.competition,
             RankStyle::Dense => r.dense,
         }
-    }
-
-    /// The rank of record `id` in `style`.
-    fn rank_of(&self, id: u32, style: RankStyle) -> u64 {
-        let records = &self.records;
-        tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style))
     }
 
     pub(super) fn entry(&self, id: u32, rank: u64) -> Entry {
@@ -118,86 +114,27 @@ impl Ranking {
 
     /// The member's entry with its rank in `style`, or `None` if absent.
     pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let id = self.find(member)?;
-        Some(self.entry(id, self.rank_of(id, style)))
+        self.whole().member(member, style)
     }
 
     /// The member's entry with its rank in `style` and its ordinal rank, or `None` if
     /// absent.
     pub fn member_ranked(&self, member: &str, style: RankStyle) -> Option<(Entry, u64)> {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let id = self.find(member)?;
-        let ordinal = self.rank_of(id, RankStyle::Ordinal);
-        let rank = match style {
-            RankStyle::Ordinal => ordinal,
-            _ => self.rank_of(id, style),
-        };
-        Some((self.entry(id, rank), ordinal))
+        self.whole().member_ranked(member, style)
     }
 
     /// The entries of `members` in rank order, ranked in `style`, and the indexes (into
     /// `members`) of those absent, in order; a name given twice counts once.
     /// O(m log n).
     pub fn members_of(&self, members: &[String], style: RankStyle) -> (Vec<Entry>, Vec<usize>) {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        tree!(&self.index, ix => self.members_in(ix, members, style))
-    }
-
-    fn members_in<T: NodeTail>(
-        &self,
-        ix: &RankedIndex<T>,
-        members: &[String],
-        style: RankStyle,
-    ) -> (Vec<Entry>, Vec<usize>)
-    where
-        Records: KeyOf<T>,
-    {
-        let mut found: Vec<(Key<T>, u32)> = Vec::with_capacity(members.len());
-        let mut missing = Vec::new();
-        for (i, id) in self.find_all(members).into_iter().enumerate() {
-            match id {
-                Some(id) => found.push((self.records.key_of(id), id)),
-                None => missing.push(i),
-            }
-        }
-        found.sort_unstable_by_key(|&(key, _)| key);
-        found.dedup_by_key(|&mut (_, id)| id);
-        // Every leaf of a batch is sought (and so prefetched) before the first is read. An
-        // ordinal rank is read from its seek; the others descend again, over the inner
-        // nodes the seek left in cache, to the leaf it brought in.
-        let mut entries = Vec::with_capacity(found.len());
-        let mut seeks = Vec::with_capacity(BATCH);
-        for chunk in found.chunks(BATCH) {
-            seeks.clear();
-            seeks.extend(chunk.iter().map(|(key, _)| ix.seek(key, &self.records)));
-            for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
-                let rank = match style {
-                    RankStyle::Ordinal => 1 + ix.position_in(seek, id).unwrap_or(0),
-                    _ => self.rank_in(ix, id, &key, style),
-                };
-                entries.push(self.entry(id, rank));
-            }
-        }
-        (entries, missing)
+        self.whole().members_of(members, style, false)
     }
 
     /// The rank in `style` a member reaching `scores` (one per column, in column order)
     /// now would get: after every entry already at that tuple (ordinal), sharing theirs
     /// (competition, dense). O(log n).
     pub fn rank_of_scores(&self, scores: &Scores, style: RankStyle) -> u64 {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let nscore = self.shape.nscore(scores);
-        match &self.index {
-            Tree::One(ix) => self.rank_of_score_in(ix, Score::of(nscore), style),
-            Tree::Many(ix) => {
-                let score = Score {
-                    nscore,
-                    tail: self.shape.tail(scores),
-                };
-                self.rank_of_score_in(ix, score, style)
-            }
-        }
+        self.whole().rank_of_scores(scores, style)
     }
 
     pub(super) fn rank_of_score_in<T: NodeTail>(
@@ -218,51 +155,12 @@ impl Ranking {
 
     /// The member and scores at 0-based position `pos`, if the ranking is that long.
     pub fn at(&self, pos: u64) -> Option<(String, Scores)> {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let id = self.index.get(pos)?;
-        Some((
-            String::from_utf8_lossy(self.records.name(id)).into_owned(),
-            self.scores_at(id),
-        ))
+        self.whole().at(pos)
     }
 
     /// Up to `limit` entries from 0-based position `offset`, ranked in `style`.
     pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        tree!(&self.index, ix => self.page_in(ix, offset, limit, style))
-    }
-
-    fn page_in<T: NodeTail>(
-        &self,
-        ix: &RankedIndex<T>,
-        offset: u64,
-        limit: usize,
-        style: RankStyle,
-    ) -> Vec<Entry>
-    where
-        Records: KeyOf<T>,
-    {
-        let mut out: Vec<Entry> = Vec::with_capacity(limit.min(self.len() as usize));
-        let mut prev: Option<(Score<T>, u64)> = None;
-        // Neighbours in rank order are strangers in memory: each record is a cache miss, and
-        // building an entry is too long for the CPU to start the next one's load on its
-        // own. So the records are prefetched BATCH entries ahead of the one being read.
-        let ids = ix.iter_from(offset).take(limit);
-        let mut ahead = ids.clone();
-        for id in ahead.by_ref().take(BATCH) {
-            self.records.slab.prefetch(id);
-        }
-        for (i, id) in ids.enumerate() {
-            if let Some(next) = ahead.next() {
-                self.records.slab.prefetch(next);
-            }
-            let pos = offset + i as u64;
-            let key: Key<T> = self.records.key_of(id);
-            let rank = page_rank(style, prev, pos, &key, || self.rank_in(ix, id, &key, style));
-            prev = Some((key.score(), rank));
-            out.push(self.entry(id, rank));
-        }
-        out
+        self.whole().page(offset, limit, style)
     }
 
     /// The window around `member`: `before` entries above and `after` below, shifted at the
@@ -274,11 +172,15 @@ impl Ranking {
         after: u64,
         style: RankStyle,
     ) -> Option<Vec<Entry>> {
-        debug_assert!(!self.index_deferred, "read before rebuild_index");
-        let id = self.find(member)?;
-        let pos = self.position_of(id)?;
-        let (start, limit) = window(pos, self.len(), before, after);
-        Some(self.page(start, limit, style))
+        self.whole().around(member, before, after, style)
+    }
+
+    /// The name and scores of record `id`.
+    pub(super) fn named_scores(&self, id: u32) -> (String, Scores) {
+        (
+            String::from_utf8_lossy(self.records.name(id)).into_owned(),
+            self.scores_at(id),
+        )
     }
 }
 

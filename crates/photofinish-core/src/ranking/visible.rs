@@ -1,26 +1,29 @@
 //! What a reader sees of a ranking while members of its board are hidden (docs/SPEC.md
-//! §15): a [`Visible`] answers the ranking's reads — its length, pages, a member's rank,
-//! the window around a member, several members, the rank a score would get, the entry at a
-//! position — as if the hidden members were not there. A rank is the ranking's own less
-//! the hidden entries before it: keys below it (ordinal), better scores (competition),
-//! better scores that hidden members alone hold (dense). A hidden member's own rank
-//! counted that way is the rank it would have were it visible, which is what its own view
-//! (a shadow ban) and an admin's read of it show.
+//! §15), and the one place each read is written: a [`Visible`] answers the ranking's
+//! reads — its length, pages, a member's rank, the window around a member, several
+//! members, the rank a score would get, the entry at a position — as if the hidden
+//! members were not there. A rank is the ranking's own less the hidden entries before it:
+//! keys below it (ordinal), better scores (competition), better scores that hidden
+//! members alone hold (dense). A hidden member's own rank counted that way is the rank it
+//! would have were it visible, which is what its own view (a shadow ban) and an admin's
+//! read of it show.
 //!
 //! The ranking keeps the hidden members it holds ([`HiddenIds`]: their record ids in key
 //! order, and as a set), kept by its board as members are hidden, shown, written and
-//! removed — so a view costs nothing to make. With no hidden member every read is the
-//! ranking's own. With `h` of them (at most [`crate::config::MAX_HIDDEN_MEMBERS`]) a rank
-//! costs O(log n + log h), a page's start a binary search over at most `h + 1` positions
-//! (each O(log n)), and a dense rank O(log n) more per score above it that hidden members
-//! hold. A hidden member's own view copies the `h` ids less its own (O(h), no look-up).
+//! removed — so a view costs nothing to make. A ranking's own reads are its view with
+//! nothing hidden ([`Ranking::whole`]), where each step that leaves the hidden out costs
+//! a branch that is never taken. With `h` of them (at most
+//! [`crate::config::MAX_HIDDEN_MEMBERS`]) a rank costs O(log n + log h), a page's start a
+//! binary search over at most `h + 1` positions (each O(log n)), and a dense rank
+//! O(log n) more per score above it that hidden members hold. A hidden member's own view
+//! copies the `h` ids less its own (O(h), no look-up).
 
 use std::borrow::Cow;
 
 use hashbrown::HashSet;
 
-use super::reads::{by_key_of, page_rank, window};
-use super::{tree, Entry, RankStyle, Ranking, Records, Tree};
+use super::reads::{page_rank, window};
+use super::{tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
 use crate::columns::Scores;
 use crate::index::{KeyOf, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
@@ -60,10 +63,10 @@ impl Ranking {
         ids.sort_unstable();
         ids.dedup();
         if ids.is_empty() {
-            return self.unhidden();
+            return self.whole();
         }
         let records = &self.records;
-        let hidden: Vec<u32> = tree!(&self.index, ix => by_key_of(ix, ids.iter().copied(), records)
+        let hidden: Vec<u32> = tree!(&self.index, ix => super::reads::by_key_of(ix, ids.iter().copied(), records)
             .into_iter()
             .map(|(_, id)| id)
             .collect());
@@ -75,8 +78,9 @@ impl Ranking {
         }
     }
 
-    /// The ranking as it is, nothing left out.
-    fn unhidden(&self) -> Visible<'_> {
+    /// The ranking as it is, nothing left out: the view its own reads are
+    /// ([`Ranking::page`] and the others are this view's), one algorithm for every read.
+    pub fn whole(&self) -> Visible<'_> {
         Visible {
             ranking: self,
             hidden: Cow::Borrowed(&[]),
@@ -89,7 +93,7 @@ impl Ranking {
     /// `own` — the reader itself, which sees itself as if visible.
     pub fn view(&self, own: Option<&str>) -> Visible<'_> {
         let Some(h) = self.hidden.as_deref() else {
-            return self.unhidden();
+            return self.whole();
         };
         let own = own
             .and_then(|m| self.find(m))
@@ -207,7 +211,9 @@ impl<'a> Visible<'a> {
     }
 
     /// The hidden entries before key `key` in `style` (see the module docs); for a
-    /// competition or dense rank only its score counts.
+    /// competition or dense rank only its score counts. Nothing hidden (every read of a
+    /// ranking's own, [`Ranking::whole`]) costs one branch: the count is out of line.
+    #[inline]
     fn hidden_before<T: NodeTail>(&self, ix: &RankedIndex<T>, key: &Key<T>, style: RankStyle) -> u64
     where
         Records: KeyOf<T>,
@@ -215,6 +221,20 @@ impl<'a> Visible<'a> {
         if self.hidden.is_empty() {
             return 0;
         }
+        self.count_hidden_before(ix, key, style)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn count_hidden_before<T: NodeTail>(
+        &self,
+        ix: &RankedIndex<T>,
+        key: &Key<T>,
+        style: RankStyle,
+    ) -> u64
+    where
+        Records: KeyOf<T>,
+    {
         let records = &self.ranking.records;
         let key_of = |id: u32| -> Key<T> { records.key_of(id) };
         let score = key.score();
@@ -255,13 +275,25 @@ impl<'a> Visible<'a> {
         self.ranking.rank_in(ix, id, key, style) - self.hidden_before(ix, key, style)
     }
 
+    /// `member`'s entry with its rank in `style` in the reader's view, or `None` if the
+    /// ranking does not hold it (a hidden member is answered, marked, as in
+    /// [`Self::member_ranked`]).
+    pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
+        let id = self.ranking.find(member)?;
+        let records = &self.ranking.records;
+        let rank =
+            tree!(&self.ranking.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
+        let mut entry = self.ranking.entry(id, rank);
+        entry.hidden = self.is_hidden(id);
+        Some(entry)
+    }
+
     /// `member`'s entry with its rank in `style` and its ordinal rank in the reader's
     /// view, or `None` if the ranking does not hold it. A hidden member is answered too,
     /// marked `hidden`, with the rank it would have: the caller decides who sees it.
     pub fn member_ranked(&self, member: &str, style: RankStyle) -> Option<(Entry, u64)> {
-        if self.hidden.is_empty() {
-            return self.ranking.member_ranked(member, style);
-        }
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let id = self.ranking.find(member)?;
         let records = &self.ranking.records;
         Some(tree!(&self.ranking.index, ix => {
@@ -287,40 +319,58 @@ impl<'a> Visible<'a> {
         style: RankStyle,
         reveal: bool,
     ) -> (Vec<Entry>, Vec<usize>) {
-        if self.hidden.is_empty() {
-            return self.ranking.members_of(members, style);
-        }
-        let mut found = Vec::with_capacity(members.len());
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
+        tree!(&self.ranking.index, ix => self.members_in(ix, members, style, reveal))
+    }
+
+    fn members_in<T: NodeTail>(
+        &self,
+        ix: &RankedIndex<T>,
+        members: &[String],
+        style: RankStyle,
+        reveal: bool,
+    ) -> (Vec<Entry>, Vec<usize>)
+    where
+        Records: KeyOf<T>,
+    {
+        let records = &self.ranking.records;
+        let mut found: Vec<(Key<T>, u32)> = Vec::with_capacity(members.len());
         let mut missing = Vec::new();
         for (i, id) in self.ranking.find_all(members).into_iter().enumerate() {
             match id {
-                Some(id) if reveal || !self.is_hidden(id) => found.push(id),
+                Some(id) if reveal || !self.is_hidden(id) => found.push((records.key_of(id), id)),
                 _ => missing.push(i),
             }
         }
-        found.sort_unstable();
-        found.dedup();
-        let records = &self.ranking.records;
-        let entries = tree!(&self.ranking.index, ix => {
-            let mut keyed = by_key_of(ix, found.into_iter(), records);
-            keyed.dedup_by_key(|&mut (_, id)| id);
-            keyed
-                .into_iter()
-                .map(|(key, id)| {
-                    let mut entry = self.ranking.entry(id, self.rank_in(ix, id, &key, style));
-                    entry.hidden = self.is_hidden(id);
-                    entry
-                })
-                .collect()
-        });
+        found.sort_unstable_by_key(|&(key, _)| key);
+        found.dedup_by_key(|&mut (_, id)| id);
+        // Every leaf of a batch is sought (and so prefetched) before the first is read. An
+        // ordinal rank is read from its seek; the others descend again, over the inner
+        // nodes the seek left in cache, to the leaf it brought in.
+        let mut entries = Vec::with_capacity(found.len());
+        let mut seeks = Vec::with_capacity(BATCH);
+        for chunk in found.chunks(BATCH) {
+            seeks.clear();
+            seeks.extend(chunk.iter().map(|(key, _)| ix.seek(key, records)));
+            for (&(key, id), &seek) in chunk.iter().zip(&seeks) {
+                let rank = match style {
+                    RankStyle::Ordinal => {
+                        1 + ix.position_in(seek, id).unwrap_or(0)
+                            - self.hidden_before(ix, &key, style)
+                    }
+                    _ => self.rank_in(ix, id, &key, style),
+                };
+                let mut entry = self.ranking.entry(id, rank);
+                entry.hidden = self.is_hidden(id);
+                entries.push(entry);
+            }
+        }
         (entries, missing)
     }
 
     /// The rank in `style` a member reaching `scores` now would get in the reader's view.
     pub fn rank_of_scores(&self, scores: &Scores, style: RankStyle) -> u64 {
-        if self.hidden.is_empty() {
-            return self.ranking.rank_of_scores(scores, style);
-        }
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let shape = &self.ranking.shape;
         let nscore = shape.nscore(scores);
         match &self.ranking.index {
@@ -388,19 +438,16 @@ impl<'a> Visible<'a> {
 
     /// The member and scores at the reader's 0-based position `pos`, if it sees that many.
     pub fn at(&self, pos: u64) -> Option<(String, Scores)> {
-        if self.hidden.is_empty() {
-            return self.ranking.at(pos);
-        }
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let raw = tree!(&self.ranking.index, ix => self.raw_position(ix, pos))?;
-        self.ranking.at(raw)
+        let id = self.ranking.index.get(raw)?;
+        Some(self.ranking.named_scores(id))
     }
 
     /// Up to `limit` entries the reader sees, from its 0-based position `offset`, ranked
     /// in `style`.
     pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
-        if self.hidden.is_empty() {
-            return self.ranking.page(offset, limit, style);
-        }
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         tree!(&self.ranking.index, ix => self.page_in(ix, offset, limit, style))
     }
 
@@ -417,11 +464,44 @@ impl<'a> Visible<'a> {
         let Some(start) = self.raw_position(ix, offset) else {
             return Vec::new();
         };
+        let from = ix.iter_from(start);
+        // One body, two iterators: with nothing hidden (a ranking's own read) the entries
+        // are taken as they come, without asking each whether it is hidden.
+        if self.set.is_none() {
+            self.rows(ix, from.take(limit), offset, limit, style)
+        } else {
+            let seen = from.filter(|&id| !self.is_hidden(id));
+            self.rows(ix, seen.take(limit), offset, limit, style)
+        }
+    }
+
+    /// The entries of `ids` (the page's, in rank order), the first at the reader's
+    /// position `offset`, ranked in `style`.
+    fn rows<T: NodeTail>(
+        &self,
+        ix: &RankedIndex<T>,
+        ids: impl Iterator<Item = u32> + Clone,
+        offset: u64,
+        limit: usize,
+        style: RankStyle,
+    ) -> Vec<Entry>
+    where
+        Records: KeyOf<T>,
+    {
         let records = &self.ranking.records;
         let mut out = Vec::with_capacity(limit.min(self.len() as usize));
         let mut prev: Option<(Score<T>, u64)> = None;
-        let ids = ix.iter_from(start).filter(|&id| !self.is_hidden(id));
-        for (pos, id) in (offset..).zip(ids.take(limit)) {
+        // Neighbours in rank order are strangers in memory: each record is a cache miss, and
+        // building an entry is too long for the CPU to start the next one's load on its
+        // own. So the records are prefetched BATCH entries ahead of the one being read.
+        let mut ahead = ids.clone();
+        for id in ahead.by_ref().take(BATCH) {
+            records.slab.prefetch(id);
+        }
+        for (pos, id) in (offset..).zip(ids) {
+            if let Some(next) = ahead.next() {
+                records.slab.prefetch(next);
+            }
             let key: Key<T> = records.key_of(id);
             let rank = page_rank(style, prev, pos, &key, || self.rank_in(ix, id, &key, style));
             prev = Some((key.score(), rank));
@@ -440,9 +520,7 @@ impl<'a> Visible<'a> {
         after: u64,
         style: RankStyle,
     ) -> Option<Vec<Entry>> {
-        if self.hidden.is_empty() {
-            return self.ranking.around(member, before, after, style);
-        }
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let id = self
             .ranking
             .find(member)
@@ -450,7 +528,7 @@ impl<'a> Visible<'a> {
         let records = &self.ranking.records;
         let pos = tree!(&self.ranking.index, ix => {
             let key = records.key_of(id);
-            self.rank_in(ix, id, &key, RankStyle::Ordinal) - 1
+            ix.position(id, &key, records)? - self.hidden_before(ix, &key, RankStyle::Ordinal)
         });
         let (start, limit) = window(pos, self.len(), before, after);
         Some(self.page(start, limit, style))
