@@ -15,7 +15,6 @@ use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::Totals;
 use photofinish_core::{Board, BoardError, BoardName, MemberName, PeriodRef};
 
 use crate::command::Command;
@@ -58,6 +57,15 @@ impl Store {
 impl Engine for Store {
     fn now_us(&self) -> i64 {
         Store::now_us(self)
+    }
+
+    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
+        Ok(self
+            .state()
+            .boards()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
     }
 
     fn max_boards(&self) -> Option<u64> {
@@ -114,29 +122,8 @@ crate::leaderboard_over_engine!(Store, {
         Ok(self.state().estimated_bytes())
     }
 
-    async fn totals(&self) -> Result<Totals, BoardError> {
-        let boards = self.state().boards();
-        let members = boards
-            .iter()
-            .map(|(_, b)| read_lock(b).total_members())
-            .sum();
-        Ok(Totals {
-            boards: boards.len() as u64,
-            members,
-        })
-    }
-
     async fn check_board(&self, board: &BoardName) -> Result<(), BoardError> {
         ops::check_board(self, board).await
-    }
-
-    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
-        Ok(self
-            .state()
-            .boards()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect())
     }
 
     async fn change(

@@ -34,7 +34,6 @@ use photofinish_core::hook::HookState;
 use photofinish_core::idempotency::{IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::Totals;
 use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef};
 use photofinish_store::ops::{self, Engine};
 use photofinish_store::state::read_lock;
@@ -264,29 +263,11 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         crate::conn::used_memory(&self.conn).await
     }
 
-    async fn totals(&self) -> Result<Totals, BoardError> {
-        let mut totals = Totals {
-            boards: 0,
-            members: 0,
-        };
-        for name in self.registered().await? {
-            if let Ok(handle) = Engine::board(self, &name).await {
-                totals.boards += 1;
-                totals.members += read_lock(&handle).total_members();
-            }
-        }
-        Ok(totals)
-    }
-
     async fn check_board(&self, board: &BoardName) -> Result<(), BoardError> {
         // Before a write: as this node last saw the board (a write to a board deleted
         // since is refused where it is applied), looking in the log only for one it has not
         // seen — so a write does not wait for a catch-up round trip first.
         Engine::board_to_write(self, board).await.map(drop)
-    }
-
-    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
-        self.registered().await
     }
 
     async fn change(

@@ -150,6 +150,10 @@ impl Engine for LogStore {
         self.clock.now_us()
     }
 
+    async fn board_names(&self) -> Result<Vec<String>, BoardError> {
+        self.registered().await
+    }
+
     fn max_boards(&self) -> Option<u64> {
         // Counted in the registry before the create is appended: a replica holds one board.
         None

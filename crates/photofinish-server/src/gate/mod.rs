@@ -17,7 +17,7 @@ use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::DEFAULT_TTL_US;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::{BoardState, WriteRequest};
+use photofinish_core::view::{BoardState, LogNodeCounts, Totals, WriteRequest};
 use photofinish_core::RunRead;
 use photofinish_core::{BoardConfig, BoardError, BoardName, BoardRead, Leaderboard, PeriodRef};
 
@@ -44,6 +44,28 @@ impl WriteTarget<'_> {
             with_at: w.at_us.is_some(),
         };
         authorize(self.caller, &action, self.flags)
+    }
+}
+
+/// What the metrics report of the service ([`Gate::figures`]).
+#[derive(Debug)]
+pub struct Figures {
+    /// Writes fail now.
+    pub failing: bool,
+    /// The service's totals, `None` if they could not be read.
+    pub totals: Option<Totals>,
+    /// A scale-out node's counts since the last call; `None` on the embedded store.
+    pub log_counts: Option<LogNodeCounts>,
+}
+
+/// An admitted online backup ([`Gate::backup`]).
+pub struct Backup(Arc<dyn Leaderboard>);
+
+impl Backup {
+    /// Writes a consistent snapshot of every board to `out`; returns the log position
+    /// it is at. Blocks for as long as that takes.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<u64, BoardError> {
+        self.0.backup(out)
     }
 }
 
@@ -98,9 +120,29 @@ impl Gate {
         self.budget.as_ref().and_then(|b| b.over())
     }
 
-    /// The service itself, for what no caller asks for (health, shutdown).
-    pub fn service(&self) -> &Arc<dyn Leaderboard> {
-        &self.service
+    /// Why writes fail now, or `None` while they succeed: liveness, which every caller
+    /// may ask (it names no board and changes nothing).
+    pub async fn health(&self) -> Option<String> {
+        self.service.health().await
+    }
+
+    /// What the metrics report of the service, for a caller that may read metrics
+    /// ([`Action::Metrics`]): whether writes fail, the totals (if they could be read) and
+    /// a scale-out node's counts since the last call.
+    pub async fn figures(&self, caller: &Caller) -> Result<Figures, BoardError> {
+        self.admit(caller, Action::Metrics).await?;
+        Ok(Figures {
+            failing: self.service.health().await.is_some(),
+            totals: self.service.totals().await.ok(),
+            log_counts: self.service.take_log_counts(),
+        })
+    }
+
+    /// The online backup (docs/SPEC.md §11) for a caller that may operate the server
+    /// ([`Action::Operate`]): a [`Backup`] to run where blocking is allowed.
+    pub async fn backup(&self, caller: &Caller) -> Result<Backup, BoardError> {
+        self.admit(caller, Action::Operate).await?;
+        Ok(Backup(self.service.clone()))
     }
 
     /// A board's flags, or `None` if it does not exist.
@@ -160,6 +202,22 @@ impl Gate {
     ) -> Result<Arc<EventFeed>, BoardError> {
         self.admit(caller, Action::Read { board }).await?;
         self.service.events(board).await
+    }
+
+    /// Sends the reset event of `board`'s current period unless it was sent, for a
+    /// reader of its events whose period ended ([`Leaderboard::announce_period`]).
+    pub async fn announce_period(
+        &self,
+        caller: &Caller,
+        board: &BoardName,
+    ) -> Result<(), BoardError> {
+        self.admit(caller, Action::Read { board }).await?;
+        self.service.announce_period(board).await
+    }
+
+    /// The service's clock, µs.
+    pub fn now_us(&self) -> i64 {
+        self.service.now_us()
     }
 
     /// Any read of [`photofinish_core::op::read`], if `caller` may read its board, as the

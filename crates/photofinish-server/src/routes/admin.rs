@@ -10,7 +10,6 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use photofinish_core::access::Action;
 use photofinish_core::BoardError;
 use tokio::sync::mpsc;
 
@@ -65,15 +64,14 @@ impl Write for ChannelWriter {
         (status = 503, description = "The log cannot be read", body = crate::error::ErrorBody),
     ))]
 pub async fn get_backup(State(app): State<AppState>, Auth(id): Auth) -> Result<Response, ApiError> {
-    app.gate.admit(&id.caller, Action::Operate).await?;
-    let service = app.gate.service().clone();
+    let backup = app.gate.backup(&id.caller).await?;
     let (tx, mut rx) = mpsc::channel(BACKUP_CHUNKS_QUEUED);
     let task = tokio::task::spawn_blocking(move || {
         let mut w = ChannelWriter {
             buf: Vec::with_capacity(BACKUP_CHUNK_BYTES),
             tx,
         };
-        let done = service.backup(&mut w).and_then(|lsn| {
+        let done = backup.write_to(&mut w).and_then(|lsn| {
             w.flush()
                 .map_err(|e| BoardError::Unavailable(format!("backup: {e}")))?;
             Ok(lsn)

@@ -16,9 +16,10 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
+use photofinish_core::access::Caller;
 use photofinish_core::events::{Event, EventFeed, EventKind, Read};
 use photofinish_core::op::ReadBoard;
-use photofinish_core::{BoardError, BoardName, ErrorCode, RunRead};
+use photofinish_core::{BoardError, BoardName, ErrorCode};
 use serde_json::json;
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -60,6 +61,7 @@ pub async fn get_events(
     let feed = app.gate.events(&id.caller, &board).await?;
     let reader = Reader {
         app: app.clone(),
+        caller: id.caller,
         board,
         after: last_seen.unwrap_or_else(|| feed.last_id()),
         resync_first: last_seen.is_some(),
@@ -147,6 +149,9 @@ pub struct FellBehind;
 /// One consumer's place in the feed.
 struct Reader {
     app: AppState,
+    /// Who reads: the board's current period is read as it (a key revoked since the
+    /// stream began reads nothing, and the stream then waits for events alone).
+    caller: Caller,
     board: BoardName,
     feed: Arc<EventFeed>,
     /// The id of the last event sent (or skipped by the filter).
@@ -213,16 +218,13 @@ impl Reader {
 
     /// Waits for the next event, or for the period to end (then asks for its reset).
     async fn wait(&mut self) {
-        let service = self.app.gate.service().clone();
         let end = match self.period_end_us {
             Some(end) => end,
             None => {
-                let end = match service
-                    .read(&ReadBoard {
-                        board: self.board.clone(),
-                    })
-                    .await
-                {
+                let board = ReadBoard {
+                    board: self.board.clone(),
+                };
+                let end = match self.app.gate.read(&self.caller, &board).await {
                     Ok(b) => b.current.end_us,
                     Err(_) => i64::MAX,
                 };
@@ -230,7 +232,7 @@ impl Reader {
                 end
             }
         };
-        let now = service.now_us();
+        let now = self.app.gate.now_us();
         let until_end = u64::try_from(end.saturating_sub(now)).unwrap_or(0);
         let pause = Duration::from_micros(until_end).min(MAX_PERIOD_WAIT);
         let mut closing = self.closing.clone();
@@ -238,10 +240,10 @@ impl Reader {
             () = self.feed.changed(self.after) => {}
             _ = async { drop(closing.wait_for(|c| *c).await) } => {}
             () = tokio::time::sleep(pause) => {
-                if service.now_us() >= end {
+                if self.app.gate.now_us() >= end {
                     // Announced once over every stream and node; a failure is retried on
                     // the next wake.
-                    if let Err(e) = service.announce_period(&self.board).await {
+                    if let Err(e) = self.app.gate.announce_period(&self.caller, &self.board).await {
                         tracing::debug!(board = %self.board, error = %e, "period announce failed");
                     }
                     self.period_end_us = None;

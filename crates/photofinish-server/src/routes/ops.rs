@@ -10,13 +10,12 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::input::Auth;
 use crate::wire::types::Health;
-use photofinish_core::access::Action;
 use photofinish_core::ErrorCode;
 
 /// Liveness: always 200 while the process serves; `degraded` while writes fail.
 #[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
 pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
-    let storage_error = app.gate.service().health().await;
+    let storage_error = app.gate.health().await;
     let status = if storage_error.is_some() {
         "degraded"
     } else {
@@ -34,14 +33,11 @@ pub async fn metrics(
     State(app): State<AppState>,
     Auth(id): Auth,
 ) -> Result<impl IntoResponse, ApiError> {
-    app.gate.admit(&id.caller, Action::Metrics).await?;
-    let service = app.gate.service();
-    let failing = service.health().await.is_some();
-    let totals = service.totals().await.ok();
+    let figures = app.gate.figures(&id.caller).await?;
     let memory = app.gate.budget().map(|b| (b.estimate(), b.limit()));
     let body = app
         .metrics
-        .render(totals, failing, memory, service.take_log_counts());
+        .render(figures.totals, figures.failing, memory, figures.log_counts);
     Ok((
         [(
             CONTENT_TYPE,

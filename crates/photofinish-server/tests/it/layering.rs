@@ -125,3 +125,33 @@ fn the_doors_share_only_the_neutral_layer() {
         assert!(!wire.contains(door), "wire imports crate::{door}");
     }
 }
+
+/// The files of the doors: HTTP's routes and extractors, the RESP door.
+fn door_files() -> Vec<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.join("input.rs"), src.join("app.rs")];
+    rust_files(&src.join("routes"), &mut files);
+    rust_files(&src.join("resp"), &mut files);
+    files
+}
+
+#[test]
+fn no_door_holds_the_bare_service() {
+    // A door reaches the service only through the gate, which runs the access rules
+    // first: no route or RESP command names the `Leaderboard` trait (the gate keeps it
+    // private and offers no accessor, so the compiler holds the rest).
+    let files = door_files();
+    assert!(
+        files.len() > 20,
+        "the doors' files were found: {}",
+        files.len()
+    );
+    for f in files {
+        let text = code(&f);
+        assert!(
+            !text.contains("Leaderboard"),
+            "{} names the service trait: a door goes through the gate",
+            f.display()
+        );
+    }
+}

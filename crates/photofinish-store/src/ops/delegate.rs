@@ -28,6 +28,16 @@ macro_rules! leaderboard_over_engine {
                 $crate::ops::close_step(self, board, budget).await
             }
 
+            async fn totals(
+                &self,
+            ) -> Result<photofinish_core::view::Totals, photofinish_core::BoardError> {
+                $crate::ops::totals(self).await
+            }
+
+            async fn board_names(&self) -> Result<Vec<String>, photofinish_core::BoardError> {
+                <$engine as $crate::ops::Engine>::board_names(self).await
+            }
+
             async fn read_board(
                 &self,
                 board: &photofinish_core::BoardName,

@@ -14,7 +14,7 @@ use photofinish_core::budget::OverBudget;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::Change;
-use photofinish_core::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+use photofinish_core::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
 use photofinish_core::{Board, BoardConfig, BoardError, MemberName, PeriodRef};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
@@ -47,6 +47,9 @@ pub trait Engine: Send + Sync {
         Ok(Vec::new())
     }
 
+    /// The names of every board, in name order (cheap: no board is read).
+    async fn board_names(&self) -> Result<Vec<String>, BoardError>;
+
     /// Board `board`, reflecting every command acknowledged before the call
     /// (`board_not_found` if there is none).
     async fn board(&self, board: &str) -> Result<BoardHandle, BoardError>;
@@ -74,6 +77,26 @@ pub trait Engine: Send + Sync {
         id: u128,
         fingerprint: [u8; 16],
     ) -> Option<Result<Answer, KeyReused>>;
+}
+
+/// `Leaderboard::totals`: the boards and the members in their periods, over every board
+/// the engine lists (one listed but gone by the time it is read is left out).
+pub async fn totals<E: Engine + ?Sized>(e: &E) -> Result<Totals, BoardError> {
+    let mut totals = Totals {
+        boards: 0,
+        members: 0,
+    };
+    for name in e.board_names().await? {
+        match e.board(&name).await {
+            Ok(handle) => {
+                totals.boards += 1;
+                totals.members += read_lock(&handle).total_members();
+            }
+            Err(BoardError::BoardNotFound(_)) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(totals)
 }
 
 /// Logs and applies one command; its answer.
