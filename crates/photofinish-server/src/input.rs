@@ -20,7 +20,9 @@ use serde::de::DeserializeOwned;
 use crate::app::AppState;
 use crate::auth::{anonymous_may_call, bearer, Identity};
 use crate::error::ApiError;
-use crate::limits::{BODY_DISCARD_WAIT, MAX_BODY_BYTES, MAX_DISCARD_BYTES};
+use crate::limits::{
+    BODY_DISCARD_WAIT, DEFAULT_PAGE_LIMIT, MAX_BODY_BYTES, MAX_DISCARD_BYTES, MAX_PAGE_LIMIT,
+};
 use crate::wire::parse::{bounded_u64, ranking};
 use photofinish_core::access::{Action, Caller};
 use photofinish_core::ErrorCode;
@@ -260,6 +262,18 @@ impl Params {
         self.0
             .get(name)
             .map_or(Ok(default), |raw| bounded_u64(name, raw, max))
+    }
+
+    /// `limit`, a page's size: [`DEFAULT_PAGE_LIMIT`] when absent, at most
+    /// [`MAX_PAGE_LIMIT`] (docs/SPEC.md §3) — every page of the API but the board list's
+    /// default ([`Self::limit_or`]) and the audit log's own bounds.
+    pub fn page_limit(&self) -> Result<u64, ApiError> {
+        self.limit_or(DEFAULT_PAGE_LIMIT)
+    }
+
+    /// `limit`, a page's size: `default` when absent, at most [`MAX_PAGE_LIMIT`].
+    pub fn limit_or(&self, default: u64) -> Result<u64, ApiError> {
+        self.u64("limit", default, MAX_PAGE_LIMIT)
     }
 
     /// `ranking`: ordinal (default), competition or dense.

@@ -12,7 +12,7 @@ use photofinish_core::view::BoardPatch;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, JsonBody, Params};
-use crate::limits::{DEFAULT_BOARDS_PAGE, MAX_PAGE_LIMIT};
+use crate::limits::DEFAULT_BOARDS_PAGE;
 use crate::wire::parse::rfc3339_us;
 use crate::wire::parse::{bound, config, instant};
 use crate::wire::types::{
@@ -67,7 +67,7 @@ pub async fn list_boards(
     q: Params,
 ) -> Result<Json<BoardList>, ApiError> {
     let offset = q.u64("offset", 0, u64::MAX)?;
-    let limit = q.u64("limit", DEFAULT_BOARDS_PAGE, MAX_PAGE_LIMIT)?;
+    let limit = q.limit_or(DEFAULT_BOARDS_PAGE)?;
     let (total, boards) = app.gate.boards(&id.caller, offset, limit).await?;
     Ok(Json(BoardList {
         total,

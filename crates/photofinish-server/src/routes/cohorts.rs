@@ -9,7 +9,6 @@ use photofinish_core::ErrorCode;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
-use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::wire::types::{CohortListView, CohortView};
 use crate::wire::views::{cohort_list_view, cohort_view};
 
@@ -58,7 +57,7 @@ pub async fn get_cohorts(
         board,
         tier: q.0.get("tier").cloned(),
         offset: q.u64("offset", 0, u64::MAX)?,
-        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+        limit: q.page_limit()?,
         options: q.read_options()?,
     };
     let list = app.gate.read(&id.caller, &op).await?;
@@ -102,7 +101,7 @@ pub async fn get_cohort_entries(
         cohort,
         tier: q.0.get("tier").cloned(),
         offset: q.u64("offset", 0, u64::MAX)?,
-        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+        limit: q.page_limit()?,
         options: q.read_options()?,
     };
     let rows = app.gate.read(&id.caller, &op).await?;

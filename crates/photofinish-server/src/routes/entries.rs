@@ -7,7 +7,6 @@ use photofinish_core::op::ReadPage;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardPath, Params};
-use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::wire::types::EntriesPage;
 use crate::wire::views::page_view;
 
@@ -26,7 +25,7 @@ pub async fn get_entries(
     q: Params,
 ) -> Result<Json<EntriesPage>, ApiError> {
     let offset = q.u64("offset", 0, u64::MAX)?;
-    let limit = q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?;
+    let limit = q.page_limit()?;
     let options = q.read_options()?;
     let op = ReadPage {
         board,

@@ -9,7 +9,6 @@ use photofinish_core::PeriodRef;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, Params};
-use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::wire::types::{MovesView, TierView};
 use crate::wire::views::move_view;
 
@@ -34,7 +33,7 @@ pub async fn get_moves(
         board,
         period: PeriodRef::parse(&period),
         offset: q.u64("offset", 0, u64::MAX)?,
-        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+        limit: q.page_limit()?,
     };
     let list = app.gate.read(&id.caller, &op).await?;
     Ok(Json(MovesView {

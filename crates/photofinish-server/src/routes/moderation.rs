@@ -14,7 +14,6 @@ use photofinish_core::{BoardName, ErrorCode, MemberName};
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorBody};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params, PathParams};
-use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::wire::parse::instant_text;
 use crate::wire::types::{AuditView, HiddenView};
 use crate::wire::views::audit_entry_view;
@@ -99,7 +98,7 @@ pub async fn get_hidden(
     let op = ReadHidden {
         board,
         offset: q.u64("offset", 0, u64::MAX)?,
-        limit: q.u64("limit", DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)?,
+        limit: q.page_limit()?,
     };
     let list = app.gate.read(&id.caller, &op).await?;
     Ok(Json(HiddenView {

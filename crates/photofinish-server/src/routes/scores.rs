@@ -20,17 +20,14 @@ use photofinish_core::ErrorCode;
 
 /// Checks a write and builds its request.
 fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
-    let member = MemberName::parse(w.member)?;
-    let at_us = parse::at(w.at.as_ref())?;
-    Ok(WriteRequest {
-        scores: parse::write_scores(w.score.as_ref(), w.scores.as_ref())?,
-        op: parse::op(w.op.as_ref())?,
-        metadata: parse::metadata(w.metadata.as_ref())?,
-        period: parse::write_period(w.period, at_us)?,
-        at_us,
-        member,
-        over_budget: None, // the gate sets it
-    })
+    parse::write_request(
+        MemberName::parse(w.member)?,
+        parse::write_scores(w.score.as_ref(), w.scores.as_ref())?,
+        parse::op(w.op.as_ref())?,
+        parse::metadata(w.metadata.as_ref())?,
+        parse::at(w.at.as_ref())?,
+        w.period,
+    )
 }
 
 fn result(member: MemberName, w: WriteOutcome) -> WriteResult {

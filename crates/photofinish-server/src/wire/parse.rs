@@ -10,6 +10,8 @@ use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::entry::{parse_instant, EntryRules};
 use photofinish_core::league::League;
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
+use photofinish_core::view::WriteRequest;
+use photofinish_core::MemberName;
 use photofinish_core::{
     BoardConfig, BoardName, BoardSettings, ErrorCode, Op, Order, RankStyle, Reset, ScoreRules,
     WeekStart,
@@ -462,19 +464,33 @@ pub fn score_text(text: &str) -> Result<i64, ApiError> {
     })
 }
 
-/// The period a write names, if any: not together with an explicit `at` (docs/SPEC.md
-/// §10; the id itself is checked against the board's calendar by the service).
-pub fn write_period(
-    period: Option<String>,
+/// A write's request from its parsed parts, for every door (HTTP's body, RESP's
+/// arguments): the one place it is built. A write names either a period or an `at`, not
+/// both (docs/SPEC.md §10; the period's id is checked against the board's calendar by the
+/// service); the memory budget's verdict is the gate's to set.
+pub fn write_request(
+    member: MemberName,
+    scores: ScoreInput,
+    op: Option<Op>,
+    metadata: Option<String>,
     at_us: Option<i64>,
-) -> Result<Option<String>, ApiError> {
-    match (period, at_us) {
-        (Some(_), Some(_)) => Err(ApiError::new(
+    period: Option<String>,
+) -> Result<WriteRequest, ApiError> {
+    if period.is_some() && at_us.is_some() {
+        return Err(ApiError::new(
             ErrorCode::InvalidParameter,
             "a write names either a period or an at, not both",
-        )),
-        (period, _) => Ok(period),
+        ));
     }
+    Ok(WriteRequest {
+        member,
+        op,
+        scores,
+        at_us,
+        period,
+        metadata,
+        over_budget: None,
+    })
 }
 
 /// An operator name.

@@ -102,15 +102,14 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
         .flatten();
     let at_us = option(&opts, "AT").map(parse::at_text).transpose()?;
     Ok(Parsed {
-        request: WriteRequest {
+        request: parse::write_request(
             member,
             scores,
             op,
             metadata,
-            period: parse::write_period(option(&opts, "PERIOD").map(str::to_owned), at_us)?,
             at_us,
-            over_budget: None, // the gate sets it
-        },
+            option(&opts, "PERIOD").map(str::to_owned),
+        )?,
         shape,
         keyed: keyed_request(&opts, args, next)?,
     })
