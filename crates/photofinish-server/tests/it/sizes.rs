@@ -162,3 +162,21 @@ fn the_lua_stays_log_plumbing() {
         "{lines} lines of Lua in {scripts:?}, over {MAX_LUA_LINES}"
     );
 }
+
+/// ARCHITECTURE.md is a map a newcomer reads in one sitting (issue #60): what a module
+/// does is said in the module's `//!` paragraph, not repeated there at length.
+const MAX_ARCHITECTURE_LINES: usize = 400;
+
+#[test]
+fn the_architecture_stays_a_map() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md");
+    let lines = std::fs::read_to_string(&path)
+        .expect("read ARCHITECTURE.md")
+        .lines()
+        .count();
+    assert!(lines > 50, "{} has {lines} lines", path.display());
+    assert!(
+        lines <= MAX_ARCHITECTURE_LINES,
+        "ARCHITECTURE.md has {lines} lines, over {MAX_ARCHITECTURE_LINES}"
+    );
+}
