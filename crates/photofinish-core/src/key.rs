@@ -10,7 +10,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use crate::config::Order;
+use crate::scoring::Order;
 
 /// Columns a board may rank by (docs/SPEC.md §13).
 pub const MAX_COLUMNS: usize = 5;

@@ -155,3 +155,106 @@ fn no_door_holds_the_bare_service() {
         );
     }
 }
+
+/// The module path of a source file of a crate whose `src` is `src` (`a/b.rs` and
+/// `a/b/mod.rs` are `a::b`; `lib.rs`, `main.rs` the root, "").
+fn module_path(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file");
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_owned());
+    }
+    parts.join("::")
+}
+
+/// The module paths `text` (the code of module `at`) names through `crate::` and
+/// `super::`, as far as each path goes (the caller keeps the longest that is a module).
+fn named_paths(text: &str, at: &str) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> Vec<String> {
+        s.split("::")
+            .map(|p| {
+                p.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .take_while(|p| !p.is_empty())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("crate::") {
+        if text[..i].ends_with('$')
+            || text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        out.push(ident(&text[i + "crate::".len()..]));
+    }
+    for (i, _) in text.match_indices("super::") {
+        if text[..i].ends_with("super::") {
+            continue; // counted from the first `super::` of the chain
+        }
+        let mut base: Vec<String> = if at.is_empty() {
+            Vec::new()
+        } else {
+            at.split("::").map(str::to_owned).collect()
+        };
+        let mut rest = &text[i..];
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = r;
+        }
+        base.extend(ident(rest));
+        out.push(base);
+    }
+    out
+}
+
+#[test]
+fn no_source_file_imports_one_that_imports_it_back() {
+    // In every production crate, files import each other without a circle: the parts a
+    // whole is made of never import the whole, and steps two modules share live in a
+    // module of their own (issue #60).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = 0;
+    for krate in [
+        "photofinish-core",
+        "photofinish-store",
+        "photofinish-redis",
+        "photofinish-server",
+        "photofinish",
+    ] {
+        let src = root.join(krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let modules: BTreeMap<String, PathBuf> = files
+            .iter()
+            .map(|f| (module_path(&src, f), f.clone()))
+            .collect();
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (m, f) in &modules {
+            let deps = g.entry(m.clone()).or_default();
+            for mut path in named_paths(&code(f), m) {
+                while !path.is_empty() && !modules.contains_key(&path.join("::")) {
+                    path.pop();
+                }
+                let target = path.join("::");
+                // A module naming its own item, or the crate root's re-exports, is no edge.
+                if !path.is_empty() && target != *m {
+                    deps.insert(target);
+                }
+            }
+        }
+        for m in g.keys() {
+            if let Some(cycle) = cycle_from(&g, m) {
+                panic!("{krate}: an import circle: {}", cycle.join(" → "));
+            }
+        }
+        checked += g.len();
+    }
+    assert!(checked > 150, "the crates' files were found: {checked}");
+}
