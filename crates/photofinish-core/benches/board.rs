@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
             timezone: "Europe/Berlin".into(),
             ..BoardConfig::default()
         };
-        let mut board = Board::new(config).expect("board");
+        let mut board = Board::checked(config).expect("board");
         let mut i = 0usize;
         g.bench_function(label, |b| {
             b.iter(|| {

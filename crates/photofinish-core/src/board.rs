@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::budget::OverBudget;
 use crate::calendar::{validate_instant, Calendar, Period};
 use crate::columns::{check_columns, Column, ColumnNames, Operands, Shape};
-use crate::config::{BoardConfig, Op};
+use crate::config::{BoardConfig, CheckedConfig, Op};
 use crate::entry::Seats;
 use crate::error::BoardError;
 use crate::ranking::{Outcome, Prefetch, RankStyle, Ranking, Write};
@@ -92,9 +92,15 @@ fn target_us(at_us: i64, period_us: Option<i64>) -> i64 {
 }
 
 impl Board {
-    /// A new, empty board; fails on an invalid config.
-    pub fn new(config: BoardConfig) -> Result<Self, BoardError> {
-        config.validate()?;
+    /// A new, empty board from a plain config, checked here: for tools and tests that
+    /// start from one (an operation's config was checked where it entered).
+    pub fn checked(config: BoardConfig) -> Result<Self, BoardError> {
+        Self::new(config.checked()?)
+    }
+
+    /// A new, empty board with a checked config.
+    pub fn new(config: CheckedConfig) -> Result<Self, BoardError> {
+        let config = config.into_inner();
         let window = PeriodWindow::new(&config)?;
         Ok(Self {
             names: ColumnNames::of(&config.columns),

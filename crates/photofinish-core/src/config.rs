@@ -255,6 +255,35 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// A board config that passed [`BoardConfig::validate`]: made once, where a config enters
+/// (a door's body, a log record or snapshot being read, an upgrade), and taken as it is
+/// from there on — by the create operation, its log record and the board it builds. So no
+/// step after the door checks it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CheckedConfig(BoardConfig);
+
+impl CheckedConfig {
+    /// `config` if it passes its rules.
+    pub fn new(config: BoardConfig) -> Result<Self, BoardError> {
+        config.validate()?;
+        Ok(Self(config))
+    }
+
+    /// The config itself.
+    pub fn into_inner(self) -> BoardConfig {
+        self.0
+    }
+}
+
+impl std::ops::Deref for CheckedConfig {
+    type Target = BoardConfig;
+
+    fn deref(&self) -> &BoardConfig {
+        &self.0
+    }
+}
+
 impl Default for BoardConfig {
     fn default() -> Self {
         Self {
@@ -273,6 +302,11 @@ impl Default for BoardConfig {
 }
 
 impl BoardConfig {
+    /// The config as a [`CheckedConfig`], if it passes its rules.
+    pub fn checked(self) -> Result<CheckedConfig, BoardError> {
+        CheckedConfig::new(self)
+    }
+
     /// Checks every field; the time zone must be a known IANA name.
     pub fn validate(&self) -> Result<(), BoardError> {
         jiff::tz::TimeZone::get(&self.timezone).map_err(|_| {

@@ -81,7 +81,9 @@ pub mod window;
 pub use board::{Board, PeriodRef};
 pub use calendar::{Calendar, Period};
 pub use columns::{Column, Operands, Scores, Shape, Update};
-pub use config::{BoardConfig, BoardSettings, Op, Order, Reset, ScoreRules, WeekStart};
+pub use config::{
+    BoardConfig, BoardSettings, CheckedConfig, Op, Order, Reset, ScoreRules, WeekStart,
+};
 pub use error::{BoardError, ErrorCode};
 pub use key::Key;
 pub use names::{BoardName, MemberName};

@@ -38,7 +38,7 @@ const NOON: i64 = 1_795_348_800_000_000;
 
 #[test]
 fn purged_periods_release_their_memory() {
-    let mut board = Board::new(BoardConfig {
+    let mut board = Board::checked(BoardConfig {
         reset: Reset::Daily,
         retention: 1,
         ..BoardConfig::default()

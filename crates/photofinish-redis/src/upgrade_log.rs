@@ -155,9 +155,13 @@ pub async fn convert_board(
     let config = layout::parse_config(text.as_bytes())
         .ok_or_else(|| damaged(format!("board {board:?} has config {text:?}")))?;
     let now = redis_now_us(conn).await?;
+    let checked = config
+        .clone()
+        .checked()
+        .map_err(|e| damaged(format!("board {board:?} has config {text:?}: {e}")))?;
     let create = Command::CreateBoard {
         board: board.to_owned(),
-        config: config.clone(),
+        config: checked,
         max_boards: None,
         hidden: Vec::new(),
     };

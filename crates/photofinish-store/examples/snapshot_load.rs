@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
         });
         let ranking = Ranking::from_sorted(BoardConfig::default().shape(), n as usize, entries)?;
-        let mut board = Board::new(BoardConfig::default())?;
+        let mut board = Board::checked(BoardConfig::default())?;
         let all = board.calendar().parse("all")?;
         board.insert_ranking(all, ranking);
         let state = State::default();

@@ -531,7 +531,7 @@ fn read_boards(d: &mut Dec<'_>, state: &State, v1: bool, len: usize) -> Result<(
         let name = d.str()?;
         let config = if v1 { d.config()? } else { d.config2()? };
         let mut board =
-            Board::new(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
+            Board::checked(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
         for _ in 0..d.u32()? {
             let id = d.str()?;
             let period = board

@@ -398,14 +398,14 @@ impl State {
     fn create_board(
         &self,
         board: &str,
-        config: &photofinish_core::BoardConfig,
+        config: &photofinish_core::CheckedConfig,
         max_boards: Option<u64>,
         hidden: &[String],
     ) -> Result<Applied, BoardError> {
         let mut boards = write_lock(&self.boards);
         if let Some(existing) = boards.get(board) {
             let existing = read_lock(existing).config().clone();
-            return if existing == *config {
+            return if existing == **config {
                 Ok(Applied::BoardCreated(false))
             } else {
                 Err(BoardError::ConfigConflict {

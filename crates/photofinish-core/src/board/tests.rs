@@ -11,7 +11,7 @@ const DAY: i64 = 86_400_000_000;
 const T0: i64 = 1_795_305_600_000_000;
 
 fn daily(retention: u32) -> Board {
-    Board::new(BoardConfig {
+    Board::checked(BoardConfig {
         reset: Reset::Daily,
         retention,
         ..BoardConfig::default()
@@ -115,7 +115,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
 
 #[test]
 fn boards_that_never_reset_have_one_period() {
-    let mut b = Board::new(BoardConfig::default()).expect("board");
+    let mut b = Board::checked(BoardConfig::default()).expect("board");
     write(&mut b, "a", 1, 0).expect("w");
     write(&mut b, "a", 1, T0).expect("w");
     let ids: Vec<&str> = b.periods().map(|(p, _)| p.id.as_str()).collect();
@@ -151,7 +151,7 @@ fn readers_see_retention_counted_back_from_the_current_period() {
         b.window().visible(T0 + 10).map(|v| v.floor_us),
         Ok(T0 - DAY)
     );
-    let never = Board::new(BoardConfig::default()).expect("board");
+    let never = Board::checked(BoardConfig::default()).expect("board");
     assert_eq!(never.window().visible(T0).map(|v| v.floor_us), Ok(i64::MIN));
 }
 
@@ -170,7 +170,7 @@ mod league {
     const SIZE: u32 = 3;
 
     fn league_board() -> Board {
-        Board::new(BoardConfig {
+        Board::checked(BoardConfig {
             reset: Reset::Daily,
             retention: 4,
             update: Op::Best,

@@ -9,7 +9,7 @@
 use crate::access::Action;
 use crate::board::PeriodRef;
 use crate::budget::OverBudget;
-use crate::config::BoardConfig;
+use crate::config::CheckedConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
 use crate::names::MemberName;
@@ -19,7 +19,7 @@ use crate::view::{BoardPatch, BoardState, JoinOutcome, WriteOutcome, WriteReques
 #[derive(Debug, Clone)]
 pub enum Change {
     /// Create the board (`created: false` in the answer when it exists alike).
-    Create(BoardConfig),
+    Create(CheckedConfig),
     /// Change its changeable settings; answers the board as it is then.
     Patch(BoardPatch),
     /// Delete it and all its periods.

@@ -13,8 +13,8 @@ use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_TH
 use photofinish_core::view::WriteRequest;
 use photofinish_core::MemberName;
 use photofinish_core::{
-    BoardConfig, BoardName, BoardSettings, ErrorCode, Op, Order, RankStyle, Reset, ScoreRules,
-    WeekStart,
+    BoardConfig, BoardName, BoardSettings, CheckedConfig, ErrorCode, Op, Order, RankStyle, Reset,
+    ScoreRules, WeekStart,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -152,8 +152,9 @@ pub fn instant_text(s: &str, name: &str, code: ErrorCode) -> Result<i64, ApiErro
     Ok(us)
 }
 
-/// The config a body asks for, defaults filled in and every field checked.
-pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
+/// The config a body asks for, defaults filled in and every field checked: the one check
+/// of a new board's config ([`CheckedConfig`]).
+pub fn config(body: BoardConfigBody) -> Result<CheckedConfig, ApiError> {
     let d = BoardConfig::default();
     let c = BoardConfig {
         order: field(body.order, "order", Order::parse, d.order, "desc, asc")?,
@@ -219,8 +220,7 @@ pub fn config(body: BoardConfigBody) -> Result<BoardConfig, ApiError> {
             },
         },
     };
-    c.validate()?;
-    Ok(c)
+    Ok(c.checked()?)
 }
 
 /// A whole number from 0 to `u64::MAX` given as JSON (`7`, and `7.0`, which JSON Schema

@@ -64,7 +64,7 @@ fn create() -> (Command, bool) {
     (
         Command::CreateBoard {
             board: "b".into(),
-            config: BoardConfig::default(),
+            config: BoardConfig::default().checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
         },

@@ -232,7 +232,7 @@ async fn change_of<L: Leaderboard + ?Sized>(
 
 impl<L: Leaderboard + ?Sized> Changes for L {
     async fn create_board(&self, board: &str, config: BoardConfig) -> Result<bool, BoardError> {
-        Ok(change_of(self, board, Change::Create(config))
+        Ok(change_of(self, board, Change::Create(config.checked()?))
             .await?
             .into_created()?
             .0)

@@ -6,6 +6,7 @@ use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
+use photofinish_core::{BoardConfig, CheckedConfig};
 
 impl Command {
     /// Decodes a whole payload.
@@ -37,13 +38,13 @@ impl Command {
         let cmd = match kind {
             CREATE_BOARD_V1 => Command::CreateBoard {
                 board: d.str()?,
-                config: d.config()?,
+                config: checked(d.config()?)?,
                 max_boards: None,
                 hidden: Vec::new(),
             },
             kind @ (CREATE_BOARD | CREATE_BOARD_LIMITED) => Command::CreateBoard {
                 board: d.str()?,
-                config: d.config2()?,
+                config: checked(d.config2()?)?,
                 max_boards: if kind == CREATE_BOARD_LIMITED {
                     Some(d.u64()?)
                 } else {
@@ -52,7 +53,7 @@ impl Command {
                 hidden: Vec::new(),
             },
             CREATE_BOARD_HIDING => {
-                let (board, config) = (d.str()?, d.config2()?);
+                let (board, config) = (d.str()?, checked(d.config2()?)?);
                 let max_boards = if d.u8()? != 0 { Some(d.u64()?) } else { None };
                 Command::CreateBoard {
                     board,
@@ -284,4 +285,12 @@ fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
         ),
         f => return Err(DecodeError(format!("unknown scores form {f}"))),
     })
+}
+
+/// A logged config, checked as it is read: a record whose config breaks its rules is
+/// damage (every create was checked before it was logged).
+fn checked(config: BoardConfig) -> Result<CheckedConfig, DecodeError> {
+    config
+        .checked()
+        .map_err(|e| DecodeError(format!("a logged board config: {e}")))
 }

@@ -371,11 +371,28 @@ mod tests {
             cmd,
             Command::CreateBoard {
                 board: "b".into(),
-                config: config.clone(),
+                config: config.clone().checked().expect("valid"),
                 max_boards: None,
                 hidden: Vec::new(),
             }
         );
+    }
+
+    /// A create's config is checked as its record is read (it was checked before it was
+    /// logged, so one that breaks its rules is damage, not a board to build unchecked).
+    #[test]
+    fn a_logged_config_that_breaks_its_rules_does_not_decode() {
+        let broken = BoardConfig {
+            retention: 0,
+            ..BoardConfig::default()
+        };
+        assert!(broken.clone().checked().is_err());
+        let mut e = Enc::default();
+        e.u8(CREATE_BOARD);
+        e.str("b");
+        e.config2(&broken);
+        let err = Command::decode(&e.0).expect_err("a broken config is damage");
+        assert!(err.to_string().contains("retention"), "{err}");
     }
 
     /// A write naming its period round-trips with and without the budget's verdict, and
@@ -574,7 +591,7 @@ mod tests {
         for max_boards in [None, Some(7)] {
             let cmd = Command::CreateBoard {
                 board: "new".into(),
-                config: BoardConfig::default(),
+                config: BoardConfig::default().checked().expect("valid"),
                 max_boards,
                 hidden: vec!["mallory".into(), "eve".into()],
             };
@@ -607,6 +624,9 @@ mod tests {
                     join_required: true,
                 },
             },
+            // A webhook needs periods that close, and two of them kept.
+            reset: photofinish_core::Reset::Daily,
+            retention: 2,
             ..BoardConfig::default()
         };
         let patch = BoardPatch {
@@ -625,13 +645,13 @@ mod tests {
         for cmd in [
             Command::CreateBoard {
                 board: "b".into(),
-                config: config.clone(),
+                config: config.clone().checked().expect("valid"),
                 max_boards: None,
                 hidden: Vec::new(),
             },
             Command::CreateBoard {
                 board: "b".into(),
-                config,
+                config: config.checked().expect("valid"),
                 max_boards: Some(10_000),
                 hidden: Vec::new(),
             },

@@ -6,7 +6,7 @@
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::ScoreInput;
 use photofinish_core::view::BoardPatch;
-use photofinish_core::{BoardConfig, Op};
+use photofinish_core::{CheckedConfig, Op};
 
 /// A state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,8 +15,8 @@ pub enum Command {
     CreateBoard {
         /// Board name.
         board: String,
-        /// Its config.
-        config: BoardConfig,
+        /// Its config, checked where it entered (the door, or this record being read).
+        config: CheckedConfig,
         /// The server's board limit when the command was sequenced (`None` in logs from
         /// before limits: no limit).
         max_boards: Option<u64>,

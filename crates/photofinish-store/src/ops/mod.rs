@@ -15,7 +15,7 @@ use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::Change;
 use photofinish_core::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
-use photofinish_core::{Board, BoardConfig, BoardError, MemberName, PeriodRef};
+use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig, MemberName, PeriodRef};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
@@ -273,18 +273,15 @@ async fn keyed_commands<E: Engine + ?Sized>(
                 now_us: 0,
             }],
         ),
-        Change::Create(config) => {
-            config.validate()?;
-            (
-                false,
-                vec![Command::CreateBoard {
-                    board: board.to_owned(),
-                    config,
-                    max_boards: e.max_boards(),
-                    hidden: e.hidden_everywhere().await?,
-                }],
-            )
-        }
+        Change::Create(config) => (
+            false,
+            vec![Command::CreateBoard {
+                board: board.to_owned(),
+                config,
+                max_boards: e.max_boards(),
+                hidden: e.hidden_everywhere().await?,
+            }],
+        ),
     })
 }
 
@@ -396,10 +393,9 @@ async fn hide<E: Engine + ?Sized>(
 async fn create_board<E: Engine + ?Sized>(
     e: &E,
     board: &str,
-    config: BoardConfig,
+    config: CheckedConfig,
     actor: &str,
 ) -> Result<bool, BoardError> {
-    config.validate()?;
     let cmd = Command::CreateBoard {
         board: board.to_owned(),
         config,

@@ -101,7 +101,9 @@ fn a_gap_in_sequence_numbers_names_the_offset_of_the_record_after_it() {
         let cmd = if i == 0 {
             photofinish_store::Command::CreateBoard {
                 board: "b".into(),
-                config: photofinish_core::BoardConfig::default(),
+                config: photofinish_core::BoardConfig::default()
+                    .checked()
+                    .expect("valid config"),
                 max_boards: None,
                 hidden: Vec::new(),
             }

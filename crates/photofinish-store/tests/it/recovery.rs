@@ -302,7 +302,7 @@ fn board_config_conflicts_and_deletes_survive_restart() {
             &store,
             Command::CreateBoard {
                 board: "keep".into(),
-                config: cfg,
+                config: cfg.checked().expect("valid config"),
                 max_boards: None,
                 hidden: Vec::new(),
             },
@@ -405,7 +405,7 @@ fn retention_purges_replay_identically_from_the_log() {
             &store,
             Command::CreateBoard {
                 board: "d".into(),
-                config,
+                config: config.checked().expect("valid config"),
                 max_boards: None,
                 hidden: Vec::new(),
             },
@@ -534,7 +534,7 @@ fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
         config.settings.entry.join_required = true;
         let create = Command::CreateBoard {
             board: "t".into(),
-            config,
+            config: config.checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
         };
@@ -646,7 +646,7 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
         });
         let create = Command::CreateBoard {
             board: "l".into(),
-            config,
+            config: config.checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
         };
@@ -732,7 +732,9 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
         let store = open_log_only(dir.path());
         let create = Command::CreateBoard {
             board: "h".into(),
-            config: photofinish_core::BoardConfig::default(),
+            config: photofinish_core::BoardConfig::default()
+                .checked()
+                .expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
         };

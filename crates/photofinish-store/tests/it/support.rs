@@ -67,7 +67,7 @@ pub fn submit(store: &Store, cmd: Command) -> Result<Result<Applied, BoardError>
 pub fn create(store: &Store, board: &str) {
     let cmd = Command::CreateBoard {
         board: board.into(),
-        config: BoardConfig::default(),
+        config: BoardConfig::default().checked().expect("valid config"),
         max_boards: None,
         hidden: Vec::new(),
     };

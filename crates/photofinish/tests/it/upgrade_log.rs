@@ -227,7 +227,10 @@ async fn an_interrupted_upgrade_resumes(cluster: bool) {
         .expect("fence");
     let create = photofinish_store::Command::CreateBoard {
         board: "desc".into(),
-        config: serde_json::from_str(&text).expect("config"),
+        config: serde_json::from_str::<photofinish_core::BoardConfig>(&text)
+            .expect("config")
+            .checked()
+            .expect("valid config"),
         max_boards: None,
         hidden: Vec::new(),
     };
