@@ -15,6 +15,7 @@
 //! connections already open. Each board command takes one token from the caller's rate
 //! limit, as each HTTP request does.
 
+use photofinish_core::access::Caller;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -25,6 +26,7 @@ use super::frame::{self, Args, Batch};
 use super::reply::Out;
 use super::session::Session;
 use crate::error::ApiError;
+use crate::gate::Gate;
 use crate::limits::{RESP_MAX_PIPELINE, RESP_MAX_REPLY_BYTES, RESP_READ_CHUNK, RESP_WRITE_TIMEOUT};
 
 /// A board command of the current run of plain writes.
@@ -140,39 +142,13 @@ impl Session {
                 }
             }
         }
-        let caller = &self.identity.caller;
-        let gate = &self.app.gate;
-        let group_answers =
-            futures_util::future::join_all(groups.into_iter().map(|(board, items)| async move {
-                let target = match gate.check_write_target(caller, &board).await {
-                    Ok(t) => t,
-                    Err(e) => {
-                        let e = ApiError::from(e);
-                        return items
-                            .into_iter()
-                            .map(|(i, _)| (i, Err(CmdError::Api(e.clone()))))
-                            .collect::<Vec<_>>();
-                    }
-                };
-                let mut done = Vec::with_capacity(items.len());
-                let mut to_write = Vec::with_capacity(items.len());
-                for (i, r) in items {
-                    match r {
-                        Ok(w) => to_write.push((i, w)),
-                        Err(e) => done.push((i, Err(e))),
-                    }
-                }
-                let (slots, writes): (Vec<usize>, Vec<WriteRequest>) = to_write.into_iter().unzip();
-                let applied = gate.write_each(&target, writes).await;
-                done.extend(
-                    slots
-                        .into_iter()
-                        .zip(applied)
-                        .map(|(i, r)| (i, r.map_err(CmdError::from))),
-                );
-                done
-            }))
-            .await;
+        let (gate, caller) = (&self.app.gate, &self.identity.caller);
+        let group_answers = futures_util::future::join_all(
+            groups
+                .into_iter()
+                .map(|(board, items)| write_board(gate, caller, board, items)),
+        )
+        .await;
         for (i, a) in group_answers.into_iter().flatten() {
             answers[i] = Some(a);
         }
@@ -185,6 +161,43 @@ impl Session {
             }
         }
     }
+}
+
+/// One board's share of a run: the caller's access to the board once, then its writes as
+/// one batch, each authorized alone; each answer with its slot in the run.
+async fn write_board(
+    gate: &Gate,
+    caller: &Caller,
+    board: BoardName,
+    items: Vec<(usize, Result<WriteRequest, CmdError>)>,
+) -> Vec<(usize, Answered)> {
+    let target = match gate.check_write_target(caller, &board).await {
+        Ok(t) => t,
+        Err(e) => {
+            let e = ApiError::from(e);
+            return items
+                .into_iter()
+                .map(|(i, _)| (i, Err(CmdError::Api(e.clone()))))
+                .collect();
+        }
+    };
+    let mut done = Vec::with_capacity(items.len());
+    let mut to_write = Vec::with_capacity(items.len());
+    for (i, r) in items {
+        match r {
+            Ok(w) => to_write.push((i, w)),
+            Err(e) => done.push((i, Err(e))),
+        }
+    }
+    let (slots, writes): (Vec<usize>, Vec<WriteRequest>) = to_write.into_iter().unzip();
+    let applied = gate.write_each(&target, writes).await;
+    done.extend(
+        slots
+            .into_iter()
+            .zip(applied)
+            .map(|(i, r)| (i, r.map_err(CmdError::from))),
+    );
+    done
 }
 
 /// Whether a write's options include `IDEMPOTENCY` (its options start at argument 4).

@@ -172,73 +172,124 @@ fn league(opts: &[(&'static str, &str)]) -> Result<Option<LeagueView>, CmdError>
 
 /// Runs `LB.CREATE`, `LB.DROP`, `LB.REM`, `LB.JOIN` (1 when the member took a seat, 0
 /// when it had one, as `SADD` counts), `LB.HIDE` or `LB.UNHIDE` (1 when the member was
-/// not already hidden, or shown; docs/SPEC.md §15).
+/// not already hidden, or shown; docs/SPEC.md §15): one function a command.
 pub async fn run(
     s: &mut Session,
     spec: &Spec,
     args: &Args<'_>,
     board: &BoardName,
 ) -> Result<(), CmdError> {
-    let gate = &s.app.gate;
-    let caller = &s.identity.caller;
     match spec.name {
-        "lb.create" => {
-            gate.admit(caller, Action::Manage { board }).await?;
-            let (opts, columns) = create_options(args, spec.name)?;
-            let change = Change::Create(crate::wire::parse::config(body(&opts, columns)?)?);
-            let key = keyed_request(&opts, args, 2)?;
-            gate.change(caller, board, change, key)
-                .await?
-                .answer
-                .into_created()?;
-            s.out.ok();
+        "lb.create" => create(s, spec, args, board).await,
+        "lb.join" => join(s, args, board).await,
+        "lb.hide" => hide(s, args, board, true).await,
+        "lb.unhide" => hide(s, args, board, false).await,
+        "lb.drop" => drop_board(s, board).await,
+        _ => remove(s, spec, args, board).await,
+    }
+}
+
+/// `LB.CREATE board [options…]` → `+OK`.
+async fn create(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: &BoardName,
+) -> Result<(), CmdError> {
+    let (gate, caller) = (&s.app.gate, &s.identity.caller);
+    gate.admit(caller, Action::Manage { board }).await?;
+    let (opts, columns) = create_options(args, spec.name)?;
+    let change = Change::Create(crate::wire::parse::config(body(&opts, columns)?)?);
+    let key = keyed_request(&opts, args, 2)?;
+    gate.change(caller, board, change, key)
+        .await?
+        .answer
+        .into_created()?;
+    s.out.ok();
+    Ok(())
+}
+
+/// `LB.JOIN board member` → 1 when it took a seat, 0 when it had one.
+async fn join(s: &mut Session, args: &Args<'_>, board: &BoardName) -> Result<(), CmdError> {
+    let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
+    let change = Change::Join {
+        member,
+        over_budget: None,
+    };
+    let joined = s
+        .app
+        .gate
+        .change(&s.identity.caller, board, change, None)
+        .await?;
+    s.out.int(i64::from(!joined.answer.into_joined()?.already));
+    Ok(())
+}
+
+/// `LB.HIDE` / `LB.UNHIDE board member` → 1 when it changed, 0 when it already was.
+async fn hide(
+    s: &mut Session,
+    args: &Args<'_>,
+    board: &BoardName,
+    hidden: bool,
+) -> Result<(), CmdError> {
+    let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
+    let change = Change::Hide { member, hidden };
+    let r = s
+        .app
+        .gate
+        .change(&s.identity.caller, board, change, None)
+        .await?;
+    s.out.int(i64::from(r.answer.into_hidden()?));
+    Ok(())
+}
+
+/// `LB.DROP board` → 1, or 0 when there was no such board.
+async fn drop_board(s: &mut Session, board: &BoardName) -> Result<(), CmdError> {
+    let gate = &s.app.gate;
+    match gate
+        .change(&s.identity.caller, board, Change::Delete, None)
+        .await
+    {
+        Ok(r) => {
+            r.answer.into_done()?;
+            s.out.int(1);
         }
-        "lb.join" => {
-            let member =
-                MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
-            let change = Change::Join {
-                member,
-                over_budget: None,
-            };
-            let joined = gate.change(caller, board, change, None).await?;
-            s.out.int(i64::from(!joined.answer.into_joined()?.already));
+        Err(e) if e.code() == ErrorCode::BoardNotFound => s.out.int(0),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
+/// `LB.REM board member [PERIOD p] [IDEMPOTENCY key]` → 1, or 0 when the member was not
+/// there.
+async fn remove(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    board: &BoardName,
+) -> Result<(), CmdError> {
+    let member = text(args, 2, "the member name", ErrorCode::InvalidParameter)?;
+    validate_member_name(member)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
+    let opts = options(args, 3, &["PERIOD", "IDEMPOTENCY"], spec.name)?;
+    let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
+    let change = Change::Remove {
+        member: member.to_owned(),
+        period,
+    };
+    let key = keyed_request(&opts, args, 3)?;
+    match s
+        .app
+        .gate
+        .change(&s.identity.caller, board, change, key)
+        .await
+    {
+        Ok(r) => {
+            r.answer.into_done()?;
+            s.out.int(1);
         }
-        "lb.hide" | "lb.unhide" => {
-            let member =
-                MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
-            let hidden = spec.name == "lb.hide";
-            let change = Change::Hide { member, hidden };
-            let r = gate.change(caller, board, change, None).await?;
-            s.out.int(i64::from(r.answer.into_hidden()?));
-        }
-        "lb.drop" => match gate.change(caller, board, Change::Delete, None).await {
-            Ok(r) => {
-                r.answer.into_done()?;
-                s.out.int(1);
-            }
-            Err(e) if e.code() == ErrorCode::BoardNotFound => s.out.int(0),
-            Err(e) => return Err(e.into()),
-        },
-        _ => {
-            let member = text(args, 2, "the member name", ErrorCode::InvalidParameter)?;
-            validate_member_name(member)
-                .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
-            let opts = options(args, 3, &["PERIOD", "IDEMPOTENCY"], spec.name)?;
-            let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
-            let change = Change::Remove {
-                member: member.to_owned(),
-                period,
-            };
-            let key = keyed_request(&opts, args, 3)?;
-            match gate.change(caller, board, change, key).await {
-                Ok(r) => {
-                    r.answer.into_done()?;
-                    s.out.int(1);
-                }
-                Err(e) if e.code() == ErrorCode::MemberNotFound => s.out.int(0),
-                Err(e) => return Err(e.into()),
-            }
-        }
+        Err(e) if e.code() == ErrorCode::MemberNotFound => s.out.int(0),
+        Err(e) => return Err(e.into()),
     }
     Ok(())
 }
