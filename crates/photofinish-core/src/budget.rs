@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::BoardError;
 
 /// The budget was over when a write was admitted: the write may not add a member.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OverBudget {
     /// The estimate, bytes.
     pub estimate: u64,

@@ -63,7 +63,9 @@ pub fn year_in_pattern(s: &str) -> bool {
 }
 
 /// One period: its id and the instants `[start_us, end_us)` it covers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Period {
     /// First instant, µs since the epoch (`i64::MIN` for `all`).
     pub start_us: i64,

@@ -8,7 +8,7 @@
 //! remembered.
 
 use crate::error::BoardError;
-use crate::view::{BoardState, JoinOutcome, WriteOutcome};
+use crate::view::{BoardState, WriteOutcome};
 
 /// Longest key (docs/SPEC.md §7).
 pub const MAX_KEY_BYTES: usize = 255;
@@ -108,8 +108,14 @@ pub enum Answer {
     Patched(Box<BoardState>),
     /// The board was deleted.
     Deleted,
-    /// A member joined a period (or had a seat there already).
-    Joined(JoinOutcome),
+    /// The answer of an operation written as one module ([`crate::op::BoardOp`]): its
+    /// name and its answer as JSON, which the operation's module reads back.
+    Op {
+        /// The operation's name.
+        op: String,
+        /// Its answer.
+        value: serde_json::Value,
+    },
     /// A member was hidden or shown again on the board: whether that changed the board.
     Hidden(bool),
     /// The board was created (`true`) or existed alike, and how it was then.

@@ -37,7 +37,7 @@ pub struct WriteRequest {
 
 /// A join's outcome (docs/SPEC.md §14): the member, the period it joined, and whether
 /// it had a seat there already (an entry, or an earlier join).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JoinOutcome {
     /// The member.
     pub member: String,

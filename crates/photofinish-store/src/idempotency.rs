@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::op::Join;
 use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
@@ -347,10 +348,12 @@ const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
 const PATCHED: u8 = 5;
 const DELETED: u8 = 6;
-/// A join's answer (no request takes a key on a join today, docs/SPEC.md §7: the kind
-/// keeps every answer writable).
+/// A join's answer as it was written before a join was an operation of its own module
+/// (no request took a key on a join, docs/SPEC.md §7; read as [`OP`]'s).
 const JOINED: u8 = 7;
 const HIDDEN: u8 = 8;
+/// The answer of an operation written as one module: its name, then its answer as JSON.
+const OP: u8 = 9;
 
 fn enc_period(e: &mut Enc, p: &Period) {
     e.str(&p.id);
@@ -459,11 +462,10 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
             enc_state(e, state);
         }
         Answer::Deleted => e.u8(DELETED),
-        Answer::Joined(j) => {
-            e.u8(JOINED);
-            e.str(&j.member);
-            enc_period(e, &j.period);
-            e.u8(u8::from(j.already));
+        Answer::Op { op, value } => {
+            e.u8(OP);
+            e.str(op);
+            e.json(value);
         }
         Answer::Hidden(hidden) => {
             e.u8(HIDDEN);
@@ -520,11 +522,22 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
         },
         PATCHED => Answer::Patched(Box::new(dec_state(d)?)),
         DELETED => Answer::Deleted,
-        JOINED => Answer::Joined(JoinOutcome {
-            member: d.str()?,
-            period: dec_period(d)?,
-            already: d.u8()? != 0,
-        }),
+        JOINED => {
+            let joined = JoinOutcome {
+                member: d.str()?,
+                period: dec_period(d)?,
+                already: d.u8()? != 0,
+            };
+            Answer::Op {
+                op: Join::NAME.to_owned(),
+                value: serde_json::to_value(joined)
+                    .map_err(|e| DecodeError(format!("a join's answer: {e}")))?,
+            }
+        }
+        OP => Answer::Op {
+            op: d.str()?,
+            value: d.json()?,
+        },
         HIDDEN => Answer::Hidden(d.u8()? != 0),
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
@@ -777,6 +790,10 @@ mod tests {
             },
             Answer::Patched(Box::new(state)),
             Answer::Deleted,
+            Answer::Op {
+                op: "join".into(),
+                value: serde_json::json!({"member": "ann", "already": false}),
+            },
         ] {
             let r = Remembered {
                 answer,
@@ -786,5 +803,35 @@ mod tests {
             t.insert(u128::MAX - 5, r.clone());
             assert_eq!(reload(&t), vec![(u128::MAX - 5, r)]);
         }
+    }
+
+    /// A join's answer remembered by an earlier version (kind 7) reads as the answer of
+    /// the join operation, which [`Join::answer`] reads back.
+    #[test]
+    fn an_earlier_joins_answer_reads_as_the_operations() {
+        let period = Period {
+            id: "2026-12-02".into(),
+            start_us: 1_795_392_000_000_000,
+            end_us: 1_795_478_400_000_000,
+        };
+        let mut e = Enc::default();
+        e.0.extend_from_slice(&7u128.to_le_bytes());
+        e.0.extend_from_slice(&[3; 16]);
+        e.i64(99);
+        e.u8(JOINED);
+        e.str("ann");
+        enc_period(&mut e, &period);
+        e.u8(1);
+        let (id, r) = decode(&mut Dec::new(&e.0)).expect("decodes");
+        assert_eq!((id, r.expires_us), (7, 99));
+        let joined = Join::answer(r.answer).expect("a join's answer");
+        assert_eq!(
+            joined,
+            JoinOutcome {
+                member: "ann".into(),
+                period,
+                already: true,
+            }
+        );
     }
 }

@@ -12,7 +12,7 @@ use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
 use photofinish_core::ranking::Prefetch;
-use photofinish_core::view::{JoinOutcome, WriteOutcome};
+use photofinish_core::view::WriteOutcome;
 use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
 
 use crate::command::{Command, KeyRecord};
@@ -35,8 +35,8 @@ pub enum Applied {
     HookAdvanced,
     /// An instant was marked; nothing changed.
     Ticked,
-    /// A member joined a period (or had a seat there already).
-    Joined(JoinOutcome),
+    /// An operation written as one module answered ([`Answer::Op`]).
+    Op(Answer),
     /// A member was hidden or shown again: whether that changed the board (it was not
     /// already so).
     Hidden(bool),
@@ -271,7 +271,7 @@ impl State {
             }
             Command::Write { .. }
             | Command::Keyed { .. }
-            | Command::Join { .. }
+            | Command::Op { .. }
             | Command::Hide { .. }
             | Command::DeleteMember { .. } => self.apply_member_change(cmd, ranked),
             _ => self.apply_board_change(cmd),
@@ -315,15 +315,13 @@ impl State {
                 }))
             }
             Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
-            Command::Join {
-                board,
-                member,
-                at_us,
-                over_budget,
-            } => {
+            Command::Op { board, at_us, op } => {
                 let handle = self.require(board)?;
-                let joined = write_lock(&handle).join(member, *at_us, *over_budget)?;
-                Ok(Applied::Joined(joined))
+                let value = op.op().apply(&mut write_lock(&handle), *at_us)?;
+                Ok(Applied::Op(Answer::Op {
+                    op: op.op().name().to_owned(),
+                    value,
+                }))
             }
             Command::Hide {
                 board,

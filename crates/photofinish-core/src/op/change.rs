@@ -3,8 +3,9 @@
 //! [`Answer`](crate::idempotency::Answer) how each was answered. The service applies any
 //! of them through one method,
 //! [`Leaderboard::change`](crate::Leaderboard::change), plainly or under an idempotency
-//! key; the gate authorizes any of them through one method. So a new change is a variant
-//! here, its command and apply in the store, and its doors.
+//! key; the gate authorizes any of them through one method. A new change is written as
+//! one module ([`BoardOp`], as [`super::Join`] is) and reaches the service as
+//! [`Change::Op`]: no variant here, no command, apply or codec kind in the store.
 
 use crate::access::Action;
 use crate::board::PeriodRef;
@@ -13,10 +14,12 @@ use crate::config::CheckedConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
 use crate::names::MemberName;
-use crate::view::{BoardPatch, BoardState, JoinOutcome, WriteOutcome, WriteRequest};
+use crate::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+
+use super::board_op::BoardOp;
 
 /// A change to one board. See the module docs.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum Change {
     /// Create the board (`created: false` in the answer when it exists alike).
     Create(CheckedConfig),
@@ -35,14 +38,8 @@ pub enum Change {
         /// The period.
         period: PeriodRef,
     },
-    /// A member joins the current period (docs/SPEC.md §14): a seat without an entry.
-    Join {
-        /// The member (checked: a join holds a seat in its name).
-        member: MemberName,
-        /// The server's memory budget was over when the join was admitted: it may not
-        /// take a seat.
-        over_budget: Option<OverBudget>,
-    },
+    /// An operation written as one module ([`BoardOp`]: e.g. [`super::Join`]).
+    Op(Box<dyn BoardOp>),
     /// Hide a member on the board (`hidden: true`) or show it again (docs/SPEC.md §15).
     Hide {
         /// The member (checked: a hide may come before the member's first write).
@@ -62,7 +59,7 @@ impl Change {
             Change::Write(_) => "write",
             Change::Batch(_) => "batch",
             Change::Remove { .. } => "remove",
-            Change::Join { .. } => "join",
+            Change::Op(op) => op.name(),
             Change::Hide { hidden: true, .. } => "hide",
             Change::Hide { hidden: false, .. } => "unhide",
         }
@@ -87,7 +84,7 @@ impl Change {
     pub fn takes_key(&self) -> bool {
         !matches!(
             self,
-            Change::Patch(_) | Change::Delete | Change::Join { .. } | Change::Hide { .. }
+            Change::Patch(_) | Change::Delete | Change::Op(_) | Change::Hide { .. }
         )
     }
 
@@ -118,11 +115,7 @@ impl Change {
                 Some(Action::Manage { board })
             }
             Change::Remove { .. } => Some(Action::RemoveMember { board }),
-            Change::Join { member, .. } => Some(Action::Write {
-                board,
-                member,
-                with_at: false,
-            }),
+            Change::Op(op) => Some(op.action(board)),
             Change::Write(_) | Change::Batch(_) => None,
         }
     }
@@ -142,7 +135,7 @@ impl Change {
         match self {
             Change::Write(w) => w.over_budget = over,
             Change::Batch(ws) => ws.iter_mut().for_each(|w| w.over_budget = over),
-            Change::Join { over_budget, .. } => *over_budget = over,
+            Change::Op(op) => op.admit_budget(over),
             _ => {}
         }
     }
@@ -186,11 +179,13 @@ impl Answer {
         }
     }
 
-    /// A join's: the period joined, and whether the member had a seat already.
-    pub fn into_joined(self) -> Result<JoinOutcome, BoardError> {
+    /// The answer of operation `name`, written as one module ([`BoardOp`]), as its type
+    /// (its module's own view of it, e.g. [`super::Join::answer`]).
+    pub fn into_op<T: serde::de::DeserializeOwned>(self, name: &str) -> Result<T, BoardError> {
         match self {
-            Answer::Joined(j) => Ok(j),
-            other => Err(mismatch("a join", &other)),
+            Answer::Op { op, value } if op == name => serde_json::from_value(value)
+                .map_err(|e| BoardError::Unavailable(format!("a {name}'s answer: {e}"))),
+            other => Err(mismatch(name, &other)),
         }
     }
 

@@ -18,15 +18,19 @@ use crate::board::Board;
 use crate::error::BoardError;
 use crate::names::BoardName;
 
+pub mod board_op;
 pub mod change;
 pub mod cohort;
+pub mod join;
 pub mod league;
 pub mod moderation;
 mod period;
 pub mod read;
 
+pub use board_op::{BoardOp, LoggedOp};
 pub use change::Change;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
+pub use join::Join;
 pub use league::{ReadMoves, ReadTier};
 pub use moderation::ReadHidden;
 

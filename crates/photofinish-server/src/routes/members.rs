@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::op::{Change, ReadAround, ReadMember};
+use photofinish_core::op::{Change, Join, ReadAround, ReadMember};
 use photofinish_core::{Around, MemberName};
 
 use crate::app::AppState;
@@ -60,12 +60,9 @@ pub async fn post_join(
     BoardMemberPath(board, member): BoardMemberPath,
 ) -> Result<Response, ApiError> {
     let member = MemberName::parse(member)?;
-    let change = Change::Join {
-        member,
-        over_budget: None,
-    };
+    let change = Change::Op(Box::new(Join::new(member)));
     let r = app.gate.change(&id.caller, &board, change, None).await?;
-    let j = r.answer.into_joined()?;
+    let j = Join::answer(r.answer)?;
     let status = if j.already {
         StatusCode::OK
     } else {

@@ -6,6 +6,7 @@ use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
+use photofinish_core::op::{Join, LoggedOp};
 use photofinish_core::{BoardConfig, CheckedConfig};
 
 impl Command {
@@ -24,8 +25,8 @@ impl Command {
         match d.u8()? {
             REGISTER => Register::decode(d).map(Command::Register),
             UNREGISTER => Unregister::decode(d).map(Command::Unregister),
-            kind @ (KEYED | JOIN | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD
-            | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
+            kind @ (KEYED | JOIN | OP | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET
+            | WRITE_IN_PERIOD | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
             kind @ (AUDITED | HIDE | HIDE_EVERYWHERE | IMPORT | IMPORT_HIDING) => {
                 Self::decode_admin(kind, d)
             }
@@ -169,12 +170,18 @@ impl Command {
             JOIN => {
                 let (board, member, at_us) = (d.str()?, d.str()?, d.i64()?);
                 let over = d.u8()? & 1 != 0;
-                Command::Join {
+                let join = Join::logged(member, dec_over_budget(d, over)?);
+                Command::Op {
                     board,
-                    member,
                     at_us,
-                    over_budget: dec_over_budget(d, over)?,
+                    op: LoggedOp::new(Box::new(join)),
                 }
+            }
+            OP => {
+                let (board, at_us, name) = (d.str()?, d.i64()?, d.str()?);
+                let op = LoggedOp::decode(&name, d.json()?)
+                    .map_err(|e| DecodeError(format!("operation {name:?}: {e}")))?;
+                Command::Op { board, at_us, op }
             }
             DELETE_MEMBER => Command::DeleteMember {
                 board: d.str()?,

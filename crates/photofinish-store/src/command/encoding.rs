@@ -37,7 +37,8 @@ pub(super) const TICK: u8 = 13;
 /// before columns.
 pub(super) const WRITE_COLUMNS: u8 = 14;
 /// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
-/// (1: the budget's verdict follows, as kind 8 carries it) and that.
+/// (1: the budget's verdict follows, as kind 8 carries it) and that. No longer written: a
+/// join is an operation of its own module, kind 24; this one is read as that.
 pub(super) const JOIN: u8 = 15;
 /// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
 pub(super) const CLOSE: u8 = 16;
@@ -54,6 +55,9 @@ pub(super) const HIDE_EVERYWHERE: u8 = 20;
 /// `config2`, `limited` u8 and (when 1) `max_boards` u64, then a count u32 and each
 /// member's name.
 pub(super) const CREATE_BOARD_HIDING: u8 = 21;
+/// An operation written as one module (core's `op::BoardOp`): `board` str, `at_us` i64
+/// (stamped when sequenced), the operation's name str, then its record as JSON (str).
+pub(super) const OP: u8 = 24;
 /// An admin change and who made it (docs/SPEC.md §15): `actor` str, `at_us` i64 (stamped
 /// when sequenced), then the change as a command of its own, kind byte first.
 pub(super) const AUDITED: u8 = 19;
@@ -81,7 +85,7 @@ impl Command {
             Command::Register(r) => r.encode(e),
             Command::Unregister(u) => u.encode(e),
             Command::Write { .. }
-            | Command::Join { .. }
+            | Command::Op { .. }
             | Command::Keyed { .. }
             | Command::DeleteMember { .. } => self.encode_member_change(e),
             Command::Audited { .. }
@@ -212,18 +216,12 @@ impl Command {
     fn encode_member_change(&self, e: &mut Enc) {
         match self {
             Command::Write { .. } => self.encode_write(e),
-            Command::Join {
-                board,
-                member,
-                at_us,
-                over_budget,
-            } => {
-                e.u8(JOIN);
+            Command::Op { board, at_us, op } => {
+                e.u8(OP);
                 e.str(board);
-                e.str(member);
                 e.i64(*at_us);
-                e.u8(u8::from(over_budget.is_some()));
-                enc_over_budget(e, over_budget);
+                e.str(op.op().name());
+                e.json(&op.op().record());
             }
             Command::Keyed { key, batch, cmds } => {
                 e.u8(KEYED);
@@ -350,6 +348,7 @@ fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
 mod tests {
     use super::*;
     use crate::command::{KeyRecord, STAMP_AT_COMMIT};
+    use photofinish_core::op::{Join, LoggedOp};
     use photofinish_core::view::BoardPatch;
     use photofinish_core::BoardSettings;
     use photofinish_core::{BoardConfig, Op};
@@ -463,8 +462,10 @@ mod tests {
         }
     }
 
+    /// A join is an operation of its own module, logged as kind 24 (its name and its
+    /// record); one logged as kind 15 by an earlier version reads as the same command.
     #[test]
-    fn joins_round_trip() {
+    fn joins_round_trip_and_an_earlier_kind_reads_alike() {
         for over_budget in [
             None,
             Some(OverBudget {
@@ -472,26 +473,43 @@ mod tests {
                 limit: 8,
             }),
         ] {
-            let mut cmd = Command::Join {
+            let mut cmd = Command::Op {
                 board: "cup".into(),
-                member: "ann".into(),
                 at_us: 0,
-                over_budget,
+                op: LoggedOp::new(Box::new(Join::logged("ann".into(), over_budget))),
             };
             assert!(cmd.takes_time(true));
             cmd.stamp(1_795_392_000_000_000, true);
-            let mut e = Enc::default();
-            cmd.encode(&mut e);
-            assert_eq!(e.0[0], JOIN);
-            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
             assert!(matches!(
                 cmd,
-                Command::Join {
+                Command::Op {
                     at_us: 1_795_392_000_000_000,
                     ..
                 }
             ));
+            let mut e = Enc::default();
+            cmd.encode(&mut e);
+            assert_eq!(e.0[0], OP);
+            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            // Kind 15, as the version before wrote it.
+            let mut old = Enc::default();
+            old.u8(JOIN);
+            old.str("cup");
+            old.str("ann");
+            old.i64(1_795_392_000_000_000);
+            old.u8(u8::from(over_budget.is_some()));
+            enc_over_budget(&mut old, &over_budget);
+            assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
         }
+        // An operation this version does not know is refused, not guessed at.
+        let mut e = Enc::default();
+        e.u8(OP);
+        e.str("cup");
+        e.i64(1);
+        e.str("teleport");
+        e.json(&serde_json::json!({"member": "ann"}));
+        let err = Command::decode(&e.0).expect_err("unknown operation");
+        assert!(err.to_string().contains("teleport"), "{err}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::ScoreInput;
+use photofinish_core::op::LoggedOp;
 use photofinish_core::view::BoardPatch;
 use photofinish_core::{CheckedConfig, Op};
 
@@ -110,16 +111,16 @@ pub enum Command {
         /// The most members the step ranks (whole cohorts).
         budget: u32,
     },
-    /// A member joins the period of `at_us` (docs/SPEC.md §14): a seat without an entry.
-    Join {
+    /// An operation written as one module (core's `op::BoardOp`, e.g. a join): its
+    /// name and its record, applied at `at_us`. Its record is the operation's own JSON; the
+    /// operation is found again by its name (`LoggedOp::decode`).
+    Op {
         /// Board name.
         board: String,
-        /// Member name.
-        member: String,
         /// The instant, stamped when the command is sequenced.
         at_us: i64,
-        /// The memory budget was over when the join was admitted: it may not take a seat.
-        over_budget: Option<OverBudget>,
+        /// The operation.
+        op: LoggedOp,
     },
     /// An admin change with who made it and when (docs/SPEC.md §15): `cmd` applied, and
     /// on success an entry in the audit log, from this one record.
@@ -220,7 +221,7 @@ impl Command {
                 | Command::Keyed { .. }
                 | Command::Tick { .. }
                 | Command::Close { .. }
-                | Command::Join { .. }
+                | Command::Op { .. }
         )
     }
 
@@ -233,7 +234,7 @@ impl Command {
             Command::DeleteMember { now_us: t, .. }
             | Command::Tick { now_us: t, .. }
             | Command::Close { now_us: t, .. }
-            | Command::Join { at_us: t, .. } => *t = now_us,
+            | Command::Op { at_us: t, .. } => *t = now_us,
             Command::Audited { at_us, cmd, .. } => {
                 *at_us = now_us;
                 cmd.stamp(now_us, stamp);
@@ -264,7 +265,7 @@ impl Command {
             | Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
-            | Command::Join { board, .. }
+            | Command::Op { board, .. }
             | Command::Hide { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,

@@ -10,10 +10,9 @@
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
 use async_trait::async_trait;
-use photofinish_core::budget::OverBudget;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
-use photofinish_core::op::Change;
+use photofinish_core::op::{BoardOp, Change, LoggedOp};
 use photofinish_core::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig, MemberName, PeriodRef};
 
@@ -245,7 +244,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Patch(_) | Change::Delete | Change::Join { .. } | Change::Hide { .. } => {
+        Change::Patch(_) | Change::Delete | Change::Op(_) | Change::Hide { .. } => {
             return Err(change.key_refused())
         }
         // A write naming no period needs nothing of the board before it is logged (a
@@ -340,10 +339,7 @@ pub async fn change<E: Engine + ?Sized>(
             remove(e, board, &member, &period, actor).await?;
             Answer::Removed
         }
-        Change::Join {
-            member,
-            over_budget,
-        } => join(e, board, member, over_budget).await?,
+        Change::Op(op) => apply_op(e, board, op).await?,
         Change::Hide { member, hidden } => hide(e, board, member, hidden, actor).await?,
     };
     Ok(Replayable {
@@ -352,22 +348,22 @@ pub async fn change<E: Engine + ?Sized>(
     })
 }
 
-/// A member joins the board's current period (docs/SPEC.md §14).
-async fn join<E: Engine + ?Sized>(
+/// An operation written as one module ([`photofinish_core::op::BoardOp`]): logged with
+/// the instant the log gives it, applied, answered.
+async fn apply_op<E: Engine + ?Sized>(
     e: &E,
     board: &str,
-    member: MemberName,
-    over_budget: Option<OverBudget>,
+    op: Box<dyn BoardOp>,
 ) -> Result<Answer, BoardError> {
-    let cmd = Command::Join {
+    let name = op.name();
+    let cmd = Command::Op {
         board: board.to_owned(),
-        member: member.into_string(),
         at_us: 0,
-        over_budget,
+        op: LoggedOp::new(op),
     };
     match execute_one(e, board, cmd, true).await? {
-        Applied::Joined(j) => Ok(Answer::Joined(j)),
-        other => Err(unexpected("a join", &other)),
+        Applied::Op(answer) => Ok(answer),
+        other => Err(unexpected(name, &other)),
     }
 }
 

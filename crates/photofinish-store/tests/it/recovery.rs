@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use photofinish_core::op::{Join, LoggedOp};
 use photofinish_core::BoardError;
 use photofinish_store::io::RealStorage;
 use photofinish_store::{Applied, Command};
@@ -517,14 +518,15 @@ fn a_second_store_on_one_directory_is_refused() {
 #[test]
 fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
     let dir = tempfile::tempdir().expect("tmp");
-    let join = |member: &str| Command::Join {
+    let join = |member: &str| Command::Op {
         board: "t".into(),
-        member: member.into(),
         at_us: 0,
-        over_budget: None,
+        op: LoggedOp::new(Box::new(Join::new(
+            photofinish_core::MemberName::parse(member).expect("name"),
+        ))),
     };
     let joined = |applied: Result<Applied, BoardError>| match applied {
-        Ok(Applied::Joined(j)) => j.already,
+        Ok(Applied::Op(answer)) => Join::answer(answer).expect("a join's answer").already,
         other => panic!("not a join: {other:?}"),
     };
     {

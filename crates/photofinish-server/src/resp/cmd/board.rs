@@ -8,7 +8,7 @@
 
 use photofinish_core::access::Action;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::op::Change;
+use photofinish_core::op::{Change, Join};
 use photofinish_core::{BoardName, ErrorCode, MemberName, PeriodRef};
 use serde_json::Value;
 
@@ -212,16 +212,13 @@ async fn create(
 /// `LB.JOIN board member` → 1 when it took a seat, 0 when it had one.
 async fn join(s: &mut Session, args: &Args<'_>, board: &BoardName) -> Result<(), CmdError> {
     let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
-    let change = Change::Join {
-        member,
-        over_budget: None,
-    };
+    let change = Change::Op(Box::new(Join::new(member)));
     let joined = s
         .app
         .gate
         .change(&s.identity.caller, board, change, None)
         .await?;
-    s.out.int(i64::from(!joined.answer.into_joined()?.already));
+    s.out.int(i64::from(!Join::answer(joined.answer)?.already));
     Ok(())
 }
 

@@ -1,0 +1,96 @@
+//! A change of one board written as one module: [`BoardOp`] is everything the service
+//! needs of it — its name (the tag its log record carries), the access it needs, the
+//! memory budget's verdict where it may add a member, its effect on the board at the
+//! instant its record was given, and that record — so an operation written this way
+//! needs no variant of its own in [`Change`](super::Change), the store's `Command`,
+//! `Applied` or [`Answer`](crate::idempotency::Answer), nor a kind in their codecs. The
+//! store logs every one as `Command::Op` (its name and its record, JSON), applies it with
+//! [`BoardOp::apply`], and reads it back with [`LoggedOp::decode`], the one table of
+//! operations by name. [`super::join`] is written this way.
+//!
+//! An answer is JSON too ([`Answer::Op`](crate::idempotency::Answer::Op)), so every
+//! backend, a remembered answer and a replay hold it alike; the operation's module reads
+//! its own answer back into its type.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::access::Action;
+use crate::board::Board;
+use crate::budget::OverBudget;
+use crate::error::BoardError;
+
+use super::join::Join;
+
+/// A change of one board as one module. See the module docs.
+pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
+    /// Its name: the tag of its log record, and what messages call it.
+    fn name(&self) -> &'static str;
+
+    /// The access it needs on `board`.
+    fn action<'a>(&'a self, board: &'a str) -> Action<'a>;
+
+    /// Takes the memory budget's verdict, if it may add a member (docs/SPEC.md §7).
+    fn admit_budget(&mut self, over: Option<OverBudget>) {
+        let _ = over;
+    }
+
+    /// Its effect on `board` at `at_us`, the instant its record was given when it was
+    /// logged (so a replay and every node decide alike), and its answer.
+    fn apply(&self, board: &mut Board, at_us: i64) -> Result<Value, BoardError>;
+
+    /// Its log record: its fields as JSON, read back by [`LoggedOp::decode`].
+    fn record(&self) -> Value;
+}
+
+/// An operation as a log record holds it: shared, and equal to another with the same name
+/// and record.
+#[derive(Clone)]
+pub struct LoggedOp(Arc<dyn BoardOp>);
+
+impl LoggedOp {
+    /// `op`, to be logged.
+    pub fn new(op: Box<dyn BoardOp>) -> Self {
+        Self(Arc::from(op))
+    }
+
+    /// The operation.
+    pub fn op(&self) -> &dyn BoardOp {
+        &*self.0
+    }
+
+    /// The operation named `name` from its `record`: the one table of operations by name.
+    /// An unknown name is a record of a newer version; a record that does not read is
+    /// damage.
+    pub fn decode(name: &str, record: Value) -> Result<Self, String> {
+        fn read<T: BoardOp + serde::de::DeserializeOwned>(
+            record: Value,
+        ) -> Result<LoggedOp, String> {
+            serde_json::from_value::<T>(record)
+                .map(|op| LoggedOp(Arc::new(op)))
+                .map_err(|e| e.to_string())
+        }
+        match name {
+            Join::NAME => read::<Join>(record),
+            other => Err(format!(
+                "an operation this version does not know: {other:?}"
+            )),
+        }
+    }
+}
+
+impl fmt::Debug for LoggedOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for LoggedOp {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name() == other.0.name() && self.0.record() == other.0.record()
+    }
+}
+
+impl Eq for LoggedOp {}
