@@ -8,8 +8,9 @@
 
 use photofinish_core::access::Action;
 use photofinish_core::config::validate_member_name;
+use photofinish_core::idempotency::Replayable;
 use photofinish_core::op::{Change, Join};
-use photofinish_core::{BoardName, ErrorCode, MemberName, PeriodRef};
+use photofinish_core::{BoardError, BoardName, ErrorCode, MemberName, PeriodRef};
 use serde_json::Value;
 
 use super::write::keyed_request;
@@ -242,16 +243,25 @@ async fn hide(
 
 /// `LB.DROP board` → 1, or 0 when there was no such board.
 async fn drop_board(s: &mut Session, board: &BoardName) -> Result<(), CmdError> {
-    let gate = &s.app.gate;
-    match gate
+    let done = (s.app.gate)
         .change(&s.identity.caller, board, Change::Delete, None)
-        .await
-    {
+        .await;
+    one_or_zero(s, done, ErrorCode::BoardNotFound)
+}
+
+/// A delete's answer as `DEL` counts: 1 when it was done, 0 when what it names was not
+/// there (`absent`).
+fn one_or_zero(
+    s: &mut Session,
+    done: Result<Replayable, BoardError>,
+    absent: ErrorCode,
+) -> Result<(), CmdError> {
+    match done {
         Ok(r) => {
             r.answer.into_done()?;
             s.out.int(1);
         }
-        Err(e) if e.code() == ErrorCode::BoardNotFound => s.out.int(0),
+        Err(e) if e.code() == absent => s.out.int(0),
         Err(e) => return Err(e.into()),
     }
     Ok(())
@@ -275,18 +285,8 @@ async fn remove(
         period,
     };
     let key = keyed_request(&opts, args, 3)?;
-    match s
-        .app
-        .gate
+    let done = (s.app.gate)
         .change(&s.identity.caller, board, change, key)
-        .await
-    {
-        Ok(r) => {
-            r.answer.into_done()?;
-            s.out.int(1);
-        }
-        Err(e) if e.code() == ErrorCode::MemberNotFound => s.out.int(0),
-        Err(e) => return Err(e.into()),
-    }
-    Ok(())
+        .await;
+    one_or_zero(s, done, ErrorCode::MemberNotFound)
 }
