@@ -6,7 +6,8 @@
 //! `Applied` or [`Answer`](crate::idempotency::Answer), nor a kind in their codecs. The
 //! store logs every one as `Command::Op` (its name and its record, JSON), applies it with
 //! [`BoardOp::apply`], and reads it back with [`LoggedOp::decode`], the one table of
-//! operations by name. [`super::join`] is written this way.
+//! operations by name (in [`super`], beside each operation's `mod` line). [`super::join`]
+//! is written this way.
 //!
 //! An answer is JSON too ([`Answer::Op`](crate::idempotency::Answer::Op)), so every
 //! backend, a remembered answer and a replay hold it alike; the operation's module reads
@@ -21,8 +22,6 @@ use crate::access::Action;
 use crate::board::Board;
 use crate::budget::OverBudget;
 use crate::error::BoardError;
-
-use super::join::Join;
 
 /// A change of one board as one module. See the module docs.
 pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
@@ -59,25 +58,6 @@ impl LoggedOp {
     /// The operation.
     pub fn op(&self) -> &dyn BoardOp {
         &*self.0
-    }
-
-    /// The operation named `name` from its `record`: the one table of operations by name.
-    /// An unknown name is a record of a newer version; a record that does not read is
-    /// damage.
-    pub fn decode(name: &str, record: Value) -> Result<Self, String> {
-        fn read<T: BoardOp + serde::de::DeserializeOwned>(
-            record: Value,
-        ) -> Result<LoggedOp, String> {
-            serde_json::from_value::<T>(record)
-                .map(|op| LoggedOp(Arc::new(op)))
-                .map_err(|e| e.to_string())
-        }
-        match name {
-            Join::NAME => read::<Join>(record),
-            other => Err(format!(
-                "an operation this version does not know: {other:?}"
-            )),
-        }
     }
 }
 

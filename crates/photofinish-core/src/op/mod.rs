@@ -39,6 +39,28 @@ pub use read::{
     ReadPeriods, ReadRankOfScore, ReadThresholds,
 };
 
+impl LoggedOp {
+    /// The operation named `name` from its `record`: the one table of the operations
+    /// written as one module ([`BoardOp`]), by name — a new one is a row here beside its
+    /// `mod` line. An unknown name is a record of a newer version; a record that does not
+    /// read is damage.
+    pub fn decode(name: &str, record: serde_json::Value) -> Result<Self, String> {
+        fn read<T: BoardOp + serde::de::DeserializeOwned>(
+            record: serde_json::Value,
+        ) -> Result<LoggedOp, String> {
+            serde_json::from_value::<T>(record)
+                .map(|op| LoggedOp::new(Box::new(op)))
+                .map_err(|e| e.to_string())
+        }
+        match name {
+            Join::NAME => read::<Join>(record),
+            other => Err(format!(
+                "an operation this version does not know: {other:?}"
+            )),
+        }
+    }
+}
+
 /// A read of one board, as a value. See the module docs.
 pub trait BoardRead: Send + Sync {
     /// What it answers.
