@@ -248,6 +248,11 @@ impl State {
         self.registry().iter().cloned().collect()
     }
 
+    /// Whether the registry lists `board`.
+    pub fn is_registered(&self, board: &str) -> bool {
+        self.registry().contains(board)
+    }
+
     /// Ends a replay: rebuilds every index [`Self::replay`] deferred, each in one pass.
     pub fn finish_replay(&self) {
         for (_, handle) in self.boards() {

@@ -18,7 +18,7 @@ use photofinish_core::board::HideScope;
 use photofinish_core::BoardError;
 use photofinish_store::command::registry::{Register, Unregister};
 use photofinish_store::command::Command;
-use photofinish_store::ops::Engine;
+use photofinish_store::ops::{execute_one, hide_changed, Engine};
 use photofinish_store::Applied;
 
 use super::LogStore;
@@ -36,10 +36,7 @@ impl LogStore {
 
     /// Appends `cmd` to the lifecycle log and answers it as applied.
     async fn decide(&self, cmd: Command) -> Result<Applied, BoardError> {
-        Engine::execute(self, LIFECYCLE, vec![(cmd, false)])
-            .await?
-            .pop()
-            .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+        execute_one(self, LIFECYCLE, cmd, false).await
     }
 
     /// Registers `board` before its create is appended, refusing it (`too_many_boards`,
@@ -56,7 +53,7 @@ impl LogStore {
     /// Registers `board` (after its create is applied) if the registry does not list it:
     /// a delete on another node meanwhile may have unregistered the name its create took.
     pub(super) async fn list(&self, board: &str) -> Result<(), BoardError> {
-        if self.registered().await?.iter().any(|b| b == board) {
+        if self.lifecycle().await?.state().is_registered(board) {
             return Ok(());
         }
         self.decide(Command::Register(Register {
@@ -94,12 +91,7 @@ impl LogStore {
             member: member.to_owned(),
             hidden,
         };
-        match self.decide(cmd).await? {
-            Applied::Hidden(changed) => Ok(changed),
-            other => Err(BoardError::Unavailable(format!(
-                "the lifecycle log answered a hide with {other:?}"
-            ))),
-        }
+        hide_changed(self.decide(cmd).await?)
     }
 
     /// The boards the registry lists, by name.

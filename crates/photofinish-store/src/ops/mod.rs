@@ -99,7 +99,7 @@ pub async fn totals<E: Engine + ?Sized>(e: &E) -> Result<Totals, BoardError> {
 }
 
 /// Logs and applies one command; its answer.
-async fn execute_one<E: Engine + ?Sized>(
+pub async fn execute_one<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     cmd: Command,
@@ -134,7 +134,7 @@ fn unexpected(what: &str, other: &Applied) -> BoardError {
 }
 
 /// A hide's answer, on one board or on every board: whether it changed anything.
-fn hide_changed(applied: Applied) -> Result<bool, BoardError> {
+pub fn hide_changed(applied: Applied) -> Result<bool, BoardError> {
     match applied {
         Applied::Hidden(changed) => Ok(changed),
         other => Err(unexpected("a hide", &other)),
