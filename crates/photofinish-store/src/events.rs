@@ -1,7 +1,7 @@
 //! Live events on the embedded store (docs/SPEC.md §8): the writer publishes what each
 //! applied command changed in a board's current period to that board's feed, if someone
-//! watches it ([`publish`]); readers find the feed through the store's `watch` (`service.rs`). Nothing here
-//! runs during recovery: only the live writer publishes.
+//! watches it ([`publish`]); readers find the feed through the store's `watch`
+//! (`service.rs`). Nothing here runs during recovery: only the live writer publishes.
 //!
 //! Event ids start, for each new feed, at the clock's µs: a feed made after a restart
 //! numbers above every id a reader could hold from before it (while fewer than a million

@@ -8,14 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read src") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+    crate::support::files_under(dir, "rs", out);
 }
 
 /// The code of a file without its tests and comments.

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::files_under;
+
 /// Lines a production file may have before its `#[cfg(test)]` module.
 const MAX_FILE_LINES: usize = 600;
 /// Lines a function may have, its signature and closing brace included.
@@ -12,22 +14,12 @@ const MAX_FUNCTION_LINES: usize = 70;
 
 /// Every `.rs` file of every crate's `src/`.
 fn sources() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&crates).expect("read crates") {
         let src = entry.expect("entry").path().join("src");
         if src.is_dir() {
-            walk(&src, &mut out);
+            files_under(&src, "rs", &mut out);
         }
     }
     out.sort();
@@ -135,19 +127,9 @@ const MAX_LUA_LINES: usize = 120;
 /// all (each script's keys and arguments are documented where Rust calls it).
 #[test]
 fn the_lua_stays_log_plumbing() {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "lua") {
-                out.push(path);
-            }
-        }
-    }
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut scripts = Vec::new();
-    walk(&crates, &mut scripts);
+    files_under(&crates, "lua", &mut scripts);
     let lines: usize = scripts
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("read").lines().count())

@@ -255,3 +255,16 @@ impl<L: Leaderboard + ?Sized> Changes for L {
             .into_batch()
     }
 }
+
+/// Every file under `dir` (at any depth) whose name ends in `.{ext}`: the source checks'
+/// one walk (`sizes.rs`, `layering.rs`).
+pub fn files_under(dir: &std::path::Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            files_under(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
