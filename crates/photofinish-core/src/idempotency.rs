@@ -102,8 +102,6 @@ pub enum Answer {
     Written(WriteOutcome),
     /// Each entry's outcome or error, in order.
     Batch(Vec<Result<WriteOutcome, BoardError>>),
-    /// The member was removed.
-    Removed,
     /// The board was patched, and how it was then.
     Patched(Box<BoardState>),
     /// The board was deleted.
@@ -116,8 +114,6 @@ pub enum Answer {
         /// Its answer.
         value: serde_json::Value,
     },
-    /// A member was hidden or shown again on the board: whether that changed the board.
-    Hidden(bool),
     /// The board was created (`true`) or existed alike, and how it was then.
     Created {
         /// New, or the same config existed.

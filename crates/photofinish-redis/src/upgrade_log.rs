@@ -425,7 +425,7 @@ fn answer_of(a: &Reply, board: &str, config: &BoardConfig) -> Result<Answer, Boa
         ));
     }
     match a.status()? {
-        status::OK if a.len() == 1 => Ok(Answer::Removed),
+        status::OK if a.len() == 1 => Ok(photofinish_core::op::Remove::remembered()),
         s @ (status::CREATED | status::SAME) => {
             let stored =
                 layout::parse_config(a.bytes(1)?).ok_or_else(|| a.malformed(1, "is no config"))?;

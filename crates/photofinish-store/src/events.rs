@@ -10,8 +10,9 @@
 
 use photofinish_core::events::{EventFeed, EventKind, Feeds};
 use photofinish_core::idempotency::Answer;
+use photofinish_core::op::{BoardOp, Hide};
 use photofinish_core::view::WriteOutcome;
-use photofinish_core::{BoardError, Period, PeriodRef, RankStyle};
+use photofinish_core::{BoardError, Period, PeriodRef};
 
 use crate::command::Command;
 use crate::state::{read_lock, Applied, State};
@@ -31,19 +32,18 @@ pub fn publish(
     match (cmd, applied) {
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
         (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
-        (Command::DeleteMember { .. }, Applied::MemberRemoved) => removed(feeds, state, cmd),
-        (
-            Command::Hide {
-                board,
-                member,
-                hidden,
-                ..
-            },
-            Applied::Hidden(true),
-        ) => moderated(feeds, state, board, member, *hidden, now_us),
+        (Command::Op { board, op, .. }, Applied::Op(answer)) => {
+            operated(feeds, state, board, op.op(), answer, now_us)
+        }
         (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
+            // What watchers see is each board's, as a hide on it.
+            let hide = Hide::everywhere(member, *hidden);
+            let changed = Answer::Op {
+                op: Hide::NAME.to_owned(),
+                value: serde_json::Value::Bool(true),
+            };
             for (board, _) in state.boards() {
-                moderated(feeds, state, &board, member, *hidden, now_us);
+                operated(feeds, state, &board, &hide, &changed, now_us);
             }
         }
         (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
@@ -55,10 +55,39 @@ pub fn publish(
                     }
                 }
             }
-            (Answer::Removed, [c]) => removed(feeds, state, c),
+            (Answer::Op { .. }, [Command::Op { board, op, .. }]) => {
+                operated(feeds, state, board, op.op(), answer, now_us)
+            }
             _ => {}
         },
         _ => {}
+    }
+}
+
+/// The events an operation written as one module shows watchers of `board`
+/// ([`BoardOp::events`]), from the board as it is after it, each score event after its
+/// period's reset event.
+fn operated(
+    feeds: &Feeds,
+    state: &State,
+    board: &str,
+    op: &dyn BoardOp,
+    answer: &Answer,
+    now_us: i64,
+) {
+    let Answer::Op { value, .. } = answer else {
+        return;
+    };
+    let Some(feed) = feeds.get(board) else { return };
+    let Some(handle) = state.board(board) else {
+        return;
+    };
+    let events = op.events(&read_lock(&handle), value, now_us);
+    for event in events {
+        if let Some(period) = &event.announce {
+            announce(&feed, state, board, period);
+        }
+        feed.push(event.kind);
     }
 }
 
@@ -87,83 +116,11 @@ fn written(feeds: &Feeds, state: &State, cmd: &Command, w: &WriteOutcome, now_us
     });
 }
 
-/// A remove event for a member removed from the current period.
-fn removed(feeds: &Feeds, state: &State, cmd: &Command) {
-    let Command::DeleteMember {
-        board,
-        period,
-        member,
-        now_us,
-    } = cmd
-    else {
-        return;
-    };
-    let Some(feed) = feeds.get(board) else { return };
-    let Some(handle) = state.board(board) else {
-        return;
-    };
-    let current = {
-        let b = read_lock(&handle);
-        if b.is_hidden(member) {
-            return;
-        }
-        let asked = b.resolve(&PeriodRef::parse(period), *now_us);
-        let current = b.resolve(&PeriodRef::Current, *now_us);
-        match (asked, current) {
-            (Ok(asked), Ok(current)) if asked == current => current,
-            _ => return,
-        }
-    };
-    feed.push(EventKind::Remove {
-        member: member.clone(),
-        period: current.id,
-    });
-}
-
 /// Whether `member` is hidden on `board` (docs/SPEC.md §15): its events are nobody's.
 fn is_hidden(state: &State, board: &str, member: &str) -> bool {
     state
         .board(board)
         .is_some_and(|h| read_lock(&h).is_hidden(member))
-}
-
-/// A member hidden or shown again, as watchers see it: a hidden member with an entry in
-/// the current period leaves it (a remove event), a member shown again enters it with its
-/// entry (a score event).
-fn moderated(feeds: &Feeds, state: &State, board: &str, member: &str, hidden: bool, now_us: i64) {
-    let Some(feed) = feeds.get(board) else { return };
-    let Some(handle) = state.board(board) else {
-        return;
-    };
-    let found = {
-        let b = read_lock(&handle);
-        let Ok((period, Some(ranking))) = b.read(&PeriodRef::Current, now_us) else {
-            return;
-        };
-        let view = ranking.view(None);
-        view.member_ranked(member, RankStyle::Ordinal)
-            .map(|found| (found, period, b.column_names()))
-    };
-    let Some(((entry, ordinal), period, columns)) = found else {
-        return;
-    };
-    if hidden {
-        feed.push(EventKind::Remove {
-            member: member.to_owned(),
-            period: period.id,
-        });
-    } else if !entry.hidden {
-        // Shown again (not still hidden another way).
-        announce(&feed, state, board, &period);
-        feed.push(EventKind::Score {
-            member: member.to_owned(),
-            scores: entry.scores,
-            columns,
-            rank: ordinal,
-            reached_at_us: entry.reached_at_us,
-            period: period.id,
-        });
-    }
 }
 
 /// Sends `period`'s reset event unless the feed has (it records the first it learns).

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::op::Join;
+use photofinish_core::op::{Hide, Join, Remove};
 use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
@@ -344,6 +344,8 @@ impl Table {
 
 const WRITTEN: u8 = 1;
 const BATCH: u8 = 2;
+/// A removal's answer as it was written before a removal was an operation of its own
+/// module (read as [`OP`]'s, without its period).
 const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
 const PATCHED: u8 = 5;
@@ -351,6 +353,8 @@ const DELETED: u8 = 6;
 /// A join's answer as it was written before a join was an operation of its own module
 /// (no request took a key on a join, docs/SPEC.md §7; read as [`OP`]'s).
 const JOINED: u8 = 7;
+/// A hide's answer as it was written before a hide was an operation of its own module
+/// (read as [`OP`]'s).
 const HIDDEN: u8 = 8;
 /// The answer of an operation written as one module: its name, then its answer as JSON.
 const OP: u8 = 9;
@@ -451,7 +455,6 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
                 }
             }
         }
-        Answer::Removed => e.u8(REMOVED),
         Answer::Created { created, state } => {
             e.u8(CREATED);
             e.u8(u8::from(*created));
@@ -466,10 +469,6 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
             e.u8(OP);
             e.str(op);
             e.json(value);
-        }
-        Answer::Hidden(hidden) => {
-            e.u8(HIDDEN);
-            e.u8(u8::from(*hidden));
         }
     }
 }
@@ -515,7 +514,7 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
             }
             Answer::Batch(entries)
         }
-        REMOVED => Answer::Removed,
+        REMOVED => Remove::remembered(),
         CREATED => Answer::Created {
             created: d.u8()? != 0,
             state: Box::new(dec_state(d)?),
@@ -538,7 +537,10 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
             op: d.str()?,
             value: d.json()?,
         },
-        HIDDEN => Answer::Hidden(d.u8()? != 0),
+        HIDDEN => Answer::Op {
+            op: Hide::NAME.to_owned(),
+            value: serde_json::Value::Bool(d.u8()? != 0),
+        },
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
     Ok((
@@ -559,7 +561,7 @@ mod tests {
         Remembered {
             fingerprint: [7; 16],
             expires_us,
-            answer: Answer::Removed,
+            answer: Remove::remembered(),
         }
     }
 
@@ -724,7 +726,7 @@ mod tests {
         let answers = [
             written(1, "2026-W48"),
             written(2, "2026-W48"),
-            Answer::Removed,
+            Remove::remembered(),
             Answer::Batch(vec![Ok(match written(4, "all") {
                 Answer::Written(w) => w,
                 _ => unreachable!(),
@@ -783,7 +785,10 @@ mod tests {
                     message: "score rejected: no".into(),
                 }),
             ]),
-            Answer::Removed,
+            Answer::Op {
+                op: "remove".into(),
+                value: serde_json::json!({"period": "2026-W49"}),
+            },
             Answer::Created {
                 created: true,
                 state: Box::new(state.clone()),
@@ -833,5 +838,29 @@ mod tests {
                 already: true,
             }
         );
+    }
+
+    /// A removal's and a hide's answers remembered by an earlier version (kinds 3 and
+    /// 8) read as their operations' answers.
+    #[test]
+    fn earlier_removals_and_hides_read_as_the_operations() {
+        for (kind, flag) in [(REMOVED, None), (HIDDEN, Some(1u8)), (HIDDEN, Some(0))] {
+            let mut e = Enc::default();
+            e.0.extend_from_slice(&7u128.to_le_bytes());
+            e.0.extend_from_slice(&[3; 16]);
+            e.i64(99);
+            e.u8(kind);
+            if let Some(f) = flag {
+                e.u8(f);
+            }
+            let (_, r) = decode(&mut Dec::new(&e.0)).expect("decodes");
+            match flag {
+                None => assert_eq!(
+                    Remove::answer(r.answer).expect("a removal's answer"),
+                    photofinish_core::op::Removed { period: None }
+                ),
+                Some(f) => assert_eq!(Hide::answer(r.answer).expect("a hide's"), f == 1),
+            }
+        }
     }
 }

@@ -214,10 +214,12 @@ impl Replay {
         if let Command::Audited { at_us, .. } = cmd {
             self.max_time_us = self.max_time_us.max(*at_us);
         }
-        if let Command::Write { at_us, .. } | Command::DeleteMember { now_us: at_us, .. } =
-            cmd.inner()
-        {
-            self.max_time_us = self.max_time_us.max(*at_us);
+        match cmd.inner() {
+            Command::Write { at_us, .. } | Command::Op { at_us, .. } => {
+                self.max_time_us = self.max_time_us.max(*at_us);
+            }
+            Command::Keyed { key, .. } => self.max_time_us = self.max_time_us.max(key.now_us),
+            _ => {}
         }
         if let Command::Import { file, .. } = cmd.inner() {
             // The ranking is in the file the record names, beside the segment.

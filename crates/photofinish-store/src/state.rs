@@ -13,7 +13,7 @@ use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
 use photofinish_core::ranking::Prefetch;
 use photofinish_core::view::WriteOutcome;
-use photofinish_core::{Board, BoardError, Period, PeriodRef, Ranking};
+use photofinish_core::{Board, BoardError, Period, Ranking};
 
 use crate::command::{Command, KeyRecord};
 use crate::idempotency::{KeyReused, Table};
@@ -27,8 +27,6 @@ pub enum Applied {
     BoardDeleted,
     /// The write's outcome and the period it landed in.
     Written(WriteOutcome),
-    /// The member was removed.
-    MemberRemoved,
     /// The board's settings were changed.
     BoardPatched,
     /// The board's webhook cursor moved (or was already past).
@@ -37,8 +35,8 @@ pub enum Applied {
     Ticked,
     /// An operation written as one module answered ([`Answer::Op`]).
     Op(Answer),
-    /// A member was hidden or shown again: whether that changed the board (it was not
-    /// already so).
+    /// A member was hidden or shown again across every board: whether that changed
+    /// anything (it was not already so).
     Hidden(bool),
     /// A league close step ran (`None`: no close was due).
     Closed(Option<CloseStep>),
@@ -274,17 +272,15 @@ impl State {
                 }
                 Ok(applied)
             }
-            Command::Write { .. }
-            | Command::Keyed { .. }
-            | Command::Op { .. }
-            | Command::Hide { .. }
-            | Command::DeleteMember { .. } => self.apply_member_change(cmd, ranked),
+            Command::Write { .. } | Command::Keyed { .. } | Command::Op { .. } => {
+                self.apply_member_change(cmd, ranked)
+            }
             _ => self.apply_board_change(cmd),
         }
     }
 
-    /// A change to a member on a board: a write, a join, a hide, a delete, or those under
-    /// an idempotency key.
+    /// A change to a member on a board: a write, an operation of its own module (a join,
+    /// a hide, a delete), or those under an idempotency key.
     fn apply_member_change(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
             Command::Write {
@@ -322,24 +318,12 @@ impl State {
             Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
             Command::Op { board, at_us, op } => {
                 let handle = self.require(board)?;
-                let value = op.op().apply(&mut write_lock(&handle), *at_us)?;
+                let value = op.op().apply(&mut write_lock(&handle), board, *at_us)?;
                 Ok(Applied::Op(Answer::Op {
                     op: op.op().name().to_owned(),
                     value,
                 }))
             }
-            Command::Hide {
-                board,
-                member,
-                hidden,
-                everywhere,
-            } => self.hide(board, member, *hidden, *everywhere),
-            Command::DeleteMember {
-                board,
-                period,
-                member,
-                now_us,
-            } => self.delete_member(board, period, member, *now_us),
             other => unreachable!("apply_with sends {other:?} elsewhere"),
         }
     }
@@ -472,23 +456,6 @@ impl State {
     }
 
     /// A member removed from the period `period` names at `now_us`.
-    fn delete_member(
-        &self,
-        board: &str,
-        period: &str,
-        member: &str,
-        now_us: i64,
-    ) -> Result<Applied, BoardError> {
-        let handle = self.require(board)?;
-        let mut b = write_lock(&handle);
-        let p = b.resolve(&PeriodRef::parse(period), now_us)?;
-        if b.ranking_mut(&p).is_some_and(|r| r.remove(member)) {
-            Ok(Applied::MemberRemoved)
-        } else {
-            Err(BoardError::member_not_found(board, member, &p.id))
-        }
-    }
-
     /// A keyed command: the remembered answer if its key is known with the same request,
     /// else the commands and their answer remembered (if they succeeded). Applied ranked
     /// even in a replay: the answer holds the rank the write got.
@@ -516,12 +483,14 @@ impl State {
                 Answer::Batch(cmds.iter().map(written).collect())
             }
             [c @ Command::Write { .. }] => Answer::Written(written(c)?),
-            [c @ Command::DeleteMember { board, period, .. }] => {
-                let handle = self.require(board)?;
-                read_lock(&handle).read(&PeriodRef::parse(period), key.now_us)?;
-                self.apply_with(c, true)?;
-                Answer::Removed
-            }
+            [c @ Command::Op { .. }] => match self.apply_with(c, true)? {
+                Applied::Op(answer) => answer,
+                other => {
+                    return Err(BoardError::Unavailable(format!(
+                        "an operation applied as {other:?}"
+                    )))
+                }
+            },
             [c @ Command::CreateBoard { board, .. }] => {
                 let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
                 let handle = self.require(board)?;

@@ -12,6 +12,13 @@
 //! An answer is JSON too ([`Answer::Op`](crate::idempotency::Answer::Op)), so every
 //! backend, a remembered answer and a replay hold it alike; the operation's module reads
 //! its own answer back into its type.
+//!
+//! The rest an operation says of itself has a default that fits most: whether it takes an
+//! idempotency key (docs/SPEC.md §7; then the store logs it inside its keyed record, the
+//! instant stamped at commit, and remembers its answer), its check before it is logged
+//! (a refusal logs nothing), whether it is an admin change the audit log records and the
+//! entry its answer makes (docs/SPEC.md §15), and what watchers of its board see
+//! (docs/SPEC.md §8).
 
 use std::fmt;
 use std::sync::Arc;
@@ -21,7 +28,9 @@ use serde_json::Value;
 use crate::access::Action;
 use crate::board::Board;
 use crate::budget::OverBudget;
+use crate::calendar::Period;
 use crate::error::BoardError;
+use crate::events::EventKind;
 
 /// A change of one board as one module. See the module docs.
 pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
@@ -36,12 +45,64 @@ pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
         let _ = over;
     }
 
-    /// Its effect on `board` at `at_us`, the instant its record was given when it was
-    /// logged (so a replay and every node decide alike), and its answer.
-    fn apply(&self, board: &mut Board, at_us: i64) -> Result<Value, BoardError>;
+    /// Its effect on `board` (named `name`) at `at_us`, the instant its record was given
+    /// when it was logged (so a replay and every node decide alike), and its answer.
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError>;
 
     /// Its log record: its fields as JSON, read back by [`LoggedOp::decode`].
     fn record(&self) -> Value;
+
+    /// Whether it may carry an idempotency key (docs/SPEC.md §7). None by default: an
+    /// operation that answers a repeat alike needs none.
+    fn takes_key(&self) -> bool {
+        false
+    }
+
+    /// Its check before it is logged, against `board` as this node has it at `now_us`:
+    /// a refusal here logs nothing ([`Self::apply`] decides again where it is logged).
+    fn check(&self, board: &Board, now_us: i64) -> Result<(), BoardError> {
+        let _ = (board, now_us);
+        Ok(())
+    }
+
+    /// Whether it is an admin change, logged with who made it (docs/SPEC.md §15).
+    fn audited(&self) -> bool {
+        false
+    }
+
+    /// The audit entry its `answer` makes, if it is audited and changed something.
+    fn audit(&self, answer: &Value) -> Option<AuditNote> {
+        let _ = answer;
+        None
+    }
+
+    /// What watchers of `board` see of it, applied with `answer`, at `now_us`
+    /// (docs/SPEC.md §8): nothing by default.
+    fn events(&self, board: &Board, answer: &Value, now_us: i64) -> Vec<OpEvent> {
+        let _ = (board, answer, now_us);
+        Vec::new()
+    }
+}
+
+/// What an audited operation's entry says (the log adds who, when and on which board).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditNote {
+    /// The action, e.g. `member.hide`.
+    pub action: &'static str,
+    /// The member it is about, if one.
+    pub member: Option<String>,
+    /// Its detail.
+    pub detail: Value,
+}
+
+/// An event an operation shows watchers of its board.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpEvent {
+    /// The event.
+    pub kind: EventKind,
+    /// The period it happens in, when its reset event must come first if the feed has
+    /// not sent it (a score event).
+    pub announce: Option<Period>,
 }
 
 /// An operation as a log record holds it: shared, and equal to another with the same name

@@ -1,5 +1,6 @@
 //! The changes of docs/SPEC.md §3 as values: [`Change`] is every way a board changes —
-//! created, patched, deleted, written (one write or a batch), a member removed — and
+//! created, patched, deleted, written (one write or a batch), or an operation of its own
+//! module (a member joined, removed, hidden) — and
 //! [`Answer`](crate::idempotency::Answer) how each was answered. The service applies any
 //! of them through one method,
 //! [`Leaderboard::change`](crate::Leaderboard::change), plainly or under an idempotency
@@ -8,12 +9,10 @@
 //! [`Change::Op`]: no variant here, no command, apply or codec kind in the store.
 
 use crate::access::Action;
-use crate::board::PeriodRef;
 use crate::budget::OverBudget;
 use crate::config::CheckedConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
-use crate::names::MemberName;
 use crate::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
 
 use super::board_op::BoardOp;
@@ -31,26 +30,14 @@ pub enum Change {
     Write(WriteRequest),
     /// Writes in order, each succeeding or failing on its own.
     Batch(Vec<WriteRequest>),
-    /// Remove a member from a period.
-    Remove {
-        /// The member.
-        member: String,
-        /// The period.
-        period: PeriodRef,
-    },
-    /// An operation written as one module ([`BoardOp`]: e.g. [`super::Join`]).
+    /// An operation written as one module ([`BoardOp`]: e.g. [`super::Join`],
+    /// [`super::Hide`], [`super::Remove`]).
     Op(Box<dyn BoardOp>),
-    /// Hide a member on the board (`hidden: true`) or show it again (docs/SPEC.md §15).
-    Hide {
-        /// The member (checked: a hide may come before the member's first write).
-        member: MemberName,
-        /// Hide, or unhide.
-        hidden: bool,
-    },
 }
 
 impl Change {
-    /// What it is, for messages: `create`, `patch`, `delete`, `write`, `batch`, `remove`.
+    /// What it is, for messages: `create`, `patch`, `delete`, `write`, `batch`, or the
+    /// operation's name.
     pub fn name(&self) -> &'static str {
         match self {
             Change::Create(_) => "create",
@@ -58,34 +45,30 @@ impl Change {
             Change::Delete => "delete",
             Change::Write(_) => "write",
             Change::Batch(_) => "batch",
-            Change::Remove { .. } => "remove",
             Change::Op(op) => op.name(),
-            Change::Hide { hidden: true, .. } => "hide",
-            Change::Hide { hidden: false, .. } => "unhide",
         }
     }
 
     /// Whether it is an admin change the audit log records (docs/SPEC.md §15): a board
-    /// created, patched or deleted, a member deleted, hidden or shown. Writes and joins
-    /// are not.
+    /// created, patched or deleted, or an operation that says so ([`BoardOp::audited`]:
+    /// a member deleted, hidden or shown). Writes and joins are not.
     pub fn is_audited(&self) -> bool {
-        matches!(
-            self,
-            Change::Create(_)
-                | Change::Patch(_)
-                | Change::Delete
-                | Change::Remove { .. }
-                | Change::Hide { .. }
-        )
+        match self {
+            Change::Create(_) | Change::Patch(_) | Change::Delete => true,
+            Change::Op(op) => op.audited(),
+            Change::Write(_) | Change::Batch(_) => false,
+        }
     }
 
-    /// Whether it may carry an idempotency key (docs/SPEC.md §7: submit, batch, member
-    /// delete and board create; a join needs none: joining twice is answered `already`).
+    /// Whether it may carry an idempotency key (docs/SPEC.md §7: submit, batch, board
+    /// create, and an operation that says so ([`BoardOp::takes_key`]: a member delete; a
+    /// join needs none: joining twice is answered `already`).
     pub fn takes_key(&self) -> bool {
-        !matches!(
-            self,
-            Change::Patch(_) | Change::Delete | Change::Op(_) | Change::Hide { .. }
-        )
+        match self {
+            Change::Patch(_) | Change::Delete => false,
+            Change::Op(op) => op.takes_key(),
+            Change::Create(_) | Change::Write(_) | Change::Batch(_) => true,
+        }
     }
 
     /// `not_supported` for a change that takes no idempotency key.
@@ -106,15 +89,12 @@ impl Change {
     }
 
     /// The access a change of `board` needs, other than its writes: managing the board
-    /// (create, patch, delete), removing a member, or writing the member that joins (a
-    /// player may join itself where it may write). `None` for a write or a batch, whose
-    /// every write is authorized for its member ([`Action::Write`]).
+    /// (create, patch, delete), or what its operation says ([`BoardOp::action`]). `None`
+    /// for a write or a batch, whose every write is authorized for its member
+    /// ([`Action::Write`]).
     pub fn action<'a>(&'a self, board: &'a str) -> Option<Action<'a>> {
         match self {
-            Change::Create(_) | Change::Patch(_) | Change::Delete | Change::Hide { .. } => {
-                Some(Action::Manage { board })
-            }
-            Change::Remove { .. } => Some(Action::RemoveMember { board }),
+            Change::Create(_) | Change::Patch(_) | Change::Delete => Some(Action::Manage { board }),
             Change::Op(op) => Some(op.action(board)),
             Change::Write(_) | Change::Batch(_) => None,
         }
@@ -189,20 +169,11 @@ impl Answer {
         }
     }
 
-    /// A hide's or an unhide's: whether it changed the board (the member was not already
-    /// hidden, or shown).
-    pub fn into_hidden(self) -> Result<bool, BoardError> {
+    /// A delete's: nothing.
+    pub fn into_deleted(self) -> Result<(), BoardError> {
         match self {
-            Answer::Hidden(hidden) => Ok(hidden),
-            other => Err(mismatch("a hide", &other)),
-        }
-    }
-
-    /// A delete's or a removal's: nothing.
-    pub fn into_done(self) -> Result<(), BoardError> {
-        match self {
-            Answer::Deleted | Answer::Removed => Ok(()),
-            other => Err(mismatch("a delete or a removal", &other)),
+            Answer::Deleted => Ok(()),
+            other => Err(mismatch("a delete", &other)),
         }
     }
 }

@@ -72,7 +72,7 @@ impl BoardOp for Join {
         self.over_budget = over;
     }
 
-    fn apply(&self, board: &mut Board, at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
         let joined = board.join(&self.member, at_us, self.over_budget)?;
         serde_json::to_value(joined)
             .map_err(|e| BoardError::Unavailable(format!("a join's answer: {e}")))

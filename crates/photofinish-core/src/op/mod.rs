@@ -21,18 +21,22 @@ use crate::names::BoardName;
 pub mod board_op;
 pub mod change;
 pub mod cohort;
+pub mod hide;
 pub mod join;
 pub mod league;
 pub mod moderation;
 mod period;
 pub mod read;
+pub mod remove;
 
-pub use board_op::{BoardOp, LoggedOp};
+pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
+pub use hide::Hide;
 pub use join::Join;
 pub use league::{ReadMoves, ReadTier};
 pub use moderation::ReadHidden;
+pub use remove::{Remove, Removed};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadExportPage, ReadMember, ReadMembers, ReadPage,
@@ -54,6 +58,8 @@ impl LoggedOp {
         }
         match name {
             Join::NAME => read::<Join>(record),
+            Hide::NAME => read::<Hide>(record),
+            Remove::NAME => read::<Remove>(record),
             other => Err(format!(
                 "an operation this version does not know: {other:?}"
             )),

@@ -1,6 +1,6 @@
 //! The moderation read of docs/SPEC.md §15 as a value: a board's hidden members
 //! ([`ReadHidden`], admins only). Hiding and showing a member are changes
-//! ([`Change::Hide`](super::Change::Hide)); what a hidden member means to every other read
+//! (the [`Hide`](super::Hide) operation); what a hidden member means to every other read
 //! is the board's view of its rankings ([`crate::Ranking::view`], [`crate::ranking::Visible`]).
 
 use crate::access::{Action, Viewer};

@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use photofinish_core::board::HideScope;
+use photofinish_core::op::{Hide, LoggedOp};
 use photofinish_core::BoardError;
 use photofinish_store::command::registry::{Register, Unregister};
 use photofinish_store::command::Command;
@@ -171,11 +172,10 @@ impl LogStore {
         hidden: bool,
         actor: &str,
     ) -> Result<(), BoardError> {
-        let cmd = Command::Hide {
+        let cmd = Command::Op {
             board: board.to_owned(),
-            member: member.to_owned(),
-            hidden,
-            everywhere: true,
+            at_us: 0,
+            op: LoggedOp::new(Box::new(Hide::everywhere(member, hidden))),
         };
         match photofinish_store::ops::execute_audited(self, board, cmd, actor).await {
             Ok(_) => self.list_audited(board).await,

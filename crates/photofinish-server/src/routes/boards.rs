@@ -158,7 +158,7 @@ pub async fn delete_board(
         .gate
         .change(&id.caller, &board, Change::Delete, None)
         .await?;
-    r.answer.into_done()?;
+    r.answer.into_deleted()?;
     Ok(StatusCode::NO_CONTENT)
 }
 

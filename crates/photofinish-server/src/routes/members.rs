@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::op::{Change, Join, ReadAround, ReadMember};
+use photofinish_core::op::{Change, Join, ReadAround, ReadMember, Remove};
 use photofinish_core::{Around, MemberName};
 
 use crate::app::AppState;
@@ -91,12 +91,9 @@ pub async fn delete_member(
     KeyHeader(keyed): KeyHeader,
 ) -> Result<Response, ApiError> {
     validate_member_name(&member)?;
-    let change = Change::Remove {
-        member,
-        period: q.period(),
-    };
+    let change = Change::Op(Box::new(Remove::new(member, &q.period())));
     let r = app.gate.change(&id.caller, &board, change, keyed).await?;
-    r.answer.into_done()?;
+    Remove::answer(r.answer)?;
     Ok(replayed(StatusCode::NO_CONTENT.into_response(), r.replayed))
 }
 

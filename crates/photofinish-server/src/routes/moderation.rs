@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use photofinish_core::audit::{AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE};
-use photofinish_core::op::{Change, ReadHidden};
+use photofinish_core::op::{Change, Hide, ReadHidden};
 use photofinish_core::{BoardName, ErrorCode, MemberName};
 
 use crate::app::AppState;
@@ -26,12 +26,12 @@ async fn moderate(
     hidden: bool,
 ) -> Result<StatusCode, ApiError> {
     let member = MemberName::parse(member)?;
-    let change = Change::Hide { member, hidden };
+    let change = Change::Op(Box::new(Hide::new(member, hidden)));
     let r = app
         .gate
         .change(&auth.0.caller, &board, change, None)
         .await?;
-    r.answer.into_hidden()?;
+    Hide::answer(r.answer)?;
     Ok(StatusCode::NO_CONTENT)
 }
 

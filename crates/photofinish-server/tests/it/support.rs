@@ -238,7 +238,7 @@ impl<L: Leaderboard + ?Sized> Changes for L {
             .0)
     }
     async fn delete_board(&self, board: &str) -> Result<(), BoardError> {
-        change_of(self, board, Change::Delete).await?.into_done()
+        change_of(self, board, Change::Delete).await?.into_deleted()
     }
     async fn write(&self, board: &str, w: WriteRequest) -> Result<WriteOutcome, BoardError> {
         change_of(self, board, Change::Write(w))

@@ -6,7 +6,8 @@ use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
-use photofinish_core::op::{Join, LoggedOp};
+use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
+use photofinish_core::PeriodRef;
 use photofinish_core::{BoardConfig, CheckedConfig};
 
 impl Command {
@@ -112,11 +113,12 @@ impl Command {
                 if flags > 3 {
                     return Err(DecodeError(format!("a hide's flags {flags}")));
                 }
-                Command::Hide {
+                // No longer written: a hide is an operation of its own module, kind 24.
+                let hide = Hide::logged(member, flags & 1 != 0, flags & 2 != 0);
+                Command::Op {
                     board,
-                    member,
-                    hidden: flags & 1 != 0,
-                    everywhere: flags & 2 != 0,
+                    at_us: 0,
+                    op: LoggedOp::new(Box::new(hide)),
                 }
             }
             kind @ (IMPORT | IMPORT_HIDING) => {
@@ -183,12 +185,16 @@ impl Command {
                     .map_err(|e| DecodeError(format!("operation {name:?}: {e}")))?;
                 Command::Op { board, at_us, op }
             }
-            DELETE_MEMBER => Command::DeleteMember {
-                board: d.str()?,
-                period: d.str()?,
-                member: d.str()?,
-                now_us: d.i64()?,
-            },
+            DELETE_MEMBER => {
+                // No longer written: a removal is an operation of its own module, kind 24.
+                let (board, period, member, at_us) = (d.str()?, d.str()?, d.str()?, d.i64()?);
+                let remove = Remove::new(member, &PeriodRef::parse(&period));
+                Command::Op {
+                    board,
+                    at_us,
+                    op: LoggedOp::new(Box::new(remove)),
+                }
+            }
             write => return Self::decode_write(write, d),
         };
         Ok(cmd)

@@ -12,6 +12,8 @@ use super::Command;
 pub(super) const CREATE_BOARD_V1: u8 = 1;
 pub(super) const DELETE_BOARD: u8 = 2;
 pub(super) const WRITE: u8 = 3;
+/// A member removed from a period: board, period, member, instant. No longer written: a
+/// removal is an operation of its own module, kind 24; this one is read as that.
 pub(super) const DELETE_MEMBER: u8 = 4;
 pub(super) const CREATE_BOARD: u8 = 5;
 pub(super) const PATCH_BOARD: u8 = 6;
@@ -43,7 +45,8 @@ pub(super) const JOIN: u8 = 15;
 /// One step of a league's close (docs/SPEC.md §14): board, instant, budget (members).
 pub(super) const CLOSE: u8 = 16;
 /// A member hidden or shown again (docs/SPEC.md §15): board, member, then flags: bit 0
-/// hide (else unhide), bit 1 as a hide across every board.
+/// hide (else unhide), bit 1 as a hide across every board. No longer written: a hide is
+/// an operation of its own module, kind 24; this one is read as that.
 pub(super) const HIDE: u8 = 17;
 /// An import that hides members (docs/SPEC.md §15): the fields of kind 12, then a count
 /// and each member's name. An import that hides none is kind 12.
@@ -84,14 +87,12 @@ impl Command {
         match self {
             Command::Register(r) => r.encode(e),
             Command::Unregister(u) => u.encode(e),
-            Command::Write { .. }
-            | Command::Op { .. }
-            | Command::Keyed { .. }
-            | Command::DeleteMember { .. } => self.encode_member_change(e),
-            Command::Audited { .. }
-            | Command::Hide { .. }
-            | Command::HideEverywhere { .. }
-            | Command::Import { .. } => self.encode_admin(e),
+            Command::Write { .. } | Command::Op { .. } | Command::Keyed { .. } => {
+                self.encode_member_change(e)
+            }
+            Command::Audited { .. } | Command::HideEverywhere { .. } | Command::Import { .. } => {
+                self.encode_admin(e)
+            }
             _ => self.encode_board(e),
         }
     }
@@ -160,7 +161,7 @@ impl Command {
         }
     }
 
-    /// An admin's member-level changes: audited records, hides, imports.
+    /// An admin's changes: audited records, hides across every board, imports.
     fn encode_admin(&self, e: &mut Enc) {
         match self {
             Command::Audited { actor, at_us, cmd } => {
@@ -168,17 +169,6 @@ impl Command {
                 e.str(actor);
                 e.i64(*at_us);
                 cmd.encode(e);
-            }
-            Command::Hide {
-                board,
-                member,
-                hidden,
-                everywhere,
-            } => {
-                e.u8(HIDE);
-                e.str(board);
-                e.str(member);
-                e.u8(u8::from(*hidden) | (u8::from(*everywhere) << 1));
             }
             Command::HideEverywhere { member, hidden } => {
                 e.u8(HIDE_EVERYWHERE);
@@ -212,7 +202,7 @@ impl Command {
         }
     }
 
-    /// A member's changes: writes, joins, deletes, and commands under a key.
+    /// A member's changes: writes, operations of their own module, and commands under a key.
     fn encode_member_change(&self, e: &mut Enc) {
         match self {
             Command::Write { .. } => self.encode_write(e),
@@ -234,18 +224,6 @@ impl Command {
                 for c in cmds {
                     c.encode(e);
                 }
-            }
-            Command::DeleteMember {
-                board,
-                period,
-                member,
-                now_us,
-            } => {
-                e.u8(DELETE_MEMBER);
-                e.str(board);
-                e.str(period);
-                e.str(member);
-                e.i64(*now_us);
             }
             other => unreachable!("encode sends {other:?} elsewhere"),
         }
@@ -348,7 +326,7 @@ fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
 mod tests {
     use super::*;
     use crate::command::{KeyRecord, STAMP_AT_COMMIT};
-    use photofinish_core::op::{Join, LoggedOp};
+    use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
     use photofinish_core::view::BoardPatch;
     use photofinish_core::BoardSettings;
     use photofinish_core::{BoardConfig, Op};
@@ -524,12 +502,7 @@ mod tests {
         for inner in [
             import,
             Command::DeleteBoard { board: "b".into() },
-            Command::DeleteMember {
-                board: "b".into(),
-                period: "current".into(),
-                member: "m".into(),
-                now_us: 0,
-            },
+            removal("b", "m", 0),
         ] {
             let mut cmd = Command::Audited {
                 actor: "moderator".into(),
@@ -547,9 +520,9 @@ mod tests {
                 unreachable!()
             };
             assert_eq!(*at_us, 1_795_392_000_000_000);
-            if let Command::DeleteMember { now_us, .. } = **stamped {
+            if let Command::Op { at_us, .. } = **stamped {
                 assert_eq!(
-                    now_us, 1_795_392_000_000_000,
+                    at_us, 1_795_392_000_000_000,
                     "the inner command is stamped too"
                 );
             }
@@ -576,20 +549,38 @@ mod tests {
         assert!(Command::decode(&e.0).is_err());
     }
 
+    /// A member removed, as this version logs it: an operation of its own module.
+    fn removal(board: &str, member: &str, at_us: i64) -> Command {
+        Command::Op {
+            board: board.into(),
+            at_us,
+            op: LoggedOp::new(Box::new(Remove::new(
+                member.into(),
+                &photofinish_core::PeriodRef::Current,
+            ))),
+        }
+    }
+
+    /// A hide and a removal are operations of their own module, logged as kind 24; one
+    /// logged as kind 17 or 4 by an earlier version reads as the same command.
     #[test]
-    fn hides_round_trip() {
+    fn hides_and_removals_round_trip_and_earlier_kinds_read_alike() {
         for (hidden, everywhere) in [(true, false), (false, false), (true, true), (false, true)] {
-            let cmd = Command::Hide {
+            let cmd = Command::Op {
                 board: "cup".into(),
-                member: "mallory".into(),
-                hidden,
-                everywhere,
+                at_us: 0,
+                op: LoggedOp::new(Box::new(Hide::logged("mallory".into(), hidden, everywhere))),
             };
-            assert!(!cmd.takes_time(true));
             let mut e = Enc::default();
             cmd.encode(&mut e);
-            assert_eq!(e.0[0], HIDE);
+            assert_eq!(e.0[0], OP);
             assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            let mut old = Enc::default();
+            old.u8(HIDE);
+            old.str("cup");
+            old.str("mallory");
+            old.u8(u8::from(hidden) | (u8::from(everywhere) << 1));
+            assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
             let all = Command::HideEverywhere {
                 member: "mallory".into(),
                 hidden,
@@ -605,6 +596,21 @@ mod tests {
         e.str("mallory");
         e.u8(4);
         assert!(Command::decode(&e.0).is_err());
+        let mut cmd = removal("cup", "ann", 0);
+        assert!(cmd.takes_time(false));
+        cmd.stamp(1_795_392_000_000_000, false);
+        assert_eq!(cmd, removal("cup", "ann", 1_795_392_000_000_000));
+        let mut e = Enc::default();
+        cmd.encode(&mut e);
+        assert_eq!(e.0[0], OP);
+        assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        let mut old = Enc::default();
+        old.u8(DELETE_MEMBER);
+        old.str("cup");
+        old.str("current");
+        old.str("ann");
+        old.i64(1_795_392_000_000_000);
+        assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
         // A create that hides the members hidden everywhere, with and without a limit.
         for max_boards in [None, Some(7)] {
             let cmd = Command::CreateBoard {
@@ -705,12 +711,7 @@ mod tests {
                         metadata: Some("{}".into()),
                         over_budget: None,
                     },
-                    Command::DeleteMember {
-                        board: "b".into(),
-                        period: "current".into(),
-                        member: "m".into(),
-                        now_us: 0,
-                    },
+                    removal("b", "m", 0),
                 ],
             },
             Command::PatchBoard {

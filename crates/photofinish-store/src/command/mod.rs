@@ -59,8 +59,9 @@ pub enum Command {
         /// The change.
         patch: BoardPatch,
     },
-    /// Commands applied under an idempotency key: a write, a batch of writes, a member
-    /// delete or a board create, with the key in the same record.
+    /// Commands applied under an idempotency key: a write, a batch of writes, a board
+    /// create or an operation that takes a key (a member delete), with the key in the
+    /// same record.
     Keyed {
         /// The key.
         key: KeyRecord,
@@ -133,18 +134,6 @@ pub enum Command {
         /// shown, an import (any of them under an idempotency key, where it takes one).
         cmd: Box<Command>,
     },
-    /// Hide a member on a board, or show it again (docs/SPEC.md §15).
-    Hide {
-        /// Board name.
-        board: String,
-        /// Member name.
-        member: String,
-        /// Hide (`true`) or unhide.
-        hidden: bool,
-        /// As a hide across every board (the scale-out layout logs one in each board's
-        /// log) rather than on this board alone.
-        everywhere: bool,
-    },
     /// Hide a member across every board, present and future, or undo that (the embedded
     /// store's one record of it; docs/SPEC.md §15).
     HideEverywhere {
@@ -158,17 +147,6 @@ pub enum Command {
     Register(registry::Register),
     /// Take a board out of a namespace's registry ([`registry`]).
     Unregister(registry::Unregister),
-    /// Remove a member from one period.
-    DeleteMember {
-        /// Board name.
-        board: String,
-        /// `current`, `previous` or a period id, resolved at `now_us`.
-        period: String,
-        /// Member name.
-        member: String,
-        /// The writer's clock when the command was sequenced.
-        now_us: i64,
-    },
 }
 
 /// What a keyed command is logged with (docs/SPEC.md §7).
@@ -208,7 +186,7 @@ pub fn effective_time(now_us: i64, previous_us: i64) -> i64 {
 
 impl Command {
     /// Whether stamping gives this command an instant: a write whose time the writer
-    /// stamps (`stamp`), a member delete, and a keyed command (its record and the inner
+    /// stamps (`stamp`), an operation, and a keyed command (its record and the inner
     /// commands that wait for [`STAMP_AT_COMMIT`]).
     pub fn takes_time(&self, stamp: bool) -> bool {
         matches!(
@@ -216,8 +194,7 @@ impl Command {
             Command::Write { .. } if stamp
         ) || matches!(
             self,
-            Command::DeleteMember { .. }
-                | Command::Audited { .. }
+            Command::Audited { .. }
                 | Command::Keyed { .. }
                 | Command::Tick { .. }
                 | Command::Close { .. }
@@ -231,8 +208,7 @@ impl Command {
     pub fn stamp(&mut self, now_us: i64, stamp: bool) {
         match self {
             Command::Write { at_us, .. } if stamp => *at_us = now_us,
-            Command::DeleteMember { now_us: t, .. }
-            | Command::Tick { now_us: t, .. }
+            Command::Tick { now_us: t, .. }
             | Command::Close { now_us: t, .. }
             | Command::Op { at_us: t, .. } => *t = now_us,
             Command::Audited { at_us, cmd, .. } => {
@@ -246,7 +222,7 @@ impl Command {
                         Command::Write { at_us, .. } if *at_us == STAMP_AT_COMMIT => {
                             *at_us = now_us
                         }
-                        Command::DeleteMember { now_us: t, .. } => *t = now_us,
+                        Command::Op { at_us: t, .. } => *t = now_us,
                         _ => {}
                     }
                 }
@@ -261,12 +237,10 @@ impl Command {
             Command::CreateBoard { board, .. }
             | Command::DeleteBoard { board }
             | Command::Write { board, .. }
-            | Command::DeleteMember { board, .. }
             | Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
             | Command::Op { board, .. }
-            | Command::Hide { board, .. }
             | Command::Import { board, .. }
             | Command::PatchBoard { board, .. } => board,
             Command::Register(r) => &r.board,

@@ -14,7 +14,7 @@ use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::{BoardOp, Change, LoggedOp};
 use photofinish_core::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
-use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig, MemberName, PeriodRef};
+use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
@@ -244,9 +244,16 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Patch(_) | Change::Delete | Change::Op(_) | Change::Hide { .. } => {
-            return Err(change.key_refused())
+        Change::Op(op) if op.takes_key() => {
+            before_write(e, board, |b| op.check(b, now)).await?;
+            let cmd = Command::Op {
+                board: board.to_owned(),
+                at_us: 0,
+                op: LoggedOp::new(op),
+            };
+            (false, vec![cmd])
         }
+        Change::Patch(_) | Change::Delete | Change::Op(_) => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
         Change::Write(w) if w.period.is_none() => {
@@ -262,15 +269,6 @@ async fn keyed_commands<E: Engine + ?Sized>(
                 writes.into_iter().map(|w| keyed_write(b, w)).collect()
             })
             .await?,
-        ),
-        Change::Remove { member, period } => (
-            false,
-            vec![Command::DeleteMember {
-                board: board.to_owned(),
-                period: period.as_str().to_owned(),
-                member,
-                now_us: 0,
-            }],
         ),
         Change::Create(config) => (
             false,
@@ -335,12 +333,7 @@ pub async fn change<E: Engine + ?Sized>(
         }
         Change::Write(w) => Answer::Written(write(e, board, w).await?),
         Change::Batch(writes) => Answer::Batch(write_batch(e, board, writes).await?),
-        Change::Remove { member, period } => {
-            remove(e, board, &member, &period, actor).await?;
-            Answer::Removed
-        }
-        Change::Op(op) => apply_op(e, board, op).await?,
-        Change::Hide { member, hidden } => hide(e, board, member, hidden, actor).await?,
+        Change::Op(op) => apply_op(e, board, op, actor).await?,
     };
     Ok(Replayable {
         answer,
@@ -348,41 +341,28 @@ pub async fn change<E: Engine + ?Sized>(
     })
 }
 
-/// An operation written as one module ([`photofinish_core::op::BoardOp`]): logged with
-/// the instant the log gives it, applied, answered.
+/// An operation written as one module ([`photofinish_core::op::BoardOp`]): checked
+/// against the board as this node has it, then logged — with who made it, when it is an
+/// admin change — with the instant the log gives it, applied, answered.
 async fn apply_op<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     op: Box<dyn BoardOp>,
+    actor: &str,
 ) -> Result<Answer, BoardError> {
-    let name = op.name();
+    let now = e.now_us();
+    before_write(e, board, |b| op.check(b, now)).await?;
+    let (name, audits) = (op.name(), op.audited());
     let cmd = Command::Op {
         board: board.to_owned(),
         at_us: 0,
         op: LoggedOp::new(op),
     };
+    let cmd = if audits { audited(actor, cmd) } else { cmd };
     match execute_one(e, board, cmd, true).await? {
         Applied::Op(answer) => Ok(answer),
         other => Err(unexpected(name, &other)),
     }
-}
-
-/// An admin hides a member on the board, or shows it again (docs/SPEC.md §15), audited.
-async fn hide<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    member: MemberName,
-    hidden: bool,
-    actor: &str,
-) -> Result<Answer, BoardError> {
-    let cmd = Command::Hide {
-        board: board.to_owned(),
-        member: member.into_string(),
-        hidden,
-        everywhere: false,
-    };
-    let changed = hide_changed(execute_one(e, board, audited(actor, cmd), false).await?)?;
-    Ok(Answer::Hidden(changed))
 }
 
 /// A board created.
@@ -490,29 +470,6 @@ async fn write_batch<E: Engine + ?Sized>(
             Err(err) => Err(err),
         })
         .collect())
-}
-
-/// A member removed.
-async fn remove<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
-    member: &str,
-    period: &PeriodRef,
-    actor: &str,
-) -> Result<(), BoardError> {
-    // A period the reader cannot see is a 404 before anything is logged; the command
-    // resolves `period` again at the instant it is logged, as replays will.
-    let now = e.now_us();
-    with_board(e, board, |b| b.read(period, now).map(drop)).await?;
-    let cmd = Command::DeleteMember {
-        board: board.to_owned(),
-        period: period.as_str().to_owned(),
-        member: member.to_owned(),
-        now_us: 0,
-    };
-    execute_one(e, board, audited(actor, cmd), true)
-        .await
-        .map(drop)
 }
 
 /// A change under an idempotency key.

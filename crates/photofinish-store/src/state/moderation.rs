@@ -10,9 +10,9 @@ use photofinish_core::audit::{AuditEntry, AuditQuery, MAX_AUDIT_ENTRIES};
 use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::{BoardError, PeriodRef};
+use photofinish_core::BoardError;
 
-use super::{read_lock, write_lock, Applied, State};
+use super::{write_lock, Applied, State};
 use crate::command::Command;
 
 /// The audit log's name of a hide (`hidden`) or an unhide.
@@ -52,30 +52,6 @@ impl Stamp<'_> {
 }
 
 impl State {
-    /// Hides `member` on `board`, or shows it again (as a hide across every board's when
-    /// `everywhere`): whether that changed anything.
-    pub(super) fn hide(
-        &self,
-        board: &str,
-        member: &str,
-        hidden: bool,
-        everywhere: bool,
-    ) -> Result<Applied, BoardError> {
-        let handle = self.require(board)?;
-        let mut b = write_lock(&handle);
-        let scope = if everywhere {
-            HideScope::Everywhere
-        } else {
-            HideScope::Board
-        };
-        let changed = if hidden {
-            b.hide_as(member, scope)?
-        } else {
-            b.unhide_as(member, scope)
-        };
-        Ok(Applied::Hidden(changed))
-    }
-
     /// The audit log, oldest first.
     pub fn audit_log(&self) -> std::sync::MutexGuard<'_, VecDeque<AuditEntry>> {
         self.audit.lock().unwrap_or_else(|p| p.into_inner())
@@ -154,61 +130,14 @@ impl State {
                 ([c], Answer::Created { created: true, .. }) => {
                     self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
                 }
-                ([c], Answer::Removed) => {
-                    self.audit_entry(actor, at_us, c, &Applied::MemberRemoved)
+                ([c], Answer::Op { .. }) => {
+                    self.audit_entry(actor, at_us, c, &Applied::Op(answer.clone()))
                 }
                 _ => None,
             },
-            _ => self.member_audit_entry(entry, cmd, applied),
-        }
-    }
-
-    /// [`Self::audit_entry`] of a change to one member: a delete, a hide or an unhide.
-    fn member_audit_entry(
-        &self,
-        entry: Stamp<'_>,
-        cmd: &Command,
-        applied: &Applied,
-    ) -> Option<AuditEntry> {
-        match (cmd, applied) {
-            (
-                Command::DeleteMember {
-                    board,
-                    period,
-                    member,
-                    now_us,
-                },
-                Applied::MemberRemoved,
-            ) => {
-                let id = self
-                    .board(board)
-                    .and_then(|h| {
-                        read_lock(&h)
-                            .resolve(&PeriodRef::parse(period), *now_us)
-                            .ok()
-                    })
-                    .map_or_else(|| period.clone(), |p| p.id);
-                Some(entry.of(
-                    "member.delete",
-                    Some(member),
-                    serde_json::json!({"period": id}),
-                ))
-            }
-            (
-                Command::Hide {
-                    member,
-                    hidden,
-                    everywhere,
-                    ..
-                },
-                Applied::Hidden(true),
-            ) => {
-                let detail = if *everywhere {
-                    serde_json::json!({"everywhere": true})
-                } else {
-                    serde_json::json!({})
-                };
-                Some(entry.of(hide_action(*hidden), Some(member), detail))
+            (Command::Op { op, .. }, Applied::Op(Answer::Op { value, .. })) => {
+                let note = op.op().audit(value)?;
+                Some(entry.of(note.action, note.member.as_deref(), note.detail))
             }
             (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
                 Some(AuditEntry {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use photofinish_core::op::{Join, LoggedOp};
+use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
 use photofinish_core::BoardError;
 use photofinish_store::io::RealStorage;
 use photofinish_store::{Applied, Command};
@@ -21,16 +21,20 @@ fn restart_replays_the_log() {
                 .expect("durable")
                 .expect("applied");
         }
-        let del = Command::DeleteMember {
+        let del = Command::Op {
             board: "b".into(),
-            period: "current".into(),
-            member: "m3".into(),
-            now_us: 0,
+            at_us: 0,
+            op: LoggedOp::new(Box::new(Remove::new(
+                "m3".into(),
+                &photofinish_core::PeriodRef::Current,
+            ))),
         };
-        assert_eq!(
-            submit(&store, del).expect("durable"),
-            Ok(Applied::MemberRemoved)
-        );
+        match submit(&store, del).expect("durable") {
+            Ok(Applied::Op(answer)) => {
+                Remove::answer(answer).expect("a removal's answer");
+            }
+            other => panic!("a removal answered {other:?}"),
+        }
         listing(&store, "b")
     };
     assert_eq!(before.len(), 36);
@@ -696,11 +700,13 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
     let hide = |member: &str, hidden: bool| Command::Audited {
         actor: "moderator".into(),
         at_us: 0,
-        cmd: Box::new(Command::Hide {
+        cmd: Box::new(Command::Op {
             board: "h".into(),
-            member: member.into(),
-            hidden,
-            everywhere: false,
+            at_us: 0,
+            op: LoggedOp::new(Box::new(Hide::new(
+                photofinish_core::MemberName::parse(member).expect("name"),
+                hidden,
+            ))),
         }),
     };
     let state_of = |store: &photofinish_store::Store| {

@@ -8,8 +8,7 @@
 
 use photofinish_core::access::Action;
 use photofinish_core::config::validate_member_name;
-use photofinish_core::idempotency::Replayable;
-use photofinish_core::op::{Change, Join};
+use photofinish_core::op::{Change, Hide, Join, Remove};
 use photofinish_core::{BoardError, BoardName, ErrorCode, MemberName, PeriodRef};
 use serde_json::Value;
 
@@ -231,13 +230,13 @@ async fn hide(
     hidden: bool,
 ) -> Result<(), CmdError> {
     let member = MemberName::parse(text(args, 2, "the member name", ErrorCode::InvalidMember)?)?;
-    let change = Change::Hide { member, hidden };
+    let change = Change::Op(Box::new(Hide::new(member, hidden)));
     let r = s
         .app
         .gate
         .change(&s.identity.caller, board, change, None)
         .await?;
-    s.out.int(i64::from(r.answer.into_hidden()?));
+    s.out.int(i64::from(Hide::answer(r.answer)?));
     Ok(())
 }
 
@@ -246,6 +245,7 @@ async fn drop_board(s: &mut Session, board: &BoardName) -> Result<(), CmdError> 
     let done = (s.app.gate)
         .change(&s.identity.caller, board, Change::Delete, None)
         .await;
+    let done = done.and_then(|r| r.answer.into_deleted());
     one_or_zero(s, done, ErrorCode::BoardNotFound)
 }
 
@@ -253,14 +253,11 @@ async fn drop_board(s: &mut Session, board: &BoardName) -> Result<(), CmdError> 
 /// there (`absent`).
 fn one_or_zero(
     s: &mut Session,
-    done: Result<Replayable, BoardError>,
+    done: Result<(), BoardError>,
     absent: ErrorCode,
 ) -> Result<(), CmdError> {
     match done {
-        Ok(r) => {
-            r.answer.into_done()?;
-            s.out.int(1);
-        }
+        Ok(()) => s.out.int(1),
         Err(e) if e.code() == absent => s.out.int(0),
         Err(e) => return Err(e.into()),
     }
@@ -280,13 +277,11 @@ async fn remove(
         .map_err(|e| ApiError::new(ErrorCode::InvalidParameter, e.to_string()))?;
     let opts = options(args, 3, &["PERIOD", "IDEMPOTENCY"], spec.name)?;
     let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
-    let change = Change::Remove {
-        member: member.to_owned(),
-        period,
-    };
+    let change = Change::Op(Box::new(Remove::new(member.to_owned(), &period)));
     let key = keyed_request(&opts, args, 3)?;
     let done = (s.app.gate)
         .change(&s.identity.caller, board, change, key)
         .await;
+    let done = done.and_then(|r| Remove::answer(r.answer).map(drop));
     one_or_zero(s, done, ErrorCode::MemberNotFound)
 }
