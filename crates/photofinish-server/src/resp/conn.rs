@@ -20,8 +20,11 @@ use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::cmd::spec::{Family, Spec};
+use super::cmd::table::{self, lookup};
 use super::cmd::write::{self, Parsed, Shape};
-use super::cmd::{self, connection, lookup, CmdError, Family};
+use super::cmd::{self, connection};
+use super::error::{wrong_arity, CmdError};
 use super::frame::{self, Args, Batch};
 use super::reply::Out;
 use super::session::Session;
@@ -61,7 +64,7 @@ impl Session {
             let spec = lookup(args.get(0));
             if let Some(spec) = spec.filter(|s| write::is_write(s) && s.arity_fits(args.len())) {
                 if !has_idempotency_key(&args) {
-                    let slot = match self.take_token().and_then(|()| cmd::board(&args)) {
+                    let slot = match self.take_token().and_then(|()| cmd::args::board(&args)) {
                         Err(e) => Pending::Failed(e),
                         Ok(board) => Pending::Write {
                             board,
@@ -97,18 +100,20 @@ impl Session {
         Ok(())
     }
 
-    async fn execute(&mut self, spec: &cmd::Spec, args: &Args<'_>) -> Result<(), CmdError> {
+    async fn execute(&mut self, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {
         if !spec.arity_fits(args.len()) {
-            return Err(cmd::wrong_arity(spec.name));
+            return Err(wrong_arity(spec.name));
         }
-        if spec.family == Family::Connection {
-            return connection::run(self, spec, args).await;
+        match spec.family {
+            Family::Connection => return connection::run(self, spec, args).await,
+            Family::Table => return table::run(self, args),
+            _ => {}
         }
         self.take_token()?;
         if spec.family == Family::Query {
             return cmd::query::run(self, spec, args).await;
         }
-        let board = cmd::board(args)?;
+        let board = cmd::args::board(args)?;
         match spec.family {
             Family::Write => write::run_keyed(self, spec, args, &board).await,
             Family::Board => cmd::board::run(self, spec, args, &board).await,

@@ -12,12 +12,30 @@ use photofinish_core::op::{Change, Hide, Join, Remove};
 use photofinish_core::{BoardError, BoardName, ErrorCode, MemberName, PeriodRef};
 use serde_json::Value;
 
+use super::args::{option, options, options_in, text};
+use super::spec::{Family, Spec};
 use super::write::keyed_request;
-use super::{option, options, options_in, text, CmdError, Spec};
 use crate::error::ApiError;
+use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::session::Session;
 use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView};
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("lb.create", -2, &["write", "denyoom"], 1, Family::Board),
+    Spec::new("lb.rem", -3, &["write", "fast"], 1, Family::Board),
+    Spec::new("lb.drop", 2, &["write"], 1, Family::Board),
+    Spec::new(
+        "lb.join",
+        3,
+        &["write", "denyoom", "fast"],
+        1,
+        Family::Board,
+    ),
+    Spec::new("lb.hide", 3, &["write", "fast"], 1, Family::Board),
+    Spec::new("lb.unhide", 3, &["write", "fast"], 1, Family::Board),
+];
 
 const CREATE_OPTIONS: &[&str] = &[
     "TIERS",

@@ -2,13 +2,36 @@
 //! unchanged: `AUTH [user] token` and `HELLO [2|3] [AUTH user token] [SETNAME name]`
 //! (any user name; the token is an API key or a player token, docs/SPEC.md §6), `PING`,
 //! `ECHO`, `SELECT 0`, `QUIT`, `RESET`, `CLIENT SETNAME|GETNAME|SETINFO|ID|INFO|NO-EVICT|
-//! NO-TOUCH`, `COMMAND [COUNT|INFO|DOCS|LIST]`, `INFO [section …]` (what client libraries
+//! NO-TOUCH`, `INFO [section …]` (`COMMAND` is the table's own, [`super::table`]) (what client libraries
 //! read on connect: ioredis' ready check waits on `loading:0`).
 
-use super::{wrong_arity, CmdError, Spec, COMMANDS};
+use super::spec::{Family, Spec};
+use crate::resp::error::{wrong_arity, CmdError};
 use crate::resp::frame::Args;
 use crate::resp::reply::Proto;
 use crate::resp::session::Session;
+
+/// The flags of a command a client sends before it is authenticated, as Redis lists them.
+const BEFORE_AUTH: &[&str] = &["noscript", "loading", "stale", "fast", "no_auth"];
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("auth", -2, BEFORE_AUTH, 0, Family::Connection),
+    Spec::new("hello", -1, BEFORE_AUTH, 0, Family::Connection),
+    Spec::new("ping", -1, &["fast"], 0, Family::Connection),
+    Spec::new("echo", 2, &["fast"], 0, Family::Connection),
+    Spec::new(
+        "select",
+        2,
+        &["loading", "stale", "fast"],
+        0,
+        Family::Connection,
+    ),
+    Spec::new("quit", -1, BEFORE_AUTH, 0, Family::Connection),
+    Spec::new("reset", 1, BEFORE_AUTH, 0, Family::Connection),
+    Spec::new("client", -2, &["loading", "stale"], 0, Family::Connection),
+    Spec::new("info", -1, &["loading", "stale"], 0, Family::Connection),
+];
 
 fn upper(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_ascii_uppercase()
@@ -49,7 +72,7 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
         }
         "client" => client(s, args)?,
         "info" => server_info(s, args),
-        _ => command(s, args)?,
+        other => unreachable!("{other} is not a connection command"),
     }
     Ok(())
 }
@@ -140,61 +163,6 @@ fn client(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
         _ => {
             return Err(CmdError::Raw(format!(
                 "ERR unknown subcommand '{}'. Try CLIENT SETNAME, GETNAME, SETINFO, ID, INFO.",
-                String::from_utf8_lossy(args.get(1))
-            )))
-        }
-    }
-    Ok(())
-}
-
-/// One command's `COMMAND INFO` entry, as Redis 7 shapes it: name, arity, flags, first
-/// key, last key, step, ACL categories, tips, key specs, subcommands.
-fn info(s: &mut Session, spec: &Spec) {
-    s.out.array(10);
-    s.out.bulk(spec.name.as_bytes());
-    s.out.int(spec.arity);
-    s.out.array(spec.flags.len());
-    for f in spec.flags {
-        s.out.simple(f);
-    }
-    s.out.int(spec.key);
-    s.out.int(spec.key);
-    s.out.int(i64::from(spec.key > 0));
-    for _ in 0..4 {
-        s.out.array(0);
-    }
-}
-
-fn command(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
-    if args.len() == 1 {
-        s.out.array(COMMANDS.len());
-        for spec in COMMANDS {
-            info(s, spec);
-        }
-        return Ok(());
-    }
-    match upper(args.get(1)).as_str() {
-        "COUNT" => s.out.count(COMMANDS.len() as u64),
-        "LIST" => {
-            s.out.array(COMMANDS.len());
-            for spec in COMMANDS {
-                s.out.bulk(spec.name.as_bytes());
-            }
-        }
-        "INFO" => {
-            s.out.array(args.len() - 2);
-            for i in 2..args.len() {
-                match super::lookup(args.get(i)) {
-                    Some(spec) => info(s, spec),
-                    None => s.out.nil(),
-                }
-            }
-        }
-        // No documentation through the protocol: an empty map, which redis-cli accepts.
-        "DOCS" => s.out.map(0),
-        _ => {
-            return Err(CmdError::Raw(format!(
-                "ERR unknown subcommand '{}'. Try COMMAND COUNT, LIST, INFO, DOCS.",
                 String::from_utf8_lossy(args.get(1))
             )))
         }

@@ -11,14 +11,24 @@ use photofinish_core::query::MAX_QUERY_MEMBERS;
 use photofinish_core::{BoardError, ErrorCode, MemberName, PeriodRef};
 use serde::Serialize;
 
+use super::args::{board, option, options, score_values, text};
 use super::read::{read_options, style};
-use super::{board, option, options, score_values, text, CmdError, Spec};
+use super::spec::{Family, Spec};
+use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
 use crate::wire::parse::bounded_u64;
 use crate::wire::parse::{board_list, threshold_query};
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("lb.query", -3, &["readonly"], 1, Family::Query),
+    Spec::new("lb.rankof", -3, &["readonly", "fast"], 1, Family::Query),
+    Spec::new("lb.thresholds", -2, &["readonly"], 1, Family::Query),
+    Spec::new("lb.member", -2, &["readonly"], 0, Family::Query),
+];
 
 /// An HTTP answer's JSON, nested.
 fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {
@@ -47,7 +57,7 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             let raw = text(args, 2, "the member count", ErrorCode::InvalidParameter)?;
             let n = bounded_u64("the member count", raw, MAX_QUERY_MEMBERS as u64)? as usize;
             if args.len() < 3 + n {
-                return Err(super::invalid(format!(
+                return Err(super::args::invalid(format!(
                     "'lb.query' names {n} members but has {} after the count",
                     args.len() - 3
                 )));

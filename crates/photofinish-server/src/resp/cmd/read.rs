@@ -15,13 +15,27 @@ use photofinish_core::ranking::Entry;
 use photofinish_core::view::{ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
-use super::{option, options, text, CmdError, Spec};
+use super::args::{option, options, text};
+use super::spec::{Family, Spec};
 use crate::limits::{MAX_AROUND_SIDE, MAX_PAGE_LIMIT};
+use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
 use crate::wire::parse::{bounded_u64, ranking};
 use crate::wire::views::board_view;
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("lb.score", -3, &["readonly", "fast"], 1, Family::Read),
+    Spec::new("lb.rank", -3, &["readonly", "fast"], 1, Family::Read),
+    Spec::new("lb.range", -4, &["readonly"], 1, Family::Read),
+    Spec::new("lb.around", -5, &["readonly"], 1, Family::Read),
+    Spec::new("lb.card", -2, &["readonly", "fast"], 1, Family::Read),
+    Spec::new("lb.info", 2, &["readonly", "fast"], 1, Family::Read),
+    Spec::new("lb.cohort", -3, &["readonly"], 1, Family::Read),
+    Spec::new("lb.tier", 3, &["readonly", "fast"], 1, Family::Read),
+];
 
 /// The rank style the `RANKING` option names (any case), ordinal when absent.
 pub(super) fn style(opts: &[(&'static str, &str)]) -> Result<RankStyle, CmdError> {
@@ -65,7 +79,7 @@ fn out_rows(out: &mut Out, entries: &[Entry], columns: &ColumnNames) {
         out.array(4);
         out.count(e.rank);
         out.bulk(e.member.as_bytes());
-        super::scores(out, columns, &e.scores);
+        super::args::scores(out, columns, &e.scores);
         out.int(e.reached_at_us);
     }
 }
@@ -107,7 +121,7 @@ pub async fn run(
             };
             match gate.read(caller, &op).await {
                 Ok(row) if spec.name == "lb.score" => {
-                    super::scores(&mut s.out, &row.columns, &row.entry.scores)
+                    super::args::scores(&mut s.out, &row.columns, &row.entry.scores)
                 }
                 Ok(row) => s.out.count(row.entry.rank),
                 Err(e) if not_ranked(&e) => s.out.nil(),

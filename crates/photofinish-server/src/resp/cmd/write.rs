@@ -12,13 +12,26 @@ use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 
-use super::{option, options, score_values, text, CmdError, Family, Spec};
+use super::args::{option, options, score_values, text};
+use super::spec::{Family, Spec};
 use crate::gate::KeyedRequest;
 use crate::idempotency::{checked_key, resp_fingerprint};
+use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
 use crate::wire::parse;
+
+/// A score write's flags, as Redis lists `ZINCRBY`'s.
+const FLAGS: &[&str] = &["write", "denyoom", "fast"];
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("lb.incr", -4, FLAGS, 1, Family::Write),
+    Spec::new("lb.set", -4, FLAGS, 1, Family::Write),
+    Spec::new("lb.best", -4, FLAGS, 1, Family::Write),
+    Spec::new("lb.submit", -4, FLAGS, 1, Family::Write),
+];
 
 /// What a write answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,10 +132,10 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
 pub fn reply(out: &mut Out, shape: Shape, w: &WriteOutcome) {
     let o = &w.outcome;
     match shape {
-        Shape::Score => super::scores(out, &w.columns, &o.scores),
+        Shape::Score => super::args::scores(out, &w.columns, &o.scores),
         Shape::Submit => {
             out.array(4);
-            super::scores(out, &w.columns, &o.scores);
+            super::args::scores(out, &w.columns, &o.scores);
             out.count(o.rank);
             out.int(o.reached_at_us);
             out.bool(o.changed);
