@@ -102,8 +102,6 @@ pub enum Answer {
     Written(WriteOutcome),
     /// Each entry's outcome or error, in order.
     Batch(Vec<Result<WriteOutcome, BoardError>>),
-    /// The board was patched, and how it was then.
-    Patched(Box<BoardState>),
     /// The board was deleted.
     Deleted,
     /// The answer of an operation written as one module ([`crate::op::BoardOp`]): its

@@ -77,7 +77,7 @@ impl Default for ReadOptions {
 }
 
 /// A board: its config, its current period and that period's member count.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BoardState {
     /// Board name.
     pub name: String,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::op::{Hide, Join, Remove};
+use photofinish_core::op::{Hide, Join, Patch, Remove};
 use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
@@ -348,6 +348,8 @@ const BATCH: u8 = 2;
 /// module (read as [`OP`]'s, without its period).
 const REMOVED: u8 = 3;
 const CREATED: u8 = 4;
+/// A patch's answer as it was written before a patch was an operation of its own module
+/// (read as [`OP`]'s; no request took a key on a patch, so no table held one).
 const PATCHED: u8 = 5;
 const DELETED: u8 = 6;
 /// A join's answer as it was written before a join was an operation of its own module
@@ -460,10 +462,6 @@ fn enc_answer(e: &mut Enc, answer: &Answer) {
             e.u8(u8::from(*created));
             enc_state(e, state);
         }
-        Answer::Patched(state) => {
-            e.u8(PATCHED);
-            enc_state(e, state);
-        }
         Answer::Deleted => e.u8(DELETED),
         Answer::Op { op, value } => {
             e.u8(OP);
@@ -519,7 +517,11 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
             created: d.u8()? != 0,
             state: Box::new(dec_state(d)?),
         },
-        PATCHED => Answer::Patched(Box::new(dec_state(d)?)),
+        PATCHED => Answer::Op {
+            op: Patch::NAME.to_owned(),
+            value: serde_json::to_value(dec_state(d)?)
+                .map_err(|e| DecodeError(format!("a patch's answer: {e}")))?,
+        },
         DELETED => Answer::Deleted,
         JOINED => {
             let joined = JoinOutcome {
@@ -793,7 +795,10 @@ mod tests {
                 created: true,
                 state: Box::new(state.clone()),
             },
-            Answer::Patched(Box::new(state)),
+            Answer::Op {
+                op: "patch".into(),
+                value: serde_json::to_value(state).expect("a board as JSON"),
+            },
             Answer::Deleted,
             Answer::Op {
                 op: "join".into(),

@@ -27,8 +27,6 @@ pub enum Applied {
     BoardDeleted,
     /// The write's outcome and the period it landed in.
     Written(WriteOutcome),
-    /// The board's settings were changed.
-    BoardPatched,
     /// The board's webhook cursor moved (or was already past).
     HookAdvanced,
     /// An instant was marked; nothing changed.
@@ -345,11 +343,6 @@ impl State {
                     Some(_) => Ok(Applied::BoardDeleted),
                     None => Err(BoardError::BoardNotFound(board.clone())),
                 }
-            }
-            Command::PatchBoard { board, patch } => {
-                let handle = self.require(board)?;
-                write_lock(&handle).patch(patch)?;
-                Ok(Applied::BoardPatched)
             }
             Command::HookAdvance { board, cursor_us } => {
                 let handle = self.require(board)?;

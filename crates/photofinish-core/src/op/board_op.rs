@@ -32,8 +32,21 @@ use crate::calendar::Period;
 use crate::error::BoardError;
 use crate::events::EventKind;
 
+/// An operation's log record: its fields as JSON, for every operation whose type is its
+/// record (`#[derive(Serialize)]`), read back by [`LoggedOp::decode`].
+pub trait Recorded {
+    /// The record.
+    fn record(&self) -> Value;
+}
+
+impl<T: serde::Serialize> Recorded for T {
+    fn record(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 /// A change of one board as one module. See the module docs.
-pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
+pub trait BoardOp: Recorded + fmt::Debug + Send + Sync + 'static {
     /// Its name: the tag of its log record, and what messages call it.
     fn name(&self) -> &'static str;
 
@@ -48,9 +61,6 @@ pub trait BoardOp: fmt::Debug + Send + Sync + 'static {
     /// Its effect on `board` (named `name`) at `at_us`, the instant its record was given
     /// when it was logged (so a replay and every node decide alike), and its answer.
     fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError>;
-
-    /// Its log record: its fields as JSON, read back by [`LoggedOp::decode`].
-    fn record(&self) -> Value;
 
     /// Whether it may carry an idempotency key (docs/SPEC.md §7). None by default: an
     /// operation that answers a repeat alike needs none.

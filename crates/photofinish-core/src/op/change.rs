@@ -1,6 +1,6 @@
 //! The changes of docs/SPEC.md §3 as values: [`Change`] is every way a board changes —
-//! created, patched, deleted, written (one write or a batch), or an operation of its own
-//! module (a member joined, removed, hidden) — and
+//! created, deleted, written (one write or a batch), or an operation of its own
+//! module (a board patched, a member joined, removed, hidden) — and
 //! [`Answer`](crate::idempotency::Answer) how each was answered. The service applies any
 //! of them through one method,
 //! [`Leaderboard::change`](crate::Leaderboard::change), plainly or under an idempotency
@@ -13,7 +13,7 @@ use crate::budget::OverBudget;
 use crate::config::CheckedConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
-use crate::view::{BoardPatch, BoardState, WriteOutcome, WriteRequest};
+use crate::view::{BoardState, WriteOutcome, WriteRequest};
 
 use super::board_op::BoardOp;
 
@@ -22,8 +22,6 @@ use super::board_op::BoardOp;
 pub enum Change {
     /// Create the board (`created: false` in the answer when it exists alike).
     Create(CheckedConfig),
-    /// Change its changeable settings; answers the board as it is then.
-    Patch(BoardPatch),
     /// Delete it and all its periods.
     Delete,
     /// One write.
@@ -41,7 +39,6 @@ impl Change {
     pub fn name(&self) -> &'static str {
         match self {
             Change::Create(_) => "create",
-            Change::Patch(_) => "patch",
             Change::Delete => "delete",
             Change::Write(_) => "write",
             Change::Batch(_) => "batch",
@@ -50,11 +47,11 @@ impl Change {
     }
 
     /// Whether it is an admin change the audit log records (docs/SPEC.md §15): a board
-    /// created, patched or deleted, or an operation that says so ([`BoardOp::audited`]:
-    /// a member deleted, hidden or shown). Writes and joins are not.
+    /// created or deleted, or an operation that says so ([`BoardOp::audited`]: a board
+    /// patched, a member deleted, hidden or shown). Writes and joins are not.
     pub fn is_audited(&self) -> bool {
         match self {
-            Change::Create(_) | Change::Patch(_) | Change::Delete => true,
+            Change::Create(_) | Change::Delete => true,
             Change::Op(op) => op.audited(),
             Change::Write(_) | Change::Batch(_) => false,
         }
@@ -65,7 +62,7 @@ impl Change {
     /// join needs none: joining twice is answered `already`).
     pub fn takes_key(&self) -> bool {
         match self {
-            Change::Patch(_) | Change::Delete => false,
+            Change::Delete => false,
             Change::Op(op) => op.takes_key(),
             Change::Create(_) | Change::Write(_) | Change::Batch(_) => true,
         }
@@ -89,12 +86,12 @@ impl Change {
     }
 
     /// The access a change of `board` needs, other than its writes: managing the board
-    /// (create, patch, delete), or what its operation says ([`BoardOp::action`]). `None`
+    /// (create, delete), or what its operation says ([`BoardOp::action`]). `None`
     /// for a write or a batch, whose every write is authorized for its member
     /// ([`Action::Write`]).
     pub fn action<'a>(&'a self, board: &'a str) -> Option<Action<'a>> {
         match self {
-            Change::Create(_) | Change::Patch(_) | Change::Delete => Some(Action::Manage { board }),
+            Change::Create(_) | Change::Delete => Some(Action::Manage { board }),
             Change::Op(op) => Some(op.action(board)),
             Change::Write(_) | Change::Batch(_) => None,
         }
@@ -148,14 +145,6 @@ impl Answer {
         match self {
             Answer::Created { created, state } => Ok((created, *state)),
             other => Err(mismatch("a create", &other)),
-        }
-    }
-
-    /// A patch's: the board then.
-    pub fn into_patched(self) -> Result<BoardState, BoardError> {
-        match self {
-            Answer::Patched(state) => Ok(*state),
-            other => Err(mismatch("a patch", &other)),
         }
     }
 

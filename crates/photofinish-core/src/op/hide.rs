@@ -90,10 +90,6 @@ impl BoardOp for Hide {
         Ok(Value::Bool(changed))
     }
 
-    fn record(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-
     fn audited(&self) -> bool {
         true
     }

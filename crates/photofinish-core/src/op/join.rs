@@ -77,8 +77,4 @@ impl BoardOp for Join {
         serde_json::to_value(joined)
             .map_err(|e| BoardError::Unavailable(format!("a join's answer: {e}")))
     }
-
-    fn record(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
 }

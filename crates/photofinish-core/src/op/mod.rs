@@ -25,6 +25,7 @@ pub mod hide;
 pub mod join;
 pub mod league;
 pub mod moderation;
+pub mod patch;
 mod period;
 pub mod read;
 pub mod remove;
@@ -36,6 +37,7 @@ pub use hide::Hide;
 pub use join::Join;
 pub use league::{ReadMoves, ReadTier};
 pub use moderation::ReadHidden;
+pub use patch::Patch;
 pub use remove::{Remove, Removed};
 
 pub use read::{
@@ -60,6 +62,7 @@ impl LoggedOp {
             Join::NAME => read::<Join>(record),
             Hide::NAME => read::<Hide>(record),
             Remove::NAME => read::<Remove>(record),
+            Patch::NAME => read::<Patch>(record),
             other => Err(format!(
                 "an operation this version does not know: {other:?}"
             )),

@@ -87,10 +87,6 @@ impl BoardOp for Remove {
         Ok(json!({"period": p.id}))
     }
 
-    fn record(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-
     fn takes_key(&self) -> bool {
         true
     }

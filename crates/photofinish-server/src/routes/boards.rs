@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::access::Action;
-use photofinish_core::op::{Change, ReadBoard, ReadPeriods};
+use photofinish_core::op::{Change, Patch, ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
 
 use crate::app::AppState;
@@ -140,9 +140,14 @@ pub async fn patch_board(
     };
     let r = app
         .gate
-        .change(&id.caller, &board, Change::Patch(patch), None)
+        .change(
+            &id.caller,
+            &board,
+            Change::Op(Box::new(Patch::new(patch))),
+            None,
+        )
         .await?;
-    Ok(Json(board_view(r.answer.into_patched()?, &id.caller)))
+    Ok(Json(board_view(Patch::answer(r.answer)?, &id.caller)))
 }
 
 /// Delete a board and all its periods.

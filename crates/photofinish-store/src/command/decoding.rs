@@ -6,7 +6,7 @@ use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
-use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
+use photofinish_core::op::{Hide, Join, LoggedOp, Patch, Remove};
 use photofinish_core::PeriodRef;
 use photofinish_core::{BoardConfig, CheckedConfig};
 
@@ -64,10 +64,15 @@ impl Command {
                     hidden: dec_names(d)?,
                 }
             }
-            PATCH_BOARD => Command::PatchBoard {
-                board: d.str()?,
-                patch: d.json()?,
-            },
+            PATCH_BOARD => {
+                // No longer written: a patch is an operation of its own module, kind 24.
+                let (board, patch) = (d.str()?, d.json()?);
+                Command::Op {
+                    board,
+                    at_us: 0,
+                    op: LoggedOp::new(Box::new(Patch::logged(patch))),
+                }
+            }
             DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
             HOOK_ADVANCE => Command::HookAdvance {
                 board: d.str()?,

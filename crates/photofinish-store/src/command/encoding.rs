@@ -16,6 +16,8 @@ pub(super) const WRITE: u8 = 3;
 /// removal is an operation of its own module, kind 24; this one is read as that.
 pub(super) const DELETE_MEMBER: u8 = 4;
 pub(super) const CREATE_BOARD: u8 = 5;
+/// A board's settings changed: board, the patch as JSON. No longer written: a patch is
+/// an operation of its own module, kind 24; this one is read as that.
 pub(super) const PATCH_BOARD: u8 = 6;
 /// CreateBoard with the board limit in force.
 pub(super) const CREATE_BOARD_LIMITED: u8 = 7;
@@ -127,11 +129,6 @@ impl Command {
                         e.str(m);
                     }
                 }
-            }
-            Command::PatchBoard { board, patch } => {
-                e.u8(PATCH_BOARD);
-                e.str(board);
-                e.json(patch);
             }
             Command::DeleteBoard { board } => {
                 e.u8(DELETE_BOARD);
@@ -326,7 +323,7 @@ fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
 mod tests {
     use super::*;
     use crate::command::{KeyRecord, STAMP_AT_COMMIT};
-    use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
+    use photofinish_core::op::{Hide, Join, LoggedOp, Patch, Remove};
     use photofinish_core::view::BoardPatch;
     use photofinish_core::BoardSettings;
     use photofinish_core::{BoardConfig, Op};
@@ -714,14 +711,33 @@ mod tests {
                     removal("b", "m", 0),
                 ],
             },
-            Command::PatchBoard {
-                board: "b".into(),
-                patch,
-            },
         ] {
             let mut e = Enc::default();
             cmd.encode(&mut e);
             assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
         }
+        // A patch is an operation of its own module, logged as kind 24; one logged as
+        // kind 6 by an earlier version reads as the same operation, without starting a
+        // webhook's cursor (its own record of that follows it in such a log).
+        let cmd = Command::Op {
+            board: "b".into(),
+            at_us: 0,
+            op: LoggedOp::new(Box::new(Patch::logged(patch.clone()))),
+        };
+        let mut e = Enc::default();
+        cmd.encode(&mut e);
+        assert_eq!(e.0[0], OP);
+        assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+        let mut old = Enc::default();
+        old.u8(PATCH_BOARD);
+        old.str("b");
+        old.json(&patch);
+        assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
+        let new = Command::Op {
+            board: "b".into(),
+            at_us: 0,
+            op: LoggedOp::new(Box::new(Patch::new(patch))),
+        };
+        assert_ne!(new, cmd, "a patch logged now starts a webhook's cursor");
     }
 }

@@ -6,7 +6,6 @@
 use photofinish_core::budget::OverBudget;
 use photofinish_core::columns::ScoreInput;
 use photofinish_core::op::LoggedOp;
-use photofinish_core::view::BoardPatch;
 use photofinish_core::{CheckedConfig, Op};
 
 /// A state change.
@@ -51,13 +50,6 @@ pub enum Command {
         metadata: Option<String>,
         /// The memory budget was over when the write was admitted: it may not add a member.
         over_budget: Option<OverBudget>,
-    },
-    /// Change a board's changeable settings.
-    PatchBoard {
-        /// Board name.
-        board: String,
-        /// The change.
-        patch: BoardPatch,
     },
     /// Commands applied under an idempotency key: a write, a batch of writes, a board
     /// create or an operation that takes a key (a member delete), with the key in the
@@ -241,8 +233,7 @@ impl Command {
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
             | Command::Op { board, .. }
-            | Command::Import { board, .. }
-            | Command::PatchBoard { board, .. } => board,
+            | Command::Import { board, .. } => board,
             Command::Register(r) => &r.board,
             Command::Unregister(u) => &u.board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),

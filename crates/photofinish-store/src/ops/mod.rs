@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::{BoardOp, Change, LoggedOp};
-use photofinish_core::view::{BoardPatch, BoardState, Totals, WriteOutcome, WriteRequest};
+use photofinish_core::view::{Totals, WriteOutcome, WriteRequest};
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
@@ -253,7 +253,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
             };
             (false, vec![cmd])
         }
-        Change::Patch(_) | Change::Delete | Change::Op(_) => return Err(change.key_refused()),
+        Change::Delete | Change::Op(_) => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
         Change::Write(w) if w.period.is_none() => {
@@ -324,9 +324,6 @@ pub async fn change<E: Engine + ?Sized>(
                 state: Box::new(state),
             }
         }
-        Change::Patch(patch) => {
-            Answer::Patched(Box::new(update_board(e, board, &patch, actor).await?))
-        }
         Change::Delete => {
             delete_board(e, board, actor).await?;
             Answer::Deleted
@@ -389,32 +386,6 @@ pub async fn check_board<E: Engine + ?Sized>(e: &E, board: &str) -> Result<(), B
 /// `Leaderboard::config`.
 pub async fn config<E: Engine + ?Sized>(e: &E, board: &str) -> Result<BoardConfig, BoardError> {
     with_board(e, board, |b| Ok(b.config().clone())).await
-}
-
-/// A board's settings changed; the board then.
-async fn update_board<E: Engine + ?Sized>(
-    e: &E,
-    name: &str,
-    patch: &BoardPatch,
-    actor: &str,
-) -> Result<BoardState, BoardError> {
-    // Checked here too, so a patch that breaks a rule is refused before it is logged.
-    let had_hook = with_board(e, name, |b| {
-        patch.apply(b.config())?;
-        Ok(b.config().settings.webhook.is_some())
-    })
-    .await?;
-    let cmd = Command::PatchBoard {
-        board: name.to_owned(),
-        patch: patch.clone(),
-    };
-    execute_one(e, name, audited(actor, cmd), false).await?;
-    let now = e.now_us();
-    let state = with_board(e, name, |b| board_state(name, b, now)).await?;
-    if !had_hook {
-        start_hook(e, name, &state.config).await;
-    }
-    Ok(state)
 }
 
 /// A board deleted.

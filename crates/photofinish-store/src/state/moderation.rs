@@ -115,9 +115,6 @@ impl State {
             (Command::CreateBoard { config, .. }, Applied::BoardCreated(true)) => {
                 Some(entry.of("board.create", None, json_of(config)))
             }
-            (Command::PatchBoard { patch, .. }, Applied::BoardPatched) => {
-                Some(entry.of("board.patch", None, json_of(patch)))
-            }
             (Command::DeleteBoard { .. }, Applied::BoardDeleted) => {
                 Some(entry.of("board.delete", None, serde_json::json!({})))
             }
