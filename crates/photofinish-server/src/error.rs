@@ -7,6 +7,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use photofinish_core::error::Refuses;
 use photofinish_core::{BoardError, ErrorCode};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -58,6 +59,71 @@ pub fn status(code: ErrorCode) -> StatusCode {
         C::Forbidden => S::FORBIDDEN,
         C::InvalidEntries => S::UNPROCESSABLE_ENTITY,
         C::NotSupported => S::NOT_IMPLEMENTED,
+    }
+}
+
+/// The status the API document lists `code` under for an operation that may be refused
+/// with it ([`Refuses`]): its own, but 422 for a code that is 400 only when the request
+/// is malformed — an operation lists it for the rule it breaks (docs/SPEC.md §3), and
+/// the malformed case is every request's 400.
+fn documented_status(code: ErrorCode) -> StatusCode {
+    use ErrorCode as C;
+    match code {
+        C::InvalidParameter | C::InvalidConfig | C::InvalidPeriod | C::InvalidScore => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        other => status(other),
+    }
+}
+
+/// An error answer in the API document: `description`, with the error body.
+pub fn error_response(description: &str) -> utoipa::openapi::Response {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
+
+/// How the API document begins the description of an operation's refusals.
+pub const REFUSED: &str = "Refused; nothing changed. ";
+
+/// A refusal as the API document lists it: its code and what it means.
+pub fn refusal_line(code: ErrorCode) -> String {
+    format!("`{}`: {}", code.as_str(), code.meaning())
+}
+
+/// The refusals of operation `T` as the API document lists them: its codes
+/// ([`Refuses::REFUSALS`]) under their statuses, each with what it means. A route names
+/// its operation's in its `responses(…)`; the refusals every request may meet (400, the
+/// access refusals, 503) the document adds to every route.
+pub struct Refusals<T>(std::marker::PhantomData<T>);
+
+impl<T: Refuses> utoipa::IntoResponses for Refusals<T> {
+    fn responses() -> std::collections::BTreeMap<
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
+    > {
+        let mut by_status = std::collections::BTreeMap::<u16, Vec<ErrorCode>>::new();
+        for code in T::REFUSALS {
+            by_status
+                .entry(documented_status(*code).as_u16())
+                .or_default()
+                .push(*code);
+        }
+        by_status
+            .into_iter()
+            .map(|(status, codes)| {
+                let each: Vec<String> = codes.iter().map(|c| refusal_line(*c)).collect();
+                let description = format!("{REFUSED}{}", each.join("; "));
+                (status.to_string(), error_response(&description).into())
+            })
+            .collect()
     }
 }
 

@@ -8,10 +8,11 @@ mod fit;
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
-use crate::error::{ErrorBody, ErrorDetail};
+use photofinish_core::ErrorCode;
+
+use crate::error::{error_response, ErrorBody, ErrorDetail};
 use crate::wire::types::*;
 
 /// The API description served at `/openapi.json`: its info and schemas; each operation
@@ -69,18 +70,6 @@ pub struct ApiDoc;
 
 /// Paths that never ask for a credential.
 const ALWAYS_OPEN: [&str; 2] = ["/healthz", "/openapi.json"];
-
-fn error_response(description: &str) -> utoipa::openapi::Response {
-    ResponseBuilder::new()
-        .description(description)
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                .build(),
-        )
-        .build()
-}
 
 fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool) {
     op.security = Some(security);
@@ -165,17 +154,35 @@ fn keyed(op: &mut Operation, adds_members: bool) {
             );
         }
     }
-    r.entry("409".into()).or_insert_with(|| {
-        error_response("idempotency_key_in_flight: the key's first request is still being applied")
-            .into()
-    });
-    r.entry("422".into()).or_insert_with(|| {
-        error_response("A rule broken (idempotency_key_reused, …); nothing changed").into()
-    });
+    let keys = [
+        (ErrorCode::IdempotencyKeyInFlight, "409"),
+        (ErrorCode::IdempotencyKeyReused, "422"),
+    ];
+    for (code, status) in keys {
+        refused_with(r, status, code);
+    }
     if adds_members {
-        r.entry("507".into()).or_insert_with(|| {
-            error_response("insufficient_storage: the memory estimate is over --max-memory; a write adding a member is refused (existing members still update)").into()
-        });
+        refused_with(r, "507", ErrorCode::InsufficientStorage);
+    }
+}
+
+/// `code` among the refusals an operation lists under `status`, as
+/// [`crate::error::Refusals`] lists an operation's own.
+fn refused_with(
+    r: &mut std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::Response>>,
+    status: &str,
+    code: ErrorCode,
+) {
+    let line = crate::error::refusal_line(code);
+    match r.get_mut(status) {
+        Some(utoipa::openapi::RefOr::T(resp)) if resp.description.contains(&line) => {}
+        Some(utoipa::openapi::RefOr::T(resp)) => {
+            resp.description = format!("{}; {line}", resp.description)
+        }
+        _ => {
+            let description = format!("{}{line}", crate::error::REFUSED);
+            r.insert(status.into(), error_response(&description).into());
+        }
     }
 }
 

@@ -118,6 +118,61 @@ impl Change {
     }
 }
 
+/// What each change not yet written as its own module may be refused with
+/// ([`Refuses`]: the API document lists it for its routes), named after its variant.
+pub mod refusals {
+    use crate::error::{ErrorCode as C, Refuses};
+
+    /// [`super::Change::Create`].
+    pub struct Create;
+    impl Refuses for Create {
+        const REFUSALS: &'static [C] =
+            &[C::InvalidConfig, C::BoardConfigConflict, C::TooManyBoards];
+    }
+
+    /// [`super::Change::Delete`].
+    pub struct Delete;
+    impl Refuses for Delete {
+        const REFUSALS: &'static [C] = &[C::BoardNotFound];
+    }
+
+    /// [`super::Change::Write`]: the refusals of one write, by the rules of docs/SPEC.md
+    /// §3, §10, §13 and §14 and the memory budget.
+    pub struct Write;
+    impl Refuses for Write {
+        const REFUSALS: &'static [C] = &[
+            C::BoardNotFound,
+            C::InvalidMember,
+            C::ScoreNotInteger,
+            C::InvalidScore,
+            C::ScoreOutOfRange,
+            C::ScoreOverflow,
+            C::InvalidOp,
+            C::InvalidMetadata,
+            C::MetadataTooLarge,
+            C::InvalidTime,
+            C::InvalidPeriod,
+            C::PeriodNotRetained,
+            C::PeriodClosed,
+            C::RankingFull,
+            C::ScoreRejected,
+            C::BoardFull,
+            C::BoardClosed,
+            C::AttemptsExhausted,
+            C::NotJoined,
+            C::InsufficientStorage,
+        ];
+    }
+
+    /// [`super::Change::Batch`]: refused whole only for its board or its size; each
+    /// entry's refusal is answered in its place.
+    pub struct Batch;
+    impl Refuses for Batch {
+        const REFUSALS: &'static [C] =
+            &[C::BoardNotFound, C::BatchTooLarge, C::InsufficientStorage];
+    }
+}
+
 /// The answer `answer` was not the shape its change is answered with.
 fn mismatch(want: &str, answer: &Answer) -> BoardError {
     BoardError::Unavailable(format!("{want} was answered with {answer:?}"))

@@ -7,7 +7,7 @@
 use crate::access::Viewer;
 use crate::board::Board;
 use crate::cohort::Place;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::BoardName;
 use crate::ranking::{Entry, RankStyle, Visible};
 use crate::view::{CohortList, CohortRows, ReadOptions};
@@ -73,6 +73,16 @@ pub struct ReadCohort {
     pub options: ReadOptions,
 }
 
+impl Refuses for ReadCohort {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::MemberNotFound,
+        ErrorCode::InvalidParameter,
+        ErrorCode::CohortPending,
+    ];
+}
+
 impl BoardRead for ReadCohort {
     type Output = CohortRows;
     fn board(&self) -> &BoardName {
@@ -126,6 +136,14 @@ pub struct ReadCohorts {
     pub options: ReadOptions,
 }
 
+impl Refuses for ReadCohorts {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
+}
+
 impl BoardRead for ReadCohorts {
     type Output = CohortList;
     fn board(&self) -> &BoardName {
@@ -164,6 +182,14 @@ pub struct ReadCohortPage {
     pub limit: u64,
     /// Rank style and period.
     pub options: ReadOptions,
+}
+
+impl Refuses for ReadCohortPage {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
 }
 
 impl BoardRead for ReadCohortPage {

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::access::Action;
 use crate::board::{Board, HideScope};
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::events::EventKind;
 use crate::idempotency::Answer;
 use crate::names::MemberName;
@@ -70,6 +70,14 @@ impl Hide {
             HideScope::Board
         }
     }
+}
+
+impl Refuses for Hide {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::InvalidMember,
+        ErrorCode::TooManyHidden,
+    ];
 }
 
 impl BoardOp for Hide {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::access::Action;
 use crate::board::Board;
 use crate::budget::OverBudget;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::idempotency::Answer;
 use crate::names::MemberName;
 use crate::view::JoinOutcome;
@@ -52,6 +52,16 @@ impl Join {
     pub fn answer(answer: Answer) -> Result<JoinOutcome, BoardError> {
         answer.into_op(Self::NAME)
     }
+}
+
+impl Refuses for Join {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::InvalidMember,
+        ErrorCode::BoardClosed,
+        ErrorCode::BoardFull,
+        ErrorCode::InsufficientStorage,
+    ];
 }
 
 impl BoardOp for Join {

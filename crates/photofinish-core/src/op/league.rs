@@ -3,7 +3,7 @@
 
 use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::league::League;
 use crate::names::BoardName;
 use crate::view::{MoveList, MoveRow, TierRow};
@@ -33,6 +33,14 @@ pub struct ReadMoves {
     pub offset: u64,
     /// Most moves listed.
     pub limit: u64,
+}
+
+impl Refuses for ReadMoves {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
 }
 
 impl BoardRead for ReadMoves {
@@ -69,6 +77,10 @@ pub struct ReadTier {
     pub board: BoardName,
     /// The member, looked up as given.
     pub member: String,
+}
+
+impl Refuses for ReadTier {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::InvalidParameter];
 }
 
 impl BoardRead for ReadTier {

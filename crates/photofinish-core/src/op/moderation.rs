@@ -5,7 +5,7 @@
 
 use crate::access::{Action, Viewer};
 use crate::board::Board;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::BoardName;
 use crate::view::HiddenList;
 
@@ -22,6 +22,10 @@ pub struct ReadHidden {
     pub offset: u64,
     /// Most members listed.
     pub limit: u64,
+}
+
+impl Refuses for ReadHidden {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound];
 }
 
 impl BoardRead for ReadHidden {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::access::Action;
 use crate::board::Board;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::idempotency::Answer;
 use crate::view::{BoardPatch, BoardState};
 
@@ -53,6 +53,10 @@ impl Patch {
     pub fn answer(answer: Answer) -> Result<BoardState, BoardError> {
         answer.into_op(Self::NAME)
     }
+}
+
+impl Refuses for Patch {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::InvalidConfig];
 }
 
 impl BoardOp for Patch {

@@ -7,7 +7,7 @@
 use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::columns::ScoreInput;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::{BoardName, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
 use crate::ranking::Visible;
@@ -52,6 +52,10 @@ pub struct ReadBoard {
     pub board: BoardName,
 }
 
+impl Refuses for ReadBoard {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound];
+}
+
 impl BoardRead for ReadBoard {
     type Output = BoardState;
     fn board(&self) -> &BoardName {
@@ -67,6 +71,10 @@ impl BoardRead for ReadBoard {
 pub struct ReadPeriods {
     /// The board.
     pub board: BoardName,
+}
+
+impl Refuses for ReadPeriods {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound];
 }
 
 impl BoardRead for ReadPeriods {
@@ -104,6 +112,10 @@ pub struct ReadPage {
     pub options: ReadOptions,
 }
 
+impl Refuses for ReadPage {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
+}
+
 impl BoardRead for ReadPage {
     type Output = Rows;
     fn board(&self) -> &BoardName {
@@ -134,6 +146,10 @@ impl BoardRead for ReadPage {
 /// are those of the whole ranking (an export writes none).
 #[derive(Debug, Clone)]
 pub struct ReadExportPage(pub ReadPage);
+
+impl Refuses for ReadExportPage {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
+}
 
 impl BoardRead for ReadExportPage {
     type Output = Rows;
@@ -171,6 +187,14 @@ pub struct ReadMember {
     pub member: String,
     /// Rank style and period.
     pub options: ReadOptions,
+}
+
+impl Refuses for ReadMember {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::MemberNotFound,
+    ];
 }
 
 impl BoardRead for ReadMember {
@@ -223,6 +247,14 @@ pub struct ReadAround {
     pub window: Around,
     /// Rank style and period.
     pub options: ReadOptions,
+}
+
+impl Refuses for ReadAround {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::MemberNotFound,
+    ];
 }
 
 impl BoardRead for ReadAround {
@@ -305,6 +337,14 @@ impl ReadMembers {
     }
 }
 
+impl Refuses for ReadMembers {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidMember,
+    ];
+}
+
 impl BoardRead for ReadMembers {
     type Output = MemberSet;
     fn board(&self) -> &BoardName {
@@ -355,6 +395,15 @@ pub struct ReadRankOfScore {
     pub options: ReadOptions,
 }
 
+impl Refuses for ReadRankOfScore {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::ScoreNotInteger,
+        ErrorCode::ScoreOutOfRange,
+    ];
+}
+
 impl BoardRead for ReadRankOfScore {
     type Output = ScoreRank;
     fn board(&self) -> &BoardName {
@@ -402,6 +451,10 @@ pub struct ReadThresholds {
     pub query: ThresholdQuery,
     /// The period.
     pub period: PeriodRef,
+}
+
+impl Refuses for ReadThresholds {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
 }
 
 impl BoardRead for ReadThresholds {

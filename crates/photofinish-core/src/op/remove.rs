@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::access::Action;
 use crate::board::Board;
-use crate::error::BoardError;
+use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::events::EventKind;
 use crate::idempotency::Answer;
 use crate::PeriodRef;
@@ -63,6 +63,15 @@ impl Remove {
     fn period(&self) -> PeriodRef {
         PeriodRef::parse(&self.period)
     }
+}
+
+impl Refuses for Remove {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::MemberNotFound,
+        ErrorCode::InvalidMember,
+    ];
 }
 
 impl BoardOp for Remove {

@@ -24,7 +24,7 @@ use photofinish_core::query::{
 };
 use serde_json::{json, Value};
 
-use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_PAGE_LIMIT};
+use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_BODY_BYTES, MAX_PAGE_LIMIT};
 
 /// The decimal strings of the integers in `-neg..=pos` (no sign on zero needed, leading
 /// zeros allowed, as the server parses them), as a regular expression.
@@ -374,6 +374,7 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
             }
         }
     }
+    let has_json_body = op.get("requestBody").is_some() && !path.ends_with("/import");
     if let Some(body) = op.get_mut("requestBody") {
         // An import's body is JSON Lines: no lines is an import of nothing (an empty
         // export round-trips); every other body is required.
@@ -393,6 +394,12 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
         }
     };
     add("400", "A parameter or body this document rules out (a type, pattern, bound, required or unknown field: invalid_board_name, invalid_parameter, invalid_period, malformed_json, …); nothing changed. A request the document allows but a rule refuses is 422");
+    if has_json_body {
+        let over = format!(
+            "The body is over the {MAX_BODY_BYTES}-byte limit (body_too_large); nothing changed"
+        );
+        add("413", &over);
+    }
     if path.contains("{board}") {
         add(
             "404",

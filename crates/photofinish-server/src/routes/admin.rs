@@ -10,11 +10,12 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use photofinish_core::BoardError;
+use photofinish_core::error::Refuses;
+use photofinish_core::{BoardError, ErrorCode};
 use tokio::sync::mpsc;
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Refusals};
 use crate::input::Auth;
 
 /// Bytes per chunk of a backup on its way out.
@@ -53,16 +54,19 @@ impl Write for ChannelWriter {
     }
 }
 
+/// A backup (docs/SPEC.md §11): what it may be refused with.
+pub struct Backup;
+
+impl Refuses for Backup {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::NotSupported];
+}
+
 /// A consistent snapshot of every board, made while writes go on.
 #[utoipa::path(get, path = "/v1/admin/backup", tag = "ops",
     description = "A snapshot file (docs/format.md) of every board at one log position, named in its header (bytes 8..16, little-endian), made while writes go on. `photofinish restore FILE --data-dir DIR` makes a data directory of it. Needs an admin key for every board (`--board '*'`). Embedded store only: 501 `not_supported` on Redis, whose own persistence (RDB/AOF) is the backup.",
     responses(
         (status = 200, description = "The snapshot file", content_type = "application/octet-stream"),
-        (status = 401, description = "No valid credential", body = crate::error::ErrorBody),
-        (status = 403, description = "Not an admin key for every board", body = crate::error::ErrorBody),
-        (status = 501, description = "not_supported: the backend has no online backup", body = crate::error::ErrorBody),
-        (status = 503, description = "The log cannot be read", body = crate::error::ErrorBody),
-    ))]
+        Refusals<Backup>))]
 pub async fn get_backup(State(app): State<AppState>, Auth(id): Auth) -> Result<Response, ApiError> {
     let backup = app.gate.backup(&id.caller).await?;
     let (tx, mut rx) = mpsc::channel(BACKUP_CHUNKS_QUEUED);

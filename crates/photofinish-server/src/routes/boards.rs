@@ -6,11 +6,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::access::Action;
+use photofinish_core::op::change::refusals;
 use photofinish_core::op::{Change, Patch, ReadBoard, ReadPeriods};
 use photofinish_core::view::BoardPatch;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, JsonBody, Params};
 use crate::limits::DEFAULT_BOARDS_PAGE;
 use crate::wire::parse::rfc3339_us;
@@ -27,10 +28,7 @@ use crate::wire::views::board_view;
     responses(
         (status = 201, description = "Created", body = BoardView),
         (status = 200, description = "Exists with the same config", body = BoardView),
-        (status = 400, description = "Invalid board name, malformed body, or a field outside what this document states for it (invalid_config)", body = ErrorBody),
-        (status = 409, description = "Exists with a different config", body = ErrorBody),
-        (status = 422, description = "A rule between fields (invalid_config: min_score > max_score, opens_at not before closes_at, a league without cohort_size, …), or too many boards (too_many_boards)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+        Refusals<refusals::Create>))]
 pub async fn put_board(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -60,7 +58,7 @@ pub async fn put_board(
 #[utoipa::path(get, path = "/v1/boards", tag = "boards",
     params(("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "boards, default 100, at most 1000")),
-    responses((status = 200, body = BoardList), (status = 400, description = "Invalid parameter", body = ErrorBody)))]
+    responses((status = 200, body = BoardList)))]
 pub async fn list_boards(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -81,7 +79,7 @@ pub async fn list_boards(
 /// A board's config, current period, its member count and when it resets.
 #[utoipa::path(get, path = "/v1/boards/{board}", tag = "boards",
     params(("board" = String, Path, description = "Board name")),
-    responses((status = 200, body = BoardView), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = BoardView), Refusals<ReadBoard>))]
 pub async fn get_board(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -97,10 +95,7 @@ pub async fn get_board(
     request_body(content = BoardPatchBody, description = "The settings to change"),
     responses(
         (status = 200, description = "The board as it is now", body = BoardView),
-        (status = 400, description = "Invalid board name, malformed body, or a field outside what this document states for it (invalid_config)", body = ErrorBody),
-        (status = 422, description = "A rule between the settings and the board's config (invalid_config: min_score > max_score, a webhook on a board that never resets, …)", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+        Refusals<Patch>))]
 pub async fn patch_board(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -153,7 +148,7 @@ pub async fn patch_board(
 /// Delete a board and all its periods.
 #[utoipa::path(delete, path = "/v1/boards/{board}", tag = "boards",
     params(("board" = String, Path, description = "Board name")),
-    responses((status = 204, description = "Deleted"), (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
+    responses((status = 204, description = "Deleted"), Refusals<refusals::Delete>))]
 pub async fn delete_board(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -170,7 +165,7 @@ pub async fn delete_board(
 /// Retained periods, newest first.
 #[utoipa::path(get, path = "/v1/boards/{board}/periods", tag = "boards",
     params(("board" = String, Path, description = "Board name")),
-    responses((status = 200, body = PeriodList), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = PeriodList), Refusals<ReadPeriods>))]
 pub async fn list_periods(
     State(app): State<AppState>,
     Auth(id): Auth,

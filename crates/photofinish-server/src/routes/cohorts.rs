@@ -7,7 +7,7 @@ use photofinish_core::op::{ReadCohort, ReadCohortPage, ReadCohorts};
 use photofinish_core::ErrorCode;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
 use crate::wire::types::{CohortListView, CohortView};
 use crate::wire::views::{cohort_list_view, cohort_view};
@@ -17,10 +17,7 @@ use crate::wire::views::{cohort_list_view, cohort_view};
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense: the cohort ranks' style"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = CohortView),
-        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
-        (status = 422, description = "A board without cohorts (invalid_parameter)", body = ErrorBody),
-        (status = 404, description = "Unknown board or period, or a member with no entry and no join in the period (member_not_found)", body = ErrorBody)))]
+    responses((status = 200, body = CohortView), Refusals<ReadCohort>))]
 pub async fn get_member_cohort(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -43,10 +40,7 @@ pub async fn get_member_cohort(
         ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "cohorts, default 10, at most 1000"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = CohortListView),
-        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
-        (status = 422, description = "A board without cohorts, or a tier the board's league does not have (invalid_parameter)", body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = CohortListView), Refusals<ReadCohorts>))]
 pub async fn get_cohorts(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -73,10 +67,9 @@ pub async fn get_cohorts(
         ("limit" = Option<u64>, Query, description = "rows, default 10, at most 1000"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, description = "The page (empty for a cohort with no entries)", body = CohortView),
-        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
-        (status = 422, description = "A board without cohorts, or a tier the board's league does not have (invalid_parameter)", body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses(
+        (status = 200, description = "The page (empty for a cohort with no entries)", body = CohortView),
+        Refusals<ReadCohortPage>))]
 pub async fn get_cohort_entries(
     State(app): State<AppState>,
     Auth(id): Auth,

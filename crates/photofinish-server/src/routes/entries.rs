@@ -5,7 +5,7 @@ use axum::Json;
 use photofinish_core::op::ReadPage;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, Params};
 use crate::wire::types::EntriesPage;
 use crate::wire::views::page_view;
@@ -17,7 +17,7 @@ use crate::wire::views::page_view;
         ("limit" = Option<u64>, Query, description = "rows, default 10, at most 1000"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = EntriesPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = EntriesPage), Refusals<ReadPage>))]
 pub async fn get_entries(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -17,6 +17,7 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
 use photofinish_core::access::Caller;
+use photofinish_core::error::Refuses;
 use photofinish_core::events::{Event, EventFeed, EventKind, Read};
 use photofinish_core::op::ReadBoard;
 use photofinish_core::{BoardError, BoardName, ErrorCode};
@@ -24,11 +25,18 @@ use serde_json::json;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath};
 use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
 use crate::wire::parse::rfc3339_us;
 use crate::wire::types::ScoresView;
+
+/// Watching a board's events (docs/SPEC.md §8): what it may be refused with.
+pub struct Watch;
+
+impl Refuses for Watch {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::TooManyStreams];
+}
 
 /// The live events of a board.
 #[utoipa::path(get, path = "/v1/boards/{board}/events", tag = "events",
@@ -38,9 +46,7 @@ use crate::wire::types::ScoresView;
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: what followed it is replayed while the board's last 10,000 events hold it, else the stream opens with `resync`")),
     responses(
         (status = 200, description = "An event stream: `score` {member, score, rank, reached_at, period}, `remove` {member, period}, `reset` {period, previous}, `resync` {} (reload what you show); each with an increasing integer id; a keep-alive comment every 15 s", content_type = "text/event-stream", body = String),
-        (status = 400, description = "Invalid board name or parameter", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 503, description = "Too many event streams (too_many_streams) or storage unavailable", body = ErrorBody)))]
+        Refusals<Watch>))]
 pub async fn get_events(
     State(app): State<AppState>,
     Auth(id): Auth,

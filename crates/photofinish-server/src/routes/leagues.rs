@@ -7,7 +7,7 @@ use photofinish_core::op::{ReadMoves, ReadTier};
 use photofinish_core::PeriodRef;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::wire::types::{MovesView, TierView};
 use crate::wire::views::move_view;
@@ -19,10 +19,7 @@ use crate::wire::views::move_view;
         ("period" = String, Path, description = "A period id, current or previous"),
         ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "moves, default 10, at most 1000")),
-    responses((status = 200, body = MovesView),
-        (status = 400, description = "Invalid board name, parameter or period id", body = ErrorBody),
-        (status = 422, description = "A board without a league (invalid_parameter)", body = ErrorBody),
-        (status = 404, description = "Unknown board or period", body = ErrorBody)))]
+    responses((status = 200, body = MovesView), Refusals<ReadMoves>))]
 pub async fn get_moves(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -49,10 +46,7 @@ pub async fn get_moves(
 /// played included).
 #[utoipa::path(get, path = "/v1/boards/{board}/members/{member}/tier", tag = "reads",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
-    responses((status = 200, body = TierView),
-        (status = 400, description = "Invalid board name", body = ErrorBody),
-        (status = 422, description = "A board without a league (invalid_parameter)", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody)))]
+    responses((status = 200, body = TierView), Refusals<ReadTier>))]
 pub async fn get_member_tier(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -10,7 +10,7 @@ use photofinish_core::op::{Change, Join, ReadAround, ReadMember, Remove};
 use photofinish_core::{Around, MemberName};
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, BoardMemberPath, Params};
 use crate::limits::{DEFAULT_AROUND_SIDE, MAX_AROUND_SIDE};
@@ -22,7 +22,7 @@ use crate::wire::views::{member_view, page_view};
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = MemberView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = MemberView), Refusals<ReadMember>))]
 pub async fn get_member(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -46,14 +46,7 @@ pub async fn get_member(
     responses(
         (status = 201, description = "Joined: the member holds a seat in the current period", body = JoinView),
         (status = 200, description = "Already joined, or already has an entry: nothing changed", body = JoinView),
-        (status = 400, description = "Invalid board name", body = ErrorBody),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "This credential may not write this member", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 422, description = "An invalid member name (invalid_member), outside the board's opens_at..closes_at (board_closed), or a full board (board_full)", body = ErrorBody),
-        (status = 429, description = "Rate limited", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
-        (status = 507, description = "Over the server's memory limit", body = ErrorBody)))]
+        Refusals<Join>))]
 pub async fn post_join(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -81,8 +74,7 @@ pub async fn post_join(
 #[utoipa::path(delete, path = "/v1/boards/{board}/members/{member}", tag = "reads",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 422, description = "A member name over 128 bytes (invalid_member), or an Idempotency-Key used with another request (idempotency_key_reused)", body = ErrorBody), (status = 503, body = ErrorBody)))]
+    responses((status = 204, description = "Removed"), Refusals<Remove>))]
 pub async fn delete_member(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -104,7 +96,7 @@ pub async fn delete_member(
         ("after" = Option<u64>, Query, description = "rows below, default 5, at most 500"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = EntriesPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = EntriesPage), Refusals<ReadAround>))]
 pub async fn get_around(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -8,11 +8,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use photofinish_core::audit::{AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE};
+use photofinish_core::error::Refuses;
 use photofinish_core::op::{Change, Hide, ReadHidden};
 use photofinish_core::{BoardName, ErrorCode, MemberName};
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params, PathParams};
 use crate::wire::parse::instant_text;
 use crate::wire::types::{AuditView, HiddenView};
@@ -35,21 +36,27 @@ async fn moderate(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The audit log's read (docs/SPEC.md §15): what it may be refused with.
+pub struct ReadAudit;
+
+impl Refuses for ReadAudit {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::InvalidParameter];
+}
+
+/// A member hidden or shown across every board (docs/SPEC.md §15): what it may be refused with.
+pub struct HideEverywhere;
+
+impl Refuses for HideEverywhere {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::InvalidMember, ErrorCode::TooManyHidden];
+}
+
 /// Hide a member on the board: its entries and writes are kept, but everyone else reads
 /// the board without it — pages, ranks, totals, queries, cohorts, events, the webhook. It
 /// reads itself as if visible; an admin reads it marked `hidden`. A member that has no
 /// entry yet may be hidden too. Hiding a hidden member changes nothing.
 #[utoipa::path(post, path = "/v1/boards/{board}/members/{member}/hide", tag = "moderation",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
-    responses(
-        (status = 204, description = "The member is hidden on the board"),
-        (status = 400, description = "Invalid board name", body = ErrorBody),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin of the board", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 422, description = "An invalid member name (invalid_member), or the board hides its maximum of 10,000 members (too_many_hidden)", body = ErrorBody),
-        (status = 429, description = "Rate limited", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+    responses((status = 204, description = "The member is hidden on the board"), Refusals<Hide>))]
 pub async fn post_hide(
     State(app): State<AppState>,
     auth: Auth,
@@ -62,15 +69,7 @@ pub async fn post_hide(
 /// and writes were kept). Unhiding a member that is not hidden changes nothing.
 #[utoipa::path(post, path = "/v1/boards/{board}/members/{member}/unhide", tag = "moderation",
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded")),
-    responses(
-        (status = 204, description = "The member is shown on the board"),
-        (status = 400, description = "Invalid board name", body = ErrorBody),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin of the board", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 422, description = "An invalid member name (invalid_member)", body = ErrorBody),
-        (status = 429, description = "Rate limited", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+    responses((status = 204, description = "The member is shown on the board"), Refusals<Hide>))]
 pub async fn post_unhide(
     State(app): State<AppState>,
     auth: Auth,
@@ -84,11 +83,7 @@ pub async fn post_unhide(
     params(("board" = String, Path, description = "Board name"),
         ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "members, default 10, at most 1000")),
-    responses((status = 200, body = HiddenView),
-        (status = 400, description = "Invalid parameter", body = ErrorBody),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin of the board", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody)))]
+    responses((status = 200, body = HiddenView), Refusals<ReadHidden>))]
 pub async fn get_hidden(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -115,12 +110,7 @@ pub async fn get_hidden(
     params(("board" = Option<String>, Query, description = "Only this board's changes (its admins may ask; a deleted board's included)"),
         ("since" = Option<String>, Query, description = "Only changes at or after this instant (RFC 3339)"),
         ("limit" = Option<u64>, Query, description = "entries, default 100, at most 1000")),
-    responses((status = 200, body = AuditView),
-        (status = 400, description = "Invalid board name, instant or parameter", body = ErrorBody),
-        (status = 422, description = "A since whose offset moves it outside 1970..9999 (invalid_parameter)", body = ErrorBody),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin (of the board, if one is named)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+    responses((status = 200, body = AuditView), Refusals<ReadAudit>))]
 pub async fn get_audit(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -168,11 +158,7 @@ async fn moderate_everywhere(
     params(("member" = String, Path, description = "Member, percent-encoded")),
     responses(
         (status = 204, description = "The member is hidden on every board"),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin key for every board", body = ErrorBody),
-        (status = 422, description = "An invalid member name (invalid_member), or 10,000 members hidden already, everywhere or on a board (too_many_hidden)", body = ErrorBody),
-        (status = 429, description = "Rate limited", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+        Refusals<HideEverywhere>))]
 pub async fn post_hide_everywhere(
     State(app): State<AppState>,
     auth: Auth,
@@ -187,11 +173,7 @@ pub async fn post_hide_everywhere(
     params(("member" = String, Path, description = "Member, percent-encoded")),
     responses(
         (status = 204, description = "The member is no longer hidden everywhere"),
-        (status = 401, description = "No valid credential", body = ErrorBody),
-        (status = 403, description = "Not an admin key for every board", body = ErrorBody),
-        (status = 422, description = "An invalid member name (invalid_member)", body = ErrorBody),
-        (status = 429, description = "Rate limited", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody)))]
+        Refusals<HideEverywhere>))]
 pub async fn post_unhide_everywhere(
     State(app): State<AppState>,
     auth: Auth,

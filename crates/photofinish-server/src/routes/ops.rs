@@ -28,7 +28,8 @@ pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
 }
 
 /// Prometheus metrics in the OpenMetrics text format.
-#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
+#[utoipa::path(get, path = "/metrics", tag = "ops", responses(
+        (status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
 pub async fn metrics(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -6,12 +6,13 @@
 use axum::extract::State;
 use axum::Json;
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
+use photofinish_core::error::Refuses;
 use photofinish_core::op::{ReadMembers, ReadRankOfScore, ReadThresholds};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{ErrorCode, MemberName, PeriodRef};
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, JsonBody, Params, PathParams};
 use crate::wire::parse::{board_list, threshold_query};
 use crate::wire::parse::{ranking, score_text};
@@ -20,12 +21,18 @@ use crate::wire::types::{
 };
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
+/// A member's standing across boards (docs/SPEC.md §10): what it may be refused with.
+pub struct MemberBoards;
+
+impl Refuses for MemberBoards {
+    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::InvalidMember];
+}
+
 /// Several members' entries in one period, in rank order (a friends board).
 #[utoipa::path(post, path = "/v1/boards/{board}/members:query", tag = "reads",
     params(("board" = String, Path, description = "Board name")),
     request_body = MembersQueryBody,
-    responses((status = 200, body = MembersQueryView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 422, description = "A member name that breaks the rules (invalid_member)", body = ErrorBody)))]
+    responses((status = 200, body = MembersQueryView), Refusals<ReadMembers>))]
 pub async fn post_members_query(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -52,8 +59,7 @@ pub async fn post_members_query(
         ("scores" = Option<String>, Query, description = "Every column's value, comma-separated in column order (docs/SPEC.md §13); not with score"),
         ("ranking" = Option<String>, Query, description = "ordinal (default: after everyone already at the score), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = ScoreRankView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 422, description = "A score that is not a whole number in the i64 range (score_not_integer, score_out_of_range)", body = ErrorBody)))]
+    responses((status = 200, body = ScoreRankView), Refusals<ReadRankOfScore>))]
 pub async fn get_rank(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -105,7 +111,7 @@ pub async fn get_rank(
         ("ranks" = Option<String>, Query, description = "Comma-separated ordinal ranks, from 1, at most 100. At least one of ranks and top_percent is required (400 invalid_parameter)"),
         ("top_percent" = Option<String>, Query, description = "Comma-separated percentages in (0, 100], up to 4 decimals, at most 100; each names ordinal rank max(1, ceil(total · p / 100))"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
-    responses((status = 200, body = ThresholdsView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = ThresholdsView), Refusals<ReadThresholds>))]
 pub async fn get_thresholds(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -130,8 +136,7 @@ pub async fn get_thresholds(
     params(("member" = String, Path, description = "Member, percent-encoded"),
         ("boards" = Option<String>, Query, description = "Comma-separated board names, at most 1000; when absent, every board the caller may read, by name (at most 1000). Boards that do not exist, that the caller may not read or that do not hold the member are left out"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense")),
-    responses((status = 200, body = MemberBoardsView), (status = 400, body = ErrorBody),
-        (status = 422, description = "A member name that breaks the rules (invalid_member)", body = ErrorBody)))]
+    responses((status = 200, body = MemberBoardsView), Refusals<MemberBoards>))]
 pub async fn get_member_boards(
     State(app): State<AppState>,
     Auth(id): Auth,

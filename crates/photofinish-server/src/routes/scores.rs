@@ -3,13 +3,14 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use photofinish_core::op::change::refusals;
 use photofinish_core::op::Change;
 use photofinish_core::view::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardError, MemberName};
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::idempotency::{replayed, KeyedJson};
 use crate::input::{Auth, BoardPath};
 use crate::limits::MAX_BATCH_ENTRIES;
@@ -47,13 +48,7 @@ fn result(member: MemberName, w: WriteOutcome) -> WriteResult {
 #[utoipa::path(post, path = "/v1/boards/{board}/scores", tag = "scores",
     params(("board" = String, Path, description = "Board name")),
     request_body = WriteBody,
-    responses(
-        (status = 200, description = "Applied", body = WriteResult),
-        (status = 400, description = "Malformed body", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 422, description = "A rule broken: overflow, bad score, member, op, metadata or at", body = ErrorBody),
-        (status = 503, description = "Storage unavailable; nothing changed", body = ErrorBody)))]
+    responses((status = 200, description = "Applied", body = WriteResult), Refusals<refusals::Write>))]
 pub async fn post_score(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -77,9 +72,7 @@ pub async fn post_score(
     request_body = BatchBody,
     responses(
         (status = 200, description = "One result or error per entry, in order", body = BatchResult),
-        (status = 400, description = "Malformed body", body = ErrorBody),
-        (status = 404, description = "Unknown board", body = ErrorBody),
-        (status = 413, description = "More than 1000 entries, or body too large", body = ErrorBody)))]
+        Refusals<refusals::Batch>))]
 pub async fn post_batch(
     State(app): State<AppState>,
     Auth(id): Auth,

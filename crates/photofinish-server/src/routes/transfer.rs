@@ -17,16 +17,17 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::StreamExt;
 use photofinish_core::columns::{ColumnNames, ScoreInput};
+use photofinish_core::error::Refuses;
 use photofinish_core::op::{ReadExportPage, ReadPage};
 use photofinish_core::transfer::{ImportRow, ImportScores, ImportSource, IMPORT_CHUNK_ROWS};
 use photofinish_core::view::ReadOptions;
-use photofinish_core::{BoardError, Entry, PeriodRef, RankStyle};
+use photofinish_core::{BoardError, Entry, ErrorCode, PeriodRef, RankStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::app::AppState;
-use crate::error::{ApiError, ErrorBody};
+use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, Params};
 use crate::wire::parse;
 use crate::wire::parse::rfc3339_us;
@@ -82,6 +83,21 @@ fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
     out
 }
 
+/// An import into an empty period (docs/SPEC.md §11): what it may be refused with.
+pub struct Import;
+
+impl Refuses for Import {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::BoardNotEmpty,
+        ErrorCode::InvalidEntries,
+        ErrorCode::InvalidPeriod,
+        ErrorCode::InvalidMember,
+        ErrorCode::TooManyHidden,
+        ErrorCode::InsufficientStorage,
+    ];
+}
+
 /// A period as JSON Lines, in rank order.
 #[utoipa::path(get, path = "/v1/boards/{board}/export", tag = "reads",
     description = "Every entry of one period as JSON Lines (`application/x-ndjson`), one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line in rank order, streamed a page of 1,000 at a time. Who may read the board may export it; a hidden member (docs/SPEC.md §15) is in an admin's export only, with `\"hidden\": true`, and nobody else's. Each page is consistent; a period being written while it is exported may list a member whose score changed at its old and its new place (export a closed period, or take a backup, for a copy at one instant). `photofinish export` writes it to a file.",
@@ -89,7 +105,7 @@ fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
         ("period" = Option<String>, Query, description = "current (default), previous or a period id")),
     responses(
         (status = 200, description = "One JSON object per line", content_type = "application/x-ndjson", body = TransferLine),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+        Refusals<ReadExportPage>))]
 pub async fn get_export(
     State(app): State<AppState>,
     Auth(id): Auth,
@@ -308,11 +324,7 @@ impl ImportSource for BodyRows {
     params(("board" = String, Path, description = "Board name"),
         ("period" = Option<String>, Query, description = "current (default), previous or a retained period id")),
     request_body(content = TransferLine, content_type = "application/x-ndjson", description = "One JSON object per line; an empty body imports nothing (an empty export round-trips)"),
-    responses(
-        (status = 200, body = ImportAnswer),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, description = "board_not_empty: the period holds entries", body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 507, body = ErrorBody)))]
+    responses((status = 200, body = ImportAnswer), Refusals<Import>))]
 pub async fn post_import(
     State(app): State<AppState>,
     Auth(id): Auth,

@@ -1043,6 +1043,60 @@ async fn the_openapi_document_follows_the_configuration() {
     let post = &doc["paths"]["/v1/boards/{board}/scores"]["post"];
     assert_eq!(post["security"], json!([{}, {"bearer": []}]));
     assert!(post["responses"].get("401").is_none());
+    // An open server refuses no caller: no route documents the access refusals, admin
+    // changes included.
+    let hide = &doc["paths"]["/v1/boards/{board}/members/{member}/hide"]["post"];
+    for status in ["401", "403", "429"] {
+        assert!(hide["responses"].get(status).is_none(), "{status}");
+    }
+    // Each route's refusals are its operation's, under their statuses: a hide's are the
+    // board it names and its rules; a removal's, what it names, and its key's.
+    let refusals = |op: &Value, status: &str| -> String {
+        op["responses"][status]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(refusals(hide, "404").contains("`board_not_found`"));
+    let rules = refusals(hide, "422");
+    assert!(rules.contains("`invalid_member`") && rules.contains("`too_many_hidden`"));
+    let remove = &doc["paths"]["/v1/boards/{board}/members/{member}"]["delete"];
+    let absent = refusals(remove, "404");
+    for code in ["board_not_found", "period_not_found", "member_not_found"] {
+        assert!(absent.contains(&format!("`{code}`")), "{code}: {absent}");
+    }
+    assert!(refusals(remove, "422").contains("`idempotency_key_reused`"));
+    assert!(refusals(remove, "409").contains("`idempotency_key_in_flight`"));
+    // Every code the operation declares is in its route's document, and nothing else.
+    use photofinish_core::error::Refuses;
+    let listed = |op: &Value| -> String {
+        op["responses"]
+            .as_object()
+            .map(|r| r.values().map(|v| v["description"].to_string()).collect())
+            .unwrap_or_default()
+    };
+    let declared = [
+        (hide, photofinish_core::op::Hide::REFUSALS),
+        (remove, photofinish_core::op::Remove::REFUSALS),
+    ];
+    for (op, codes) in declared {
+        let all = listed(op);
+        for code in photofinish_core::ErrorCode::ALL {
+            let named = all.contains(&format!("`{}`", code.as_str()));
+            let keyed = matches!(
+                code,
+                photofinish_core::ErrorCode::IdempotencyKeyReused
+                    | photofinish_core::ErrorCode::IdempotencyKeyInFlight
+            );
+            assert_eq!(
+                named,
+                codes.contains(code) || (keyed && op == remove),
+                "{code:?}"
+            );
+        }
+    }
+    let cohort = &doc["paths"]["/v1/boards/{board}/members/{member}/cohort"]["get"];
+    assert!(refusals(cohort, "409").contains("`cohort_pending`"));
     open.stop().await;
 
     let (s, _c) = start(Kind::Embedded).await;

@@ -251,3 +251,29 @@ fn no_source_file_imports_one_that_imports_it_back() {
     }
     assert!(checked > 150, "the crates' files were found: {checked}");
 }
+
+#[test]
+fn a_route_documents_its_answers_and_its_operations_refusals_only() {
+    // A route's `#[utoipa::path]` lists its successes and names its operation's refusals
+    // (`Refusals<Op>`, from the operation's `Refuses::REFUSALS`); the refusals every
+    // request may meet (400, 401/403/429, 413, 503) the document adds itself. So no
+    // route writes an error status by hand, where it could disagree with its operation.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/routes");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut routes = 0;
+    for f in files {
+        let text = code(&f);
+        routes += text.matches("#[utoipa::path(").count();
+        for (i, _) in text.match_indices("(status = ") {
+            let status = &text[i + "(status = ".len()..];
+            assert!(
+                status.starts_with('2'),
+                "{} writes an error status by hand: {}",
+                f.display(),
+                &status[..status.len().min(40)]
+            );
+        }
+    }
+    assert!(routes > 30, "the routes were found: {routes}");
+}
