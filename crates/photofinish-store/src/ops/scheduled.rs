@@ -10,10 +10,10 @@ use super::{before_write, execute_one, unexpected, with_board, Engine};
 use crate::command::Command;
 use crate::state::Applied;
 
-/// Starts the webhook cursor of a board whose webhook was just set — by its create or by
-/// the patch that added it — at the period current now, so that period is the first
-/// posted even if it ends before the dispatcher's next look (which starts it otherwise:
-/// a failure here is only logged). docs/webhooks.md.
+/// Starts the webhook cursor of a board created with a webhook at the period current
+/// now, so that period is the first posted even if it ends before the dispatcher's next
+/// look (which starts it otherwise: a failure here is only logged). A patch that adds a
+/// webhook starts the cursor in its own record (core `op::patch`). docs/webhooks.md.
 pub(super) async fn start_hook<E: Engine + ?Sized>(e: &E, board: &str, config: &BoardConfig) {
     if config.settings.webhook.is_none() {
         return;
