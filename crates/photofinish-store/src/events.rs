@@ -32,16 +32,13 @@ pub fn publish(
     match (cmd, applied) {
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
         (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
-        (Command::Op { board, op, .. }, Applied::Op(answer)) => {
-            operated(feeds, state, board, op.op(), answer, now_us)
+        (Command::Op { board, op, .. }, Applied::Op(Answer::Op { value, .. })) => {
+            operated(feeds, state, board, op.op(), value, now_us)
         }
         (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
-            // What watchers see is each board's, as a hide on it.
+            // What watchers see is each board's, as a hide on it that changed it.
             let hide = Hide::everywhere(member, *hidden);
-            let changed = Answer::Op {
-                op: Hide::NAME.to_owned(),
-                value: serde_json::Value::Bool(true),
-            };
+            let changed = serde_json::Value::Bool(true);
             for (board, _) in state.boards() {
                 operated(feeds, state, &board, &hide, &changed, now_us);
             }
@@ -55,8 +52,8 @@ pub fn publish(
                     }
                 }
             }
-            (Answer::Op { .. }, [Command::Op { board, op, .. }]) => {
-                operated(feeds, state, board, op.op(), answer, now_us)
+            (Answer::Op { value, .. }, [Command::Op { board, op, .. }]) => {
+                operated(feeds, state, board, op.op(), value, now_us)
             }
             _ => {}
         },
@@ -65,19 +62,16 @@ pub fn publish(
 }
 
 /// The events an operation written as one module shows watchers of `board`
-/// ([`BoardOp::events`]), from the board as it is after it, each score event after its
-/// period's reset event.
+/// ([`BoardOp::events`]) after it answered `value`, from the board as it is then, each
+/// score event after its period's reset event.
 fn operated(
     feeds: &Feeds,
     state: &State,
     board: &str,
     op: &dyn BoardOp,
-    answer: &Answer,
+    value: &serde_json::Value,
     now_us: i64,
 ) {
-    let Answer::Op { value, .. } = answer else {
-        return;
-    };
     let Some(feed) = feeds.get(board) else { return };
     let Some(handle) = state.board(board) else {
         return;

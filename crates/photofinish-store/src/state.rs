@@ -448,7 +448,6 @@ impl State {
         Ok(Applied::Imported(period, entries))
     }
 
-    /// A member removed from the period `period` names at `now_us`.
     /// A keyed command: the remembered answer if its key is known with the same request,
     /// else the commands and their answer remembered (if they succeeded). Applied ranked
     /// even in a replay: the answer holds the rank the write got.

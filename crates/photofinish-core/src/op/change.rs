@@ -34,8 +34,8 @@ pub enum Change {
 }
 
 impl Change {
-    /// What it is, for messages: `create`, `patch`, `delete`, `write`, `batch`, or the
-    /// operation's name.
+    /// What it is, for messages: `create`, `delete`, `write`, `batch`, or the operation's
+    /// name.
     pub fn name(&self) -> &'static str {
         match self {
             Change::Create(_) => "create",

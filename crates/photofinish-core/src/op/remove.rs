@@ -84,9 +84,8 @@ impl BoardOp for Remove {
     }
 
     fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
-        let asked = self.period();
-        board.read(&asked, at_us)?;
-        let p = board.resolve(&asked, at_us)?;
+        // A period readers see at the record's instant, as `check` asked before logging.
+        let (p, _) = board.read(&self.period(), at_us)?;
         if !board
             .ranking_mut(&p)
             .is_some_and(|r| r.remove(&self.member))

@@ -244,15 +244,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
     };
     Ok(match change {
-        Change::Op(op) if op.takes_key() => {
-            before_write(e, board, |b| op.check(b, now)).await?;
-            let cmd = Command::Op {
-                board: board.to_owned(),
-                at_us: 0,
-                op: LoggedOp::new(op),
-            };
-            (false, vec![cmd])
-        }
+        Change::Op(op) if op.takes_key() => (false, vec![op_command(e, board, op).await?]),
         Change::Delete | Change::Op(_) => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
@@ -347,19 +339,29 @@ async fn apply_op<E: Engine + ?Sized>(
     op: Box<dyn BoardOp>,
     actor: &str,
 ) -> Result<Answer, BoardError> {
-    let now = e.now_us();
-    before_write(e, board, |b| op.check(b, now)).await?;
     let (name, audits) = (op.name(), op.audited());
-    let cmd = Command::Op {
-        board: board.to_owned(),
-        at_us: 0,
-        op: LoggedOp::new(op),
-    };
+    let cmd = op_command(e, board, op).await?;
     let cmd = if audits { audited(actor, cmd) } else { cmd };
     match execute_one(e, board, cmd, true).await? {
         Applied::Op(answer) => Ok(answer),
         other => Err(unexpected(name, &other)),
     }
+}
+
+/// The command of operation `op` on `board`, after its check against the board as this
+/// node has it (a refusal logs nothing); its instant is the log's to give.
+async fn op_command<E: Engine + ?Sized>(
+    e: &E,
+    board: &str,
+    op: Box<dyn BoardOp>,
+) -> Result<Command, BoardError> {
+    let now = e.now_us();
+    before_write(e, board, |b| op.check(b, now)).await?;
+    Ok(Command::Op {
+        board: board.to_owned(),
+        at_us: 0,
+        op: LoggedOp::new(op),
+    })
 }
 
 /// A board created.

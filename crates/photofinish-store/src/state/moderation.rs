@@ -10,19 +10,11 @@ use photofinish_core::audit::{AuditEntry, AuditQuery, MAX_AUDIT_ENTRIES};
 use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::op::{BoardOp, Hide};
 use photofinish_core::BoardError;
 
 use super::{write_lock, Applied, State};
 use crate::command::Command;
-
-/// The audit log's name of a hide (`hidden`) or an unhide.
-fn hide_action(hidden: bool) -> &'static str {
-    if hidden {
-        "member.hide"
-    } else {
-        "member.unhide"
-    }
-}
 
 /// `v` as a JSON value (what an audit entry's detail holds).
 fn json_of<T: serde::Serialize>(v: &T) -> serde_json::Value {
@@ -48,6 +40,13 @@ impl Stamp<'_> {
             member: member.map(str::to_owned),
             detail: detail.to_string(),
         }
+    }
+
+    /// The entry an operation of its own module makes with `answer`, if it makes one
+    /// ([`BoardOp::audit`]).
+    fn op(self, op: &dyn BoardOp, answer: &serde_json::Value) -> Option<AuditEntry> {
+        let note = op.audit(answer)?;
+        Some(self.of(note.action, note.member.as_deref(), note.detail))
     }
 }
 
@@ -127,23 +126,19 @@ impl State {
                 ([c], Answer::Created { created: true, .. }) => {
                     self.audit_entry(actor, at_us, c, &Applied::BoardCreated(true))
                 }
-                ([c], Answer::Op { .. }) => {
-                    self.audit_entry(actor, at_us, c, &Applied::Op(answer.clone()))
-                }
+                ([Command::Op { op, .. }], Answer::Op { value, .. }) => entry.op(op.op(), value),
                 _ => None,
             },
             (Command::Op { op, .. }, Applied::Op(Answer::Op { value, .. })) => {
-                let note = op.op().audit(value)?;
-                Some(entry.of(note.action, note.member.as_deref(), note.detail))
+                entry.op(op.op(), value)
             }
             (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
+                // The entry of a hide as on each board, of every board.
+                let hide = Hide::everywhere(member, *hidden);
+                let e = entry.op(&hide, &serde_json::Value::Bool(true))?;
                 Some(AuditEntry {
                     board: "*".to_owned(),
-                    ..entry.of(
-                        hide_action(*hidden),
-                        Some(member),
-                        serde_json::json!({"everywhere": true}),
-                    )
+                    ..e
                 })
             }
             _ => None,

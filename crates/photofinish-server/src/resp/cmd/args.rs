@@ -58,6 +58,11 @@ pub fn scores(out: &mut Out, columns: &ColumnNames, scores: &Scores) {
     }
 }
 
+/// A command word (a subcommand, a section name) in upper case, for matching.
+pub fn upper(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_ascii_uppercase()
+}
+
 /// An `invalid_parameter` error.
 pub fn invalid(message: impl Into<String>) -> CmdError {
     CmdError::Api(ApiError::new(ErrorCode::InvalidParameter, message))

@@ -5,6 +5,7 @@
 //! NO-TOUCH`, `INFO [section …]` (`COMMAND` is the table's own, [`super::table`]) (what client libraries
 //! read on connect: ioredis' ready check waits on `loading:0`).
 
+use super::args::upper;
 use super::spec::{Family, Spec};
 use crate::resp::error::{wrong_arity, CmdError};
 use crate::resp::frame::Args;
@@ -32,10 +33,6 @@ pub const COMMANDS: &[Spec] = &[
     Spec::new("client", -2, &["loading", "stale"], 0, Family::Connection),
     Spec::new("info", -1, &["loading", "stale"], 0, Family::Connection),
 ];
-
-fn upper(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_ascii_uppercase()
-}
 
 /// Runs a connection command.
 pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {

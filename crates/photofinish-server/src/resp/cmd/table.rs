@@ -3,6 +3,7 @@
 //! in Redis 7's shape. `COMMAND` is this file's own family ([`Family::Table`]), so the
 //! families' files never import the table that lists them.
 
+use super::args::upper;
 use super::spec::{Family, Spec};
 use super::{board, connection, query, read, write};
 use crate::resp::error::CmdError;
@@ -93,8 +94,4 @@ pub fn run(s: &mut Session, args: &Args<'_>) -> Result<(), CmdError> {
         }
     }
     Ok(())
-}
-
-fn upper(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_ascii_uppercase()
 }
