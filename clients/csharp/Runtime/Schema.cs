@@ -169,6 +169,12 @@ namespace Photofinish
 
         public long? Retention { get; set; }
 
+        /// <summary>How long a grant may be claimed, seconds (default 30 days)</summary>
+        public long? RewardTtl { get; set; }
+
+        /// <summary>What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals)</summary>
+        public List<RewardRowView> Rewards { get; set; }
+
         /// <summary>IANA time zone of the periods (the server's bundled database)</summary>
         public string Timezone { get; set; }
 
@@ -204,6 +210,8 @@ namespace Photofinish
                 PublicRead = Json.ToBoolOrNull(Json.Get(o, "public_read")),
                 Reset = Json.ToStr(Json.Get(o, "reset")),
                 Retention = Json.ToLongOrNull(Json.Get(o, "retention")),
+                RewardTtl = Json.ToLongOrNull(Json.Get(o, "reward_ttl")),
+                Rewards = Json.ToList(Json.Get(o, "rewards"), x => RewardRowView.FromJson(x)),
                 Timezone = Json.ToStr(Json.Get(o, "timezone")),
                 Update = Json.ToStr(Json.Get(o, "update")),
                 Webhook = Json.ToStr(Json.Get(o, "webhook")),
@@ -232,6 +240,8 @@ namespace Photofinish
             Json.Put(d, "public_read", PublicRead);
             Json.Put(d, "reset", Reset);
             Json.Put(d, "retention", Retention);
+            Json.Put(d, "reward_ttl", RewardTtl);
+            Json.Put(d, "rewards", Json.FromList(Rewards, x => (object)x?.ToJson()));
             Json.Put(d, "timezone", Timezone);
             Json.Put(d, "update", Update);
             Json.Put(d, "webhook", Webhook);
@@ -300,6 +310,12 @@ namespace Photofinish
 
         public long? Retention { get; set; }
 
+        /// <summary>How long a grant may be claimed, seconds (default 30 days)</summary>
+        public long? RewardTtl { get; set; }
+
+        /// <summary>What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals)</summary>
+        public List<RewardRowView> Rewards { get; set; }
+
         /// <summary>An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only</summary>
         public string Webhook { get; set; }
 
@@ -323,6 +339,8 @@ namespace Photofinish
                 PlayerWrites = Json.ToBoolOrNull(Json.Get(o, "player_writes")),
                 PublicRead = Json.ToBoolOrNull(Json.Get(o, "public_read")),
                 Retention = Json.ToLongOrNull(Json.Get(o, "retention")),
+                RewardTtl = Json.ToLongOrNull(Json.Get(o, "reward_ttl")),
+                Rewards = Json.ToList(Json.Get(o, "rewards"), x => RewardRowView.FromJson(x)),
                 Webhook = Json.ToStr(Json.Get(o, "webhook")),
                 WebhookTop = Json.ToLongOrNull(Json.Get(o, "webhook_top")),
             };
@@ -343,6 +361,8 @@ namespace Photofinish
             Json.Put(d, "player_writes", PlayerWrites);
             Json.Put(d, "public_read", PublicRead);
             Json.Put(d, "retention", Retention);
+            Json.Put(d, "reward_ttl", RewardTtl);
+            Json.Put(d, "rewards", Json.FromList(Rewards, x => (object)x?.ToJson()));
             Json.Put(d, "webhook", Webhook);
             Json.Put(d, "webhook_top", WebhookTop);
             return d;
@@ -414,6 +434,12 @@ namespace Photofinish
         /// <summary>Periods kept.</summary>
         public long Retention { get; set; }
 
+        /// <summary>How long a grant may be claimed, seconds, on a board with reward rows.</summary>
+        public long? RewardTtl { get; set; }
+
+        /// <summary>The reward rows, when it has any (docs/SPEC.md §16).</summary>
+        public List<RewardRowView> Rewards { get; set; }
+
         /// <summary>Time zone.</summary>
         public string Timezone { get; set; }
 
@@ -456,6 +482,8 @@ namespace Photofinish
                 PublicRead = Json.ToBool(Json.Get(o, "public_read")),
                 Reset = Json.ToStr(Json.Get(o, "reset")),
                 Retention = Json.ToLong(Json.Get(o, "retention")),
+                RewardTtl = Json.ToLongOrNull(Json.Get(o, "reward_ttl")),
+                Rewards = Json.ToList(Json.Get(o, "rewards"), x => RewardRowView.FromJson(x)),
                 Timezone = Json.ToStr(Json.Get(o, "timezone")),
                 Update = Json.ToStr(Json.Get(o, "update")),
                 Webhook = Json.ToStr(Json.Get(o, "webhook")),
@@ -488,6 +516,8 @@ namespace Photofinish
             Json.Put(d, "public_read", PublicRead);
             Json.Put(d, "reset", Reset);
             Json.Put(d, "retention", Retention);
+            Json.Put(d, "reward_ttl", RewardTtl);
+            Json.Put(d, "rewards", Json.FromList(Rewards, x => (object)x?.ToJson()));
             Json.Put(d, "timezone", Timezone);
             Json.Put(d, "update", Update);
             Json.Put(d, "webhook", Webhook);
@@ -511,6 +541,9 @@ namespace Photofinish
 
         /// <summary>All of them, ordinal cohort ranks.</summary>
         public List<EntryView> Entries { get; set; }
+
+        /// <summary>Its grants (docs/SPEC.md §16; empty on a board without reward rows).</summary>
+        public List<GrantView> Grants { get; set; }
 
         /// <summary>Its members whose tier changed at the close (empty without a league).</summary>
         public List<MoveView> Moves { get; set; }
@@ -537,6 +570,7 @@ namespace Photofinish
                 Cohort = Json.ToLong(Json.Get(o, "cohort")),
                 EndsAt = Json.ToStr(Json.Get(o, "ends_at")),
                 Entries = Json.ToList(Json.Get(o, "entries"), x => EntryView.FromJson(x)),
+                Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
                 Moves = Json.ToList(Json.Get(o, "moves"), x => MoveView.FromJson(x)),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 StartsAt = Json.ToStr(Json.Get(o, "starts_at")),
@@ -552,6 +586,7 @@ namespace Photofinish
             Json.Put(d, "cohort", Cohort);
             Json.Put(d, "ends_at", EndsAt);
             Json.Put(d, "entries", Json.FromList(Entries, x => (object)x?.ToJson()));
+            Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
             Json.Put(d, "moves", Json.FromList(Moves, x => (object)x?.ToJson()));
             Json.Put(d, "period", Period);
             Json.Put(d, "starts_at", StartsAt);
@@ -896,6 +931,9 @@ namespace Photofinish
         /// <summary>Stable `snake_case` code, e.g. `score_overflow`.</summary>
         public string Code { get; set; }
 
+        /// <summary>On already_claimed: the grant, as it was claimed (docs/SPEC.md §16)</summary>
+        public GrantView Grant { get; set; }
+
         /// <summary>A human sentence.</summary>
         public string Message { get; set; }
 
@@ -906,6 +944,7 @@ namespace Photofinish
             return new ErrorDetail
             {
                 Code = Json.ToStr(Json.Get(o, "code")),
+                Grant = GrantView.FromJson(Json.Get(o, "grant")),
                 Message = Json.ToStr(Json.Get(o, "message")),
             };
         }
@@ -914,7 +953,83 @@ namespace Photofinish
         {
             var d = new Dictionary<string, object>();
             Json.Put(d, "code", Code);
+            Json.Put(d, "grant", Grant?.ToJson());
             Json.Put(d, "message", Message);
+            return d;
+        }
+    }
+
+    /// <summary>A grant: `amount` of `reward` for `member`'s `rank` in `period`, made once at the
+    /// period's close.</summary>
+    public sealed class GrantView
+    {
+        /// <summary>How many.</summary>
+        public long Amount { get; set; }
+
+        /// <summary>The board.</summary>
+        public string Board { get; set; }
+
+        /// <summary>When it was claimed, or `null`.</summary>
+        public string ClaimedAt { get; set; }
+
+        /// <summary>Who claimed it (the key's name, or `player`), or `null`.</summary>
+        public string ClaimedBy { get; set; }
+
+        /// <summary>When it may no longer be claimed (RFC 3339).</summary>
+        public string ExpiresAt { get; set; }
+
+        /// <summary>When the close granted it (RFC 3339).</summary>
+        public string GrantedAt { get; set; }
+
+        /// <summary>`&lt;board&gt;:&lt;period&gt;:&lt;n&gt;`.</summary>
+        public string Id { get; set; }
+
+        /// <summary>The member.</summary>
+        public string Member { get; set; }
+
+        /// <summary>The period's id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>Its ordinal rank at the close (in its cohort, on a cohort board).</summary>
+        public long Rank { get; set; }
+
+        /// <summary>The reward's id.</summary>
+        public string Reward { get; set; }
+
+        internal static GrantView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new GrantView
+            {
+                Amount = Json.ToLong(Json.Get(o, "amount")),
+                Board = Json.ToStr(Json.Get(o, "board")),
+                ClaimedAt = Json.ToStr(Json.Get(o, "claimed_at")),
+                ClaimedBy = Json.ToStr(Json.Get(o, "claimed_by")),
+                ExpiresAt = Json.ToStr(Json.Get(o, "expires_at")),
+                GrantedAt = Json.ToStr(Json.Get(o, "granted_at")),
+                Id = Json.ToStr(Json.Get(o, "id")),
+                Member = Json.ToStr(Json.Get(o, "member")),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Rank = Json.ToLong(Json.Get(o, "rank")),
+                Reward = Json.ToStr(Json.Get(o, "reward")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "amount", Amount);
+            Json.Put(d, "board", Board);
+            Json.Put(d, "claimed_at", ClaimedAt);
+            Json.Put(d, "claimed_by", ClaimedBy);
+            Json.Put(d, "expires_at", ExpiresAt);
+            Json.Put(d, "granted_at", GrantedAt);
+            Json.Put(d, "id", Id);
+            Json.Put(d, "member", Member);
+            Json.Put(d, "period", Period);
+            Json.Put(d, "rank", Rank);
+            Json.Put(d, "reward", Reward);
             return d;
         }
     }
@@ -1162,6 +1277,40 @@ namespace Photofinish
             var d = new Dictionary<string, object>();
             Json.Put(d, "boards", Json.FromList(Boards, x => (object)x?.ToJson()));
             Json.Put(d, "member", Member);
+            return d;
+        }
+    }
+
+    /// <summary>A member's grants across boards, newest first.</summary>
+    public sealed class MemberRewardsView
+    {
+        /// <summary>The page.</summary>
+        public List<GrantView> Grants { get; set; }
+
+        /// <summary>Member name.</summary>
+        public string Member { get; set; }
+
+        /// <summary>Its grants in the status asked for, on the boards read.</summary>
+        public long Total { get; set; }
+
+        internal static MemberRewardsView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new MemberRewardsView
+            {
+                Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
+                Member = Json.ToStr(Json.Get(o, "member")),
+                Total = Json.ToLong(Json.Get(o, "total")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
+            Json.Put(d, "member", Member);
+            Json.Put(d, "total", Total);
             return d;
         }
     }
@@ -1436,6 +1585,9 @@ namespace Photofinish
         /// <summary>Its top entries (up to the board's `webhook_top`), ordinal ranks.</summary>
         public List<EntryView> Entries { get; set; }
 
+        /// <summary>Its grants, every one (docs/SPEC.md §16; empty on a board without reward rows).</summary>
+        public List<GrantView> Grants { get; set; }
+
         /// <summary>The period that closed.</summary>
         public string Period { get; set; }
 
@@ -1454,6 +1606,7 @@ namespace Photofinish
                 Board = Json.ToStr(Json.Get(o, "board")),
                 EndsAt = Json.ToStr(Json.Get(o, "ends_at")),
                 Entries = Json.ToList(Json.Get(o, "entries"), x => EntryView.FromJson(x)),
+                Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 StartsAt = Json.ToStr(Json.Get(o, "starts_at")),
                 Total = Json.ToLong(Json.Get(o, "total")),
@@ -1466,6 +1619,7 @@ namespace Photofinish
             Json.Put(d, "board", Board);
             Json.Put(d, "ends_at", EndsAt);
             Json.Put(d, "entries", Json.FromList(Entries, x => (object)x?.ToJson()));
+            Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
             Json.Put(d, "period", Period);
             Json.Put(d, "starts_at", StartsAt);
             Json.Put(d, "total", Total);
@@ -1493,6 +1647,55 @@ namespace Photofinish
         {
             var d = new Dictionary<string, object>();
             Json.Put(d, "periods", Json.FromList(Periods, x => (object)x?.ToJson()));
+            return d;
+        }
+    }
+
+    /// <summary>A page of one period's grants, in (tier, cohort, rank) order.</summary>
+    public sealed class PeriodRewardsView
+    {
+        /// <summary>Board name.</summary>
+        public string Board { get; set; }
+
+        /// <summary>Grants the limit of 100,000 a period left out.</summary>
+        public long Cut { get; set; }
+
+        /// <summary>Whether its close made its grants (false before it closes).</summary>
+        public bool Granted { get; set; }
+
+        /// <summary>The page.</summary>
+        public List<GrantView> Grants { get; set; }
+
+        /// <summary>The period's id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>Its grants in all.</summary>
+        public long Total { get; set; }
+
+        internal static PeriodRewardsView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new PeriodRewardsView
+            {
+                Board = Json.ToStr(Json.Get(o, "board")),
+                Cut = Json.ToLong(Json.Get(o, "cut")),
+                Granted = Json.ToBool(Json.Get(o, "granted")),
+                Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Total = Json.ToLong(Json.Get(o, "total")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "board", Board);
+            Json.Put(d, "cut", Cut);
+            Json.Put(d, "granted", Granted);
+            Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
+            Json.Put(d, "period", Period);
+            Json.Put(d, "total", Total);
             return d;
         }
     }
@@ -1532,6 +1735,52 @@ namespace Photofinish
             Json.Put(d, "id", Id);
             Json.Put(d, "members", Members);
             Json.Put(d, "starts_at", StartsAt);
+            return d;
+        }
+    }
+
+    /// <summary>A reward row: ordinal ranks `from`..`to`, or the first ⌈P·n/100⌉ of the `n` visible
+    /// entries (`top_percent`, one of the two), paid `amount` of `reward`; on a league board
+    /// optionally in one `tier`. A member gets the first row it matches.</summary>
+    public sealed class RewardRowView
+    {
+        public long? Amount { get; set; }
+
+        public long? From { get; set; }
+
+        public string Reward { get; set; }
+
+        public string Tier { get; set; }
+
+        public long? To { get; set; }
+
+        /// <summary>The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉</summary>
+        public double? TopPercent { get; set; }
+
+        internal static RewardRowView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new RewardRowView
+            {
+                Amount = Json.ToLongOrNull(Json.Get(o, "amount")),
+                From = Json.ToLongOrNull(Json.Get(o, "from")),
+                Reward = Json.ToStr(Json.Get(o, "reward")),
+                Tier = Json.ToStr(Json.Get(o, "tier")),
+                To = Json.ToLongOrNull(Json.Get(o, "to")),
+                TopPercent = Json.ToDoubleOrNull(Json.Get(o, "top_percent")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "amount", Amount);
+            Json.Put(d, "from", From);
+            Json.Put(d, "reward", Reward);
+            Json.Put(d, "tier", Tier);
+            Json.Put(d, "to", To);
+            Json.Put(d, "top_percent", TopPercent);
             return d;
         }
     }
@@ -1898,5 +2147,8 @@ namespace Photofinish
         public const string NotJoined = "not_joined";
         public const string CohortPending = "cohort_pending";
         public const string TooManyHidden = "too_many_hidden";
+        public const string RewardNotFound = "reward_not_found";
+        public const string AlreadyClaimed = "already_claimed";
+        public const string RewardExpired = "reward_expired";
     }
 }

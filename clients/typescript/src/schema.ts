@@ -66,6 +66,10 @@ export type BoardConfigBody = {
   public_read?: boolean | null;
   reset?: "never" | "daily" | "weekly" | "monthly" | null;
   retention?: number | null;
+  /** How long a grant may be claimed, seconds (default 30 days) */
+  reward_ttl?: number | null;
+  /** What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals) */
+  rewards?: Array<RewardRowView> | null;
   /** IANA time zone of the periods (the server's bundled database) */
   timezone?: string | null;
   update?: "incr" | "best" | "set" | null;
@@ -100,6 +104,10 @@ export type BoardPatchBody = {
   player_writes?: boolean | null;
   public_read?: boolean | null;
   retention?: number | null;
+  /** How long a grant may be claimed, seconds (default 30 days) */
+  reward_ttl?: number | null;
+  /** What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals) */
+  rewards?: Array<RewardRowView> | null;
   /** An http:// or https:// URL of printable ASCII (punycode for other host names), set by admins only */
   webhook?: string | null;
   webhook_top?: number | null;
@@ -148,6 +156,10 @@ export type BoardView = {
   reset: string;
   /** Periods kept. */
   retention: number;
+  /** How long a grant may be claimed, seconds, on a board with reward rows. */
+  reward_ttl?: number | null;
+  /** The reward rows, when it has any (docs/SPEC.md §16). */
+  rewards?: Array<RewardRowView> | null;
   /** Time zone. */
   timezone: string;
   /** Default operator. */
@@ -170,6 +182,8 @@ export type CohortClosed = {
   ends_at: string;
   /** All of them, ordinal cohort ranks. */
   entries: Array<EntryView>;
+  /** Its grants (docs/SPEC.md §16; empty on a board without reward rows). */
+  grants: Array<GrantView>;
   /** Its members whose tier changed at the close (empty without a league). */
   moves: Array<MoveView>;
   /** The period that closed. */
@@ -286,9 +300,38 @@ export type ErrorBody = {
 /** The error's code and message. */
 export type ErrorDetail = {
   /** Stable `snake_case` code, e.g. `score_overflow`. */
-  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden";
+  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden" | "reward_not_found" | "already_claimed" | "reward_expired";
+  /** On already_claimed: the grant, as it was claimed (docs/SPEC.md §16) */
+  grant?: GrantView;
   /** A human sentence. */
   message: string;
+};
+
+/** A grant: `amount` of `reward` for `member`'s `rank` in `period`, made once at the
+ * period's close. */
+export type GrantView = {
+  /** How many. */
+  amount: number;
+  /** The board. */
+  board: string;
+  /** When it was claimed, or `null`. */
+  claimed_at?: string | null;
+  /** Who claimed it (the key's name, or `player`), or `null`. */
+  claimed_by?: string | null;
+  /** When it may no longer be claimed (RFC 3339). */
+  expires_at: string;
+  /** When the close granted it (RFC 3339). */
+  granted_at: string;
+  /** `<board>:<period>:<n>`. */
+  id: string;
+  /** The member. */
+  member: string;
+  /** The period's id. */
+  period: string;
+  /** Its ordinal rank at the close (in its cohort, on a cohort board). */
+  rank: number;
+  /** The reward's id. */
+  reward: string;
 };
 
 /** Liveness. */
@@ -365,6 +408,16 @@ export type MemberBoardsView = {
   boards: Array<MemberView>;
   /** Member name. */
   member: string;
+};
+
+/** A member's grants across boards, newest first. */
+export type MemberRewardsView = {
+  /** The page. */
+  grants: Array<GrantView>;
+  /** Member name. */
+  member: string;
+  /** Its grants in the status asked for, on the boards read. */
+  total: number;
 };
 
 /** One member's standing: the one member answer, on one board (`GET
@@ -462,6 +515,8 @@ export type PeriodClosed = {
   ends_at: string;
   /** Its top entries (up to the board's `webhook_top`), ordinal ranks. */
   entries: Array<EntryView>;
+  /** Its grants, every one (docs/SPEC.md §16; empty on a board without reward rows). */
+  grants: Array<GrantView>;
   /** The period that closed. */
   period: string;
   /** Its first instant (RFC 3339, µs). */
@@ -476,6 +531,22 @@ export type PeriodList = {
   periods: Array<PeriodView>;
 };
 
+/** A page of one period's grants, in (tier, cohort, rank) order. */
+export type PeriodRewardsView = {
+  /** Board name. */
+  board: string;
+  /** Grants the limit of 100,000 a period left out. */
+  cut: number;
+  /** Whether its close made its grants (false before it closes). */
+  granted: boolean;
+  /** The page. */
+  grants: Array<GrantView>;
+  /** The period's id. */
+  period: string;
+  /** Its grants in all. */
+  total: number;
+};
+
 /** A retained period. */
 export type PeriodView = {
   /** First instant after the period, null for `all`. */
@@ -486,6 +557,19 @@ export type PeriodView = {
   members: number;
   /** First instant (RFC 3339), null for `all`. */
   starts_at?: string | null;
+};
+
+/** A reward row: ordinal ranks `from`..`to`, or the first ⌈P·n/100⌉ of the `n` visible
+ * entries (`top_percent`, one of the two), paid `amount` of `reward`; on a league board
+ * optionally in one `tier`. A member gets the first row it matches. */
+export type RewardRowView = {
+  amount?: number | null;
+  from?: number | null;
+  reward: string;
+  tier?: string | null;
+  to?: number | null;
+  /** The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉ */
+  top_percent?: number | null;
 };
 
 /** The rank a member reaching a score now would get. */

@@ -49,6 +49,8 @@ pub struct Board {
     /// every board, or both): kept with their entries and writes, left out of what
     /// everyone else reads while either holds.
     hidden: hashbrown::HashMap<Box<str>, u8>,
+    /// The grants its periods' closes made (docs/SPEC.md §16).
+    rewards: crate::rewards::Rewards,
 }
 
 /// A write to a board before it is resolved to a period: the operator may be the default.
@@ -112,6 +114,7 @@ impl Board {
             hook_cursor_us: None,
             tiers: hashbrown::HashMap::new(),
             hidden: hashbrown::HashMap::new(),
+            rewards: crate::rewards::Rewards::default(),
         })
     }
 
@@ -130,9 +133,12 @@ impl Board {
         self.names.clone()
     }
 
-    /// Changes the board's changeable settings. On error nothing changed.
-    pub fn patch(&mut self, patch: &BoardPatch) -> Result<(), BoardError> {
+    /// Changes the board's changeable settings at `at_us`, the grants due then made first
+    /// with the rows in force before (docs/SPEC.md §16). On error nothing changed.
+    pub fn patch(&mut self, patch: &BoardPatch, at_us: i64) -> Result<(), BoardError> {
         let config = patch.apply(&self.config)?;
+        self.settle_grants(at_us);
+        let had_rows = !self.config.settings.rewards.is_empty();
         if config.retention != self.config.retention {
             self.window = PeriodWindow::new(&config)?;
         }
@@ -140,6 +146,7 @@ impl Board {
             self.hook_cursor_us = None;
         }
         self.config = config;
+        self.rows_set(had_rows, at_us);
         Ok(())
     }
 
@@ -228,7 +235,7 @@ impl Board {
         }
         if is_new {
             match &result {
-                Ok(_) => self.enforce_retention(),
+                Ok(_) => self.enforce_retention(w.at_us),
                 Err(_) => {
                     self.periods.remove(&period.start_us);
                 }
@@ -345,13 +352,15 @@ impl Board {
         }
     }
 
-    /// Drops periods older than the retention window counted back from the newest period.
-    fn enforce_retention(&mut self) {
+    /// Drops periods older than the retention window counted back from the newest period,
+    /// by a write at `at_us`.
+    fn enforce_retention(&mut self, at_us: i64) {
         let Some((_, (newest, _))) = self.periods.last_key_value() else {
             return;
         };
         let floor = self.window.retention_floor(newest).start_us;
         self.close_before_dropping(floor);
+        self.grant_before_dropping(floor, at_us);
         self.periods.retain(|&start, _| start >= floor);
         self.seats.retain(|&start, _| start >= floor);
     }
@@ -442,6 +451,7 @@ impl Board {
 
 mod hidden;
 mod league;
+mod rewards;
 mod seats;
 
 pub use hidden::HideScope;

@@ -13,6 +13,7 @@ use crate::columns::{column_index, column_names, validate_columns, Column, Shape
 use crate::entry::EntryRules;
 use crate::error::BoardError;
 use crate::league::League;
+use crate::rewards::{validate_rewards, RewardRow, DEFAULT_REWARD_TTL_S};
 use crate::scoring::Bounds;
 pub use crate::scoring::{Op, Order};
 
@@ -105,12 +106,26 @@ pub struct BoardSettings {
     /// [`DEFAULT_WEBHOOK_TOP`] when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_top: Option<u32>,
+    /// What each period's close pays (docs/SPEC.md §16): up to
+    /// [`MAX_REWARD_ROWS`](crate::rewards::MAX_REWARD_ROWS) rows; a member gets the
+    /// first it matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewards: Vec<RewardRow>,
+    /// How long a grant may be claimed, seconds;
+    /// [`DEFAULT_REWARD_TTL_S`](crate::rewards::DEFAULT_REWARD_TTL_S) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward_ttl: Option<u32>,
 }
 
 impl BoardSettings {
     /// The grace after a period ends, µs.
     pub fn grace_us(&self) -> i64 {
         i64::from(self.grace) * 1_000_000
+    }
+
+    /// How long a grant may be claimed, µs.
+    pub fn reward_ttl_us(&self) -> i64 {
+        i64::from(self.reward_ttl.unwrap_or(DEFAULT_REWARD_TTL_S)) * 1_000_000
     }
 
     /// How many entries the period-close webhook carries.
@@ -342,6 +357,11 @@ impl BoardConfig {
         if let Some(league) = &self.league {
             league.validate(self.cohort_size, self.reset != Reset::Never)?;
         }
+        validate_rewards(
+            &self.settings.rewards,
+            self.settings.reward_ttl,
+            self.league.as_ref(),
+        )?;
         self.settings.validate()
     }
 

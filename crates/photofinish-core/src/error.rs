@@ -107,6 +107,12 @@ pub enum ErrorCode {
     CohortPending,
     /// A hide beyond the board's limit of hidden members (docs/SPEC.md §15).
     TooManyHidden,
+    /// A claim of a grant that does not exist, or is another member's (docs/SPEC.md §16).
+    RewardNotFound,
+    /// A claim of a grant claimed before, without the first claim's idempotency key.
+    AlreadyClaimed,
+    /// A claim of a grant past its `expires_at`.
+    RewardExpired,
 }
 
 macro_rules! code_names {
@@ -173,6 +179,9 @@ code_names!(
     NotJoined => "not_joined", "a write on a `join_required` board from a member that has not joined the period",
     CohortPending => "cohort_pending", "a cohort read of a member that waits for its league tier, so for its cohort",
     TooManyHidden => "too_many_hidden", "a hide beyond the board's limit of hidden members (docs/SPEC.md §15)",
+    RewardNotFound => "reward_not_found", "no such grant for the member (docs/SPEC.md §16)",
+    AlreadyClaimed => "already_claimed", "a grant claimed before (the body's `grant` holds it); the first claim's `Idempotency-Key` answers it again",
+    RewardExpired => "reward_expired", "a claim of a grant past its `expires_at`",
 );
 
 /// What an operation may be refused with (docs/SPEC.md §3), by code, beyond what any
@@ -421,6 +430,25 @@ pub enum BoardError {
     /// A hide beyond the board's limit of hidden members (docs/SPEC.md §15).
     #[error("too many hidden members: a board hides at most {0} members; unhide one first")]
     TooManyHidden(usize),
+    /// A claim of a grant that does not exist or is another member's (docs/SPEC.md §16).
+    #[error("member {member:?} has no reward {id:?}")]
+    RewardNotFound {
+        /// The grant's id.
+        id: String,
+        /// The member.
+        member: String,
+    },
+    /// A claim of a grant claimed before: the grant.
+    #[error("reward {} was claimed already, by {}", .0.id, .0.grant.claimed_by.as_deref().unwrap_or("?"))]
+    AlreadyClaimed(Box<crate::rewards::grant::GrantState>),
+    /// A claim of a grant past its `expires_at`.
+    #[error("reward {id} expired at {}", instant_text(*expired_at_us))]
+    RewardExpired {
+        /// The grant's id.
+        id: String,
+        /// When it expired, µs.
+        expired_at_us: i64,
+    },
     /// A board beyond the server's limit.
     #[error("too many boards: the server holds at most {0}")]
     TooManyBoards(u64),
@@ -500,6 +528,9 @@ impl BoardError {
             E::NotJoined { .. } => ErrorCode::NotJoined,
             E::CohortPending { .. } => ErrorCode::CohortPending,
             E::TooManyHidden(_) => ErrorCode::TooManyHidden,
+            E::RewardNotFound { .. } => ErrorCode::RewardNotFound,
+            E::AlreadyClaimed(_) => ErrorCode::AlreadyClaimed,
+            E::RewardExpired { .. } => ErrorCode::RewardExpired,
             E::TooManyBoards(_) => ErrorCode::TooManyBoards,
             E::TooManyStreams { .. } => ErrorCode::TooManyStreams,
             E::InsufficientStorage { .. } => ErrorCode::InsufficientStorage,

@@ -71,6 +71,7 @@ pub mod op;
 pub mod prefetch;
 pub mod query;
 pub mod ranking;
+pub mod rewards;
 pub mod scoring;
 pub mod service;
 pub mod slab;

@@ -277,6 +277,13 @@ pub struct BoardPatch {
     /// Whether a member must join a period before it writes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub join_required: Option<bool>,
+    /// The reward rows (docs/SPEC.md §16), replaced whole (`[]` removes them): those in
+    /// force at a period's close count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewards: Option<Vec<crate::rewards::RewardRow>>,
+    /// How long a grant may be claimed, seconds: `Some(None)` back to the default.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub reward_ttl: Option<Option<u32>>,
 }
 
 /// A field that is present: `null` is `Some(None)` (absent is `None`, by `default`).
@@ -342,6 +349,12 @@ impl BoardPatch {
         }
         if let Some(j) = self.join_required {
             entry.join_required = j;
+        }
+        if let Some(rows) = &self.rewards {
+            c.settings.rewards.clone_from(rows);
+        }
+        if let Some(ttl) = self.reward_ttl {
+            c.settings.reward_ttl = ttl;
         }
         c.validate()?;
         Ok(c)

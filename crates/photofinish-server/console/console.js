@@ -11,7 +11,9 @@
  *                  named), or the one picked from the list. For an admin of the board
  *                  (docs/SPEC.md §15): the board's hidden members, each with "Unhide", and
  *                  "Hide" on every member's row; a hidden member found by a search is
- *                  shown marked "hidden" with the rank it would have.
+ *                  shown marked "hidden" with the rank it would have. On a board with reward
+ *                  rows (docs/SPEC.md §16): the period's grants, once its close made them;
+ *                  and for a searched member, its rewards on every board the caller reads.
  *
  * Auth: the credential (API key or player token) is kept in sessionStorage under
  * "photofinish.credential" and sent as "Authorization: Bearer <token>". EventSource cannot
@@ -329,6 +331,12 @@ function renderHeadCounts() {
     facts.push(['League', b.league.tiers.join(' → ') + ' · top ' + b.league.promote + ' up, last '
       + b.league.demote + ' down']);
   }
+  if (b.rewards) {
+    const ranks = (r) => r.top_percent !== undefined ? 'top ' + r.top_percent + '%'
+      : (r.from === r.to ? '#' + r.from : '#' + r.from + '–' + r.to);
+    facts.push(['Rewards', b.rewards.map((r) => (r.tier ? r.tier + ' ' : '') + ranks(r) + ' ' + r.reward
+      + (r.amount > 1 ? ' × ' + r.amount : '')).join(', ')]);
+  }
   $('board-facts').replaceChildren(...facts.map(([k, v]) => {
     const li = el('li');
     li.append(el('span', 'muted', k + ' '), typeof v === 'string' ? el('strong', null, v) : v);
@@ -369,6 +377,12 @@ async function loadView() {
   // The hidden list answers admins only: it is also how the console learns it may moderate.
   const hidden = api(boardPath() + '/hidden', { limit: 100 }).catch(() => null);
   const audit = api('/v1/audit', { board: state.name, limit: 10 }).catch(() => null);
+  const rewards = state.board && state.board.rewards
+    ? api(boardPath() + '/periods/' + enc(state.period) + '/rewards', { limit: 100 }).catch(() => null)
+    : Promise.resolve(null);
+  const memberRewards = state.search
+    ? api('/v1/members/' + enc(state.search) + '/rewards', { limit: 20 }).catch(() => null)
+    : Promise.resolve(null);
   try {
     const cohorts = loadCohorts(common);
     const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
@@ -376,10 +390,14 @@ async function loadView() {
     const groups = await cohorts;
     const hiddenList = await hidden;
     const changes = await audit;
+    const grants = await rewards;
+    const owned = await memberRewards;
     if (seq !== state.seq) return;
     state.admin = !!hiddenList;
     renderHidden(hiddenList);
     renderBoardAudit(changes);
+    renderRewards(grants);
+    renderMemberRewards(owned);
     if (!page.entries.length && state.offset > 0 && page.total > 0) { // paged past the end
       state.offset = Math.floor((page.total - 1) / state.limit) * state.limit;
       return loadView();
@@ -429,6 +447,58 @@ function renderAround(near) {
   noteMoves(near.entries);
   $('around-member').textContent = state.search;
   $('around').tBodies[0].replaceChildren(...near.entries.map((e) => entryRow(e, e.member === state.search)));
+}
+
+/* ---------- rewards (docs/SPEC.md §16) ---------- */
+
+// A grant's state now, by this browser's clock: claimed, expired or unclaimed.
+function grantStatus(g) {
+  if (g.claimed_at) return 'claimed';
+  return Date.parse(g.expires_at) <= Date.now() ? 'expired' : 'unclaimed';
+}
+
+// One grant as a list row: `who` (the member, or its board and period) and what it pays.
+function grantRow(g, who) {
+  const li = el('li');
+  li.dataset.grant = g.id;
+  const status = grantStatus(g);
+  const title = g.id + ' · granted ' + g.granted_at + ' · expires ' + g.expires_at
+    + (g.claimed_at ? ' · claimed ' + g.claimed_at + ' by ' + g.claimed_by : '');
+  li.title = title;
+  const pays = el('span', 'pays', g.reward + (g.amount > 1 ? ' × ' + fmtCount(g.amount) : ''));
+  li.append(who, pays, el('span', 'status ' + status, status));
+  return li;
+}
+
+// The selected period's grants, on a board with reward rows.
+function renderRewards(r) {
+  $('rewards-card').hidden = !r;
+  if (!r) return;
+  $('rewards-caption').textContent = r.granted
+    ? fmtCount(r.total) + (r.total === 1 ? ' grant' : ' grants') + ' · ' + r.period + (r.cut ? ' · ' + fmtCount(r.cut) + ' cut' : '')
+    : r.period;
+  $('rewards-empty').hidden = r.grants.length > 0;
+  $('rewards-empty').textContent = r.granted
+    ? 'Nobody qualified when this period closed.'
+    : 'Granted when this period closes' + (state.board.grace ? ' (after ' + state.board.grace + ' s of grace)' : '') + '.';
+  $('rewards').replaceChildren(...r.grants.map((g) => {
+    const who = el('span', 'who');
+    const pick = el('button', 'link', g.member, { type: 'button', title: 'Show neighbours and rewards of ' + g.member });
+    pick.addEventListener('click', () => search(g.member));
+    who.append(el('span', 'muted', '#' + g.rank + ' '), pick);
+    return grantRow(g, who);
+  }));
+}
+
+// The searched member's rewards on every board the caller may read, newest first.
+function renderMemberRewards(m) {
+  $('member-rewards-card').hidden = !m;
+  if (!m) return;
+  $('member-rewards-member').textContent = m.member;
+  $('member-rewards-caption').textContent = fmtCount(m.total) + (m.total === 1 ? ' grant' : ' grants');
+  $('member-rewards-empty').hidden = m.grants.length > 0;
+  $('member-rewards').replaceChildren(...m.grants.map((g) =>
+    grantRow(g, el('span', 'who', g.board + ' · ' + g.period + ' · #' + g.rank))));
 }
 
 /* ---------- moderation (docs/SPEC.md §15; admins of the board) ---------- */

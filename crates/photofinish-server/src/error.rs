@@ -24,12 +24,17 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::InvalidConfig
         | C::InvalidScore
         | C::InvalidIdempotencyKey => S::BAD_REQUEST,
-        C::NotFound | C::BoardNotFound | C::MemberNotFound | C::PeriodNotFound => S::NOT_FOUND,
+        C::NotFound
+        | C::BoardNotFound
+        | C::MemberNotFound
+        | C::PeriodNotFound
+        | C::RewardNotFound => S::NOT_FOUND,
         C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,
         C::BoardConfigConflict
         | C::IdempotencyKeyInFlight
         | C::BoardNotEmpty
-        | C::CohortPending => S::CONFLICT,
+        | C::CohortPending
+        | C::AlreadyClaimed => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
         | C::PeriodClosed
@@ -49,6 +54,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::AttemptsExhausted
         | C::NotJoined
         | C::TooManyBoards
+        | C::RewardExpired
         | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
         C::InsufficientStorage => S::INSUFFICIENT_STORAGE,
         C::RateLimited => S::TOO_MANY_REQUESTS,
@@ -140,6 +146,9 @@ pub struct ApiError {
     /// state, under a code that also names malformed input (docs/SPEC.md §3: a well-formed
     /// period the board does not have is 422 `invalid_period`, a malformed id 400).
     pub status: Option<StatusCode>,
+    /// The grant an `already_claimed` refusal carries (docs/SPEC.md §16), in its wire
+    /// shape (a `GrantView`: the claim's route puts it there).
+    pub grant: Option<Box<serde_json::Value>>,
 }
 
 impl ApiError {
@@ -150,6 +159,7 @@ impl ApiError {
             message: message.into(),
             retry_after_s: None,
             status: None,
+            grant: None,
         }
     }
 
@@ -178,6 +188,11 @@ pub struct ErrorDetail {
     pub code: String,
     /// A human sentence.
     pub message: String,
+    /// On `already_claimed`: the grant, as it was claimed (docs/SPEC.md §16; its schema
+    /// is `GrantView`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub grant: Option<serde_json::Value>,
 }
 
 impl ApiError {
@@ -187,6 +202,7 @@ impl ApiError {
             error: ErrorDetail {
                 code: self.code.as_str().to_owned(),
                 message: self.message.clone(),
+                grant: self.grant.as_deref().cloned(),
             },
         }
     }

@@ -51,7 +51,7 @@ use utoipa_axum::routes;
 use crate::app::{App, AppState};
 use crate::routes::{
     admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops, queries,
-    scores, transfer,
+    rewards, scores, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -88,6 +88,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(queries::get_rank))
         .routes(routes!(queries::get_thresholds))
         .routes(routes!(queries::get_member_boards))
+        .routes(routes!(rewards::get_period_rewards))
+        .routes(routes!(rewards::get_member_rewards))
         .routes(routes!(events::get_events))
         .routes(routes!(transfer::get_export))
         .routes(routes!(transfer::post_import))

@@ -1,7 +1,8 @@
 //! The period-close webhook dispatcher (docs/SPEC.md §10, docs/webhooks.md): every
 //! [`TICK`] it asks the service which boards have a webhook and where their cursors stand
 //! ([`photofinish_core::hook`] decides what each owes), and posts each period due — its
-//! top entries, signed — from a task of its own, one board at a time, at most
+//! top entries and its grants (docs/SPEC.md §16: a post waits for the close step that
+//! makes them), signed — from a task of its own, one board at a time, at most
 //! [`MAX_POSTS_IN_FLIGHT`] at once. A 2xx moves the board's cursor past the period (durably,
 //! through the backend); anything else waits [`retry_after`] and tries again, up to a day.
 //!
@@ -19,7 +20,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
-use photofinish_core::op::{ReadCohortPage, ReadCohorts, ReadMoves, ReadPage};
+use photofinish_core::op::{ReadCohortPage, ReadCohorts, ReadMoves, ReadPage, ReadPeriodRewards};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::BoardConfig;
 use photofinish_core::{
@@ -32,8 +33,8 @@ use crate::auth::keys::hex;
 use crate::conns::lock;
 use crate::metrics::Metrics;
 use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{EntryView, MoveView};
-use crate::wire::views::{cohort_view, move_view, page_view};
+use crate::wire::types::{EntryView, GrantView, MoveView};
+use crate::wire::views::{cohort_view, grant_view, move_view, page_view};
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
 /// time to read the entries) after its period (and grace) ended.
@@ -64,6 +65,8 @@ pub struct PeriodClosed {
     pub total: u64,
     /// Its top entries (up to the board's `webhook_top`), ordinal ranks.
     pub entries: Vec<EntryView>,
+    /// Its grants, every one (docs/SPEC.md §16; empty on a board without reward rows).
+    pub grants: Vec<GrantView>,
 }
 
 /// How the dispatcher signs.
@@ -226,6 +229,10 @@ impl Dispatcher {
             // Its post carries the moves: it waits for the league's close (the closer's).
             return;
         }
+        if !give_up && grants_pending(service, board, &period).await {
+            // Its post carries the grants: it waits for the close step that makes them.
+            return;
+        }
         let claim = service.hook_claim(board, &self.token, period.end_us, CLAIM_HOLD, false);
         match claim.await {
             Ok(true) => {}
@@ -287,10 +294,12 @@ impl Dispatcher {
         h: &HookState,
         period: &Period,
     ) -> Result<(), String> {
+        let mut grants = period_grants(service, &h.board, period).await?;
         let Some(size) = h.config.cohort_size else {
-            let body = body(service, &h.board, h.config.settings.webhook_top(), period)
+            let mut body = body(service, &h.board, h.config.settings.webhook_top(), period)
                 .await
                 .map_err(|e| format!("cannot read the period: {e}"))?;
+            body.grants = grants.remove(&None).unwrap_or_default();
             let key = format!("{}/{}", h.board, period.id);
             return self.send(h, &key, &body).await;
         };
@@ -321,7 +330,11 @@ impl Dispatcher {
                 return Ok(());
             }
             for (tier, cohort, _) in cohorts {
-                let body = cohort_body(service, h, period, size, tier, cohort, &mut moves).await?;
+                let mut body =
+                    cohort_body(service, h, period, size, tier, cohort, &mut moves).await?;
+                body.grants = grants
+                    .remove(&Some((body.tier.clone(), cohort)))
+                    .unwrap_or_default();
                 let key = match &body.tier {
                     Some(t) => format!("{}/{}/{t}/{cohort}", h.board, period.id),
                     None => format!("{}/{}/{cohort}", h.board, period.id),
@@ -389,6 +402,8 @@ pub struct CohortClosed {
     pub entries: Vec<EntryView>,
     /// Its members whose tier changed at the close (empty without a league).
     pub moves: Vec<MoveView>,
+    /// Its grants (docs/SPEC.md §16; empty on a board without reward rows).
+    pub grants: Vec<GrantView>,
 }
 
 /// Whether `period` of league board `board` is closed (its moves are final).
@@ -407,6 +422,50 @@ async fn league_closed(service: &Arc<dyn Leaderboard>, board: &str, period: &Per
         // Nobody played in it: nothing to close.
         Err(BoardError::PeriodNotFound(_)) => true,
         Err(_) => false,
+    }
+}
+
+/// Whether `period`'s close owes grants not yet made (docs/SPEC.md §16).
+async fn grants_pending(service: &Arc<dyn Leaderboard>, board: &str, period: &Period) -> bool {
+    let Ok(board) = BoardName::parse(board) else {
+        return false;
+    };
+    let op = ReadPeriodRewards {
+        board,
+        period: PeriodRef::Id(period.id.clone()),
+        offset: 0,
+        limit: 0,
+    };
+    service.read(&op).await.is_ok_and(|r| r.pending)
+}
+
+/// A period's grants by cohort (`None` off a cohort board): (tier name, cohort) → its
+/// grants.
+type CohortGrants = HashMap<Option<(Option<String>, u32)>, Vec<GrantView>>;
+
+/// Every grant of `period`, by cohort.
+async fn period_grants(
+    service: &Arc<dyn Leaderboard>,
+    board: &str,
+    period: &Period,
+) -> Result<CohortGrants, String> {
+    let op = ReadPeriodRewards {
+        board: BoardName::parse(board).map_err(|e| e.to_string())?,
+        period: PeriodRef::Id(period.id.clone()),
+        offset: 0,
+        limit: u64::MAX,
+    };
+    let mut by_cohort = CohortGrants::new();
+    match service.read(&op).await {
+        Ok(r) => {
+            for g in r.grants {
+                let at = g.grant.cohort.clone();
+                by_cohort.entry(at).or_default().push(grant_view(g));
+            }
+            Ok(by_cohort)
+        }
+        Err(BoardError::PeriodNotFound(_)) => Ok(by_cohort),
+        Err(e) => Err(format!("cannot read the period's grants: {e}")),
     }
 }
 
@@ -480,6 +539,7 @@ async fn cohort_body(
         total: view.total,
         entries: view.entries,
         moves,
+        grants: Vec::new(),
     })
 }
 
@@ -514,6 +574,7 @@ async fn body(
         ends_at: rfc3339_us(period.end_us),
         total,
         entries,
+        grants: Vec::new(),
     })
 }
 

@@ -17,8 +17,10 @@ use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 use crate::codec::{Dec, DecodeError, Enc, WRITE_CHUNK_BYTES};
 use crate::state::State;
 
-/// First 8 bytes of every snapshot this version writes: name and format version 8.
-pub const MAGIC: &[u8; 8] = b"PFSNAP08";
+/// First 8 bytes of every snapshot this version writes: name and format version 9.
+pub const MAGIC: &[u8; 8] = b"PFSNAP09";
+/// Format 8: no grants (read only).
+const MAGIC_V8: &[u8; 8] = b"PFSNAP08";
 /// Format 7: no board registry (read only).
 const MAGIC_V7: &[u8; 8] = b"PFSNAP07";
 /// Format 6: no hidden members (read only).
@@ -133,9 +135,42 @@ pub fn write(
         e.str(name);
     }
     w.write_all(&e.0)?;
+    // The grants (format 9).
+    write_rewards(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
+}
+
+/// Every board's grants (docs/SPEC.md §16, docs/format.md): a count, then each board
+/// that has any with its grants as JSON.
+fn write_rewards(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let mut boards = Vec::new();
+    for (name, handle) in state.boards() {
+        let b = read_lock(&handle);
+        if !b.rewards().is_empty() {
+            boards.push((name, b.rewards().clone()));
+        }
+    }
+    let mut e = Enc::default();
+    e.u32(boards.len() as u32);
+    for (name, rewards) in &boards {
+        e.str(name);
+        e.json(rewards);
+    }
+    w.write_all(&e.0)
+}
+
+fn read_rewards(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let board = d.str()?;
+        let rewards = d.json()?;
+        let handle = state
+            .board(&board)
+            .ok_or_else(|| DecodeError(format!("grants of unknown board {board:?}")))?;
+        crate::state::write_lock(&handle).restore_rewards(rewards);
+    }
+    Ok(())
 }
 
 /// Every board's seats (docs/format.md): a count of (board, period) pairs, then each
@@ -471,7 +506,7 @@ pub struct Loaded {
 /// Reads a snapshot file's bytes.
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let version = [
-        MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC,
+        MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC_V8, MAGIC,
     ]
     .iter()
     .position(|m| buf.get(..8) == Some(m.as_slice()))
@@ -513,6 +548,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
         for _ in 0..d.u32()? {
             listed.insert(d.str()?);
         }
+    }
+    if version >= 9 {
+        read_rewards(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

@@ -40,16 +40,36 @@ impl Board {
         (now_us >= due).then_some(period)
     }
 
-    /// One step of the league close due at `now_us` ([`crate::league`]): the next cohorts
-    /// of the oldest period owed, up to `budget` members. `None` (nothing changed) when no
-    /// close is due.
+    /// Whether a close step is due at `now_us`: a league's, or a period's grants
+    /// (docs/SPEC.md §16).
+    pub fn step_due(&self, now_us: i64) -> bool {
+        self.close_due(now_us).is_some() || self.grants_due(now_us).is_some()
+    }
+
+    /// One step of the close due at `now_us`: the next cohorts of the oldest period owing
+    /// a league close ([`crate::league`]), up to `budget` members, or else the grants of
+    /// the oldest period owing them, whole (a league close before it comes first: its
+    /// members' cohorts wait for it). `None` (nothing changed) when neither is due.
     pub fn close_step(&mut self, now_us: i64, budget: usize) -> Option<CloseStep> {
-        let period = self.close_due(now_us)?;
-        let done = self.close_cohorts(&period, budget);
-        Some(CloseStep {
-            period: period.id,
-            done,
-        })
+        let league = self.close_due(now_us);
+        let grants = self.grants_due(now_us);
+        match (league, grants) {
+            (Some(period), g) if g.as_ref().is_none_or(|g| period.start_us <= g.start_us) => {
+                let done = self.close_cohorts(&period, budget);
+                Some(CloseStep {
+                    period: period.id,
+                    done,
+                })
+            }
+            (_, Some(period)) => {
+                self.grant(&period, now_us);
+                Some(CloseStep {
+                    period: period.id,
+                    done: true,
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Closes cohorts of `period`, continuing its close, until `budget` members were

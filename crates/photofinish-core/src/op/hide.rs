@@ -89,7 +89,9 @@ impl BoardOp for Hide {
         Action::Manage { board }
     }
 
-    fn apply(&self, board: &mut Board, _name: &str, _at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
+        // Closes before the hide are paid as they stood (docs/SPEC.md §16).
+        board.settle_grants(at_us);
         let changed = if self.hidden {
             board.hide_as(&self.member, self.scope())?
         } else {

@@ -29,6 +29,7 @@ pub mod patch;
 mod period;
 pub mod read;
 pub mod remove;
+pub mod rewards;
 
 pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
@@ -39,6 +40,7 @@ pub use league::{ReadMoves, ReadTier};
 pub use moderation::ReadHidden;
 pub use patch::Patch;
 pub use remove::{Remove, Removed};
+pub use rewards::{PeriodRewards, ReadMemberRewards, ReadPeriodRewards};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadExportPage, ReadMember, ReadMembers, ReadPage,

@@ -70,7 +70,7 @@ impl BoardOp for Patch {
 
     fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
         let had_hook = board.config().settings.webhook.is_some();
-        board.patch(&self.patch)?;
+        board.patch(&self.patch, at_us)?;
         if self.starts_hook && !had_hook {
             // A failure leaves the cursor to the dispatcher, which starts it anyway.
             if let Ok(cursor) = crate::hook::first_cursor(board.config(), at_us) {

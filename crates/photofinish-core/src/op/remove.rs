@@ -84,6 +84,8 @@ impl BoardOp for Remove {
     }
 
     fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
+        // Closes before the removal are paid as they stood (docs/SPEC.md §16).
+        board.settle_grants(at_us);
         // A period readers see at the record's instant, as `check` asked before logging.
         let (p, _) = board.read(&self.period(), at_us)?;
         if !board

@@ -1,9 +1,11 @@
-//! Reads across boards through the gate: a member's entry on each board the caller may
-//! read (docs/SPEC.md §10), with boards it may not read left out exactly like missing ones.
+//! Reads across boards through the gate: a member's entry (docs/SPEC.md §10) and its
+//! grants (§16) on each board the caller may read, with boards it may not read left out
+//! exactly like missing ones.
 
 use photofinish_core::access::{may_list, Caller, Viewer};
-use photofinish_core::op::ReadMember;
+use photofinish_core::op::{BoardRead, ReadMember, ReadMemberRewards};
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
+use photofinish_core::rewards::{GrantState, GrantStatus};
 use photofinish_core::view::{MemberRow, ReadOptions};
 use photofinish_core::{BoardError, BoardName, MemberName, PeriodRef, RankStyle, RunRead};
 
@@ -22,7 +24,96 @@ impl Gate {
         boards: Option<Vec<BoardName>>,
         ranking: RankStyle,
     ) -> Result<Vec<(String, MemberRow)>, BoardError> {
-        let names: Vec<BoardName> = match boards {
+        let names = self.readable_among(caller, boards).await?;
+        let options = ReadOptions {
+            ranking,
+            period: PeriodRef::Current,
+        };
+        let reads: Vec<ReadMember> = names
+            .into_iter()
+            .map(|board| ReadMember {
+                board,
+                member: member.to_string(),
+                options: options.clone(),
+            })
+            .collect();
+        let answers = self.read_each(caller, &reads).await;
+        let mut out = Vec::new();
+        for (read, answer) in reads.into_iter().zip(answers) {
+            match answer {
+                Ok(row) => out.push((read.board.into_string(), row)),
+                Err(BoardError::BoardNotFound(_) | BoardError::MemberNotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A member's grants (docs/SPEC.md §16) in `status` (`None`: all) on each board in
+    /// `boards`, or every board the caller may read, as [`Self::member_boards`] picks
+    /// them: newest first.
+    pub async fn member_rewards(
+        &self,
+        caller: &Caller,
+        member: &MemberName,
+        boards: Option<Vec<BoardName>>,
+        status: Option<GrantStatus>,
+    ) -> Result<Vec<GrantState>, BoardError> {
+        let names = self.readable_among(caller, boards).await?;
+        let reads: Vec<ReadMemberRewards> = names
+            .into_iter()
+            .map(|board| ReadMemberRewards {
+                board,
+                member: member.clone(),
+                status,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for answer in self.read_each(caller, &reads).await {
+            match answer {
+                Ok(grants) => out.extend(grants),
+                Err(BoardError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        out.sort_by(|a, b| {
+            b.grant
+                .granted_at_us
+                .cmp(&a.grant.granted_at_us)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(out)
+    }
+
+    /// Each of `reads`, at once, as `caller` sees its board.
+    async fn read_each<R: BoardRead>(
+        &self,
+        caller: &Caller,
+        reads: &[R],
+    ) -> Vec<Result<R::Output, BoardError>> {
+        let viewers: Vec<Viewer> = reads
+            .iter()
+            .map(|r| Viewer::of(caller, r.board()))
+            .collect();
+        futures_util::future::join_all(
+            reads
+                .iter()
+                .zip(&viewers)
+                .map(|(r, viewer)| self.service.read_as(r, viewer)),
+        )
+        .await
+    }
+
+    /// The boards of `boards` the caller may read (repeats count once), or, when `None`,
+    /// every board it may read, by name, at most [`MAX_MEMBER_BOARDS`]: boards it may not
+    /// read are left out exactly like boards that do not exist, so the answer never tells
+    /// whether one exists.
+    async fn readable_among(
+        &self,
+        caller: &Caller,
+        boards: Option<Vec<BoardName>>,
+    ) -> Result<Vec<BoardName>, BoardError> {
+        Ok(match boards {
             None => {
                 let mut names = self.readable_boards(caller).await?;
                 names.truncate(MAX_MEMBER_BOARDS);
@@ -40,35 +131,6 @@ impl Gate {
                     .filter_map(Result::transpose)
                     .collect::<Result<_, _>>()?
             }
-        };
-        let options = ReadOptions {
-            ranking,
-            period: PeriodRef::Current,
-        };
-        let reads: Vec<ReadMember> = names
-            .into_iter()
-            .map(|board| ReadMember {
-                board,
-                member: member.to_string(),
-                options: options.clone(),
-            })
-            .collect();
-        let viewers: Vec<Viewer> = reads.iter().map(|r| Viewer::of(caller, &r.board)).collect();
-        let answers = futures_util::future::join_all(
-            reads
-                .iter()
-                .zip(&viewers)
-                .map(|(r, viewer)| self.service.read_as(r, viewer)),
-        )
-        .await;
-        let mut out = Vec::new();
-        for (read, answer) in reads.into_iter().zip(answers) {
-            match answer {
-                Ok(row) => out.push((read.board.into_string(), row)),
-                Err(BoardError::BoardNotFound(_) | BoardError::MemberNotFound { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(out)
+        })
     }
 }

@@ -22,6 +22,9 @@ use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
 use photofinish_core::query::{
     MAX_MEMBER_BOARDS, MAX_QUERY_MEMBERS, MAX_THRESHOLDS, PERCENT_PATTERN,
 };
+use photofinish_core::rewards::{
+    MAX_REWARD_AMOUNT, MAX_REWARD_RANK, MAX_REWARD_ROWS, MAX_REWARD_TTL_S, REWARD_ID_PATTERN,
+};
 use serde_json::{json, Value};
 
 use crate::limits::{MAX_AROUND_SIDE, MAX_BATCH_ENTRIES, MAX_BODY_BYTES, MAX_PAGE_LIMIT};
@@ -118,6 +121,9 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        "status" => json!({"type": "string", "enum": ["unclaimed", "claimed", "expired", "all"]}),
+        // Any text: what names no grant is 404 reward_not_found, as an unknown one.
+        "id" => json!({"type": "string", "minLength": 1, "maxLength": 200}),
         "since" => {
             json!({"type": "string", "format": "date-time", "pattern": INSTANT_YEAR_PATTERN})
         }
@@ -181,6 +187,9 @@ pub fn fit(doc: &mut Value) {
 fn fit_errors(schemas: &mut Value) {
     let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     schemas["ErrorDetail"]["properties"]["code"]["enum"] = json!(codes);
+    schemas["ErrorDetail"]["properties"]["grant"] = json!({
+        "$ref": "#/components/schemas/GrantView",
+        "description": "On already_claimed: the grant, as it was claimed (docs/SPEC.md §16)"});
 }
 
 fn fit_bodies(schemas: &mut Value) {
@@ -257,6 +266,7 @@ fn fit_config_bodies(schemas: &mut Value) {
         "minItems": photofinish_core::league::MIN_TIERS, "maxItems": photofinish_core::league::MAX_TIERS,
         "uniqueItems": true, "items": {"type": "string", "pattern": "^[a-z0-9_-]{1,32}$"},
         "description": "Tier names, lowest first: new members start in the first"});
+    fit_reward_row(schemas);
     let c = &mut schemas["BoardConfigBody"]["properties"];
     fit_rules(c);
     c["cohort_size"] = json!({"type": ["integer", "null"], "minimum": MIN_COHORT_SIZE,
@@ -328,6 +338,27 @@ fn fit_rules(p: &mut Value) {
     }
     p["max_attempts"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_ATTEMPTS});
     p["join_required"] = json!({"type": ["boolean", "null"]});
+    p["rewards"] = json!({"type": ["array", "null"], "maxItems": MAX_REWARD_ROWS,
+        "items": {"$ref": "#/components/schemas/RewardRowView"},
+        "description": "What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals)"});
+    p["reward_ttl"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_TTL_S,
+        "description": "How long a grant may be claimed, seconds (default 30 days)"});
+}
+
+/// A reward row as a body gives it.
+fn fit_reward_row(schemas: &mut Value) {
+    let row = &mut schemas["RewardRowView"];
+    row["additionalProperties"] = json!(false);
+    row["required"] = json!(["reward"]);
+    let p = &mut row["properties"];
+    for rank in ["from", "to"] {
+        p[rank] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_RANK});
+    }
+    p["top_percent"] = json!({"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 100,
+        "description": "The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉"});
+    p["reward"] = json!({"type": "string", "pattern": REWARD_ID_PATTERN});
+    p["amount"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_AMOUNT});
+    p["tier"] = json!({"type": ["string", "null"], "pattern": "^[a-z0-9_-]{1,32}$"});
 }
 
 /// An export's line and an import's.

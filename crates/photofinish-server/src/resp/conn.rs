@@ -110,8 +110,10 @@ impl Session {
             _ => {}
         }
         self.take_token()?;
-        if spec.family == Family::Query {
-            return cmd::query::run(self, spec, args).await;
+        match spec.family {
+            Family::Query => return cmd::query::run(self, spec, args).await,
+            Family::Member => return cmd::member::run(self, spec, args).await,
+            _ => {}
         }
         let board = cmd::args::board(args)?;
         match spec.family {

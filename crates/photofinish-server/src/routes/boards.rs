@@ -15,7 +15,7 @@ use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, JsonBody, Params};
 use crate::limits::DEFAULT_BOARDS_PAGE;
 use crate::wire::parse::rfc3339_us;
-use crate::wire::parse::{bound, config, instant};
+use crate::wire::parse::{bound, config, instant, reward_rows};
 use crate::wire::types::{
     BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView,
 };
@@ -132,6 +132,8 @@ pub async fn patch_board(
             .transpose()?,
         max_attempts: body.max_attempts,
         join_required: body.join_required,
+        rewards: body.rewards.map(reward_rows).transpose()?,
+        reward_ttl: body.reward_ttl,
     };
     let r = app
         .gate

@@ -10,6 +10,7 @@ use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::entry::{parse_instant, EntryRules};
 use photofinish_core::league::League;
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
+use photofinish_core::rewards::{RewardRow, MAX_REWARD_ROWS};
 use photofinish_core::view::WriteRequest;
 use photofinish_core::MemberName;
 use photofinish_core::{
@@ -19,7 +20,7 @@ use photofinish_core::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::types::{BoardConfigBody, ColumnBody};
+use super::types::{BoardConfigBody, ColumnBody, RewardRowView};
 use crate::error::ApiError;
 
 /// An `invalid_parameter` error.
@@ -218,9 +219,58 @@ pub fn config(body: BoardConfigBody) -> Result<CheckedConfig, ApiError> {
                 max_attempts: body.max_attempts,
                 join_required: body.join_required.unwrap_or(false),
             },
+            rewards: reward_rows(body.rewards.unwrap_or_default())?,
+            reward_ttl: body.reward_ttl,
         },
     };
     Ok(c.checked()?)
+}
+
+/// A board's reward rows as its body gives them (docs/SPEC.md §16): each row's own
+/// rules are checked with the config; here only the share's spelling, a number over 0
+/// and at most 100 (else 400, as the document states) with at most two decimals (else
+/// 422: the document cannot say so exactly).
+pub fn reward_rows(rows: Vec<RewardRowView>) -> Result<Vec<RewardRow>, ApiError> {
+    if rows.len() > MAX_REWARD_ROWS {
+        return Err(ApiError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "rewards lists {} rows, over the limit of {MAX_REWARD_ROWS}",
+                rows.len()
+            ),
+        ));
+    }
+    rows.into_iter()
+        .map(|r| {
+            let top_hundredths = r.top_percent.map(percent_hundredths).transpose()?;
+            Ok(RewardRow {
+                from: r.from,
+                to: r.to,
+                top_hundredths,
+                reward: r.reward,
+                amount: r.amount.unwrap_or(1),
+                tier: r.tier,
+            })
+        })
+        .collect()
+}
+
+/// A `top_percent` in hundredths of a percent.
+fn percent_hundredths(p: f64) -> Result<u32, ApiError> {
+    if !(p > 0.0 && p <= 100.0) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidConfig,
+            format!("top_percent {p} is not over 0 and at most 100"),
+        ));
+    }
+    let h = (p * 100.0).round();
+    if (p * 100.0 - h).abs() > 1e-6 {
+        return Err(ApiError::rule(
+            ErrorCode::InvalidConfig,
+            format!("top_percent {p} has more than two decimals"),
+        ));
+    }
+    Ok(h as u32)
 }
 
 /// A whole number from 0 to `u64::MAX` given as JSON (`7`, and `7.0`, which JSON Schema

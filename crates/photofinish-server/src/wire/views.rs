@@ -11,10 +11,11 @@ use serde_json::value::RawValue;
 use super::parse::rfc3339_us;
 use super::types::{
     AuditEntryView, BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage,
-    EntryView, LeagueView, MemberBoardsView, MemberView, MembersQueryView, MoveView, ScoresView,
-    ThresholdView, ThresholdsView,
+    EntryView, GrantView, LeagueView, MemberBoardsView, MemberView, MembersQueryView, MoveView,
+    RewardRowView, ScoresView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
+use photofinish_core::rewards::{GrantState, RewardRow};
 
 /// The API view of a board, as `caller` may see it: the webhook's URL only to whoever
 /// may manage the board (it may name hosts inside the studio's network).
@@ -52,11 +53,48 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
         closes_at: c.settings.entry.closes_at.map(rfc3339_us),
         max_attempts: c.settings.entry.max_attempts,
         join_required: c.settings.entry.join_required,
+        reward_ttl: (!c.settings.rewards.is_empty()).then(|| {
+            c.settings
+                .reward_ttl
+                .unwrap_or(photofinish_core::rewards::DEFAULT_REWARD_TTL_S)
+        }),
+        rewards: (!c.settings.rewards.is_empty()).then(|| reward_row_views(&c.settings.rewards)),
         webhook_top,
         webhook,
         members: b.members,
         next_reset_at: (b.current.end_us != i64::MAX).then(|| rfc3339_us(b.current.end_us)),
         period: b.current.id,
+    }
+}
+
+/// A board's reward rows as the API shows them.
+pub fn reward_row_views(rows: &[RewardRow]) -> Vec<RewardRowView> {
+    rows.iter()
+        .map(|r| RewardRowView {
+            from: r.from,
+            to: r.to,
+            top_percent: r.top_hundredths.map(|h| f64::from(h) / 100.0),
+            reward: r.reward.clone(),
+            amount: Some(r.amount),
+            tier: r.tier.clone(),
+        })
+        .collect()
+}
+
+/// A grant as the API shows it.
+pub fn grant_view(g: GrantState) -> GrantView {
+    GrantView {
+        id: g.id,
+        board: g.board,
+        period: g.period,
+        member: g.grant.member,
+        rank: g.grant.rank,
+        reward: g.grant.reward,
+        amount: g.grant.amount,
+        granted_at: rfc3339_us(g.grant.granted_at_us),
+        expires_at: rfc3339_us(g.grant.expires_at_us),
+        claimed_at: g.grant.claimed_at_us.map(rfc3339_us),
+        claimed_by: g.grant.claimed_by,
     }
 }
 

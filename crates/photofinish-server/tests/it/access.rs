@@ -17,23 +17,23 @@ use serde_json::{json, Value};
 use crate::support::*;
 
 /// A valid player token for `member`.
-fn player(member: &str) -> String {
+pub(crate) fn player(member: &str) -> String {
     es256(json!({"sub": member, "exp": now_s() + 600, "iss": "studio", "aud": "game"}))
 }
 
 /// The credentials of one test server.
-struct Creds {
-    admin: String,
-    write_b: String,
-    read: String,
+pub(crate) struct Creds {
+    pub(crate) admin: String,
+    pub(crate) write_b: String,
+    pub(crate) read: String,
     metrics: String,
     other_glob: String,
-    ann: String,
+    pub(crate) ann: String,
     dir: tempfile::TempDir,
 }
 
 impl Creds {
-    fn new() -> Creds {
+    pub(crate) fn new() -> Creds {
         let dir = tempfile::tempdir().expect("tmp");
         let mut stored = Vec::new();
         let mut make = |name: &str, scope, boards: &[&str]| {
@@ -63,7 +63,7 @@ impl Creds {
         self.dir.path().join("keys.json")
     }
 
-    fn configure(&self, o: ServeOptions) -> ServeOptions {
+    pub(crate) fn configure(&self, o: ServeOptions) -> ServeOptions {
         // These tests are about who may do what, not how often: a player's and an
         // address's budget is set past anything they send, so no answer depends on how
         // fast the test runs (a release build spent the default 10/s of a player before;
@@ -248,6 +248,13 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             None,
         ),
         (Need::List, Method::GET, "/v1/members/ann", None),
+        (Need::List, Method::GET, "/v1/members/ann/rewards", None),
+        (
+            Need::Read,
+            Method::GET,
+            "/v1/boards/b/periods/current/rewards",
+            None,
+        ),
         (
             Need::Read,
             Method::GET,
@@ -719,6 +726,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Read, vec!["LB.RANKOF", "b", "4"]),
         (Need::Read, vec!["LB.THRESHOLDS", "b", "RANKS", "1"]),
         (Need::List, vec!["LB.MEMBER", "ann"]),
+        (Need::List, vec!["LB.REWARDS", "ann"]),
         (Need::Manage, vec!["LB.CREATE", "b2"]),
         (Need::Manage, vec!["LB.DROP", "b"]),
         (Need::Write, vec!["LB.INCR", "b", "ann", "1"]),

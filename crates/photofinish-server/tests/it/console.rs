@@ -351,6 +351,68 @@ async fn the_console_shows_tiers_on_a_league_board() {
     s.stop().await;
 }
 
+/// A board with reward rows (docs/SPEC.md §16): the period's grants once it closed, each
+/// with what it pays and whether it was claimed, and a searched member's rewards across
+/// boards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_a_periods_grants_and_a_members_rewards() {
+    // 2026-11-23T01:00:00Z: inside period 2026-11-23 of a daily UTC board.
+    let day1 = 1_795_395_600_000_000_i64;
+    let clock = std::sync::Arc::new(photofinish_core::clock::ManualClock::new(day1));
+    let s = Server::start_manual(Kind::Embedded, clock.clone()).await;
+    let config = json!({"reset": "daily", "rewards": [
+        {"from": 1, "to": 1, "reward": "gold-chest", "amount": 3},
+        {"from": 2, "to": 3, "reward": "silver-chest"}]});
+    assert!(s.put("/v1/boards/rw", config).await.0.is_success());
+    for (m, v) in [("ann", 40), ("bob", 70), ("cid", 55), ("dan", 10)] {
+        let body = json!({"member": m, "score": v});
+        assert_eq!(s.post("/v1/boards/rw/scores", body).await.0, 200);
+    }
+    clock.set(day1 + 86_400_000_000);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while s.get("/v1/boards/rw/periods/previous/rewards").await.1["granted"] != json!(true) {
+        assert!(std::time::Instant::now() < deadline, "day 1 never granted");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!(
+        "{}/?board=rw&period=2026-11-23&member=cid",
+        s.base
+    ))
+    .await;
+    b.wait_for("document.body.dataset.ready === '1' && !document.getElementById('rewards-card').hidden && !document.getElementById('member-rewards-card').hidden")
+        .await;
+    let grants = "[...document.querySelectorAll('#rewards li')].map(l => l.textContent).join('|')";
+    assert_eq!(
+        b.eval(grants).await,
+        "#1 bobgold-chest × 3unclaimed|#2 cidsilver-chestunclaimed|#3 annsilver-chestunclaimed"
+    );
+    assert_eq!(
+        b.eval("document.getElementById('rewards-caption').textContent")
+            .await,
+        "3 grants · 2026-11-23"
+    );
+    let mine =
+        "[...document.querySelectorAll('#member-rewards li')].map(l => l.textContent).join('|')";
+    assert_eq!(
+        b.eval(mine).await,
+        "rw · 2026-11-23 · #2silver-chestunclaimed"
+    );
+    b.screenshot(&artifact("console-rewards.png")).await;
+    // The current period has not closed: nothing granted yet, and it says when.
+    b.goto(&format!("{}/?board=rw", s.base)).await;
+    b.wait_for(
+        "document.body.dataset.ready === '1' && !document.getElementById('rewards-card').hidden",
+    )
+    .await;
+    assert_eq!(
+        b.eval("document.getElementById('rewards-empty').textContent")
+            .await,
+        "Granted when this period closes."
+    );
+    s.stop().await;
+}
+
 /// An admin moderates from the console (docs/SPEC.md §15): "Hide" on a member's row, the
 /// hidden list with "Unhide", a hidden member found by a search shown marked; a reader's
 /// console has none of it.

@@ -30,6 +30,7 @@ mod redis_scale_out;
 mod resp;
 mod resp_clients;
 mod resp_protocol;
+mod rewards;
 mod sizes;
 mod tournaments;
 mod transfer;

@@ -129,6 +129,7 @@ async fn posts_the_closed_period_once_on_time_signed(kind: Kind) {
                 {"rank": 1, "member": "bob", "score": 9, "reached_at": body["entries"][0]["reached_at"], "metadata": null},
                 {"rank": 2, "member": "ann", "score": 5, "reached_at": body["entries"][1]["reached_at"], "metadata": null},
             ],
+            "grants": [],
         })
     );
     // The board's create (an audited record) took the clock's instant: stamped instants
@@ -354,7 +355,8 @@ async fn a_league_posts_each_cohort_with_its_moves(kind: Kind) {
         &s,
         "lg",
         &r.url,
-        json!({"cohort_size": 2, "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
+        json!({"cohort_size": 2, "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0},
+            "rewards": [{"from": 1, "to": 1, "reward": "cup"}]}),
     )
     .await;
     for (m, score) in [("a", 1), ("b", 2), ("c", 3)] {
@@ -397,7 +399,50 @@ async fn a_league_posts_each_cohort_with_its_moves(kind: Kind) {
         (&json!(2), &json!("c")),
         "{second}"
     );
+    // Each cohort's post carries its own grants (docs/SPEC.md §16).
+    let paid = |post: &Value| -> Vec<(Value, Value)> {
+        post["grants"]
+            .as_array()
+            .expect("grants")
+            .iter()
+            .map(|g| (g["member"].clone(), g["id"].clone()))
+            .collect()
+    };
+    assert_eq!(paid(&first), [(json!("b"), json!("lg:2026-11-22:1"))]);
+    assert_eq!(paid(&second), [(json!("c"), json!("lg:2026-11-22:2"))]);
     settles_at(&r, 3).await;
+}
+
+/// A post waits for its period's grants and carries every one, as the rewards read
+/// shows them (docs/SPEC.md §16).
+async fn a_post_carries_the_periods_grants(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = start(kind, &clock).await;
+    let r = Receiver::start(&[]).await;
+    daily_board(
+        &s,
+        "g",
+        &r.url,
+        json!({"rewards": [{"from": 1, "to": 3, "reward": "gem", "amount": 5}]}),
+    )
+    .await;
+    for (m, score) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] {
+        write(&s, "g", m, score).await;
+    }
+    clock.set(MIDNIGHT_US + S);
+    let got = r.wait_for(1, ARRIVES).await;
+    let post = got[0].json();
+    let (_, read) = s.get("/v1/boards/g/periods/2026-11-22/rewards").await;
+    assert_eq!(read["granted"], json!(true), "{read}");
+    assert_eq!(post["grants"], read["grants"]);
+    let members: Vec<&str> = post["grants"]
+        .as_array()
+        .expect("grants")
+        .iter()
+        .map(|g| g["member"].as_str().expect("member"))
+        .collect();
+    assert_eq!(members, ["d", "c", "b"]);
+    settles_at(&r, 1).await;
 }
 
 conformance!(
@@ -410,6 +455,7 @@ conformance!(
     boards_that_cannot_post_refuse_a_webhook,
     a_league_posts_each_cohort_with_its_moves,
     a_hidden_member_is_left_out_of_the_post,
+    a_post_carries_the_periods_grants,
 );
 
 /// Two servers sharing one Redis (or cluster) post each period once, and after a failure

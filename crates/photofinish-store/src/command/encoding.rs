@@ -644,6 +644,15 @@ mod tests {
                     max_attempts: Some(3),
                     join_required: true,
                 },
+                rewards: vec![photofinish_core::rewards::RewardRow {
+                    from: None,
+                    to: None,
+                    top_hundredths: Some(1_250),
+                    reward: "gold".into(),
+                    amount: 2,
+                    tier: None,
+                }],
+                reward_ttl: Some(600),
             },
             // A webhook needs periods that close, and two of them kept.
             reset: photofinish_core::Reset::Daily,

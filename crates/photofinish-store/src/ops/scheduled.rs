@@ -56,7 +56,7 @@ pub async fn close_step<E: Engine + ?Sized>(
     budget: u32,
 ) -> Result<Option<CloseStep>, BoardError> {
     let now = e.now_us();
-    if before_write(e, board, |b| Ok(b.close_due(now).is_none())).await? {
+    if before_write(e, board, |b| Ok(!b.step_due(now))).await? {
         return Ok(None);
     }
     let cmd = Command::Close {
@@ -70,7 +70,8 @@ pub async fn close_step<E: Engine + ?Sized>(
     }
 }
 
-/// Whether `b` owes a league close at `now_us` (what `Leaderboard::closes_due` lists).
+/// Whether `b` owes a close step at `now_us`, a league's or a period's grants (what
+/// `Leaderboard::closes_due` lists).
 pub fn owes_close(b: &Board, now_us: i64) -> bool {
-    b.close_due(now_us).is_some()
+    b.step_due(now_us)
 }

@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::session::Session;
-use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView};
+use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView, RewardRowView};
 
 /// This family's rows.
 pub const COMMANDS: &[Spec] = &[
@@ -38,6 +38,8 @@ pub const COMMANDS: &[Spec] = &[
 ];
 
 const CREATE_OPTIONS: &[&str] = &[
+    "REWARDS",
+    "REWARDTTL",
     "TIERS",
     "PROMOTE",
     "DEMOTE",
@@ -166,6 +168,17 @@ fn body(
         max_attempts: whole(option(opts, "MAXATTEMPTS"), "MAXATTEMPTS")?,
         join_required: flag(option(opts, "JOINREQUIRED"), "JOINREQUIRED")?,
         league: league(opts)?,
+        rewards: option(opts, "REWARDS").map(reward_rows).transpose()?,
+        reward_ttl: whole(option(opts, "REWARDTTL"), "REWARDTTL")?,
+    })
+}
+
+/// `REWARDS rows`: the reward rows as the HTTP body's JSON array (docs/SPEC.md §16).
+fn reward_rows(json: &str) -> Result<Vec<RewardRowView>, CmdError> {
+    serde_json::from_str(json).map_err(|e| {
+        invalid_config(format!(
+            "REWARDS takes a JSON array of reward rows, as the HTTP body's rewards: {e}"
+        ))
     })
 }
 

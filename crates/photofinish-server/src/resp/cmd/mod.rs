@@ -2,7 +2,8 @@
 //! command: [`write`] (`LB.INCR/SET/BEST/SUBMIT`), [`read`]
 //! (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO/COHORT/TIER`),
 //! [`board`] (`LB.CREATE/DROP/REM/JOIN/HIDE/UNHIDE`), [`query`]
-//! (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`), [`connection`] (`AUTH`, `HELLO`, `PING`, …).
+//! (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`), [`member`] (`LB.REWARDS/CLAIM`, docs/SPEC.md
+//! §16), [`connection`] (`AUTH`, `HELLO`, `PING`, …).
 //! Each lists its own rows ([`spec::Spec`]: name, arity as Redis writes it, flags, where
 //! its key is) and runs them; [`table`] joins the rows and answers `COMMAND`; [`args`]
 //! holds what every command parses its arguments with.
@@ -13,6 +14,7 @@
 pub mod args;
 pub mod board;
 pub mod connection;
+pub mod member;
 pub mod query;
 pub mod read;
 pub mod spec;

@@ -31,7 +31,7 @@ pub const COMMANDS: &[Spec] = &[
 ];
 
 /// An HTTP answer's JSON, nested.
-fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {
+pub(super) fn answer(out: &mut Out, view: &impl Serialize) -> Result<(), CmdError> {
     let v = serde_json::to_value(view)
         .map_err(|e| BoardError::Unavailable(format!("cannot show the answer: {e}")))?;
     out.nested(&v);

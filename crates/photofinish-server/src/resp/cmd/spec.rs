@@ -16,6 +16,8 @@ pub enum Family {
     Board,
     /// A query over one board or across boards ([`super::query`]).
     Query,
+    /// A member's own data across boards: its rewards ([`super::member`]).
+    Member,
     /// A connection command (`AUTH`, `PING`, …): free.
     Connection,
     /// `COMMAND`, which lists the table ([`super::table`]): free.

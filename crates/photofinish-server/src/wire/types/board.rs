@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::LeagueView;
+use super::{LeagueView, RewardRowView};
 
 /// A member's scores by column name, in column order (docs/SPEC.md §13): a JSON object
 /// whose keys keep the board's column order (a map type would sort them).
@@ -231,6 +231,16 @@ pub struct BoardConfigBody {
     /// (`POST /v1/boards/{board}/members/{member}/join`); else 422 `not_joined`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub join_required: Option<bool>,
+    /// What each period's close pays (docs/SPEC.md §16): up to 50 rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewards: Option<Vec<RewardRowView>>,
+    /// How long a grant may be claimed, seconds, 1 to 315,360,000 (default 30 days).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::parse::whole"
+    )]
+    pub reward_ttl: Option<u32>,
 }
 
 /// A change to a board's settings; fields left out stay as they are. Order, update,
@@ -286,6 +296,13 @@ pub struct BoardPatchBody {
     pub max_attempts: Option<Option<u32>>,
     /// Whether a member must join a period before it writes.
     pub join_required: Option<bool>,
+    /// The reward rows, replaced whole (`[]` removes them); the rows in force at a
+    /// period's close count.
+    pub rewards: Option<Vec<RewardRowView>>,
+    /// How long a grant may be claimed, seconds; `null` for the default (30 days).
+    #[serde(default, deserialize_with = "crate::wire::parse::whole_present")]
+    #[schema(value_type = Option<u32>)]
+    pub reward_ttl: Option<Option<u32>>,
 }
 
 /// A board as the API shows it.
@@ -349,6 +366,12 @@ pub struct BoardView {
     /// Members join a period before they write (shown when set).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub join_required: bool,
+    /// The reward rows, when it has any (docs/SPEC.md §16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewards: Option<Vec<RewardRowView>>,
+    /// How long a grant may be claimed, seconds, on a board with reward rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward_ttl: Option<u32>,
     /// Members in the current period.
     pub members: u64,
     /// The current period id (`all` for boards that never reset).

@@ -8,10 +8,12 @@ mod admin;
 mod board;
 mod competition;
 mod read;
+mod rewards;
 mod write;
 
 pub use admin::*;
 pub use board::*;
 pub use competition::*;
 pub use read::*;
+pub use rewards::*;
 pub use write::*;

@@ -1,0 +1,293 @@
+//! Grants (docs/SPEC.md §16): what a period's close paid each member, how a claim marks
+//! one (once), a board's grants by period with each member's indexed, and grant ids.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A grant (docs/SPEC.md §16), as a board keeps it: its number in its period's grants is
+/// its place there, from 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    /// The member paid.
+    pub member: String,
+    /// Its ordinal rank at the close (in its cohort, on a cohort board).
+    pub rank: u64,
+    /// The reward's id.
+    pub reward: String,
+    /// How many.
+    pub amount: u64,
+    /// When it was granted: the close's instant, µs.
+    pub granted_at_us: i64,
+    /// When it may no longer be claimed, µs.
+    pub expires_at_us: i64,
+    /// When it was claimed, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_at_us: Option<i64>,
+    /// Who claimed it: a key's name, or `player`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
+    /// On a cohort board, the cohort it was ranked in (its tier's name, on a league
+    /// board, and its number): what the close's post of that cohort carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort: Option<(Option<String>, u32)>,
+}
+
+impl Grant {
+    /// Its status at `now_us`: `claimed`, `expired` (unclaimed past `expires_at`) or
+    /// `unclaimed`.
+    pub fn status(&self, now_us: i64) -> GrantStatus {
+        if self.claimed_at_us.is_some() {
+            GrantStatus::Claimed
+        } else if now_us >= self.expires_at_us {
+            GrantStatus::Expired
+        } else {
+            GrantStatus::Unclaimed
+        }
+    }
+}
+
+/// A grant as it is answered: with its id, board and period (docs/SPEC.md §16).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantState {
+    /// `<board>:<period>:<n>`.
+    pub id: String,
+    /// The board.
+    pub board: String,
+    /// The period's id.
+    pub period: String,
+    /// The grant.
+    #[serde(flatten)]
+    pub grant: Grant,
+}
+
+impl GrantState {
+    /// Grant `n` of `period` on `board`.
+    pub fn new(board: &str, period: &str, n: u64, grant: Grant) -> Self {
+        Self {
+            id: grant_id(board, period, n),
+            board: board.to_owned(),
+            period: period.to_owned(),
+            grant,
+        }
+    }
+}
+
+/// What a member's rewards read asks for (`status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantStatus {
+    /// Not claimed and not expired.
+    Unclaimed,
+    /// Claimed.
+    Claimed,
+    /// Not claimed, past `expires_at`.
+    Expired,
+}
+
+impl GrantStatus {
+    /// `unclaimed`, `claimed` or `expired`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "unclaimed" => Some(Self::Unclaimed),
+            "claimed" => Some(Self::Claimed),
+            "expired" => Some(Self::Expired),
+            _ => None,
+        }
+    }
+}
+
+/// One period's grants: made once, at its close.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodGrants {
+    /// The period's id.
+    pub period: String,
+    /// The grants, in (tier, cohort, rank) order: grant `n` is `grants[n - 1]`.
+    pub grants: Vec<Grant>,
+    /// Grants the limit left out.
+    #[serde(default)]
+    pub cut: u64,
+}
+
+impl PeriodGrants {
+    /// Claims grant `n` for `member` at `at_us` by `by`: `reward_not_found` for an
+    /// unknown grant or another member's, `already_claimed` (with the grant) once
+    /// claimed, `reward_expired` at or past its `expires_at`.
+    pub fn claim(
+        &mut self,
+        n: u64,
+        member: &str,
+        by: &str,
+        at_us: i64,
+    ) -> Result<&Grant, ClaimRefused> {
+        let grant = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| self.grants.get_mut(i))
+            .filter(|g| g.member == member)
+            .ok_or(ClaimRefused::NotFound)?;
+        if grant.claimed_at_us.is_some() {
+            return Err(ClaimRefused::Claimed(Box::new(grant.clone())));
+        }
+        if at_us >= grant.expires_at_us {
+            return Err(ClaimRefused::Expired(grant.expires_at_us));
+        }
+        grant.claimed_at_us = Some(at_us);
+        grant.claimed_by = Some(by.to_owned());
+        Ok(grant)
+    }
+}
+
+/// Why a claim was refused ([`PeriodGrants::claim`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimRefused {
+    /// No such grant for the member.
+    NotFound,
+    /// Claimed before: the grant.
+    Claimed(Box<Grant>),
+    /// Past its `expires_at` (µs).
+    Expired(i64),
+}
+
+/// A board's grants: every period's that closed with rows, and the instant up to which
+/// closes are settled (a period whose close is at or before it owes no grants: settled,
+/// or closed before the board had rows). Each member's grants are indexed, so a
+/// member's read costs its own grants, not the board's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RewardsRecord", into = "RewardsRecord")]
+pub struct Rewards {
+    /// Closes at or before this instant (µs) owe nothing.
+    pub settled_us: i64,
+    /// The grants by period start.
+    pub periods: BTreeMap<i64, PeriodGrants>,
+    /// Each member's grants: (period start, index in its grants).
+    by_member: hashbrown::HashMap<String, Vec<(i64, u32)>>,
+}
+
+/// [`Rewards`] as a snapshot holds it: without the index, which is rebuilt.
+#[derive(Serialize, Deserialize)]
+struct RewardsRecord {
+    settled_us: i64,
+    periods: BTreeMap<i64, PeriodGrants>,
+}
+
+impl From<RewardsRecord> for Rewards {
+    fn from(r: RewardsRecord) -> Self {
+        let mut out = Rewards {
+            settled_us: r.settled_us,
+            ..Rewards::default()
+        };
+        for (start, grants) in r.periods {
+            out.insert(start, grants);
+        }
+        out
+    }
+}
+
+impl From<Rewards> for RewardsRecord {
+    fn from(r: Rewards) -> Self {
+        RewardsRecord {
+            settled_us: r.settled_us,
+            periods: r.periods,
+        }
+    }
+}
+
+impl Default for Rewards {
+    fn default() -> Self {
+        Self {
+            settled_us: i64::MIN,
+            periods: BTreeMap::new(),
+            by_member: hashbrown::HashMap::new(),
+        }
+    }
+}
+
+impl Rewards {
+    /// Whether it holds nothing a snapshot must keep.
+    pub fn is_empty(&self) -> bool {
+        self.periods.is_empty() && self.settled_us == i64::MIN
+    }
+
+    /// Keeps the grants of the period starting at `start`.
+    pub fn insert(&mut self, start: i64, grants: PeriodGrants) {
+        for (i, g) in grants.grants.iter().enumerate() {
+            self.by_member
+                .entry(g.member.clone())
+                .or_default()
+                .push((start, i as u32));
+        }
+        self.periods.insert(start, grants);
+    }
+
+    /// Drops the grants of periods before `floor` that none may claim at `at_us` any more
+    /// (each expired): a dropped period's grants stay readable while one may be claimed.
+    pub fn drop_spent(&mut self, floor: i64, at_us: i64) {
+        let spent: Vec<i64> = self
+            .periods
+            .range(..floor)
+            .filter(|(_, p)| p.grants.iter().all(|g| g.expires_at_us <= at_us))
+            .map(|(&start, _)| start)
+            .collect();
+        if spent.is_empty() {
+            return;
+        }
+        for start in &spent {
+            self.periods.remove(start);
+        }
+        self.by_member.retain(|_, at| {
+            at.retain(|(s, _)| !spent.contains(s));
+            !at.is_empty()
+        });
+    }
+
+    /// The grants of the period whose id is `period`.
+    pub fn period(&self, period: &str) -> Option<(i64, &PeriodGrants)> {
+        self.periods
+            .iter()
+            .rev()
+            .find(|(_, p)| p.period == period)
+            .map(|(&s, p)| (s, p))
+    }
+
+    /// The grants of the period whose id is `period`, to claim one.
+    pub fn period_mut(&mut self, period: &str) -> Option<&mut PeriodGrants> {
+        self.periods.values_mut().rev().find(|p| p.period == period)
+    }
+
+    /// `member`'s grants, newest first: each with its period's id and its number there.
+    pub fn of_member(&self, member: &str) -> Vec<(&str, u64, &Grant)> {
+        let Some(at) = self.by_member.get(member) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(&str, u64, &Grant)> = at
+            .iter()
+            .filter_map(|&(start, i)| {
+                let p = self.periods.get(&start)?;
+                Some((
+                    p.period.as_str(),
+                    u64::from(i) + 1,
+                    p.grants.get(i as usize)?,
+                ))
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            (b.2.granted_at_us, a.1)
+                .cmp(&(a.2.granted_at_us, b.1))
+                .then_with(|| b.0.cmp(a.0))
+        });
+        out
+    }
+}
+
+/// A grant's id, `<board>:<period>:<n>`.
+pub fn grant_id(board: &str, period: &str, n: u64) -> String {
+    format!("{board}:{period}:{n}")
+}
+
+/// A grant id's parts: board, period and number. Board names and period ids hold no `:`.
+pub fn parse_grant_id(id: &str) -> Option<(&str, &str, u64)> {
+    let (board, rest) = id.split_once(':')?;
+    let (period, n) = rest.split_once(':')?;
+    let n = n.parse().ok().filter(|&n| n >= 1 && !period.is_empty())?;
+    Some((board, period, n))
+}

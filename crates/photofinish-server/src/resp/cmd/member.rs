@@ -1,0 +1,57 @@
+//! A member's own data across boards on RESP (docs/SPEC.md §16), commands without a
+//! board key: `LB.REWARDS member [STATUS s] [BOARDS a,…]` (its grants, newest first, the
+//! HTTP answer nested).
+
+use photofinish_core::rewards::GrantStatus;
+use photofinish_core::{ErrorCode, MemberName};
+
+use super::args::{invalid, option, options, text};
+use super::spec::{Family, Spec};
+use crate::resp::error::CmdError;
+use crate::resp::frame::Args;
+use crate::resp::session::Session;
+use crate::wire::parse::board_list;
+use crate::wire::types::MemberRewardsView;
+use crate::wire::views::grant_view;
+
+/// This family's rows.
+pub const COMMANDS: &[Spec] = &[
+    Spec::new("lb.rewards", -2, &["readonly"], 0, Family::Member),
+];
+
+/// Runs `LB.REWARDS`.
+pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {
+    let member = MemberName::parse(text(args, 1, "the member name", ErrorCode::InvalidMember)?)?;
+    rewards(s, spec, args, member).await
+}
+
+/// `LB.REWARDS member [STATUS s] [BOARDS a,…]`.
+async fn rewards(
+    s: &mut Session,
+    spec: &Spec,
+    args: &Args<'_>,
+    member: MemberName,
+) -> Result<(), CmdError> {
+    let opts = options(args, 2, &["STATUS", "BOARDS"], spec.name)?;
+    let status = match option(&opts, "STATUS")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("all") => None,
+        Some(s) => Some(GrantStatus::parse(s).ok_or_else(|| {
+            invalid(format!(
+                "STATUS must be unclaimed, claimed, expired or all, got {s:?}"
+            ))
+        })?),
+    };
+    let boards = option(&opts, "BOARDS").map(board_list).transpose()?;
+    let grants = (s.app.gate)
+        .member_rewards(&s.identity.caller, &member, boards, status)
+        .await?;
+    let view = MemberRewardsView {
+        member: member.into_string(),
+        total: grants.len() as u64,
+        grants: grants.into_iter().map(grant_view).collect(),
+    };
+    super::query::answer(&mut s.out, &view)
+}
