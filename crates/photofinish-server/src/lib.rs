@@ -90,6 +90,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(queries::get_member_boards))
         .routes(routes!(rewards::get_period_rewards))
         .routes(routes!(rewards::get_member_rewards))
+        .routes(routes!(rewards::post_claim))
         .routes(routes!(events::get_events))
         .routes(routes!(transfer::get_export))
         .routes(routes!(transfer::post_import))

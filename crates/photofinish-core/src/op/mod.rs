@@ -20,6 +20,7 @@ use crate::names::BoardName;
 
 pub mod board_op;
 pub mod change;
+pub mod claim;
 pub mod cohort;
 pub mod hide;
 pub mod join;
@@ -33,6 +34,7 @@ pub mod rewards;
 
 pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
+pub use claim::Claim;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
 pub use hide::Hide;
 pub use join::Join;
@@ -65,6 +67,7 @@ impl LoggedOp {
             Hide::NAME => read::<Hide>(record),
             Remove::NAME => read::<Remove>(record),
             Patch::NAME => read::<Patch>(record),
+            Claim::NAME => read::<Claim>(record),
             other => Err(format!(
                 "an operation this version does not know: {other:?}"
             )),

@@ -1,17 +1,19 @@
-//! Rewards (docs/SPEC.md §16): a period's grants and a member's grants across boards —
-//! each binding the wire to its operation (core `op::rewards`).
+//! Rewards (docs/SPEC.md §16): a period's grants, a member's grants across boards, and
+//! a claim — each binding the wire to its operation (core `op::rewards`, `op::claim`).
 
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::op::{ReadMemberRewards, ReadPeriodRewards};
+use photofinish_core::op::{Change, Claim, ReadMemberRewards, ReadPeriodRewards};
 use photofinish_core::rewards::GrantStatus;
-use photofinish_core::{MemberName, PeriodRef};
+use photofinish_core::{BoardError, MemberName, PeriodRef};
 
 use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
+use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, BoardMemberPath, Params, PathParams};
 use crate::wire::parse::{board_list, invalid};
-use crate::wire::types::{MemberRewardsView, PeriodRewardsView};
+use crate::wire::types::{GrantView, MemberRewardsView, PeriodRewardsView};
 use crate::wire::views::grant_view;
 
 /// A period's grants, made once at its close: `granted` is false before it closes.
@@ -84,4 +86,44 @@ pub async fn get_member_rewards(
             .map(grant_view)
             .collect(),
     }))
+}
+
+/// Claim a grant, once: durable before the answer. With the first claim's
+/// `Idempotency-Key` a repeat answers it again; without, 409 `already_claimed` carries
+/// the grant.
+#[utoipa::path(post, path = "/v1/members/{member}/rewards/{id}/claim", tag = "rewards",
+    params(("member" = String, Path, description = "Member, percent-encoded"),
+        ("id" = String, Path, description = "The grant's id, <board>:<period>:<n>")),
+    responses((status = 200, description = "Claimed", body = GrantView), Refusals<Claim>))]
+pub async fn post_claim(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams((member, grant)): PathParams<(String, String)>,
+    KeyHeader(keyed): KeyHeader,
+) -> Result<Response, ApiError> {
+    let member = MemberName::parse(member)?;
+    let name = member.to_string();
+    let (board, claim) = Claim::new(member, &grant, &id.caller)?;
+    let r = app
+        .gate
+        .change(&id.caller, &board, Change::Op(Box::new(claim)), keyed)
+        .await
+        .map_err(|e| match e {
+            // A grant of a board that is not there is no grant.
+            BoardError::BoardNotFound(_) => ApiError::from(BoardError::RewardNotFound {
+                id: grant.clone(),
+                member: name.clone(),
+            }),
+            // A second claim carries the grant as it was claimed.
+            BoardError::AlreadyClaimed(g) => {
+                let view = serde_json::to_value(grant_view(*g.clone())).ok();
+                ApiError {
+                    grant: view.map(Box::new),
+                    ..ApiError::from(BoardError::AlreadyClaimed(g))
+                }
+            }
+            other => other.into(),
+        })?;
+    let view = grant_view(Claim::answer(r.answer)?);
+    Ok(replayed(Json(view).into_response(), r.replayed))
 }

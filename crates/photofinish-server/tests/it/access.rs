@@ -215,6 +215,10 @@ enum Need {
     Operate,
     /// Admin keys alone: the audit log of every board, hiding a member everywhere.
     AdminOnly,
+    /// Claiming a grant of one's own member (docs/SPEC.md §16): as `Write` needs, and
+    /// answered 404 `reward_not_found` where allowed (no grant exists): the access
+    /// refusals come first.
+    Claim,
 }
 
 fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
@@ -253,6 +257,12 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             Need::Read,
             Method::GET,
             "/v1/boards/b/periods/current/rewards",
+            None,
+        ),
+        (
+            Need::Claim,
+            Method::POST,
+            "/v1/members/ann/rewards/b:2026-01-01:1/claim",
             None,
         ),
         (
@@ -382,11 +392,11 @@ fn expected(caller: &str, need: Need) -> u16 {
         ("none", List) => ok,
         ("none", _) => 401,
         ("admin", _) => ok,
-        ("write_b", Read | List | Write | WriteOther | Remove) => ok,
+        ("write_b", Read | List | Write | WriteOther | Remove | Claim) => ok,
         ("read", Read | List) => ok,
         ("metrics", Metrics | List) => ok,
         ("other_glob", List) => ok,
-        ("ann", Read | List | Write) => ok,
+        ("ann", Read | List | Write | Claim) => ok,
         _ => 403,
     }
 }
@@ -418,6 +428,8 @@ async fn every_endpoint_answers_every_caller_by_the_rules(kind: Kind) {
             if want == 200 && need == Need::Operate && kind != Kind::Embedded {
                 // Allowed, but Redis' own persistence is its backup.
                 assert_error(&got, 501, "not_supported");
+            } else if want == 200 && need == Need::Claim {
+                assert_error(&got, 404, "reward_not_found");
             } else if want == 200 {
                 assert!(got.0.is_success(), "{case}");
             } else {
@@ -727,6 +739,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Read, vec!["LB.THRESHOLDS", "b", "RANKS", "1"]),
         (Need::List, vec!["LB.MEMBER", "ann"]),
         (Need::List, vec!["LB.REWARDS", "ann"]),
+        (Need::Claim, vec!["LB.CLAIM", "ann", "b:2026-01-01:1"]),
         (Need::Manage, vec!["LB.CREATE", "b2"]),
         (Need::Manage, vec!["LB.DROP", "b"]),
         (Need::Write, vec!["LB.INCR", "b", "ann", "1"]),
@@ -784,6 +797,7 @@ async fn every_resp_command_answers_every_caller_by_the_rules(kind: Kind) {
                 _ => expected(name, need),
             };
             match want {
+                200 if need == Need::Claim => assert_eq!(got["error"], "reward_not_found"),
                 200 => assert!(got.get("error").is_none(), "{case}"),
                 401 => assert_eq!(got["error"], "NOAUTH", "{case}"),
                 _ => assert_eq!(got["error"], "forbidden", "{case}"),

@@ -374,6 +374,10 @@ async fn the_console_shows_a_periods_grants_and_a_members_rewards() {
         assert!(std::time::Instant::now() < deadline, "day 1 never granted");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    let claimed = s
+        .post("/v1/members/bob/rewards/rw:2026-11-23:1/claim", json!({}))
+        .await;
+    assert_eq!(claimed.0, 200, "{}", claimed.1);
     let mut b = Browser::start(1280, 900).await;
     b.goto(&format!(
         "{}/?board=rw&period=2026-11-23&member=cid",
@@ -385,7 +389,7 @@ async fn the_console_shows_a_periods_grants_and_a_members_rewards() {
     let grants = "[...document.querySelectorAll('#rewards li')].map(l => l.textContent).join('|')";
     assert_eq!(
         b.eval(grants).await,
-        "#1 bobgold-chest × 3unclaimed|#2 cidsilver-chestunclaimed|#3 annsilver-chestunclaimed"
+        "#1 bobgold-chest × 3claimed|#2 cidsilver-chestunclaimed|#3 annsilver-chestunclaimed"
     );
     assert_eq!(
         b.eval("document.getElementById('rewards-caption').textContent")

@@ -2,7 +2,10 @@
 //! each period once at its close (after grace), by the visible ordinal ranks — the first
 //! row a rank matches, `top_percent` as an exact ceiling, hidden members paid nothing —
 //! and what was granted never changes after (a later patch, hide or removal); a member's
-//! grants read across boards by status; all of it survives a restart; on cohort and league boards ranks are within the cohort and rows may name a
+//! grants read across boards by status; a claim is paid once (its key answers it again,
+//! a second claim is 409 `already_claimed` carrying the grant, a grant of another member
+//! or an unknown one 404, one past `expires_at` 422 `reward_expired`); all of it survives
+//! a restart; on cohort and league boards ranks are within the cohort and rows may name a
 //! tier; two nodes sharing a Redis grant a period once; bad rows are refused and change
 //! nothing.
 
@@ -10,9 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use photofinish_core::clock::ManualClock;
-use reqwest::Method;
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::idempotency::keyed;
 use crate::support::*;
 
 /// 2026-11-23T01:00:00Z, µs: inside period 2026-11-23 of a daily UTC board.
@@ -82,7 +86,15 @@ fn pay(m: &str, rank: u64, reward: &str, amount: u64) -> (String, u64, String, u
     (m.into(), rank, reward.into(), amount)
 }
 
-async fn a_close_grants_once(kind: Kind) {
+async fn claim(s: &Server, member: &str, id: &str) -> (StatusCode, Value) {
+    s.post(
+        &format!("/v1/members/{member}/rewards/{id}/claim"),
+        json!({}),
+    )
+    .await
+}
+
+async fn a_close_grants_once_and_a_claim_pays_once(kind: Kind) {
     let clock = Arc::new(ManualClock::new(DAY1_US));
     let s = Server::start_manual(kind, clock.clone()).await;
     let (st, b) = s
@@ -187,13 +199,60 @@ async fn a_close_grants_once(kind: Kind) {
     let (_, none) = s.get("/v1/members/b/rewards?status=claimed").await;
     assert_eq!(none["total"], json!(0));
 
+    // A claim, with a key: claimed by the caller (`open` on a server without
+    // credentials), durable, and answered again under that key.
+    let path = "/v1/members/b/rewards/r:2026-11-23:2/claim";
+    let (st, replayed, got) = keyed(&s, "k1", Method::POST, path, None).await;
+    assert_eq!((st, replayed), (200, false), "{got}");
+    assert_eq!(got["claimed_by"], json!("open"));
+    assert_eq!(got["id"], json!("r:2026-11-23:2"));
+    assert!(got["claimed_at"].is_string(), "{got}");
+    let (st, replayed, again) = keyed(&s, "k1", Method::POST, path, None).await;
+    assert_eq!((st, replayed, &again), (200, true, &got));
+    // Without the key: 409 carrying the grant as claimed.
+    let refused = claim(&s, "b", "r:2026-11-23:2").await;
+    assert_error(&refused, 409, "already_claimed");
+    assert_eq!(refused.1["error"]["grant"], got);
+    // Someone else's grant, an unknown one, one on no board: 404.
+    assert_error(
+        &claim(&s, "c", "r:2026-11-23:2").await,
+        404,
+        "reward_not_found",
+    );
+    assert_error(
+        &claim(&s, "b", "r:2026-11-23:9").await,
+        404,
+        "reward_not_found",
+    );
+    assert_error(
+        &claim(&s, "b", "r:2026-11-24:1").await,
+        404,
+        "reward_not_found",
+    );
+    assert_error(
+        &claim(&s, "b", "nope:2026-11-23:1").await,
+        404,
+        "reward_not_found",
+    );
+    assert_error(&claim(&s, "b", "garbage").await, 404, "reward_not_found");
+    let (_, claimed) = s.get("/v1/members/b/rewards?status=claimed").await;
+    assert_eq!(claimed["grants"], json!([got]));
+    let (_, unclaimed) = s.get("/v1/members/b/rewards?status=unclaimed").await;
+    assert_eq!(unclaimed["total"], json!(0));
+
     // Survives a restart.
     let s = s.restart().await;
     let after = granted(&s, "r", "2026-11-23").await;
-    assert_eq!(after["grants"], r["grants"]);
+    assert_eq!(after["grants"][1], got);
+    assert_eq!(paid(&after), paid(&r));
 
-    // Past expires_at: listed as expired.
+    // Past expires_at: refused, and listed as expired.
     clock.set(at(granted_at) + 3600 * S);
+    assert_error(
+        &claim(&s, "c", "r:2026-11-23:4").await,
+        422,
+        "reward_expired",
+    );
     let (_, expired) = s.get("/v1/members/c/rewards?status=expired").await;
     assert_eq!(expired["total"], json!(1), "{expired}");
     assert_eq!(expired["grants"][0]["claimed_at"], Value::Null);
@@ -363,12 +422,147 @@ async fn two_nodes_grant_a_period_once(kind: Kind) {
     let seen = granted(&other, "r", "2026-11-23").await;
     assert_eq!(r["total"], json!(20), "{r}");
     assert_eq!(seen["grants"], r["grants"]);
+    // One claim through one node, refused through the other.
+    let (st, got) = claim(&s, "p39", "r:2026-11-23:1").await;
+    assert_eq!(st, 200, "{got}");
+    assert_error(
+        &claim(&other, "p39", "r:2026-11-23:1").await,
+        409,
+        "already_claimed",
+    );
     other.stop().await;
 }
 
+/// Who may claim (docs/SPEC.md §6, §16): the player itself on a `player_writes` board
+/// (`claimed_by` `player`), a write key covering the board (its name); a player claiming
+/// another's grant, a read key, an anonymous caller are refused and change nothing. The
+/// RESP door reads and claims alike.
+async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let c = crate::access::Creds::new();
+    let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
+    let admin = Some(c.admin.as_str());
+    let config = json!({"reset": "daily", "grace": GRACE, "player_writes": true,
+        "rewards": [{"from": 1, "to": 2, "reward": "gold"}]});
+    let (st, b) = s
+        .call_as(admin, Method::PUT, "/v1/boards/b", Some(config))
+        .await;
+    assert_eq!(st, 201, "{b}");
+    for (m, score) in [("ann", 5), ("bob", 3)] {
+        let w = json!({"member": m, "score": score});
+        let (st, _) = s
+            .call_as(admin, Method::POST, "/v1/boards/b/scores", Some(w))
+            .await;
+        assert_eq!(st, 200);
+    }
+    clock.set(CLOSED_US);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let rewards = "/v1/boards/b/periods/2026-11-23/rewards";
+    while s.call_as(admin, Method::GET, rewards, None).await.1["granted"] != json!(true) {
+        assert!(Instant::now() < deadline, "never granted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let before = s.call_as(admin, Method::GET, rewards, None).await.1;
+    let bobs = "/v1/members/bob/rewards/b:2026-11-23:2/claim";
+    let anns = "/v1/members/ann/rewards/b:2026-11-23:1/claim";
+    for (token, path, status, code) in [
+        (Some(c.ann.as_str()), bobs, 403, "forbidden"),
+        (Some(c.read.as_str()), anns, 403, "forbidden"),
+        (None, anns, 401, "unauthorized"),
+    ] {
+        let got = s.call_as(token, Method::POST, path, None).await;
+        assert_error(&got, status, code);
+        assert_eq!(s.call_as(admin, Method::GET, rewards, None).await.1, before);
+    }
+    let (st, mine) = s.call_as(Some(&c.ann), Method::POST, anns, None).await;
+    assert_eq!(
+        (st.as_u16(), &mine["claimed_by"]),
+        (200, &json!("player")),
+        "{mine}"
+    );
+    let (st, his) = s.call_as(Some(&c.write_b), Method::POST, bobs, None).await;
+    assert_eq!(
+        (st.as_u16(), &his["claimed_by"]),
+        (200, &json!("game-server")),
+        "{his}"
+    );
+
+    // RESP: the same reads, and a claim refused as HTTP refuses it.
+    let mut conn = resp_as(&s, Some(&c.admin), true).await.expect("RESP");
+    let (_, http) = s
+        .call_as(
+            admin,
+            Method::GET,
+            "/v1/members/ann/rewards?limit=1000",
+            None,
+        )
+        .await;
+    assert_eq!(lb(&mut conn, &["LB.REWARDS", "ann"]).await, http);
+    let claimed = lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "claimed"]).await;
+    assert_eq!(claimed["grants"], json!([mine]));
+    assert_eq!(
+        lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "unclaimed"]).await["total"],
+        json!(0)
+    );
+    assert_eq!(
+        lb(&mut conn, &["LB.CLAIM", "ann", "b:2026-11-23:1"]).await,
+        json!({"error": "already_claimed"})
+    );
+    assert_eq!(
+        lb(&mut conn, &["LB.CLAIM", "ann", "b:2026-11-23:7"]).await,
+        json!({"error": "reward_not_found"})
+    );
+    assert_eq!(
+        lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "lost"]).await,
+        json!({"error": "invalid_parameter"})
+    );
+    let mut player = resp_as(&s, Some(&c.ann), true).await.expect("RESP");
+    assert_eq!(
+        lb(&mut player, &["LB.CLAIM", "bob", "b:2026-11-23:2"]).await,
+        json!({"error": "forbidden"})
+    );
+}
+
+/// A claim while the log cannot be written is 503 `storage_unavailable`, and the grant
+/// stays unclaimed until a claim succeeds.
+#[tokio::test]
+async fn a_claim_the_log_cannot_take_is_503_and_changes_nothing() {
+    use photofinish_store::io::{Fault, FaultyStorage};
+    let dir = tempfile::tempdir().expect("tmp");
+    let storage = FaultyStorage::default();
+    let faults = storage.faults.clone();
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let opts = photofinish_server::serve::ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        data_dir: dir.path().to_path_buf(),
+        clock: photofinish_server::serve::SharedClock(clock.clone()),
+        ..photofinish_server::serve::ServeOptions::default()
+    };
+    let s = Server::start_with(opts, Arc::new(storage), Kind::Embedded).await;
+    let config = json!({"reset": "daily", "grace": GRACE, "rewards": rows()});
+    assert_eq!(s.put("/v1/boards/r", config).await.0, 201);
+    write(&s, "r", "a", 1).await;
+    clock.set(CLOSED_US);
+    let before = granted(&s, "r", "2026-11-23").await;
+    for fault in [Fault::DiskFull, Fault::IoError] {
+        faults.set(fault);
+        assert_error(
+            &claim(&s, "a", "r:2026-11-23:1").await,
+            503,
+            "storage_unavailable",
+        );
+        faults.set(Fault::None);
+        assert_eq!(granted(&s, "r", "2026-11-23").await, before);
+    }
+    let (st, got) = claim(&s, "a", "r:2026-11-23:1").await;
+    assert_eq!(st, 200, "{got}");
+    s.stop().await;
+}
+
 conformance!(
-    a_close_grants_once,
+    a_close_grants_once_and_a_claim_pays_once,
     cohorts_pay_within_each_cohort_and_tiers_their_own,
     bad_rows_are_refused_and_change_nothing,
+    players_claim_their_own_and_the_doors_agree,
 );
 photofinish_testkit::on_redis!(two_nodes_grant_a_period_once);

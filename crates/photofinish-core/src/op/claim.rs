@@ -1,0 +1,100 @@
+//! `claim` (docs/SPEC.md §16): a member's grant marked claimed, once. Written as one
+//! [`BoardOp`] on the grant's board: it needs the right to write the member there (a
+//! write key, or the player itself on a `player_writes` board, docs/SPEC.md §6), takes an
+//! idempotency key (§7: the first claim's key answers it again), and is decided where it
+//! is applied, at its record's instant, by the board's grants ([`Board::claim`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::access::{Action, Caller};
+use crate::board::Board;
+use crate::error::{BoardError, ErrorCode, Refuses};
+use crate::idempotency::Answer;
+use crate::names::{BoardName, MemberName};
+use crate::rewards::{parse_grant_id, GrantState};
+
+use super::board_op::BoardOp;
+
+/// A grant claimed. See the module docs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The member claiming.
+    member: String,
+    /// The grant's period id.
+    period: String,
+    /// Its number there, from 1.
+    n: u64,
+    /// Who claims it: the key's name, or `player`.
+    by: String,
+}
+
+impl Claim {
+    /// Its name, the tag of its log record.
+    pub const NAME: &'static str = "claim";
+
+    /// `member`'s claim of grant `id` (`<board>:<period>:<n>`) by `caller`, and the board
+    /// it is on. An id that names no grant is `reward_not_found`: no board can hold it.
+    /// The claim names its claimant (`claimed_by`): the key's name, `player` for a
+    /// player's own, `open` on a server without credentials.
+    pub fn new(
+        member: MemberName,
+        id: &str,
+        caller: &Caller,
+    ) -> Result<(BoardName, Self), BoardError> {
+        let by = match caller {
+            Caller::Player { .. } => "player".to_owned(),
+            other => other.actor(),
+        };
+        let not_found = || BoardError::RewardNotFound {
+            id: id.to_owned(),
+            member: member.to_string(),
+        };
+        let (board, period, n) = parse_grant_id(id).ok_or_else(not_found)?;
+        let board = BoardName::parse(board.to_owned()).map_err(|_| not_found())?;
+        let claim = Self {
+            member: member.to_string(),
+            period: period.to_owned(),
+            n,
+            by,
+        };
+        Ok((board, claim))
+    }
+
+    /// A claim's answer: the grant, claimed.
+    pub fn answer(answer: Answer) -> Result<GrantState, BoardError> {
+        answer.into_op(Self::NAME)
+    }
+}
+
+impl Refuses for Claim {
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::InvalidMember,
+        ErrorCode::RewardNotFound,
+        ErrorCode::AlreadyClaimed,
+        ErrorCode::RewardExpired,
+    ];
+}
+
+impl BoardOp for Claim {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn action<'a>(&'a self, board: &'a str) -> Action<'a> {
+        Action::Write {
+            board,
+            member: &self.member,
+            with_at: false,
+        }
+    }
+
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
+        let claimed = board.claim(name, (&self.period, self.n), &self.member, &self.by, at_us)?;
+        serde_json::to_value(claimed).map_err(|e| BoardError::Unavailable(e.to_string()))
+    }
+
+    fn takes_key(&self) -> bool {
+        true
+    }
+}
