@@ -27,6 +27,9 @@ namespace Photofinish
         /// </summary>
         public string IdempotencyKey { get; internal set; }
 
+        /// <summary>On already_claimed (409): the grant, as it was claimed (docs/SPEC.md §16).</summary>
+        public GrantView Grant { get; internal set; }
+
         public PhotofinishException(int status, string code, string message, int? retryAfter)
             : base(message)
         {

@@ -247,6 +247,31 @@ namespace Photofinish
             return TierView.FromJson(await GetAsync(Path("v1", "boards", board, "members", member, "tier"), null, ct));
         }
 
+        /// <summary>A period's grants (docs/SPEC.md §16): Granted is false before its close made them.</summary>
+        public async Task<PeriodRewardsView> PeriodRewardsAsync(string board, string period, PageOptions o = null, CancellationToken ct = default(CancellationToken))
+        {
+            return PeriodRewardsView.FromJson(await GetAsync(Path("v1", "boards", board, "periods", period, "rewards"), Page(o), ct));
+        }
+
+        /// <summary>The member's grants across the boards the caller may read (or boards), newest first;
+        /// status: unclaimed, claimed, expired or all (null).</summary>
+        public async Task<MemberRewardsView> MemberRewardsAsync(string member, string status = null, IEnumerable<string> boards = null, PageOptions o = null, CancellationToken ct = default(CancellationToken))
+        {
+            var q = Page(o);
+            if (status != null) q["status"] = status;
+            if (boards != null) q["boards"] = string.Join(",", boards);
+            return MemberRewardsView.FromJson(await GetAsync(Path("v1", "members", member, "rewards"), q, ct));
+        }
+
+        /// <summary>Claims the member's grant id, once: retried under one idempotency key, so a claim
+        /// whose answer was lost answers again rather than already_claimed (whose exception carries
+        /// the grant as it was claimed, <see cref="PhotofinishException.Grant"/>).</summary>
+        public async Task<GrantView> ClaimAsync(string member, string id, string idempotencyKey = null, CancellationToken ct = default(CancellationToken))
+        {
+            var call = Keyed(new Call("POST", Path("v1", "members", member, "rewards", id, "claim")), idempotencyKey);
+            return GrantView.FromJson(await JsonAsync(call, ct));
+        }
+
         /// <summary>A closed league period's promotions and relegations.</summary>
         public async Task<MovesView> MovesAsync(string board, string period, PageOptions o = null, CancellationToken ct = default(CancellationToken))
         {
@@ -472,17 +497,19 @@ namespace Photofinish
         {
             var code = PhotofinishException.UnexpectedAnswer;
             var message = "HTTP " + status;
+            GrantView grant = null;
             try
             {
                 var e = Json.Get((Dictionary<string, object>)Json.Parse(body), "error") as Dictionary<string, object>;
                 if (e != null && Json.Get(e, "code") is string) code = (string)Json.Get(e, "code");
                 if (e != null && Json.Get(e, "message") is string) message = (string)Json.Get(e, "message");
+                if (e != null && Json.Get(e, "grant") != null) grant = GrantView.FromJson(Json.Get(e, "grant"));
             }
             catch (Exception)
             {
                 if (!string.IsNullOrEmpty(body)) message = "HTTP " + status + ": " + (body.Length > 200 ? body.Substring(0, 200) : body);
             }
-            return new PhotofinishException(status, code, message, retryAfter);
+            return new PhotofinishException(status, code, message, retryAfter) { Grant = grant };
         }
 
         internal static int? RetryAfterOf(HttpResponseMessage res)

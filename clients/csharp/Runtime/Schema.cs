@@ -1744,14 +1744,19 @@ namespace Photofinish
     /// optionally in one `tier`. A member gets the first row it matches.</summary>
     public sealed class RewardRowView
     {
+        /// <summary>How many of it (default 1)</summary>
         public long? Amount { get; set; }
 
+        /// <summary>The first ordinal rank the row pays (with to)</summary>
         public long? From { get; set; }
 
+        /// <summary>The reward's id</summary>
         public string Reward { get; set; }
 
+        /// <summary>On a league board: the one tier the row pays in</summary>
         public string Tier { get; set; }
 
+        /// <summary>The last ordinal rank the row pays (with from)</summary>
         public long? To { get; set; }
 
         /// <summary>The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉</summary>

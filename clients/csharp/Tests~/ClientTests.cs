@@ -7,6 +7,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -69,6 +70,7 @@ namespace Photofinish.Tests
                 Test("boards, writes and every read", BoardsWritesAndReads),
                 Test("scores at the 64-bit ends, several columns", ScoresAndColumns),
                 Test("joins, cohorts, tiers and moves", Competitions),
+                Test("rewards: a close's grants, a member's, and a claim paid once", Rewards),
                 Test("moderation, audit, delete, patch, import and export", Admin),
                 Test("refusals arrive as the server's status and code", Refusals),
                 Test("a rate limit: 429 with Retry-After, waited out when retries allow", RateLimit),
@@ -274,6 +276,50 @@ namespace Photofinish.Tests
             var moves = await admin.MovesAsync(l, (await admin.BoardAsync(l)).Period);
             Eq(false, moves.Closed, "not closed");
             Eq(0, moves.Moves.Count, "no moves yet");
+        }
+
+        private static async Task Rewards()
+        {
+            var b = prefix + "rewards";
+            // A board without a reset closes at closes_at: 5 s from now, so the test waits that long.
+            var closesAt = DateTime.UtcNow.AddSeconds(5).ToString("yyyy-MM-ddTHH:mm:ss.fffZ", CultureInfo.InvariantCulture);
+            await admin.CreateBoardAsync(b, new BoardConfigBody
+            {
+                PlayerWrites = true,
+                ClosesAt = closesAt,
+                Rewards = new List<RewardRowView>
+                {
+                    new RewardRowView { From = 1, To = 1, Reward = "crown", Amount = 2 },
+                    new RewardRowView { TopPercent = 100, Reward = "pin" },
+                },
+            });
+            await admin.SubmitBatchAsync(b, new[]
+            {
+                new WriteBody { Member = "ann", Score = 9 },
+                new WriteBody { Member = "bob", Score = 3 },
+            });
+            var deadline = DateTime.UtcNow.AddSeconds(30);
+            var r = await admin.PeriodRewardsAsync(b, "all");
+            while (!r.Granted)
+            {
+                True(DateTime.UtcNow < deadline, "the period never granted");
+                await Task.Delay(200);
+                r = await admin.PeriodRewardsAsync(b, "all");
+            }
+            Seq(new[] { b + ":all:1 ann 1 crown 2", b + ":all:2 bob 2 pin 1" },
+                r.Grants.Select(g => g.Id + " " + g.Member + " " + g.Rank + " " + g.Reward + " " + g.Amount), "grants");
+            var mine = await ann.MemberRewardsAsync("ann", "unclaimed", new[] { b });
+            Seq(new[] { b + ":all:1" }, mine.Grants.Select(g => g.Id), "ann's unclaimed");
+            var claimed = await ann.ClaimAsync("ann", b + ":all:1", prefix + "claim-1");
+            Eq("player", claimed.ClaimedBy, "claimed by");
+            True(claimed.ClaimedAt != null, "claimed at");
+            Eq(claimed.ClaimedAt, (await ann.ClaimAsync("ann", b + ":all:1", prefix + "claim-1")).ClaimedAt, "the key's answer again");
+            var again = await Refused(() => ann.ClaimAsync("ann", b + ":all:1"));
+            Eq(409, again.Status, "second claim");
+            Eq(ErrorCodes.AlreadyClaimed, again.Code, "second claim's code");
+            Eq(claimed.ClaimedAt, again.Grant.ClaimedAt, "the grant it carries");
+            Eq(ErrorCodes.Forbidden, (await Refused(() => ann.ClaimAsync("bob", b + ":all:2"))).Code, "another's");
+            Eq(1L, (await admin.MemberRewardsAsync("ann", "claimed", new[] { b })).Total, "claimed");
         }
 
         private static async Task Admin()

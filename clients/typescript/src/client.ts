@@ -25,16 +25,19 @@ import type {
   CohortListView,
   CohortView,
   EntriesPage,
+  GrantView,
   Health,
   HiddenView,
   ImportAnswer,
   ImportLine,
   JoinView,
   MemberBoardsView,
+  MemberRewardsView,
   MembersQueryView,
   MemberView,
   MovesView,
   PeriodList,
+  PeriodRewardsView,
   ScoreInput,
   ScoreRankView,
   ThresholdsView,
@@ -253,6 +256,28 @@ export class Photofinish {
     return this.get(["v1", "boards", board, "members", member, "tier"], {});
   }
 
+  /** A period's grants (docs/SPEC.md §16): `granted` is false before its close made them. */
+  periodRewards(board: string, period: string, options: { offset?: number; limit?: number } = {}): Promise<PeriodRewardsView> {
+    return this.get(["v1", "boards", board, "periods", period, "rewards"], { ...options });
+  }
+
+  /** The member's grants across the boards the caller may read (or `boards`), newest first. */
+  memberRewards(
+    member: string,
+    options: { status?: "unclaimed" | "claimed" | "expired" | "all"; boards?: string[]; offset?: number; limit?: number } = {},
+  ): Promise<MemberRewardsView> {
+    return this.get(["v1", "members", member, "rewards"], { ...options, boards: options.boards?.join(",") });
+  }
+
+  /**
+   * Claims the member's grant `id`, once: retried under one idempotency key, so a claim
+   * whose answer was lost answers again rather than `already_claimed` (whose error
+   * carries the grant as it was claimed, `PhotofinishError.grant`).
+   */
+  claim(member: string, id: string, options: ChangeOptions = {}): Promise<GrantView> {
+    return this.json(this.keyed({ method: "POST", path: ["v1", "members", member, "rewards", id, "claim"] }, options));
+  }
+
   /** A closed league period's promotions and relegations. */
   moves(board: string, period: string, options: { offset?: number; limit?: number } = {}): Promise<MovesView> {
     return this.get(["v1", "boards", board, "periods", period, "moves"], { ...options });
@@ -415,14 +440,18 @@ export class Photofinish {
   private refusal(status: number, body: string, retryAfter: number | undefined): PhotofinishError {
     let code: ErrorCode | typeof UNEXPECTED_ANSWER = UNEXPECTED_ANSWER;
     let message = `HTTP ${status}`;
+    let grant: GrantView | undefined;
     try {
-      const e = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
+      const e = (JSON.parse(body) as { error?: { code?: string; message?: string; grant?: GrantView } }).error;
       if (e?.code) code = e.code as ErrorCode;
       if (e?.message) message = e.message;
+      grant = e?.grant;
     } catch {
       if (body) message = `HTTP ${status}: ${body.slice(0, 200)}`;
     }
-    return new PhotofinishError(status, code, message, retryAfter);
+    const refused = new PhotofinishError(status, code, message, retryAfter);
+    refused.grant = grant;
+    return refused;
   }
 
   /** The wait before try `attempt` (1-based): doubling from `retryDelayMs`, with jitter. */

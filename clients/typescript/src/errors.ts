@@ -4,7 +4,7 @@
  * `PhotofinishError`. A call that never got an answer (the network failed, or it ran out
  * of time, after its retries) ends with `NetworkError`.
  */
-import type { ErrorBody } from "./schema.js";
+import type { ErrorBody, GrantView } from "./schema.js";
 
 /** Every code the server may answer with (docs/SPEC.md §3). */
 export type ErrorCode = ErrorBody["error"]["code"];
@@ -41,6 +41,9 @@ export class PhotofinishError extends Error {
   ) {
     super(message);
   }
+
+  /** On `already_claimed` (409): the grant, as it was claimed (docs/SPEC.md §16). */
+  grant?: GrantView;
 }
 
 /** The call got no answer: the connection failed or timed out, every try. */

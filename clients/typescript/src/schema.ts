@@ -563,10 +563,15 @@ export type PeriodView = {
  * entries (`top_percent`, one of the two), paid `amount` of `reward`; on a league board
  * optionally in one `tier`. A member gets the first row it matches. */
 export type RewardRowView = {
+  /** How many of it (default 1) */
   amount?: number | null;
+  /** The first ordinal rank the row pays (with to) */
   from?: number | null;
+  /** The reward's id */
   reward: string;
+  /** On a league board: the one tier the row pays in */
   tier?: string | null;
+  /** The last ordinal rank the row pays (with from) */
   to?: number | null;
   /** The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉ */
   top_percent?: number | null;

@@ -232,6 +232,41 @@ test("moderation, audit, delete, patch, import and export", async () => {
   assert.equal((await refusal(() => admin.board(copy))).code, "board_not_found");
 });
 
+test("rewards: a close's grants, a member's, and a claim paid once", async () => {
+  const b = `${P}rewards`;
+  // A board without a reset closes at closes_at: 5 s from now, so the test waits that long.
+  const closesAt = new Date(Date.now() + 5000).toISOString();
+  await admin.createBoard(b, {
+    player_writes: true,
+    closes_at: closesAt,
+    rewards: [{ from: 1, to: 1, reward: "crown", amount: 2 }, { top_percent: 100, reward: "pin" }],
+  });
+  await admin.submitBatch(b, [{ member: "ann", score: 9 }, { member: "bob", score: 3 }]);
+  assert.equal((await admin.periodRewards(b, "all")).granted, false);
+  const deadline = Date.now() + 30_000;
+  let r = await admin.periodRewards(b, "all");
+  while (!r.granted) {
+    assert.ok(Date.now() < deadline, "the period never granted");
+    await new Promise((ok) => setTimeout(ok, 200));
+    r = await admin.periodRewards(b, "all");
+  }
+  assert.deepEqual(
+    r.grants.map((g) => [g.id, g.member, g.rank, g.reward, g.amount]),
+    [[`${b}:all:1`, "ann", 1, "crown", 2], [`${b}:all:2`, "bob", 2, "pin", 1]],
+  );
+  const mine = await ann.memberRewards("ann", { boards: [b], status: "unclaimed" });
+  assert.deepEqual(mine.grants.map((g) => g.id), [`${b}:all:1`]);
+  // A player claims its own, once; the same key answers again, another claim is 409.
+  const claimed = await ann.claim("ann", `${b}:all:1`, { idempotencyKey: `${P}claim-1` });
+  assert.deepEqual([claimed.claimed_by, typeof claimed.claimed_at], ["player", "string"]);
+  assert.deepEqual(await ann.claim("ann", `${b}:all:1`, { idempotencyKey: `${P}claim-1` }), claimed);
+  const again = await refusal(() => ann.claim("ann", `${b}:all:1`));
+  assert.deepEqual([again.status, again.code, again.grant], [409, "already_claimed", claimed]);
+  const other = await refusal(() => ann.claim("bob", `${b}:all:2`));
+  assert.deepEqual([other.status, other.code], [403, "forbidden"]);
+  assert.equal((await admin.memberRewards("ann", { boards: [b], status: "claimed" })).total, 1);
+});
+
 test("refusals arrive as the server's status and code", async () => {
   const b = `${P}main`;
   const cases: Array<[() => Promise<unknown>, number, string]> = [

@@ -351,14 +351,21 @@ fn fit_reward_row(schemas: &mut Value) {
     row["additionalProperties"] = json!(false);
     row["required"] = json!(["reward"]);
     let p = &mut row["properties"];
-    for rank in ["from", "to"] {
-        p[rank] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_RANK});
+    for (rank, what) in [
+        ("from", "The first ordinal rank the row pays (with to)"),
+        ("to", "The last ordinal rank the row pays (with from)"),
+    ] {
+        p[rank] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_RANK,
+            "description": what});
     }
     p["top_percent"] = json!({"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 100,
         "description": "The top share of the visible entries, at most two decimals: the first ⌈P·n/100⌉"});
-    p["reward"] = json!({"type": "string", "pattern": REWARD_ID_PATTERN});
-    p["amount"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_AMOUNT});
-    p["tier"] = json!({"type": ["string", "null"], "pattern": "^[a-z0-9_-]{1,32}$"});
+    p["reward"] = json!({"type": "string", "pattern": REWARD_ID_PATTERN,
+        "description": "The reward's id"});
+    p["amount"] = json!({"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REWARD_AMOUNT,
+        "description": "How many of it (default 1)"});
+    p["tier"] = json!({"type": ["string", "null"], "pattern": "^[a-z0-9_-]{1,32}$",
+        "description": "On a league board: the one tier the row pays in"});
 }
 
 /// An export's line and an import's.
