@@ -233,3 +233,163 @@ impl Board {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::board::{Board, BoardWrite};
+    use crate::calendar::Reset;
+    use crate::columns::Operands;
+    use crate::config::BoardConfig;
+    use crate::rewards::{RewardRow, MAX_GRANTS_PER_PERIOD};
+    use crate::view::BoardPatch;
+
+    const DAY: i64 = 86_400_000_000;
+    /// 2026-11-22T00:00:00Z: the start of period 2026-11-22 of a daily UTC board.
+    const T0: i64 = 1_795_305_600_000_000;
+
+    fn row(from: u64, to: u64, reward: &str) -> RewardRow {
+        RewardRow {
+            from: Some(from),
+            to: Some(to),
+            top_hundredths: None,
+            reward: reward.into(),
+            amount: 1,
+            tier: None,
+        }
+    }
+
+    fn board(reset: Reset, closes_at: Option<i64>, rows: Vec<RewardRow>) -> Board {
+        let mut c = BoardConfig {
+            reset,
+            ..BoardConfig::default()
+        };
+        c.settings.entry.closes_at = closes_at;
+        c.settings.rewards = rows;
+        Board::checked(c).expect("board")
+    }
+
+    fn write(b: &mut Board, member: &str, value: i64, at_us: i64) {
+        b.submit(&BoardWrite {
+            member,
+            op: None,
+            values: Operands::one(value),
+            at_us,
+            period_us: None,
+            metadata: None,
+            over_budget: None,
+        })
+        .expect("write");
+    }
+
+    /// (member, reward) of each grant of the period starting at `start`.
+    fn paid(b: &Board, start: i64) -> Vec<(String, String)> {
+        b.rewards().periods[&start]
+            .grants
+            .iter()
+            .map(|g| (g.member.clone(), g.reward.clone()))
+            .collect()
+    }
+
+    fn pay(member: &str, reward: &str) -> (String, String) {
+        (member.into(), reward.into())
+    }
+
+    #[test]
+    fn the_rows_in_force_at_the_close_count() {
+        let mut b = board(Reset::Daily, None, vec![row(1, 1, "old")]);
+        write(&mut b, "a", 5, T0 + 1);
+        // Patched before the close: the new rows pay.
+        let new_rows = BoardPatch {
+            rewards: Some(vec![row(1, 1, "new")]),
+            ..BoardPatch::default()
+        };
+        b.patch(&new_rows, T0 + 2).expect("patch");
+        assert!(b.grants_due(T0 + DAY - 1).is_none(), "not closed yet");
+        assert!(b.close_step(T0 + DAY, 100).is_some());
+        assert_eq!(paid(&b, T0), [pay("a", "new")]);
+        // Day 2 closes; a patch logged after that close, before its step, settles the
+        // close first with the rows it closed under.
+        write(&mut b, "a", 5, T0 + DAY + 1);
+        let later = BoardPatch {
+            rewards: Some(vec![row(1, 1, "later")]),
+            ..BoardPatch::default()
+        };
+        b.patch(&later, T0 + 2 * DAY + 5).expect("patch");
+        assert_eq!(paid(&b, T0 + DAY), [pay("a", "new")]);
+        assert!(
+            b.close_step(T0 + 2 * DAY + 6, 100).is_none(),
+            "granted once"
+        );
+    }
+
+    #[test]
+    fn rows_set_after_a_close_leave_it_unpaid() {
+        let mut b = board(Reset::Daily, None, Vec::new());
+        write(&mut b, "a", 5, T0 + 1);
+        let rows = BoardPatch {
+            rewards: Some(vec![row(1, 1, "late")]),
+            ..BoardPatch::default()
+        };
+        // Day 1 closed without rows: it owes nothing; day 2 is paid.
+        b.patch(&rows, T0 + DAY + 10).expect("patch");
+        write(&mut b, "b", 5, T0 + DAY + 11);
+        assert!(b.grants_due(T0 + 2 * DAY).is_some());
+        b.close_step(T0 + 2 * DAY, 100).expect("a step");
+        assert!(!b.rewards().periods.contains_key(&T0));
+        assert_eq!(paid(&b, T0 + DAY), [pay("b", "late")]);
+    }
+
+    #[test]
+    fn closes_at_closes_a_board_without_a_reset_and_only_stops_writes_on_one_with() {
+        let closes = T0 + 3_600_000_000;
+        let mut once = board(Reset::Never, Some(closes), vec![row(1, 1, "cup")]);
+        write(&mut once, "a", 5, T0);
+        assert!(once.grants_due(closes - 1).is_none());
+        once.close_step(closes, 100).expect("closed at closes_at");
+        assert_eq!(paid(&once, i64::MIN), [pay("a", "cup")]);
+        // Without closes_at, `all` never closes.
+        let mut never = board(Reset::Never, None, vec![row(1, 1, "cup")]);
+        write(&mut never, "a", 5, T0);
+        assert!(never.grants_due(i64::MAX - 1).is_none());
+        // A daily board with closes_at pays at each period's end, not at closes_at.
+        let mut daily = board(Reset::Daily, Some(closes), vec![row(1, 1, "cup")]);
+        write(&mut daily, "a", 5, T0);
+        assert!(daily.grants_due(closes).is_none());
+        daily
+            .close_step(T0 + DAY, 100)
+            .expect("closed at the day's end");
+        assert_eq!(paid(&daily, T0), [pay("a", "cup")]);
+    }
+
+    #[test]
+    fn a_close_pays_at_most_the_limit_and_counts_the_rest() {
+        let mut rows = vec![row(1, 1, "first")];
+        rows.push(RewardRow {
+            from: None,
+            to: None,
+            top_hundredths: Some(10_000),
+            reward: "all".into(),
+            amount: 1,
+            tier: None,
+        });
+        let mut b = board(Reset::Daily, None, rows);
+        let n = MAX_GRANTS_PER_PERIOD as i64 + 7;
+        for i in 0..n {
+            write(&mut b, &format!("m{i}"), i, T0 + 1);
+        }
+        b.close_step(T0 + DAY, 100).expect("a step");
+        let p = &b.rewards().periods[&T0];
+        assert_eq!((p.grants.len(), p.cut), (MAX_GRANTS_PER_PERIOD, 7));
+        // Rank order: the best first, the last paid is rank 100,000.
+        let last = n - 1 - (MAX_GRANTS_PER_PERIOD as i64 - 1);
+        assert_eq!(
+            (p.grants[0].member.as_str(), p.grants[0].reward.as_str()),
+            (format!("m{}", n - 1).as_str(), "first")
+        );
+        let tail = p.grants.last().expect("grants");
+        assert_eq!(
+            (tail.member.clone(), tail.rank),
+            (format!("m{last}"), 100_000)
+        );
+    }
+}

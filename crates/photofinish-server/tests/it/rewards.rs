@@ -36,16 +36,6 @@ fn rows() -> Value {
     ])
 }
 
-async fn write(s: &Server, board: &str, member: &str, score: i64) {
-    let (st, b) = s
-        .post(
-            &format!("/v1/boards/{board}/scores"),
-            json!({"member": member, "score": score}),
-        )
-        .await;
-    assert_eq!(st, 200, "{member}: {b}");
-}
-
 /// The grants of `period` once its close made them (waited for: the closer runs each
 /// second).
 async fn granted(s: &Server, board: &str, period: &str) -> Value {
@@ -157,18 +147,10 @@ async fn a_close_grants_once_and_a_claim_pays_once(kind: Kind) {
         (&first["claimed_at"], &first["claimed_by"]),
         (&Value::Null, &Value::Null)
     );
-    let granted_at = first["granted_at"].as_str().expect("granted_at");
-    let at = |t: &str| {
-        t.parse::<jiff::Timestamp>()
-            .expect("an instant")
-            .as_microsecond()
-    };
-    // Granted by the close step, at its instant: after the close was due.
-    assert!(at(granted_at) >= CLOSED_US - S, "{granted_at}");
-    assert_eq!(
-        at(first["expires_at"].as_str().expect("expires_at")),
-        at(granted_at) + 3600 * S
-    );
+    let granted_at = micros(&first["granted_at"]);
+    // Granted by the close step, at its instant: once the close was due.
+    assert!(granted_at >= CLOSED_US, "{first}");
+    assert_eq!(micros(&first["expires_at"]), granted_at + 3600 * S);
     // A page.
     let (_, page) = s
         .get("/v1/boards/r/periods/2026-11-23/rewards?offset=3&limit=1")
@@ -247,7 +229,7 @@ async fn a_close_grants_once_and_a_claim_pays_once(kind: Kind) {
     assert_eq!(paid(&after), paid(&r));
 
     // Past expires_at: refused, and listed as expired.
-    clock.set(at(granted_at) + 3600 * S);
+    clock.set(granted_at + 3600 * S);
     assert_error(
         &claim(&s, "c", "r:2026-11-23:4").await,
         422,
@@ -313,6 +295,18 @@ async fn cohorts_pay_within_each_cohort_and_tiers_their_own(kind: Kind) {
         .map(|g| g["reward"].as_str().expect("reward"))
         .collect();
     assert_eq!(rewards, ["crown", "cup"]);
+    // Paged, newest first; a board without reward_ttl lets a grant be claimed 30 days.
+    let (_, page) = s.get("/v1/members/e/rewards?offset=1&limit=1").await;
+    assert_eq!(
+        (&page["total"], &page["grants"][0]["reward"]),
+        (&json!(2), &json!("cup"))
+    );
+    assert_eq!(page["grants"].as_array().map(Vec::len), Some(1));
+    let cup = &page["grants"][0];
+    assert_eq!(
+        micros(&cup["expires_at"]) - micros(&cup["granted_at"]),
+        30 * DAY
+    );
 }
 
 async fn bad_rows_are_refused_and_change_nothing(kind: Kind) {

@@ -146,6 +146,17 @@ pub async fn lb(c: &mut redis::aio::MultiplexedConnection, args: &[&str]) -> ser
     reply_json(cmd.query_async::<redis::Value>(c).await)
 }
 
+/// `member` scores `score` on `board`, which must answer 200.
+pub async fn write(s: &Server, board: &str, member: &str, score: i64) {
+    let (st, b) = s
+        .post(
+            &format!("/v1/boards/{board}/scores"),
+            serde_json::json!({"member": member, "score": score}),
+        )
+        .await;
+    assert_eq!(st, 200, "{member}: {b}");
+}
+
 /// The member names of a page's `entries`, in order.
 pub fn member_names(page: &serde_json::Value) -> Vec<&str> {
     page["entries"]

@@ -73,16 +73,6 @@ async fn daily_board(s: &Server, name: &str, url: &str, extra: Value) {
     assert_eq!(st, 201, "{b}");
 }
 
-async fn write(s: &Server, board: &str, member: &str, score: i64) {
-    let (st, b) = s
-        .post(
-            &format!("/v1/boards/{board}/scores"),
-            json!({"member": member, "score": score}),
-        )
-        .await;
-    assert_eq!(st, 200, "{b}");
-}
-
 /// The counter `photofinish_webhook_posts_total{outcome=…}`.
 async fn posts_counted(s: &Server, outcome: &str) -> u64 {
     let series = format!("photofinish_webhook_posts_total{{outcome=\"{outcome}\"}}");
