@@ -12,11 +12,16 @@
 use super::Board;
 use crate::calendar::{Period, Reset};
 use crate::error::BoardError;
+
 use crate::ranking::RankStyle;
 use crate::rewards::{
     grant_id, plan, ClaimRefused, Grant, GrantState, PeriodGrants, RewardRow, Rewards,
     MAX_GRANTS_PER_PERIOD,
 };
+
+/// One rank a close pays: the member, its rank, the row (its index) and, on a cohort
+/// board, its cohort (tier name, number).
+type Paid = (String, u64, usize, Option<(Option<String>, u32)>);
 
 impl Board {
     /// The board's grants.
@@ -95,82 +100,84 @@ impl Board {
 
     /// Makes `period`'s grants at `at_us` (see the module docs).
     pub(super) fn grant(&mut self, period: &Period, at_us: i64) {
-        let rows = self.config.settings.rewards.clone();
-        let ttl_us = self.config.settings.reward_ttl_us();
-        let mut out = PeriodGrants {
-            period: period.id.clone(),
-            ..PeriodGrants::default()
-        };
-        let mut pay = |member: &str, rank: u64, row: &RewardRow, cohort| {
-            out.grants.push(Grant {
-                cohort,
-                member: member.to_owned(),
-                rank,
-                reward: row.reward.clone(),
-                amount: row.amount,
-                granted_at_us: at_us,
-                expires_at_us: at_us.saturating_add(ttl_us),
-                claimed_at_us: None,
-                claimed_by: None,
-            });
-        };
         if let Some((_, ranking)) = self.periods.get_mut(&period.start_us) {
             // A close step replayed from the log may find the index deferred.
             ranking.rebuild_index();
         }
-        let ranking = self.periods.get(&period.start_us).map(|(_, r)| r);
-        let seats = self.seats.get(&period.start_us);
-        let mut made = 0usize;
-        let mut cut = 0u64;
-        match (ranking, self.config.cohort_size, seats) {
-            (Some(ranking), Some(size), Some(seats)) => {
-                for (place, _) in seats.cohorts.list(size, None) {
-                    let mut members = seats.cohorts.members(place, size);
-                    if !self.hidden.is_empty() {
-                        members.retain(|m| !self.hidden.contains_key(*m));
-                    }
-                    let order = ranking.order_among(&members);
-                    let tier = self.config.league.as_ref().map(|l| l.name(place.tier));
-                    for (first, last, row) in plan(&rows, order.len() as u64, tier) {
-                        for rank in first..=last {
-                            if made >= MAX_GRANTS_PER_PERIOD {
-                                cut += last - rank + 1;
-                                break;
-                            }
-                            let at = (tier.map(str::to_owned), place.cohort);
-                            pay(
-                                members[order[(rank - 1) as usize]],
-                                rank,
-                                &rows[row],
-                                Some(at),
-                            );
-                            made += 1;
-                        }
-                    }
-                }
-            }
-            (Some(ranking), None, _) => {
-                let view = ranking.view(None);
-                for (first, last, row) in plan(&rows, view.len(), None) {
-                    // Past the limit only the count matters: no entries read.
-                    let count = (last - first + 1) as usize;
-                    let take = count.min(MAX_GRANTS_PER_PERIOD - made);
-                    for (i, e) in view
-                        .page(first - 1, take, RankStyle::Ordinal)
-                        .iter()
-                        .enumerate()
-                    {
-                        pay(&e.member, first + i as u64, &rows[row], None);
-                    }
-                    made += take;
-                    cut += (count - take) as u64;
-                }
-            }
-            // No entries, or a cohort board where nobody took a seat.
-            _ => {}
-        }
-        out.cut = cut;
+        let rows = &self.config.settings.rewards;
+        let (paid, cut) = match self.config.cohort_size {
+            Some(size) => self.paid_by_cohort(period, rows, size),
+            None => self.paid_whole(period, rows),
+        };
+        let expires_at_us = at_us.saturating_add(self.config.settings.reward_ttl_us());
+        let grants = paid
+            .into_iter()
+            .map(|(member, rank, row, cohort)| Grant {
+                member,
+                rank,
+                reward: rows[row].reward.clone(),
+                amount: rows[row].amount,
+                granted_at_us: at_us,
+                expires_at_us,
+                claimed_at_us: None,
+                claimed_by: None,
+                cohort,
+            })
+            .collect();
+        let out = PeriodGrants {
+            period: period.id.clone(),
+            grants,
+            cut,
+        };
         self.keep_grants(period, out);
+    }
+
+    /// The ranks `rows` pay in `period` on a board without cohorts, best first, up to
+    /// the limit; and how many the limit cut (counted, not read).
+    fn paid_whole(&self, period: &Period, rows: &[RewardRow]) -> (Vec<Paid>, u64) {
+        let Some(ranking) = self.ranking(period) else {
+            return (Vec::new(), 0);
+        };
+        let view = ranking.view(None);
+        let (mut paid, mut cut) = (Vec::new(), 0);
+        for (first, last, row) in plan(rows, view.len(), None) {
+            let count = (last - first + 1) as usize;
+            let take = count.min(MAX_GRANTS_PER_PERIOD - paid.len());
+            let page = view.page(first - 1, take, RankStyle::Ordinal);
+            for (i, e) in page.into_iter().enumerate() {
+                paid.push((e.member, first + i as u64, row, None));
+            }
+            cut += (count - take) as u64;
+        }
+        (paid, cut)
+    }
+
+    /// The ranks `rows` pay in each cohort of `period` (of `size`), by tier, cohort and
+    /// rank, up to the limit; and how many the limit cut.
+    fn paid_by_cohort(&self, period: &Period, rows: &[RewardRow], size: u32) -> (Vec<Paid>, u64) {
+        let (Some(ranking), Some(seats)) = (self.ranking(period), self.seats.get(&period.start_us))
+        else {
+            return (Vec::new(), 0);
+        };
+        let (mut paid, mut cut) = (Vec::new(), 0);
+        for (place, _) in seats.cohorts.list(size, None) {
+            let mut members = seats.cohorts.members(place, size);
+            if !self.hidden.is_empty() {
+                members.retain(|m| !self.hidden.contains_key(*m));
+            }
+            let order = ranking.order_among(&members);
+            let tier = self.config.league.as_ref().map(|l| l.name(place.tier));
+            for (first, last, row) in plan(rows, order.len() as u64, tier) {
+                let take = (last - first + 1).min((MAX_GRANTS_PER_PERIOD - paid.len()) as u64);
+                for rank in first..first + take {
+                    let member = members[order[(rank - 1) as usize]].to_owned();
+                    let cohort = (tier.map(str::to_owned), place.cohort);
+                    paid.push((member, rank, row, Some(cohort)));
+                }
+                cut += last - first + 1 - take;
+            }
+        }
+        (paid, cut)
     }
 
     fn keep_grants(&mut self, period: &Period, grants: PeriodGrants) {

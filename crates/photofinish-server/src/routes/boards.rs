@@ -14,8 +14,8 @@ use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath, JsonBody, Params};
 use crate::limits::DEFAULT_BOARDS_PAGE;
+use crate::wire::config::{bound, config, instant, reward_rows};
 use crate::wire::parse::rfc3339_us;
-use crate::wire::parse::{bound, config, instant, reward_rows};
 use crate::wire::types::{
     BoardConfigBody, BoardList, BoardPatchBody, BoardView, PeriodList, PeriodView,
 };

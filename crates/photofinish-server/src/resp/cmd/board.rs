@@ -230,7 +230,7 @@ async fn create(
     let (gate, caller) = (&s.app.gate, &s.identity.caller);
     gate.admit(caller, Action::Manage { board }).await?;
     let (opts, columns) = create_options(args, spec.name)?;
-    let change = Change::Create(crate::wire::parse::config(body(&opts, columns)?)?);
+    let change = Change::Create(crate::wire::config::config(body(&opts, columns)?)?);
     let key = keyed_request(&opts, args, 2)?;
     gate.change(caller, board, change, key)
         .await?
