@@ -46,14 +46,14 @@ impl Board {
         Some(end.saturating_add(grace))
     }
 
-    /// Whether `period`'s close owes grants at `now_us`: the board has rows, the close
-    /// came after the board's grants were last settled (or its rows were set), by `now_us`,
-    /// and the period has none yet.
+    /// Whether `period`'s close owes grants at `now_us`: it has none yet, and it closed
+    /// by `now_us` and after the board's rows were set (a close is judged by the config
+    /// now: a grace patched later moves the closes still owed, never the ones made).
     fn owes_grants(&self, period: &Period, now_us: i64) -> bool {
         !self.rewards.periods.contains_key(&period.start_us)
             && self
                 .reward_close_us(period)
-                .is_some_and(|c| c > self.rewards.settled_us && c <= now_us)
+                .is_some_and(|c| c > self.rewards.rows_since_us && c <= now_us)
     }
 
     /// Whether `period`'s close will still make grants (it has entries, the board rows, and
@@ -76,17 +76,17 @@ impl Board {
             .cloned()
     }
 
-    /// Makes every grant due at `at_us` that no league close before it holds back: what an
-    /// operation that could change them does first.
+    /// Makes every grant due at `at_us`: what an operation that could change them does
+    /// first. A league close due before them (their cohorts wait for it) is finished here
+    /// first, whole, as retention finishes one before dropping its period.
     pub fn settle_grants(&mut self, at_us: i64) {
         while let Some(period) = self.grants_due(at_us) {
-            if self
-                .close_due(at_us)
-                .is_some_and(|l| l.start_us <= period.start_us)
-            {
-                return;
+            match self.close_due(at_us) {
+                Some(league) if league.start_us <= period.start_us => {
+                    self.close_cohorts(&league, usize::MAX);
+                }
+                _ => self.grant(&period, at_us),
             }
-            self.grant(&period, at_us);
         }
     }
 
@@ -94,7 +94,7 @@ impl Board {
     /// nothing (they closed with no rows).
     pub(super) fn rows_set(&mut self, had_rows: bool, at_us: i64) {
         if !had_rows && !self.config.settings.rewards.is_empty() {
-            self.rewards.settled_us = self.rewards.settled_us.max(at_us);
+            self.rewards.rows_since_us = self.rewards.rows_since_us.max(at_us);
         }
     }
 
@@ -181,9 +181,6 @@ impl Board {
     }
 
     fn keep_grants(&mut self, period: &Period, grants: PeriodGrants) {
-        if let Some(close) = self.reward_close_us(period) {
-            self.rewards.settled_us = self.rewards.settled_us.max(close);
-        }
         self.rewards.insert(period.start_us, grants);
     }
 
@@ -198,7 +195,7 @@ impl Board {
                 .filter(|p| !self.rewards.periods.contains_key(&p.start_us))
                 .filter(|p| {
                     self.reward_close_us(p)
-                        .is_some_and(|c| c > self.rewards.settled_us)
+                        .is_some_and(|c| c > self.rewards.rows_since_us)
                 })
                 .cloned()
                 .collect();
@@ -366,6 +363,66 @@ mod tests {
             .close_step(T0 + DAY, 100)
             .expect("closed at the day's end");
         assert_eq!(paid(&daily, T0), [pay("a", "cup")]);
+    }
+
+    #[test]
+    fn a_league_close_pending_is_finished_before_a_patch_changes_the_rows() {
+        let mut c = BoardConfig {
+            reset: Reset::Daily,
+            cohort_size: Some(2),
+            league: Some(crate::league::League {
+                tiers: vec!["low".into(), "high".into()],
+                promote: 1,
+                demote: 0,
+            }),
+            ..BoardConfig::default()
+        };
+        c.settings.rewards = vec![row(1, 1, "cup")];
+        let mut b = Board::checked(c).expect("board");
+        write(&mut b, "a", 5, T0 + 1);
+        write(&mut b, "b", 3, T0 + 2);
+        // Day 1 closed, neither its league close nor its grants made yet: a patch
+        // removing the rows first finishes both, with the rows in force at the close.
+        let none = BoardPatch {
+            rewards: Some(Vec::new()),
+            ..BoardPatch::default()
+        };
+        b.patch(&none, T0 + DAY + 5).expect("patch");
+        assert_eq!(paid(&b, T0), [pay("a", "cup")]);
+        assert_eq!(b.tier_of("a"), 1, "the league close ran");
+    }
+
+    #[test]
+    fn a_grace_patched_later_never_skips_a_close() {
+        let mut c = BoardConfig {
+            reset: Reset::Daily,
+            ..BoardConfig::default()
+        };
+        c.settings.grace = 86_400;
+        c.settings.rewards = vec![row(1, 1, "cup")];
+        let mut b = Board::checked(c).expect("board");
+        write(&mut b, "a", 5, T0 + 1);
+        b.submit(&BoardWrite {
+            member: "b",
+            op: None,
+            values: Operands::one(3),
+            at_us: T0 + DAY + 1,
+            period_us: None,
+            metadata: None,
+            over_budget: None,
+        })
+        .expect("write");
+        // Day 1 closes a day after its end, with its grace.
+        b.close_step(T0 + 2 * DAY, 100).expect("day 1");
+        assert_eq!(paid(&b, T0), [pay("a", "cup")]);
+        // The grace drops to 0: day 2 closed at its end, which has passed.
+        let no_grace = BoardPatch {
+            grace: Some(0),
+            ..BoardPatch::default()
+        };
+        b.patch(&no_grace, T0 + 2 * DAY + 1).expect("patch");
+        b.close_step(T0 + 2 * DAY + 2, 100).expect("day 2");
+        assert_eq!(paid(&b, T0 + DAY), [pay("b", "cup")]);
     }
 
     #[test]

@@ -148,15 +148,15 @@ pub enum ClaimRefused {
     Expired(i64),
 }
 
-/// A board's grants: every period's that closed with rows, and the instant up to which
-/// closes are settled (a period whose close is at or before it owes no grants: settled,
-/// or closed before the board had rows). Each member's grants are indexed, so a
-/// member's read costs its own grants, not the board's.
+/// A board's grants: every period's that closed with rows (a period is paid once: its
+/// entry here says so, empty when nobody qualified), and the instant its rows were set
+/// where the board had none (a period that closed before owes nothing). Each member's
+/// grants are indexed, so a member's read costs its own grants, not the board's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RewardsRecord", into = "RewardsRecord")]
 pub struct Rewards {
-    /// Closes at or before this instant (µs) owe nothing.
-    pub settled_us: i64,
+    /// Closes at or before this instant (µs) owe nothing: they closed without rows.
+    pub rows_since_us: i64,
     /// The grants by period start.
     pub periods: BTreeMap<i64, PeriodGrants>,
     /// Each member's grants: (period start, index in its grants).
@@ -166,14 +166,14 @@ pub struct Rewards {
 /// [`Rewards`] as a snapshot holds it: without the index, which is rebuilt.
 #[derive(Serialize, Deserialize)]
 struct RewardsRecord {
-    settled_us: i64,
+    rows_since_us: i64,
     periods: BTreeMap<i64, PeriodGrants>,
 }
 
 impl From<RewardsRecord> for Rewards {
     fn from(r: RewardsRecord) -> Self {
         let mut out = Rewards {
-            settled_us: r.settled_us,
+            rows_since_us: r.rows_since_us,
             ..Rewards::default()
         };
         for (start, grants) in r.periods {
@@ -186,7 +186,7 @@ impl From<RewardsRecord> for Rewards {
 impl From<Rewards> for RewardsRecord {
     fn from(r: Rewards) -> Self {
         RewardsRecord {
-            settled_us: r.settled_us,
+            rows_since_us: r.rows_since_us,
             periods: r.periods,
         }
     }
@@ -195,7 +195,7 @@ impl From<Rewards> for RewardsRecord {
 impl Default for Rewards {
     fn default() -> Self {
         Self {
-            settled_us: i64::MIN,
+            rows_since_us: i64::MIN,
             periods: BTreeMap::new(),
             by_member: hashbrown::HashMap::new(),
         }
@@ -205,7 +205,7 @@ impl Default for Rewards {
 impl Rewards {
     /// Whether it holds nothing a snapshot must keep.
     pub fn is_empty(&self) -> bool {
-        self.periods.is_empty() && self.settled_us == i64::MIN
+        self.periods.is_empty() && self.rows_since_us == i64::MIN
     }
 
     /// Keeps the grants of the period starting at `start`.
@@ -259,23 +259,17 @@ impl Rewards {
         let Some(at) = self.by_member.get(member) else {
             return Vec::new();
         };
-        let mut out: Vec<(&str, u64, &Grant)> = at
+        let mut out: Vec<(i64, &str, u64, &Grant)> = at
             .iter()
             .filter_map(|&(start, i)| {
                 let p = self.periods.get(&start)?;
-                Some((
-                    p.period.as_str(),
-                    u64::from(i) + 1,
-                    p.grants.get(i as usize)?,
-                ))
+                let g = p.grants.get(i as usize)?;
+                Some((start, p.period.as_str(), u64::from(i) + 1, g))
             })
             .collect();
-        out.sort_by(|a, b| {
-            (b.2.granted_at_us, a.1)
-                .cmp(&(a.2.granted_at_us, b.1))
-                .then_with(|| b.0.cmp(a.0))
-        });
-        out
+        // Newest first: by the instant granted, then the later period, then grant order.
+        out.sort_by(|a, b| (b.3.granted_at_us, b.0, a.2).cmp(&(a.3.granted_at_us, a.0, b.2)));
+        out.into_iter().map(|(_, p, n, g)| (p, n, g)).collect()
     }
 }
 

@@ -2,7 +2,7 @@
 //! grants (§16) on each board the caller may read, with boards it may not read left out
 //! exactly like missing ones.
 
-use photofinish_core::access::{may_list, Caller, Viewer};
+use photofinish_core::access::{may_list, may_read_member_data, Caller, Viewer};
 use photofinish_core::op::{BoardRead, ReadMember, ReadMemberRewards};
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
 use photofinish_core::rewards::{GrantState, GrantStatus};
@@ -51,7 +51,7 @@ impl Gate {
 
     /// A member's grants (docs/SPEC.md §16) in `status` (`None`: all) on each board in
     /// `boards`, or every board the caller may read, as [`Self::member_boards`] picks
-    /// them: newest first.
+    /// them: newest first. A player reads its own alone (403 for another's).
     pub async fn member_rewards(
         &self,
         caller: &Caller,
@@ -59,6 +59,7 @@ impl Gate {
         boards: Option<Vec<BoardName>>,
         status: Option<GrantStatus>,
     ) -> Result<Vec<GrantState>, BoardError> {
+        may_read_member_data(caller, member)?;
         let names = self.readable_among(caller, boards).await?;
         let reads: Vec<ReadMemberRewards> = names
             .into_iter()
@@ -76,12 +77,9 @@ impl Gate {
                 Err(e) => return Err(e),
             }
         }
-        out.sort_by(|a, b| {
-            b.grant
-                .granted_at_us
-                .cmp(&a.grant.granted_at_us)
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        // Newest first, stably: ties keep each board's own order (its newest period
+        // first), boards by name.
+        out.sort_by_key(|g| std::cmp::Reverse(g.grant.granted_at_us));
         Ok(out)
     }
 

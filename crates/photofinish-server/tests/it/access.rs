@@ -215,6 +215,9 @@ enum Need {
     Operate,
     /// Admin keys alone: the audit log of every board, hiding a member everywhere.
     AdminOnly,
+    /// What is held about another member across boards (its rewards): as `List`, but a
+    /// player reads its own alone (docs/SPEC.md §16).
+    OthersData,
     /// Claiming a grant of one's own member (docs/SPEC.md §16): as `Write` needs, and
     /// answered 404 `reward_not_found` where allowed (no grant exists): the access
     /// refusals come first.
@@ -253,6 +256,12 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
         ),
         (Need::List, Method::GET, "/v1/members/ann", None),
         (Need::List, Method::GET, "/v1/members/ann/rewards", None),
+        (
+            Need::OthersData,
+            Method::GET,
+            "/v1/members/bob/rewards",
+            None,
+        ),
         (
             Need::Read,
             Method::GET,
@@ -389,13 +398,13 @@ fn expected(caller: &str, need: Need) -> u16 {
     match (caller, need) {
         (_, Open) => ok,
         ("garbage" | "expired" | "revoked", _) => 401,
-        ("none", List) => ok,
+        ("none", List | OthersData) => ok,
         ("none", _) => 401,
         ("admin", _) => ok,
-        ("write_b", Read | List | Write | WriteOther | Remove | Claim) => ok,
-        ("read", Read | List) => ok,
-        ("metrics", Metrics | List) => ok,
-        ("other_glob", List) => ok,
+        ("write_b", Read | List | OthersData | Write | WriteOther | Remove | Claim) => ok,
+        ("read", Read | List | OthersData) => ok,
+        ("metrics", Metrics | List | OthersData) => ok,
+        ("other_glob", List | OthersData) => ok,
         ("ann", Read | List | Write | Claim) => ok,
         _ => 403,
     }
@@ -457,7 +466,7 @@ async fn callers_without_a_credential_learn_nothing_but_401(kind: Kind) {
     let before = state(&s, &c.admin).await;
     let bad_query = "limit=x&offset=-1&ranking=nope&score=nope&scores=x&since=nope&period=%21";
     for (need, method, path, body) in endpoints() {
-        if matches!(need, Need::Open | Need::List) {
+        if matches!(need, Need::Open | Need::List | Need::OthersData) {
             continue;
         }
         let sep = if path.contains('?') { '&' } else { '?' };
@@ -739,6 +748,7 @@ fn commands() -> Vec<(Need, Vec<&'static str>)> {
         (Need::Read, vec!["LB.THRESHOLDS", "b", "RANKS", "1"]),
         (Need::List, vec!["LB.MEMBER", "ann"]),
         (Need::List, vec!["LB.REWARDS", "ann"]),
+        (Need::OthersData, vec!["LB.REWARDS", "bob"]),
         (Need::Claim, vec!["LB.CLAIM", "ann", "b:2026-01-01:1"]),
         (Need::Manage, vec!["LB.CREATE", "b2"]),
         (Need::Manage, vec!["LB.DROP", "b"]),
@@ -793,7 +803,7 @@ async fn every_resp_command_answers_every_caller_by_the_rules(kind: Kind) {
             // anonymous callers may list (what they may read), as `none` may.
             let anonymous = matches!(*name, "garbage" | "expired" | "revoked");
             let want = match need {
-                Need::List if anonymous => expected("none", need),
+                Need::List | Need::OthersData if anonymous => expected("none", need),
                 _ => expected(name, need),
             };
             match want {
