@@ -175,7 +175,8 @@ fn percent_hundredths(p: f64) -> Result<u32, ApiError> {
         ));
     }
     let h = (p * 100.0).round();
-    if (p * 100.0 - h).abs() > 1e-6 {
+    // A share over 0 that rounds to none has more than two decimals too.
+    if (p * 100.0 - h).abs() > 1e-6 || h < 1.0 {
         return Err(ApiError::rule(
             ErrorCode::InvalidConfig,
             format!("top_percent {p} has more than two decimals"),

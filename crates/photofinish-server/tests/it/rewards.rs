@@ -349,6 +349,8 @@ async fn bad_rows_are_refused_and_change_nothing(kind: Kind) {
         ),
         (json!([{"from": 1, "reward": "a"}]), 422, BAD),
         (json!([{"top_percent": 12.345, "reward": "a"}]), 422, BAD),
+        (json!([{"top_percent": 5e-324, "reward": "a"}]), 422, BAD),
+        (json!([{"top_percent": 0.001, "reward": "a"}]), 422, BAD),
         (
             json!([{"from": 1, "to": 1, "reward": "a", "tier": "gold"}]),
             422,
