@@ -192,11 +192,7 @@ impl Board {
                 .periods
                 .range(..floor)
                 .map(|(_, (p, _))| p)
-                .filter(|p| !self.rewards.periods.contains_key(&p.start_us))
-                .filter(|p| {
-                    self.reward_close_us(p)
-                        .is_some_and(|c| c > self.rewards.rows_since_us)
-                })
+                .filter(|p| self.owes_grants(p, i64::MAX))
                 .cloned()
                 .collect();
             for p in owed {

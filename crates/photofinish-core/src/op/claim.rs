@@ -61,6 +61,18 @@ impl Claim {
         Ok((board, claim))
     }
 
+    /// A refusal of the claim of grant `id` by `member` as the doors answer it: a grant
+    /// on a board that is not there is no grant (`reward_not_found`, naming no board).
+    pub fn refusal(id: &str, member: &str, e: BoardError) -> BoardError {
+        match e {
+            BoardError::BoardNotFound(_) => BoardError::RewardNotFound {
+                id: id.to_owned(),
+                member: member.to_owned(),
+            },
+            other => other,
+        }
+    }
+
     /// A claim's answer: the grant, claimed.
     pub fn answer(answer: Answer) -> Result<GrantState, BoardError> {
         answer.into_op(Self::NAME)

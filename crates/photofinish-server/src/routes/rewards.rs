@@ -108,12 +108,7 @@ pub async fn post_claim(
         .gate
         .change(&id.caller, &board, Change::Op(Box::new(claim)), keyed)
         .await
-        .map_err(|e| match e {
-            // A grant of a board that is not there is no grant.
-            BoardError::BoardNotFound(_) => ApiError::from(BoardError::RewardNotFound {
-                id: grant.clone(),
-                member: name.clone(),
-            }),
+        .map_err(|e| match Claim::refusal(&grant, &name, e) {
             // A second claim carries the grant as it was claimed.
             BoardError::AlreadyClaimed(g) => {
                 let view = serde_json::to_value(grant_view(*g.clone())).ok();

@@ -5,7 +5,7 @@
 
 use photofinish_core::op::{Change, Claim};
 use photofinish_core::rewards::GrantStatus;
-use photofinish_core::{BoardError, ErrorCode, MemberName};
+use photofinish_core::{ErrorCode, MemberName};
 
 use super::args::{invalid, option, options, text};
 use super::spec::{Family, Spec};
@@ -78,12 +78,6 @@ async fn claim(
     let r = (s.app.gate)
         .change(&s.identity.caller, &board, Change::Op(Box::new(op)), key)
         .await
-        .map_err(|e| match e {
-            BoardError::BoardNotFound(_) => BoardError::RewardNotFound {
-                id: id.to_owned(),
-                member: name,
-            },
-            other => other,
-        })?;
+        .map_err(|e| Claim::refusal(id, &name, e))?;
     super::query::answer(&mut s.out, &grant_view(Claim::answer(r.answer)?))
 }
