@@ -272,6 +272,13 @@ namespace Photofinish
             return GrantView.FromJson(await JsonAsync(call, ct));
         }
 
+        /// <summary>Everything held about the member on the boards this caller may read (its scores,
+        /// seats and grants in every kept period), as one document: a player exports its own.</summary>
+        public async Task<MemberExportView> ExportMemberAsync(string member, CancellationToken ct = default(CancellationToken))
+        {
+            return MemberExportView.FromJson(await GetAsync(Path("v1", "members", member, "export"), null, ct));
+        }
+
         /// <summary>A closed league period's promotions and relegations.</summary>
         public async Task<MovesView> MovesAsync(string board, string period, PageOptions o = null, CancellationToken ct = default(CancellationToken))
         {

@@ -251,6 +251,50 @@ namespace Photofinish
         }
     }
 
+    /// <summary>What one board holds about the member.</summary>
+    public sealed class BoardExportView
+    {
+        /// <summary>Board name.</summary>
+        public string Board { get; set; }
+
+        /// <summary>Its grants, newest first (`claimed_by` in an admin's export alone).</summary>
+        public List<GrantView> Grants { get; set; }
+
+        /// <summary>Whether it is hidden on the board (docs/SPEC.md §15): in an admin's export alone.</summary>
+        public bool? Hidden { get; set; }
+
+        /// <summary>Each kept period where it has an entry or a seat, newest first.</summary>
+        public List<PeriodExportView> Periods { get; set; }
+
+        /// <summary>Its tier, on a league board (the one its next period is played in).</summary>
+        public string Tier { get; set; }
+
+        internal static BoardExportView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new BoardExportView
+            {
+                Board = Json.ToStr(Json.Get(o, "board")),
+                Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
+                Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
+                Periods = Json.ToList(Json.Get(o, "periods"), x => PeriodExportView.FromJson(x)),
+                Tier = Json.ToStr(Json.Get(o, "tier")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "board", Board);
+            Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
+            Json.Put(d, "hidden", Hidden);
+            Json.Put(d, "periods", Json.FromList(Periods, x => (object)x?.ToJson()));
+            Json.Put(d, "tier", Tier);
+            return d;
+        }
+    }
+
     /// <summary>A page of the boards the caller may read.</summary>
     public sealed class BoardList
     {
@@ -1281,6 +1325,46 @@ namespace Photofinish
         }
     }
 
+    /// <summary>Everything held about a member on the boards the caller may read.</summary>
+    public sealed class MemberExportView
+    {
+        /// <summary>The audit entries naming it, newest first, on the boards the caller administers:
+        /// in an admin's export alone.</summary>
+        public List<AuditEntryView> Audit { get; set; }
+
+        /// <summary>Each board holding something about it, by name.</summary>
+        public List<BoardExportView> Boards { get; set; }
+
+        /// <summary>When the export was made (RFC 3339).</summary>
+        public string ExportedAt { get; set; }
+
+        /// <summary>Member name.</summary>
+        public string Member { get; set; }
+
+        internal static MemberExportView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new MemberExportView
+            {
+                Audit = Json.ToList(Json.Get(o, "audit"), x => AuditEntryView.FromJson(x)),
+                Boards = Json.ToList(Json.Get(o, "boards"), x => BoardExportView.FromJson(x)),
+                ExportedAt = Json.ToStr(Json.Get(o, "exported_at")),
+                Member = Json.ToStr(Json.Get(o, "member")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "audit", Json.FromList(Audit, x => (object)x?.ToJson()));
+            Json.Put(d, "boards", Json.FromList(Boards, x => (object)x?.ToJson()));
+            Json.Put(d, "exported_at", ExportedAt);
+            Json.Put(d, "member", Member);
+            return d;
+        }
+    }
+
     /// <summary>A member's grants across boards, newest first.</summary>
     public sealed class MemberRewardsView
     {
@@ -1623,6 +1707,39 @@ namespace Photofinish
             Json.Put(d, "period", Period);
             Json.Put(d, "starts_at", StartsAt);
             Json.Put(d, "total", Total);
+            return d;
+        }
+    }
+
+    /// <summary>The member in one kept period.</summary>
+    public sealed class PeriodExportView
+    {
+        public MemberView Entry { get; set; }
+
+        /// <summary>The period's id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>It joined the period and has not played yet (a seat without an entry).</summary>
+        public bool Waiting { get; set; }
+
+        internal static PeriodExportView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new PeriodExportView
+            {
+                Entry = MemberView.FromJson(Json.Get(o, "entry")),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Waiting = Json.ToBool(Json.Get(o, "waiting")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "entry", Entry?.ToJson());
+            Json.Put(d, "period", Period);
+            Json.Put(d, "waiting", Waiting);
             return d;
         }
     }

@@ -320,6 +320,14 @@ namespace Photofinish.Tests
             Eq(claimed.ClaimedAt, again.Grant.ClaimedAt, "the grant it carries");
             Eq(ErrorCodes.Forbidden, (await Refused(() => ann.ClaimAsync("bob", b + ":all:2"))).Code, "another's");
             Eq(1L, (await admin.MemberRewardsAsync("ann", "claimed", new[] { b })).Total, "claimed");
+            // Her export: the board's period and grant as she sees herself (no audit, no actor).
+            var own = await ann.ExportMemberAsync("ann");
+            var here = own.Boards.Single(x => x.Board == b);
+            Seq(new[] { "all 9" }, here.Periods.Select(p => p.Period + " " + p.Entry.Score), "her export's periods");
+            Seq(new[] { b + ":all:1 -" }, here.Grants.Select(g => g.Id + " " + (g.ClaimedBy ?? "-")), "her export's grants");
+            True(own.Audit == null, "no audit in a player's export");
+            True((await admin.ExportMemberAsync("ann")).Audit != null, "an admin's export has the audit");
+            Eq(ErrorCodes.Forbidden, (await Refused(() => ann.ExportMemberAsync("bob"))).Code, "another's export");
         }
 
         private static async Task Admin()

@@ -32,6 +32,7 @@ import type {
   ImportLine,
   JoinView,
   MemberBoardsView,
+  MemberExportView,
   MemberRewardsView,
   MembersQueryView,
   MemberView,
@@ -276,6 +277,14 @@ export class Photofinish {
    */
   claim(member: string, id: string, options: ChangeOptions = {}): Promise<GrantView> {
     return this.json(this.keyed({ method: "POST", path: ["v1", "members", member, "rewards", id, "claim"] }, options));
+  }
+
+  /**
+   * Everything held about the member on the boards this caller may read (its scores,
+   * seats and grants in every kept period), as one document: a player exports its own.
+   */
+  exportMember(member: string): Promise<MemberExportView> {
+    return this.get(["v1", "members", member, "export"], {});
   }
 
   /** A closed league period's promotions and relegations. */

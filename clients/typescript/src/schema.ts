@@ -79,6 +79,20 @@ export type BoardConfigBody = {
   week_start?: "monday" | "sunday" | null;
 };
 
+/** What one board holds about the member. */
+export type BoardExportView = {
+  /** Board name. */
+  board: string;
+  /** Its grants, newest first (`claimed_by` in an admin's export alone). */
+  grants: Array<GrantView>;
+  /** Whether it is hidden on the board (docs/SPEC.md §15): in an admin's export alone. */
+  hidden?: boolean | null;
+  /** Each kept period where it has an entry or a seat, newest first. */
+  periods: Array<PeriodExportView>;
+  /** Its tier, on a league board (the one its next period is played in). */
+  tier?: string | null;
+};
+
 /** A page of the boards the caller may read. */
 export type BoardList = {
   /** The page's boards, by name. */
@@ -410,6 +424,19 @@ export type MemberBoardsView = {
   member: string;
 };
 
+/** Everything held about a member on the boards the caller may read. */
+export type MemberExportView = {
+  /** The audit entries naming it, newest first, on the boards the caller administers:
+   * in an admin's export alone. */
+  audit?: Array<AuditEntryView> | null;
+  /** Each board holding something about it, by name. */
+  boards: Array<BoardExportView>;
+  /** When the export was made (RFC 3339). */
+  exported_at: string;
+  /** Member name. */
+  member: string;
+};
+
 /** A member's grants across boards, newest first. */
 export type MemberRewardsView = {
   /** The page. */
@@ -523,6 +550,15 @@ export type PeriodClosed = {
   starts_at: string;
   /** Members in the period. */
   total: number;
+};
+
+/** The member in one kept period. */
+export type PeriodExportView = {
+  entry?: null | MemberView;
+  /** The period's id. */
+  period: string;
+  /** It joined the period and has not played yet (a seat without an entry). */
+  waiting: boolean;
 };
 
 /** Retained periods, newest first. */

@@ -265,6 +265,17 @@ test("rewards: a close's grants, a member's, and a claim paid once", async () =>
   const other = await refusal(() => ann.claim("bob", `${b}:all:2`));
   assert.deepEqual([other.status, other.code], [403, "forbidden"]);
   assert.equal((await admin.memberRewards("ann", { boards: [b], status: "claimed" })).total, 1);
+  // Her export: the board's period and grant as she sees herself (no audit, no actor).
+  const own = await ann.exportMember("ann");
+  const here = own.boards.find((x) => x.board === b);
+  assert.deepEqual(
+    [here?.periods.map((p) => [p.period, p.entry?.score]), here?.grants.map((g) => [g.id, g.claimed_by])],
+    [[["all", 9n]], [[`${b}:all:1`, null]]],
+  );
+  assert.equal(own.audit, undefined);
+  assert.ok(Array.isArray((await admin.exportMember("ann")).audit));
+  const theirs = await refusal(() => ann.exportMember("bob"));
+  assert.deepEqual([theirs.status, theirs.code], [403, "forbidden"]);
 });
 
 test("refusals arrive as the server's status and code", async () => {

@@ -361,13 +361,13 @@ pub fn may_manage(caller: &Caller, board: &str) -> bool {
     authorize(caller, &Action::Manage { board }, None).is_ok()
 }
 
-/// Whether `caller` may read what is held about `member` across boards (its rewards,
-/// docs/SPEC.md §16: "read scope, or the player itself"): a player only its own; every
+/// Whether `caller` may read what is held about `member` across boards (its rewards and
+/// its export, docs/SPEC.md §16: "read scope, or the player itself"): a player only its own; every
 /// other caller as its boards allow, board by board.
 pub fn may_read_member_data(caller: &Caller, member: &str) -> Result<(), BoardError> {
     match caller {
         Caller::Player { member: me } if me != member => Err(BoardError::Forbidden(format!(
-            "a player reads its own member's rewards, not {member:?}'s"
+            "a player reads its own member's data, not {member:?}'s"
         ))),
         _ => Ok(()),
     }

@@ -40,6 +40,8 @@ pub struct AuditEntry {
 pub struct AuditQuery {
     /// Only this board's.
     pub board: Option<String>,
+    /// Only those naming this member.
+    pub member: Option<String>,
     /// Only those at or after this instant, µs.
     pub since_us: Option<i64>,
     /// At most this many (at most [`MAX_AUDIT_PAGE`]).
@@ -53,6 +55,10 @@ impl AuditQuery {
         e.at_us >= floor_us
             && self.since_us.is_none_or(|s| e.at_us >= s)
             && self.board.as_deref().is_none_or(|b| e.board == b)
+            && self
+                .member
+                .as_deref()
+                .is_none_or(|m| e.member.as_deref() == Some(m))
     }
 }
 

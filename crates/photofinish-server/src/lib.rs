@@ -50,8 +50,8 @@ use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
-    admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops, queries,
-    rewards, scores, transfer,
+    admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops, privacy,
+    queries, rewards, scores, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -91,6 +91,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(rewards::get_period_rewards))
         .routes(routes!(rewards::get_member_rewards))
         .routes(routes!(rewards::post_claim))
+        .routes(routes!(privacy::get_member_export))
         .routes(routes!(events::get_events))
         .routes(routes!(transfer::get_export))
         .routes(routes!(transfer::post_import))

@@ -10,7 +10,7 @@ use crate::columns::ScoreInput;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::{BoardName, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
-use crate::ranking::Visible;
+use crate::ranking::{RankStyle, Visible};
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::cohort::{cohort_rank, tier_name};
@@ -210,29 +210,40 @@ impl BoardRead for ReadMember {
             now_us,
             viewer,
             |period, ranking| {
-                let entry = ranking
-                    .as_ref()
-                    .and_then(|r| r.member_ranked(&self.member, style));
+                let row =
+                    ranking.and_then(|r| member_row(b, &r, period.clone(), &self.member, style));
                 // A hidden member is found by an admin (marked) and by itself (its view
                 // does not hide it), by nobody else.
-                let entry = entry.filter(|(e, _)| !e.hidden || viewer.sees_hidden());
-                let ((entry, ordinal), ranking) = entry.zip(ranking).ok_or_else(|| {
-                    BoardError::member_not_found(&self.board, &self.member, &period.id)
-                })?;
-                let cohort = cohort_rank(b, Some(&ranking), &period, &self.member, style);
-                Ok(MemberRow {
-                    columns: b.column_names(),
-                    attempts: b.attempts(&period, &self.member),
-                    tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
-                    cohort,
-                    entry,
-                    ordinal,
-                    total: ranking.len(),
-                    period,
-                })
+                row.filter(|row| !row.entry.hidden || viewer.sees_hidden())
+                    .ok_or_else(|| {
+                        BoardError::member_not_found(&self.board, &self.member, &period.id)
+                    })
             },
         )
     }
+}
+
+/// `member`'s row in `period` of board `b` as `ranking` (that period's, as its reader
+/// sees it) has it, ranked in `style`; `None` if it has no entry there.
+pub(crate) fn member_row(
+    b: &Board,
+    ranking: &Visible<'_>,
+    period: crate::Period,
+    member: &str,
+    style: RankStyle,
+) -> Option<MemberRow> {
+    let (entry, ordinal) = ranking.member_ranked(member, style)?;
+    let cohort = cohort_rank(b, Some(ranking), &period, member, style);
+    Some(MemberRow {
+        columns: b.column_names(),
+        attempts: b.attempts(&period, member),
+        tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
+        cohort,
+        entry,
+        ordinal,
+        total: ranking.len(),
+        period,
+    })
 }
 
 /// The rows around a member; near either end the window shifts to keep its size where

@@ -1,9 +1,10 @@
-//! Reads across boards through the gate: a member's entry (docs/SPEC.md §10) and its
-//! grants (§16) on each board the caller may read, with boards it may not read left out
-//! exactly like missing ones.
+//! Reads across boards through the gate: a member's entry (docs/SPEC.md §10), its grants
+//! and its export (§16) on each board the caller may read, with boards it may not read
+//! left out exactly like missing ones.
 
-use photofinish_core::access::{may_list, may_read_member_data, Caller, Viewer};
-use photofinish_core::op::{BoardRead, ReadMember, ReadMemberRewards};
+use photofinish_core::access::{may_list, may_read_member_data, Caller, Scope, Viewer};
+use photofinish_core::audit::{AuditEntry, AuditQuery, MAX_AUDIT_ENTRIES};
+use photofinish_core::op::{BoardRead, MemberData, ReadMember, ReadMemberData, ReadMemberRewards};
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
 use photofinish_core::rewards::{GrantState, GrantStatus};
 use photofinish_core::view::{MemberRow, ReadOptions};
@@ -83,6 +84,54 @@ impl Gate {
         Ok(out)
     }
 
+    /// A member's export (docs/SPEC.md §16, docs/privacy.md): what each board the caller
+    /// may read holds about it (every board, by name; one holding nothing is left out) —
+    /// and, to an admin, the audit entries naming it on the boards it administers. A
+    /// player exports its own alone (403 for another's).
+    pub async fn member_export(
+        &self,
+        caller: &Caller,
+        member: &MemberName,
+    ) -> Result<MemberExport, BoardError> {
+        may_read_member_data(caller, member)?;
+        let reads: Vec<ReadMemberData> = self
+            .readable_boards(caller)
+            .await?
+            .into_iter()
+            .map(|board| ReadMemberData {
+                board,
+                member: member.clone(),
+            })
+            .collect();
+        let answers = self.read_each(caller, &reads).await;
+        let mut boards = Vec::new();
+        for (read, answer) in reads.into_iter().zip(answers) {
+            match answer {
+                Ok(data) if data.is_empty() => {}
+                Ok(data) => boards.push((read.board.into_string(), data)),
+                Err(BoardError::BoardNotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let admin = match caller {
+            Caller::Open => true,
+            Caller::Key(k) => k.scope == Scope::Admin,
+            _ => false,
+        };
+        let audit = if admin {
+            let q = AuditQuery {
+                board: None,
+                member: Some(member.to_string()),
+                since_us: None,
+                limit: MAX_AUDIT_ENTRIES,
+            };
+            Some(self.audit(caller, &q).await?)
+        } else {
+            None
+        };
+        Ok(MemberExport { boards, audit })
+    }
+
     /// Each of `reads`, at once, as `caller` sees its board.
     async fn read_each<R: BoardRead>(
         &self,
@@ -131,4 +180,13 @@ impl Gate {
             }
         })
     }
+}
+
+/// A member's export as the gate gathered it ([`Gate::member_export`]).
+#[derive(Debug)]
+pub struct MemberExport {
+    /// Each board holding something about the member, by name.
+    pub boards: Vec<(String, MemberData)>,
+    /// The audit entries naming it, newest first: to an admin alone.
+    pub audit: Option<Vec<AuditEntry>>,
 }

@@ -12,6 +12,7 @@ pub mod leagues;
 pub mod members;
 pub mod moderation;
 pub mod ops;
+pub mod privacy;
 pub mod queries;
 pub mod rewards;
 pub mod scores;

@@ -108,6 +108,7 @@ pub async fn get_hidden(
 /// newest first. Kept for `--audit-retention` (default 90 days), a deleted board's too.
 #[utoipa::path(get, path = "/v1/audit", tag = "moderation",
     params(("board" = Option<String>, Query, description = "Only this board's changes (its admins may ask; a deleted board's included)"),
+        ("member" = Option<String>, Query, description = "Only changes naming this member"),
         ("since" = Option<String>, Query, description = "Only changes at or after this instant (RFC 3339)"),
         ("limit" = Option<u64>, Query, description = "entries, default 100, at most 1000")),
     responses((status = 200, body = AuditView), Refusals<ReadAudit>))]
@@ -116,7 +117,7 @@ pub async fn get_audit(
     Auth(id): Auth,
     q: Params,
 ) -> Result<Json<AuditView>, ApiError> {
-    q.only(&["board", "since", "limit"])?;
+    q.only(&["board", "member", "since", "limit"])?;
     let board =
         q.0.get("board")
             .map(|b| BoardName::parse(b.clone()))
@@ -128,6 +129,11 @@ pub async fn get_audit(
     let limit = q.u64("limit", DEFAULT_AUDIT_PAGE as u64, MAX_AUDIT_PAGE as u64)?;
     let query = AuditQuery {
         board: board.map(BoardName::into_string),
+        member: q
+            .0
+            .get("member")
+            .map(|m| MemberName::parse(m.clone()).map(MemberName::into_string))
+            .transpose()?,
         since_us,
         limit: limit as usize,
     };

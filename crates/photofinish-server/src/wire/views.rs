@@ -10,9 +10,10 @@ use serde_json::value::RawValue;
 
 use super::parse::rfc3339_us;
 use super::types::{
-    AuditEntryView, BoardView, CohortListView, CohortSummary, CohortView, ColumnView, EntriesPage,
-    EntryView, GrantView, LeagueView, MemberBoardsView, MemberView, MembersQueryView, MoveView,
-    RewardRowView, ScoresView, ThresholdView, ThresholdsView,
+    AuditEntryView, BoardExportView, BoardView, CohortListView, CohortSummary, CohortView,
+    ColumnView, EntriesPage, EntryView, GrantView, LeagueView, MemberBoardsView, MemberExportView,
+    MemberView, MembersQueryView, MoveView, PeriodExportView, RewardRowView, ScoresView,
+    ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::rewards::{GrantState, RewardRow};
@@ -284,5 +285,39 @@ pub fn audit_entry_view(e: photofinish_core::audit::AuditEntry) -> AuditEntryVie
         member: e.member,
         detail: RawValue::from_string(e.detail)
             .unwrap_or_else(|_| RawValue::from_string("{}".into()).expect("an object")),
+    }
+}
+
+/// A member's export (docs/SPEC.md §16): each board's data, and the audit entries naming
+/// it when the caller is an admin; made at `now_us`.
+pub fn member_export_view(
+    member: String,
+    boards: Vec<(String, photofinish_core::op::MemberData)>,
+    audit: Option<Vec<photofinish_core::audit::AuditEntry>>,
+    now_us: i64,
+) -> MemberExportView {
+    let boards = boards
+        .into_iter()
+        .map(|(board, data)| BoardExportView {
+            board,
+            hidden: data.hidden,
+            tier: data.tier,
+            periods: data
+                .periods
+                .into_iter()
+                .map(|p| PeriodExportView {
+                    period: p.period.id,
+                    entry: p.row.map(|row| member_view(row, None)),
+                    waiting: p.waiting,
+                })
+                .collect(),
+            grants: data.grants.into_iter().map(grant_view).collect(),
+        })
+        .collect();
+    MemberExportView {
+        member,
+        exported_at: rfc3339_us(now_us),
+        boards,
+        audit: audit.map(|a| a.into_iter().map(audit_entry_view).collect()),
     }
 }

@@ -262,6 +262,13 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
             "/v1/members/bob/rewards",
             None,
         ),
+        (Need::List, Method::GET, "/v1/members/ann/export", None),
+        (
+            Need::OthersData,
+            Method::GET,
+            "/v1/members/bob/export",
+            None,
+        ),
         (
             Need::Read,
             Method::GET,

@@ -21,6 +21,7 @@ mod leagues;
 mod limits;
 mod moderation;
 mod periods;
+mod privacy;
 mod queries;
 mod rates;
 mod redis_backend;

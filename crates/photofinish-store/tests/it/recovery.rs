@@ -715,6 +715,7 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
         let hidden: Vec<String> = b.hidden().into_iter().map(str::to_owned).collect();
         let q = photofinish_core::audit::AuditQuery {
             board: None,
+            member: None,
             since_us: None,
             limit: 100,
         };

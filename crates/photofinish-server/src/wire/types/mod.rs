@@ -7,6 +7,7 @@
 mod admin;
 mod board;
 mod competition;
+mod export;
 mod read;
 mod rewards;
 mod write;
@@ -14,6 +15,7 @@ mod write;
 pub use admin::*;
 pub use board::*;
 pub use competition::*;
+pub use export::*;
 pub use read::*;
 pub use rewards::*;
 pub use write::*;

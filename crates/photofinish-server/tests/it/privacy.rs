@@ -1,0 +1,267 @@
+//! A member's own data (docs/SPEC.md §16, docs/privacy.md) end to end, on every backend:
+//! its export lists every board and kept period where it has an entry or a seat (scores,
+//! metadata, `reached_at`, cohort, tier, attempts) and its grants; an admin's adds whether
+//! it is hidden and the audit entries naming it; the player's own and a read key's keep
+//! the shadow ban (no `hidden`, no actor's name); a key limited to some boards exports
+//! those alone; a player exporting another member is refused and changes nothing.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use photofinish_core::clock::ManualClock;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::access::Creds;
+use crate::support::*;
+
+/// 2026-11-23T01:00:00Z, µs: inside period 2026-11-23 of a daily UTC board.
+const DAY1_US: i64 = 1_795_395_600_000_000;
+const DAY: i64 = 86_400_000_000;
+const S: i64 = 1_000_000;
+const GRACE: i64 = 60;
+/// A second past day 1's close (after grace).
+const CLOSED_US: i64 = DAY1_US + DAY + (GRACE + 1) * S;
+
+/// Each board's name and the ids of its periods, as an export lists them.
+fn boards_and_periods(export: &Value) -> Vec<(String, Vec<String>)> {
+    export["boards"]
+        .as_array()
+        .expect("boards")
+        .iter()
+        .map(|b| {
+            let periods = b["periods"].as_array().expect("periods");
+            let ids = periods
+                .iter()
+                .map(|p| p["period"].as_str().expect("id").to_owned());
+            (
+                b["board"].as_str().expect("board").to_owned(),
+                ids.collect(),
+            )
+        })
+        .collect()
+}
+
+fn board<'a>(export: &'a Value, name: &str) -> &'a Value {
+    export["boards"]
+        .as_array()
+        .expect("boards")
+        .iter()
+        .find(|b| b["board"] == json!(name))
+        .unwrap_or_else(|| panic!("no board {name} in {export}"))
+}
+
+async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let c = Creds::new();
+    let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
+    let admin = Some(c.admin.as_str());
+    let call = |token: Option<&str>, method: Method, path: &str, body: Option<Value>| {
+        let s = &s;
+        let (token, path) = (token.map(str::to_owned), path.to_owned());
+        async move { s.call_as(token.as_deref(), method, &path, body).await }
+    };
+    let boards = [
+        (
+            "b",
+            json!({"reset": "daily", "grace": GRACE, "player_writes": true,
+                "rewards": [{"from": 1, "to": 1, "reward": "gold", "amount": 2}]}),
+        ),
+        (
+            "lg",
+            json!({"reset": "daily", "grace": GRACE, "cohort_size": 10, "max_attempts": 3,
+                "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
+        ),
+        ("quiet", json!({})),
+    ];
+    for (name, config) in boards {
+        let (st, b) = call(
+            admin,
+            Method::PUT,
+            &format!("/v1/boards/{name}"),
+            Some(config),
+        )
+        .await;
+        assert_eq!(st, 201, "{name}: {b}");
+    }
+    let score = |board: &str, member: &str, score: i64, metadata: Value| {
+        let body = json!({"member": member, "score": score, "metadata": metadata});
+        let path = format!("/v1/boards/{board}/scores");
+        async move {
+            let (st, w) = call(admin, Method::POST, &path, Some(body)).await;
+            assert_eq!(st, 200, "{w}");
+        }
+    };
+    // Day 1: ann wins b (gold) and tops her cohort of lg in two attempts (5 + 7); bob is on
+    // every board, quiet included, where ann has nothing.
+    score("b", "ann", 9, json!({"skin": "red"})).await;
+    score("b", "bob", 3, Value::Null).await;
+    score("lg", "ann", 5, Value::Null).await;
+    score("lg", "ann", 7, Value::Null).await;
+    score("lg", "bob", 6, Value::Null).await;
+    score("quiet", "bob", 1, Value::Null).await;
+    clock.set(CLOSED_US);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, r) = call(
+            admin,
+            Method::GET,
+            "/v1/boards/b/periods/2026-11-23/rewards",
+            None,
+        )
+        .await;
+        let (_, t) = call(admin, Method::GET, "/v1/boards/lg/members/ann/tier", None).await;
+        if r["granted"] == json!(true) && t["tier"] == json!("high") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never closed: {r} {t}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Day 2: ann plays b again and joins lg without playing; the admin hides her on b and
+    // the game server claims her grant.
+    score("b", "ann", 4, Value::Null).await;
+    score("b", "bob", 8, Value::Null).await;
+    let (st, j) = call(admin, Method::POST, "/v1/boards/lg/members/ann/join", None).await;
+    assert_eq!(st, 201, "{j}");
+    let (st, h) = call(
+        admin,
+        Method::POST,
+        "/v1/boards/b/members/ann/hide",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(st, 204, "{h}");
+    let claim = "/v1/members/ann/rewards/b:2026-11-23:1/claim";
+    let (st, g) = call(Some(&c.write_b), Method::POST, claim, None).await;
+    assert_eq!(
+        (st.as_u16(), &g["claimed_by"]),
+        (200, &json!("game-server")),
+        "{g}"
+    );
+
+    // The admin's export: every board and kept period, newest first; hidden; the audit.
+    let path = "/v1/members/ann/export";
+    let (st, full) = call(admin, Method::GET, path, None).await;
+    assert_eq!(st, 200, "{full}");
+    assert_eq!(full["member"], json!("ann"));
+    let periods = vec!["2026-11-24".to_owned(), "2026-11-23".to_owned()];
+    assert_eq!(
+        boards_and_periods(&full),
+        [
+            ("b".to_owned(), periods.clone()),
+            ("lg".to_owned(), periods.clone())
+        ]
+    );
+    let b = board(&full, "b");
+    assert_eq!(b["hidden"], json!(true));
+    let (today, day1) = (&b["periods"][0]["entry"], &b["periods"][1]["entry"]);
+    assert_eq!(
+        (&today["score"], &today["hidden"]),
+        (&json!(4), &json!(true)),
+        "{b}"
+    );
+    assert_eq!(today["rank"], json!(2), "the rank it would have: {b}");
+    assert_eq!(
+        (
+            &day1["score"],
+            &day1["rank"],
+            &day1["metadata"],
+            &day1["hidden"]
+        ),
+        (&json!(9), &json!(1), &json!({"skin": "red"}), &json!(true)),
+        "{b}"
+    );
+    assert!(day1["reached_at"].is_string(), "{day1}");
+    let grant = &b["grants"][0];
+    assert_eq!(
+        (
+            &grant["id"],
+            &grant["reward"],
+            &grant["amount"],
+            &grant["claimed_by"]
+        ),
+        (
+            &json!("b:2026-11-23:1"),
+            &json!("gold"),
+            &json!(2),
+            &json!("game-server")
+        )
+    );
+    let lg = board(&full, "lg");
+    assert_eq!(
+        (&lg["hidden"], &lg["tier"]),
+        (&json!(false), &json!("high")),
+        "{lg}"
+    );
+    let (joined, played) = (&lg["periods"][0], &lg["periods"][1]);
+    assert_eq!(
+        (&joined["waiting"], &joined["entry"]),
+        (&json!(true), &Value::Null)
+    );
+    assert_eq!(played["waiting"], json!(false));
+    let e = &played["entry"];
+    assert_eq!(
+        (
+            &e["score"],
+            &e["attempts"],
+            &e["cohort"],
+            &e["cohort_rank"],
+            &e["tier"]
+        ),
+        (&json!(12), &json!(2), &json!(1), &json!(1), &json!("low")),
+        "{e}"
+    );
+    assert_eq!(lg["grants"], json!([]));
+    let audit = full["audit"]
+        .as_array()
+        .expect("an admin's export has the audit");
+    assert!(
+        audit.iter().any(|a| a["action"] == json!("member.hide")
+            && a["member"] == json!("ann")
+            && a["actor"] == json!("admin")),
+        "{full}"
+    );
+    assert!(audit.iter().all(|a| a["member"] == json!("ann")), "{full}");
+
+    // The player's own export and a read key's: the same data, as ann sees herself —
+    // not whether she is hidden, no actor's name, no audit.
+    for token in [c.ann.as_str(), c.read.as_str()] {
+        let (st, own) = call(Some(token), Method::GET, path, None).await;
+        assert_eq!(st, 200, "{own}");
+        assert_eq!(boards_and_periods(&own), boards_and_periods(&full));
+        let text = own.to_string();
+        for secret in ["hidden", "audit", "game-server", "admin"] {
+            assert!(!text.contains(secret), "{secret} in {own}");
+        }
+        let b = board(&own, "b");
+        assert_eq!(b["periods"][0]["entry"]["rank"], json!(2), "{own}");
+        assert_eq!(b["grants"][0]["claimed_by"], Value::Null);
+        assert!(b["grants"][0]["claimed_at"].is_string(), "{own}");
+    }
+    // A key limited to some boards exports those alone.
+    let (st, some) = call(Some(&c.write_b), Method::GET, path, None).await;
+    assert_eq!(st, 200, "{some}");
+    assert_eq!(
+        boards_and_periods(&some),
+        [("b".to_owned(), periods.clone())]
+    );
+    // Nothing held: no boards. Another member's, by a player: 403, nothing changed.
+    let (st, none) = call(admin, Method::GET, "/v1/members/zed/export", None).await;
+    assert_eq!((st.as_u16(), &none["boards"]), (200, &json!([])), "{none}");
+    let before = call(admin, Method::GET, "/v1/members/bob/export", None).await;
+    let refused = call(Some(&c.ann), Method::GET, "/v1/members/bob/export", None).await;
+    assert_error(&refused, 403, "forbidden");
+    let after = call(admin, Method::GET, "/v1/members/bob/export", None).await;
+    assert_eq!(
+        (before.1["boards"].clone(), before.1["audit"].clone()),
+        (after.1["boards"].clone(), after.1["audit"].clone())
+    );
+    assert_error(
+        &call(admin, Method::GET, "/v1/members/a%01b/export", None).await,
+        422,
+        "invalid_member",
+    );
+    s.stop().await;
+}
+
+conformance!(an_export_holds_every_board_and_period_and_keeps_the_shadow_ban);
