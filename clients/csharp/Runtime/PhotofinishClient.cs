@@ -361,6 +361,13 @@ namespace Photofinish
             return SendAsync(new Call("POST", Path("v1", "members", member, "hide")) { Retry = true }, ct);
         }
 
+        /// <summary>Erases the member from every board and kept period at once (an admin key covering
+        /// every board): the audit log names it by an HMAC alone. Repeating it erases nothing.</summary>
+        public async Task<ErasedView> EraseMemberAsync(string member, CancellationToken ct = default(CancellationToken))
+        {
+            return ErasedView.FromJson(await JsonAsync(new Call("DELETE", Path("v1", "members", member)) { Retry = true }, ct));
+        }
+
         /// <summary>Undoes HideEverywhereAsync.</summary>
         public Task UnhideEverywhereAsync(string member, CancellationToken ct = default(CancellationToken))
         {

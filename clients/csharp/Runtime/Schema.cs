@@ -945,6 +945,35 @@ namespace Photofinish
         }
     }
 
+    /// <summary>A member erased everywhere.</summary>
+    public sealed class ErasedView
+    {
+        /// <summary>The boards that held something of it.</summary>
+        public long Boards { get; set; }
+
+        /// <summary>Member name.</summary>
+        public string Member { get; set; }
+
+        internal static ErasedView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new ErasedView
+            {
+                Boards = Json.ToLong(Json.Get(o, "boards")),
+                Member = Json.ToStr(Json.Get(o, "member")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "boards", Boards);
+            Json.Put(d, "member", Member);
+            return d;
+        }
+    }
+
     /// <summary>The error body.</summary>
     public sealed class ErrorBody
     {

@@ -365,6 +365,13 @@ namespace Photofinish.Tests
             Eq(exported[0].ReachedAt, (await admin.MemberAsync(copy, "ann")).ReachedAt, "reached_at kept");
             await admin.DeleteBoardAsync(copy);
             Eq(ErrorCodes.BoardNotFound, (await Refused(() => admin.BoardAsync(copy))).Code, "board deleted");
+            // A member erased everywhere: gone from every board, named in the audit by an HMAC.
+            var gone = prefix + "gone";
+            await admin.SubmitAsync(b, gone, 1);
+            var erased = await admin.EraseMemberAsync(gone);
+            Eq(gone + " 1", erased.Member + " " + erased.Boards, "erased");
+            Eq(ErrorCodes.MemberNotFound, (await Refused(() => admin.MemberAsync(b, gone))).Code, "erased member");
+            Eq(0, (await admin.ExportMemberAsync(gone)).Boards.Count, "nothing left to export");
         }
 
         private static async Task Refusals()

@@ -31,6 +31,7 @@ import type {
   ImportAnswer,
   ImportLine,
   JoinView,
+  ErasedView,
   MemberBoardsView,
   MemberExportView,
   MemberRewardsView,
@@ -377,6 +378,14 @@ export class Photofinish {
   /** Undoes `hideEverywhere`. */
   async unhideEverywhere(member: string): Promise<void> {
     await this.send({ method: "POST", path: ["v1", "members", member, "unhide"], retry: true });
+  }
+
+  /**
+   * Erases the member from every board and kept period at once (an admin key covering
+   * every board): the audit log names it by an HMAC alone. Repeating it erases nothing.
+   */
+  eraseMember(member: string): Promise<ErasedView> {
+    return this.json({ method: "DELETE", path: ["v1", "members", member], retry: true });
   }
 
   /** The board's hidden members. */

@@ -305,6 +305,14 @@ export type EntryView = {
   scores?: Record<string, Score> | null;
 };
 
+/** A member erased everywhere. */
+export type ErasedView = {
+  /** The boards that held something of it. */
+  boards: number;
+  /** Member name. */
+  member: string;
+};
+
 /** The error body. */
 export type ErrorBody = {
   /** The error. */

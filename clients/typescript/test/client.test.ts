@@ -230,6 +230,12 @@ test("moderation, audit, delete, patch, import and export", async () => {
   assert.equal((await admin.member(copy, "ann")).reached_at, exported[0]?.reached_at);
   await admin.deleteBoard(copy);
   assert.equal((await refusal(() => admin.board(copy))).code, "board_not_found");
+  // A member erased everywhere: gone from every board, named in the audit by an HMAC.
+  const gone = `${P}gone`;
+  await admin.submit(b, gone, { score: 1 });
+  assert.deepEqual(await admin.eraseMember(gone), { member: gone, boards: 1 });
+  assert.equal((await refusal(() => admin.member(b, gone))).code, "member_not_found");
+  assert.equal((await admin.exportMember(gone)).boards.length, 0);
 });
 
 test("rewards: a close's grants, a member's, and a claim paid once", async () => {

@@ -449,6 +449,7 @@ impl Board {
     }
 }
 
+mod erase;
 mod hidden;
 mod league;
 mod rewards;

@@ -282,6 +282,40 @@ impl Cohorts {
     pub fn restore_waiting(&mut self, member: &str) {
         self.wait(member);
     }
+
+    /// Takes `member`'s name out of its seat, which stays taken under a name no member can
+    /// have (docs/SPEC.md §16: an erased member's cohort seat stays counted for the
+    /// period); whether it had one. Every other seat keeps its place.
+    pub fn forget(&mut self, member: &str) -> bool {
+        if self.find(member).is_none() {
+            return false;
+        }
+        // A control character is in no member name: `\0` and a number unique here.
+        let nameless = (0..self.names.len() as u32)
+            .filter(|&i| self.names.get(i).starts_with('\0'))
+            .count();
+        let nameless = format!("\0{nameless}");
+        let rename = |name: &str| {
+            if name == member {
+                nameless.clone()
+            } else {
+                name.to_owned()
+            }
+        };
+        let mut out = Cohorts::default();
+        for (tier, names) in self.arrivals() {
+            // A tier with no arrivals keeps its (empty) list, as ordinals count from it.
+            out.next_ordinal(tier);
+            for name in names {
+                out.restore(tier, &rename(name));
+            }
+        }
+        for name in self.waiting() {
+            out.restore_waiting(&rename(name));
+        }
+        *self = out;
+        true
+    }
 }
 
 #[cfg(test)]

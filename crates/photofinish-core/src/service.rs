@@ -150,6 +150,21 @@ pub trait Leaderboard: Send + Sync {
         actor: &str,
     ) -> Result<bool, BoardError>;
 
+    /// Applies `op` to every board at once (docs/SPEC.md §16: a member erased
+    /// everywhere), decided once and written into each board's log; audited as `actor`'s
+    /// when the operation is an admin change. Each board's name and answer, by name (a
+    /// board deleted meanwhile is left out).
+    async fn change_everywhere(
+        &self,
+        op: crate::op::LoggedOp,
+        actor: &str,
+    ) -> Result<Vec<(String, serde_json::Value)>, BoardError>;
+
+    /// The erasure key (docs/SPEC.md §16): in `file` when one is given (made there when
+    /// absent); else kept beside the data (the embedded store) or in Redis — made on
+    /// first use, the same for every node.
+    async fn erasure_key(&self, file: Option<&std::path::Path>) -> Result<[u8; 32], BoardError>;
+
     /// The audit log's entries `q` wants, newest first (docs/SPEC.md §15), of those kept
     /// now (the server's `--audit-retention`); a deleted board's included.
     async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError>;

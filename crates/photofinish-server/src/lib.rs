@@ -92,6 +92,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(rewards::get_member_rewards))
         .routes(routes!(rewards::post_claim))
         .routes(routes!(privacy::get_member_export))
+        .routes(routes!(privacy::delete_member))
         .routes(routes!(events::get_events))
         .routes(routes!(transfer::get_export))
         .routes(routes!(transfer::post_import))

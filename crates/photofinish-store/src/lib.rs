@@ -34,6 +34,7 @@ pub mod backup;
 pub mod codec;
 pub mod command;
 pub(crate) mod compaction;
+pub mod erasure;
 pub mod events;
 pub mod idempotency;
 pub mod import;

@@ -97,6 +97,21 @@ impl Engine for Store {
         Ok(out)
     }
 
+    async fn execute_spread(
+        &self,
+        cmds: Vec<(String, Command)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError> {
+        // One log for every board: a few group commits, each within the writer's queue.
+        const GROUP: usize = 4_096;
+        let mut out = Vec::with_capacity(cmds.len());
+        let mut cmds = cmds.into_iter().map(|(_, cmd)| (cmd, false)).peekable();
+        while cmds.peek().is_some() {
+            let group: Vec<(Command, bool)> = cmds.by_ref().take(GROUP).collect();
+            out.extend(self.execute("", group).await?);
+        }
+        Ok(out)
+    }
+
     async fn recall(
         &self,
         _board: &str,
@@ -147,6 +162,11 @@ crate::leaderboard_over_engine!(Store, {
 
     async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {
         Ok(self.state().audit(q, Store::now_us(self)))
+    }
+
+    async fn erasure_key(&self, file: Option<&std::path::Path>) -> Result<[u8; 32], BoardError> {
+        let beside = self.files().1.join(crate::erasure::KEY_FILE);
+        crate::erasure::key_in_file(file.unwrap_or(&beside))
     }
 
     async fn events(&self, board: &BoardName) -> Result<Arc<EventFeed>, BoardError> {

@@ -427,3 +427,134 @@ fn hidden_members_are_kept_counted_and_answered_as_they_would_rank() {
     assert!(b.unhide("h0"));
     assert_eq!(b.hide("one-more"), Ok(true));
 }
+
+mod erase {
+    //! An erase takes every trace of one member from a board (docs/SPEC.md §16) and
+    //! nothing of anyone else's.
+
+    use super::*;
+    use crate::league::League;
+    use crate::rewards::RewardRow;
+
+    const ZED: &str = "zelda-erased";
+
+    fn board() -> Board {
+        let mut c = BoardConfig {
+            reset: Reset::Daily,
+            retention: 4,
+            cohort_size: Some(3),
+            league: Some(League {
+                tiers: vec!["low".into(), "high".into()],
+                promote: 1,
+                demote: 0,
+            }),
+            ..BoardConfig::default()
+        };
+        c.settings.entry.max_attempts = Some(5);
+        c.settings.rewards = vec![RewardRow {
+            from: Some(1),
+            to: Some(3),
+            top_hundredths: None,
+            reward: "gold".into(),
+            amount: 1,
+            tier: None,
+        }];
+        Board::checked(c).expect("board")
+    }
+
+    /// Every close step due at `now_us`, run.
+    fn close(b: &mut Board, now_us: i64) {
+        while b.close_step(now_us, usize::MAX).is_some() {}
+    }
+
+    /// Day 1: zed tops the first cohort (zed, ann, bob) in two attempts, is promoted and
+    /// paid; cid is alone in the second. Day 2: zed plays again, dan joins, zed is hidden.
+    /// The board, day 1, and an instant of day 2.
+    fn zed_everywhere() -> (Board, Period, i64) {
+        let mut b = board();
+        let day1 = T0 + 3_600_000_000;
+        for (m, v) in [(ZED, 10), ("ann", 8), (ZED, 5), ("bob", 3), ("cid", 7)] {
+            write(&mut b, m, v, day1).expect("write");
+        }
+        close(&mut b, T0 + DAY + 1);
+        assert_eq!(b.tier_of(ZED), 1, "promoted");
+        let (p1, _) = b
+            .read(&PeriodRef::parse("2026-11-22"), T0 + DAY + 1)
+            .expect("day 1");
+        assert!(b.rewards().of_member(ZED).len() == 1, "paid");
+        let day2 = T0 + DAY + 3_600_000_000;
+        write(&mut b, ZED, 1, day2).expect("write");
+        b.join("dan", day2, None).expect("join");
+        b.hide(ZED).expect("hide");
+        (b, p1, day2)
+    }
+
+    /// (period start, score, reached_at) of each of `member`'s entries.
+    fn entries_of(b: &Board, member: &str) -> Vec<(i64, i64, i64)> {
+        b.periods()
+            .filter_map(|(p, r)| {
+                let (e, _) = r.whole().member_ranked(member, RankStyle::Ordinal)?;
+                Some((p.start_us, e.score(), e.reached_at_us))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_erase_takes_every_trace_of_the_member() {
+        let (mut b, _, day2) = zed_everywhere();
+        assert!(b.erase(ZED, day2));
+        // Its entries, attempts, seats, tier, moves, grants, hidden mark: gone.
+        assert_eq!(entries_of(&b, ZED), []);
+        for (p, _) in b.periods() {
+            assert_eq!(b.attempts(p, ZED).unwrap_or(0), 0);
+            assert!(b.place_of(p, ZED).is_none());
+        }
+        assert!(b.tiers().all(|(m, _)| m != ZED));
+        assert!(!b.is_hidden(ZED) && b.hidden().is_empty());
+        assert!(b.rewards().of_member(ZED).is_empty());
+        let text = format!("{b:?}");
+        assert!(!text.contains(ZED), "a trace is left: {text}");
+        // Nothing left: a second erase changes nothing. A later write is a new member.
+        assert!(!b.erase(ZED, day2));
+        write(&mut b, ZED, 2, day2).expect("write");
+        let p2 = b.resolve(&PeriodRef::Current, day2).expect("day 2");
+        assert_eq!(
+            (b.attempts(&p2, ZED), b.tier_of(ZED), b.is_hidden(ZED)),
+            (Some(1), 0, false)
+        );
+    }
+
+    #[test]
+    fn an_erase_leaves_everyone_else_as_they_were() {
+        let (mut b, p1, day2) = zed_everywhere();
+        let grants_before = b.rewards().periods[&p1.start_us].grants.clone();
+        let ann_before = entries_of(&b, "ann");
+        assert!(b.erase(ZED, day2));
+        // The grant numbers: zed's stays, nameless.
+        let grants = &b.rewards().periods[&p1.start_us].grants;
+        assert_eq!(grants.len(), grants_before.len());
+        for (now, before) in grants.iter().zip(&grants_before) {
+            if before.member == ZED {
+                assert!(now.is_erased());
+            } else {
+                assert_eq!(now, before);
+            }
+        }
+        // The cohort seats: zed's still counted, under no name.
+        assert_eq!(
+            b.cohorts(&p1, Some(0)),
+            [
+                (Place { tier: 0, cohort: 1 }, 3),
+                (Place { tier: 0, cohort: 2 }, 1)
+            ]
+        );
+        let first = b.cohort_members(&p1, Place { tier: 0, cohort: 1 });
+        assert_eq!(first[1..], ["ann", "bob"]);
+        assert!(first[0].starts_with('\0'));
+        // Entries, tiers, the join.
+        assert_eq!(entries_of(&b, "ann"), ann_before);
+        assert_eq!(b.tier_of("cid"), 1);
+        let p2 = b.resolve(&PeriodRef::Current, day2).expect("day 2");
+        assert!(b.is_waiting(&p2, "dan"));
+    }
+}

@@ -22,6 +22,7 @@ pub mod board_op;
 pub mod change;
 pub mod claim;
 pub mod cohort;
+pub mod erase;
 pub mod export;
 pub mod hide;
 pub mod join;
@@ -37,6 +38,7 @@ pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
 pub use claim::Claim;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
+pub use erase::Erase;
 pub use export::{MemberData, PeriodData, ReadMemberData};
 pub use hide::Hide;
 pub use join::Join;
@@ -70,6 +72,7 @@ impl LoggedOp {
             Remove::NAME => read::<Remove>(record),
             Patch::NAME => read::<Patch>(record),
             Claim::NAME => read::<Claim>(record),
+            Erase::NAME => read::<Erase>(record),
             other => Err(format!(
                 "an operation this version does not know: {other:?}"
             )),

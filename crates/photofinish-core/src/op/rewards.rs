@@ -87,10 +87,14 @@ impl BoardRead for ReadPeriodRewards {
                 grants: Vec::new(),
             });
         };
-        let grants = kept
-            .grants
-            .iter()
-            .enumerate()
+        // An erased member's grants keep their numbers and are listed nowhere.
+        let live = || {
+            kept.grants
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| !g.is_erased())
+        };
+        let grants = live()
             .skip(usize::try_from(self.offset).unwrap_or(usize::MAX))
             .take(usize::try_from(self.limit).unwrap_or(usize::MAX))
             .map(|(i, g)| GrantState::new(&self.board, &id, i as u64 + 1, g.clone()))
@@ -99,7 +103,7 @@ impl BoardRead for ReadPeriodRewards {
             period: id,
             granted: true,
             pending: false,
-            total: kept.grants.len() as u64,
+            total: live().count() as u64,
             cut: kept.cut,
             grants,
         })

@@ -34,6 +34,12 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// Whether its member was erased (docs/SPEC.md §16): it stays, nameless, so the
+    /// period's later grants keep their numbers, and no read lists it.
+    pub fn is_erased(&self) -> bool {
+        self.member.is_empty()
+    }
+
     /// Its status at `now_us`: `claimed`, `expired` (unclaimed past `expires_at`) or
     /// `unclaimed`.
     pub fn status(&self, now_us: i64) -> GrantStatus {
@@ -211,6 +217,9 @@ impl Rewards {
     /// Keeps the grants of the period starting at `start`.
     pub fn insert(&mut self, start: i64, grants: PeriodGrants) {
         for (i, g) in grants.grants.iter().enumerate() {
+            if g.is_erased() {
+                continue;
+            }
             self.by_member
                 .entry(g.member.clone())
                 .or_default()
@@ -238,6 +247,25 @@ impl Rewards {
             at.retain(|(s, _)| !spent.contains(s));
             !at.is_empty()
         });
+    }
+
+    /// Takes `member` out of its grants (docs/SPEC.md §16): each stays nameless
+    /// ([`Grant::is_erased`]), with no claimant's name either; whether it had any.
+    pub fn erase(&mut self, member: &str) -> bool {
+        let Some(at) = self.by_member.remove(member) else {
+            return false;
+        };
+        for (start, i) in at {
+            let grant = self
+                .periods
+                .get_mut(&start)
+                .and_then(|p| p.grants.get_mut(i as usize));
+            if let Some(g) = grant {
+                g.member.clear();
+                g.claimed_by = None;
+            }
+        }
+        true
     }
 
     /// The grants of the period whose id is `period`.

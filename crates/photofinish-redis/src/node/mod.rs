@@ -326,6 +326,31 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
         Ok(changed)
     }
 
+    async fn erasure_key(&self, file: Option<&std::path::Path>) -> Result<[u8; 32], BoardError> {
+        use photofinish_store::erasure;
+        if let Some(file) = file {
+            return erasure::key_in_file(file);
+        }
+        // In Redis, set once (NX): every node reads the first one's.
+        let key = format!("{}:erasure-key", self.namespace);
+        let made = erasure::to_hex(&erasure::generate()?);
+        let _: Option<String> = self
+            .conn
+            .query(redis::cmd("SET").arg(&key).arg(made).arg("NX"))
+            .await
+            .map_err(crate::conn::unavailable)?;
+        let held: String = self
+            .conn
+            .query(redis::cmd("GET").arg(&key))
+            .await
+            .map_err(crate::conn::unavailable)?;
+        erasure::from_hex(&held).ok_or_else(|| {
+            BoardError::Unavailable(format!(
+                "{key} does not hold an erasure key (64 hex digits)"
+            ))
+        })
+    }
+
     async fn audit(&self, q: &AuditQuery) -> Result<Vec<AuditEntry>, BoardError> {
         // Each board's trail is in its own log (a deleted board's too): read the boards
         // asked, or every one listed as holding some, each caught up.

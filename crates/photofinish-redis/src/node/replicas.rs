@@ -205,6 +205,29 @@ impl Engine for LogStore {
         }
     }
 
+    async fn execute_spread(
+        &self,
+        cmds: Vec<(String, Command)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError> {
+        use futures_util::StreamExt;
+        // A log per board: several boards' appends in flight at once, answered in order.
+        const IN_FLIGHT: usize = 64;
+        let answers = futures_util::stream::iter(cmds)
+            .map(|(board, cmd)| async move {
+                let audited = matches!(cmd, Command::Audited { .. });
+                let answer = photofinish_store::ops::execute_one(self, &board, cmd, false).await;
+                if audited && answer.is_ok() {
+                    // Listed after its entry, so the audit log reads this board's trail.
+                    self.list_audited(&board).await?;
+                }
+                Ok::<_, BoardError>(answer)
+            })
+            .buffered(IN_FLIGHT)
+            .collect::<Vec<_>>()
+            .await;
+        answers.into_iter().collect()
+    }
+
     async fn recall(
         &self,
         board: &str,

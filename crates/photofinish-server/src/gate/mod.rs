@@ -23,6 +23,7 @@ use photofinish_core::{BoardConfig, BoardError, BoardName, BoardRead, Leaderboar
 
 mod across;
 mod change;
+mod erase;
 
 pub use change::KeyedRequest;
 
@@ -78,6 +79,8 @@ pub struct Gate {
     idempotency_ttl_us: i64,
     /// Keys whose first request is being applied by this server.
     in_flight: Arc<Mutex<HashSet<u128>>>,
+    /// `--erasure-key-file`, if given (docs/privacy.md).
+    erasure_key_file: Option<std::path::PathBuf>,
 }
 
 fn flags_of(c: &BoardConfig) -> BoardFlags {
@@ -95,12 +98,20 @@ impl Gate {
             budget: None,
             idempotency_ttl_us: DEFAULT_TTL_US,
             in_flight: Arc::default(),
+            erasure_key_file: None,
         }
     }
 
     /// Keeps idempotency keys for `ttl` (docs/SPEC.md §7: at least 24 h in service).
     pub fn with_idempotency_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.idempotency_ttl_us = i64::try_from(ttl.as_micros()).unwrap_or(i64::MAX);
+        self
+    }
+
+    /// Keeps the erasure key in `file` (`--erasure-key-file`) rather than where the
+    /// backend keeps it (docs/privacy.md).
+    pub fn with_erasure_key_file(mut self, file: Option<std::path::PathBuf>) -> Self {
+        self.erasure_key_file = file;
         self
     }
 

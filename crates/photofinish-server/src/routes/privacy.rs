@@ -1,16 +1,16 @@
 //! A member's own data (docs/SPEC.md §16, docs/privacy.md): its export across the boards
-//! the caller may read — each binding the wire to the gate's reader across boards (core
-//! `op::export`).
+//! the caller may read (core `op::export` through the gate's reader across boards), and
+//! its erase from every board (core `op::erase`, applied everywhere at once).
 
 use axum::extract::State;
 use axum::Json;
-use photofinish_core::op::ReadMemberData;
+use photofinish_core::op::{Erase, ReadMemberData};
 use photofinish_core::MemberName;
 
 use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, PathParams};
-use crate::wire::types::MemberExportView;
+use crate::wire::types::{ErasedView, MemberExportView};
 use crate::wire::views::member_export_view;
 
 /// One document of everything held about a member on the boards the caller may read:
@@ -34,4 +34,24 @@ pub async fn get_member_export(
         export.audit,
         app.gate.now_us(),
     )))
+}
+
+/// Erases a member from every board and kept period at once: its entries, seats (a cohort
+/// seat stays counted for its period), tier, league moves, grants and hidden marks. The
+/// audit log names it by its HMAC under the erasure key alone (`member_erase`). A later
+/// write under the same name is a new member. For an admin key covering every board.
+#[utoipa::path(delete, path = "/v1/members/{member}", tag = "members",
+    params(("member" = String, Path, description = "Member, percent-encoded")),
+    responses((status = 200, body = ErasedView), Refusals<Erase>))]
+pub async fn delete_member(
+    State(app): State<AppState>,
+    Auth(id): Auth,
+    PathParams(member): PathParams<String>,
+) -> Result<Json<ErasedView>, ApiError> {
+    let member = MemberName::parse(member)?;
+    let boards = app.gate.erase_everywhere(&id.caller, &member).await?;
+    Ok(Json(ErasedView {
+        member: member.into_string(),
+        boards,
+    }))
 }

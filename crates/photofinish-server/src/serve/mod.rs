@@ -421,7 +421,8 @@ fn app(
         limiter,
         gate: Gate::new(service)
             .with_budget(budget)
-            .with_idempotency_ttl(opts.idempotency_ttl),
+            .with_idempotency_ttl(opts.idempotency_ttl)
+            .with_erasure_key_file(opts.erasure_key_file.clone()),
         auth,
         openapi,
         metrics,

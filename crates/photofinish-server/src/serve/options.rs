@@ -40,6 +40,9 @@ pub struct ServeOptions {
     pub redis_wait: u32,
     /// How long the audit log keeps each admin change (docs/SPEC.md §15).
     pub audit_retention: std::time::Duration,
+    /// `--erasure-key-file` (docs/SPEC.md §16, docs/privacy.md): where the erasure key is
+    /// kept; `None`: beside the data (embedded), or in Redis.
+    pub erasure_key_file: Option<PathBuf>,
     /// The most members one step of a league's close ranks (docs/competitions.md);
     /// smaller in tests that stop a server mid-close.
     pub close_step_members: u32,
@@ -124,6 +127,7 @@ impl Default for ServeOptions {
             audit_retention: std::time::Duration::from_micros(
                 photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US as u64,
             ),
+            erasure_key_file: None,
             clock: SharedClock::default(),
             keys: None,
             jwt: None,

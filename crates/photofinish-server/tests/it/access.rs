@@ -379,6 +379,7 @@ fn endpoints() -> Vec<(Need, Method, &'static str, Option<Value>)> {
         (Need::Manage, Method::GET, "/v1/boards/b/hidden", None),
         (Need::AdminOnly, Method::GET, "/v1/audit", None),
         (Need::AdminOnly, Method::POST, "/v1/members/bob/hide", None),
+        (Need::AdminOnly, Method::DELETE, "/v1/members/bob", None),
         (
             Need::AdminOnly,
             Method::POST,

@@ -3,7 +3,11 @@
 //! metadata, `reached_at`, cohort, tier, attempts) and its grants; an admin's adds whether
 //! it is hidden and the audit entries naming it; the player's own and a read key's keep
 //! the shadow ban (no `hidden`, no actor's name); a key limited to some boards exports
-//! those alone; a player exporting another member is refused and changes nothing.
+//! those alone; a player exporting another member is refused and changes nothing. An
+//! erase takes the member from every board and period at once (its cohort seat still
+//! counted, the others' grants keeping their ids), names it in the audit by an HMAC
+//! alone, survives a restart, and a later write under the name is a new member; every
+//! caller but an admin of every board is refused and changes nothing.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +44,22 @@ fn boards_and_periods(export: &Value) -> Vec<(String, Vec<String>)> {
             )
         })
         .collect()
+}
+
+/// `v` without the fields that depend on who else ranks (rank, cohort rank, total, share).
+fn without_ranks(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| {
+                    !["rank", "cohort_rank", "total", "top_percent"].contains(&k.as_str())
+                })
+                .map(|(k, v)| (k.clone(), without_ranks(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_ranks).collect()),
+        other => other.clone(),
+    }
 }
 
 fn board<'a>(export: &'a Value, name: &str) -> &'a Value {
@@ -264,4 +284,214 @@ async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: K
     s.stop().await;
 }
 
-conformance!(an_export_holds_every_board_and_period_and_keeps_the_shadow_ban);
+async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let c = Creds::new();
+    let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
+    let admin = c.admin.clone();
+    let call = |token: Option<&str>, method: Method, path: &str, body: Option<Value>| {
+        let s = &s;
+        let (token, path) = (token.map(str::to_owned), path.to_owned());
+        async move { s.call_as(token.as_deref(), method, &path, body).await }
+    };
+    let admin = Some(admin.as_str());
+    let boards = [
+        (
+            "b",
+            json!({"reset": "daily", "grace": GRACE,
+                "rewards": [{"from": 1, "to": 2, "reward": "gold"}]}),
+        ),
+        (
+            "lg",
+            json!({"reset": "daily", "grace": GRACE, "cohort_size": 10,
+                "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
+        ),
+        ("quiet", json!({})),
+    ];
+    for (name, config) in boards {
+        let (st, b) = call(
+            admin,
+            Method::PUT,
+            &format!("/v1/boards/{name}"),
+            Some(config),
+        )
+        .await;
+        assert_eq!(st, 201, "{name}: {b}");
+    }
+    for (board, member, score) in [
+        ("b", "ann", 9),
+        ("b", "bob", 3),
+        ("lg", "ann", 5),
+        ("lg", "bob", 4),
+        ("quiet", "bob", 1),
+    ] {
+        let body = json!({"member": member, "score": score});
+        let (st, w) = call(
+            admin,
+            Method::POST,
+            &format!("/v1/boards/{board}/scores"),
+            Some(body),
+        )
+        .await;
+        assert_eq!(st, 200, "{w}");
+    }
+    clock.set(CLOSED_US);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while call(admin, Method::GET, "/v1/boards/lg/members/ann/tier", None)
+        .await
+        .1["tier"]
+        != json!("high")
+        || call(
+            admin,
+            Method::GET,
+            "/v1/boards/b/periods/2026-11-23/rewards",
+            None,
+        )
+        .await
+        .1["granted"]
+            != json!(true)
+    {
+        assert!(Instant::now() < deadline, "never closed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (st, _) = call(
+        admin,
+        Method::POST,
+        "/v1/boards/b/members/ann/hide",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(st, 204);
+    let bob_before = call(admin, Method::GET, "/v1/members/bob/export", None)
+        .await
+        .1;
+
+    // Everyone but an admin of every board is refused, and nothing changes.
+    let ann_before = call(admin, Method::GET, "/v1/members/ann/export", None)
+        .await
+        .1;
+    for (token, status, code) in [
+        (Some(c.write_b.as_str()), 403, "forbidden"),
+        (Some(c.read.as_str()), 403, "forbidden"),
+        (Some(c.ann.as_str()), 403, "forbidden"),
+        (None, 401, "unauthorized"),
+    ] {
+        assert_error(
+            &call(token, Method::DELETE, "/v1/members/ann", None).await,
+            status,
+            code,
+        );
+        let now = call(admin, Method::GET, "/v1/members/ann/export", None)
+            .await
+            .1;
+        assert_eq!(now["boards"], ann_before["boards"]);
+    }
+
+    let (st, erased) = call(admin, Method::DELETE, "/v1/members/ann", None).await;
+    assert_eq!(
+        (st.as_u16(), &erased),
+        (200, &json!({"member": "ann", "boards": 2}))
+    );
+    ann_is_erased(&s, admin, &bob_before).await;
+    let s = s.restart().await;
+    ann_is_erased(&s, admin, &bob_before).await;
+    // Erasing again finds nothing; a later write under the name is a new member.
+    let (st, again) = s
+        .call_as(admin, Method::DELETE, "/v1/members/ann", None)
+        .await;
+    assert_eq!((st.as_u16(), &again["boards"]), (200, &json!(0)));
+    let body = json!({"member": "ann", "score": 1});
+    let (st, w) = s
+        .call_as(admin, Method::POST, "/v1/boards/lg/scores", Some(body))
+        .await;
+    assert_eq!(st, 200, "{w}");
+    let (_, fresh) = s
+        .call_as(admin, Method::GET, "/v1/members/ann/export", None)
+        .await;
+    assert_eq!(
+        boards_and_periods(&fresh),
+        [("lg".to_owned(), vec!["2026-11-24".to_owned()])]
+    );
+    let lg = board(&fresh, "lg");
+    assert_eq!(
+        (&lg["tier"], &lg["hidden"], &lg["grants"]),
+        (&json!("low"), &json!(false), &json!([])),
+        "{lg}"
+    );
+    s.stop().await;
+}
+
+/// What an erase of ann leaves (see [`an_erase_takes_the_member_from_every_board_at_once`]).
+async fn ann_is_erased(s: &Server, admin: Option<&str>, bob_before: &Value) {
+    let (_, gone) = s
+        .call_as(admin, Method::GET, "/v1/members/ann/export", None)
+        .await;
+    assert_eq!(gone["boards"], json!([]), "{gone}");
+    let (_, bob) = s
+        .call_as(admin, Method::GET, "/v1/members/bob/export", None)
+        .await;
+    // Bob keeps everything: ranks move up where ann ranked above him.
+    assert_eq!(
+        without_ranks(&bob["boards"]),
+        without_ranks(&bob_before["boards"])
+    );
+    assert_eq!(board(&bob, "lg")["periods"][0]["entry"]["rank"], json!(1));
+    // Its grant is listed nowhere; bob's keeps its id.
+    let (_, r) = s
+        .call_as(
+            admin,
+            Method::GET,
+            "/v1/boards/b/periods/2026-11-23/rewards",
+            None,
+        )
+        .await;
+    let ids: Vec<_> = r["grants"]
+        .as_array()
+        .expect("grants")
+        .iter()
+        .map(|g| (g["id"].clone(), g["member"].clone()))
+        .collect();
+    assert_eq!(ids, [(json!("b:2026-11-23:2"), json!("bob"))], "{r}");
+    assert_eq!(r["total"], json!(1));
+    // Its cohort seat is still counted for day 1.
+    let (_, l) = s
+        .call_as(
+            admin,
+            Method::GET,
+            "/v1/boards/lg/cohorts?period=2026-11-23",
+            None,
+        )
+        .await;
+    assert_eq!(l["cohorts"][0]["members"], json!(2), "{l}");
+    // The audit names it by an HMAC alone, one entry a board it was on.
+    let (_, a) = s
+        .call_as(admin, Method::GET, "/v1/audit?limit=1000", None)
+        .await;
+    let erases: Vec<&Value> = a["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| e["action"] == json!("member_erase"))
+        .collect();
+    assert_eq!(erases.len(), 2, "{a}");
+    let hmac = erases[0]["detail"]["member_hmac"]
+        .as_str()
+        .expect("hmac")
+        .to_owned();
+    assert!(
+        hmac.len() == 64 && hmac.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{hmac}"
+    );
+    for e in &erases {
+        assert_eq!(
+            (&e["member"], &e["detail"]["member_hmac"], &e["actor"]),
+            (&Value::Null, &json!(hmac), &json!("admin"))
+        );
+        assert!(!e.to_string().contains("ann"), "{e}");
+    }
+}
+
+conformance!(
+    an_export_holds_every_board_and_period_and_keeps_the_shadow_ban,
+    an_erase_takes_the_member_from_every_board_at_once,
+);

@@ -34,6 +34,14 @@ macro_rules! leaderboard_over_engine {
                 $crate::ops::totals(self).await
             }
 
+            async fn change_everywhere(
+                &self,
+                op: photofinish_core::op::LoggedOp,
+                actor: &str,
+            ) -> Result<Vec<(String, serde_json::Value)>, photofinish_core::BoardError> {
+                $crate::ops::change_everywhere(self, op, actor).await
+            }
+
             async fn board_names(&self) -> Result<Vec<String>, photofinish_core::BoardError> {
                 <$engine as $crate::ops::Engine>::board_names(self).await
             }

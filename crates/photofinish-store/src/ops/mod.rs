@@ -68,6 +68,16 @@ pub trait Engine: Send + Sync {
         cmds: Vec<(Command, bool)>,
     ) -> Result<Vec<Result<Applied, BoardError>>, BoardError>;
 
+    /// Logs each of `cmds` on its board's log (`(board, command)`, none stamped) and
+    /// answers each as applied, in order: a change of every board at once
+    /// ([`change_everywhere`]). The embedded store logs them in a few group commits of its
+    /// one log; a Redis node appends to several boards' logs at once. An error of one
+    /// board's log is that board's answer.
+    async fn execute_spread(
+        &self,
+        cmds: Vec<(String, Command)>,
+    ) -> Result<Vec<Result<Applied, BoardError>>, BoardError>;
+
     /// What the idempotency table remembers of key `id` on `board` (asked when a keyed
     /// command was refused before it was applied: a remembered answer stands).
     async fn recall(
@@ -125,6 +135,43 @@ pub async fn hide_everywhere_in_one_log<E: Engine + ?Sized>(
         hidden,
     };
     hide_changed(execute_one(e, "", audited(actor, cmd), false).await?)
+}
+
+/// `Leaderboard::change_everywhere`: `op` on every board the engine lists, each in its
+/// own log (so every node applies it alike, as a hide everywhere is), audited as
+/// `actor`'s if the operation is an admin change; each board's name and answer. A board
+/// listed but gone by the time its command is applied is passed over.
+pub async fn change_everywhere<E: Engine + ?Sized>(
+    e: &E,
+    op: LoggedOp,
+    actor: &str,
+) -> Result<Vec<(String, serde_json::Value)>, BoardError> {
+    let audits = op.op().audited();
+    let cmds: Vec<(String, Command)> = e
+        .board_names()
+        .await?
+        .into_iter()
+        .map(|board| {
+            let cmd = Command::Op {
+                board: board.clone(),
+                at_us: 0,
+                op: op.clone(),
+            };
+            let cmd = if audits { audited(actor, cmd) } else { cmd };
+            (board, cmd)
+        })
+        .collect();
+    let names: Vec<String> = cmds.iter().map(|(board, _)| board.clone()).collect();
+    let mut out = Vec::with_capacity(names.len());
+    for (board, answer) in names.into_iter().zip(e.execute_spread(cmds).await?) {
+        match answer {
+            Ok(Applied::Op(Answer::Op { value, .. })) => out.push((board, value)),
+            Ok(other) => return Err(unexpected(op.op().name(), &other)),
+            Err(BoardError::BoardNotFound(_)) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(out)
 }
 
 /// The error for an answer the log should not have given to `what` (a command of the

@@ -155,6 +155,11 @@ pub(super) struct LimitFlags {
     /// (90d, 36h), at least a day, at most 10 years.
     #[arg(long, env = "PHOTOFINISH_AUDIT_RETENTION", default_value = "90d", value_parser = parse_audit_retention)]
     audit_retention: std::time::Duration,
+    /// Where the erasure key is kept (docs/privacy.md): the key erased members are named
+    /// by (HMAC-SHA-256) in the audit log; made there on first use when absent. Default:
+    /// `erasure.key` in the data dir, or in Redis on Redis.
+    #[arg(long, env = "PHOTOFINISH_ERASURE_KEY_FILE")]
+    erasure_key_file: Option<std::path::PathBuf>,
 }
 
 /// `--audit-retention` ([`parse_duration`]): a day to ten years.
@@ -300,6 +305,7 @@ impl LimitFlags {
             anonymous_rate: self.anonymous_rate,
             idempotency_ttl: self.idempotency_ttl,
             audit_retention: self.audit_retention,
+            erasure_key_file: self.erasure_key_file,
             ..opts
         })
     }

@@ -7,7 +7,7 @@
 mod admin;
 mod board;
 mod competition;
-mod export;
+mod privacy;
 mod read;
 mod rewards;
 mod write;
@@ -15,7 +15,7 @@ mod write;
 pub use admin::*;
 pub use board::*;
 pub use competition::*;
-pub use export::*;
+pub use privacy::*;
 pub use read::*;
 pub use rewards::*;
 pub use write::*;

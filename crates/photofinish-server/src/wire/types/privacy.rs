@@ -1,5 +1,5 @@
-//! A member's export (docs/SPEC.md §16, docs/privacy.md): one document of everything held
-//! about it on the boards the caller may read.
+//! A member's own data (docs/SPEC.md §16, docs/privacy.md): its export, one document of
+//! everything held about it on the boards the caller may read, and its erase's answer.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -47,4 +47,13 @@ pub struct PeriodExportView {
     pub entry: Option<MemberView>,
     /// It joined the period and has not played yet (a seat without an entry).
     pub waiting: bool,
+}
+
+/// A member erased everywhere.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ErasedView {
+    /// Member name.
+    pub member: String,
+    /// The boards that held something of it.
+    pub boards: u64,
 }
