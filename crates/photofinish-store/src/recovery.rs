@@ -47,6 +47,8 @@ pub struct Recovered {
     pub replayed_records: u64,
     /// The import files the replayed records named ([`crate::import`]), in log order.
     pub imports: Vec<PathBuf>,
+    /// A replayed record erased a member (docs/SPEC.md §16): its snapshot is still owed.
+    pub erased: bool,
 }
 
 /// Snapshot files as `(last_lsn, path)`.
@@ -109,6 +111,7 @@ pub fn replay(
         replay_ms,
         replayed_records: r.records,
         imports: r.imports,
+        erased: r.erased,
     })
 }
 
@@ -119,6 +122,7 @@ struct Replay {
     max_time_us: i64,
     records: u64,
     imports: Vec<PathBuf>,
+    erased: bool,
 }
 
 impl Replay {
@@ -133,6 +137,7 @@ impl Replay {
             max_time_us,
             records: 0,
             imports: Vec::new(),
+            erased: false,
         };
         let Some(path) = snapshot else {
             return Ok((empty(State::default(), 0, i64::MIN), 0));
@@ -234,7 +239,8 @@ impl Replay {
             self.imports.push(path);
         }
         // Errors are part of the history: the command failed the same way when served.
-        let _ = self.state.replay(cmd);
+        let replayed = self.state.replay(cmd);
+        self.erased |= replayed.is_ok() && cmd.erases();
         self.records += 1;
         Ok(())
     }

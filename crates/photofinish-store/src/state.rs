@@ -65,6 +65,9 @@ pub struct State {
     /// The audit log (docs/SPEC.md §15), oldest first: kept apart from the boards, so a
     /// deleted board's trail stays.
     audit: Mutex<VecDeque<AuditEntry>>,
+    /// How many entries of the audit log name each member (so an erase that finds none
+    /// costs nothing; locked after `audit`).
+    audit_named: Mutex<HashMap<String, u32>>,
     /// The members hidden across every board by this state's log (the embedded store's,
     /// and a Redis namespace's lifecycle log's).
     everywhere: Mutex<std::collections::BTreeSet<String>>,
@@ -84,6 +87,7 @@ impl Default for State {
             idempotency: Mutex::default(),
             staged: Mutex::default(),
             audit: Mutex::default(),
+            audit_named: Mutex::default(),
             everywhere: Mutex::default(),
             registry: Mutex::default(),
             audit_retention_us: AtomicI64::new(DEFAULT_AUDIT_RETENTION_US),
@@ -151,6 +155,7 @@ impl State {
             idempotency: Mutex::new(self.idempotency().clone()),
             staged: Mutex::default(),
             audit: Mutex::new(self.audit_log().clone()),
+            audit_named: Mutex::new(self.audit_named().clone()),
             everywhere: Mutex::new(self.everywhere().clone()),
             registry: Mutex::new(self.registry().clone()),
             audit_retention_us: AtomicI64::new(self.audit_retention_us()),
@@ -317,6 +322,9 @@ impl State {
             Command::Op { board, at_us, op } => {
                 let handle = self.require(board)?;
                 let value = op.op().apply(&mut write_lock(&handle), board, *at_us)?;
+                if let Some((member, hmac)) = op.op().forgets() {
+                    self.forget_in_audit(member, hmac);
+                }
                 Ok(Applied::Op(Answer::Op {
                     op: op.op().name().to_owned(),
                     value,

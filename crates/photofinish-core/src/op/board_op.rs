@@ -86,6 +86,13 @@ pub trait BoardOp: Recorded + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// The member it erases and that member's HMAC (docs/SPEC.md §16), if it erases one:
+    /// the state then renames the member to its HMAC wherever else it keeps the name (the
+    /// audit log). `None` by default.
+    fn forgets(&self) -> Option<(&str, &str)> {
+        None
+    }
+
     /// What watchers of `board` see of it, applied with `answer`, at `now_us`
     /// (docs/SPEC.md §8): nothing by default.
     fn events(&self, board: &Board, answer: &Value, now_us: i64) -> Vec<OpEvent> {

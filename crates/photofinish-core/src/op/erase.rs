@@ -65,6 +65,10 @@ impl BoardOp for Erase {
         true
     }
 
+    fn forgets(&self) -> Option<(&str, &str)> {
+        Some((&self.member, &self.hmac))
+    }
+
     fn audit(&self, answer: &Value) -> Option<AuditNote> {
         (answer == &Value::Bool(true)).then(|| AuditNote {
             action: "member_erase",

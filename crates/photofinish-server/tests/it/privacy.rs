@@ -489,6 +489,90 @@ async fn ann_is_erased(s: &Server, admin: Option<&str>, bob_before: &Value) {
         );
         assert!(!e.to_string().contains("ann"), "{e}");
     }
+    // The entries from before that named it name its HMAC now: no entry names it.
+    assert!(!a.to_string().contains("\"ann\""), "{a}");
+    let hide = a["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["action"] == json!("member.hide"))
+        .expect("the hide's entry");
+    assert_eq!(
+        (&hide["member"], &hide["detail"]["member_hmac"]),
+        (&Value::Null, &json!(hmac)),
+        "{hide}"
+    );
+}
+
+/// After an erase, the name is in no file of the data dir (docs/SPEC.md §16: the boards
+/// snapshotted and the log trimmed below the erase): the store seals the segment holding
+/// the erase and snapshots at once, which deletes every segment and snapshot before it.
+#[tokio::test]
+async fn an_erased_name_leaves_every_file_of_the_data_dir() {
+    const NAME: &str = "zelda-wants-out";
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = photofinish_server::serve::ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        data_dir: dir.path().to_path_buf(),
+        ..photofinish_server::serve::ServeOptions::default()
+    };
+    let storage = Arc::new(photofinish_store::io::FaultyStorage::default());
+    let s = Server::start_with(opts, storage, Kind::Embedded).await;
+    for board in ["a", "b"] {
+        assert_eq!(
+            s.put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
+                .await
+                .0,
+            201
+        );
+        write(&s, board, NAME, 5).await;
+        write(&s, board, "keeps", 3).await;
+    }
+    let (st, _) = s
+        .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
+        .await;
+    assert_eq!(st, 204);
+    // A snapshot from before the erase, holding the name, as a long-running server has.
+    let s = s.restart().await;
+    let holding = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("data dir")
+            .filter_map(|f| {
+                let path = f.ok()?.path();
+                let bytes = std::fs::read(&path).ok()?;
+                let found = bytes.windows(NAME.len()).any(|w| w == NAME.as_bytes());
+                found.then(|| path.display().to_string())
+            })
+            .collect()
+    };
+    assert!(
+        !holding(dir.path()).is_empty(),
+        "the name is in the files before"
+    );
+    let (st, erased) = s
+        .call(Method::DELETE, &format!("/v1/members/{NAME}"), None)
+        .await;
+    assert_eq!(
+        (st.as_u16(), &erased["boards"]),
+        (200, &json!(2)),
+        "{erased}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = holding(dir.path());
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the name is still in {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // What is left serves the others, and a restart reads it.
+    let s = s.restart().await;
+    let (st, m) = s.get("/v1/boards/b/members/keeps").await;
+    assert_eq!((st.as_u16(), &m["score"]), (200, &json!(3)), "{m}");
+    assert_eq!(s.get(&format!("/v1/boards/b/members/{NAME}")).await.0, 404);
+    assert!(holding(dir.path()).is_empty());
+    s.stop().await;
 }
 
 conformance!(

@@ -250,4 +250,10 @@ impl Command {
             other => other,
         }
     }
+
+    /// Whether it erases a member ([`photofinish_core::op::BoardOp::forgets`],
+    /// docs/SPEC.md §16): the store then snapshots so the name leaves its files.
+    pub fn erases(&self) -> bool {
+        matches!(self.inner(), Command::Op { op, .. } if op.op().forgets().is_some())
+    }
 }

@@ -2,7 +2,7 @@
 //! entries made from each applied `Audited` command, read newest first within the
 //! retention — and, on the embedded store, the members hidden across every board.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::MutexGuard;
 
@@ -56,6 +56,44 @@ impl State {
         self.audit.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many entries of the audit log name each member.
+    pub(super) fn audit_named(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+        self.audit_named.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts `e` in or out of the entries naming its member.
+    fn count_named(named: &mut HashMap<String, u32>, e: &AuditEntry, added: bool) {
+        let Some(member) = &e.member else { return };
+        if added {
+            *named.entry(member.clone()).or_default() += 1;
+        } else if let Some(n) = named.get_mut(member) {
+            *n -= 1;
+            if *n == 0 {
+                named.remove(member);
+            }
+        }
+    }
+
+    /// Renames `member` to its HMAC `hmac` in every audit entry naming it (docs/SPEC.md
+    /// §16: an erased member is named by its HMAC alone): the entry's `member` is null and
+    /// its detail carries `"member_hmac"`. Costs nothing when no entry names it.
+    pub(super) fn forget_in_audit(&self, member: &str, hmac: &str) {
+        let mut log = self.audit_log();
+        if self.audit_named().remove(member).is_none() {
+            return;
+        }
+        for e in log
+            .iter_mut()
+            .filter(|e| e.member.as_deref() == Some(member))
+        {
+            e.member = None;
+            let mut detail: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&e.detail).unwrap_or_default();
+            detail.insert("member_hmac".into(), hmac.into());
+            e.detail = serde_json::Value::Object(detail).to_string();
+        }
+    }
+
     /// How long audit entries are kept, µs.
     pub fn audit_retention_us(&self) -> i64 {
         self.audit_retention_us.load(Ordering::Relaxed)
@@ -78,7 +116,9 @@ impl State {
         let all: Vec<AuditEntry> = {
             let mut log = self.audit_log();
             while log.front().is_some_and(|o| o.at_us < floor) {
-                log.pop_front();
+                if let Some(old) = log.pop_front() {
+                    Self::count_named(&mut self.audit_named(), &old, false);
+                }
             }
             log.iter().cloned().collect()
         };
@@ -89,9 +129,13 @@ impl State {
     /// past [`MAX_AUDIT_ENTRIES`] the oldest goes.
     pub fn push_audit(&self, e: AuditEntry) {
         let mut log = self.audit_log();
+        let mut named = self.audit_named();
         if log.len() >= MAX_AUDIT_ENTRIES {
-            log.pop_front();
+            if let Some(old) = log.pop_front() {
+                Self::count_named(&mut named, &old, false);
+            }
         }
+        Self::count_named(&mut named, &e, true);
         log.push_back(e);
     }
 

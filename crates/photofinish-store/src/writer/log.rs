@@ -72,7 +72,11 @@ impl Sequencer {
             let first = match rx.recv_timeout(TICK) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    self.with_log(LogWriter::sync_if_due);
+                    self.with_log(|log| {
+                        log.sync_if_due();
+                        // An erase whose snapshot waited for a busy snapshotter.
+                        log.rotate_if_full();
+                    });
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -129,6 +133,9 @@ pub(super) struct LogWriter {
     pub(super) on_fsync: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
     /// The last instant a command was stamped with ([`crate::command::effective_time`]).
     pub(super) last_stamp_us: i64,
+    /// An erase was applied since the last snapshot was handed over: the next chance
+    /// seals the segment and snapshots, whatever their sizes.
+    pub(super) erased: bool,
 }
 
 impl LogWriter {
@@ -228,6 +235,9 @@ impl LogWriter {
                         self.imports.push(self.dir.join(file));
                     }
                     let result = self.state.apply(&job.cmd);
+                    if result.is_ok() && job.cmd.erases() {
+                        self.erased = true;
+                    }
                     if !self.feeds.is_empty() {
                         let now = self.clock.now_us();
                         crate::events::publish(&self.feeds, &self.state, &job.cmd, &result, now);
@@ -246,7 +256,14 @@ impl LogWriter {
     }
 
     pub(super) fn rotate_if_full(&mut self) {
-        if self.seg_len < self.segment_bytes {
+        // An erase (docs/SPEC.md §16) seals the segment holding it and snapshots at once,
+        // so the name leaves every file: the snapshot deletes the segments it covers.
+        let erase_due = self.erased && !self.snap.busy.load(Ordering::Acquire);
+        if erase_due && self.seg_len == 0 {
+            self.hand_over_snapshot();
+            return;
+        }
+        if self.seg_len < self.segment_bytes && !erase_due {
             return;
         }
         let path = self.dir.join(segment_name(self.next_lsn));
@@ -277,12 +294,13 @@ impl LogWriter {
     /// most about one snapshot's size of log, plus the open segment.
     pub(super) fn hand_over_snapshot(&mut self) {
         let Some(tx) = &self.snap_tx else { return };
-        if self.since_snapshot < self.snap.last_bytes.load(Ordering::Acquire) {
+        if self.since_snapshot < self.snap.last_bytes.load(Ordering::Acquire) && !self.erased {
             return;
         }
         if self.snap.busy.swap(true, Ordering::AcqRel) {
             return;
         }
+        self.erased = false;
         self.since_snapshot = 0;
         let start = Instant::now();
         let (state, last_lsn, max_time_us) = self.copy_state();

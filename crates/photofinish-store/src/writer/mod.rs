@@ -340,6 +340,7 @@ impl Store {
             imports: rec.imports.clone(),
             on_fsync: opts.on_fsync.clone(),
             last_stamp_us: rec.max_time_us,
+            erased: rec.erased,
         };
         let sequencer = Arc::new(Sequencer {
             log: Mutex::new(log),
