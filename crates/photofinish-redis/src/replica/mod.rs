@@ -124,6 +124,10 @@ pub struct Replica {
     /// The latest entries taken and their command counts, as many as hold the last
     /// [`KEEP_COMMANDS`] commands: where a trim must stop.
     recent: std::sync::Mutex<std::collections::VecDeque<(u64, u64)>>,
+    /// The newest entry taken that erased a member (docs/SPEC.md §16) and that no
+    /// snapshot this node knows of covers yet (0: none): the board's snapshot is due, and
+    /// its trim takes every entry up to it, so the name leaves the log.
+    erased_at: AtomicU64,
     taken_check: std::sync::Mutex<Check>,
     /// When the latest catch-up that reached the head began ([`since_start_us`]; 0: never).
     caught_up_at: AtomicU64,
@@ -208,6 +212,7 @@ impl Replica {
             log_bytes: AtomicU64::new(0),
             looked: AtomicU64::new(u64::MAX),
             recent: std::sync::Mutex::new(std::collections::VecDeque::new()),
+            erased_at: AtomicU64::new(0),
             taken_check: std::sync::Mutex::new(taken_check),
             caught_up_at: AtomicU64::new(0),
             used_at: AtomicU64::new(since_start_us()),
@@ -477,6 +482,9 @@ impl Replica {
             }
             // A refusal by a rule is part of the history: every node refuses it alike.
             let applied = self.state.apply(&cmd);
+            if applied.is_ok() && cmd.erases() {
+                self.erased_at.fetch_max(e.n, Ordering::AcqRel);
+            }
             if let Some(feeds) = feeds {
                 let now = pos.effective_us.max(stamp_us);
                 if let Some(feed) = feeds.get(cmd.board()) {

@@ -51,7 +51,9 @@ impl Replica {
         }
         let copy = self.state.copy();
         let (n, check, effective_us) = (pos.tail.n, pos.tail.check.clone(), pos.effective_us);
-        let keep_from = self.keep_from();
+        // After an erase, nothing up to it is kept (the Lua caps this at `n + 1`).
+        let erased = self.erased_at.load(Ordering::Acquire);
+        let keep_from = self.keep_from().max(erased.saturating_add(1));
         // The log this snapshot covers; entries taken while it is written stay counted.
         let covered = self.log_bytes.load(Ordering::Relaxed);
         drop(pos);
@@ -63,6 +65,11 @@ impl Replica {
             .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes, keep_from)
             .await?;
         if let Ok(meta) = &published {
+            if erased <= meta.n {
+                let _ =
+                    self.erased_at
+                        .compare_exchange(erased, 0, Ordering::AcqRel, Ordering::Acquire);
+            }
             self.snapshot_n.fetch_max(meta.n, Ordering::AcqRel);
             self.snapshot_bytes.store(meta.bytes, Ordering::Relaxed);
             let _ = self
@@ -124,6 +131,20 @@ impl Replica {
         let quiet = self.looked.swap(taken, Ordering::Relaxed) == taken
             && log_bytes >= SNAPSHOT_QUIET_LOG_BYTES;
         let known = self.snapshot_n.load(Ordering::Acquire);
+        // An erase not yet covered is due at once (docs/SPEC.md §16). A node that did
+        // not publish it keeps looking until a snapshot past the erase is published: every
+        // node trims alike.
+        let erased = self.erased_at.load(Ordering::Acquire);
+        if erased > 0 {
+            let published = self.log.published_n().await?;
+            self.learn_published(published);
+            if published < erased {
+                return Ok(true);
+            }
+            let _ = self
+                .erased_at
+                .compare_exchange(erased, 0, Ordering::AcqRel, Ordering::Acquire);
+        }
         if !by_entries(known) && !by_bytes && !quiet {
             return Ok(false);
         }

@@ -575,6 +575,116 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
     s.stop().await;
 }
 
+/// Every byte the Redis keys of namespace `ns` hold, key by key.
+async fn redis_contents(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<(String, Vec<u8>)> {
+    fn bytes(v: &redis::Value, out: &mut Vec<u8>) {
+        match v {
+            redis::Value::BulkString(b) => out.extend_from_slice(b),
+            redis::Value::SimpleString(s) => out.extend_from_slice(s.as_bytes()),
+            redis::Value::Array(a) | redis::Value::Set(a) => a.iter().for_each(|v| bytes(v, out)),
+            redis::Value::Map(m) => m.iter().for_each(|(k, v)| {
+                bytes(k, out);
+                bytes(v, out);
+            }),
+            _ => {}
+        }
+    }
+    let keys: Vec<String> = conn
+        .query(redis::cmd("KEYS").arg(format!("{ns}:*")))
+        .await
+        .expect("keys");
+    let mut out = Vec::new();
+    for key in keys {
+        let kind: String = conn
+            .query(redis::cmd("TYPE").arg(&key))
+            .await
+            .expect("type");
+        let mut read = match kind.as_str() {
+            "string" => redis::cmd("GET"),
+            "stream" => redis::cmd("XRANGE"),
+            "hash" => redis::cmd("HGETALL"),
+            "set" => redis::cmd("SMEMBERS"),
+            "zset" => redis::cmd("ZRANGE"),
+            "list" => redis::cmd("LRANGE"),
+            _ => continue,
+        };
+        read.arg(&key);
+        match kind.as_str() {
+            "stream" => {
+                read.arg("-").arg("+");
+            }
+            "zset" | "list" => {
+                read.arg(0).arg(-1);
+            }
+            _ => {}
+        }
+        let value: redis::Value = conn.query(&read).await.expect("read");
+        let mut held = key.clone().into_bytes();
+        bytes(&value, &mut held);
+        out.push((key, held));
+    }
+    out
+}
+
+/// After an erase, the name is in no Redis key of the namespace (docs/SPEC.md §16): each
+/// board it was on publishes a snapshot past the erase and trims its log up to it.
+async fn an_erased_name_leaves_every_redis_key(kind: Kind) {
+    const NAME: &str = "zelda-wants-out";
+    let s = Server::start(kind).await;
+    let conn = photofinish_testkit::server::redis_conn(kind).await;
+    let ns = s.namespace().expect("a namespace").to_owned();
+    for board in ["a", "b"] {
+        assert_eq!(
+            s.put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
+                .await
+                .0,
+            201
+        );
+        write(&s, board, NAME, 5).await;
+        write(&s, board, "keeps", 3).await;
+    }
+    let (st, _) = s
+        .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
+        .await;
+    assert_eq!(st, 204);
+    let holding = |all: Vec<(String, Vec<u8>)>| -> Vec<String> {
+        all.into_iter()
+            .filter(|(_, b)| b.windows(NAME.len()).any(|w| w == NAME.as_bytes()))
+            .map(|(k, _)| k)
+            .collect()
+    };
+    assert!(!holding(redis_contents(&conn, &ns).await).is_empty());
+    let (st, erased) = s
+        .call(Method::DELETE, &format!("/v1/members/{NAME}"), None)
+        .await;
+    assert_eq!(
+        (st.as_u16(), &erased["boards"]),
+        (200, &json!(2)),
+        "{erased}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = holding(redis_contents(&conn, &ns).await);
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the name is still in {left:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // A node that loads the boards now reads them from what is left.
+    let other = s.sibling().await;
+    let (st, m) = other.get("/v1/boards/b/members/keeps").await;
+    assert_eq!((st.as_u16(), &m["score"]), (200, &json!(3)), "{m}");
+    assert_eq!(
+        other.get(&format!("/v1/boards/a/members/{NAME}")).await.0,
+        404
+    );
+    other.stop().await;
+    s.stop().await;
+}
+
+photofinish_testkit::on_kinds!([redis => Redis] an_erased_name_leaves_every_redis_key);
+
 conformance!(
     an_export_holds_every_board_and_period_and_keeps_the_shadow_ban,
     an_erase_takes_the_member_from_every_board_at_once,
