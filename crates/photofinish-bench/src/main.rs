@@ -8,6 +8,7 @@ mod alloc;
 mod board_ops;
 mod drive;
 mod engine_ops;
+mod erase;
 mod latency;
 mod league_close;
 mod progress;
@@ -146,6 +147,22 @@ enum Internal {
         #[arg(long)]
         json: bool,
     },
+    /// A member erased everywhere (docs/SPEC.md §16): B boards each holding it, on the
+    /// embedded store and on a Redis the harness starts; each erase's wall time.
+    #[command(name = "erase")]
+    Erase {
+        #[arg(long, default_value_t = 10_000)]
+        boards: u64,
+        /// Erases timed per backend (the member written to every board before each).
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Backends: embedded, redis.
+        #[arg(long, default_value = "embedded,redis")]
+        backends: String,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
     /// What one cache miss costs here: a chain of dependent loads through buffers of each
     /// size, and four such chains interleaved (overlapped misses).
     #[command(name = "memory-latency")]
@@ -157,6 +174,37 @@ enum Internal {
         #[arg(long, default_value_t = 5_000_000)]
         loads: usize,
     },
+}
+
+/// The erase scenario ([`erase`]) on each of `backends`.
+async fn erase_bench(boards: u64, rounds: usize, backends: &str) -> Result<Vec<erase::Erased>> {
+    let scratch = tempfile::tempdir()?;
+    let mut runs = Vec::new();
+    for backend in backends.split(',').map(str::trim) {
+        let run = match backend {
+            "embedded" => {
+                let dir = scratch.path().join("data").display().to_string();
+                let args = [
+                    "--data-dir".to_owned(),
+                    dir,
+                    "--fsync".into(),
+                    "always".into(),
+                ];
+                erase::run("embedded", &args, boards, rounds).await?
+            }
+            "redis" => {
+                let dir = scratch.path().join("redis");
+                let redis = tokio::task::spawn_blocking(move || RedisProcess::start(&dir, &[]))
+                    .await?
+                    .context("starting redis-server (install Debian's redis-server package)")?;
+                let args = ["--storage".to_owned(), redis.url()];
+                erase::run("redis", &args, boards, rounds).await?
+            }
+            other => anyhow::bail!("unknown backend {other:?}: embedded or redis"),
+        };
+        runs.push(run);
+    }
+    Ok(runs)
 }
 
 /// Fills the embedded store's idempotency table with `n` keys, each the answer of one write
@@ -419,6 +467,14 @@ fn main() -> std::process::ExitCode {
         }) => runtime
             .block_on(league_close::run(members, clients))
             .map(|m| show(&m.table(), json.then(|| m.json()))),
+        Some(Internal::Erase {
+            boards,
+            rounds,
+            backends,
+            json,
+        }) => runtime
+            .block_on(erase_bench(boards, rounds, &backends))
+            .map(|runs| show(&erase::table(&runs), json.then(|| erase::json(&runs)))),
         Some(Internal::IdempotencyMemory { keys }) => {
             idempotency_memory(keys);
             Ok(())
