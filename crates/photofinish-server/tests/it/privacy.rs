@@ -504,12 +504,35 @@ async fn ann_is_erased(s: &Server, admin: Option<&str>, bob_before: &Value) {
     );
 }
 
+/// The name the tests that read every stored byte erase.
+const NAME: &str = "zelda-wants-out";
+
+/// Whether `bytes` hold [`NAME`].
+fn holds_name(bytes: &[u8]) -> bool {
+    bytes.windows(NAME.len()).any(|w| w == NAME.as_bytes())
+}
+
+/// Boards `a` and `b`, each holding [`NAME`] and `keeps`; [`NAME`] hidden on `a`.
+async fn two_boards_holding(s: &Server) {
+    for board in ["a", "b"] {
+        let (st, _) = s
+            .put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
+            .await;
+        assert_eq!(st, 201);
+        write(s, board, NAME, 5).await;
+        write(s, board, "keeps", 3).await;
+    }
+    let (st, _) = s
+        .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
+        .await;
+    assert_eq!(st, 204);
+}
+
 /// After an erase, the name is in no file of the data dir (docs/SPEC.md §16: the boards
 /// snapshotted and the log trimmed below the erase): the store seals the segment holding
 /// the erase and snapshots at once, which deletes every segment and snapshot before it.
 #[tokio::test]
 async fn an_erased_name_leaves_every_file_of_the_data_dir() {
-    const NAME: &str = "zelda-wants-out";
     let dir = tempfile::tempdir().expect("tmp");
     let opts = photofinish_server::serve::ServeOptions {
         listen: "127.0.0.1:0".into(),
@@ -518,20 +541,7 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
     };
     let storage = Arc::new(photofinish_store::io::FaultyStorage::default());
     let s = Server::start_with(opts, storage, Kind::Embedded).await;
-    for board in ["a", "b"] {
-        assert_eq!(
-            s.put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
-                .await
-                .0,
-            201
-        );
-        write(&s, board, NAME, 5).await;
-        write(&s, board, "keeps", 3).await;
-    }
-    let (st, _) = s
-        .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
-        .await;
-    assert_eq!(st, 204);
+    two_boards_holding(&s).await;
     // A snapshot from before the erase, holding the name, as a long-running server has.
     let s = s.restart().await;
     let holding = |dir: &std::path::Path| -> Vec<String> {
@@ -540,8 +550,7 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
             .filter_map(|f| {
                 let path = f.ok()?.path();
                 let bytes = std::fs::read(&path).ok()?;
-                let found = bytes.windows(NAME.len()).any(|w| w == NAME.as_bytes());
-                found.then(|| path.display().to_string())
+                holds_name(&bytes).then(|| path.display().to_string())
             })
             .collect()
     };
@@ -629,27 +638,13 @@ async fn redis_contents(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<(
 /// After an erase, the name is in no Redis key of the namespace (docs/SPEC.md §16): each
 /// board it was on publishes a snapshot past the erase and trims its log up to it.
 async fn an_erased_name_leaves_every_redis_key(kind: Kind) {
-    const NAME: &str = "zelda-wants-out";
     let s = Server::start(kind).await;
     let conn = photofinish_testkit::server::redis_conn(kind).await;
     let ns = s.namespace().expect("a namespace").to_owned();
-    for board in ["a", "b"] {
-        assert_eq!(
-            s.put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
-                .await
-                .0,
-            201
-        );
-        write(&s, board, NAME, 5).await;
-        write(&s, board, "keeps", 3).await;
-    }
-    let (st, _) = s
-        .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
-        .await;
-    assert_eq!(st, 204);
+    two_boards_holding(&s).await;
     let holding = |all: Vec<(String, Vec<u8>)>| -> Vec<String> {
         all.into_iter()
-            .filter(|(_, b)| b.windows(NAME.len()).any(|w| w == NAME.as_bytes()))
+            .filter(|(_, b)| holds_name(b))
             .map(|(k, _)| k)
             .collect()
     };
