@@ -434,8 +434,54 @@ fn runtime(args: &Args) -> std::io::Result<tokio::runtime::Runtime> {
     builder.build()
 }
 
+/// Runs one of the scenarios that are subcommands of their own (not `__serve`).
+fn scenario(cmd: Internal, runtime: &tokio::runtime::Runtime) -> Result<()> {
+    match cmd {
+        Internal::Serve { .. } => anyhow::bail!("`__serve` is not a scenario"),
+        Internal::LeagueClose {
+            members,
+            clients,
+            json,
+        } => runtime
+            .block_on(league_close::run(members, clients))
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
+        Internal::Erase {
+            boards,
+            rounds,
+            backends,
+            json,
+        } => runtime
+            .block_on(erase_bench(boards, rounds, &backends))
+            .map(|runs| show(&erase::table(&runs), json.then(|| erase::json(&runs)))),
+        Internal::IdempotencyMemory { keys } => {
+            idempotency_memory(keys);
+            Ok(())
+        }
+        Internal::EngineOps {
+            members,
+            ops,
+            columns,
+            json,
+        } => {
+            engine_ops::run(members, ops, columns).map(|m| show(&m.table(), json.then(|| m.json())))
+        }
+        Internal::BoardOps {
+            members,
+            ops,
+            cohort_size,
+            json,
+        } => board_ops::run(members, ops, cohort_size)
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
+        Internal::MemoryLatency { mib, loads } => {
+            let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();
+            print!("{}", latency::table(&rows));
+            Ok(())
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let mut args = Args::parse();
     let runtime = match runtime(&args) {
         Ok(rt) => rt,
         Err(e) => {
@@ -443,11 +489,11 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let result = match args.serve {
+    let result = match args.serve.take() {
         Some(Internal::Serve {
             data_dir,
             storage,
-            ref fsync,
+            fsync,
             local_reads,
             redis_namespace,
             clock_offset_us,
@@ -455,50 +501,12 @@ fn main() -> std::process::ExitCode {
         }) => runtime.block_on(serve(
             data_dir,
             storage,
-            fsync,
+            &fsync,
             local_reads,
             redis_namespace,
             clock_offset_us,
         )),
-        Some(Internal::LeagueClose {
-            members,
-            clients,
-            json,
-        }) => runtime
-            .block_on(league_close::run(members, clients))
-            .map(|m| show(&m.table(), json.then(|| m.json()))),
-        Some(Internal::Erase {
-            boards,
-            rounds,
-            backends,
-            json,
-        }) => runtime
-            .block_on(erase_bench(boards, rounds, &backends))
-            .map(|runs| show(&erase::table(&runs), json.then(|| erase::json(&runs)))),
-        Some(Internal::IdempotencyMemory { keys }) => {
-            idempotency_memory(keys);
-            Ok(())
-        }
-        Some(Internal::EngineOps {
-            members,
-            ops,
-            columns,
-            json,
-        }) => {
-            engine_ops::run(members, ops, columns).map(|m| show(&m.table(), json.then(|| m.json())))
-        }
-        Some(Internal::BoardOps {
-            members,
-            ops,
-            cohort_size,
-            json,
-        }) => board_ops::run(members, ops, cohort_size)
-            .map(|m| show(&m.table(), json.then(|| m.json()))),
-        Some(Internal::MemoryLatency { ref mib, loads }) => {
-            let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();
-            print!("{}", latency::table(&rows));
-            Ok(())
-        }
+        Some(cmd) => scenario(cmd, &runtime),
         None => runtime.block_on(run(args)),
     };
     match result {

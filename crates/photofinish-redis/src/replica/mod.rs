@@ -179,22 +179,7 @@ impl Replica {
                     .map_err(|e| ReplicaError::Unreadable(format!("reading a snapshot: {e}")))??
             }
             Ok(None) => (State::default(), Position::default()),
-            Err(LogError::Damaged(why)) => {
-                // The whole history is there only if the log starts at entry 1 (an empty
-                // log is whole only if nothing was ever appended).
-                let first = log.read(0, 1).await?;
-                let whole = match first.first() {
-                    Some(e) => e.n == 1,
-                    None => log.head().await?.n == 0,
-                };
-                if !whole {
-                    return Err(ReplicaError::Unreadable(format!(
-                        "{why}, and the log no longer starts at its first entry"
-                    )));
-                }
-                tracing::warn!(board = %log.keys().log, %why, "snapshot refused; loading the board from its whole log");
-                (State::default(), Position::default())
-            }
+            Err(LogError::Damaged(why)) => Self::from_whole_log(&log, &why).await?,
             Err(e) => return Err(e.into()),
         };
         let (taken, taken_check) = (position.tail.n, position.tail.check.clone());
@@ -233,6 +218,24 @@ impl Replica {
             "board loaded"
         );
         Ok(replica)
+    }
+
+    /// Where a board starts when its snapshot was refused (`why`): empty, to be loaded from
+    /// its whole log — if the log still holds its whole history, which it does only if it
+    /// starts at entry 1 (an empty log only if nothing was ever appended).
+    async fn from_whole_log(log: &BoardLog, why: &str) -> Result<(State, Position), ReplicaError> {
+        let first = log.read(0, 1).await?;
+        let whole = match first.first() {
+            Some(e) => e.n == 1,
+            None => log.head().await?.n == 0,
+        };
+        if !whole {
+            return Err(ReplicaError::Unreadable(format!(
+                "{why}, and the log no longer starts at its first entry"
+            )));
+        }
+        tracing::warn!(board = %log.keys().log, %why, "snapshot refused; loading the board from its whole log");
+        Ok((State::default(), Position::default()))
     }
 
     fn from_snapshot(meta: &SnapshotMeta, bytes: &[u8]) -> Result<(State, Position), ReplicaError> {
