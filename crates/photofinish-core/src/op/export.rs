@@ -126,17 +126,17 @@ impl BoardRead for ReadMemberData {
                 grant
             })
             .collect();
-        let tier = b.league().and_then(|_| tier_name(b, b.tier_of(member)));
-        let data = MemberData {
+        let mut data = MemberData {
             hidden: admin.then(|| b.is_hidden(member)),
             tier: None,
             periods: periods.into_values().rev().collect(),
             grants,
         };
-        // A league tier is the member's only when the board holds something of it.
-        Ok(MemberData {
-            tier: if data.is_empty() { None } else { tier },
-            ..data
-        })
+        // A league tier (none without a league) is the member's only when the board
+        // holds something of it.
+        if !data.is_empty() {
+            data.tier = tier_name(b, b.tier_of(member));
+        }
+        Ok(data)
     }
 }
