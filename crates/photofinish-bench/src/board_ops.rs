@@ -137,7 +137,7 @@ impl BoardOps {
     }
 }
 
-fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'a> {
+pub(crate) fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'a> {
     BoardWrite {
         member,
         op: Some(Op::Incr),
@@ -150,7 +150,7 @@ fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'a> {
 }
 
 /// A board of `members`, each written once with a score from 0..1,000,000; seconds taken.
-fn load(config: BoardConfig, members: u64) -> Result<(Board, f64)> {
+pub(crate) fn load(config: BoardConfig, members: u64) -> Result<(Board, f64)> {
     let mut b = Board::checked(config).map_err(|e| anyhow!("{e}"))?;
     let mut rng = Rng::new(42);
     let start = Instant::now();

@@ -6,7 +6,8 @@
 //! it, and this reports the close's wall time (from the period's end to `closed` in the
 //! moves answer, the closer's one-second tick included) and the other boards' write
 //! latency — p50, p99 and the longest — in the seconds before the end and during the
-//! close.
+//! close. With reward rows (ranks 1 to K of each cohort, docs/SPEC.md §16) the close also
+//! grants K a cohort, and the close ends when the period's grants are made too.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,8 @@ pub struct LeagueClose {
     pub import_s: f64,
     pub close_s: f64,
     pub moves: u64,
+    /// Grants the close made (0 without reward rows).
+    pub grants: u64,
     /// (p50, p99, max) in ms of other boards' writes started in the 5 s before the end.
     pub before_ms: (f64, f64, f64),
     /// The same for writes started during the close.
@@ -41,8 +44,8 @@ impl LeagueClose {
     /// The human table.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "league-close: {} members in cohorts of 50, {} writers on other boards, HTTP, embedded store\n",
-            self.members, self.clients
+            "league-close: {} members in cohorts of 50, {} grants, {} writers on other boards, HTTP, embedded store\n",
+            self.members, self.grants, self.clients
         );
         let mut row = |what: &str, v: String| out += &format!("{what:<58} {v:>22}\n");
         row(
@@ -76,6 +79,7 @@ impl LeagueClose {
             "import_s": self.import_s,
             "close_s": self.close_s,
             "moves": self.moves,
+            "grants": self.grants,
             "before_ms": [self.before_ms.0, self.before_ms.1, self.before_ms.2],
             "during_ms": [self.during_ms.0, self.during_ms.1, self.during_ms.2],
             "writes_during": self.writes_during,
@@ -94,7 +98,7 @@ fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
 }
 
 /// Runs the scenario. See the module docs.
-pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
+pub async fn run(members: u64, clients: usize, rewards: u64) -> Result<LeagueClose> {
     ensure!(
         members > 0 && clients > 0,
         "--members and --clients must be at least 1"
@@ -115,7 +119,7 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
     ])
     .await?;
     let http = reqwest::Client::new();
-    let import_s = fill(&http, &server.base, members).await?;
+    let import_s = fill(&http, &server.base, members, rewards).await?;
     ensure!(
         Instant::now() + Duration::from_secs(6) < ends_at,
         "the import took too long: the period ends before the writers warm up"
@@ -128,7 +132,7 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
 
     // The period ends; the close runs; a second after it the writers stop.
     tokio::time::sleep_until(ends_at.into()).await;
-    let (closed_at, moves) = wait_for_close(&http, &server.base, ends_at).await?;
+    let (closed_at, moves, grants) = wait_for_close(&http, &server.base, ends_at).await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     stop.store(true, Ordering::Relaxed);
     for t in tasks {
@@ -151,15 +155,17 @@ pub async fn run(members: u64, clients: usize) -> Result<LeagueClose> {
         import_s,
         close_s: (closed_at - ends_at).as_secs_f64(),
         moves,
+        grants,
         before_ms: percentiles(before),
         writes_during: during.len(),
         during_ms: percentiles(during),
     })
 }
 
-/// Creates the league board and four other boards, and imports `members` members into the
-/// league: the seconds the import took.
-async fn fill(http: &reqwest::Client, base: &str, members: u64) -> Result<f64> {
+/// Creates the league board (granting ranks 1 to `rewards` of each cohort, when not 0) and
+/// four other boards, and imports `members` members into the league: the seconds the
+/// import took.
+async fn fill(http: &reqwest::Client, base: &str, members: u64, rewards: u64) -> Result<f64> {
     let put = |board: &str, body: Value| {
         let (http, url) = (http.clone(), format!("{base}/v1/boards/{board}"));
         async move {
@@ -168,12 +174,12 @@ async fn fill(http: &reqwest::Client, base: &str, members: u64) -> Result<f64> {
             Ok(())
         }
     };
-    put(
-        "league",
-        json!({"reset": "daily", "cohort_size": 50,
-            "league": {"tiers": ["bronze", "silver", "gold", "diamond"], "promote": 5, "demote": 5}}),
-    )
-    .await?;
+    let mut league = json!({"reset": "daily", "cohort_size": 50,
+        "league": {"tiers": ["bronze", "silver", "gold", "diamond"], "promote": 5, "demote": 5}});
+    if rewards > 0 {
+        league["rewards"] = json!([{"from": 1, "to": rewards, "reward": "coin", "amount": 10}]);
+    }
+    put("league", league).await?;
     for k in 0..4 {
         put(&format!("other{k}"), json!({"update": "incr"})).await?;
     }
@@ -232,18 +238,23 @@ fn start_writers(
     tasks
 }
 
-/// Waits for the league's previous period to say `closed` (up to 2 minutes after
-/// `ends_at`): when it did, and its moves.
+/// Waits for the league's previous period to say `closed` and its grants made (up to 2
+/// minutes after `ends_at`): when it did, its moves and its grants.
 async fn wait_for_close(
     http: &reqwest::Client,
     base: &str,
     ends_at: Instant,
-) -> Result<(Instant, u64)> {
+) -> Result<(Instant, u64, u64)> {
     let moves_url = format!("{base}/v1/boards/league/periods/previous/moves?limit=0");
+    let grants_url = format!("{base}/v1/boards/league/periods/previous/rewards?limit=1");
     let closed = loop {
         let m: Value = http.get(&moves_url).send().await?.json().await?;
         if m["closed"] == json!(true) {
-            break (Instant::now(), m["total"].as_u64().unwrap_or(0));
+            let g: Value = http.get(&grants_url).send().await?.json().await?;
+            if g["granted"] == json!(true) {
+                let (moves, grants) = (m["total"].as_u64(), g["total"].as_u64());
+                break (Instant::now(), moves.unwrap_or(0), grants.unwrap_or(0));
+            }
         }
         ensure!(
             ends_at.elapsed() < Duration::from_secs(120),

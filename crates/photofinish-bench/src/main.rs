@@ -12,6 +12,7 @@ mod erase;
 mod latency;
 mod league_close;
 mod progress;
+mod rewards_ops;
 mod targets;
 mod workload;
 
@@ -143,6 +144,23 @@ enum Internal {
         /// Connections writing to the other boards.
         #[arg(long, default_value_t = 16)]
         clients: usize,
+        /// Reward rows granting ranks 1 to K of each cohort (docs/SPEC.md §16): the close
+        /// then grants K per cohort (5: 100,000 of a million members); 0, none.
+        #[arg(long, default_value_t = 0)]
+        rewards_per_cohort: u64,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What rewards cost a board (docs/SPEC.md §16): the close step that makes a period's
+    /// grants, beside one with no rows, and a claim beside an update.
+    #[command(name = "rewards-ops")]
+    RewardsOps {
+        #[arg(long, default_value_t = 1_000_000)]
+        members: u64,
+        /// Ranks 1 to G paid: the grants the close makes.
+        #[arg(long, default_value_t = 100_000)]
+        grants: u64,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -441,10 +459,16 @@ fn scenario(cmd: Internal, runtime: &tokio::runtime::Runtime) -> Result<()> {
         Internal::LeagueClose {
             members,
             clients,
+            rewards_per_cohort,
             json,
         } => runtime
-            .block_on(league_close::run(members, clients))
+            .block_on(league_close::run(members, clients, rewards_per_cohort))
             .map(|m| show(&m.table(), json.then(|| m.json()))),
+        Internal::RewardsOps {
+            members,
+            grants,
+            json,
+        } => rewards_ops::run(members, grants).map(|m| show(&m.table(), json.then(|| m.json()))),
         Internal::Erase {
             boards,
             rounds,
