@@ -4,7 +4,9 @@
 //! period of 400 cohorts; killed while the close is under way (some moves made, the
 //! period not yet closed), then started again, it finishes the close — every cohort's
 //! top five moved up exactly once — and the member that arrived in the new day while it
-//! waited takes its cohort in its new tier. On the embedded store and on a standalone
+//! waited takes its cohort in its new tier; then the period's grants (docs/SPEC.md §16:
+//! ranks 1 to 3 of each cohort) are made once — 1,200, each to a cohort's top three, none
+//! twice. On the embedded store and on a standalone
 //! Redis (where the node's clock-skew check takes the same offset off its stamps, so
 //! writes are not refused as skewed).
 
@@ -82,7 +84,8 @@ async fn close_killed_midway(redis: Option<&str>) {
     let offset = (midnight - 15_000_000 - now).to_string();
     let proc = tokio::task::block_in_place(|| start(dir.path(), &offset, redis));
     let board = json!({"reset": "daily", "cohort_size": 50,
-        "league": {"tiers": ["bronze", "silver"], "promote": 5, "demote": 0}});
+        "league": {"tiers": ["bronze", "silver"], "promote": 5, "demote": 0},
+        "rewards": [{"from": 1, "to": 3, "reward": "gold"}]});
     let put = http
         .put(format!("{}/v1/boards/l", proc.base))
         .json(&board)
@@ -193,5 +196,38 @@ async fn close_killed_midway(redis: Option<&str>) {
         (&json!("silver"), &json!(1)),
         "{cohort}"
     );
+    grants_made_once(&http, &proc.base, &day).await;
     drop(proc);
+}
+
+/// The period's grants, once the close has made them: each cohort's top three, once.
+async fn grants_made_once(http: &reqwest::Client, base: &str, day: &str) {
+    let url = |offset: usize| {
+        format!("{base}/v1/boards/l/periods/{day}/rewards?offset={offset}&limit=1000")
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while get(http, &url(0)).await["granted"] != json!(true) {
+        assert!(Instant::now() < deadline, "the grants were never made");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut paid = Vec::new();
+    loop {
+        let page = get(http, &url(paid.len())).await;
+        assert_eq!(page["total"], json!(1_200), "three a cohort");
+        let rows = page["grants"].as_array().expect("grants").clone();
+        if rows.is_empty() {
+            break;
+        }
+        for g in rows {
+            assert_eq!(g["reward"], json!("gold"));
+            paid.push(g["member"].as_str().expect("member").to_owned());
+        }
+    }
+    let top_three: HashSet<String> = (0..MEMBERS)
+        .filter(|s| (MEMBERS - 1 - s) % 50 < 3)
+        .map(|i| format!("m{i:05}"))
+        .collect();
+    let once: HashSet<String> = paid.iter().cloned().collect();
+    assert_eq!(once.len(), paid.len(), "a member paid twice");
+    assert_eq!(once, top_three);
 }
