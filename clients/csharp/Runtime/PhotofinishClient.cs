@@ -362,10 +362,11 @@ namespace Photofinish
         }
 
         /// <summary>Erases the member from every board and kept period at once (an admin key covering
-        /// every board): the audit log names it by an HMAC alone. Repeating it erases nothing.</summary>
-        public async Task<ErasedView> EraseMemberAsync(string member, CancellationToken ct = default(CancellationToken))
+        /// every board): the audit log names it by an HMAC alone. Sent with an Idempotency-Key (made
+        /// here when none is given), so a retry gets the first answer again.</summary>
+        public async Task<ErasedView> EraseMemberAsync(string member, string idempotencyKey = null, CancellationToken ct = default(CancellationToken))
         {
-            return ErasedView.FromJson(await JsonAsync(new Call("DELETE", Path("v1", "members", member)) { Retry = true }, ct));
+            return ErasedView.FromJson(await JsonAsync(Keyed(new Call("DELETE", Path("v1", "members", member)), idempotencyKey), ct));
         }
 
         /// <summary>Undoes HideEverywhereAsync.</summary>

@@ -1173,6 +1173,10 @@ namespace Photofinish
     /// <summary>What an import did.</summary>
     public sealed class ImportAnswer
     {
+        /// <summary>Rows left out because their member was erased after they were written
+        /// (docs/privacy.md: the erasure ledger).</summary>
+        public long ErasedDropped { get; set; }
+
         /// <summary>Entries imported.</summary>
         public long Imported { get; set; }
 
@@ -1185,6 +1189,7 @@ namespace Photofinish
             if (o == null) return null;
             return new ImportAnswer
             {
+                ErasedDropped = Json.ToLong(Json.Get(o, "erased_dropped")),
                 Imported = Json.ToLong(Json.Get(o, "imported")),
                 Period = Json.ToStr(Json.Get(o, "period")),
             };
@@ -1193,6 +1198,7 @@ namespace Photofinish
         internal Dictionary<string, object> ToJson()
         {
             var d = new Dictionary<string, object>();
+            Json.Put(d, "erased_dropped", ErasedDropped);
             Json.Put(d, "imported", Imported);
             Json.Put(d, "period", Period);
             return d;

@@ -368,8 +368,12 @@ namespace Photofinish.Tests
             // A member erased everywhere: gone from every board, named in the audit by an HMAC.
             var gone = prefix + "gone";
             await admin.SubmitAsync(b, gone, 1);
-            var erased = await admin.EraseMemberAsync(gone);
+            var key = prefix + "erase-once";
+            var erased = await admin.EraseMemberAsync(gone, key);
             Eq(gone + " 1", erased.Member + " " + erased.Boards, "erased");
+            // A retry with its key gets the first answer again; without one, nothing is left.
+            Eq(1L, (await admin.EraseMemberAsync(gone, key)).Boards, "the first answer again");
+            Eq(0L, (await admin.EraseMemberAsync(gone)).Boards, "nothing left");
             Eq(ErrorCodes.MemberNotFound, (await Refused(() => admin.MemberAsync(b, gone))).Code, "erased member");
             Eq(0, (await admin.ExportMemberAsync(gone)).Boards.Count, "nothing left to export");
         }

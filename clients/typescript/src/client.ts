@@ -382,10 +382,11 @@ export class Photofinish {
 
   /**
    * Erases the member from every board and kept period at once (an admin key covering
-   * every board): the audit log names it by an HMAC alone. Repeating it erases nothing.
+   * every board): the audit log names it by an HMAC alone. Sent with an `Idempotency-Key`
+   * (made here when absent), so a retry gets the first answer again.
    */
-  eraseMember(member: string): Promise<ErasedView> {
-    return this.json({ method: "DELETE", path: ["v1", "members", member], retry: true });
+  eraseMember(member: string, options: ChangeOptions = {}): Promise<ErasedView> {
+    return this.json(this.keyed({ method: "DELETE", path: ["v1", "members", member] }, options));
   }
 
   /** The board's hidden members. */

@@ -376,6 +376,9 @@ export type HiddenView = {
 
 /** What an import did. */
 export type ImportAnswer = {
+  /** Rows left out because their member was erased after they were written
+   * (docs/privacy.md: the erasure ledger). */
+  erased_dropped: number;
   /** Entries imported. */
   imported: number;
   /** The period filled. */

@@ -233,7 +233,11 @@ test("moderation, audit, delete, patch, import and export", async () => {
   // A member erased everywhere: gone from every board, named in the audit by an HMAC.
   const gone = `${P}gone`;
   await admin.submit(b, gone, { score: 1 });
-  assert.deepEqual(await admin.eraseMember(gone), { member: gone, boards: 1 });
+  const key = `${P}erase-once`;
+  assert.deepEqual(await admin.eraseMember(gone, { idempotencyKey: key }), { member: gone, boards: 1 });
+  // A retry with its key gets the first answer again; without one, nothing is left.
+  assert.deepEqual(await admin.eraseMember(gone, { idempotencyKey: key }), { member: gone, boards: 1 });
+  assert.deepEqual(await admin.eraseMember(gone), { member: gone, boards: 0 });
   assert.equal((await refusal(() => admin.member(b, gone))).code, "member_not_found");
   assert.equal((await admin.exportMember(gone)).boards.length, 0);
 });

@@ -236,6 +236,17 @@ impl EventFeed {
         self.signal.notify(usize::MAX);
     }
 
+    /// Forgets every event held (a member was erased, docs/SPEC.md §16: no replay across
+    /// an erase): a reader at an earlier id is [`Read::Behind`], told to reload.
+    pub fn cut(&self) {
+        {
+            let mut ring = self.ring();
+            ring.events.clear();
+            ring.floor = ring.last_id;
+        }
+        self.signal.notify(usize::MAX);
+    }
+
     /// Numbers the next event after `id` (skipping ids, holding every event): a feed whose
     /// ids are derived from something all nodes agree on (the scale-out layout's entry
     /// numbers) moves to that number before the entry's events. A feed already past
@@ -511,6 +522,21 @@ mod tests {
         assert!(ids(feed.read(104)).is_empty());
         // An id from the future (another life of the board) is behind too.
         assert_eq!(feed.read(105), Read::Behind { last_id: 104 });
+    }
+
+    #[test]
+    fn a_cut_sends_every_reader_before_it_to_reload() {
+        let feed = EventFeed::new(0, 10);
+        for m in ["zed", "ann"] {
+            feed.push(score(m));
+        }
+        feed.cut();
+        for before in [0, 1] {
+            assert_eq!(feed.read(before), Read::Behind { last_id: 2 });
+        }
+        assert!(ids(feed.read(2)).is_empty());
+        feed.push(score("bob"));
+        assert_eq!(ids(feed.read(2)), vec![3]);
     }
 
     #[test]

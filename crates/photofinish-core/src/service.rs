@@ -160,6 +160,35 @@ pub trait Leaderboard: Send + Sync {
         actor: &str,
     ) -> Result<Vec<(String, serde_json::Value)>, BoardError>;
 
+    /// Enters the erase of the member named `hmac` (its HMAC under the erasure key) in
+    /// the erasure ledger (docs/SPEC.md §16), with its name when known (it leaves the
+    /// set hidden across every board) and the request's idempotency key with its answer
+    /// (the boards), when it came with one: logged once the erase has reached every
+    /// board. The instant the ledger holds for it (the first, when it was there already).
+    async fn record_erased(
+        &self,
+        hmac: &str,
+        member: Option<&str>,
+        key: Option<(&crate::idempotency::IdempotencyKey, u64)>,
+    ) -> Result<i64, BoardError>;
+
+    /// The answer (the boards) an erase under `key` got, if one did
+    /// (`idempotency_key_reused` when the key came with another request).
+    async fn recall_erase(
+        &self,
+        key: &crate::idempotency::IdempotencyKey,
+    ) -> Result<Option<u64>, BoardError>;
+
+    /// The erasure ledger: each member erased everywhere, by its HMAC, and when (µs).
+    async fn erasure_ledger(&self) -> Result<Vec<(String, i64)>, BoardError>;
+
+    /// Every name some board holds anything under that `wanted` takes, once each, in
+    /// name order: what a ledgered erase is looked for among.
+    async fn names_where(
+        &self,
+        wanted: &(dyn for<'n> Fn(&'n str) -> bool + Sync),
+    ) -> Result<Vec<String>, BoardError>;
+
     /// The erasure key (docs/SPEC.md §16): in `file` when one is given (made there when
     /// absent); else kept beside the data (the embedded store) or in Redis — made on
     /// first use, the same for every node.

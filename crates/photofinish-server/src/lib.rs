@@ -28,6 +28,7 @@ pub(crate) mod error;
 pub(crate) mod gate;
 pub(crate) mod idempotency;
 pub(crate) mod input;
+pub mod ledger;
 pub(crate) mod limits;
 pub mod listen;
 pub(crate) mod metrics;

@@ -113,11 +113,12 @@ fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool
 
 /// The operations that take an `Idempotency-Key` (docs/SPEC.md §7), and whether each may
 /// add members (then it can meet the memory budget).
-const KEYED_OPERATIONS: [(&str, &str, bool); 4] = [
+const KEYED_OPERATIONS: [(&str, &str, bool); 5] = [
     ("put", "/v1/boards/{board}", false),
     ("post", "/v1/boards/{board}/scores", true),
     ("post", "/v1/boards/{board}/scores:batch", true),
     ("delete", "/v1/boards/{board}/members/{member}", false),
+    ("delete", "/v1/members/{member}", false),
 ];
 
 /// Adds the `Idempotency-Key` header, the replay's `Idempotent-Replayed` header and the

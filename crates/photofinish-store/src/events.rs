@@ -73,6 +73,11 @@ fn operated(
     now_us: i64,
 ) {
     let Some(feed) = feeds.get(board) else { return };
+    if op.forgets().is_some() {
+        // An erase: the events held name the member, and no replay crosses it.
+        feed.cut();
+        return;
+    }
     let Some(handle) = state.board(board) else {
         return;
     };

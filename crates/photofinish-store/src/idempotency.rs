@@ -213,6 +213,32 @@ impl Table {
         self.slots.get(self.position(seq)?).filter(|s| s.id == id)
     }
 
+    /// Forgets every remembered answer that names `member` (docs/SPEC.md §16: an erase
+    /// takes its idempotency records): an operation's answer holding the name anywhere (a
+    /// removal's, a claim's grant). A write's answer never holds it. How many went; a
+    /// retry with one of their keys is then a new request.
+    pub fn forget_naming(&mut self, member: &str) -> usize {
+        fn names(v: &serde_json::Value, member: &str) -> bool {
+            match v {
+                serde_json::Value::String(s) => s == member,
+                serde_json::Value::Array(a) => a.iter().any(|v| names(v, member)),
+                serde_json::Value::Object(o) => o.values().any(|v| names(v, member)),
+                _ => false,
+            }
+        }
+        let mut forgotten = 0;
+        for slot in &mut self.slots {
+            let named = matches!(&slot.answer, Stored::Other(a)
+                if matches!(&**a, Answer::Op { value, .. } if names(value, member)));
+            if named && !slot.dead() {
+                self.index.remove(short(slot.id));
+                slot.expires_us = DEAD;
+                forgotten += 1;
+            }
+        }
+        forgotten
+    }
+
     /// Whether key `id` ([`photofinish_core::idempotency::digest`]) is remembered and not expired at `now_us`.
     pub fn contains(&self, id: u128, now_us: i64) -> bool {
         self.slot(id).is_some_and(|s| s.expires_us > now_us)
@@ -602,6 +628,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_erase_forgets_the_answers_naming_the_member() {
+        let mut t = Table::new(10);
+        let op = |member: &str| Remembered {
+            answer: Answer::Op {
+                op: "claim".into(),
+                value: serde_json::json!({"grant": {"member": member, "amount": 1}}),
+            },
+            ..remembered(100)
+        };
+        t.insert(1, op("zed"));
+        t.insert(2, op("ann"));
+        t.insert(3, remembered(100));
+        assert_eq!(t.forget_naming("zed"), 1);
+        assert!(!t.contains(1, 0) && t.contains(2, 0) && t.contains(3, 0));
+        assert_eq!(t.len(), 2);
+        // A snapshot of the table holds the others alone.
+        let mut bytes = Vec::new();
+        t.write_to(&mut bytes).expect("write");
+        assert!(!bytes.windows(3).any(|w| w == b"zed"));
+        assert_eq!(t.forget_naming("zed"), 0);
     }
 
     #[test]

@@ -59,6 +59,14 @@ impl Engine for Store {
         Store::now_us(self)
     }
 
+    fn spanning_log(&self) -> &'static str {
+        ""
+    }
+
+    async fn erasure_ledger(&self) -> Result<Vec<(String, i64)>, BoardError> {
+        Ok(self.state().erasure_ledger())
+    }
+
     async fn board_names(&self) -> Result<Vec<String>, BoardError> {
         Ok(self
             .state()

@@ -44,6 +44,9 @@ pub enum Applied {
     Registered(bool),
     /// A board was taken out of the registry.
     Unregistered,
+    /// A member's erase was entered in the erasure ledger, at this instant (the first
+    /// entry's, when it was there already).
+    Erased(i64),
     /// A keyed command was applied; its answer is remembered.
     Keyed(Answer),
     /// A keyed command's key was remembered with the same request: nothing was applied.
@@ -74,6 +77,12 @@ pub struct State {
     /// The boards a Redis namespace's lifecycle log lists ([`crate::command::registry`];
     /// empty on the embedded store, whose boards are its own).
     registry: Mutex<std::collections::BTreeSet<String>>,
+    /// The erasure ledger (docs/SPEC.md §16, [`crate::command::erased`]): each member
+    /// erased everywhere, by its HMAC, and when.
+    erased: Mutex<BTreeMap<String, i64>>,
+    /// The HMAC of the member whose remembered answers were forgotten last: an erase's
+    /// records on every board, applied one after another, look through the table once.
+    answers_forgotten: Mutex<Option<String>>,
     /// How long audit entries are kept, µs (`--audit-retention`): a read drops those
     /// older than that before it, and a snapshot leaves them out. Applying commands never
     /// looks at it, so every node's and every replay's state is the same.
@@ -90,6 +99,8 @@ impl Default for State {
             audit_named: Mutex::default(),
             everywhere: Mutex::default(),
             registry: Mutex::default(),
+            erased: Mutex::default(),
+            answers_forgotten: Mutex::default(),
             audit_retention_us: AtomicI64::new(DEFAULT_AUDIT_RETENTION_US),
         }
     }
@@ -158,6 +169,8 @@ impl State {
             audit_named: Mutex::new(self.audit_named().clone()),
             everywhere: Mutex::new(self.everywhere().clone()),
             registry: Mutex::new(self.registry().clone()),
+            erased: Mutex::new(self.ledger().clone()),
+            answers_forgotten: Mutex::default(),
             audit_retention_us: AtomicI64::new(self.audit_retention_us()),
         }
     }
@@ -268,6 +281,19 @@ impl State {
                 u.apply(&mut self.registry());
                 Ok(Applied::Unregistered)
             }
+            Command::Erased(e) => {
+                // The erase is over: the next one looks through the answers again.
+                *self
+                    .answers_forgotten
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = None;
+                let (mut ledger, mut hidden) = (self.ledger(), self.everywhere());
+                Ok(Applied::Erased(e.apply(
+                    &mut ledger,
+                    &mut hidden,
+                    &mut self.idempotency(),
+                )))
+            }
             Command::Audited { actor, at_us, cmd } => {
                 let applied = self.apply_with(cmd, ranked)?;
                 if let Some(e) = self.audit_entry(actor, *at_us, cmd, &applied) {
@@ -324,6 +350,7 @@ impl State {
                 let value = op.op().apply(&mut write_lock(&handle), board, *at_us)?;
                 if let Some((member, hmac)) = op.op().forgets() {
                     self.forget_in_audit(member, hmac);
+                    self.forget_answers(member, hmac);
                 }
                 Ok(Applied::Op(Answer::Op {
                     op: op.op().name().to_owned(),

@@ -38,8 +38,9 @@ impl Erase {
         }
     }
 
-    /// An erase's answer on one board: whether the board held anything of the member.
-    pub fn answer(answer: Answer) -> Result<bool, BoardError> {
+    /// An erase's answer on one board: how many rows the board held of the member
+    /// ([`Board::erase`]).
+    pub fn answer(answer: Answer) -> Result<u64, BoardError> {
         answer.into_op(Self::NAME)
     }
 }
@@ -58,7 +59,7 @@ impl BoardOp for Erase {
     }
 
     fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
-        Ok(Value::Bool(board.erase(&self.member, at_us)))
+        Ok(Value::from(board.erase(&self.member, at_us)))
     }
 
     fn audited(&self) -> bool {
@@ -70,7 +71,7 @@ impl BoardOp for Erase {
     }
 
     fn audit(&self, answer: &Value) -> Option<AuditNote> {
-        (answer == &Value::Bool(true)).then(|| AuditNote {
+        (answer.as_u64() > Some(0)).then(|| AuditNote {
             action: "member_erase",
             member: None,
             detail: json!({"member_hmac": self.hmac}),

@@ -250,11 +250,12 @@ impl Rewards {
     }
 
     /// Takes `member` out of its grants (docs/SPEC.md §16): each stays nameless
-    /// ([`Grant::is_erased`]), with no claimant's name either; whether it had any.
-    pub fn erase(&mut self, member: &str) -> bool {
+    /// ([`Grant::is_erased`]), with no claimant's name either; how many it had.
+    pub fn erase(&mut self, member: &str) -> u64 {
         let Some(at) = self.by_member.remove(member) else {
-            return false;
+            return 0;
         };
+        let grants = at.len() as u64;
         for (start, i) in at {
             let grant = self
                 .periods
@@ -265,7 +266,12 @@ impl Rewards {
                 g.claimed_by = None;
             }
         }
-        true
+        grants
+    }
+
+    /// The members holding a grant, by name.
+    pub fn members(&self) -> impl Iterator<Item = &str> {
+        self.by_member.keys().map(String::as_str)
     }
 
     /// The grants of the period whose id is `period`.

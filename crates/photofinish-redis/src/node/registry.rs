@@ -3,7 +3,7 @@
 //! name no board can have) whose entries every node applies in one order with the
 //! store's state machine. It lists the boards — a name registered, counted against
 //! `--max-boards`, before its create is appended; unregistered after its delete — and
-//! holds the members hidden across every board. Each such fact is one entry, decided
+//! holds the members hidden across every board and the erasure ledger. Each such fact is one entry, decided
 //! where it is applied: a limit is exact whatever the number of nodes, and a refusal
 //! appends nothing that changes state. What follows from a fact (a hide in each board's
 //! log) is written after it. The registry is a superset of the boards: a name whose
@@ -93,6 +93,11 @@ impl LogStore {
             hidden,
         };
         hide_changed(self.decide(cmd).await?)
+    }
+
+    /// The erasure ledger (docs/SPEC.md §16), as the lifecycle log holds it.
+    pub(super) async fn ledger(&self) -> Result<Vec<(String, i64)>, BoardError> {
+        Ok(self.lifecycle().await?.state().erasure_ledger())
     }
 
     /// The boards the registry lists, by name.

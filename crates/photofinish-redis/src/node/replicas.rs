@@ -150,6 +150,14 @@ impl Engine for LogStore {
         self.clock.now_us()
     }
 
+    fn spanning_log(&self) -> &'static str {
+        super::registry::LIFECYCLE
+    }
+
+    async fn erasure_ledger(&self) -> Result<Vec<(String, i64)>, BoardError> {
+        self.ledger().await
+    }
+
     async fn board_names(&self) -> Result<Vec<String>, BoardError> {
         self.registered().await
     }

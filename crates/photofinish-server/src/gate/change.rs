@@ -26,7 +26,7 @@ pub struct KeyedRequest {
 }
 
 /// A key in flight; dropping it lets the key be used again.
-struct InFlight {
+pub(super) struct InFlight {
     digest: u128,
     set: Arc<Mutex<HashSet<u128>>>,
 }
@@ -41,7 +41,7 @@ impl Drop for InFlight {
 }
 
 /// Whose keys a caller's are: keys are scoped per credential (docs/SPEC.md §7).
-fn scope_of(caller: &Caller) -> String {
+pub(super) fn scope_of(caller: &Caller) -> String {
     match caller {
         Caller::Open | Caller::Anonymous => "anonymous".into(),
         Caller::Key(grant) => format!("key:{}", grant.name),
@@ -177,7 +177,7 @@ impl Gate {
 
     /// Holds `key` while its request is applied here: `idempotency_key_in_flight` if
     /// another request holds it.
-    fn hold(&self, key: &IdempotencyKey) -> Result<InFlight, BoardError> {
+    pub(super) fn hold(&self, key: &IdempotencyKey) -> Result<InFlight, BoardError> {
         let mut set = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
         if !set.insert(key.digest) {
             return Err(BoardError::IdempotencyKeyInFlight(key.key.clone()));

@@ -3,41 +3,48 @@
 //! HMAC under the erasure key alone, and applied to every board at once.
 
 use photofinish_core::access::{Action, Caller};
-use photofinish_core::op::{Erase, LoggedOp};
+use photofinish_core::idempotency::IdempotencyKey;
 use photofinish_core::{BoardError, MemberName};
 
+use super::change::{scope_of, KeyedRequest};
 use super::Gate;
 
-/// `member`'s name as the audit log and the erasure ledger hold it: HMAC-SHA-256 under
-/// `key`, hex.
-pub fn member_hmac(key: &[u8], member: &str) -> String {
-    use hmac::{Hmac, Mac};
-    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key)
-        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-    mac.update(member.as_bytes());
-    photofinish_store::erasure::to_hex(&mac.finalize().into_bytes().into())
-}
-
 impl Gate {
-    /// Erases `member` from every board at once; how many boards held something of it.
+    /// Erases `member` from every board at once, under the request's idempotency `key` if
+    /// one came with it; how many boards held something of it, and whether that answer is
+    /// a remembered one (nothing applied). Its line goes into the ledger file first, so a
+    /// crash half-way is finished at the next start-up ([`crate::ledger`]).
     pub async fn erase_everywhere(
         &self,
         caller: &Caller,
         member: &MemberName,
-    ) -> Result<u64, BoardError> {
+        key: Option<KeyedRequest>,
+    ) -> Result<(u64, bool), BoardError> {
         self.admit(caller, Action::Operate).await?;
-        let key = self
+        // Keys of what spans boards are the credential's on no board ("*").
+        let key = key.map(|k| {
+            let ttl = self.idempotency_ttl_us;
+            IdempotencyKey::new(scope_of(caller), k.key, k.fingerprint, ttl, "*")
+        });
+        let _held = key.as_ref().map(|k| self.hold(k)).transpose()?;
+        if let Some(k) = &key {
+            if let Some(boards) = self.service.recall_erase(k).await? {
+                return Ok((boards, true));
+            }
+        }
+        let secret = self
             .service
             .erasure_key(self.erasure_key_file.as_deref())
             .await?;
-        let op = Erase::new(member.clone(), member_hmac(&key, member));
-        let answers = self
-            .service
-            .change_everywhere(LoggedOp::new(Box::new(op)), &caller.actor())
-            .await?;
-        Ok(answers
-            .iter()
-            .filter(|(_, held)| *held == serde_json::Value::Bool(true))
-            .count() as u64)
+        let hmac = crate::ledger::member_hmac(&secret, member);
+        if let Some(file) = &self.erasure_ledger {
+            let id = crate::ledger::key_id(&secret);
+            let now = self.service.now_us();
+            crate::ledger::append(file, &id, &[(hmac.clone(), now)])?;
+        }
+        let service = &*self.service;
+        let actor = caller.actor();
+        let erased = crate::ledger::erase_named(service, member, &hmac, &actor, key.as_ref());
+        Ok((erased.await?.boards, false))
     }
 }

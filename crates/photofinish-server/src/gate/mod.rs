@@ -81,6 +81,8 @@ pub struct Gate {
     in_flight: Arc<Mutex<HashSet<u128>>>,
     /// `--erasure-key-file`, if given (docs/privacy.md).
     erasure_key_file: Option<std::path::PathBuf>,
+    /// The erasure ledger's file, if one is kept (`--erasure-ledger`, [`crate::ledger`]).
+    erasure_ledger: Option<std::path::PathBuf>,
 }
 
 fn flags_of(c: &BoardConfig) -> BoardFlags {
@@ -99,6 +101,7 @@ impl Gate {
             idempotency_ttl_us: DEFAULT_TTL_US,
             in_flight: Arc::default(),
             erasure_key_file: None,
+            erasure_ledger: None,
         }
     }
 
@@ -112,6 +115,12 @@ impl Gate {
     /// backend keeps it (docs/privacy.md).
     pub fn with_erasure_key_file(mut self, file: Option<std::path::PathBuf>) -> Self {
         self.erasure_key_file = file;
+        self
+    }
+
+    /// Appends each erase to the ledger file `file` before it is applied (docs/privacy.md).
+    pub fn with_erasure_ledger(mut self, file: Option<std::path::PathBuf>) -> Self {
+        self.erasure_ledger = file;
         self
     }
 
@@ -303,21 +312,38 @@ impl Gate {
     }
 
     /// Fills an empty period of `board` from `source` (admins of the board; refused while
-    /// the memory budget is over, as a write adding members would be).
+    /// the memory budget is over, as a write adding members would be), but for the rows of
+    /// members erased after they were written; what it filled, and how many rows it
+    /// dropped so.
     pub async fn import(
         &self,
         caller: &Caller,
         board: &BoardName,
         period: &PeriodRef,
         source: &mut dyn ImportSource,
-    ) -> Result<Imported, BoardError> {
+    ) -> Result<(Imported, u64), BoardError> {
         self.admit(caller, Action::Manage { board }).await?;
         if let Some(over) = self.over_budget() {
             return Err(over.refusal());
         }
-        self.service
-            .import(board, period, source, &caller.actor())
-            .await
+        let ledger: std::collections::BTreeMap<String, i64> =
+            self.service.erasure_ledger().await?.into_iter().collect();
+        if ledger.is_empty() {
+            let actor = caller.actor();
+            return Ok((self.service.import(board, period, source, &actor).await?, 0));
+        }
+        // Rows of members erased since the file was written are dropped (docs/privacy.md).
+        let key = self
+            .service
+            .erasure_key(self.erasure_key_file.as_deref())
+            .await?;
+        let now = self.service.now_us();
+        let mut rows = crate::ledger::DropErased::new(source, key, ledger, now);
+        let done = self
+            .service
+            .import(board, period, &mut rows, &caller.actor())
+            .await?;
+        Ok((done, rows.dropped))
     }
 
     /// Hides `member` across every board, present and future, or undoes that

@@ -3,12 +3,14 @@
 //! its erase from every board (core `op::erase`, applied everywhere at once).
 
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use photofinish_core::op::{Erase, ReadMemberData};
 use photofinish_core::MemberName;
 
 use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
+use crate::idempotency::{replayed, KeyHeader};
 use crate::input::{Auth, PathParams};
 use crate::wire::types::{ErasedView, MemberExportView};
 use crate::wire::views::member_export_view;
@@ -40,6 +42,7 @@ pub async fn get_member_export(
 /// seat stays counted for its period), tier, league moves, grants and hidden marks. The
 /// audit log names it by its HMAC under the erasure key alone (`member_erase`). A later
 /// write under the same name is a new member. For an admin key covering every board.
+/// Takes `Idempotency-Key`: a retry answers the first answer again.
 #[utoipa::path(delete, path = "/v1/members/{member}", tag = "members",
     params(("member" = String, Path, description = "Member, percent-encoded")),
     responses((status = 200, body = ErasedView), Refusals<Erase>))]
@@ -47,11 +50,16 @@ pub async fn delete_member(
     State(app): State<AppState>,
     Auth(id): Auth,
     PathParams(member): PathParams<String>,
-) -> Result<Json<ErasedView>, ApiError> {
+    KeyHeader(keyed): KeyHeader,
+) -> Result<Response, ApiError> {
     let member = MemberName::parse(member)?;
-    let boards = app.gate.erase_everywhere(&id.caller, &member).await?;
-    Ok(Json(ErasedView {
+    let (boards, again) = app
+        .gate
+        .erase_everywhere(&id.caller, &member, keyed)
+        .await?;
+    let view = ErasedView {
         member: member.into_string(),
         boards,
-    }))
+    };
+    Ok(replayed(Json(view).into_response(), again))
 }

@@ -340,13 +340,14 @@ pub async fn post_import(
         line: 0,
         done: false,
     };
-    let done = app
+    let (done, erased) = app
         .gate
         .import(&id.caller, &board, &q.period(), &mut rows)
         .await?;
-    tracing::info!(board = %board, period = %done.period.id, entries = done.entries, "import done");
+    tracing::info!(board = %board, period = %done.period.id, entries = done.entries, erased_rows_dropped = erased, "import done");
     Ok(Json(ImportAnswer {
         period: done.period.id,
         imported: done.entries,
+        erased_dropped: erased,
     }))
 }

@@ -223,6 +223,7 @@ pub async fn serve_with(
     let auth = Arc::new(auth);
     let metrics = Arc::new(Metrics::new());
     let service = open_service(&opts, storage, &metrics).await?;
+    apply_ledger(&opts, &*service).await?;
     let listeners = Listeners::bind(&opts).await?;
     listeners.announce(&opts, tls.is_some());
     on_ready(listeners.bound);
@@ -335,6 +336,27 @@ async fn open_service(
     ))
 }
 
+/// Applies the erasure ledger file, if the server keeps one, before anything is served
+/// (docs/privacy.md): a member a restored backup brought back leaves again.
+async fn apply_ledger(opts: &ServeOptions, service: &dyn Leaderboard) -> Result<(), ServeError> {
+    let Some(file) = opts.ledger_file() else {
+        return Ok(());
+    };
+    let r = crate::ledger::reapply(service, opts.erasure_key_file.as_deref(), &file)
+        .await
+        .map_err(ServeError::ErasureLedger)?;
+    tracing::info!(
+        ledger = %file.display(),
+        entries = r.entries,
+        applied_again = r.applied,
+        members_erased = r.members,
+        rows_dropped = r.dropped.rows,
+        written_to_file = r.filed,
+        "erasure ledger applied"
+    );
+    Ok(())
+}
+
 /// The bound sockets of both doors.
 struct Listeners {
     http: tokio::net::TcpListener,
@@ -422,7 +444,8 @@ fn app(
         gate: Gate::new(service)
             .with_budget(budget)
             .with_idempotency_ttl(opts.idempotency_ttl)
-            .with_erasure_key_file(opts.erasure_key_file.clone()),
+            .with_erasure_key_file(opts.erasure_key_file.clone())
+            .with_erasure_ledger(opts.ledger_file()),
         auth,
         openapi,
         metrics,

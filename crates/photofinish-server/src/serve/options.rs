@@ -43,6 +43,9 @@ pub struct ServeOptions {
     /// `--erasure-key-file` (docs/SPEC.md §16, docs/privacy.md): where the erasure key is
     /// kept; `None`: beside the data (embedded), or in Redis.
     pub erasure_key_file: Option<PathBuf>,
+    /// `--erasure-ledger` (docs/privacy.md): the erasure ledger's file; `None`: beside the
+    /// data dir (embedded, [`crate::ledger::default_path`]), or none but Redis' copy.
+    pub erasure_ledger: Option<PathBuf>,
     /// The most members one step of a league's close ranks (docs/competitions.md);
     /// smaller in tests that stop a server mid-close.
     pub close_step_members: u32,
@@ -128,6 +131,7 @@ impl Default for ServeOptions {
                 photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US as u64,
             ),
             erasure_key_file: None,
+            erasure_ledger: None,
             clock: SharedClock::default(),
             keys: None,
             jwt: None,
@@ -173,6 +177,9 @@ pub enum ServeError {
     /// Redis could not be reached at start-up.
     #[error("cannot connect to redis: {0}")]
     Redis(BoardError),
+    /// The erasure ledger could not be applied (docs/privacy.md).
+    #[error("cannot apply the erasure ledger: {0}")]
+    ErasureLedger(BoardError),
     /// The server failed while running.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -182,6 +189,17 @@ pub enum ServeError {
     /// Protected mode: no credentials, and an address other hosts can reach.
     #[error("refusing to serve {0} without credentials: anyone who can reach it could change every board. Give --keys FILE (see `photofinish key new`) or --jwt-key, or pass --allow-unauthenticated to serve it open anyway")]
     Unprotected(String),
+}
+
+impl ServeOptions {
+    /// The erasure ledger's file this server keeps, if any (see [`Self::erasure_ledger`]).
+    pub fn ledger_file(&self) -> Option<PathBuf> {
+        self.erasure_ledger.clone().or_else(|| {
+            self.storage
+                .is_none()
+                .then(|| crate::ledger::default_path(&self.data_dir))
+        })
+    }
 }
 
 impl ServeError {

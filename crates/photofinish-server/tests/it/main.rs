@@ -18,6 +18,7 @@ mod grace;
 mod idempotency;
 mod layering;
 mod leagues;
+mod ledger;
 mod limits;
 mod moderation;
 mod periods;

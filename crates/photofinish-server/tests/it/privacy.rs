@@ -362,6 +362,9 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
     )
     .await;
     assert_eq!(st, 204);
+    // Hidden across every board too: the set forgets the name with the rest.
+    let (st, _) = call(admin, Method::POST, "/v1/members/ann/hide", Some(json!({}))).await;
+    assert_eq!(st, 204);
     let bob_before = call(admin, Method::GET, "/v1/members/bob/export", None)
         .await
         .1;
@@ -387,14 +390,20 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         assert_eq!(now["boards"], ann_before["boards"]);
     }
 
-    let (st, erased) = call(admin, Method::DELETE, "/v1/members/ann", None).await;
-    assert_eq!(
-        (st.as_u16(), &erased),
-        (200, &json!({"member": "ann", "boards": 2}))
-    );
+    let erased = keyed_erase(&s, admin, "ann", "erase-1").await;
+    assert_eq!(erased, (200, json!({"member": "ann", "boards": 3}), false));
     ann_is_erased(&s, admin, &bob_before).await;
     let s = s.restart().await;
     ann_is_erased(&s, admin, &bob_before).await;
+    // Its key, retried after a restart, answers the first answer again; with another
+    // request it is refused.
+    let again = keyed_erase(&s, admin, "ann", "erase-1").await;
+    assert_eq!(again, (200, json!({"member": "ann", "boards": 3}), true));
+    let (st, reused, _) = keyed_erase(&s, admin, "bob", "erase-1").await;
+    assert_eq!(
+        (st, &reused["error"]["code"]),
+        (422, &json!("idempotency_key_reused"))
+    );
     // Erasing again finds nothing; a later write under the name is a new member.
     let (st, again) = s
         .call_as(admin, Method::DELETE, "/v1/members/ann", None)
@@ -418,7 +427,42 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         (&json!("low"), &json!(false), &json!([])),
         "{lg}"
     );
+    // A board made after the erase does not hide the new member either.
+    let (st, _) = s
+        .call_as(admin, Method::PUT, "/v1/boards/after", Some(json!({})))
+        .await;
+    assert_eq!(st, 201);
+    let body = json!({"member": "ann", "score": 2});
+    let (st, _) = s
+        .call_as(admin, Method::POST, "/v1/boards/after/scores", Some(body))
+        .await;
+    assert_eq!(st, 200);
+    let (_, hidden) = s
+        .call_as(admin, Method::GET, "/v1/boards/after/hidden", None)
+        .await;
+    assert_eq!(hidden["members"], json!([]), "{hidden}");
     s.stop().await;
+}
+
+/// `DELETE /v1/members/{member}` as `token` with `Idempotency-Key: key`: the status, the
+/// answer, and whether it was a replay.
+async fn keyed_erase(
+    s: &Server,
+    token: Option<&str>,
+    member: &str,
+    key: &str,
+) -> (u16, Value, bool) {
+    let mut req = s
+        .http
+        .delete(format!("{}/v1/members/{member}", s.base))
+        .header("Idempotency-Key", key);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let r = req.send().await.expect("erase");
+    let replayed = r.headers().get("idempotent-replayed").is_some();
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("json"), replayed)
 }
 
 /// What an erase of ann leaves (see [`an_erase_takes_the_member_from_every_board_at_once`]).
@@ -473,7 +517,7 @@ async fn ann_is_erased(s: &Server, admin: Option<&str>, bob_before: &Value) {
         .iter()
         .filter(|e| e["action"] == json!("member_erase"))
         .collect();
-    assert_eq!(erases.len(), 2, "{a}");
+    assert_eq!(erases.len(), 3, "{a}");
     let hmac = erases[0]["detail"]["member_hmac"]
         .as_str()
         .expect("hmac")
@@ -505,11 +549,23 @@ async fn ann_is_erased(s: &Server, admin: Option<&str>, bob_before: &Value) {
 }
 
 /// The name the tests that read every stored byte erase.
-const NAME: &str = "zelda-wants-out";
+pub(crate) const NAME: &str = "zelda-wants-out";
 
 /// Whether `bytes` hold [`NAME`].
 fn holds_name(bytes: &[u8]) -> bool {
     bytes.windows(NAME.len()).any(|w| w == NAME.as_bytes())
+}
+
+/// Erases [`NAME`] through `s`, which must answer that `boards` boards held it.
+pub(crate) async fn erase_named(s: &Server, boards: u64) {
+    let (st, erased) = s
+        .call(Method::DELETE, &format!("/v1/members/{NAME}"), None)
+        .await;
+    assert_eq!(
+        (st.as_u16(), &erased["boards"]),
+        (200, &json!(boards)),
+        "{erased}"
+    );
 }
 
 /// Boards `a` and `b`, each holding [`NAME`] and `keeps`; [`NAME`] hidden on `a`.
@@ -558,14 +614,7 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
         !holding(dir.path()).is_empty(),
         "the name is in the files before"
     );
-    let (st, erased) = s
-        .call(Method::DELETE, &format!("/v1/members/{NAME}"), None)
-        .await;
-    assert_eq!(
-        (st.as_u16(), &erased["boards"]),
-        (200, &json!(2)),
-        "{erased}"
-    );
+    erase_named(&s, 2).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let left = holding(dir.path());
@@ -584,6 +633,13 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
     s.stop().await;
 }
 
+/// The names of every key of namespace `ns`.
+pub(crate) async fn namespace_keys(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<String> {
+    conn.query(redis::cmd("KEYS").arg(format!("{ns}:*")))
+        .await
+        .expect("keys")
+}
+
 /// Every byte the Redis keys of namespace `ns` hold, key by key.
 async fn redis_contents(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<(String, Vec<u8>)> {
     fn bytes(v: &redis::Value, out: &mut Vec<u8>) {
@@ -598,12 +654,8 @@ async fn redis_contents(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<(
             _ => {}
         }
     }
-    let keys: Vec<String> = conn
-        .query(redis::cmd("KEYS").arg(format!("{ns}:*")))
-        .await
-        .expect("keys");
     let mut out = Vec::new();
-    for key in keys {
+    for key in namespace_keys(conn, ns).await {
         let kind: String = conn
             .query(redis::cmd("TYPE").arg(&key))
             .await
@@ -649,14 +701,7 @@ async fn an_erased_name_leaves_every_redis_key(kind: Kind) {
             .collect()
     };
     assert!(!holding(redis_contents(&conn, &ns).await).is_empty());
-    let (st, erased) = s
-        .call(Method::DELETE, &format!("/v1/members/{NAME}"), None)
-        .await;
-    assert_eq!(
-        (st.as_u16(), &erased["boards"]),
-        (200, &json!(2)),
-        "{erased}"
-    );
+    erase_named(&s, 2).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = holding(redis_contents(&conn, &ns).await);

@@ -102,7 +102,10 @@ async fn an_export_imports_into_the_same_answers(kind: Kind) {
         );
         let (st, done) = import(&s, &dst, "", &text).await;
         assert_eq!(st, 200, "{done}");
-        assert_eq!(done, json!({"period": "2026-11-23", "imported": 10}));
+        assert_eq!(
+            done,
+            json!({"period": "2026-11-23", "imported": 10, "erased_dropped": 0})
+        );
         assert_eq!(
             answers(&s, &dst, "current").await,
             answers(&s, &src, "current").await,
@@ -155,7 +158,10 @@ async fn imports_take_unsorted_lines_and_fill_closed_periods(kind: Kind) {
     .join("\n");
     let (st, done) = import(&s, "d", "?period=previous", &body).await;
     assert_eq!(st, 200, "{done}");
-    assert_eq!(done, json!({"period": "2026-11-22", "imported": 5}));
+    assert_eq!(
+        done,
+        json!({"period": "2026-11-22", "imported": 5, "erased_dropped": 0})
+    );
     let (_, page) = s
         .get("/v1/boards/d/entries?period=2026-11-22&limit=10")
         .await;

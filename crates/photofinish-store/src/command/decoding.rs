@@ -26,6 +26,7 @@ impl Command {
         match d.u8()? {
             REGISTER => Register::decode(d).map(Command::Register),
             UNREGISTER => Unregister::decode(d).map(Command::Unregister),
+            super::erased::ERASED => super::erased::Erased::decode(d).map(Command::Erased),
             kind @ (KEYED | JOIN | OP | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET
             | WRITE_IN_PERIOD | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
             kind @ (AUDITED | HIDE | HIDE_EVERYWHERE | IMPORT | IMPORT_HIDING) => {

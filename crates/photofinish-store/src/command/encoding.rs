@@ -89,6 +89,7 @@ impl Command {
         match self {
             Command::Register(r) => r.encode(e),
             Command::Unregister(u) => u.encode(e),
+            Command::Erased(r) => r.encode(e),
             Command::Write { .. } | Command::Op { .. } | Command::Keyed { .. } => {
                 self.encode_member_change(e)
             }

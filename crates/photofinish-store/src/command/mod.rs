@@ -139,6 +139,8 @@ pub enum Command {
     Register(registry::Register),
     /// Take a board out of a namespace's registry ([`registry`]).
     Unregister(registry::Unregister),
+    /// A member erased everywhere, entered in the erasure ledger ([`erased`]).
+    Erased(erased::Erased),
 }
 
 /// What a keyed command is logged with (docs/SPEC.md §7).
@@ -163,6 +165,7 @@ pub const STAMP_AT_COMMIT: i64 = i64::MIN;
 
 mod decoding;
 mod encoding;
+pub mod erased;
 pub mod registry;
 
 pub use encoding::is_import;
@@ -191,6 +194,7 @@ impl Command {
                 | Command::Tick { .. }
                 | Command::Close { .. }
                 | Command::Op { .. }
+                | Command::Erased(_)
         )
     }
 
@@ -202,7 +206,8 @@ impl Command {
             Command::Write { at_us, .. } if stamp => *at_us = now_us,
             Command::Tick { now_us: t, .. }
             | Command::Close { now_us: t, .. }
-            | Command::Op { at_us: t, .. } => *t = now_us,
+            | Command::Op { at_us: t, .. }
+            | Command::Erased(erased::Erased { at_us: t, .. }) => *t = now_us,
             Command::Audited { at_us, cmd, .. } => {
                 *at_us = now_us;
                 cmd.stamp(now_us, stamp);
@@ -239,7 +244,7 @@ impl Command {
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),
             Command::Audited { cmd, .. } => cmd.board(),
             // Every board's: the embedded store's alone, which has one log.
-            Command::HideEverywhere { .. } => "",
+            Command::HideEverywhere { .. } | Command::Erased(_) => "",
         }
     }
 
@@ -254,6 +259,10 @@ impl Command {
     /// Whether it erases a member ([`photofinish_core::op::BoardOp::forgets`],
     /// docs/SPEC.md §16): the store then snapshots so the name leaves its files.
     pub fn erases(&self) -> bool {
-        matches!(self.inner(), Command::Op { op, .. } if op.op().forgets().is_some())
+        match self.inner() {
+            Command::Op { op, .. } => op.op().forgets().is_some(),
+            Command::Erased(e) => e.member.is_some(),
+            _ => false,
+        }
     }
 }

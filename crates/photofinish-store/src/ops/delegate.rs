@@ -42,6 +42,35 @@ macro_rules! leaderboard_over_engine {
                 $crate::ops::change_everywhere(self, op, actor).await
             }
 
+            async fn record_erased(
+                &self,
+                hmac: &str,
+                member: Option<&str>,
+                key: Option<(&photofinish_core::idempotency::IdempotencyKey, u64)>,
+            ) -> Result<i64, photofinish_core::BoardError> {
+                $crate::ops::record_erased(self, hmac, member, key).await
+            }
+
+            async fn recall_erase(
+                &self,
+                key: &photofinish_core::idempotency::IdempotencyKey,
+            ) -> Result<Option<u64>, photofinish_core::BoardError> {
+                $crate::ops::recall_erase(self, key).await
+            }
+
+            async fn erasure_ledger(
+                &self,
+            ) -> Result<Vec<(String, i64)>, photofinish_core::BoardError> {
+                <$engine as $crate::ops::Engine>::erasure_ledger(self).await
+            }
+
+            async fn names_where(
+                &self,
+                wanted: &(dyn for<'n> Fn(&'n str) -> bool + Sync),
+            ) -> Result<Vec<String>, photofinish_core::BoardError> {
+                $crate::ops::names_where(self, wanted).await
+            }
+
             async fn board_names(&self) -> Result<Vec<String>, photofinish_core::BoardError> {
                 <$engine as $crate::ops::Engine>::board_names(self).await
             }

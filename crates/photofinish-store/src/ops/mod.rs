@@ -21,10 +21,12 @@ use crate::idempotency::{short_fingerprint, KeyReused};
 use crate::state::{read_lock, Applied, BoardHandle};
 
 mod delegate;
+mod erasure;
 mod import;
 mod reads;
 mod scheduled;
 
+pub use erasure::{names_where, recall_erase, record_erased};
 pub use import::{import_rows, put_import, Built, ImportedRows};
 pub use reads::*;
 use scheduled::start_hook;
@@ -45,6 +47,14 @@ pub trait Engine: Send + Sync {
     async fn hidden_everywhere(&self) -> Result<Vec<String>, BoardError> {
         Ok(Vec::new())
     }
+
+    /// The log what spans boards is decided in (docs/SPEC.md §12): the embedded store's
+    /// one log (`""`), a namespace's lifecycle log.
+    fn spanning_log(&self) -> &'static str;
+
+    /// The erasure ledger (docs/SPEC.md §16) as that log's state holds it: each member
+    /// erased everywhere, by its HMAC, and when.
+    async fn erasure_ledger(&self) -> Result<Vec<(String, i64)>, BoardError>;
 
     /// The names of every board, in name order (cheap: no board is read).
     async fn board_names(&self) -> Result<Vec<String>, BoardError>;
@@ -176,7 +186,7 @@ pub async fn change_everywhere<E: Engine + ?Sized>(
 
 /// The error for an answer the log should not have given to `what` (a command of the
 /// wrong kind: a bug, never a user's doing).
-fn unexpected(what: &str, other: &Applied) -> BoardError {
+pub(crate) fn unexpected(what: &str, other: &Applied) -> BoardError {
     BoardError::Unavailable(format!("the log answered {what} with {other:?}"))
 }
 

@@ -32,6 +32,27 @@ pub(super) fn write_rewards(w: &mut CrcWriter<'_>, state: &State) -> io::Result<
     w.write_all(&e.0)
 }
 
+/// The erasure ledger (docs/format.md, format 10): a count, then each HMAC and instant.
+pub(super) fn write_ledger(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let ledger = state.erasure_ledger();
+    let mut e = Enc::default();
+    e.u32(ledger.len() as u32);
+    for (hmac, at_us) in &ledger {
+        e.str(hmac);
+        e.i64(*at_us);
+    }
+    w.write_all(&e.0)
+}
+
+/// Reads what [`write_ledger`] wrote into `state`.
+pub(super) fn read_ledger(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
+    for _ in 0..d.u32()? {
+        let hmac = d.str()?;
+        state.restore_erased(hmac, d.i64()?);
+    }
+    Ok(())
+}
+
 pub(super) fn read_rewards(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
     for _ in 0..d.u32()? {
         let board = d.str()?;

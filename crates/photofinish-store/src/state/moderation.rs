@@ -199,6 +199,38 @@ impl State {
         self.everywhere.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Forgets the remembered answers naming `member` (named `hmac` in the trail), as an
+    /// erase does (docs/SPEC.md §16), unless the erase record applied just before was the
+    /// same member's: an erase on 10,000 boards of one table looks through it once.
+    pub(super) fn forget_answers(&self, member: &str, hmac: &str) {
+        let mut last = self
+            .answers_forgotten
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if last.as_deref() != Some(hmac) {
+            self.idempotency().forget_naming(member);
+            *last = Some(hmac.to_owned());
+        }
+    }
+
+    /// The erasure ledger (docs/SPEC.md §16): each member erased everywhere, by its
+    /// HMAC, and when (µs), in HMAC order.
+    pub fn erasure_ledger(&self) -> Vec<(String, i64)> {
+        self.ledger()
+            .iter()
+            .map(|(h, at)| (h.clone(), *at))
+            .collect()
+    }
+
+    /// Puts an erase in the ledger (snapshot loading).
+    pub fn restore_erased(&self, hmac: String, at_us: i64) {
+        self.ledger().insert(hmac, at_us);
+    }
+
+    pub(super) fn ledger(&self) -> MutexGuard<'_, std::collections::BTreeMap<String, i64>> {
+        self.erased.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Puts `member` among those hidden across every board (snapshot loading).
     pub fn restore_hidden_everywhere(&self, member: String) {
         self.everywhere().insert(member);

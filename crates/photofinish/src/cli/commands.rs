@@ -306,24 +306,45 @@ pub(super) async fn around(client: &Client, json: bool, a: AroundArgs) -> Result
     table::print(json, &v, table::entries)
 }
 
-/// `photofinish restore`: a data directory made from a backup (checked whole first).
-pub(super) fn restore(
+/// `photofinish restore`: a data directory made from a backup (checked whole first), and
+/// the erasure ledger `ledger` (with the key it was written under) applied to it.
+pub(super) async fn restore(
     file: &std::path::Path,
     data_dir: &std::path::Path,
+    ledger: Option<(&std::path::Path, Option<&std::path::Path>)>,
     json: bool,
 ) -> Result<()> {
+    if let Some((ledger, key)) = ledger {
+        photofinish_server::ledger::check_restore_key(ledger, key)?;
+    }
     let r = photofinish_store::backup::restore(file, data_dir)?;
+    let erased = match ledger {
+        Some((ledger, key)) => {
+            Some(photofinish_server::ledger::reapply_in_dir(data_dir, key, ledger).await?)
+        }
+        None => None,
+    };
     if json {
+        let erased = erased.map(
+            |e| json!({"entries": e.entries, "members": e.members, "rows_dropped": e.dropped.rows}),
+        );
         println!(
             "{}",
-            json!({"last_lsn": r.last_lsn, "boards": r.boards, "data_dir": data_dir})
+            json!({"last_lsn": r.last_lsn, "boards": r.boards, "data_dir": data_dir,
+                   "erasure_ledger": erased})
         );
-    } else {
+        return Ok(());
+    }
+    println!(
+        "restored {} boards at log position {} into {}",
+        r.boards,
+        r.last_lsn,
+        data_dir.display()
+    );
+    if let Some(e) = erased {
         println!(
-            "restored {} boards at log position {} into {}",
-            r.boards,
-            r.last_lsn,
-            data_dir.display()
+            "erasure ledger: {} entries, {} members erased again, {} rows dropped",
+            e.entries, e.members, e.dropped.rows
         );
     }
     Ok(())

@@ -160,6 +160,12 @@ pub(super) struct LimitFlags {
     /// `erasure.key` in the data dir, or in Redis on Redis.
     #[arg(long, env = "PHOTOFINISH_ERASURE_KEY_FILE")]
     erasure_key_file: Option<std::path::PathBuf>,
+    /// The erasure ledger's file (docs/privacy.md): each erase is appended to it, and at
+    /// start-up every erase it holds that the data lacks (a restored older backup) is
+    /// applied again. Default: beside the data dir (`DATA_DIR.erasure-ledger`); on Redis,
+    /// none (the ledger is kept in Redis). Keep it out of your backups.
+    #[arg(long, env = "PHOTOFINISH_ERASURE_LEDGER")]
+    erasure_ledger: Option<std::path::PathBuf>,
 }
 
 /// `--audit-retention` ([`parse_duration`]): a day to ten years.
@@ -306,6 +312,7 @@ impl LimitFlags {
             idempotency_ttl: self.idempotency_ttl,
             audit_retention: self.audit_retention,
             erasure_key_file: self.erasure_key_file,
+            erasure_ledger: self.erasure_ledger,
             ..opts
         })
     }

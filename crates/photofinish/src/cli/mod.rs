@@ -67,6 +67,15 @@ enum Command {
         /// The data directory to make.
         #[arg(long)]
         data_dir: PathBuf,
+        /// The erasure ledger to apply again (docs/privacy.md): every member erased since
+        /// the backup was made leaves the restored data, and the count of rows dropped is
+        /// reported.
+        #[arg(long)]
+        erasure_ledger: Option<PathBuf>,
+        /// The erasure key the ledger was written under (the old data dir's `erasure.key`,
+        /// or the server's --erasure-key-file); copied into the new data dir.
+        #[arg(long)]
+        erasure_key_file: Option<PathBuf>,
     },
     /// Write one period of a board as JSON Lines in rank order (docs/SPEC.md §11).
     Export {
@@ -173,7 +182,17 @@ pub async fn run(args: Args) -> Result<()> {
             crate::transfer_cmd::import_redis(&client, &redis, &key, &board, period, encoding, json)
                 .await
         }
-        Command::Restore { file, data_dir } => commands::restore(&file, &data_dir, json),
+        Command::Restore {
+            file,
+            data_dir,
+            erasure_ledger,
+            erasure_key_file,
+        } => {
+            let ledger = erasure_ledger
+                .as_deref()
+                .map(|l| (l, erasure_key_file.as_deref()));
+            commands::restore(&file, &data_dir, ledger, json).await
+        }
         Command::Board { command } => commands::board(&client, json, command).await,
         Command::Submit(a) => commands::submit(&client, json, a).await,
         Command::Top(a) => commands::top(&client, json, a).await,

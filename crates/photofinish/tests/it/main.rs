@@ -8,6 +8,7 @@ mod backup;
 mod cli;
 mod conns;
 mod crash;
+mod erasure;
 mod leagues;
 mod moderation;
 mod retries;

@@ -20,6 +20,9 @@ pub struct ImportAnswer {
     pub period: String,
     /// Entries imported.
     pub imported: u64,
+    /// Rows left out because their member was erased after they were written
+    /// (docs/privacy.md: the erasure ledger).
+    pub erased_dropped: u64,
 }
 
 /// A board's hidden members (docs/SPEC.md §15).
