@@ -283,6 +283,12 @@ impl Cohorts {
         self.wait(member);
     }
 
+    /// Whether `name` is a seat's that [`Self::forget`] took the name out of: a control
+    /// character is in no member name, so these start with `\0`.
+    pub fn is_nameless(name: &str) -> bool {
+        name.starts_with('\0')
+    }
+
     /// Takes `member`'s name out of its seat, which stays taken under a name no member can
     /// have (docs/SPEC.md §16: an erased member's cohort seat stays counted for the
     /// period); whether it had one. Every other seat keeps its place.
@@ -290,9 +296,9 @@ impl Cohorts {
         if self.find(member).is_none() {
             return false;
         }
-        // A control character is in no member name: `\0` and a number unique here.
+        // `\0` and a number unique here (`is_nameless`).
         let nameless = (0..self.names.len() as u32)
-            .filter(|&i| self.names.get(i).starts_with('\0'))
+            .filter(|&i| Self::is_nameless(self.names.get(i)))
             .count();
         let nameless = format!("\0{nameless}");
         let rename = |name: &str| {

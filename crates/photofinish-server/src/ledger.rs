@@ -322,25 +322,17 @@ pub fn check_restore_key(path: &Path, key_file: Option<&Path>) -> Result<(), Boa
 
 /// `photofinish restore`'s last step: the ledger file at `path` applied ([`reapply`]) to
 /// the embedded data just restored into `data_dir`, opened for it and closed after. The
-/// erasure key is `key_file`'s ([`check_restore_key`]), copied into the data dir, where
-/// the server finds it by default.
+/// erasure key is `key_file`'s, copied into the data dir, where the server finds it by
+/// default; the caller asked [`check_restore_key`] before restoring.
 pub async fn reapply_in_dir(
     data_dir: &Path,
     key_file: Option<&Path>,
     path: &Path,
 ) -> Result<Reapplied, BoardError> {
-    check_restore_key(path, key_file)?;
     if let Some(file) = key_file {
         let key = photofinish_store::erasure::key_in_file(file)?;
         let beside = data_dir.join(photofinish_store::erasure::KEY_FILE);
-        let text = format!("{}\n", photofinish_store::erasure::to_hex(&key));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        options
-            .open(&beside)
-            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        photofinish_store::erasure::put_key(&beside, &key)
             .map_err(|e| unavailable(&beside, "cannot copy the erasure key there", e))?;
     }
     let opts = photofinish_store::StoreOptions::new(data_dir);

@@ -42,22 +42,37 @@ pub fn generate() -> Result<[u8; KEY_BYTES], BoardError> {
     Ok(key)
 }
 
+/// How a key file is made: only if absent, readable by its owner alone.
+fn new_key_file() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+}
+
+/// Writes `key` into `file` as its file holds it, and syncs it.
+fn write_key(file: &mut std::fs::File, key: &[u8; KEY_BYTES]) -> std::io::Result<()> {
+    file.write_all(format!("{}\n", to_hex(key)).as_bytes())?;
+    file.sync_all()
+}
+
+/// Puts `key` in a new file at `path` (refused when one is there): a restored data dir
+/// given the key its ledger was written under.
+pub fn put_key(path: &Path, key: &[u8; KEY_BYTES]) -> std::io::Result<()> {
+    write_key(&mut new_key_file().open(path)?, key)
+}
+
 /// The key in file `path`, made there (mode 0600, created only if absent: two servers
 /// starting at once agree on the first one's) when the file does not exist.
 pub fn key_in_file(path: &Path) -> Result<[u8; KEY_BYTES], BoardError> {
     let unavailable = |what: &str, e: std::io::Error| {
         BoardError::Unavailable(format!("erasure key file {}: {what}: {e}", path.display()))
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
+    match new_key_file().open(path) {
         Ok(mut file) => {
             let key = generate()?;
-            file.write_all(format!("{}\n", to_hex(&key)).as_bytes())
-                .and_then(|()| file.sync_all())
-                .map_err(|e| unavailable("cannot write it", e))?;
+            write_key(&mut file, &key).map_err(|e| unavailable("cannot write it", e))?;
             Ok(key)
         }
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {

@@ -7,6 +7,7 @@
 //! looked for among.
 
 use super::Board;
+use crate::cohort::Cohorts;
 
 impl Board {
     /// Erases `member` from the board at `at_us` (see the module docs); how many rows it
@@ -47,7 +48,7 @@ impl Board {
             for (_, members) in seats.cohorts.arrivals() {
                 members
                     .into_iter()
-                    .filter(|m| !m.starts_with('\0'))
+                    .filter(|m| !Cohorts::is_nameless(m))
                     .for_each(&mut *f);
             }
             seats.cohorts.waiting().into_iter().for_each(&mut *f);
