@@ -17,7 +17,8 @@ use crate::league::League;
 pub mod grant;
 
 pub use grant::{
-    grant_id, parse_grant_id, ClaimRefused, Grant, GrantState, GrantStatus, PeriodGrants, Rewards,
+    grant_id, parse_grant_id, ClaimRefused, Grant, GrantState, GrantStatus, GrantStep, Making,
+    PeriodGrants, Rewards,
 };
 
 /// Most reward rows a board carries.

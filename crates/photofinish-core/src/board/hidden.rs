@@ -55,6 +55,8 @@ impl Board {
         if scope == HideScope::Board && !self.can_hide(1) {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
+        // Grants being made see one hidden set, whole (docs/SPEC.md §16).
+        self.finish_grants();
         self.hidden.insert(member.into(), bits | bit);
         if bits == 0 {
             for (_, ranking) in self.periods.values_mut() {
@@ -92,6 +94,13 @@ impl Board {
         if *bits & bit == 0 {
             return false;
         }
+        if *bits == bit {
+            // Grants being made see one hidden set, whole (docs/SPEC.md §16).
+            self.finish_grants();
+        }
+        let Some(bits) = self.hidden.get_mut(member) else {
+            return false;
+        };
         *bits &= !bit;
         if *bits == 0 {
             self.hidden.remove(member);

@@ -47,9 +47,10 @@ impl Board {
     }
 
     /// One step of the close due at `now_us`: the next cohorts of the oldest period owing
-    /// a league close ([`crate::league`]), up to `budget` members, or else the grants of
-    /// the oldest period owing them, whole (a league close before it comes first: its
-    /// members' cohorts wait for it). `None` (nothing changed) when neither is due.
+    /// a league close ([`crate::league`]), up to `budget` members, or else the next of
+    /// the grants of the oldest period owing them, up to `budget` members looked at (a
+    /// league close before it comes first: its members' cohorts wait for it). `None`
+    /// (nothing changed) when neither is due.
     pub fn close_step(&mut self, now_us: i64, budget: usize) -> Option<CloseStep> {
         let league = self.close_due(now_us);
         let grants = self.grants_due(now_us);
@@ -62,10 +63,10 @@ impl Board {
                 })
             }
             (_, Some(period)) => {
-                self.grant(&period, now_us);
+                let done = self.grant(&period, now_us, budget);
                 Some(CloseStep {
                     period: period.id,
-                    done: true,
+                    done,
                 })
             }
             _ => None,

@@ -1,5 +1,6 @@
 //! Grants (docs/SPEC.md §16): what a period's close paid each member, how a claim marks
-//! one (once), a board's grants by period with each member's indexed, and grant ids.
+//! one (once), a board's grants by period with each member's indexed, those a close is
+//! making step by step, and grant ids.
 
 use std::collections::BTreeMap;
 
@@ -154,10 +155,42 @@ pub enum ClaimRefused {
     Expired(i64),
 }
 
+/// A period's grants while its close makes them, step by step (docs/SPEC.md §16): each
+/// step of the close goes through a bounded part of the period's standings, so no step
+/// holds the writer long. They are read nowhere until the last step puts them among the
+/// board's; each step's grants are indexed by member as it makes them, so that costs
+/// nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Making {
+    /// The period's start, µs.
+    pub start_us: i64,
+    /// The close's instant, µs: the first step's, every grant's `granted_at`.
+    pub at_us: i64,
+    /// Where the next step begins: the cohorts gone through, on a cohort board; else the
+    /// ranks.
+    pub next: u64,
+    /// The grants made so far, and those the limit cut.
+    pub grants: PeriodGrants,
+}
+
+/// What one step of a period's grants made ([`Rewards::add_step`]).
+#[derive(Debug, Default)]
+pub struct GrantStep {
+    /// The grants, in order.
+    pub grants: Vec<Grant>,
+    /// Grants the limit cut.
+    pub cut: u64,
+    /// Where the next step begins ([`Making::next`]).
+    pub next: u64,
+    /// Whether the period's grants are all made.
+    pub done: bool,
+}
+
 /// A board's grants: every period's that closed with rows (a period is paid once: its
-/// entry here says so, empty when nobody qualified), and the instant its rows were set
-/// where the board had none (a period that closed before owes nothing). Each member's
-/// grants are indexed, so a member's read costs its own grants, not the board's.
+/// entry here says so, empty when nobody qualified), the period's whose close is making
+/// them ([`Making`]), and the instant its rows were set where the board had none (a
+/// period that closed before owes nothing). Each member's grants are indexed, so a
+/// member's read costs its own grants, not the board's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RewardsRecord", into = "RewardsRecord")]
 pub struct Rewards {
@@ -165,7 +198,9 @@ pub struct Rewards {
     pub rows_since_us: i64,
     /// The grants by period start.
     pub periods: BTreeMap<i64, PeriodGrants>,
-    /// Each member's grants: (period start, index in its grants).
+    /// The grants being made.
+    making: Option<Making>,
+    /// Each member's grants, those being made too: (period start, index in its grants).
     by_member: hashbrown::HashMap<String, Vec<(i64, u32)>>,
 }
 
@@ -174,6 +209,8 @@ pub struct Rewards {
 struct RewardsRecord {
     rows_since_us: i64,
     periods: BTreeMap<i64, PeriodGrants>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    making: Option<Making>,
 }
 
 impl From<RewardsRecord> for Rewards {
@@ -185,6 +222,10 @@ impl From<RewardsRecord> for Rewards {
         for (start, grants) in r.periods {
             out.insert(start, grants);
         }
+        if let Some(m) = &r.making {
+            out.index(m.start_us, &m.grants.grants, 0);
+        }
+        out.making = r.making;
         out
     }
 }
@@ -194,6 +235,7 @@ impl From<Rewards> for RewardsRecord {
         RewardsRecord {
             rows_since_us: r.rows_since_us,
             periods: r.periods,
+            making: r.making,
         }
     }
 }
@@ -203,6 +245,7 @@ impl Default for Rewards {
         Self {
             rows_since_us: i64::MIN,
             periods: BTreeMap::new(),
+            making: None,
             by_member: hashbrown::HashMap::new(),
         }
     }
@@ -211,24 +254,66 @@ impl Default for Rewards {
 impl Rewards {
     /// Whether it holds nothing a snapshot must keep.
     pub fn is_empty(&self) -> bool {
-        self.periods.is_empty() && self.rows_since_us == i64::MIN
+        self.periods.is_empty() && self.making.is_none() && self.rows_since_us == i64::MIN
     }
 
     /// Keeps the grants of the period starting at `start`.
     pub fn insert(&mut self, start: i64, grants: PeriodGrants) {
+        self.index(start, &grants.grants, 0);
+        self.periods.insert(start, grants);
+    }
+
+    /// Indexes `grants`, numbered from `base`, of the period starting at `start`.
+    fn index(&mut self, start: i64, grants: &[Grant], base: usize) {
         // Room for every member at once: a close of 100,000 grants grows the index once,
         // not seventeen times (each a rehash into fresh pages).
-        self.by_member.reserve(grants.grants.len());
-        for (i, g) in grants.grants.iter().enumerate() {
+        self.by_member.reserve(grants.len());
+        for (i, g) in grants.iter().enumerate() {
             if g.is_erased() {
                 continue;
             }
             self.by_member
                 .entry(g.member.clone())
                 .or_default()
-                .push((start, i as u32));
+                .push((start, (base + i) as u32));
         }
-        self.periods.insert(start, grants);
+    }
+
+    /// The grants being made, if a close is making some.
+    pub fn making(&self) -> Option<&Making> {
+        self.making.as_ref()
+    }
+
+    /// The grants of `period` (its start and id) being made — begun at `at_us` if none
+    /// are — with where its next step begins.
+    pub fn begin(&mut self, start_us: i64, period: &str, at_us: i64) -> &Making {
+        self.making.get_or_insert_with(|| Making {
+            start_us,
+            at_us,
+            next: 0,
+            grants: PeriodGrants {
+                period: period.to_owned(),
+                ..PeriodGrants::default()
+            },
+        })
+    }
+
+    /// Adds a step's grants to those being made; when it is the last, they are the
+    /// period's grants from now on. Whether they are.
+    pub fn add_step(&mut self, step: GrantStep) -> bool {
+        let Some(mut making) = self.making.take() else {
+            return true;
+        };
+        self.index(making.start_us, &step.grants, making.grants.grants.len());
+        making.grants.grants.extend(step.grants);
+        making.grants.cut += step.cut;
+        making.next = step.next;
+        if step.done {
+            self.periods.insert(making.start_us, making.grants);
+        } else {
+            self.making = Some(making);
+        }
+        step.done
     }
 
     /// Drops the grants of periods before `floor` that none may claim at `at_us` any more
@@ -260,10 +345,12 @@ impl Rewards {
         };
         let grants = at.len() as u64;
         for (start, i) in at {
-            let grant = self
-                .periods
-                .get_mut(&start)
-                .and_then(|p| p.grants.get_mut(i as usize));
+            let making = self.making.as_mut().filter(|m| m.start_us == start);
+            let grant = match making {
+                Some(m) => Some(&mut m.grants),
+                None => self.periods.get_mut(&start),
+            }
+            .and_then(|p| p.grants.get_mut(i as usize));
             if let Some(g) = grant {
                 g.member.clear();
                 g.claimed_by = None;
