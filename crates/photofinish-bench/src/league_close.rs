@@ -88,7 +88,7 @@ impl LeagueClose {
 }
 
 /// p50, p99 and the longest of `ms` (zeros when empty).
-fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
+pub(crate) fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
     if ms.is_empty() {
         return (0.0, 0.0, 0.0);
     }

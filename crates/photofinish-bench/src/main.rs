@@ -6,6 +6,7 @@
 
 mod alloc;
 mod board_ops;
+mod claim_http;
 mod drive;
 mod engine_ops;
 mod erase;
@@ -161,6 +162,23 @@ enum Internal {
         /// Ranks 1 to G paid: the grants the close makes.
         #[arg(long, default_value_t = 100_000)]
         grants: u64,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A claim beside a write, over HTTP (docs/SPEC.md §16): every grant of a closed
+    /// board claimed once through C connections, then as many writes to a board of the
+    /// same size; each side's rate and latency.
+    #[command(name = "claim-http")]
+    ClaimHttp {
+        #[arg(long, default_value_t = 1_000_000)]
+        members: u64,
+        /// Ranks 1 to G paid: the grants claimed.
+        #[arg(long, default_value_t = 100_000)]
+        grants: u64,
+        /// Connections.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -469,6 +487,14 @@ fn scenario(cmd: Internal, runtime: &tokio::runtime::Runtime) -> Result<()> {
             grants,
             json,
         } => rewards_ops::run(members, grants).map(|m| show(&m.table(), json.then(|| m.json()))),
+        Internal::ClaimHttp {
+            members,
+            grants,
+            clients,
+            json,
+        } => runtime
+            .block_on(claim_http::run(members, grants, clients))
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
         Internal::Erase {
             boards,
             rounds,

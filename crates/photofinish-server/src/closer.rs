@@ -1,6 +1,6 @@
-//! The league closer (docs/SPEC.md §14, core `league.rs`): every [`TICK`] it asks the
-//! service which league boards owe a period's close and runs each close, step by step,
-//! until none is due. Each step is one command in the board's log, bounded in work, so
+//! The closer (docs/SPEC.md §14 and §16, core `league.rs`, docs/rewards.md): every
+//! [`TICK`] it asks the service which boards owe a period's close — a league's, or a
+//! period's grants — and runs each close, step by step, until none is due. Each step is one command in the board's log, bounded in work, so
 //! other boards' writes pass between steps; a step that finds nothing due changes
 //! nothing, so every node of a shared Redis may run this at once and a close still
 //! happens once, and a restart simply continues it.

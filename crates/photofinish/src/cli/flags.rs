@@ -61,8 +61,8 @@ pub(super) struct AccessFlags {
         allow_hyphen_values = true
     )]
     clock_offset_us: Option<i64>,
-    /// The most members one step of a league's close ranks: for tests that stop a server
-    /// mid-close.
+    /// The most members one step of a close looks at (a league's, or a period's grants):
+    /// for tests that stop a server mid-close.
     #[arg(
         long,
         env = "PHOTOFINISH_CLOSE_STEP_MEMBERS",
