@@ -89,7 +89,8 @@ impl Board {
     /// `now_us`.
     pub fn grants_due(&self, now_us: i64) -> Option<Period> {
         if let Some(m) = self.rewards.making() {
-            return self.calendar().period_at(m.start_us).ok();
+            // Its ranking holds it (a board without a reset has one period, `all`).
+            return self.periods.get(&m.start_us).map(|(p, _)| p.clone());
         }
         if self.config.settings.rewards.is_empty() {
             return None;

@@ -429,6 +429,55 @@ async fn two_nodes_grant_a_period_once(kind: Kind) {
     other.stop().await;
 }
 
+/// A close made in steps of three members (docs/rewards.md "Steps"), by two nodes at once
+/// on Redis, pays what one step would: a board without a reset, paid by ranks at its
+/// `closes_at`, and a cohort board, paid within each cohort.
+async fn a_close_in_steps_of_a_few_members_pays_as_one(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let s = Server::start_manual_configured(kind, clock.clone(), |o| {
+        photofinish_server::serve::ServeOptions {
+            close_step_members: 3,
+            ..o
+        }
+    })
+    .await;
+    let cup = json!({"closes_at": "2026-11-23T02:00:00Z",
+        "rewards": [{"from": 1, "to": 15, "reward": "x"}]});
+    assert_eq!(s.put("/v1/boards/cup", cup).await.0, 201);
+    let co = json!({"reset": "daily", "cohort_size": 4,
+        "rewards": [{"from": 1, "to": 2, "reward": "y"}]});
+    assert_eq!(s.put("/v1/boards/co", co).await.0, 201);
+    let other = match kind {
+        Kind::Embedded => None,
+        _ => Some(s.sibling().await),
+    };
+    for i in 0..20 {
+        write(&s, "cup", &format!("p{i:02}"), i).await;
+        write(&s, "co", &format!("p{i:02}"), i).await;
+    }
+    clock.set(CLOSED_US);
+    // Ranks 1 to 15: p19 down to p05.
+    let want: Vec<_> = (1..=15)
+        .map(|r| pay(&format!("p{:02}", 20 - r), r, "x", 1))
+        .collect();
+    assert_eq!(paid(&granted(&s, "cup", "all").await), want);
+    // Cohort k (from 0) is p4k..p4k+3: its ranks 1 and 2 are p4k+3 and p4k+2.
+    let want: Vec<_> = (0..5)
+        .flat_map(|k| {
+            [
+                pay(&format!("p{:02}", 4 * k + 3), 1, "y", 1),
+                pay(&format!("p{:02}", 4 * k + 2), 2, "y", 1),
+            ]
+        })
+        .collect();
+    let r = granted(&s, "co", "2026-11-23").await;
+    assert_eq!(paid(&r), want);
+    if let Some(other) = other {
+        assert_eq!(granted(&other, "co", "2026-11-23").await, r);
+        other.stop().await;
+    }
+}
+
 /// Who may claim (docs/SPEC.md §6, §16): the player itself on a `player_writes` board
 /// (`claimed_by` `player`), a write key covering the board (its name); a player claiming
 /// another's grant, a read key, an anonymous caller are refused and change nothing. The
@@ -557,6 +606,7 @@ async fn a_claim_the_log_cannot_take_is_503_and_changes_nothing() {
 
 conformance!(
     a_close_grants_once_and_a_claim_pays_once,
+    a_close_in_steps_of_a_few_members_pays_as_one,
     cohorts_pay_within_each_cohort_and_tiers_their_own,
     bad_rows_are_refused_and_change_nothing,
     players_claim_their_own_and_the_doors_agree,

@@ -241,14 +241,25 @@ mod steps {
         .expect("write");
     }
 
+    /// A daily board, or with `cohort_size` none a board without a reset whose period
+    /// `all` closes when the daily one's first does.
     fn board_of(cohort_size: Option<u32>, rows: Vec<RewardRow>) -> Board {
         let mut c = BoardConfig {
             reset: Reset::Daily,
             cohort_size,
             ..BoardConfig::default()
         };
+        if cohort_size.is_none() {
+            c.reset = Reset::Never;
+            c.settings.entry.closes_at = Some(T0 + DAY);
+        }
         c.settings.rewards = rows;
         Board::checked(c).expect("board")
+    }
+
+    /// The start of the period paid: the first day's, or `all`'s.
+    fn paid_start(b: &Board) -> i64 {
+        b.calendar().period_at(T0).expect("period").start_us
     }
 
     /// Runs close steps of `budget` at `now` until none is due, checking that no grant
@@ -258,7 +269,10 @@ mod steps {
         while let Some(step) = b.close_step(now, budget) {
             steps += 1;
             if !step.done {
-                assert!(!b.rewards().periods.contains_key(&T0), "read before made");
+                assert!(
+                    !b.rewards().periods.contains_key(&paid_start(b)),
+                    "read before made"
+                );
                 assert!(b.rewards().making().is_some());
             }
         }
@@ -314,7 +328,8 @@ mod steps {
                 prop_assert_eq!(&back, b.rewards());
                 b.restore_rewards(back);
                 // A hide sees a close begun whole: the one made in one step then hides.
-                let begun = b.rewards().making().is_some() || b.rewards().periods.contains_key(&T0);
+                let begun = b.rewards().making().is_some()
+                    || b.rewards().periods.contains_key(&paid_start(&b));
                 if begun {
                     while whole.close_step(now, usize::MAX).is_some() {}
                 }
@@ -327,8 +342,10 @@ mod steps {
                 }
                 prop_assert!(b.rewards().making().is_none(), "a hide finishes the grants");
             }
-            write(&mut b, "next-day", 1, T0 + DAY + 1);
-            write(&mut whole, "next-day", 1, T0 + DAY + 1);
+            if cohort.is_some() {
+                write(&mut b, "next-day", 1, T0 + DAY + 1);
+                write(&mut whole, "next-day", 1, T0 + DAY + 1);
+            }
             stepped += close_in_steps(&mut b, now, budget);
             while whole.close_step(now, usize::MAX).is_some() {}
             prop_assert!(stepped >= 1);
@@ -358,7 +375,7 @@ mod steps {
         let steps = close_in_steps(&mut b, T0 + DAY, 30_000);
         while whole.close_step(T0 + DAY, usize::MAX).is_some() {}
         assert_eq!(steps, 4, "30,000 a step");
-        let p = &b.rewards().periods[&T0];
+        let p = &b.rewards().periods[&paid_start(&b)];
         assert_eq!((p.grants.len(), p.cut), (MAX_GRANTS_PER_PERIOD, 7));
         assert_eq!(b.rewards(), whole.rewards());
     }
