@@ -408,11 +408,7 @@ async fn convert_keys(
 
 /// The first 16 bytes of a fingerprint's hex (the log layout keeps 16).
 fn hex16(hex: &str) -> Option<[u8; 16]> {
-    let mut out = [0u8; 16];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
+    photofinish_store::hex::decode(hex.get(..32)?)
 }
 
 /// A remembered answer as `keyed.lua` stored it: a write's (`ok …` with its period), a

@@ -27,7 +27,7 @@ pub fn member_hmac(key: &[u8], member: &str) -> String {
     let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key)
         .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
     mac.update(member.as_bytes());
-    photofinish_store::erasure::to_hex(&mac.finalize().into_bytes().into())
+    photofinish_store::hex::encode(&mac.finalize().into_bytes())
 }
 
 /// The actor a start-up's or a restore's erase is audited as.
@@ -169,7 +169,7 @@ pub async fn erase_named(
         .change_everywhere(LoggedOp::new(Box::new(op)), actor)
         .await?;
     let mut out = Erased::default();
-    for rows in answers.iter().filter_map(|(_, v)| v.as_u64()) {
+    for rows in answers.iter().filter_map(|(_, v)| Erase::rows(v)) {
         out.boards += u64::from(rows > 0);
         out.rows += rows;
     }

@@ -29,12 +29,12 @@ use photofinish_core::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::keys::hex;
 use crate::conns::lock;
 use crate::metrics::Metrics;
 use crate::wire::parse::rfc3339_us;
 use crate::wire::types::{EntryView, GrantView, MoveView};
 use crate::wire::views::{cohort_view, grant_view, move_view, page_view};
+use photofinish_store::hex::encode as hex;
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
 /// time to read the entries) after its period (and grace) ended.

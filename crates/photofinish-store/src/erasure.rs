@@ -18,20 +18,12 @@ pub const KEY_FILE: &str = "erasure.key";
 
 /// The key as its file holds it: 64 lowercase hex digits.
 pub fn to_hex(key: &[u8; KEY_BYTES]) -> String {
-    key.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(key)
 }
 
 /// A key from its text (surrounding whitespace ignored): `None` unless 64 hex digits.
 pub fn from_hex(text: &str) -> Option<[u8; KEY_BYTES]> {
-    let text = text.trim();
-    if text.len() != 2 * KEY_BYTES || !text.is_ascii() {
-        return None;
-    }
-    let mut key = [0u8; KEY_BYTES];
-    for (i, byte) in key.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(key)
+    crate::hex::decode(text.trim())
 }
 
 /// A new random key.

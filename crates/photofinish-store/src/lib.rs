@@ -36,6 +36,7 @@ pub mod command;
 pub(crate) mod compaction;
 pub mod erasure;
 pub mod events;
+pub mod hex;
 pub mod idempotency;
 pub mod import;
 pub mod io;

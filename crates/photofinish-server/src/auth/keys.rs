@@ -96,22 +96,6 @@ pub fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-/// Lowercase hex of `bytes` (key hashes, webhook signatures and claim tokens).
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<[u8; 32]> {
-    let mut out = [0u8; 32];
-    if s.len() != 64 {
-        return None;
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// A new random secret.
 pub fn new_secret() -> Result<Secret, std::io::Error> {
     let mut bytes = [0u8; SECRET_BYTES];
@@ -164,7 +148,7 @@ impl KeySet {
     pub fn from_stored(stored: &[StoredKey]) -> Result<Self, String> {
         let mut keys = Vec::with_capacity(stored.len());
         for s in stored {
-            let sha256 = unhex(&s.sha256)
+            let sha256 = photofinish_store::hex::decode(&s.sha256)
                 .ok_or_else(|| format!("key {:?}: sha256 is not 64 hex digits", s.name))?;
             let rate = s
                 .rate
@@ -343,7 +327,7 @@ pub fn new_key(
         scope,
         boards,
         rate,
-        sha256: hex(&digest(secret.expose())),
+        sha256: photofinish_store::hex::encode(&digest(secret.expose())),
         created_at,
     };
     Ok((stored, secret))
