@@ -1,8 +1,8 @@
 //! The live event stream (docs/SPEC.md §8) on every backend, through HTTP as a browser's
 //! EventSource reads it: score and remove events in order with increasing ids, nothing for
 //! a write that changes nothing, `Last-Event-ID` replay or `resync`, the `members=`
-//! filter, one reset per new period, the end of the stream when the board is deleted, the
-//! refusals; on Redis, a write through one node reaches another node's stream with the
+//! filter, one reset per new period, the end of the stream when the board is deleted, no
+//! replay across an erase, the refusals; on Redis, a write through one node reaches another node's stream with the
 //! same ids, and a period that begins without writes is announced alike by both; a
 //! consumer that stops reading is cut off instead of buffered.
 
@@ -250,7 +250,42 @@ async fn bad_stream_requests_are_refused(kind: Kind) {
     s.stop().await;
 }
 
+/// No replay across an erase (docs/SPEC.md §16, docs/privacy.md): a reader reconnecting
+/// with an id from before it is told to resync instead of being sent events that named
+/// the erased member, and gets later writes; a reader that kept up goes on live.
+async fn an_erase_cuts_the_replay(kind: Kind) {
+    let s = Server::start(kind).await;
+    s.put("/v1/boards/b", json!({})).await;
+    let mut live = open(&s, "/v1/boards/b/events").await;
+    write(&s, "b", "zelda-wants-out", 10).await;
+    write(&s, "b", "bob", 20).await;
+    let first = live.next().await;
+    assert_eq!(what(&first), score("zelda-wants-out", 10, 1));
+    assert_eq!(what(&live.next().await), score("bob", 20, 1));
+    crate::privacy::erase_named(&s, 1).await;
+    let mut back = EventStream::open(&s.base, "/v1/boards/b/events", None, first.id)
+        .await
+        .expect("reopen");
+    let resync = back.next().await;
+    assert_eq!(
+        (resync.event.as_str(), &resync.data),
+        ("resync", &json!({}))
+    );
+    write(&s, "b", "cid", 30).await;
+    assert_eq!(what(&back.next().await), score("cid", 30, 1));
+    // The live reader may be told of the erase (as a removal), never of it again later.
+    let next = loop {
+        let e = live.next().await;
+        if e.event == "score" {
+            break e;
+        }
+    };
+    assert_eq!(what(&next), score("cid", 30, 1));
+    s.stop().await;
+}
+
 conformance!(
+    an_erase_cuts_the_replay,
     changes_arrive_in_order_and_a_write_that_changes_nothing_sends_nothing,
     last_event_id_replays_what_was_missed_or_says_resync,
     the_members_filter_passes_only_those_members,
