@@ -3,10 +3,12 @@
 //! holds two boards of `members` members each, imported: `cup`, without a reset, whose
 //! single period closes a few seconds after the import and pays ranks 1 to `grants`, and
 //! `open`, an `incr` board. Once `cup`'s grants are made, `clients` connections claim
-//! every grant once, in a shuffled order (`POST /v1/members/{m}/rewards/{id}/claim`);
-//! then as many writes of random members of `open` (`POST /v1/boards/open/scores`) run
-//! through the same connections. Each side's throughput and latency (p50, p99, longest)
-//! are reported; neither sends an `Idempotency-Key`.
+//! every grant once, in a shuffled order (`POST /v1/members/{m}/rewards/{id}/claim`),
+//! and make as many writes of random members of `open` (`POST /v1/boards/open/scores`):
+//! in [`ROUNDS`] paired rounds, a tenth of each a round, which side goes first
+//! alternating, so a drift of the machine (a snapshot after the imports, the CPU's
+//! clock) weighs on both alike. Each side's throughput (its requests over its own time)
+//! and latency (p50, p99, longest) are reported; neither sends an `Idempotency-Key`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -19,6 +21,8 @@ use crate::workload::Rng;
 
 /// Seconds from the start to `cup`'s close: the imports fit well inside.
 const LEAD_S: u64 = 20;
+/// Paired rounds of claims and writes.
+const ROUNDS: usize = 10;
 
 /// One side's numbers: requests a second, and p50 / p99 / longest, ms.
 pub struct Side {
@@ -126,7 +130,6 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
             (url, Value::Null)
         })
         .collect();
-    let claims = drive(&http, clients, claims).await?;
     let writes: Vec<(String, Value)> = (0..grants)
         .map(|_| {
             let m = member(rng.next_u64() % members);
@@ -136,15 +139,50 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
             )
         })
         .collect();
-    let writes = drive(&http, clients, writes).await?;
+    let (mut claimed, mut written) = (Timed::default(), Timed::default());
+    let per_round = claims.len().div_ceil(ROUNDS);
+    for (round, (c, w)) in claims
+        .chunks(per_round)
+        .zip(writes.chunks(per_round))
+        .enumerate()
+    {
+        if round % 2 == 0 {
+            claimed.add(drive(&http, clients, c.to_vec()).await?);
+            written.add(drive(&http, clients, w.to_vec()).await?);
+        } else {
+            written.add(drive(&http, clients, w.to_vec()).await?);
+            claimed.add(drive(&http, clients, c.to_vec()).await?);
+        }
+    }
     drop(server);
     Ok(ClaimHttp {
         members,
         grants,
         clients,
-        claims,
-        writes,
+        claims: claimed.side(),
+        writes: written.side(),
     })
+}
+
+/// One side's rounds: its latencies and its own time.
+#[derive(Default)]
+struct Timed {
+    ms: Vec<f64>,
+    secs: f64,
+}
+
+impl Timed {
+    fn add(&mut self, (ms, secs): (Vec<f64>, f64)) {
+        self.ms.extend(ms);
+        self.secs += secs;
+    }
+
+    fn side(self) -> Side {
+        Side {
+            per_s: self.ms.len() as f64 / self.secs,
+            ms: crate::league_close::percentiles(self.ms),
+        }
+    }
 }
 
 /// An RFC 3339 instant of Unix seconds `s`.
@@ -209,8 +247,12 @@ async fn wait_for_grants(http: &reqwest::Client, base: &str, grants: u64) -> Res
 }
 
 /// Posts every request (URL, JSON body or none) once through `clients` connections, each
-/// required to succeed: the rate and the latencies.
-async fn drive(http: &reqwest::Client, clients: usize, work: Vec<(String, Value)>) -> Result<Side> {
+/// required to succeed: the latencies, ms, and the seconds it took.
+async fn drive(
+    http: &reqwest::Client,
+    clients: usize,
+    work: Vec<(String, Value)>,
+) -> Result<(Vec<f64>, f64)> {
     let work = Arc::new(work);
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let started = Instant::now();
@@ -239,9 +281,5 @@ async fn drive(http: &reqwest::Client, clients: usize, work: Vec<(String, Value)
     for t in tasks {
         all.extend(t.await??);
     }
-    let per_s = all.len() as f64 / started.elapsed().as_secs_f64();
-    Ok(Side {
-        per_s,
-        ms: crate::league_close::percentiles(all),
-    })
+    Ok((all, started.elapsed().as_secs_f64()))
 }
