@@ -190,7 +190,13 @@ fn rfc3339(s: i64) -> Result<String> {
     Ok(jiff::Timestamp::from_second(s)?.to_string())
 }
 
-async fn put(http: &reqwest::Client, base: &str, board: &str, body: Value) -> Result<()> {
+/// Creates `board` with config `body`.
+pub(crate) async fn put(
+    http: &reqwest::Client,
+    base: &str,
+    board: &str,
+    body: Value,
+) -> Result<()> {
     let r = http
         .put(format!("{base}/v1/boards/{board}"))
         .json(&body)
@@ -214,10 +220,20 @@ async fn import(http: &reqwest::Client, base: &str, board: &str, members: u64) -
             members - i
         );
     }
+    post_import(http, base, board, body).await
+}
+
+/// Imports `ndjson` (a line an entry) into `board`.
+pub(crate) async fn post_import(
+    http: &reqwest::Client,
+    base: &str,
+    board: &str,
+    ndjson: String,
+) -> Result<()> {
     let r = http
         .post(format!("{base}/v1/boards/{board}/import"))
         .header("content-type", "application/x-ndjson")
-        .body(body)
+        .body(ndjson)
         .send()
         .await?;
     ensure!(r.status().is_success(), "import: {}", r.text().await?);

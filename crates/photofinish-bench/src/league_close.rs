@@ -167,22 +167,15 @@ pub async fn run(members: u64, clients: usize, rewards: u64) -> Result<LeagueClo
 /// four other boards, and imports `members` members into the league: the seconds the
 /// import took.
 async fn fill(http: &reqwest::Client, base: &str, members: u64, rewards: u64) -> Result<f64> {
-    let put = |board: &str, body: Value| {
-        let (http, url) = (http.clone(), format!("{base}/v1/boards/{board}"));
-        async move {
-            let r = http.put(url).json(&body).send().await?;
-            ensure!(r.status().is_success(), "create: {}", r.text().await?);
-            Ok(())
-        }
-    };
+    use crate::claim_http::put;
     let mut league = json!({"reset": "daily", "cohort_size": 50,
         "league": {"tiers": ["bronze", "silver", "gold", "diamond"], "promote": 5, "demote": 5}});
     if rewards > 0 {
         league["rewards"] = json!([{"from": 1, "to": rewards, "reward": "coin", "amount": 10}]);
     }
-    put("league", league).await?;
+    put(http, base, "league", league).await?;
     for k in 0..4 {
-        put(&format!("other{k}"), json!({"update": "incr"})).await?;
+        put(http, base, &format!("other{k}"), json!({"update": "incr"})).await?;
     }
     let mut rng = Rng::new(11);
     let mut body = String::with_capacity(members as usize * 40);
@@ -193,13 +186,7 @@ async fn fill(http: &reqwest::Client, base: &str, members: u64, rewards: u64) ->
         );
     }
     let t = Instant::now();
-    let r = http
-        .post(format!("{base}/v1/boards/league/import"))
-        .header("content-type", "application/x-ndjson")
-        .body(body)
-        .send()
-        .await?;
-    ensure!(r.status().is_success(), "import: {}", r.text().await?);
+    crate::claim_http::post_import(http, base, "league", body).await?;
     Ok(t.elapsed().as_secs_f64())
 }
 

@@ -192,10 +192,11 @@ pub fn plan(rows: &[RewardRow], n: u64, tier: Option<&str>) -> Vec<(u64, u64, us
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn ranks(from: u64, to: u64, reward: &str) -> RewardRow {
+    /// A row paying ranks `from..=to` one `reward` each.
+    pub(crate) fn ranks(from: u64, to: u64, reward: &str) -> RewardRow {
         RewardRow {
             from: Some(from),
             to: Some(to),

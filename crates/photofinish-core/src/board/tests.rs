@@ -25,9 +25,20 @@ fn write(
     value: i64,
     at_us: i64,
 ) -> Result<(Outcome, Period), BoardError> {
+    write_op(b, member, None, value, at_us)
+}
+
+/// A write of `value` for `member` at `at_us` by `op` (`None`: the board's rule).
+pub(super) fn write_op(
+    b: &mut Board,
+    member: &str,
+    op: Option<crate::scoring::Op>,
+    value: i64,
+    at_us: i64,
+) -> Result<(Outcome, Period), BoardError> {
     b.submit(&BoardWrite {
         member,
-        op: None,
+        op,
         values: Operands::one(value),
         at_us,
         period_us: None,

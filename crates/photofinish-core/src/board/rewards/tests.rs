@@ -1,27 +1,17 @@
 //! A board's grants, tested: the rows in force at a close, closes at `closes_at`, the
 //! limit, and a close made in steps against the same close made whole.
 
-use crate::board::{Board, BoardWrite};
+use crate::board::tests::write_op;
+use crate::board::Board;
 use crate::calendar::Reset;
-use crate::columns::Operands;
 use crate::config::BoardConfig;
+use crate::rewards::tests::ranks as row;
 use crate::rewards::{RewardRow, MAX_GRANTS_PER_PERIOD};
 use crate::view::BoardPatch;
 
 const DAY: i64 = 86_400_000_000;
 /// 2026-11-22T00:00:00Z: the start of period 2026-11-22 of a daily UTC board.
 const T0: i64 = 1_795_305_600_000_000;
-
-fn row(from: u64, to: u64, reward: &str) -> RewardRow {
-    RewardRow {
-        from: Some(from),
-        to: Some(to),
-        top_hundredths: None,
-        reward: reward.into(),
-        amount: 1,
-        tier: None,
-    }
-}
 
 fn board(reset: Reset, closes_at: Option<i64>, rows: Vec<RewardRow>) -> Board {
     let mut c = BoardConfig {
@@ -34,16 +24,7 @@ fn board(reset: Reset, closes_at: Option<i64>, rows: Vec<RewardRow>) -> Board {
 }
 
 fn write(b: &mut Board, member: &str, value: i64, at_us: i64) {
-    b.submit(&BoardWrite {
-        member,
-        op: None,
-        values: Operands::one(value),
-        at_us,
-        period_us: None,
-        metadata: None,
-        over_budget: None,
-    })
-    .expect("write");
+    write_op(b, member, None, value, at_us).expect("write");
 }
 
 /// (member, reward) of each grant of the period starting at `start`.
@@ -163,16 +144,7 @@ fn a_grace_patched_later_never_skips_a_close() {
     c.settings.rewards = vec![row(1, 1, "cup")];
     let mut b = Board::checked(c).expect("board");
     write(&mut b, "a", 5, T0 + 1);
-    b.submit(&BoardWrite {
-        member: "b",
-        op: None,
-        values: Operands::one(3),
-        at_us: T0 + DAY + 1,
-        period_us: None,
-        metadata: None,
-        over_budget: None,
-    })
-    .expect("write");
+    write(&mut b, "b", 3, T0 + DAY + 1);
     // Day 1 closes a day after its end, with its grace.
     b.close_step(T0 + 2 * DAY, 100).expect("day 1");
     assert_eq!(paid(&b, T0), [pay("a", "cup")]);
@@ -229,16 +201,7 @@ mod steps {
 
     /// Sets `member`'s score (the board's rule adds).
     fn set(b: &mut Board, member: &str, value: i64, at_us: i64) {
-        b.submit(&BoardWrite {
-            member,
-            op: Some(crate::scoring::Op::Set),
-            values: Operands::one(value),
-            at_us,
-            period_us: None,
-            metadata: None,
-            over_budget: None,
-        })
-        .expect("write");
+        write_op(b, member, Some(crate::scoring::Op::Set), value, at_us).expect("write");
     }
 
     /// A daily board, or with `cohort_size` none a board without a reset whose period
