@@ -12,7 +12,7 @@ use crate::board::Board;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::idempotency::Answer;
 use crate::names::{BoardName, MemberName};
-use crate::rewards::{parse_grant_id, GrantState};
+use crate::rewards::{parse_grant_id, Grant, GrantState};
 
 use super::board_op::BoardOp;
 
@@ -73,9 +73,15 @@ impl Claim {
         }
     }
 
-    /// A claim's answer: the grant, claimed.
-    pub fn answer(answer: Answer) -> Result<GrantState, BoardError> {
-        answer.into_op(Self::NAME)
+    /// The claim of grant `id`'s answer: the grant, claimed. The answer holds the grant
+    /// alone (its id, board and period are `id`'s): a grant with them costs twice as much
+    /// to carry as JSON (docs/bench-history.md §30). An answer remembered with them, by
+    /// an earlier version, reads alike.
+    pub fn answer(answer: Answer, id: &str) -> Result<GrantState, BoardError> {
+        let grant: Grant = answer.into_op(Self::NAME)?;
+        let (board, period, n) = parse_grant_id(id)
+            .ok_or_else(|| BoardError::Unavailable(format!("a claim answered for {id:?}")))?;
+        Ok(GrantState::new(board, period, n, grant))
     }
 }
 
@@ -103,10 +109,43 @@ impl BoardOp for Claim {
 
     fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
         let claimed = board.claim(name, (&self.period, self.n), &self.member, &self.by, at_us)?;
-        serde_json::to_value(claimed).map_err(|e| BoardError::Unavailable(e.to_string()))
+        serde_json::to_value(claimed.grant).map_err(|e| BoardError::Unavailable(e.to_string()))
     }
 
     fn takes_key(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_reads_back_as_the_grant_whether_it_holds_its_id_or_not() {
+        let grant = Grant {
+            member: "ann".into(),
+            rank: 1,
+            reward: "gold".into(),
+            amount: 3,
+            granted_at_us: 10,
+            expires_at_us: 20,
+            claimed_at_us: Some(15),
+            claimed_by: Some("player".into()),
+            cohort: None,
+        };
+        let want = GrantState::new("b", "2026-11-23", 4, grant.clone());
+        let answer = |value| Answer::Op {
+            op: Claim::NAME.into(),
+            value,
+        };
+        // Today's: the grant alone. An earlier version's, remembered: with its id.
+        for value in [
+            serde_json::to_value(&grant).expect("json"),
+            serde_json::to_value(&want).expect("json"),
+        ] {
+            let got = Claim::answer(answer(value), "b:2026-11-23:4").expect("read");
+            assert_eq!(got, want);
+        }
     }
 }

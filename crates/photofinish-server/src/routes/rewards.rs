@@ -119,6 +119,6 @@ pub async fn post_claim(
             }
             other => other.into(),
         })?;
-    let view = grant_view(Claim::answer(r.answer)?);
+    let view = grant_view(Claim::answer(r.answer, &grant)?);
     Ok(replayed(Json(view).into_response(), r.replayed))
 }

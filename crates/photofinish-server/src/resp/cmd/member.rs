@@ -79,5 +79,5 @@ async fn claim(
         .change(&s.identity.caller, &board, Change::Op(Box::new(op)), key)
         .await
         .map_err(|e| Claim::refusal(id, &name, e))?;
-    super::query::answer(&mut s.out, &grant_view(Claim::answer(r.answer)?))
+    super::query::answer(&mut s.out, &grant_view(Claim::answer(r.answer, id)?))
 }
