@@ -24,10 +24,12 @@ const LEAD_S: u64 = 20;
 /// Paired rounds of claims and writes.
 const ROUNDS: usize = 10;
 
-/// One side's numbers: requests a second, and p50 / p99 / longest, ms.
+/// One side's numbers: requests a second, p50 / p99 / longest, ms, and the server's CPU
+/// time a request, µs (user and system, read in ticks of 10 ms around each round).
 pub struct Side {
     pub per_s: f64,
     pub ms: (f64, f64, f64),
+    pub cpu_us: f64,
 }
 
 /// What one run measured.
@@ -49,8 +51,8 @@ impl ClaimHttp {
         let mut row = |what: &str, s: &Side| {
             let (p50, p99, max) = s.ms;
             out += &format!(
-                "{what:<34} {:>9.0}/s   p50 / p99 / max {p50:.2} / {p99:.2} / {max:.1} ms\n",
-                s.per_s
+                "{what:<34} {:>9.0}/s   p50 / p99 / max {p50:.2} / {p99:.2} / {max:.1} ms   server CPU {:.1} µs a request\n",
+                s.per_s, s.cpu_us
             );
         };
         row("claims (each grant once)", &self.claims);
@@ -60,7 +62,7 @@ impl ClaimHttp {
 
     /// The one-line JSON form.
     pub fn json(&self) -> Value {
-        let side = |s: &Side| json!({"per_s": s.per_s, "ms": [s.ms.0, s.ms.1, s.ms.2]});
+        let side = |s: &Side| json!({"per_s": s.per_s, "ms": [s.ms.0, s.ms.1, s.ms.2], "cpu_us": s.cpu_us});
         json!({
             "members": self.members,
             "grants": self.grants,
@@ -140,18 +142,22 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
         })
         .collect();
     let (mut claimed, mut written) = (Timed::default(), Timed::default());
+    let pid = server.pid().context("the server's pid")?;
+    let cpu = || crate::targets::cpu_seconds(pid).unwrap_or(f64::NAN);
     let per_round = claims.len().div_ceil(ROUNDS);
     for (round, (c, w)) in claims
         .chunks(per_round)
         .zip(writes.chunks(per_round))
         .enumerate()
     {
-        if round % 2 == 0 {
-            claimed.add(drive(&http, clients, c.to_vec()).await?);
-            written.add(drive(&http, clients, w.to_vec()).await?);
-        } else {
-            written.add(drive(&http, clients, w.to_vec()).await?);
-            claimed.add(drive(&http, clients, c.to_vec()).await?);
+        for side in [round % 2, 1 - round % 2] {
+            let (timed, work) = match side {
+                0 => (&mut claimed, c),
+                _ => (&mut written, w),
+            };
+            let before = cpu();
+            let (ms, secs) = drive(&http, clients, work.to_vec()).await?;
+            timed.add(ms, secs, cpu() - before);
         }
     }
     drop(server);
@@ -164,22 +170,26 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
     })
 }
 
-/// One side's rounds: its latencies and its own time.
+/// One side's rounds: its latencies, its own time and the server's CPU time in it.
 #[derive(Default)]
 struct Timed {
     ms: Vec<f64>,
     secs: f64,
+    cpu_s: f64,
 }
 
 impl Timed {
-    fn add(&mut self, (ms, secs): (Vec<f64>, f64)) {
+    fn add(&mut self, ms: Vec<f64>, secs: f64, cpu_s: f64) {
         self.ms.extend(ms);
         self.secs += secs;
+        self.cpu_s += cpu_s;
     }
 
     fn side(self) -> Side {
+        let n = self.ms.len() as f64;
         Side {
-            per_s: self.ms.len() as f64 / self.secs,
+            per_s: n / self.secs,
+            cpu_us: self.cpu_s / n * 1e6,
             ms: crate::league_close::percentiles(self.ms),
         }
     }
