@@ -93,36 +93,57 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
     ])
     .await?;
     let http = reqwest::Client::new();
-    let base = server.base.clone();
+    prepare(&http, &server.base, members, grants).await?;
+    let (claims, writes) = requests(&server.base, members, grants);
+    let pid = server.pid().context("the server's pid")?;
+    let (claimed, written) = paired_rounds(&http, clients, pid, &claims, &writes).await?;
+    drop(server);
+    Ok(ClaimHttp {
+        members,
+        grants,
+        clients,
+        claims: claimed.side(),
+        writes: written.side(),
+    })
+}
+
+/// Creates and fills `cup` and `open`, then waits past `cup`'s close for its grants.
+async fn prepare(http: &reqwest::Client, base: &str, members: u64, grants: u64) -> Result<()> {
     let now_us = SystemTime::now().duration_since(UNIX_EPOCH)?.as_micros() as i64;
     let closes = now_us / 1_000_000 + LEAD_S as i64;
     let ends_at = Instant::now() + Duration::from_secs(LEAD_S + 1);
     put(
-        &http,
-        &base,
+        http,
+        base,
         "cup",
         json!({"update": "best", "closes_at": rfc3339(closes)?,
         "rewards": [{"from": 1, "to": grants, "reward": "coin", "amount": 10}]}),
     )
     .await?;
-    put(&http, &base, "open", json!({"update": "incr"})).await?;
+    put(http, base, "open", json!({"update": "incr"})).await?;
     for board in ["cup", "open"] {
-        import(&http, &base, board, members).await?;
+        import(http, base, board, members).await?;
     }
     ensure!(
         Instant::now() < ends_at,
         "the imports took longer than {LEAD_S} s"
     );
     tokio::time::sleep_until(ends_at.into()).await;
-    wait_for_grants(&http, &base, grants).await?;
+    wait_for_grants(http, base, grants).await
+}
 
-    // Each grant once, shuffled; n is paid to rank n.
+/// A request: its URL and its JSON body (`Null` for none).
+type Request = (String, Value);
+
+/// The claims (each grant once, shuffled; grant n is paid to rank n) and as many writes
+/// of random members of `open`.
+fn requests(base: &str, members: u64, grants: u64) -> (Vec<Request>, Vec<Request>) {
     let mut rng = Rng::new(5);
     let mut order: Vec<u64> = (1..=grants).collect();
     for i in (1..order.len()).rev() {
         order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
-    let claims: Vec<(String, Value)> = order
+    let claims = order
         .iter()
         .map(|&n| {
             let url = format!(
@@ -132,7 +153,7 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
             (url, Value::Null)
         })
         .collect();
-    let writes: Vec<(String, Value)> = (0..grants)
+    let writes = (0..grants)
         .map(|_| {
             let m = member(rng.next_u64() % members);
             (
@@ -141,8 +162,19 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
             )
         })
         .collect();
+    (claims, writes)
+}
+
+/// Sends the claims and the writes in [`ROUNDS`] paired rounds, which side first
+/// alternating, timing each side and the server's (`pid`) CPU time in it.
+async fn paired_rounds(
+    http: &reqwest::Client,
+    clients: usize,
+    pid: u32,
+    claims: &[Request],
+    writes: &[Request],
+) -> Result<(Timed, Timed)> {
     let (mut claimed, mut written) = (Timed::default(), Timed::default());
-    let pid = server.pid().context("the server's pid")?;
     let cpu = || crate::targets::cpu_seconds(pid).unwrap_or(f64::NAN);
     let per_round = claims.len().div_ceil(ROUNDS);
     for (round, (c, w)) in claims
@@ -156,18 +188,11 @@ pub async fn run(members: u64, grants: u64, clients: usize) -> Result<ClaimHttp>
                 _ => (&mut written, w),
             };
             let before = cpu();
-            let (ms, secs) = drive(&http, clients, work.to_vec()).await?;
+            let (ms, secs) = drive(http, clients, work.to_vec()).await?;
             timed.add(ms, secs, cpu() - before);
         }
     }
-    drop(server);
-    Ok(ClaimHttp {
-        members,
-        grants,
-        clients,
-        claims: claimed.side(),
-        writes: written.side(),
-    })
+    Ok((claimed, written))
 }
 
 /// One side's rounds: its latencies, its own time and the server's CPU time in it.
@@ -277,7 +302,7 @@ async fn wait_for_grants(http: &reqwest::Client, base: &str, grants: u64) -> Res
 async fn drive(
     http: &reqwest::Client,
     clients: usize,
-    work: Vec<(String, Value)>,
+    work: Vec<Request>,
 ) -> Result<(Vec<f64>, f64)> {
     let work = Arc::new(work);
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
