@@ -361,6 +361,21 @@ pub fn may_manage(caller: &Caller, board: &str) -> bool {
     authorize(caller, &Action::Manage { board }, None).is_ok()
 }
 
+/// Whether `caller` may read the audit log of every board it administers at once
+/// (docs/SPEC.md §15): an admin key (its entries filtered to the boards it covers), or
+/// anyone on a server without credentials. Anonymous callers are unauthorized; every
+/// other caller is refused.
+pub fn may_audit_across(caller: &Caller) -> Result<(), BoardError> {
+    match caller {
+        Caller::Open => Ok(()),
+        Caller::Key(k) if k.scope == Scope::Admin => Ok(()),
+        Caller::Anonymous => Err(unauthorized()),
+        _ => Err(BoardError::Forbidden(
+            "the audit log is for admin keys (scope admin)".into(),
+        )),
+    }
+}
+
 /// Whether `caller` may read what is held about `member` across boards (its rewards and
 /// its export, docs/SPEC.md §16: "read scope, or the player itself"): a player only its own; every
 /// other caller as its boards allow, board by board.

@@ -2,7 +2,7 @@
 //! and its export (§16) on each board the caller may read, with boards it may not read
 //! left out exactly like missing ones.
 
-use photofinish_core::access::{may_list, may_read_member_data, Caller, Scope, Viewer};
+use photofinish_core::access::{may_audit_across, may_list, may_read_member_data, Caller, Viewer};
 use photofinish_core::audit::{AuditEntry, AuditQuery, MAX_AUDIT_ENTRIES};
 use photofinish_core::op::{BoardRead, MemberData, ReadMember, ReadMemberData, ReadMemberRewards};
 use photofinish_core::query::{distinct_names, MAX_MEMBER_BOARDS};
@@ -113,12 +113,7 @@ impl Gate {
                 Err(e) => return Err(e),
             }
         }
-        let admin = match caller {
-            Caller::Open => true,
-            Caller::Key(k) => k.scope == Scope::Admin,
-            _ => false,
-        };
-        let audit = if admin {
+        let audit = if may_audit_across(caller).is_ok() {
             let q = AuditQuery {
                 board: None,
                 member: Some(member.to_string()),

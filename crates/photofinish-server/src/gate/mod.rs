@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use photofinish_core::access::{authorize, Action, BoardFlags, Caller, Scope, Viewer};
+use photofinish_core::access::{authorize, may_audit_across, Action, BoardFlags, Caller, Viewer};
 use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
@@ -374,26 +374,19 @@ impl Gate {
             authorize(caller, &Action::Manage { board }, None)?;
             return self.service.audit(q).await;
         }
-        match caller {
-            Caller::Open => self.service.audit(q).await,
-            Caller::Key(k) if k.scope == Scope::Admin => {
-                // Each entry is the key's if the key may manage its board; asked for more
-                // than the page, so a key's page is full when the log has that many.
-                let all = AuditQuery {
-                    limit: photofinish_core::audit::MAX_AUDIT_ENTRIES,
-                    ..q.clone()
-                };
-                let mut mine = self.service.audit(&all).await?;
-                mine.retain(|e| {
-                    authorize(caller, &Action::Manage { board: &e.board }, None).is_ok()
-                });
-                mine.truncate(q.limit);
-                Ok(mine)
-            }
-            Caller::Anonymous => Err(photofinish_core::access::unauthorized()),
-            _ => Err(BoardError::Forbidden(
-                "the audit log is for admin keys (scope admin)".into(),
-            )),
+        may_audit_across(caller)?;
+        if matches!(caller, Caller::Open) {
+            return self.service.audit(q).await;
         }
+        // Each entry is the key's if the key may manage its board; asked for more than
+        // the page, so a key's page is full when the log has that many.
+        let all = AuditQuery {
+            limit: photofinish_core::audit::MAX_AUDIT_ENTRIES,
+            ..q.clone()
+        };
+        let mut mine = self.service.audit(&all).await?;
+        mine.retain(|e| authorize(caller, &Action::Manage { board: &e.board }, None).is_ok());
+        mine.truncate(q.limit);
+        Ok(mine)
     }
 }

@@ -71,88 +71,122 @@ fn board<'a>(export: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no board {name} in {export}"))
 }
 
-async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: Kind) {
-    let clock = Arc::new(ManualClock::new(DAY1_US));
-    let c = Creds::new();
-    let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
-    let admin = Some(c.admin.as_str());
-    let call = |token: Option<&str>, method: Method, path: &str, body: Option<Value>| {
-        let s = &s;
-        let (token, path) = (token.map(str::to_owned), path.to_owned());
-        async move { s.call_as(token.as_deref(), method, &path, body).await }
-    };
-    let boards = [
-        (
-            "b",
-            json!({"reset": "daily", "grace": GRACE, "player_writes": true,
-                "rewards": [{"from": 1, "to": 1, "reward": "gold", "amount": 2}]}),
-        ),
-        (
-            "lg",
-            json!({"reset": "daily", "grace": GRACE, "cohort_size": 10, "max_attempts": 3,
-                "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
-        ),
-        ("quiet", json!({})),
-    ];
-    for (name, config) in boards {
-        let (st, b) = call(
-            admin,
-            Method::PUT,
-            &format!("/v1/boards/{name}"),
-            Some(config),
-        )
-        .await;
-        assert_eq!(st, 201, "{name}: {b}");
+/// A server on a manual clock at day 1 with the three boards the export and erase tests
+/// share — `b` (daily, its winner paid `gold`, players write their own), `lg` (a daily
+/// league of cohorts of 10, one promoted) and `quiet` — and its credentials.
+struct Day1 {
+    s: Server,
+    c: Creds,
+    clock: Arc<ManualClock>,
+}
+
+impl Day1 {
+    /// Starts it; `gold_to` is the last rank `b` pays.
+    async fn start(kind: Kind, gold_to: u64) -> Self {
+        let clock = Arc::new(ManualClock::new(DAY1_US));
+        let c = Creds::new();
+        let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
+        let d = Self { s, c, clock };
+        let boards = [
+            (
+                "b",
+                json!({"reset": "daily", "grace": GRACE, "player_writes": true,
+                    "rewards": [{"from": 1, "to": gold_to, "reward": "gold", "amount": 2}]}),
+            ),
+            (
+                "lg",
+                json!({"reset": "daily", "grace": GRACE, "cohort_size": 10, "max_attempts": 3,
+                    "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
+            ),
+            ("quiet", json!({})),
+        ];
+        for (name, config) in boards {
+            let (st, b) = d
+                .admin(Method::PUT, &format!("/v1/boards/{name}"), Some(config))
+                .await;
+            assert_eq!(st, 201, "{name}: {b}");
+        }
+        d
     }
-    let score = |board: &str, member: &str, score: i64, metadata: Value| {
+
+    /// A call as `token`.
+    async fn call(
+        &self,
+        token: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (reqwest::StatusCode, Value) {
+        self.s.call_as(token, method, path, body).await
+    }
+
+    /// A call as the admin of every board.
+    async fn admin(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (reqwest::StatusCode, Value) {
+        self.call(Some(&self.c.admin), method, path, body).await
+    }
+
+    /// `member` scores `score` (with `metadata`) on `board`, as the admin.
+    async fn score(&self, board: &str, member: &str, score: i64, metadata: Value) {
         let body = json!({"member": member, "score": score, "metadata": metadata});
         let path = format!("/v1/boards/{board}/scores");
-        async move {
-            let (st, w) = call(admin, Method::POST, &path, Some(body)).await;
-            assert_eq!(st, 200, "{w}");
+        let (st, w) = self.admin(Method::POST, &path, Some(body)).await;
+        assert_eq!(st, 200, "{w}");
+    }
+
+    /// Past day 1's close: waits for `b`'s grants and for ann's promotion on `lg`.
+    async fn close_day1(&self) {
+        self.clock.set(CLOSED_US);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let path = "/v1/boards/b/periods/2026-11-23/rewards";
+            let (_, r) = self.admin(Method::GET, path, None).await;
+            let path = "/v1/boards/lg/members/ann/tier";
+            let (_, t) = self.admin(Method::GET, path, None).await;
+            if r["granted"] == json!(true) && t["tier"] == json!("high") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "never closed: {r} {t}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-    };
+    }
+}
+
+async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: Kind) {
+    let d = Day1::start(kind, 1).await;
+    let (c, admin) = (&d.c, Some(d.c.admin.as_str()));
     // Day 1: ann wins b (gold) and tops her cohort of lg in two attempts (5 + 7); bob is on
     // every board, quiet included, where ann has nothing.
-    score("b", "ann", 9, json!({"skin": "red"})).await;
-    score("b", "bob", 3, Value::Null).await;
-    score("lg", "ann", 5, Value::Null).await;
-    score("lg", "ann", 7, Value::Null).await;
-    score("lg", "bob", 6, Value::Null).await;
-    score("quiet", "bob", 1, Value::Null).await;
-    clock.set(CLOSED_US);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (_, r) = call(
-            admin,
-            Method::GET,
-            "/v1/boards/b/periods/2026-11-23/rewards",
-            None,
-        )
-        .await;
-        let (_, t) = call(admin, Method::GET, "/v1/boards/lg/members/ann/tier", None).await;
-        if r["granted"] == json!(true) && t["tier"] == json!("high") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "never closed: {r} {t}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    d.score("b", "ann", 9, json!({"skin": "red"})).await;
+    d.score("b", "bob", 3, Value::Null).await;
+    d.score("lg", "ann", 5, Value::Null).await;
+    d.score("lg", "ann", 7, Value::Null).await;
+    d.score("lg", "bob", 6, Value::Null).await;
+    d.score("quiet", "bob", 1, Value::Null).await;
+    d.close_day1().await;
     // Day 2: ann plays b again and joins lg without playing; the admin hides her on b and
     // the game server claims her grant.
-    score("b", "ann", 4, Value::Null).await;
-    score("b", "bob", 8, Value::Null).await;
-    let (st, j) = call(admin, Method::POST, "/v1/boards/lg/members/ann/join", None).await;
+    d.score("b", "ann", 4, Value::Null).await;
+    d.score("b", "bob", 8, Value::Null).await;
+    let (st, j) = d
+        .call(admin, Method::POST, "/v1/boards/lg/members/ann/join", None)
+        .await;
     assert_eq!(st, 201, "{j}");
-    let (st, h) = call(
-        admin,
-        Method::POST,
-        "/v1/boards/b/members/ann/hide",
-        Some(json!({})),
-    )
-    .await;
+    let (st, h) = d
+        .call(
+            admin,
+            Method::POST,
+            "/v1/boards/b/members/ann/hide",
+            Some(json!({})),
+        )
+        .await;
     assert_eq!(st, 204, "{h}");
     let claim = "/v1/members/ann/rewards/b:2026-11-23:1/claim";
-    let (st, g) = call(Some(&c.write_b), Method::POST, claim, None).await;
+    let (st, g) = d.call(Some(&c.write_b), Method::POST, claim, None).await;
     assert_eq!(
         (st.as_u16(), &g["claimed_by"]),
         (200, &json!("game-server")),
@@ -161,7 +195,7 @@ async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: K
 
     // The admin's export: every board and kept period, newest first; hidden; the audit.
     let path = "/v1/members/ann/export";
-    let (st, full) = call(admin, Method::GET, path, None).await;
+    let (st, full) = d.call(admin, Method::GET, path, None).await;
     assert_eq!(st, 200, "{full}");
     assert_eq!(full["member"], json!("ann"));
     let periods = vec!["2026-11-24".to_owned(), "2026-11-23".to_owned()];
@@ -246,7 +280,7 @@ async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: K
     // The player's own export and a read key's: the same data, as ann sees herself —
     // not whether she is hidden, no actor's name, no audit.
     for token in [c.ann.as_str(), c.read.as_str()] {
-        let (st, own) = call(Some(token), Method::GET, path, None).await;
+        let (st, own) = d.call(Some(token), Method::GET, path, None).await;
         assert_eq!(st, 200, "{own}");
         assert_eq!(boards_and_periods(&own), boards_and_periods(&full));
         let text = own.to_string();
@@ -259,65 +293,43 @@ async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: K
         assert!(b["grants"][0]["claimed_at"].is_string(), "{own}");
     }
     // A key limited to some boards exports those alone.
-    let (st, some) = call(Some(&c.write_b), Method::GET, path, None).await;
+    let (st, some) = d.call(Some(&c.write_b), Method::GET, path, None).await;
     assert_eq!(st, 200, "{some}");
     assert_eq!(
         boards_and_periods(&some),
         [("b".to_owned(), periods.clone())]
     );
     // Nothing held: no boards. Another member's, by a player: 403, nothing changed.
-    let (st, none) = call(admin, Method::GET, "/v1/members/zed/export", None).await;
+    let (st, none) = d
+        .call(admin, Method::GET, "/v1/members/zed/export", None)
+        .await;
     assert_eq!((st.as_u16(), &none["boards"]), (200, &json!([])), "{none}");
-    let before = call(admin, Method::GET, "/v1/members/bob/export", None).await;
-    let refused = call(Some(&c.ann), Method::GET, "/v1/members/bob/export", None).await;
+    let before = d
+        .call(admin, Method::GET, "/v1/members/bob/export", None)
+        .await;
+    let refused = d
+        .call(Some(&c.ann), Method::GET, "/v1/members/bob/export", None)
+        .await;
     assert_error(&refused, 403, "forbidden");
-    let after = call(admin, Method::GET, "/v1/members/bob/export", None).await;
+    let after = d
+        .call(admin, Method::GET, "/v1/members/bob/export", None)
+        .await;
     assert_eq!(
         (before.1["boards"].clone(), before.1["audit"].clone()),
         (after.1["boards"].clone(), after.1["audit"].clone())
     );
     assert_error(
-        &call(admin, Method::GET, "/v1/members/a%01b/export", None).await,
+        &d.call(admin, Method::GET, "/v1/members/a%01b/export", None)
+            .await,
         422,
         "invalid_member",
     );
-    s.stop().await;
+    d.s.stop().await;
 }
 
 async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
-    let clock = Arc::new(ManualClock::new(DAY1_US));
-    let c = Creds::new();
-    let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
-    let admin = c.admin.clone();
-    let call = |token: Option<&str>, method: Method, path: &str, body: Option<Value>| {
-        let s = &s;
-        let (token, path) = (token.map(str::to_owned), path.to_owned());
-        async move { s.call_as(token.as_deref(), method, &path, body).await }
-    };
-    let admin = Some(admin.as_str());
-    let boards = [
-        (
-            "b",
-            json!({"reset": "daily", "grace": GRACE,
-                "rewards": [{"from": 1, "to": 2, "reward": "gold"}]}),
-        ),
-        (
-            "lg",
-            json!({"reset": "daily", "grace": GRACE, "cohort_size": 10,
-                "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
-        ),
-        ("quiet", json!({})),
-    ];
-    for (name, config) in boards {
-        let (st, b) = call(
-            admin,
-            Method::PUT,
-            &format!("/v1/boards/{name}"),
-            Some(config),
-        )
-        .await;
-        assert_eq!(st, 201, "{name}: {b}");
-    }
+    let d = Day1::start(kind, 2).await;
+    let (c, admin) = (&d.c, Some(d.c.admin.as_str()));
     for (board, member, score) in [
         ("b", "ann", 9),
         ("b", "bob", 3),
@@ -325,52 +337,31 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         ("lg", "bob", 4),
         ("quiet", "bob", 1),
     ] {
-        let body = json!({"member": member, "score": score});
-        let (st, w) = call(
+        d.score(board, member, score, Value::Null).await;
+    }
+    d.close_day1().await;
+    let (st, _) = d
+        .call(
             admin,
             Method::POST,
-            &format!("/v1/boards/{board}/scores"),
-            Some(body),
+            "/v1/boards/b/members/ann/hide",
+            Some(json!({})),
         )
         .await;
-        assert_eq!(st, 200, "{w}");
-    }
-    clock.set(CLOSED_US);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while call(admin, Method::GET, "/v1/boards/lg/members/ann/tier", None)
-        .await
-        .1["tier"]
-        != json!("high")
-        || call(
-            admin,
-            Method::GET,
-            "/v1/boards/b/periods/2026-11-23/rewards",
-            None,
-        )
-        .await
-        .1["granted"]
-            != json!(true)
-    {
-        assert!(Instant::now() < deadline, "never closed");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (st, _) = call(
-        admin,
-        Method::POST,
-        "/v1/boards/b/members/ann/hide",
-        Some(json!({})),
-    )
-    .await;
     assert_eq!(st, 204);
     // Hidden across every board too: the set forgets the name with the rest.
-    let (st, _) = call(admin, Method::POST, "/v1/members/ann/hide", Some(json!({}))).await;
+    let (st, _) = d
+        .call(admin, Method::POST, "/v1/members/ann/hide", Some(json!({})))
+        .await;
     assert_eq!(st, 204);
-    let bob_before = call(admin, Method::GET, "/v1/members/bob/export", None)
+    let bob_before = d
+        .call(admin, Method::GET, "/v1/members/bob/export", None)
         .await
         .1;
 
     // Everyone but an admin of every board is refused, and nothing changes.
-    let ann_before = call(admin, Method::GET, "/v1/members/ann/export", None)
+    let ann_before = d
+        .call(admin, Method::GET, "/v1/members/ann/export", None)
         .await
         .1;
     for (token, status, code) in [
@@ -380,16 +371,19 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         (None, 401, "unauthorized"),
     ] {
         assert_error(
-            &call(token, Method::DELETE, "/v1/members/ann", None).await,
+            &d.call(token, Method::DELETE, "/v1/members/ann", None).await,
             status,
             code,
         );
-        let now = call(admin, Method::GET, "/v1/members/ann/export", None)
+        let now = d
+            .call(admin, Method::GET, "/v1/members/ann/export", None)
             .await
             .1;
         assert_eq!(now["boards"], ann_before["boards"]);
     }
 
+    let token = c.admin.clone();
+    let (s, admin) = (d.s, Some(token.as_str()));
     let erased = keyed_erase(&s, admin, "ann", "erase-1").await;
     assert_eq!(erased, (200, json!({"member": "ann", "boards": 3}), false));
     ann_is_erased(&s, admin, &bob_before).await;
