@@ -8,6 +8,7 @@
 //! remembered.
 
 use crate::error::BoardError;
+use crate::op::OpAnswer;
 use crate::view::{BoardState, WriteOutcome};
 
 /// Longest key (docs/SPEC.md §7).
@@ -105,12 +106,13 @@ pub enum Answer {
     /// The board was deleted.
     Deleted,
     /// The answer of an operation written as one module ([`crate::op::BoardOp`]): its
-    /// name and its answer as JSON, which the operation's module reads back.
+    /// name and its answer ([`OpAnswer`]: its type, or its JSON once it crossed JSON),
+    /// which the operation's module reads back.
     Op {
         /// The operation's name.
         op: String,
         /// Its answer.
-        value: serde_json::Value,
+        value: OpAnswer,
     },
     /// The board was created (`true`) or existed alike, and how it was then.
     Created {

@@ -158,7 +158,7 @@ pub trait Leaderboard: Send + Sync {
         &self,
         op: crate::op::LoggedOp,
         actor: &str,
-    ) -> Result<Vec<(String, serde_json::Value)>, BoardError>;
+    ) -> Result<Vec<(String, crate::op::OpAnswer)>, BoardError>;
 
     /// Enters the erase of the member named `hmac` (its HMAC under the erasure key) in
     /// the erasure ledger (docs/SPEC.md §16), with its name when known (it leaves the

@@ -169,7 +169,7 @@ pub async fn erase_named(
         .change_everywhere(LoggedOp::new(Box::new(op)), actor)
         .await?;
     let mut out = Erased::default();
-    for rows in answers.iter().filter_map(|(_, v)| Erase::rows(v)) {
+    for rows in answers.into_iter().filter_map(|(_, v)| Erase::rows(v)) {
         out.boards += u64::from(rows > 0);
         out.rows += rows;
     }

@@ -10,7 +10,7 @@
 
 use photofinish_core::events::{EventFeed, EventKind, Feeds};
 use photofinish_core::idempotency::Answer;
-use photofinish_core::op::{BoardOp, Hide};
+use photofinish_core::op::{BoardOp, Hide, OpAnswer};
 use photofinish_core::view::WriteOutcome;
 use photofinish_core::{BoardError, Period, PeriodRef};
 
@@ -38,7 +38,7 @@ pub fn publish(
         (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
             // What watchers see is each board's, as a hide on it that changed it.
             let hide = Hide::everywhere(member, *hidden);
-            let changed = serde_json::Value::Bool(true);
+            let changed = OpAnswer::typed(true);
             for (board, _) in state.boards() {
                 operated(feeds, state, &board, &hide, &changed, now_us);
             }
@@ -69,7 +69,7 @@ fn operated(
     state: &State,
     board: &str,
     op: &dyn BoardOp,
-    value: &serde_json::Value,
+    value: &OpAnswer,
     now_us: i64,
 ) {
     let Some(feed) = feeds.get(board) else { return };

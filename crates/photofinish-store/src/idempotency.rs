@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::op::{Hide, Join, Patch, Remove};
+use photofinish_core::op::{Hide, Join, OpAnswer, Patch, Remove};
 use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
@@ -545,8 +545,7 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
         },
         PATCHED => Answer::Op {
             op: Patch::NAME.to_owned(),
-            value: serde_json::to_value(dec_state(d)?)
-                .map_err(|e| DecodeError(format!("a patch's answer: {e}")))?,
+            value: OpAnswer::typed(dec_state(d)?),
         },
         DELETED => Answer::Deleted,
         JOINED => {
@@ -557,17 +556,16 @@ pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
             };
             Answer::Op {
                 op: Join::NAME.to_owned(),
-                value: serde_json::to_value(joined)
-                    .map_err(|e| DecodeError(format!("a join's answer: {e}")))?,
+                value: OpAnswer::typed(joined),
             }
         }
         OP => Answer::Op {
             op: d.str()?,
-            value: d.json()?,
+            value: d.json::<serde_json::Value>()?.into(),
         },
         HIDDEN => Answer::Op {
             op: Hide::NAME.to_owned(),
-            value: serde_json::Value::Bool(d.u8()? != 0),
+            value: OpAnswer::typed(d.u8()? != 0),
         },
         k => return Err(DecodeError(format!("unknown answer kind {k}"))),
     };
@@ -636,7 +634,7 @@ mod tests {
         let op = |member: &str| Remembered {
             answer: Answer::Op {
                 op: "claim".into(),
-                value: serde_json::json!({"grant": {"member": member, "amount": 1}}),
+                value: serde_json::json!({"grant": {"member": member, "amount": 1}}).into(),
             },
             ..remembered(100)
         };
@@ -838,7 +836,7 @@ mod tests {
             ]),
             Answer::Op {
                 op: "remove".into(),
-                value: serde_json::json!({"period": "2026-W49"}),
+                value: serde_json::json!({"period": "2026-W49"}).into(),
             },
             Answer::Created {
                 created: true,
@@ -846,12 +844,12 @@ mod tests {
             },
             Answer::Op {
                 op: "patch".into(),
-                value: serde_json::to_value(state).expect("a board as JSON"),
+                value: serde_json::to_value(state).expect("a board as JSON").into(),
             },
             Answer::Deleted,
             Answer::Op {
                 op: "join".into(),
-                value: serde_json::json!({"member": "ann", "already": false}),
+                value: serde_json::json!({"member": "ann", "already": false}).into(),
             },
         ] {
             let r = Remembered {

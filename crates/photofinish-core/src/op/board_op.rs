@@ -9,9 +9,10 @@
 //! operations by name (in [`super`], beside each operation's `mod` line). [`super::join`]
 //! is written this way.
 //!
-//! An answer is JSON too ([`Answer::Op`](crate::idempotency::Answer::Op)), so every
-//! backend, a remembered answer and a replay hold it alike; the operation's module reads
-//! its own answer back into its type.
+//! An answer is an [`OpAnswer`] ([`Answer::Op`](crate::idempotency::Answer::Op)): its
+//! type where it was made, JSON once it crosses JSON, so every backend, a remembered
+//! answer and a replay hold it alike; the operation's module reads its own answer back
+//! into its type.
 //!
 //! The rest an operation says of itself has a default that fits most: whether it takes an
 //! idempotency key (docs/SPEC.md §7; then the store logs it inside its keyed record, the
@@ -32,16 +33,26 @@ use crate::calendar::Period;
 use crate::error::BoardError;
 use crate::events::EventKind;
 
+use super::OpAnswer;
+
 /// An operation's log record: its fields as JSON, for every operation whose type is its
 /// record (`#[derive(Serialize)]`), read back by [`LoggedOp::decode`].
 pub trait Recorded {
     /// The record.
     fn record(&self) -> Value;
+
+    /// The record as JSON text, as a log holds it: made straight from the operation,
+    /// without a [`Value`] between (the fields in the type's order, not sorted).
+    fn record_text(&self) -> String;
 }
 
 impl<T: serde::Serialize> Recorded for T {
     fn record(&self) -> Value {
         serde_json::to_value(self).unwrap_or_default()
+    }
+
+    fn record_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 
@@ -60,7 +71,7 @@ pub trait BoardOp: Recorded + fmt::Debug + Send + Sync + 'static {
 
     /// Its effect on `board` (named `name`) at `at_us`, the instant its record was given
     /// when it was logged (so a replay and every node decide alike), and its answer.
-    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError>;
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<OpAnswer, BoardError>;
 
     /// Whether it may carry an idempotency key (docs/SPEC.md §7). None by default: an
     /// operation that answers a repeat alike needs none.
@@ -95,7 +106,7 @@ pub trait BoardOp: Recorded + fmt::Debug + Send + Sync + 'static {
 
     /// What watchers of `board` see of it, applied with `answer`, at `now_us`
     /// (docs/SPEC.md §8): nothing by default.
-    fn events(&self, board: &Board, answer: &Value, now_us: i64) -> Vec<OpEvent> {
+    fn events(&self, board: &Board, answer: &OpAnswer, now_us: i64) -> Vec<OpEvent> {
         let _ = (board, answer, now_us);
         Vec::new()
     }

@@ -205,9 +205,13 @@ impl Answer {
 
     /// The answer of operation `name`, written as one module ([`BoardOp`]), as its type
     /// (its module's own view of it, e.g. [`super::Join::answer`]).
-    pub fn into_op<T: serde::de::DeserializeOwned>(self, name: &str) -> Result<T, BoardError> {
+    pub fn into_op<T: serde::de::DeserializeOwned + Clone + 'static>(
+        self,
+        name: &str,
+    ) -> Result<T, BoardError> {
         match self {
-            Answer::Op { op, value } if op == name => serde_json::from_value(value)
+            Answer::Op { op, value } if op == name => value
+                .into_typed()
                 .map_err(|e| BoardError::Unavailable(format!("a {name}'s answer: {e}"))),
             other => Err(mismatch(name, &other)),
         }

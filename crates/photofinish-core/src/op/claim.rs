@@ -5,7 +5,6 @@
 //! is applied, at its record's instant, by the board's grants ([`Board::claim`]).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::access::{Action, Caller};
 use crate::board::Board;
@@ -14,6 +13,7 @@ use crate::idempotency::Answer;
 use crate::names::{BoardName, MemberName};
 use crate::rewards::{parse_grant_id, Grant, GrantState};
 
+use super::answer::OpAnswer;
 use super::board_op::BoardOp;
 
 /// A grant claimed. See the module docs.
@@ -107,9 +107,9 @@ impl BoardOp for Claim {
         }
     }
 
-    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
         let claimed = board.claim(name, (&self.period, self.n), &self.member, &self.by, at_us)?;
-        serde_json::to_value(claimed.grant).map_err(|e| BoardError::Unavailable(e.to_string()))
+        Ok(OpAnswer::typed(claimed.grant))
     }
 
     fn takes_key(&self) -> bool {
@@ -144,7 +144,7 @@ mod tests {
             serde_json::to_value(&grant).expect("json"),
             serde_json::to_value(&want).expect("json"),
         ] {
-            let got = Claim::answer(answer(value), "b:2026-11-23:4").expect("read");
+            let got = Claim::answer(answer(value.into()), "b:2026-11-23:4").expect("read");
             assert_eq!(got, want);
         }
     }

@@ -14,6 +14,7 @@ use crate::board::Board;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::MemberName;
 
+use super::answer::OpAnswer;
 use super::board_op::{AuditNote, BoardOp};
 
 /// A member erased from a board. See the module docs.
@@ -39,8 +40,8 @@ impl Erase {
 
     /// An erase's answer on one board (as a change across boards returns each board's):
     /// how many rows the board held of the member ([`Board::erase`]).
-    pub fn rows(answer: &serde_json::Value) -> Option<u64> {
-        answer.as_u64()
+    pub fn rows(answer: OpAnswer) -> Option<u64> {
+        answer.into_typed().ok()
     }
 }
 
@@ -57,8 +58,8 @@ impl BoardOp for Erase {
         Action::Manage { board }
     }
 
-    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
-        Ok(Value::from(board.erase(&self.member, at_us)))
+    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
+        Ok(OpAnswer::typed(board.erase(&self.member, at_us)))
     }
 
     fn audited(&self) -> bool {

@@ -21,6 +21,7 @@ use crate::names::MemberName;
 use crate::ranking::RankStyle;
 use crate::PeriodRef;
 
+use super::answer::OpAnswer;
 use super::board_op::{AuditNote, BoardOp, OpEvent};
 
 /// A member hidden on a board, or shown again. See the module docs.
@@ -89,7 +90,7 @@ impl BoardOp for Hide {
         Action::Manage { board }
     }
 
-    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
         // Closes before the hide are paid as they stood (docs/SPEC.md §16).
         board.settle_grants(at_us);
         let changed = if self.hidden {
@@ -97,7 +98,7 @@ impl BoardOp for Hide {
         } else {
             board.unhide_as(&self.member, self.scope())
         };
-        Ok(Value::Bool(changed))
+        Ok(OpAnswer::typed(changed))
     }
 
     fn audited(&self) -> bool {
@@ -125,8 +126,8 @@ impl BoardOp for Hide {
 
     /// A hidden member with an entry in the current period leaves it (a remove event); a
     /// member shown again (and not still hidden another way) enters it with its entry.
-    fn events(&self, b: &Board, answer: &Value, now_us: i64) -> Vec<OpEvent> {
-        if answer != &Value::Bool(true) {
+    fn events(&self, b: &Board, answer: &OpAnswer, now_us: i64) -> Vec<OpEvent> {
+        if answer.as_bool() != Some(true) {
             return Vec::new();
         }
         let Ok((period, Some(ranking))) = b.read(&PeriodRef::Current, now_us) else {

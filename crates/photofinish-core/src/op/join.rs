@@ -6,7 +6,6 @@
 //! `already`, so it takes no idempotency key.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::access::Action;
 use crate::board::Board;
@@ -16,6 +15,7 @@ use crate::idempotency::Answer;
 use crate::names::MemberName;
 use crate::view::JoinOutcome;
 
+use super::answer::OpAnswer;
 use super::board_op::BoardOp;
 
 /// A member joins the current period. See the module docs.
@@ -82,9 +82,11 @@ impl BoardOp for Join {
         self.over_budget = over;
     }
 
-    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<Value, BoardError> {
-        let joined = board.join(&self.member, at_us, self.over_budget)?;
-        serde_json::to_value(joined)
-            .map_err(|e| BoardError::Unavailable(format!("a join's answer: {e}")))
+    fn apply(&self, board: &mut Board, _name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
+        Ok(OpAnswer::typed(board.join(
+            &self.member,
+            at_us,
+            self.over_budget,
+        )?))
     }
 }

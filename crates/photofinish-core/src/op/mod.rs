@@ -18,6 +18,7 @@ use crate::board::Board;
 use crate::error::BoardError;
 use crate::names::BoardName;
 
+pub mod answer;
 pub mod board_op;
 pub mod change;
 pub mod claim;
@@ -34,6 +35,7 @@ pub mod read;
 pub mod remove;
 pub mod rewards;
 
+pub use answer::OpAnswer;
 pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
 pub use claim::Claim;

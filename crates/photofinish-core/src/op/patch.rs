@@ -15,6 +15,7 @@ use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::idempotency::Answer;
 use crate::view::{BoardPatch, BoardState};
 
+use super::answer::OpAnswer;
 use super::board_op::{AuditNote, BoardOp};
 use super::read::board_state;
 
@@ -68,7 +69,7 @@ impl BoardOp for Patch {
         Action::Manage { board }
     }
 
-    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
         let had_hook = board.config().settings.webhook.is_some();
         board.patch(&self.patch, at_us)?;
         if self.starts_hook && !had_hook {
@@ -79,10 +80,10 @@ impl BoardOp for Patch {
         }
         // The answer only: the patch is applied whether or not the board reads at
         // `at_us` (a record from before operations carries no instant).
-        Ok(board_state(name, board, at_us)
-            .ok()
-            .and_then(|state| serde_json::to_value(state).ok())
-            .unwrap_or(Value::Null))
+        Ok(match board_state(name, board, at_us) {
+            Ok(state) => OpAnswer::typed(state),
+            Err(_) => Value::Null.into(),
+        })
     }
 
     /// A patch that breaks a rule with the board's config is refused before it is logged.

@@ -15,6 +15,7 @@ use crate::events::EventKind;
 use crate::idempotency::Answer;
 use crate::PeriodRef;
 
+use super::answer::OpAnswer;
 use super::board_op::{AuditNote, BoardOp, OpEvent};
 
 /// A member removed from a period. See the module docs.
@@ -56,7 +57,7 @@ impl Remove {
     pub fn remembered() -> Answer {
         Answer::Op {
             op: Self::NAME.to_owned(),
-            value: json!({}),
+            value: json!({}).into(),
         }
     }
 
@@ -83,7 +84,7 @@ impl BoardOp for Remove {
         Action::RemoveMember { board }
     }
 
-    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<Value, BoardError> {
+    fn apply(&self, board: &mut Board, name: &str, at_us: i64) -> Result<OpAnswer, BoardError> {
         // Closes before the removal are paid as they stood (docs/SPEC.md §16).
         board.settle_grants(at_us);
         // A period readers see at the record's instant, as `check` asked before logging.
@@ -94,7 +95,7 @@ impl BoardOp for Remove {
         {
             return Err(BoardError::member_not_found(name, &self.member, &p.id));
         }
-        Ok(json!({"period": p.id}))
+        Ok(OpAnswer::typed(Removed { period: Some(p.id) }))
     }
 
     fn takes_key(&self) -> bool {
@@ -120,7 +121,7 @@ impl BoardOp for Remove {
 
     /// A remove event when it removed from the current period (and the member is not
     /// hidden: a hidden member's events are nobody's).
-    fn events(&self, board: &Board, answer: &Value, now_us: i64) -> Vec<OpEvent> {
+    fn events(&self, board: &Board, answer: &OpAnswer, now_us: i64) -> Vec<OpEvent> {
         let Some(id) = answer.get("period").and_then(Value::as_str) else {
             return Vec::new();
         };

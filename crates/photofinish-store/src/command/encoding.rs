@@ -209,7 +209,7 @@ impl Command {
                 e.str(board);
                 e.i64(*at_us);
                 e.str(op.op().name());
-                e.json(&op.op().record());
+                e.str(&op.op().record_text());
             }
             Command::Keyed { key, batch, cmds } => {
                 e.u8(KEYED);

@@ -106,7 +106,7 @@ impl Erased {
         if let Some(k) = &self.key {
             let answer = Answer::Op {
                 op: ERASE_ANSWER.to_owned(),
-                value: serde_json::json!({"boards": k.boards}),
+                value: serde_json::json!({"boards": k.boards}).into(),
             };
             let expires = self.at_us.saturating_add(k.ttl_us);
             keys.remember(k.id, k.fingerprint, expires, &answer);

@@ -38,7 +38,7 @@ macro_rules! leaderboard_over_engine {
                 &self,
                 op: photofinish_core::op::LoggedOp,
                 actor: &str,
-            ) -> Result<Vec<(String, serde_json::Value)>, photofinish_core::BoardError> {
+            ) -> Result<Vec<(String, photofinish_core::op::OpAnswer)>, photofinish_core::BoardError> {
                 $crate::ops::change_everywhere(self, op, actor).await
             }
 

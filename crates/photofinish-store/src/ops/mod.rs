@@ -155,7 +155,7 @@ pub async fn change_everywhere<E: Engine + ?Sized>(
     e: &E,
     op: LoggedOp,
     actor: &str,
-) -> Result<Vec<(String, serde_json::Value)>, BoardError> {
+) -> Result<Vec<(String, photofinish_core::op::OpAnswer)>, BoardError> {
     let audits = op.op().audited();
     let cmds: Vec<(String, Command)> = e
         .board_names()

@@ -10,7 +10,7 @@ use photofinish_core::audit::{AuditEntry, AuditQuery, MAX_AUDIT_ENTRIES};
 use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
-use photofinish_core::op::{BoardOp, Hide};
+use photofinish_core::op::{BoardOp, Hide, OpAnswer};
 use photofinish_core::BoardError;
 
 use super::{write_lock, Applied, State};
@@ -44,7 +44,7 @@ impl Stamp<'_> {
 
     /// The entry an operation of its own module makes with `answer`, if it makes one
     /// ([`BoardOp::audit`]).
-    fn op(self, op: &dyn BoardOp, answer: &serde_json::Value) -> Option<AuditEntry> {
+    fn op(self, op: &dyn BoardOp, answer: &OpAnswer) -> Option<AuditEntry> {
         let note = op.audit(answer)?;
         Some(self.of(note.action, note.member.as_deref(), note.detail))
     }
@@ -179,7 +179,7 @@ impl State {
             (Command::HideEverywhere { member, hidden }, Applied::Hidden(true)) => {
                 // The entry of a hide as on each board, of every board.
                 let hide = Hide::everywhere(member, *hidden);
-                let e = entry.op(&hide, &serde_json::Value::Bool(true))?;
+                let e = entry.op(&hide, &OpAnswer::typed(true))?;
                 Some(AuditEntry {
                     board: "*".to_owned(),
                     ..e
