@@ -4,6 +4,8 @@
 //! key to its `--rate`, a player to `--player-rate`, an anonymous client address to
 //! `--anonymous-rate` (only on a server with credentials; an open server has no limits).
 //! Over a limit is `rate_limited` with the whole seconds until a request would pass.
+//! A player's bucket is dropped when the member is erased (docs/SPEC.md §16:
+//! [`Limiter::forget_player`]), so no state under its name outlives the erase here.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -12,6 +14,9 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
+use governor::nanos::Nanos;
+use governor::state::keyed::{DashMapStateStore, ShrinkableKeyedStateStore};
+use governor::state::StateStore;
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 use photofinish_core::access::Caller;
 use photofinish_core::BoardError;
@@ -96,11 +101,47 @@ impl Rate {
     }
 }
 
+/// The players' buckets by member name: `governor`'s own store, shared, so one member's
+/// bucket can be dropped (a keyed limiter has no call for that).
+#[derive(Clone, Default)]
+struct PlayerBuckets(Arc<DashMapStateStore<String>>);
+
+impl StateStore for PlayerBuckets {
+    type Key = String;
+
+    fn measure_and_replace<T, F, E>(&self, key: &String, f: F) -> Result<T, E>
+    where
+        F: Fn(Option<Nanos>) -> Result<(T, Nanos), E>,
+    {
+        self.0.measure_and_replace(key, f)
+    }
+}
+
+impl ShrinkableKeyedStateStore<String> for PlayerBuckets {
+    fn retain_recent(&self, drop_below: Nanos) {
+        self.0.retain_recent(drop_below);
+    }
+
+    fn shrink_to_fit(&self) {
+        self.0.shrink_to_fit();
+    }
+
+    fn len(&self) -> usize {
+        ShrinkableKeyedStateStore::len(&*self.0)
+    }
+
+    fn is_empty(&self) -> bool {
+        ShrinkableKeyedStateStore::is_empty(&*self.0)
+    }
+}
+
 /// Holds every caller to its rate. See the module docs.
 pub struct Limiter {
     /// Per API key name: its rate (rebuilt when a reloaded keys file changes it) and bucket.
     keys: RwLock<HashMap<String, (Rate, Arc<DefaultDirectRateLimiter>)>>,
-    players: DefaultKeyedRateLimiter<String>,
+    players: RateLimiter<String, PlayerBuckets, DefaultClock>,
+    /// The same store as `players`'.
+    player_buckets: PlayerBuckets,
     anonymous: DefaultKeyedRateLimiter<IpAddr>,
 }
 
@@ -120,9 +161,15 @@ fn refusal(what: String, wait: Duration) -> BoardError {
 impl Limiter {
     /// Players held to `player`, anonymous addresses to `anonymous`.
     pub fn new(player: Rate, anonymous: Rate) -> Self {
+        let player_buckets = PlayerBuckets::default();
         Self {
             keys: RwLock::new(HashMap::new()),
-            players: RateLimiter::keyed(player.quota()),
+            players: RateLimiter::new(
+                player.quota(),
+                player_buckets.clone(),
+                DefaultClock::default(),
+            ),
+            player_buckets,
             anonymous: RateLimiter::keyed(anonymous.quota()),
         }
     }
@@ -184,6 +231,12 @@ impl Limiter {
             *entry = (rate, Arc::new(RateLimiter::direct(rate.quota())));
         }
         entry.1.clone()
+    }
+
+    /// Drops `member`'s player bucket (an erase, docs/SPEC.md §16): its next request
+    /// starts a full bucket, as a new member's does.
+    pub fn forget_player(&self, member: &str) {
+        self.player_buckets.0.remove(member);
     }
 
     /// Drops the player and address buckets that are full again (nothing to remember).

@@ -41,7 +41,8 @@ pub async fn get_member_export(
 /// Erases a member from every board and kept period at once: its entries, seats (a cohort
 /// seat stays counted for its period), tier, league moves, grants and hidden marks. The
 /// audit log names it by its HMAC under the erasure key alone (`member_erase`). A later
-/// write under the same name is a new member. For an admin key covering every board.
+/// write under the same name is a new member, its player rate bucket (on this node) a new
+/// one. For an admin key covering every board.
 /// Takes `Idempotency-Key`: a retry answers the first answer again.
 #[utoipa::path(delete, path = "/v1/members/{member}", tag = "members",
     params(("member" = String, Path, description = "Member, percent-encoded")),
@@ -57,6 +58,9 @@ pub async fn delete_member(
         .gate
         .erase_everywhere(&id.caller, &member, keyed)
         .await?;
+    if let Some(limiter) = &app.limiter {
+        limiter.forget_player(&member);
+    }
     let view = ErasedView {
         member: member.into_string(),
         boards,

@@ -1,7 +1,8 @@
 //! Rate limits (docs/SPEC.md §7) over HTTP: an API key held to its `--rate`, players to
 //! `--player-rate` (each on its own), anonymous readers of a public board to
 //! `--anonymous-rate` per address. Over a limit is 429 `rate_limited` with `Retry-After`,
-//! changes nothing, and passes again once that wait is over.
+//! changes nothing, and passes again once that wait is over; an erased player's bucket
+//! goes with it.
 
 use std::time::Duration;
 
@@ -139,6 +140,19 @@ async fn over_a_rate_limit_is_429_until_retry_after(kind: Kind) {
         submit(bob.clone(), "bob", 1).await.0,
         200,
         "bob pays for ann"
+    );
+    // An erase drops ann's bucket with the rest of her (docs/SPEC.md §16): her next write
+    // is a new member's, with a full bucket.
+    let erased = send(&s, Some(&admin), Method::DELETE, "/v1/members/ann", None).await;
+    assert_eq!(
+        (erased.0, &erased.2["boards"]),
+        (200, &json!(1)),
+        "{erased:?}"
+    );
+    assert_eq!(
+        submit(ann.clone(), "ann", 1).await.0,
+        200,
+        "ann's bucket outlived her erase"
     );
 
     // Anonymous reads of the public board: three per address, then 429.
