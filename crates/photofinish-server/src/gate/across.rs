@@ -25,7 +25,9 @@ impl Gate {
         boards: Option<Vec<BoardName>>,
         ranking: RankStyle,
     ) -> Result<Vec<(String, MemberRow)>, BoardError> {
-        let names = self.readable_among(caller, boards).await?;
+        let names = self
+            .readable_among(caller, boards, Some(MAX_MEMBER_BOARDS))
+            .await?;
         let options = ReadOptions {
             ranking,
             period: PeriodRef::Current,
@@ -51,8 +53,9 @@ impl Gate {
     }
 
     /// A member's grants (docs/SPEC.md §16) in `status` (`None`: all) on each board in
-    /// `boards`, or every board the caller may read, as [`Self::member_boards`] picks
-    /// them: newest first. A player reads its own alone (403 for another's).
+    /// `boards`, or every board the caller may read (all of them, not the first 1,000 a
+    /// member's entries take: a grant on any board is the member's to see), newest first.
+    /// A player reads its own alone (403 for another's).
     pub async fn member_rewards(
         &self,
         caller: &Caller,
@@ -61,7 +64,7 @@ impl Gate {
         status: Option<GrantStatus>,
     ) -> Result<Vec<GrantState>, BoardError> {
         may_read_member_data(caller, member)?;
-        let names = self.readable_among(caller, boards).await?;
+        let names = self.readable_among(caller, boards, None).await?;
         let reads: Vec<ReadMemberRewards> = names
             .into_iter()
             .map(|board| ReadMemberRewards {
@@ -147,18 +150,19 @@ impl Gate {
     }
 
     /// The boards of `boards` the caller may read (repeats count once), or, when `None`,
-    /// every board it may read, by name, at most [`MAX_MEMBER_BOARDS`]: boards it may not
-    /// read are left out exactly like boards that do not exist, so the answer never tells
-    /// whether one exists.
+    /// every board it may read, by name, the first `cap` of them if a cap is given: boards
+    /// it may not read are left out exactly like boards that do not exist, so the answer
+    /// never tells whether one exists.
     async fn readable_among(
         &self,
         caller: &Caller,
         boards: Option<Vec<BoardName>>,
+        cap: Option<usize>,
     ) -> Result<Vec<BoardName>, BoardError> {
         Ok(match boards {
             None => {
                 let mut names = self.readable_boards(caller).await?;
-                names.truncate(MAX_MEMBER_BOARDS);
+                names.truncate(cap.unwrap_or(usize::MAX));
                 names
             }
             Some(asked) => {

@@ -50,7 +50,7 @@ pub async fn get_period_rewards(
 #[utoipa::path(get, path = "/v1/members/{member}/rewards", tag = "rewards",
     params(("member" = String, Path, description = "Member, percent-encoded"),
         ("status" = Option<String>, Query, description = "unclaimed, claimed, expired or all (default)"),
-        ("boards" = Option<String>, Query, description = "Comma-separated board names, at most 1000; when absent, every board the caller may read, by name (at most 1000)"),
+        ("boards" = Option<String>, Query, description = "Comma-separated board names, at most 1000; when absent, every board the caller may read"),
         ("offset" = Option<u64>, Query, description = "0-based start, default 0"),
         ("limit" = Option<u64>, Query, description = "grants, default 10, at most 1000")),
     responses((status = 200, body = MemberRewardsView), Refusals<ReadMemberRewards>))]

@@ -73,7 +73,8 @@ fn board<'a>(export: &'a Value, name: &str) -> &'a Value {
 
 /// A server on a manual clock at day 1 with the three boards the export and erase tests
 /// share — `b` (daily, its winner paid `gold`, players write their own), `lg` (a daily
-/// league of cohorts of 10, one promoted) and `quiet` — and its credentials.
+/// league of cohorts of 10, one promoted) and `quiet` (two members at most) — and its
+/// credentials.
 struct Day1 {
     s: Server,
     c: Creds,
@@ -98,7 +99,7 @@ impl Day1 {
                 json!({"reset": "daily", "grace": GRACE, "cohort_size": 10, "max_attempts": 3,
                     "league": {"tiers": ["low", "high"], "promote": 1, "demote": 0}}),
             ),
-            ("quiet", json!({})),
+            ("quiet", json!({"max_members": 2})),
         ];
         for (name, config) in boards {
             let (st, b) = d
@@ -336,9 +337,16 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         ("lg", "ann", 5),
         ("lg", "bob", 4),
         ("quiet", "bob", 1),
+        ("quiet", "ann", 2),
     ] {
         d.score(board, member, score, Value::Null).await;
     }
+    // quiet is full: cy is refused until ann's place frees.
+    let cy = || json!({"member": "cy", "score": 1});
+    let full = d
+        .admin(Method::POST, "/v1/boards/quiet/scores", Some(cy()))
+        .await;
+    assert_error(&full, 422, "board_full");
     d.close_day1().await;
     let (st, _) = d
         .call(
@@ -387,6 +395,10 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
     let erased = keyed_erase(&s, admin, "ann", "erase-1").await;
     assert_eq!(erased, (200, json!({"member": "ann", "boards": 3}), false));
     ann_is_erased(&s, admin, &bob_before).await;
+    let (st, w) = s
+        .call_as(admin, Method::POST, "/v1/boards/quiet/scores", Some(cy()))
+        .await;
+    assert_eq!(st, 200, "ann's place on quiet is free: {w}");
     let s = s.restart().await;
     ann_is_erased(&s, admin, &bob_before).await;
     // Its key, retried after a restart, answers the first answer again; with another

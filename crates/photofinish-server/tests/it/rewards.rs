@@ -488,12 +488,12 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
     let s = Server::start_manual_configured(kind, clock.clone(), |o| c.configure(o)).await;
     let admin = Some(c.admin.as_str());
     let config = json!({"reset": "daily", "grace": GRACE, "player_writes": true,
-        "rewards": [{"from": 1, "to": 2, "reward": "gold"}]});
+        "rewards": [{"from": 1, "to": 3, "reward": "gold"}]});
     let (st, b) = s
         .call_as(admin, Method::PUT, "/v1/boards/b", Some(config))
         .await;
     assert_eq!(st, 201, "{b}");
-    for (m, score) in [("ann", 5), ("bob", 3)] {
+    for (m, score) in [("ann", 5), ("bob", 3), ("cy", 1)] {
         let w = json!({"member": m, "score": score});
         let (st, _) = s
             .call_as(admin, Method::POST, "/v1/boards/b/scores", Some(w))
@@ -561,11 +561,142 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
         lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "lost"]).await,
         json!({"error": "invalid_parameter"})
     );
+    // A claim through RESP: the grant as HTTP shows it, claimed by the connection's key.
+    let got = lb(&mut conn, &["LB.CLAIM", "cy", "b:2026-11-23:3"]).await;
+    assert_eq!(
+        (&got["id"], &got["claimed_by"]),
+        (&json!("b:2026-11-23:3"), &json!("admin")),
+        "{got}"
+    );
+    let (_, cys) = s
+        .call_as(admin, Method::GET, "/v1/members/cy/rewards", None)
+        .await;
+    assert_eq!(cys["grants"], json!([got]));
     let mut player = resp_as(&s, Some(&c.ann), true).await.expect("RESP");
     assert_eq!(
         lb(&mut player, &["LB.CLAIM", "bob", "b:2026-11-23:2"]).await,
         json!({"error": "forbidden"})
     );
+}
+
+/// The edges of a close (docs/SPEC.md §16): rows patched before the close are the ones
+/// paid; a write inside the grace still counts, so nothing was granted before the grace
+/// ended; a tie at a reward boundary goes to who reached the score first (not to the
+/// name); a period with no visible entry grants nothing (n = 0); a later `closes_at`
+/// change leaves the grants; a member's rewards read every status by default, `all`
+/// alike, and more than 1,000 boards named are refused.
+async fn a_close_pays_the_rows_and_the_order_at_its_end(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let s = Server::start_manual(kind, clock.clone()).await;
+    let daily = |rows: Value| json!({"reset": "daily", "grace": GRACE, "rewards": rows});
+    let old = json!([{"from": 1, "to": 9, "reward": "old"}]);
+    assert_eq!(s.put("/v1/boards/t", daily(old)).await.0, 201);
+    let pin = json!([{"top_percent": 100, "reward": "pin"}]);
+    assert_eq!(s.put("/v1/boards/none", daily(pin)).await.0, 201);
+    let cup = json!({"closes_at": "2026-11-23T02:00:00Z", "grace": 0,
+        "rewards": [{"from": 1, "to": 1, "reward": "cup"}]});
+    assert_eq!(s.put("/v1/boards/cup", cup).await.0, 201);
+    // y reaches 30 before x: y ranks higher, though x sorts first by name.
+    for (m, score) in [("w", 50), ("y", 30), ("x", 30)] {
+        write(&s, "t", m, score).await;
+    }
+    write(&s, "none", "h", 5).await;
+    assert_eq!(
+        s.post("/v1/boards/none/members/h/hide", json!({})).await.0,
+        204
+    );
+    write(&s, "cup", "y", 1).await;
+    // cup closes at 02:00 (no reset: its period `all`); a later `closes_at` leaves what
+    // it granted.
+    clock.set(DAY1_US + 3600 * S + S);
+    let cup = granted(&s, "cup", "all").await;
+    assert_eq!(paid(&cup), [pay("y", 1, "cup", 1)]);
+    let (st, p) = s
+        .call(
+            Method::PATCH,
+            "/v1/boards/cup",
+            Some(json!({"closes_at": "2026-12-01T00:00:00Z"})),
+        )
+        .await;
+    assert_eq!(st, 200, "{p}");
+    assert_eq!(granted(&s, "cup", "all").await["grants"], cup["grants"]);
+    let rows = json!({"rewards": [
+        {"from": 1, "to": 2, "reward": "gold"},
+        {"from": 3, "to": 3, "reward": "silver"},
+    ]});
+    let (st, p) = s.call(Method::PATCH, "/v1/boards/t", Some(rows)).await;
+    assert_eq!(st, 200, "{p}");
+    // Inside the grace: z's late write for day 1 counts, and nothing is granted yet.
+    clock.set(DAY1_US + DAY - 3600 * S + 10 * S);
+    let late = json!({"member": "z", "score": 40, "period": "2026-11-23"});
+    let (st, w) = s.post("/v1/boards/t/scores", late).await;
+    assert_eq!(st, 200, "{w}");
+    let (_, r) = s.get("/v1/boards/t/periods/2026-11-23/rewards").await;
+    assert_eq!(
+        (&r["granted"], &r["total"]),
+        (&json!(false), &json!(0)),
+        "{r}"
+    );
+    clock.set(CLOSED_US);
+    // w 50, z 40, y 30, x 30: the tie at the silver's edge goes to y, who was first.
+    let r = granted(&s, "t", "2026-11-23").await;
+    assert_eq!(
+        paid(&r),
+        [
+            pay("w", 1, "gold", 1),
+            pay("z", 2, "gold", 1),
+            pay("y", 3, "silver", 1),
+        ]
+    );
+    let none = granted(&s, "none", "2026-11-23").await;
+    assert_eq!((&none["total"], &none["grants"]), (&json!(0), &json!([])));
+    assert_eq!(granted(&s, "cup", "all").await["grants"], cup["grants"]);
+
+    // y's rewards: every status by default, newest first; `all` alike.
+    let (st, _) = claim(&s, "y", "cup:all:1").await;
+    assert_eq!(st, 200);
+    let (st, mine) = s.get("/v1/members/y/rewards").await;
+    assert_eq!(st, 200, "{mine}");
+    let ids: Vec<&Value> = mine["grants"]
+        .as_array()
+        .expect("grants")
+        .iter()
+        .map(|g| &g["id"])
+        .collect();
+    assert_eq!(
+        ids,
+        [&json!("t:2026-11-23:3"), &json!("cup:all:1")],
+        "{mine}"
+    );
+    assert_eq!(s.get("/v1/members/y/rewards?status=all").await.1, mine);
+    let many: Vec<String> = (0..1001).map(|i| format!("b{i}")).collect();
+    let path = format!("/v1/members/y/rewards?boards={}", many.join(","));
+    assert_error(&s.get(&path).await, 400, "invalid_parameter");
+    s.stop().await;
+}
+
+/// A member's rewards, with no `boards`, read every board the caller may read — past the
+/// first 1,000 by name (docs/SPEC.md §16: "default every board").
+#[tokio::test]
+async fn a_members_rewards_read_every_board() {
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let s = Server::start_manual(Kind::Embedded, clock.clone()).await;
+    for i in 0..1000 {
+        assert_eq!(
+            s.put(&format!("/v1/boards/a{i:04}"), json!({})).await.0,
+            201
+        );
+    }
+    let config = json!({"reset": "daily", "grace": GRACE,
+        "rewards": [{"from": 1, "to": 1, "reward": "gold"}]});
+    assert_eq!(s.put("/v1/boards/zz", config).await.0, 201);
+    write(&s, "zz", "ann", 1).await;
+    clock.set(CLOSED_US);
+    granted(&s, "zz", "2026-11-23").await;
+    let (st, mine) = s.get("/v1/members/ann/rewards").await;
+    assert_eq!(st, 200, "{mine}");
+    assert_eq!(mine["grants"][0]["id"], json!("zz:2026-11-23:1"), "{mine}");
+    s.stop().await;
 }
 
 /// A claim while the log cannot be written is 503 `storage_unavailable`, and the grant
@@ -606,6 +737,7 @@ async fn a_claim_the_log_cannot_take_is_503_and_changes_nothing() {
 
 conformance!(
     a_close_grants_once_and_a_claim_pays_once,
+    a_close_pays_the_rows_and_the_order_at_its_end,
     a_close_in_steps_of_a_few_members_pays_as_one,
     cohorts_pay_within_each_cohort_and_tiers_their_own,
     bad_rows_are_refused_and_change_nothing,

@@ -4,9 +4,9 @@
 //! period of 400 cohorts; killed while the close is under way (some moves made, the
 //! period not yet closed), then started again, it finishes the close — every cohort's
 //! top five moved up exactly once — and the member that arrived in the new day while it
-//! waited takes its cohort in its new tier; then the period's grants (docs/SPEC.md §16:
-//! ranks 1 to 3 of each cohort) are made once — 1,200, each to a cohort's top three, none
-//! twice. On the embedded store and on a standalone
+//! waited takes its cohort in its new tier; killed again once the moves are made, while
+//! the period's grants (docs/SPEC.md §16: ranks 1 to 3 of each cohort) are being made, and
+//! started again, they are made once — 1,200, each to a cohort's top three, none twice. On the embedded store and on a standalone
 //! Redis (where the node's clock-skew check takes the same offset off its stamps, so
 //! writes are not refused as skewed).
 
@@ -152,7 +152,25 @@ async fn close_killed_midway(redis: Option<&str>) {
     );
     assert_eq!(cohort.status(), 409, "m19999 waits for the close");
 
-    // Started again: the close goes on from its last logged step and ends once.
+    // Started again: the close goes on from its last logged step. Once every move is made
+    // (the period reads closed) the grants are being made, a cohort a step: killed again
+    // then, before they are readable.
+    let proc = tokio::task::block_in_place(|| start(dir.path(), &offset, redis));
+    let rewards = format!("{}/v1/boards/l/periods/{day}/rewards?limit=1", proc.base);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while moves(&http, &proc.base, &day, 0).await["closed"] != json!(true) {
+        assert!(Instant::now() < deadline, "the moves never ended");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let before = get(&http, &rewards).await;
+    tokio::task::block_in_place(|| proc.kill9());
+    assert_eq!(
+        before["granted"],
+        json!(false),
+        "the grants were made before they were seen under way"
+    );
+
+    // Started once more: the close ends once.
     let proc = tokio::task::block_in_place(|| start(dir.path(), &offset, redis));
     let deadline = Instant::now() + Duration::from_secs(60);
     while moves(&http, &proc.base, &day, 0).await["closed"] != json!(true) {
