@@ -32,6 +32,26 @@ impl Proc {
         Self::spawn(cmd)
     }
 
+    /// [`Self::start`], its log (`RUST_LOG=debug`, everything the server says) written to
+    /// `log`.
+    pub fn start_logging(bin: &str, dir: &Path, fsync: &str, log: &Path) -> Proc {
+        let mut cmd = Command::new(bin);
+        cmd.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fsync",
+            fsync,
+            "--data-dir",
+        ])
+        .arg(dir)
+        .env("RUST_LOG", "debug");
+        Self::spawn_to(
+            cmd,
+            Stdio::from(std::fs::File::create(log).expect("log file")),
+        )
+    }
+
     /// Starts `photofinish serve` with `PHOTOFINISH_STORAGE` set to `storage`.
     pub fn start_on_storage(bin: &str, storage: &str) -> Proc {
         let mut cmd = Command::new(bin);
@@ -63,7 +83,12 @@ impl Proc {
     /// Spawns `cmd` and reads its stdout up to the "listening" line (after the RESP line,
     /// when there is one). The RESP door takes a free port unless the command names one:
     /// tests run side by side, and the default 7771 would be taken by the first.
-    fn spawn(mut cmd: Command) -> Proc {
+    fn spawn(cmd: Command) -> Proc {
+        Self::spawn_to(cmd, Stdio::null())
+    }
+
+    /// [`Self::spawn`], its stderr (the log) sent to `log`.
+    fn spawn_to(mut cmd: Command, log: Stdio) -> Proc {
         let names_resp = cmd.get_args().any(|a| a == "--resp-listen")
             || cmd.get_envs().any(|(k, _)| k == "PHOTOFINISH_RESP_LISTEN");
         if !names_resp {
@@ -71,7 +96,7 @@ impl Proc {
         }
         let mut child = cmd
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("spawn photofinish");
         let stdout = child.stdout.take().expect("stdout");

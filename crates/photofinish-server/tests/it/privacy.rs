@@ -574,16 +574,28 @@ pub(crate) async fn erase_named(s: &Server, boards: u64) {
     );
 }
 
-/// Boards `a` and `b`, each holding [`NAME`] and `keeps`; [`NAME`] hidden on `a`.
-async fn two_boards_holding(s: &Server) {
-    for board in ["a", "b"] {
-        let (st, _) = s
-            .put(&format!("/v1/boards/{board}"), json!({"reset": "daily"}))
-            .await;
+/// Boards `a` and `b`, each holding [`NAME`] and `keeps`, on a server whose clock is
+/// `clock` (at [`DAY1_US`]): `a` closes at 02:00 and pays its winner, [`NAME`], who claims
+/// the grant under an `Idempotency-Key` (a remembered answer naming it); then [`NAME`] is
+/// hidden on `a`.
+async fn two_boards_holding(s: &Server, clock: &ManualClock) {
+    let a = json!({"closes_at": "2026-11-23T02:00:00Z",
+        "rewards": [{"from": 1, "to": 1, "reward": "gold"}]});
+    for (board, config) in [("a", a), ("b", json!({"reset": "daily"}))] {
+        let (st, _) = s.put(&format!("/v1/boards/{board}"), config).await;
         assert_eq!(st, 201);
         write(s, board, NAME, 5).await;
         write(s, board, "keeps", 3).await;
     }
+    clock.set(DAY1_US + 3601 * S);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.get("/v1/boards/a/periods/all/rewards").await.1["granted"] != json!(true) {
+        assert!(Instant::now() < deadline, "a never granted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let path = format!("/v1/members/{NAME}/rewards/a:all:1/claim");
+    let (st, _, grant) = crate::idempotency::keyed(s, "claim-1", Method::POST, &path, None).await;
+    assert_eq!((st, &grant["member"]), (200, &json!(NAME)), "{grant}");
     let (st, _) = s
         .post(&format!("/v1/boards/a/members/{NAME}/hide"), json!({}))
         .await;
@@ -591,19 +603,22 @@ async fn two_boards_holding(s: &Server) {
 }
 
 /// After an erase, the name is in no file of the data dir (docs/SPEC.md §16: the boards
-/// snapshotted and the log trimmed below the erase): the store seals the segment holding
-/// the erase and snapshots at once, which deletes every segment and snapshot before it.
+/// snapshotted and the log trimmed below the erase) — not in its entries, hidden marks,
+/// grant or remembered claim answer: the store seals the segment holding the erase and
+/// snapshots at once, which deletes every segment and snapshot before it.
 #[tokio::test]
 async fn an_erased_name_leaves_every_file_of_the_data_dir() {
     let dir = tempfile::tempdir().expect("tmp");
+    let clock = Arc::new(ManualClock::new(DAY1_US));
     let opts = photofinish_server::serve::ServeOptions {
         listen: "127.0.0.1:0".into(),
         data_dir: dir.path().to_path_buf(),
+        clock: photofinish_server::serve::SharedClock(clock.clone()),
         ..photofinish_server::serve::ServeOptions::default()
     };
     let storage = Arc::new(photofinish_store::io::FaultyStorage::default());
     let s = Server::start_with(opts, storage, Kind::Embedded).await;
-    two_boards_holding(&s).await;
+    two_boards_holding(&s, &clock).await;
     // A snapshot from before the erase, holding the name, as a long-running server has.
     let s = s.restart().await;
     let holding = |dir: &std::path::Path| -> Vec<String> {
@@ -636,6 +651,12 @@ async fn an_erased_name_leaves_every_file_of_the_data_dir() {
     assert_eq!((st.as_u16(), &m["score"]), (200, &json!(3)), "{m}");
     assert_eq!(s.get(&format!("/v1/boards/b/members/{NAME}")).await.0, 404);
     assert!(holding(dir.path()).is_empty());
+    // The claim's remembered answer went with the grant: its key is a new request now
+    // (one naming the member again, so after the files are read).
+    let path = format!("/v1/members/{NAME}/rewards/a:all:1/claim");
+    let (st, replayed, got) =
+        crate::idempotency::keyed(&s, "claim-1", Method::POST, &path, None).await;
+    assert_eq!((st, replayed), (404, false), "{got}");
     s.stop().await;
 }
 
@@ -696,10 +717,11 @@ async fn redis_contents(conn: &photofinish_redis::conn::Conn, ns: &str) -> Vec<(
 /// After an erase, the name is in no Redis key of the namespace (docs/SPEC.md §16): each
 /// board it was on publishes a snapshot past the erase and trims its log up to it.
 async fn an_erased_name_leaves_every_redis_key(kind: Kind) {
-    let s = Server::start(kind).await;
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let s = Server::start_manual(kind, clock.clone()).await;
     let conn = photofinish_testkit::server::redis_conn(kind).await;
     let ns = s.namespace().expect("a namespace").to_owned();
-    two_boards_holding(&s).await;
+    two_boards_holding(&s, &clock).await;
     let holding = |all: Vec<(String, Vec<u8>)>| -> Vec<String> {
         all.into_iter()
             .filter(|(_, b)| holds_name(b))

@@ -48,7 +48,8 @@ async fn an_erased_member_stays_gone_after_an_older_backup_comes_back() {
     let live_dir = work.path().join("live");
     let ledger = work.path().join("live.erasure-ledger");
     let http = reqwest::Client::new();
-    let live = tokio::task::block_in_place(|| Proc::start(BIN, &live_dir, "always"));
+    let log = work.path().join("live.log");
+    let live = tokio::task::block_in_place(|| Proc::start_logging(BIN, &live_dir, "always", &log));
     let base = live.base.clone();
     for board in ["a", "b"] {
         let (st, _) = call(
@@ -90,6 +91,32 @@ async fn an_erased_member_stays_gone_after_an_older_backup_comes_back() {
         line["erased_at"].is_string() && !text.contains("ann"),
         "{text}"
     );
+    // The erasure key, made by the erase, is in no log line, backup or export.
+    let secret = std::fs::read_to_string(live_dir.join(KEY)).expect("the key file");
+    let secret = secret.trim();
+    assert_eq!(secret.len(), 64, "64 hex digits");
+    let new = work.path().join("new.backup");
+    let (ok, out, err) = cli(&["backup", "--out", path(&new)], &base);
+    assert!(ok, "{out}{err}");
+    let after = work.path().join("after.jsonl");
+    let (ok, out, err) = cli(&["export", "--board", "a", "--out", path(&after)], &base);
+    assert!(ok, "{out}{err}");
+    let url = format!("{base}/v1/members/bob/export");
+    let (_, bobs) = call(&http, reqwest::Method::GET, url, Value::Null).await;
+    let logged = std::fs::read_to_string(&log).expect("the log");
+    assert!(
+        logged.contains("listening"),
+        "the log was not captured: {logged}"
+    );
+    for (what, bytes) in [
+        ("the log", logged.into_bytes()),
+        ("a backup", std::fs::read(&new).expect("backup")),
+        ("an export", std::fs::read(&after).expect("export")),
+        ("a member export", bobs.to_string().into_bytes()),
+    ] {
+        let held = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+        assert!(!held, "the erasure key is in {what}");
+    }
     // A write after the erase is a new member, and a restart keeps it.
     let url = format!("{base}/v1/boards/a/scores");
     let (st, _) = call(
