@@ -444,6 +444,11 @@ async fn a_close_in_steps_of_a_few_members_pays_as_one(kind: Kind) {
     let cup = json!({"closes_at": "2026-11-23T02:00:00Z",
         "rewards": [{"from": 1, "to": 15, "reward": "x"}]});
     assert_eq!(s.put("/v1/boards/cup", cup).await.0, 201);
+    // On a board with a reset, `closes_at` only stops writes: day 1 pays at its end.
+    let stop = json!({"reset": "daily", "grace": GRACE, "closes_at": "2026-11-23T02:00:00Z",
+        "rewards": [{"from": 1, "to": 1, "reward": "r"}]});
+    assert_eq!(s.put("/v1/boards/stop", stop).await.0, 201);
+    write(&s, "stop", "v", 1).await;
     let co = json!({"reset": "daily", "cohort_size": 4,
         "rewards": [{"from": 1, "to": 2, "reward": "y"}]});
     assert_eq!(s.put("/v1/boards/co", co).await.0, 201);
@@ -582,8 +587,9 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
 /// The edges of a close (docs/SPEC.md §16): rows patched before the close are the ones
 /// paid; a write inside the grace still counts, so nothing was granted before the grace
 /// ended; a tie at a reward boundary goes to who reached the score first (not to the
-/// name); a period with no visible entry grants nothing (n = 0); a later `closes_at`
-/// change leaves the grants; a member's rewards read every status by default, `all`
+/// name); a period with no visible entry grants nothing (n = 0); on a board with a reset,
+/// `closes_at` only stops writes; on one without, a later `closes_at` change leaves the
+/// grants; a member's rewards read every status by default, `all`
 /// alike, and more than 1,000 boards named are refused.
 async fn a_close_pays_the_rows_and_the_order_at_its_end(kind: Kind) {
     let clock = Arc::new(ManualClock::new(DAY1_US));
@@ -596,6 +602,11 @@ async fn a_close_pays_the_rows_and_the_order_at_its_end(kind: Kind) {
     let cup = json!({"closes_at": "2026-11-23T02:00:00Z", "grace": 0,
         "rewards": [{"from": 1, "to": 1, "reward": "cup"}]});
     assert_eq!(s.put("/v1/boards/cup", cup).await.0, 201);
+    // On a board with a reset, `closes_at` only stops writes: day 1 pays at its end.
+    let stop = json!({"reset": "daily", "grace": GRACE, "closes_at": "2026-11-23T02:00:00Z",
+        "rewards": [{"from": 1, "to": 1, "reward": "r"}]});
+    assert_eq!(s.put("/v1/boards/stop", stop).await.0, 201);
+    write(&s, "stop", "v", 1).await;
     // y reaches 30 before x: y ranks higher, though x sorts first by name.
     for (m, score) in [("w", 50), ("y", 30), ("x", 30)] {
         write(&s, "t", m, score).await;
@@ -620,6 +631,14 @@ async fn a_close_pays_the_rows_and_the_order_at_its_end(kind: Kind) {
         .await;
     assert_eq!(st, 200, "{p}");
     assert_eq!(granted(&s, "cup", "all").await["grants"], cup["grants"]);
+    let (_, r) = s.get("/v1/boards/stop/periods/2026-11-23/rewards").await;
+    assert_eq!(r["granted"], json!(false), "{r}");
+    let after = json!({"member": "v", "score": 2});
+    assert_error(
+        &s.post("/v1/boards/stop/scores", after).await,
+        422,
+        "board_closed",
+    );
     let rows = json!({"rewards": [
         {"from": 1, "to": 2, "reward": "gold"},
         {"from": 3, "to": 3, "reward": "silver"},
@@ -648,6 +667,8 @@ async fn a_close_pays_the_rows_and_the_order_at_its_end(kind: Kind) {
             pay("y", 3, "silver", 1),
         ]
     );
+    let stop = granted(&s, "stop", "2026-11-23").await;
+    assert_eq!(paid(&stop), [pay("v", 1, "r", 1)]);
     let none = granted(&s, "none", "2026-11-23").await;
     assert_eq!((&none["total"], &none["grants"]), (&json!(0), &json!([])));
     assert_eq!(granted(&s, "cup", "all").await["grants"], cup["grants"]);

@@ -344,6 +344,39 @@ mod steps {
     }
 
     #[test]
+    fn the_limit_cuts_by_cohort_then_rank() {
+        // 100,007 members in cohorts of 1,000, all paid: cohorts 1 to 100 fill the limit,
+        // and the 7 of cohort 101 are cut, in steps as whole.
+        let all = RewardRow {
+            from: None,
+            to: None,
+            top_hundredths: Some(10_000),
+            ..row(1, 1, "all")
+        };
+        let mut b = board_of(Some(1_000), vec![all]);
+        let n = MAX_GRANTS_PER_PERIOD as i64 + 7;
+        for i in 0..n {
+            write(&mut b, &format!("m{i}"), i % 1_000, T0 + 1 + i);
+        }
+        let mut whole = b.clone();
+        close_in_steps(&mut b, T0 + DAY, 30_000);
+        while whole.close_step(T0 + DAY, usize::MAX).is_some() {}
+        assert_eq!(b.rewards(), whole.rewards());
+        let p = &b.rewards().periods[&paid_start(&b)];
+        assert_eq!((p.grants.len(), p.cut), (MAX_GRANTS_PER_PERIOD, 7));
+        let order: Vec<(u32, u64)> = p
+            .grants
+            .iter()
+            .map(|g| (g.cohort.as_ref().expect("a cohort").1, g.rank))
+            .collect();
+        assert!(
+            order.windows(2).all(|w| w[0] < w[1]),
+            "by cohort, then rank"
+        );
+        assert_eq!((order[0], order[order.len() - 1]), ((1, 1), (100, 1_000)));
+    }
+
+    #[test]
     fn an_erase_between_steps_finishes_the_grants_first() {
         let mut b = board_of(Some(2), vec![row(1, 1, "cup")]);
         for (i, m) in ["a", "b", "c", "d", "e", "f"].iter().enumerate() {
