@@ -183,7 +183,9 @@ impl Gate {
     ) -> Result<Option<BoardFlags>, BoardError> {
         match (caller, *action) {
             (Caller::Anonymous, Action::Read { board })
-            | (Caller::Player { .. }, Action::WriteTo { board }) => self.flags(board).await,
+            | (Caller::Player { .. }, Action::WriteTo { board } | Action::Write { board, .. }) => {
+                self.flags(board).await
+            }
             _ => Ok(None),
         }
     }

@@ -329,6 +329,11 @@ async fn bad_rows_are_refused_and_change_nothing(kind: Kind) {
         (json!([{"top_percent": 0, "reward": "a"}]), 400, BAD),
         (json!([{"top_percent": 100.5, "reward": "a"}]), 400, BAD),
         (
+            json!([{"from": 1, "to": 1, "reward": "x".repeat(65)}]),
+            400,
+            BAD,
+        ),
+        (
             json!(vec![json!({"from": 1, "to": 1, "reward": "a"}); 51]),
             400,
             BAD,
@@ -391,6 +396,20 @@ async fn bad_rows_are_refused_and_change_nothing(kind: Kind) {
     assert_error(&got, 422, "invalid_config");
     let (_, b) = s.get("/v1/boards/ok").await;
     assert_eq!(b["rewards"].as_array().map(Vec::len), Some(3), "{b}");
+    // At the edges, taken: two decimals, an id of 64 characters of every kind allowed.
+    let id = format!("{}_.:-Z9", "a".repeat(58));
+    let edge = json!([{"top_percent": 33.33, "reward": id}, {"top_percent": 0.01, "reward": "b"}]);
+    let (st, b) = s
+        .put(
+            "/v1/boards/edge",
+            json!({"reset": "daily", "rewards": edge}),
+        )
+        .await;
+    assert_eq!(st, 201, "{b}");
+    assert_eq!(
+        (&b["rewards"][0]["top_percent"], &b["rewards"][0]["reward"]),
+        (&json!(33.33), &json!(id))
+    );
     // Bad reads.
     assert_error(
         &s.get("/v1/members/b/rewards?status=lost").await,
@@ -498,11 +517,22 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
         .call_as(admin, Method::PUT, "/v1/boards/b", Some(config))
         .await;
     assert_eq!(st, 201, "{b}");
-    for (m, score) in [("ann", 5), ("bob", 3), ("cy", 1)] {
+    // np pays too, but players do not write there: nor do they claim.
+    let np = json!({"reset": "daily", "grace": GRACE,
+        "rewards": [{"from": 1, "to": 1, "reward": "gold"}]});
+    let (st, _) = s
+        .call_as(admin, Method::PUT, "/v1/boards/np", Some(np))
+        .await;
+    assert_eq!(st, 201);
+    for (board, m, score) in [
+        ("b", "ann", 5),
+        ("b", "bob", 3),
+        ("b", "cy", 1),
+        ("np", "ann", 1),
+    ] {
         let w = json!({"member": m, "score": score});
-        let (st, _) = s
-            .call_as(admin, Method::POST, "/v1/boards/b/scores", Some(w))
-            .await;
+        let path = format!("/v1/boards/{board}/scores");
+        let (st, _) = s.call_as(admin, Method::POST, &path, Some(w)).await;
         assert_eq!(st, 200);
     }
     clock.set(CLOSED_US);
@@ -512,17 +542,35 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
         assert!(Instant::now() < deadline, "never granted");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    let np_rewards = "/v1/boards/np/periods/2026-11-23/rewards";
+    while s.call_as(admin, Method::GET, np_rewards, None).await.1["granted"] != json!(true) {
+        assert!(Instant::now() < deadline, "np never granted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let before = s.call_as(admin, Method::GET, rewards, None).await.1;
+    let np_before = s.call_as(admin, Method::GET, np_rewards, None).await.1;
     let bobs = "/v1/members/bob/rewards/b:2026-11-23:2/claim";
     let anns = "/v1/members/ann/rewards/b:2026-11-23:1/claim";
+    let anns_np = "/v1/members/ann/rewards/np:2026-11-23:1/claim";
     for (token, path, status, code) in [
         (Some(c.ann.as_str()), bobs, 403, "forbidden"),
+        (Some(c.ann.as_str()), anns_np, 403, "forbidden"),
+        (
+            Some(c.ann.as_str()),
+            "/v1/boards/np/members/ann/join",
+            403,
+            "forbidden",
+        ),
         (Some(c.read.as_str()), anns, 403, "forbidden"),
         (None, anns, 401, "unauthorized"),
     ] {
         let got = s.call_as(token, Method::POST, path, None).await;
         assert_error(&got, status, code);
         assert_eq!(s.call_as(admin, Method::GET, rewards, None).await.1, before);
+        assert_eq!(
+            s.call_as(admin, Method::GET, np_rewards, None).await.1,
+            np_before
+        );
     }
     let (st, mine) = s.call_as(Some(&c.ann), Method::POST, anns, None).await;
     assert_eq!(
@@ -550,10 +598,14 @@ async fn players_claim_their_own_and_the_doors_agree(kind: Kind) {
     assert_eq!(lb(&mut conn, &["LB.REWARDS", "ann"]).await, http);
     let claimed = lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "claimed"]).await;
     assert_eq!(claimed["grants"], json!([mine]));
+    // Unclaimed: np's, which she may not claim herself.
+    let unclaimed = lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "unclaimed"]).await;
     assert_eq!(
-        lb(&mut conn, &["LB.REWARDS", "ann", "STATUS", "unclaimed"]).await["total"],
-        json!(0)
+        unclaimed["grants"][0]["id"],
+        json!("np:2026-11-23:1"),
+        "{unclaimed}"
     );
+    assert_eq!(unclaimed["total"], json!(1));
     assert_eq!(
         lb(&mut conn, &["LB.CLAIM", "ann", "b:2026-11-23:1"]).await,
         json!({"error": "already_claimed"})
