@@ -808,6 +808,78 @@ async fn a_claim_the_log_cannot_take_is_503_and_changes_nothing() {
     s.stop().await;
 }
 
+/// On Redis, a claim while Redis is down is 503 `storage_unavailable`, and the grant stays
+/// unclaimed: once Redis is back (its AOF kept the grant), the claim is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_claim_while_redis_is_down_is_503_and_changes_nothing() {
+    use photofinish_testkit::redis::RedisProcess;
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis_dir = dir.path().to_path_buf();
+    let mut redis = tokio::task::spawn_blocking(move || {
+        RedisProcess::start(
+            &redis_dir,
+            &["--appendonly", "yes", "--appendfsync", "always"],
+        )
+        .expect("redis")
+    })
+    .await
+    .expect("start");
+    let clock = Arc::new(ManualClock::new(DAY1_US));
+    let opts = photofinish_server::serve::ServeOptions {
+        listen: "127.0.0.1:0".into(),
+        storage: Some(redis.url()),
+        redis_namespace: "claims".into(),
+        clock: photofinish_server::serve::SharedClock(clock.clone()),
+        // A clock set by hand is far from Redis's.
+        max_clock_skew: None,
+        ..photofinish_server::serve::ServeOptions::default()
+    };
+    let storage = Arc::new(photofinish_store::io::RealStorage);
+    let s = Server::start_with(opts, storage, Kind::Redis).await;
+    let config = json!({"reset": "daily", "grace": GRACE, "rewards": rows()});
+    assert_eq!(s.put("/v1/boards/r", config).await.0, 201);
+    write(&s, "r", "a", 1).await;
+    clock.set(CLOSED_US);
+    let before = granted(&s, "r", "2026-11-23").await;
+    redis = tokio::task::spawn_blocking(move || {
+        redis.kill();
+        redis
+    })
+    .await
+    .expect("kill");
+    assert_error(
+        &claim(&s, "a", "r:2026-11-23:1").await,
+        503,
+        "storage_unavailable",
+    );
+    // Kept until the end: dropping it stops Redis.
+    let _redis = tokio::task::spawn_blocking(move || {
+        redis.restart().expect("restart");
+        redis
+    })
+    .await
+    .expect("restart");
+    // Once the server reads Redis again, the grant is as it was: unclaimed.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let path = "/v1/boards/r/periods/2026-11-23/rewards?limit=1000";
+    loop {
+        let (st, now) = s.get(path).await;
+        if st == 200 {
+            assert_eq!(now, before);
+            break;
+        }
+        assert!(Instant::now() < deadline, "Redis never served again: {now}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (st, got) = claim(&s, "a", "r:2026-11-23:1").await;
+    assert_eq!(
+        (st.as_u16(), &got["claimed_by"]),
+        (200, &json!("open")),
+        "{got}"
+    );
+    s.stop().await;
+}
+
 conformance!(
     a_close_grants_once_and_a_claim_pays_once,
     a_close_pays_the_rows_and_the_order_at_its_end,
