@@ -35,17 +35,16 @@ impl Proc {
     /// [`Self::start`], its log (`RUST_LOG=debug`, everything the server says) written to
     /// `log`.
     pub fn start_logging(bin: &str, dir: &Path, fsync: &str, log: &Path) -> Proc {
+        Self::start_with_log(bin, dir, &["--fsync", fsync], log)
+    }
+
+    /// [`Self::start_with`], its log (`RUST_LOG=debug`) written to `log`.
+    pub fn start_with_log(bin: &str, dir: &Path, args: &[&str], log: &Path) -> Proc {
         let mut cmd = Command::new(bin);
-        cmd.args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--fsync",
-            fsync,
-            "--data-dir",
-        ])
-        .arg(dir)
-        .env("RUST_LOG", "debug");
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .args(args)
+            .env("RUST_LOG", "debug");
         Self::spawn_to(
             cmd,
             Stdio::from(std::fs::File::create(log).expect("log file")),

@@ -184,7 +184,22 @@ async fn an_erased_member_stays_gone_after_an_older_backup_comes_back() {
         "--erasure-key-file",
         path(&key),
     ];
-    let started = tokio::task::block_in_place(|| Proc::start_with(BIN, &r2, &args));
+    let r2_log = work.path().join("r2.log");
+    let started = tokio::task::block_in_place(|| Proc::start_with_log(BIN, &r2, &args, &r2_log));
+    // It says what it did: the entry applied again, ann's two rows dropped.
+    let said = std::fs::read_to_string(&r2_log).expect("the log");
+    let applied = said
+        .lines()
+        .find(|l| l.contains("erasure ledger applied"))
+        .unwrap_or_else(|| panic!("no report in {said}"));
+    for part in [
+        "entries=1",
+        "applied_again=1",
+        "members_erased=1",
+        "rows_dropped=2",
+    ] {
+        assert!(applied.contains(part), "{part} not in {applied}");
+    }
     assert_eq!(score(&http, &started.base, "a", "ann").await, None);
     assert_eq!(score(&http, &started.base, "b", "ann").await, None);
     assert_eq!(score(&http, &started.base, "a", "bob").await, Some(7));
