@@ -57,6 +57,12 @@ pub struct RedisProcess {
 }
 
 impl RedisProcess {
+    /// [`Self::start`] with every write in its append-only file before it answers
+    /// (`appendfsync always`): what a test that kills and restarts Redis needs.
+    pub fn start_durable(dir: &Path) -> io::Result<Self> {
+        Self::start(dir, &["--appendonly", "yes", "--appendfsync", "always"])
+    }
+
     /// Starts a server with its files in `dir` and extra config `args`
     /// (e.g. `["--appendonly", "yes"]`), and waits until it answers.
     ///

@@ -139,6 +139,13 @@ impl Day1 {
         assert_eq!(st, 200, "{w}");
     }
 
+    /// Hides `member` on `board`, as the admin.
+    async fn hide(&self, board: &str, member: &str) {
+        let path = format!("/v1/boards/{board}/members/{member}/hide");
+        let (st, h) = self.admin(Method::POST, &path, Some(json!({}))).await;
+        assert_eq!(st, 204, "{h}");
+    }
+
     /// Past day 1's close: waits for `b`'s grants and for ann's promotion on `lg`.
     async fn close_day1(&self) {
         self.clock.set(CLOSED_US);
@@ -177,15 +184,7 @@ async fn an_export_holds_every_board_and_period_and_keeps_the_shadow_ban(kind: K
         .call(admin, Method::POST, "/v1/boards/lg/members/ann/join", None)
         .await;
     assert_eq!(st, 201, "{j}");
-    let (st, h) = d
-        .call(
-            admin,
-            Method::POST,
-            "/v1/boards/b/members/ann/hide",
-            Some(json!({})),
-        )
-        .await;
-    assert_eq!(st, 204, "{h}");
+    d.hide("b", "ann").await;
     let claim = "/v1/members/ann/rewards/b:2026-11-23:1/claim";
     let (st, g) = d.call(Some(&c.write_b), Method::POST, claim, None).await;
     assert_eq!(
@@ -348,15 +347,7 @@ async fn an_erase_takes_the_member_from_every_board_at_once(kind: Kind) {
         .await;
     assert_error(&full, 422, "board_full");
     d.close_day1().await;
-    let (st, _) = d
-        .call(
-            admin,
-            Method::POST,
-            "/v1/boards/b/members/ann/hide",
-            Some(json!({})),
-        )
-        .await;
-    assert_eq!(st, 204);
+    d.hide("b", "ann").await;
     // Hidden across every board too: the set forgets the name with the rest.
     let (st, _) = d
         .call(admin, Method::POST, "/v1/members/ann/hide", Some(json!({})))

@@ -93,11 +93,7 @@ async fn a_redis_restart_under_load_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().expect("tmp");
     let redis_dir = dir.path().to_path_buf();
     let redis = tokio::task::spawn_blocking(move || {
-        RedisProcess::start(
-            &redis_dir,
-            &["--appendonly", "yes", "--appendfsync", "always"],
-        )
-        .expect("redis")
+        RedisProcess::start_durable(&redis_dir).expect("redis")
     })
     .await
     .expect("start");

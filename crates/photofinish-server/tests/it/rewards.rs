@@ -816,11 +816,7 @@ async fn a_claim_while_redis_is_down_is_503_and_changes_nothing() {
     let dir = tempfile::tempdir().expect("tmp");
     let redis_dir = dir.path().to_path_buf();
     let mut redis = tokio::task::spawn_blocking(move || {
-        RedisProcess::start(
-            &redis_dir,
-            &["--appendonly", "yes", "--appendfsync", "always"],
-        )
-        .expect("redis")
+        RedisProcess::start_durable(&redis_dir).expect("redis")
     })
     .await
     .expect("start");

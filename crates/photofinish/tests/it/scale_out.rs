@@ -29,10 +29,7 @@ use serde_json::{json, Value};
 use crate::support::*;
 
 fn redis_with_aof(dir: &Path) -> RedisProcess {
-    tokio::task::block_in_place(|| {
-        RedisProcess::start(dir, &["--appendonly", "yes", "--appendfsync", "always"])
-            .expect("redis")
-    })
+    tokio::task::block_in_place(|| RedisProcess::start_durable(dir).expect("redis"))
 }
 
 fn signal(pid: u32, sig: &str) {
