@@ -248,7 +248,7 @@ async fn erase_bench(boards: u64, rounds: usize, backends: &str) -> Result<Vec<e
 fn idempotency_memory(n: u64) {
     use photofinish_core::idempotency::digest;
     use photofinish_core::idempotency::Answer;
-    use photofinish_core::view::WriteOutcome;
+    use photofinish_core::op::WriteOutcome;
     use photofinish_store::idempotency::{Remembered, Table};
     let before = alloc::live_bytes();
     let mut table = Table::new(usize::try_from(n).unwrap_or(usize::MAX));

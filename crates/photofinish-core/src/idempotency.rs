@@ -9,7 +9,8 @@
 
 use crate::error::BoardError;
 use crate::op::OpAnswer;
-use crate::view::{BoardState, WriteOutcome};
+use crate::op::WriteOutcome;
+use crate::view::BoardState;
 
 /// Longest key (docs/SPEC.md §7).
 pub const MAX_KEY_BYTES: usize = 255;

@@ -3,37 +3,13 @@
 //! store and the Redis backend both answer in these, so every door maps one set of types to
 //! its protocol.
 
-use crate::budget::OverBudget;
 use crate::calendar::Period;
 use crate::calendar::PeriodRef;
 use crate::cohort::Place;
-use crate::columns::{ColumnNames, ScoreInput};
-use crate::config::{BoardConfig, Op};
+use crate::columns::ColumnNames;
+use crate::config::BoardConfig;
 use crate::error::BoardError;
-use crate::names::MemberName;
-use crate::ranking::{Entry, Outcome, RankStyle};
-
-/// A write as a client sends it, before its instant and period are resolved.
-#[derive(Debug, Clone)]
-pub struct WriteRequest {
-    /// The member (checked: a write adds it to a ranking).
-    pub member: MemberName,
-    /// The operator, `None` for the board's rule.
-    pub op: Option<Op>,
-    /// The scores as the door received them ([`ScoreInput`]), resolved against the
-    /// board's columns when the write is applied.
-    pub scores: ScoreInput,
-    /// An explicit instant; `None` stamps the server's clock.
-    pub at_us: Option<i64>,
-    /// The period the write names (docs/SPEC.md §10: the current one, or a closed one
-    /// within the board's grace); `None` for the period of its instant. Never with `at_us`.
-    pub period: Option<String>,
-    /// New metadata (a serialized JSON object), `None` to keep.
-    pub metadata: Option<String>,
-    /// The server's memory budget was over when the write was admitted: it may not add a
-    /// member (docs/SPEC.md §7).
-    pub over_budget: Option<OverBudget>,
-}
+use crate::ranking::{Entry, RankStyle};
 
 /// A join's outcome (docs/SPEC.md §14): the member, the period it joined, and whether
 /// it had a seat there already (an entry, or an earlier join).
@@ -45,17 +21,6 @@ pub struct JoinOutcome {
     pub period: Period,
     /// It had a seat already: nothing changed (HTTP 200, not 201).
     pub already: bool,
-}
-
-/// A write's outcome and the period it landed in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteOutcome {
-    /// Score, ordinal rank, reached_at, whether the score changed.
-    pub outcome: Outcome,
-    /// The period the write landed in.
-    pub period: Period,
-    /// The board's column names, on a board of several (to name each score).
-    pub columns: ColumnNames,
 }
 
 /// How a read ranks and which period it reads.

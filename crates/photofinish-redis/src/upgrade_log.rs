@@ -15,8 +15,9 @@
 //! interrupted midway is read again from its saved config (`…:upgrade:cfg`).
 
 use photofinish_core::idempotency::{digest, Answer};
+use photofinish_core::op::WriteOutcome;
 use photofinish_core::ranking::{RankingBuilder, SavedEntry};
-use photofinish_core::view::{BoardState, WriteOutcome};
+use photofinish_core::view::BoardState;
 use photofinish_core::{
     BoardConfig, BoardError, ErrorCode, Op, Order, Outcome, Period, Scores, Shape,
 };

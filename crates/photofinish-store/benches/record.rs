@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use photofinish_core::columns::ScoreInput;
+use photofinish_core::op::LoggedWrite;
 use photofinish_core::Op;
 use photofinish_store::codec::Enc;
 use photofinish_store::Command;
@@ -32,7 +33,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(30)
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
-    let cmd = Command::Write {
+    let cmd = Command::Write(LoggedWrite {
         board: "weekly".into(),
         member: "player0000123456".into(),
         op: Some(Op::Incr),
@@ -41,7 +42,7 @@ fn bench(c: &mut Criterion) {
         period_us: None,
         metadata: None,
         over_budget: None,
-    };
+    });
     g.bench_function("binary (kind 3)", |b| {
         b.iter(|| {
             let mut e = Enc::default();

@@ -11,7 +11,7 @@
 use photofinish_core::events::{EventFeed, EventKind, Feeds};
 use photofinish_core::idempotency::Answer;
 use photofinish_core::op::{BoardOp, Hide, OpAnswer};
-use photofinish_core::view::WriteOutcome;
+use photofinish_core::op::{LoggedWrite, WriteOutcome};
 use photofinish_core::{BoardError, Period, PeriodRef};
 
 use crate::command::Command;
@@ -31,7 +31,7 @@ pub fn publish(
     let cmd = cmd.inner();
     match (cmd, applied) {
         (Command::DeleteBoard { board }, Applied::BoardDeleted) => feeds.remove(board),
-        (Command::Write { .. }, Applied::Written(w)) => written(feeds, state, cmd, w, now_us),
+        (Command::Write(lw), Applied::Written(w)) => written(feeds, state, lw, w, now_us),
         (Command::Op { board, op, .. }, Applied::Op(Answer::Op { value, .. })) => {
             operated(feeds, state, board, op.op(), value, now_us)
         }
@@ -44,11 +44,11 @@ pub fn publish(
             }
         }
         (Command::Keyed { cmds, .. }, Applied::Keyed(answer)) => match (answer, &cmds[..]) {
-            (Answer::Written(w), [c]) => written(feeds, state, c, w, now_us),
+            (Answer::Written(w), [Command::Write(lw)]) => written(feeds, state, lw, w, now_us),
             (Answer::Batch(results), _) => {
                 for (c, r) in cmds.iter().zip(results) {
-                    if let Ok(w) = r {
-                        written(feeds, state, c, w, now_us);
+                    if let (Command::Write(lw), Ok(w)) = (c, r) {
+                        written(feeds, state, lw, w, now_us);
                     }
                 }
             }
@@ -92,10 +92,8 @@ fn operated(
 
 /// A score event for a write that changed a score in the current period (after the
 /// period's reset event, if this write is the first to land in it).
-fn written(feeds: &Feeds, state: &State, cmd: &Command, w: &WriteOutcome, now_us: i64) {
-    let Command::Write { board, member, .. } = cmd else {
-        return;
-    };
+fn written(feeds: &Feeds, state: &State, lw: &LoggedWrite, w: &WriteOutcome, now_us: i64) {
+    let (board, member) = (&lw.board, &lw.member);
     let (outcome, period) = (&w.outcome, &w.period);
     if !outcome.changed || !period.contains(now_us) {
         return;

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
+use photofinish_core::op::WriteOutcome;
 use photofinish_core::op::{Hide, Join, OpAnswer, Patch, Remove};
-use photofinish_core::view::{BoardState, JoinOutcome, WriteOutcome};
+use photofinish_core::view::{BoardState, JoinOutcome};
 use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
 
 use crate::codec::WRITE_CHUNK_BYTES;

@@ -151,11 +151,12 @@ pub fn parse_segment_name(name: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use photofinish_core::op::LoggedWrite;
 
     fn sample(n: u64) -> Vec<u8> {
         let mut buf = Vec::new();
         for lsn in 1..=n {
-            let cmd = Command::Write {
+            let cmd = Command::Write(LoggedWrite {
                 board: "b".into(),
                 member: format!("m{lsn}"),
                 op: None,
@@ -164,7 +165,7 @@ mod tests {
                 period_us: None,
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),
                 over_budget: None,
-            };
+            });
             encode_frame(&mut buf, lsn, &cmd);
         }
         buf

@@ -216,11 +216,12 @@ impl Replay {
         cmd: &crate::command::Command,
     ) -> Result<(), RecordError> {
         use crate::command::Command;
+        use photofinish_core::op::LoggedWrite;
         if let Command::Audited { at_us, .. } = cmd {
             self.max_time_us = self.max_time_us.max(*at_us);
         }
         match cmd.inner() {
-            Command::Write { at_us, .. } | Command::Op { at_us, .. } => {
+            Command::Write(LoggedWrite { at_us, .. }) | Command::Op { at_us, .. } => {
                 self.max_time_us = self.max_time_us.max(*at_us);
             }
             Command::Keyed { key, .. } => self.max_time_us = self.max_time_us.max(key.now_us),

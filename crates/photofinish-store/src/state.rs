@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::audit::{AuditEntry, DEFAULT_AUDIT_RETENTION_US};
-use photofinish_core::board::{BoardWrite, HideScope};
+use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
+use photofinish_core::op::WriteOutcome;
 use photofinish_core::ranking::Prefetch;
-use photofinish_core::view::WriteOutcome;
 use photofinish_core::{Board, BoardError, Period, Ranking};
 
 use crate::command::{Command, KeyRecord};
@@ -193,20 +193,14 @@ impl State {
 
     fn prefetch_one(&self, cmd: &Command, step: Prefetch, unstamped_us: i64) {
         match cmd {
-            Command::Write {
-                board,
-                member,
-                at_us,
-                period_us,
-                ..
-            } => {
-                if let Some(handle) = self.board(board) {
-                    let at_us = if *at_us == crate::command::STAMP_AT_COMMIT {
+            Command::Write(w) => {
+                if let Some(handle) = self.board(&w.board) {
+                    let at_us = if w.at_us == crate::command::STAMP_AT_COMMIT {
                         unstamped_us
                     } else {
-                        *at_us
+                        w.at_us
                     };
-                    read_lock(&handle).prefetch_write(member, at_us, *period_us, step);
+                    w.prefetch(&read_lock(&handle), at_us, step);
                 }
             }
             Command::Keyed { cmds, .. } => cmds
@@ -301,7 +295,7 @@ impl State {
                 }
                 Ok(applied)
             }
-            Command::Write { .. } | Command::Keyed { .. } | Command::Op { .. } => {
+            Command::Write(_) | Command::Keyed { .. } | Command::Op { .. } => {
                 self.apply_member_change(cmd, ranked)
             }
             _ => self.apply_board_change(cmd),
@@ -312,37 +306,10 @@ impl State {
     /// a hide, a delete), or those under an idempotency key.
     fn apply_member_change(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
         match cmd {
-            Command::Write {
-                board,
-                member,
-                op,
-                scores,
-                at_us,
-                period_us,
-                metadata,
-                over_budget,
-            } => {
-                let handle = self.require(board)?;
-                let mut b = write_lock(&handle);
-                let w = BoardWrite {
-                    member,
-                    op: *op,
-                    values: scores.resolve(&b.config().columns)?,
-                    at_us: *at_us,
-                    period_us: *period_us,
-                    metadata: metadata.as_deref(),
-                    over_budget: *over_budget,
-                };
-                let (outcome, period) = if ranked {
-                    b.submit(&w)?
-                } else {
-                    b.submit_unranked(&w)?
-                };
-                Ok(Applied::Written(WriteOutcome {
-                    outcome,
-                    period,
-                    columns: b.column_names(),
-                }))
+            Command::Write(w) => {
+                let handle = self.require(&w.board)?;
+                let outcome = w.apply(&mut write_lock(&handle), ranked)?;
+                Ok(Applied::Written(outcome))
             }
             Command::Keyed { key, batch, cmds } => self.apply_keyed(key, *batch, cmds),
             Command::Op { board, at_us, op } => {
@@ -509,7 +476,7 @@ impl State {
                 }
                 Answer::Batch(cmds.iter().map(written).collect())
             }
-            [c @ Command::Write { .. }] => Answer::Written(written(c)?),
+            [c @ Command::Write(_)] => Answer::Written(written(c)?),
             [c @ Command::Op { .. }] => match self.apply_with(c, true)? {
                 Applied::Op(answer) => answer,
                 other => {
@@ -544,21 +511,9 @@ impl State {
     /// unkeyed writes get before they are logged run here, at the record's own instant
     /// `now_us`, so a replay decides alike.
     fn keyed_write(&self, c: &Command, now_us: i64) -> Result<WriteOutcome, BoardError> {
-        if let Command::Write {
-            board,
-            at_us,
-            period_us,
-            ..
-        } = c
-        {
-            let handle = self.require(board)?;
-            let b = read_lock(&handle);
-            b.window().write_period(*at_us, now_us)?;
-            if let Some(start) = period_us {
-                let period = b.calendar().period_at(*start)?;
-                let grace = b.config().settings.grace;
-                b.window().check_named(&period, now_us, grace)?;
-            }
+        if let Command::Write(w) = c {
+            let handle = self.require(&w.board)?;
+            w.check_at(&read_lock(&handle), now_us)?;
         }
         match self.apply_with(c, true)? {
             Applied::Written(w) => Ok(w),

@@ -13,7 +13,9 @@ use crate::budget::OverBudget;
 use crate::config::CheckedConfig;
 use crate::error::BoardError;
 use crate::idempotency::Answer;
-use crate::view::{BoardState, WriteOutcome, WriteRequest};
+use crate::view::BoardState;
+
+use super::write::{WriteOutcome, WriteRequest};
 
 use super::board_op::BoardOp;
 
@@ -24,7 +26,7 @@ pub enum Change {
     Create(CheckedConfig),
     /// Delete it and all its periods.
     Delete,
-    /// One write.
+    /// One write ([`super::write`]).
     Write(WriteRequest),
     /// Writes in order, each succeeding or failing on its own.
     Batch(Vec<WriteRequest>),
@@ -118,8 +120,9 @@ impl Change {
     }
 }
 
-/// What each change not yet written as its own module may be refused with
-/// ([`Refuses`]: the API document lists it for its routes), named after its variant.
+/// What a create and a delete may be refused with ([`Refuses`]: the API document lists
+/// it for their routes), named after their variants. A write's and a batch's are their
+/// module's ([`super::write::refusals`]).
 pub mod refusals {
     use crate::error::{ErrorCode as C, Refuses};
 
@@ -134,42 +137,6 @@ pub mod refusals {
     pub struct Delete;
     impl Refuses for Delete {
         const REFUSALS: &'static [C] = &[C::BoardNotFound];
-    }
-
-    /// [`super::Change::Write`]: the refusals of one write, by the rules of docs/SPEC.md
-    /// §3, §10, §13 and §14 and the memory budget.
-    pub struct Write;
-    impl Refuses for Write {
-        const REFUSALS: &'static [C] = &[
-            C::BoardNotFound,
-            C::InvalidMember,
-            C::ScoreNotInteger,
-            C::InvalidScore,
-            C::ScoreOutOfRange,
-            C::ScoreOverflow,
-            C::InvalidOp,
-            C::InvalidMetadata,
-            C::MetadataTooLarge,
-            C::InvalidTime,
-            C::InvalidPeriod,
-            C::PeriodNotRetained,
-            C::PeriodClosed,
-            C::RankingFull,
-            C::ScoreRejected,
-            C::BoardFull,
-            C::BoardClosed,
-            C::AttemptsExhausted,
-            C::NotJoined,
-            C::InsufficientStorage,
-        ];
-    }
-
-    /// [`super::Change::Batch`]: refused whole only for its board or its size; each
-    /// entry's refusal is answered in its place.
-    pub struct Batch;
-    impl Refuses for Batch {
-        const REFUSALS: &'static [C] =
-            &[C::BoardNotFound, C::BatchTooLarge, C::InsufficientStorage];
     }
 }
 

@@ -34,6 +34,7 @@ mod period;
 pub mod read;
 pub mod remove;
 pub mod rewards;
+pub mod write;
 
 pub use answer::OpAnswer;
 pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
@@ -49,6 +50,7 @@ pub use moderation::ReadHidden;
 pub use patch::Patch;
 pub use remove::{Remove, Removed};
 pub use rewards::{PeriodRewards, ReadMemberRewards, ReadPeriodRewards};
+pub use write::{LoggedWrite, WriteOutcome, WriteRequest};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadExportPage, ReadMember, ReadMembers, ReadPage,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use photofinish_core::access::Caller;
 use photofinish_core::idempotency::{IdempotencyKey, Replayable};
 use photofinish_core::op::Change;
-use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardError, BoardName};
 
 use super::{Gate, WriteTarget};

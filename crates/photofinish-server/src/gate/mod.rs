@@ -16,8 +16,9 @@ use photofinish_core::audit::{AuditEntry, AuditQuery};
 use photofinish_core::budget::{MemoryBudget, OverBudget};
 use photofinish_core::events::EventFeed;
 use photofinish_core::idempotency::DEFAULT_TTL_US;
+use photofinish_core::op::WriteRequest;
 use photofinish_core::transfer::{ImportSource, Imported};
-use photofinish_core::view::{BoardState, LogNodeCounts, Totals, WriteRequest};
+use photofinish_core::view::{BoardState, LogNodeCounts, Totals};
 use photofinish_core::RunRead;
 use photofinish_core::{BoardConfig, BoardError, BoardName, BoardRead, Leaderboard, PeriodRef};
 

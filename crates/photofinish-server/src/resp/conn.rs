@@ -16,7 +16,7 @@
 //! limit, as each HTTP request does.
 
 use photofinish_core::access::Caller;
-use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 

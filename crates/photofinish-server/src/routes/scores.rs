@@ -3,9 +3,9 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use photofinish_core::op::change::refusals;
+use photofinish_core::op::write::refusals;
 use photofinish_core::op::Change;
-use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardError, MemberName};
 use serde_json::Value;
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support::{now_us, Changes};
-use photofinish_core::op::ReadPage;
+use photofinish_core::op::{LoggedWrite, ReadPage};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::{BoardConfig, BoardName, Op, RunRead};
 use photofinish_redis::conn::Conn;
@@ -74,7 +74,7 @@ fn create() -> (Command, bool) {
 
 fn incr(member: &str, by: i64) -> (Command, bool) {
     (
-        Command::Write {
+        Command::Write(LoggedWrite {
             board: "b".into(),
             member: member.into(),
             op: Some(Op::Incr),
@@ -83,7 +83,7 @@ fn incr(member: &str, by: i64) -> (Command, bool) {
             period_us: None,
             metadata: None,
             over_budget: None,
-        },
+        }),
         true,
     )
 }
@@ -331,7 +331,7 @@ async fn the_lease_guards_publishing(kind: Kind) {
 /// A node publishes a board's snapshot in the background once its log grew enough, under
 /// the lease, and trims the log below it; a new node loads it (with the log below it gone).
 async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
-    use photofinish_core::view::WriteRequest;
+    use photofinish_core::op::WriteRequest;
     let ns = fresh_namespace();
     let target = redis_target(kind).await;
     let a = log_store(&target, &ns)
@@ -488,8 +488,8 @@ async fn one_node_publishes_each_snapshot(kind: Kind) {
     assert_eq!(token, 1, "the snapshot was published more than once");
 }
 
-fn write(member: &str, value: i64) -> photofinish_core::view::WriteRequest {
-    photofinish_core::view::WriteRequest {
+fn write(member: &str, value: i64) -> photofinish_core::op::WriteRequest {
+    photofinish_core::op::WriteRequest {
         member: photofinish_core::MemberName::parse(member).expect("name"),
         op: Some(Op::Incr),
         scores: photofinish_core::columns::ScoreInput::Score(value),

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use photofinish_core::idempotency::Answer;
 use photofinish_core::op::Change;
-use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardConfig, BoardError, BoardName, Leaderboard};
 
 pub use photofinish_testkit::conformance;

@@ -2,10 +2,9 @@
 //! every kind ever written decodes, and anything else is a [`DecodeError`], never a panic.
 
 use super::encoding::*;
+use super::write::dec_over_budget;
 use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
-use photofinish_core::budget::OverBudget;
-use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
 use photofinish_core::op::{Hide, Join, LoggedOp, Patch, Remove};
 use photofinish_core::PeriodRef;
 use photofinish_core::{BoardConfig, CheckedConfig};
@@ -27,8 +26,10 @@ impl Command {
             REGISTER => Register::decode(d).map(Command::Register),
             UNREGISTER => Unregister::decode(d).map(Command::Unregister),
             super::erased::ERASED => super::erased::Erased::decode(d).map(Command::Erased),
-            kind @ (KEYED | JOIN | OP | DELETE_MEMBER | WRITE | WRITE_OVER_BUDGET
-            | WRITE_IN_PERIOD | WRITE_COLUMNS) => Self::decode_member_change(kind, d),
+            kind if super::write::is_write(kind) => {
+                super::write::decode(kind, d).map(Command::Write)
+            }
+            kind @ (KEYED | JOIN | OP | DELETE_MEMBER) => Self::decode_member_change(kind, d),
             kind @ (AUDITED | HIDE | HIDE_EVERYWHERE | IMPORT | IMPORT_HIDING) => {
                 Self::decode_admin(kind, d)
             }
@@ -201,56 +202,6 @@ impl Command {
                     op: LoggedOp::new(Box::new(remove)),
                 }
             }
-            write => return Self::decode_write(write, d),
-        };
-        Ok(cmd)
-    }
-
-    /// What [`Self::encode_write`] wrote.
-    fn decode_write(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
-        let cmd = match kind {
-            WRITE_COLUMNS => {
-                let (board, member, op) = (d.str()?, d.str()?, d.op()?);
-                let scores = dec_scores(d)?;
-                let (at_us, metadata, flags) = (d.i64()?, d.opt_str()?, d.u8()?);
-                let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
-                let over_budget = dec_over_budget(d, flags & 2 != 0)?;
-                Command::Write {
-                    board,
-                    member,
-                    op,
-                    scores,
-                    at_us,
-                    period_us,
-                    metadata,
-                    over_budget,
-                }
-            }
-            kind @ (WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD) => {
-                let (board, member, op, value, at_us, metadata) = (
-                    d.str()?,
-                    d.str()?,
-                    d.op()?,
-                    d.i64()?,
-                    d.i64()?,
-                    d.opt_str()?,
-                );
-                let (period_us, over) = match kind {
-                    WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
-                    _ => (None, kind == WRITE_OVER_BUDGET),
-                };
-                let over_budget = dec_over_budget(d, over)?;
-                Command::Write {
-                    board,
-                    member,
-                    op,
-                    scores: ScoreInput::Score(value),
-                    at_us,
-                    period_us,
-                    metadata,
-                    over_budget,
-                }
-            }
             k => unreachable!("decode sends kind {k} elsewhere"),
         };
         Ok(cmd)
@@ -273,37 +224,6 @@ fn dec_flag(d: &mut Dec<'_>) -> Result<bool, DecodeError> {
         1 => Ok(true),
         f => Err(DecodeError(format!("a flag {f}"))),
     }
-}
-
-/// The verdict [`enc_over_budget`] wrote, when `present`.
-fn dec_over_budget(d: &mut Dec<'_>, present: bool) -> Result<Option<OverBudget>, DecodeError> {
-    if !present {
-        return Ok(None);
-    }
-    Ok(Some(OverBudget {
-        estimate: d.u64()?,
-        limit: d.u64()?,
-    }))
-}
-
-fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
-    let (form, n) = (d.u8()?, d.u8()?);
-    if n as usize > MAX_COLUMNS {
-        return Err(DecodeError(format!("{n} scores in a write")));
-    }
-    Ok(match form {
-        BY_NAME => ScoreInput::Named(
-            (0..n)
-                .map(|_| Ok((d.str()?, d.i64()?)))
-                .collect::<Result<_, DecodeError>>()?,
-        ),
-        IN_ORDER => ScoreInput::Positional(
-            (0..n)
-                .map(|_| d.i64())
-                .collect::<Result<_, DecodeError>>()?,
-        ),
-        f => return Err(DecodeError(format!("unknown scores form {f}"))),
-    })
 }
 
 /// A logged config, checked as it is read: a record whose config breaks its rules is

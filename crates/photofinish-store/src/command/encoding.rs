@@ -2,16 +2,14 @@
 //! then the kind's fields. Kinds are never reused or changed: a new field is a new kind,
 //! so every log ever written still decodes.
 
-use crate::codec::{op_code, Enc};
-use photofinish_core::budget::OverBudget;
-use photofinish_core::columns::ScoreInput;
+use crate::codec::Enc;
 
 use super::Command;
 
 /// CreateBoard as the first format wrote it: a config without settings (read only).
 pub(super) const CREATE_BOARD_V1: u8 = 1;
 pub(super) const DELETE_BOARD: u8 = 2;
-pub(super) const WRITE: u8 = 3;
+/// Kinds 3, 8, 10 and 14 are a write's ([`super::write`]).
 /// A member removed from a period: board, period, member, instant. No longer written: a
 /// removal is an operation of its own module, kind 24; this one is read as that.
 pub(super) const DELETE_MEMBER: u8 = 4;
@@ -21,25 +19,14 @@ pub(super) const CREATE_BOARD: u8 = 5;
 pub(super) const PATCH_BOARD: u8 = 6;
 /// CreateBoard with the board limit in force.
 pub(super) const CREATE_BOARD_LIMITED: u8 = 7;
-/// Write with the memory budget's verdict (only while it is over: otherwise `WRITE`).
-pub(super) const WRITE_OVER_BUDGET: u8 = 8;
 /// Commands under an idempotency key.
 pub(super) const KEYED: u8 = 9;
-/// Write naming its period: the fields of kind 3, the period's start, then a flag byte
-/// and, when it is 1, the memory budget's verdict as kind 8 carries it.
-pub(super) const WRITE_IN_PERIOD: u8 = 10;
 /// The webhook's cursor moved: board, cursor.
 pub(super) const HOOK_ADVANCE: u8 = 11;
 /// An import filled a period: board, period instant, import file name, entries.
 pub(super) const IMPORT: u8 = 12;
 /// An instant marked in a board's log (the scale-out layout's): board, instant.
 pub(super) const TICK: u8 = 13;
-/// Write with `scores` (docs/SPEC.md §13): board, member, operator, the form (1: by
-/// name, 2: in column order), a count and each value (after its name, by name),
-/// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
-/// verdict follows) and those. A write with `score` is logged as kinds 3, 8 and 10, as
-/// before columns.
-pub(super) const WRITE_COLUMNS: u8 = 14;
 /// A member joins a period (docs/SPEC.md §14): board, member, instant, then a flag byte
 /// (1: the budget's verdict follows, as kind 8 carries it) and that. No longer written: a
 /// join is an operation of its own module, kind 24; this one is read as that.
@@ -66,10 +53,6 @@ pub(super) const OP: u8 = 24;
 /// An admin change and who made it (docs/SPEC.md §15): `actor` str, `at_us` i64 (stamped
 /// when sequenced), then the change as a command of its own, kind byte first.
 pub(super) const AUDITED: u8 = 19;
-/// [`WRITE_COLUMNS`]' forms.
-pub(super) const BY_NAME: u8 = 1;
-pub(super) const IN_ORDER: u8 = 2;
-
 /// Whether an encoded command ([`Command::encode`]) is an import's (its ranking must be
 /// staged before it is applied), read from its first byte without decoding it.
 pub fn is_import(encoded: &[u8]) -> bool {
@@ -90,7 +73,7 @@ impl Command {
             Command::Register(r) => r.encode(e),
             Command::Unregister(u) => u.encode(e),
             Command::Erased(r) => r.encode(e),
-            Command::Write { .. } | Command::Op { .. } | Command::Keyed { .. } => {
+            Command::Write(_) | Command::Op { .. } | Command::Keyed { .. } => {
                 self.encode_member_change(e)
             }
             Command::Audited { .. } | Command::HideEverywhere { .. } | Command::Import { .. } => {
@@ -203,7 +186,7 @@ impl Command {
     /// A member's changes: writes, operations of their own module, and commands under a key.
     fn encode_member_change(&self, e: &mut Enc) {
         match self {
-            Command::Write { .. } => self.encode_write(e),
+            Command::Write(w) => super::write::encode(w, e),
             Command::Op { board, at_us, op } => {
                 e.u8(OP);
                 e.str(board);
@@ -226,108 +209,18 @@ impl Command {
             other => unreachable!("encode sends {other:?} elsewhere"),
         }
     }
-
-    /// A write: kind 14 with `scores`, kinds 3, 8 and 10 with one `score`.
-    fn encode_write(&self, e: &mut Enc) {
-        match self {
-            Command::Write {
-                board,
-                member,
-                op,
-                scores: scores @ (ScoreInput::Named(_) | ScoreInput::Positional(_)),
-                at_us,
-                period_us,
-                metadata,
-                over_budget,
-            } => {
-                e.u8(WRITE_COLUMNS);
-                e.str(board);
-                e.str(member);
-                e.u8(op_code(*op));
-                enc_scores(e, scores);
-                e.i64(*at_us);
-                e.opt_str(metadata.as_deref());
-                e.u8(u8::from(period_us.is_some()) | u8::from(over_budget.is_some()) << 1);
-                if let Some(start) = period_us {
-                    e.i64(*start);
-                }
-                enc_over_budget(e, over_budget);
-            }
-            Command::Write {
-                board,
-                member,
-                op,
-                scores: ScoreInput::Score(value),
-                at_us,
-                period_us,
-                metadata,
-                over_budget,
-            } => {
-                e.u8(match (period_us, over_budget) {
-                    (Some(_), _) => WRITE_IN_PERIOD,
-                    (None, Some(_)) => WRITE_OVER_BUDGET,
-                    (None, None) => WRITE,
-                });
-                e.str(board);
-                e.str(member);
-                e.u8(op_code(*op));
-                e.i64(*value);
-                e.i64(*at_us);
-                e.opt_str(metadata.as_deref());
-                if let Some(start) = period_us {
-                    e.i64(*start);
-                    e.u8(u8::from(over_budget.is_some()));
-                }
-                enc_over_budget(e, over_budget);
-            }
-            other => unreachable!("encode_write takes writes, not {other:?}"),
-        }
-    }
-}
-
-/// A write's memory-budget verdict, when it has one: `estimate` u64, `limit` u64 (whether
-/// it follows is the kind's or a flag's to say).
-fn enc_over_budget(e: &mut Enc, over: &Option<OverBudget>) {
-    if let Some(over) = over {
-        e.u64(over.estimate);
-        e.u64(over.limit);
-    }
-}
-
-/// A write's `scores` in [`WRITE_COLUMNS`]' layout.
-fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
-    match scores {
-        ScoreInput::Named(pairs) => {
-            e.u8(BY_NAME);
-            e.u8(pairs.len() as u8);
-            for (name, v) in pairs {
-                e.str(name);
-                e.i64(*v);
-            }
-        }
-        ScoreInput::Positional(values) => {
-            e.u8(IN_ORDER);
-            e.u8(values.len() as u8);
-            for v in values {
-                e.i64(*v);
-            }
-        }
-        ScoreInput::Score(v) => {
-            e.u8(IN_ORDER);
-            e.u8(1);
-            e.i64(*v);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command::write::enc_over_budget;
     use crate::command::{KeyRecord, STAMP_AT_COMMIT};
-    use photofinish_core::op::{Hide, Join, LoggedOp, Patch, Remove};
+    use photofinish_core::budget::OverBudget;
+    use photofinish_core::op::{Hide, Join, LoggedOp, LoggedWrite, Patch, Remove};
     use photofinish_core::view::BoardPatch;
+    use photofinish_core::BoardConfig;
     use photofinish_core::BoardSettings;
-    use photofinish_core::{BoardConfig, Op};
 
     /// Logs written before board settings existed (kind 1, config without settings)
     /// still replay: the settings take their defaults.
@@ -368,39 +261,6 @@ mod tests {
         e.config2(&broken);
         let err = Command::decode(&e.0).expect_err("a broken config is damage");
         assert!(err.to_string().contains("retention"), "{err}");
-    }
-
-    /// A write naming its period round-trips with and without the budget's verdict, and
-    /// a plain write still encodes as kind 3.
-    #[test]
-    fn writes_naming_a_period_round_trip() {
-        let write = |period_us, over_budget| Command::Write {
-            board: "b".into(),
-            member: "ann".into(),
-            op: Some(Op::Set),
-            scores: photofinish_core::columns::ScoreInput::Score(-7),
-            at_us: 1_795_392_005_000_000,
-            period_us,
-            metadata: Some("{}".into()),
-            over_budget,
-        };
-        let over = Some(OverBudget {
-            estimate: 9,
-            limit: 8,
-        });
-        for cmd in [
-            write(Some(1_795_305_600_000_000), None),
-            write(Some(0), over),
-            write(None, over),
-            write(None, None),
-        ] {
-            let mut e = Enc::default();
-            cmd.encode(&mut e);
-            assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
-        }
-        let mut e = Enc::default();
-        write(None, None).encode(&mut e);
-        assert_eq!(e.0[0], WRITE);
     }
 
     #[test]
@@ -686,7 +546,7 @@ mod tests {
                 max_boards: Some(10_000),
                 hidden: Vec::new(),
             },
-            Command::Write {
+            Command::Write(LoggedWrite {
                 board: "b".into(),
                 member: "m".into(),
                 op: None,
@@ -698,7 +558,7 @@ mod tests {
                     estimate: 5,
                     limit: 4,
                 }),
-            },
+            }),
             Command::Keyed {
                 key: KeyRecord {
                     id: photofinish_core::idempotency::digest("key:ci\u{1}b\u{1}retry-1"),
@@ -708,7 +568,7 @@ mod tests {
                 },
                 batch: true,
                 cmds: vec![
-                    Command::Write {
+                    Command::Write(LoggedWrite {
                         board: "b".into(),
                         member: "m".into(),
                         op: Some(photofinish_core::Op::Set),
@@ -717,7 +577,7 @@ mod tests {
                         period_us: None,
                         metadata: Some("{}".into()),
                         over_budget: None,
-                    },
+                    }),
                     removal("b", "m", 0),
                 ],
             },

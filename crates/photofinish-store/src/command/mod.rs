@@ -3,10 +3,8 @@
 //! A command is logged with everything its effect depends on — in particular the instant the
 //! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
 
-use photofinish_core::budget::OverBudget;
-use photofinish_core::columns::ScoreInput;
-use photofinish_core::op::LoggedOp;
-use photofinish_core::{CheckedConfig, Op};
+use photofinish_core::op::{LoggedOp, LoggedWrite};
+use photofinish_core::CheckedConfig;
 
 /// A state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,27 +28,9 @@ pub enum Command {
         /// Board name.
         board: String,
     },
-    /// A score write.
-    Write {
-        /// Board name.
-        board: String,
-        /// Member name.
-        member: String,
-        /// The operator, `None` for the board's rule.
-        op: Option<Op>,
-        /// The scores as the write gave them, resolved against the board's columns when
-        /// the command is applied (so a replay decides alike).
-        scores: ScoreInput,
-        /// The write's instant: explicit `at`, or stamped by the writer from its clock.
-        at_us: i64,
-        /// An instant in (the start of) the period the write names (a closed one within the
-        /// board's grace, checked before it was logged); `None` for the period of `at_us`.
-        period_us: Option<i64>,
-        /// New metadata (a serialized JSON object), or `None` to keep it.
-        metadata: Option<String>,
-        /// The memory budget was over when the write was admitted: it may not add a member.
-        over_budget: Option<OverBudget>,
-    },
+    /// A score write: its record is its module's ([`LoggedWrite`]), its bytes
+    /// [`write`]'s.
+    Write(LoggedWrite),
     /// Commands applied under an idempotency key: a write, a batch of writes, a board
     /// create or an operation that takes a key (a member delete), with the key in the
     /// same record.
@@ -167,6 +147,7 @@ mod decoding;
 mod encoding;
 pub mod erased;
 pub mod registry;
+mod write;
 
 pub use encoding::is_import;
 
@@ -186,7 +167,7 @@ impl Command {
     pub fn takes_time(&self, stamp: bool) -> bool {
         matches!(
             self,
-            Command::Write { .. } if stamp
+            Command::Write(_) if stamp
         ) || matches!(
             self,
             Command::Audited { .. }
@@ -203,7 +184,7 @@ impl Command {
     /// clock. A keyed command's record and inner commands share the one instant.
     pub fn stamp(&mut self, now_us: i64, stamp: bool) {
         match self {
-            Command::Write { at_us, .. } if stamp => *at_us = now_us,
+            Command::Write(w) if stamp => w.at_us = now_us,
             Command::Tick { now_us: t, .. }
             | Command::Close { now_us: t, .. }
             | Command::Op { at_us: t, .. }
@@ -216,9 +197,7 @@ impl Command {
                 key.now_us = now_us;
                 for c in cmds {
                     match c {
-                        Command::Write { at_us, .. } if *at_us == STAMP_AT_COMMIT => {
-                            *at_us = now_us
-                        }
+                        Command::Write(w) if w.at_us == STAMP_AT_COMMIT => w.at_us = now_us,
                         Command::Op { at_us: t, .. } => *t = now_us,
                         _ => {}
                     }
@@ -233,12 +212,12 @@ impl Command {
         match self {
             Command::CreateBoard { board, .. }
             | Command::DeleteBoard { board }
-            | Command::Write { board, .. }
             | Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
             | Command::Op { board, .. }
             | Command::Import { board, .. } => board,
+            Command::Write(w) => &w.board,
             Command::Register(r) => &r.board,
             Command::Unregister(u) => &u.board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),

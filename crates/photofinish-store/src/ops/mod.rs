@@ -13,7 +13,8 @@ use async_trait::async_trait;
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::{BoardOp, Change, LoggedOp};
-use photofinish_core::view::{Totals, WriteOutcome, WriteRequest};
+use photofinish_core::op::{LoggedWrite, WriteOutcome, WriteRequest};
+use photofinish_core::view::Totals;
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
 use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
@@ -240,53 +241,6 @@ async fn before_write<E: Engine + ?Sized, T>(
     f(&b)
 }
 
-/// The command of write `w` with instant `at_us` (the write's own, or a placeholder the
-/// log stamps: 0 for a plain write, [`STAMP_AT_COMMIT`] inside a keyed one), into the
-/// period starting at `period_us` when it names one.
-fn write_cmd(board: &str, w: WriteRequest, at_us: i64, period_us: Option<i64>) -> Command {
-    Command::Write {
-        board: board.to_owned(),
-        member: w.member.into_string(),
-        op: w.op,
-        scores: w.scores,
-        at_us: w.at_us.unwrap_or(at_us),
-        period_us,
-        metadata: w.metadata,
-        over_budget: w.over_budget,
-    }
-}
-
-/// The logged command of write `w`, after the clock's check: a write with an explicit
-/// `at` must name a period readers still see (the log's own retention rule only knows
-/// the newest period written).
-fn write_command(
-    b: &Board,
-    board: &str,
-    w: WriteRequest,
-    now_us: i64,
-) -> Result<(Command, bool), BoardError> {
-    if let Some(at) = w.at_us {
-        b.window().write_period(at, now_us)?;
-    }
-    let period_us = named_period(b, &w, now_us)?;
-    let stamp = w.at_us.is_none();
-    Ok((write_cmd(board, w, 0, period_us), stamp))
-}
-
-/// An instant in the period write `w` names, if it names one, checked by the board's
-/// window at now with its grace (a keyed write is checked again at its record's instant,
-/// so a replay decides alike).
-fn named_period(b: &Board, w: &WriteRequest, now_us: i64) -> Result<Option<i64>, BoardError> {
-    let Some(id) = &w.period else {
-        return Ok(None);
-    };
-    let grace = b.config().settings.grace;
-    b.window()
-        .named_write_period(id, now_us, grace)
-        // An instant inside the period: its start (0 for `all`, which starts at i64::MIN).
-        .map(|p| Some(p.start_us.max(0)))
-}
-
 /// The commands of `change` on `board` under a key, and whether they are a batch; a
 /// change that takes no key (docs/SPEC.md §7) is refused.
 async fn keyed_commands<E: Engine + ?Sized>(
@@ -297,17 +251,22 @@ async fn keyed_commands<E: Engine + ?Sized>(
     let now = e.now_us();
     // The command of a write inside a keyed operation: its instant stamped at commit.
     let keyed_write = |b: &Board, w: WriteRequest| {
-        let period_us = named_period(b, &w, now)?;
-        Ok(write_cmd(board, w, STAMP_AT_COMMIT, period_us))
+        LoggedWrite::keyed(b, board, w, now, STAMP_AT_COMMIT).map(Command::Write)
     };
     Ok(match change {
         Change::Op(op) if op.takes_key() => (false, vec![op_command(e, board, op).await?]),
         Change::Delete | Change::Op(_) => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
         // missing board is the apply's refusal, under the key).
-        Change::Write(w) if w.period.is_none() => {
-            (false, vec![write_cmd(board, w, STAMP_AT_COMMIT, None)])
-        }
+        Change::Write(w) if w.period.is_none() => (
+            false,
+            vec![Command::Write(LoggedWrite::new(
+                board,
+                w,
+                STAMP_AT_COMMIT,
+                None,
+            ))],
+        ),
         Change::Write(w) => (
             false,
             vec![before_write(e, board, |b| keyed_write(b, w)).await?],
@@ -469,8 +428,8 @@ async fn write<E: Engine + ?Sized>(
     w: WriteRequest,
 ) -> Result<WriteOutcome, BoardError> {
     let now = e.now_us();
-    let (cmd, stamp) = before_write(e, board, |b| write_command(b, board, w, now)).await?;
-    written(execute_one(e, board, cmd, stamp).await?)
+    let (w, stamp) = before_write(e, board, |b| LoggedWrite::checked(b, board, w, now)).await?;
+    written(execute_one(e, board, Command::Write(w), stamp).await?)
 }
 
 /// A batch: every entry logged in order, in one group where the engine can; an entry
@@ -484,7 +443,7 @@ async fn write_batch<E: Engine + ?Sized>(
     let prepared: Vec<Result<(Command, bool), BoardError>> = before_write(e, board, |b| {
         Ok(writes
             .into_iter()
-            .map(|w| write_command(b, board, w, now))
+            .map(|w| LoggedWrite::checked(b, board, w, now).map(|(w, s)| (Command::Write(w), s)))
             .collect())
     })
     .await?;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use photofinish_core::op::{Hide, Join, LoggedOp, Remove};
+use photofinish_core::op::{Hide, Join, LoggedOp, LoggedWrite, Remove};
 use photofinish_core::BoardError;
 use photofinish_store::io::RealStorage;
 use photofinish_store::{Applied, Command};
@@ -68,7 +68,7 @@ fn failed_commands_replay_as_failures() {
 /// A keyed increment (docs/SPEC.md §7) of `member` by `value`, key `id`.
 fn keyed_incr(id: u128, member: &str, value: i64) -> Command {
     let mut write = incr("b", member, value);
-    if let Command::Write { at_us, .. } = &mut write {
+    if let Command::Write(LoggedWrite { at_us, .. }) = &mut write {
         *at_us = photofinish_store::command::STAMP_AT_COMMIT;
     }
     Command::Keyed {
@@ -418,7 +418,7 @@ fn retention_purges_replay_identically_from_the_log() {
         .expect("durable")
         .expect("created");
         for day in 0..4 {
-            let cmd = Command::Write {
+            let cmd = Command::Write(LoggedWrite {
                 board: "d".into(),
                 member: "m".into(),
                 op: None,
@@ -427,7 +427,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 period_us: None,
                 metadata: None,
                 over_budget: None,
-            };
+            });
             let (tx, rx) = std::sync::mpsc::channel();
             store
                 .submit(cmd, false, Box::new(move |r| drop(tx.send(r))))

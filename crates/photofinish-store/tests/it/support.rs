@@ -5,6 +5,7 @@ use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
 use photofinish_core::clock::ManualClock;
+use photofinish_core::op::LoggedWrite;
 use photofinish_core::{BoardConfig, BoardError, PeriodRef, RankStyle};
 use photofinish_store::io::Storage;
 use photofinish_store::{Applied, Command, FsyncPolicy, Store, StoreError, StoreOptions};
@@ -80,7 +81,7 @@ pub fn incr(board: &str, member: &str, value: i64) -> Command {
 
 /// [`incr`] at instant `at_us` (kept when submitted unstamped).
 pub fn incr_at(board: &str, member: &str, value: i64, at_us: i64) -> Command {
-    Command::Write {
+    Command::Write(LoggedWrite {
         board: board.into(),
         member: member.into(),
         op: None,
@@ -89,7 +90,7 @@ pub fn incr_at(board: &str, member: &str, value: i64, at_us: i64) -> Command {
         period_us: None,
         metadata: None,
         over_budget: None,
-    }
+    })
 }
 
 /// The member's score on the board's current period, if present.

@@ -9,7 +9,7 @@
 //! `IDEMPOTENCY` runs on its own ([`run_keyed`]), through the gate's keyed path.
 
 use photofinish_core::op::Change;
-use photofinish_core::view::{WriteOutcome, WriteRequest};
+use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::{BoardName, ErrorCode, MemberName, Op};
 
 use super::args::{option, options, score_values, text};

@@ -1,0 +1,283 @@
+//! A write's log record in bytes (docs/format.md, "Payload"): the record is core's
+//! [`LoggedWrite`] (the write's module, `op/write.rs`); its kinds, their layouts and the
+//! way back are here, side by side. A write with `score` is logged as kinds 3, 8 and 10,
+//! as before columns; a write with `scores` as kind 14. Kinds are never reused or changed:
+//! a field a write gains is a new kind, so every log ever written still decodes.
+
+use photofinish_core::budget::OverBudget;
+use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
+use photofinish_core::op::LoggedWrite;
+
+use crate::codec::{op_code, Dec, DecodeError, Enc};
+
+/// A write with one `score`: board, member, operator, value, instant, metadata.
+pub(super) const WRITE: u8 = 3;
+/// Kind 3's fields, then the memory budget's verdict (only while it is over: otherwise
+/// kind 3).
+pub(super) const WRITE_OVER_BUDGET: u8 = 8;
+/// A write naming its period: kind 3's fields, the period's start, then a flag byte and,
+/// when it is 1, the memory budget's verdict as kind 8 carries it.
+pub(super) const WRITE_IN_PERIOD: u8 = 10;
+/// A write with `scores` (docs/SPEC.md §13): board, member, operator, the form (1: by
+/// name, 2: in column order), a count and each value (after its name, by name),
+/// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
+/// verdict follows) and those.
+pub(super) const WRITE_COLUMNS: u8 = 14;
+/// [`WRITE_COLUMNS`]' forms.
+const BY_NAME: u8 = 1;
+const IN_ORDER: u8 = 2;
+
+/// Whether `kind` is a write's.
+pub(super) fn is_write(kind: u8) -> bool {
+    matches!(
+        kind,
+        WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD | WRITE_COLUMNS
+    )
+}
+
+/// Writes `w`'s kind byte and fields.
+pub(super) fn encode(w: &LoggedWrite, e: &mut Enc) {
+    if let ScoreInput::Score(value) = w.scores {
+        e.u8(match (w.period_us, w.over_budget) {
+            (Some(_), _) => WRITE_IN_PERIOD,
+            (None, Some(_)) => WRITE_OVER_BUDGET,
+            (None, None) => WRITE,
+        });
+        e.str(&w.board);
+        e.str(&w.member);
+        e.u8(op_code(w.op));
+        e.i64(value);
+        e.i64(w.at_us);
+        e.opt_str(w.metadata.as_deref());
+        if let Some(start) = w.period_us {
+            e.i64(start);
+            e.u8(u8::from(w.over_budget.is_some()));
+        }
+    } else {
+        e.u8(WRITE_COLUMNS);
+        e.str(&w.board);
+        e.str(&w.member);
+        e.u8(op_code(w.op));
+        enc_scores(e, &w.scores);
+        e.i64(w.at_us);
+        e.opt_str(w.metadata.as_deref());
+        e.u8(u8::from(w.period_us.is_some()) | u8::from(w.over_budget.is_some()) << 1);
+        if let Some(start) = w.period_us {
+            e.i64(start);
+        }
+    }
+    enc_over_budget(e, &w.over_budget);
+}
+
+/// What [`encode`] wrote after the kind byte `kind` (one [`is_write`] accepts).
+pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeError> {
+    let (board, member, op) = (d.str()?, d.str()?, d.op()?);
+    let scores = match kind {
+        WRITE_COLUMNS => dec_scores(d)?,
+        _ => ScoreInput::Score(d.i64()?),
+    };
+    let (at_us, metadata) = (d.i64()?, d.opt_str()?);
+    let (period_us, over) = match kind {
+        WRITE_COLUMNS => {
+            let flags = d.u8()?;
+            let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
+            (period_us, flags & 2 != 0)
+        }
+        WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
+        _ => (None, kind == WRITE_OVER_BUDGET),
+    };
+    Ok(LoggedWrite {
+        board,
+        member,
+        op,
+        scores,
+        at_us,
+        period_us,
+        metadata,
+        over_budget: dec_over_budget(d, over)?,
+    })
+}
+
+/// A write's memory-budget verdict, when it has one: `estimate` u64, `limit` u64 (whether
+/// it follows is the kind's or a flag's to say). A join's record of kind 15 carries it
+/// alike.
+pub(super) fn enc_over_budget(e: &mut Enc, over: &Option<OverBudget>) {
+    if let Some(over) = over {
+        e.u64(over.estimate);
+        e.u64(over.limit);
+    }
+}
+
+/// The verdict [`enc_over_budget`] wrote, when `present`.
+pub(super) fn dec_over_budget(
+    d: &mut Dec<'_>,
+    present: bool,
+) -> Result<Option<OverBudget>, DecodeError> {
+    if !present {
+        return Ok(None);
+    }
+    Ok(Some(OverBudget {
+        estimate: d.u64()?,
+        limit: d.u64()?,
+    }))
+}
+
+/// A write's `scores` in [`WRITE_COLUMNS`]' layout.
+fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
+    match scores {
+        ScoreInput::Named(pairs) => {
+            e.u8(BY_NAME);
+            e.u8(pairs.len() as u8);
+            for (name, v) in pairs {
+                e.str(name);
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Positional(values) => {
+            e.u8(IN_ORDER);
+            e.u8(values.len() as u8);
+            for v in values {
+                e.i64(*v);
+            }
+        }
+        ScoreInput::Score(v) => {
+            e.u8(IN_ORDER);
+            e.u8(1);
+            e.i64(*v);
+        }
+    }
+}
+
+/// What [`enc_scores`] wrote.
+fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
+    let (form, n) = (d.u8()?, d.u8()?);
+    if n as usize > MAX_COLUMNS {
+        return Err(DecodeError(format!("{n} scores in a write")));
+    }
+    Ok(match form {
+        BY_NAME => ScoreInput::Named(
+            (0..n)
+                .map(|_| Ok((d.str()?, d.i64()?)))
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        IN_ORDER => ScoreInput::Positional(
+            (0..n)
+                .map(|_| d.i64())
+                .collect::<Result<_, DecodeError>>()?,
+        ),
+        f => return Err(DecodeError(format!("unknown scores form {f}"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::Command;
+    use photofinish_core::Op;
+
+    fn write(scores: ScoreInput, period_us: Option<i64>, over: Option<OverBudget>) -> Command {
+        Command::Write(LoggedWrite {
+            board: "b".into(),
+            member: "ann".into(),
+            op: Some(Op::Set),
+            scores,
+            at_us: 1_795_392_005_000_000,
+            period_us,
+            metadata: Some("{}".into()),
+            over_budget: over,
+        })
+    }
+
+    /// Every kind round-trips, with and without a named period and the budget's verdict,
+    /// and a plain write with `score` still encodes as kind 3.
+    #[test]
+    fn every_kind_round_trips() {
+        let over = Some(OverBudget {
+            estimate: 9,
+            limit: 8,
+        });
+        let forms = [
+            ScoreInput::Score(-7),
+            ScoreInput::Named(vec![("kills".into(), i64::MIN), ("time".into(), 3)]),
+            ScoreInput::Positional(vec![i64::MAX, 0]),
+        ];
+        for scores in forms {
+            for (period_us, over) in [
+                (Some(1_795_305_600_000_000), None),
+                (Some(0), over),
+                (None, over),
+                (None, None),
+            ] {
+                let cmd = write(scores.clone(), period_us, over);
+                let mut e = Enc::default();
+                cmd.encode(&mut e);
+                assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            }
+        }
+        let mut e = Enc::default();
+        write(ScoreInput::Score(1), None, None).encode(&mut e);
+        assert_eq!(e.0[0], WRITE);
+    }
+
+    /// The bytes of a kind-3 and a kind-14 record as the format has always written them
+    /// decode to the same write: the layout is the format's, not this module's to change.
+    #[test]
+    fn records_in_the_existing_format_still_decode() {
+        let mut old = Enc::default();
+        old.u8(WRITE);
+        old.str("b");
+        old.str("ann");
+        old.u8(op_code(Some(Op::Set)));
+        old.i64(-7);
+        old.i64(5);
+        old.opt_str(None);
+        let decoded = Command::decode(&old.0).expect("kind 3 decodes");
+        let mut want = LoggedWrite {
+            board: "b".into(),
+            member: "ann".into(),
+            op: Some(Op::Set),
+            scores: ScoreInput::Score(-7),
+            at_us: 5,
+            period_us: None,
+            metadata: None,
+            over_budget: None,
+        };
+        assert_eq!(decoded, Command::Write(want.clone()));
+
+        let mut old = Enc::default();
+        old.u8(WRITE_COLUMNS);
+        old.str("b");
+        old.str("ann");
+        old.u8(op_code(Some(Op::Set)));
+        old.u8(BY_NAME);
+        old.u8(1);
+        old.str("kills");
+        old.i64(4);
+        old.i64(5);
+        old.opt_str(Some("{}"));
+        old.u8(1);
+        old.i64(100);
+        want.scores = ScoreInput::Named(vec![("kills".into(), 4)]);
+        want.metadata = Some("{}".into());
+        want.period_us = Some(100);
+        let decoded = Command::decode(&old.0).expect("kind 14 decodes");
+        assert_eq!(decoded, Command::Write(want));
+    }
+
+    /// A record cut short, or with an unknown scores form or too many scores, is damage.
+    #[test]
+    fn damaged_records_do_not_decode() {
+        let mut e = Enc::default();
+        write(ScoreInput::Positional(vec![1, 2]), Some(9), None).encode(&mut e);
+        for cut in 1..e.0.len() {
+            assert!(Command::decode(&e.0[..cut]).is_err(), "cut at {cut}");
+        }
+        let form_at = 1 + (4 + 1) + (4 + 3) + 1;
+        let mut bad = e.0.clone();
+        bad[form_at] = 9;
+        assert!(Command::decode(&bad).is_err());
+        let mut bad = e.0.clone();
+        bad[form_at + 1] = (MAX_COLUMNS + 1) as u8;
+        assert!(Command::decode(&bad).is_err());
+    }
+}
