@@ -160,12 +160,12 @@ pub async fn convert_board(
         .clone()
         .checked()
         .map_err(|e| damaged(format!("board {board:?} has config {text:?}: {e}")))?;
-    let create = Command::CreateBoard {
+    let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
         board: board.to_owned(),
         config: checked,
         max_boards: None,
         hidden: Vec::new(),
-    };
+    });
     let state = State::default();
     state.apply(&create)?;
     convert_periods(conn, &keys, board, &config, &state, report).await?;

@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::audit::{AuditEntry, DEFAULT_AUDIT_RETENTION_US};
-use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
@@ -332,20 +331,13 @@ impl State {
     /// a tick, a close step, an import, a hide everywhere.
     fn apply_board_change(&self, cmd: &Command) -> Result<Applied, BoardError> {
         match cmd {
-            Command::CreateBoard {
-                board,
-                config,
-                max_boards,
-                hidden,
-            } => self.create_board(board, config, *max_boards, hidden),
+            Command::CreateBoard(c) => c
+                .apply(&mut write_lock(&self.boards), || self.hidden_everywhere())
+                .map(Applied::BoardCreated),
             Command::HideEverywhere { member, hidden } => self.hide_everywhere(member, *hidden),
-            Command::DeleteBoard { board } => {
-                let mut boards = write_lock(&self.boards);
-                match boards.remove(board) {
-                    Some(_) => Ok(Applied::BoardDeleted),
-                    None => Err(BoardError::BoardNotFound(board.clone())),
-                }
-            }
+            Command::DeleteBoard(d) => d
+                .apply(&mut write_lock(&self.boards))
+                .map(|()| Applied::BoardDeleted),
             Command::HookAdvance { board, cursor_us } => {
                 let handle = self.require(board)?;
                 write_lock(&handle).advance_hook(*cursor_us);
@@ -373,41 +365,6 @@ impl State {
             } => self.apply_import(board, *period_us, file, *entries, hidden),
             other => unreachable!("apply_with sends {other:?} elsewhere"),
         }
-    }
-
-    /// A board created, or found with the same config (a conflict with another; a board
-    /// beyond `max_boards`, if the command carries a limit, is refused).
-    fn create_board(
-        &self,
-        board: &str,
-        config: &photofinish_core::CheckedConfig,
-        max_boards: Option<u64>,
-        hidden: &[String],
-    ) -> Result<Applied, BoardError> {
-        let mut boards = write_lock(&self.boards);
-        if let Some(existing) = boards.get(board) {
-            let existing = read_lock(existing).config().clone();
-            return if existing == **config {
-                Ok(Applied::BoardCreated(false))
-            } else {
-                Err(BoardError::ConfigConflict {
-                    board: board.to_owned(),
-                    existing: serde_json::to_string(&existing).unwrap_or_default(),
-                })
-            };
-        }
-        if let Some(max) = max_boards.filter(|m| boards.len() as u64 >= *m) {
-            return Err(BoardError::TooManyBoards(max));
-        }
-        let mut b = Board::new(config.clone())?;
-        // The members hidden across every board: those the command carries (the scale-out
-        // layout's, read when it was sequenced) and the state's own (the embedded store's).
-        let everywhere = self.hidden_everywhere();
-        for m in hidden.iter().chain(&everywhere) {
-            b.hide_as(m, HideScope::Everywhere)?;
-        }
-        boards.insert(board.to_owned(), Arc::new(RwLock::new(b)));
-        Ok(Applied::BoardCreated(true))
     }
 
     /// The staged ranking of import `file` put in place, if the period is still empty.
@@ -485,7 +442,7 @@ impl State {
                     )))
                 }
             },
-            [c @ Command::CreateBoard { board, .. }] => {
+            [c @ Command::CreateBoard(crate::command::CreateBoard { board, .. })] => {
                 let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
                 let handle = self.require(board)?;
                 let state =

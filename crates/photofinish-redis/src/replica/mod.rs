@@ -496,7 +496,10 @@ impl Replica {
                     if i == 0 {
                         feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
                     }
-                    if !matches!(cmd.inner(), Command::DeleteBoard { .. }) {
+                    if !matches!(
+                        cmd.inner(),
+                        Command::DeleteBoard(photofinish_store::command::DeleteBoard { .. })
+                    ) {
                         let _ = photofinish_store::events::announce_current(
                             &feed,
                             &self.state,
@@ -523,7 +526,8 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_a_newer_version_is_refused() {
-        let cmd = Command::DeleteBoard { board: "b".into() };
+        let cmd =
+            Command::DeleteBoard(photofinish_store::command::DeleteBoard { board: "b".into() });
         let p = encode_entry(&cmd, true, 42);
         assert_eq!(
             decode_entry(&p).expect("decode"),
@@ -533,7 +537,8 @@ mod tests {
                 cmd: cmd.clone()
             }]
         );
-        let other = Command::DeleteBoard { board: "c".into() };
+        let other =
+            Command::DeleteBoard(photofinish_store::command::DeleteBoard { board: "c".into() });
         let group = encode_group([(&cmd, false, 1), (&other, true, 2)].into_iter());
         let got = decode_entry(&group).expect("decode");
         assert_eq!(

@@ -62,12 +62,12 @@ async fn log_store(
 
 fn create() -> (Command, bool) {
     (
-        Command::CreateBoard {
+        Command::CreateBoard(photofinish_store::command::CreateBoard {
             board: "b".into(),
             config: BoardConfig::default().checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
-        },
+        }),
         false,
     )
 }

@@ -7,7 +7,6 @@ use super::{Command, KeyRecord};
 use crate::codec::{Dec, DecodeError};
 use photofinish_core::op::{Hide, Join, LoggedOp, Patch, Remove};
 use photofinish_core::PeriodRef;
-use photofinish_core::{BoardConfig, CheckedConfig};
 
 impl Command {
     /// Decodes a whole payload.
@@ -26,6 +25,12 @@ impl Command {
             REGISTER => Register::decode(d).map(Command::Register),
             UNREGISTER => Unregister::decode(d).map(Command::Unregister),
             super::erased::ERASED => super::erased::Erased::decode(d).map(Command::Erased),
+            super::delete::DELETE_BOARD => {
+                super::delete::DeleteBoard::decode(d).map(Command::DeleteBoard)
+            }
+            kind if super::create::is_create(kind) => {
+                super::create::CreateBoard::decode(kind, d).map(Command::CreateBoard)
+            }
             kind if super::write::is_write(kind) => {
                 super::write::decode(kind, d).map(Command::Write)
             }
@@ -40,32 +45,6 @@ impl Command {
     /// What [`Self::encode_board`] wrote, and the kinds no longer written.
     fn decode_board(kind: u8, d: &mut Dec<'_>) -> Result<Command, DecodeError> {
         let cmd = match kind {
-            CREATE_BOARD_V1 => Command::CreateBoard {
-                board: d.str()?,
-                config: checked(d.config()?)?,
-                max_boards: None,
-                hidden: Vec::new(),
-            },
-            kind @ (CREATE_BOARD | CREATE_BOARD_LIMITED) => Command::CreateBoard {
-                board: d.str()?,
-                config: checked(d.config2()?)?,
-                max_boards: if kind == CREATE_BOARD_LIMITED {
-                    Some(d.u64()?)
-                } else {
-                    None
-                },
-                hidden: Vec::new(),
-            },
-            CREATE_BOARD_HIDING => {
-                let (board, config) = (d.str()?, checked(d.config2()?)?);
-                let max_boards = if d.u8()? != 0 { Some(d.u64()?) } else { None };
-                Command::CreateBoard {
-                    board,
-                    config,
-                    max_boards,
-                    hidden: dec_names(d)?,
-                }
-            }
             PATCH_BOARD => {
                 // No longer written: a patch is an operation of its own module, kind 24.
                 let (board, patch) = (d.str()?, d.json()?);
@@ -75,7 +54,6 @@ impl Command {
                     op: LoggedOp::new(Box::new(Patch::logged(patch))),
                 }
             }
-            DELETE_BOARD => Command::DeleteBoard { board: d.str()? },
             HOOK_ADVANCE => Command::HookAdvance {
                 board: d.str()?,
                 cursor_us: d.i64()?,
@@ -209,7 +187,7 @@ impl Command {
 }
 
 /// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
-fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
+pub(super) fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
     let n = d.u32()? as usize;
     if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
         return Err(DecodeError(format!("{n} hidden members")));
@@ -224,12 +202,4 @@ fn dec_flag(d: &mut Dec<'_>) -> Result<bool, DecodeError> {
         1 => Ok(true),
         f => Err(DecodeError(format!("a flag {f}"))),
     }
-}
-
-/// A logged config, checked as it is read: a record whose config breaks its rules is
-/// damage (every create was checked before it was logged).
-fn checked(config: BoardConfig) -> Result<CheckedConfig, DecodeError> {
-    config
-        .checked()
-        .map_err(|e| DecodeError(format!("a logged board config: {e}")))
 }

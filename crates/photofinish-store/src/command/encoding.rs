@@ -6,19 +6,13 @@ use crate::codec::Enc;
 
 use super::Command;
 
-/// CreateBoard as the first format wrote it: a config without settings (read only).
-pub(super) const CREATE_BOARD_V1: u8 = 1;
-pub(super) const DELETE_BOARD: u8 = 2;
 /// Kinds 3, 8, 10 and 14 are a write's ([`super::write`]).
 /// A member removed from a period: board, period, member, instant. No longer written: a
 /// removal is an operation of its own module, kind 24; this one is read as that.
 pub(super) const DELETE_MEMBER: u8 = 4;
-pub(super) const CREATE_BOARD: u8 = 5;
 /// A board's settings changed: board, the patch as JSON. No longer written: a patch is
 /// an operation of its own module, kind 24; this one is read as that.
 pub(super) const PATCH_BOARD: u8 = 6;
-/// CreateBoard with the board limit in force.
-pub(super) const CREATE_BOARD_LIMITED: u8 = 7;
 /// Commands under an idempotency key.
 pub(super) const KEYED: u8 = 9;
 /// The webhook's cursor moved: board, cursor.
@@ -43,10 +37,8 @@ pub(super) const IMPORT_HIDING: u8 = 18;
 /// A member hidden or shown across every board, on the embedded store (docs/SPEC.md
 /// §15): `member` str, then 1 (hide) or 0.
 pub(super) const HIDE_EVERYWHERE: u8 = 20;
-/// A create of a board that hides the members hidden across every board: `board` str,
-/// `config2`, `limited` u8 and (when 1) `max_boards` u64, then a count u32 and each
-/// member's name.
-pub(super) const CREATE_BOARD_HIDING: u8 = 21;
+/// Kinds 1, 5, 7 and 21 are a create's ([`super::create`]), kind 2 a delete's
+/// ([`super::delete`]).
 /// An operation written as one module (core's `op::BoardOp`): `board` str, `at_us` i64
 /// (stamped when sequenced), the operation's name str, then its record as JSON (str).
 pub(super) const OP: u8 = 24;
@@ -73,6 +65,8 @@ impl Command {
             Command::Register(r) => r.encode(e),
             Command::Unregister(u) => u.encode(e),
             Command::Erased(r) => r.encode(e),
+            Command::CreateBoard(c) => c.encode(e),
+            Command::DeleteBoard(d) => d.encode(e),
             Command::Write(_) | Command::Op { .. } | Command::Keyed { .. } => {
                 self.encode_member_change(e)
             }
@@ -83,41 +77,9 @@ impl Command {
         }
     }
 
-    /// A board's own commands: create, patch, delete, its webhook cursor, a tick, a close.
+    /// A board's own commands: its webhook cursor, a tick, a close.
     fn encode_board(&self, e: &mut Enc) {
         match self {
-            Command::CreateBoard {
-                board,
-                config,
-                max_boards,
-                hidden,
-            } => {
-                e.u8(if !hidden.is_empty() {
-                    CREATE_BOARD_HIDING
-                } else if max_boards.is_some() {
-                    CREATE_BOARD_LIMITED
-                } else {
-                    CREATE_BOARD
-                });
-                e.str(board);
-                e.config2(config);
-                if !hidden.is_empty() {
-                    e.u8(u8::from(max_boards.is_some()));
-                }
-                if let Some(max) = max_boards {
-                    e.u64(*max);
-                }
-                if !hidden.is_empty() {
-                    e.u32(hidden.len() as u32);
-                    for m in hidden {
-                        e.str(m);
-                    }
-                }
-            }
-            Command::DeleteBoard { board } => {
-                e.u8(DELETE_BOARD);
-                e.str(board);
-            }
             Command::HookAdvance { board, cursor_us } => {
                 e.u8(HOOK_ADVANCE);
                 e.str(board);
@@ -214,8 +176,9 @@ impl Command {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command::create::{CREATE_BOARD, CREATE_BOARD_HIDING, CREATE_BOARD_V1};
     use crate::command::write::enc_over_budget;
-    use crate::command::{KeyRecord, STAMP_AT_COMMIT};
+    use crate::command::{CreateBoard, DeleteBoard, KeyRecord, STAMP_AT_COMMIT};
     use photofinish_core::budget::OverBudget;
     use photofinish_core::op::{Hide, Join, LoggedOp, LoggedWrite, Patch, Remove};
     use photofinish_core::view::BoardPatch;
@@ -237,12 +200,12 @@ mod tests {
         let cmd = Command::decode(&e.0).expect("decodes");
         assert_eq!(
             cmd,
-            Command::CreateBoard {
+            Command::CreateBoard(CreateBoard {
                 board: "b".into(),
                 config: config.clone().checked().expect("valid"),
                 max_boards: None,
                 hidden: Vec::new(),
-            }
+            })
         );
     }
 
@@ -359,7 +322,7 @@ mod tests {
         };
         for inner in [
             import,
-            Command::DeleteBoard { board: "b".into() },
+            Command::DeleteBoard(DeleteBoard { board: "b".into() }),
             removal("b", "m", 0),
         ] {
             let mut cmd = Command::Audited {
@@ -399,7 +362,7 @@ mod tests {
             cmd: Box::new(Command::Audited {
                 actor: "a".into(),
                 at_us: 1,
-                cmd: Box::new(Command::DeleteBoard { board: "b".into() }),
+                cmd: Box::new(Command::DeleteBoard(DeleteBoard { board: "b".into() })),
             }),
         };
         let mut e = Enc::default();
@@ -471,12 +434,12 @@ mod tests {
         assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
         // A create that hides the members hidden everywhere, with and without a limit.
         for max_boards in [None, Some(7)] {
-            let cmd = Command::CreateBoard {
+            let cmd = Command::CreateBoard(CreateBoard {
                 board: "new".into(),
                 config: BoardConfig::default().checked().expect("valid"),
                 max_boards,
                 hidden: vec!["mallory".into(), "eve".into()],
-            };
+            });
             let mut e = Enc::default();
             cmd.encode(&mut e);
             assert_eq!(e.0[0], CREATE_BOARD_HIDING);
@@ -534,18 +497,18 @@ mod tests {
             ..BoardPatch::default()
         };
         for cmd in [
-            Command::CreateBoard {
+            Command::CreateBoard(CreateBoard {
                 board: "b".into(),
                 config: config.clone().checked().expect("valid"),
                 max_boards: None,
                 hidden: Vec::new(),
-            },
-            Command::CreateBoard {
+            }),
+            Command::CreateBoard(CreateBoard {
                 board: "b".into(),
                 config: config.checked().expect("valid"),
                 max_boards: Some(10_000),
                 hidden: Vec::new(),
-            },
+            }),
             Command::Write(LoggedWrite {
                 board: "b".into(),
                 member: "m".into(),

@@ -4,30 +4,17 @@
 //! writer stamped on it — so replaying the log rebuilds exactly the state that was served.
 
 use photofinish_core::op::{LoggedOp, LoggedWrite};
-use photofinish_core::CheckedConfig;
+
+pub use create::CreateBoard;
+pub use delete::DeleteBoard;
 
 /// A state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// Create a board (a no-op if it exists with this config; a conflict otherwise).
-    CreateBoard {
-        /// Board name.
-        board: String,
-        /// Its config, checked where it entered (the door, or this record being read).
-        config: CheckedConfig,
-        /// The server's board limit when the command was sequenced (`None` in logs from
-        /// before limits: no limit).
-        max_boards: Option<u64>,
-        /// The members hidden across every board when the create was sequenced (docs/SPEC.md
-        /// §15): the new board hides them too. (On the embedded store the state's own set
-        /// applies as well, so this is empty there.)
-        hidden: Vec<String>,
-    },
-    /// Delete a board and all its periods.
-    DeleteBoard {
-        /// Board name.
-        board: String,
-    },
+    /// Create a board ([`create`]: its record, bytes and effect).
+    CreateBoard(CreateBoard),
+    /// Delete a board and all its periods ([`delete`]).
+    DeleteBoard(DeleteBoard),
     /// A score write: its record is its module's ([`LoggedWrite`]), its bytes
     /// [`write`]'s.
     Write(LoggedWrite),
@@ -143,7 +130,9 @@ pub struct KeyRecord {
 /// `now_us` (never a valid instant: those are ≥ 0).
 pub const STAMP_AT_COMMIT: i64 = i64::MIN;
 
+pub mod create;
 mod decoding;
+pub mod delete;
 mod encoding;
 pub mod erased;
 pub mod registry;
@@ -210,14 +199,14 @@ impl Command {
     /// The board the command is about.
     pub fn board(&self) -> &str {
         match self {
-            Command::CreateBoard { board, .. }
-            | Command::DeleteBoard { board }
-            | Command::HookAdvance { board, .. }
+            Command::HookAdvance { board, .. }
             | Command::Tick { board, .. }
             | Command::Close { board, .. }
             | Command::Op { board, .. }
             | Command::Import { board, .. } => board,
             Command::Write(w) => &w.board,
+            Command::CreateBoard(c) => &c.board,
+            Command::DeleteBoard(d) => &d.board,
             Command::Register(r) => &r.board,
             Command::Unregister(u) => &u.board,
             Command::Keyed { cmds, .. } => cmds.first().map_or("", Command::board),

@@ -280,12 +280,12 @@ async fn keyed_commands<E: Engine + ?Sized>(
         ),
         Change::Create(config) => (
             false,
-            vec![Command::CreateBoard {
+            vec![Command::CreateBoard(crate::command::CreateBoard {
                 board: board.to_owned(),
                 config,
                 max_boards: e.max_boards(),
                 hidden: e.hidden_everywhere().await?,
-            }],
+            })],
         ),
     })
 }
@@ -387,12 +387,12 @@ async fn create_board<E: Engine + ?Sized>(
     config: CheckedConfig,
     actor: &str,
 ) -> Result<bool, BoardError> {
-    let cmd = Command::CreateBoard {
+    let cmd = Command::CreateBoard(crate::command::CreateBoard {
         board: board.to_owned(),
         config,
         max_boards: e.max_boards(),
         hidden: e.hidden_everywhere().await?,
-    };
+    });
     Ok(execute_one(e, board, audited(actor, cmd), false).await? == Applied::BoardCreated(true))
 }
 
@@ -413,9 +413,9 @@ async fn delete_board<E: Engine + ?Sized>(
     actor: &str,
 ) -> Result<(), BoardError> {
     e.board(board).await?;
-    let cmd = Command::DeleteBoard {
+    let cmd = Command::DeleteBoard(crate::command::DeleteBoard {
         board: board.to_owned(),
-    };
+    });
     execute_one(e, board, audited(actor, cmd), false)
         .await
         .map(drop)

@@ -155,10 +155,10 @@ impl State {
             board: cmd.board(),
         };
         match (cmd, applied) {
-            (Command::CreateBoard { config, .. }, Applied::BoardCreated(true)) => {
+            (Command::CreateBoard(crate::command::CreateBoard { config, .. }), Applied::BoardCreated(true)) => {
                 Some(entry.of("board.create", None, json_of(config)))
             }
-            (Command::DeleteBoard { .. }, Applied::BoardDeleted) => {
+            (Command::DeleteBoard(crate::command::DeleteBoard { .. }), Applied::BoardDeleted) => {
                 Some(entry.of("board.delete", None, serde_json::json!({})))
             }
             (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry.of(

@@ -292,9 +292,9 @@ fn board_config_conflicts_and_deletes_survive_restart() {
         assert_eq!(
             submit(
                 &store,
-                Command::DeleteBoard {
+                Command::DeleteBoard(photofinish_store::command::DeleteBoard {
                     board: "gone".into()
-                }
+                })
             )
             .expect("durable"),
             Ok(Applied::BoardDeleted)
@@ -305,12 +305,12 @@ fn board_config_conflicts_and_deletes_survive_restart() {
         };
         let conflict = submit(
             &store,
-            Command::CreateBoard {
+            Command::CreateBoard(photofinish_store::command::CreateBoard {
                 board: "keep".into(),
                 config: cfg.checked().expect("valid config"),
                 max_boards: None,
                 hidden: Vec::new(),
-            },
+            }),
         )
         .expect("durable");
         assert!(matches!(conflict, Err(BoardError::ConfigConflict { .. })));
@@ -408,12 +408,12 @@ fn retention_purges_replay_identically_from_the_log() {
         };
         submit(
             &store,
-            Command::CreateBoard {
+            Command::CreateBoard(photofinish_store::command::CreateBoard {
                 board: "d".into(),
                 config: config.checked().expect("valid config"),
                 max_boards: None,
                 hidden: Vec::new(),
-            },
+            }),
         )
         .expect("durable")
         .expect("created");
@@ -538,12 +538,12 @@ fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
         let mut config = photofinish_core::BoardConfig::default();
         config.settings.entry.max_attempts = Some(2);
         config.settings.entry.join_required = true;
-        let create = Command::CreateBoard {
+        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
             board: "t".into(),
             config: config.checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
-        };
+        });
         submit(&store, create).expect("durable").expect("created");
         assert!(!joined(submit(&store, join("ann")).expect("durable")));
         assert!(!joined(submit(&store, join("bob")).expect("durable")));
@@ -650,12 +650,12 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
             promote: 1,
             demote: 1,
         });
-        let create = Command::CreateBoard {
+        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
             board: "l".into(),
             config: config.checked().expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
-        };
+        });
         submit(&store, create).expect("durable").expect("created");
         for (i, m) in ["a", "b", "c", "d", "e"].iter().enumerate() {
             submit_at(&store, incr_at("l", m, i as i64, yesterday + i as i64));
@@ -739,14 +739,14 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
     };
     {
         let store = open_log_only(dir.path());
-        let create = Command::CreateBoard {
+        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
             board: "h".into(),
             config: photofinish_core::BoardConfig::default()
                 .checked()
                 .expect("valid config"),
             max_boards: None,
             hidden: Vec::new(),
-        };
+        });
         submit(&store, create).expect("durable").expect("created");
         for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {
             submit(&store, incr_at("h", m, 10 - i as i64, T0 + i as i64))
