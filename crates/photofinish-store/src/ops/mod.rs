@@ -440,19 +440,25 @@ async fn write_batch<E: Engine + ?Sized>(
     writes: Vec<WriteRequest>,
 ) -> Result<Vec<Result<WriteOutcome, BoardError>>, BoardError> {
     let now = e.now_us();
-    let prepared: Vec<Result<(Command, bool), BoardError>> = before_write(e, board, |b| {
-        Ok(writes
+    // Each entry's command goes to the log; an entry refused before logging keeps its
+    // place as its refusal (`Err`), the others as `Ok(())`, in order.
+    let (cmds, places) = before_write(e, board, |b| {
+        let mut cmds = Vec::with_capacity(writes.len());
+        let places: Vec<Result<(), BoardError>> = writes
             .into_iter()
-            .map(|w| LoggedWrite::checked(b, board, w, now).map(|(w, s)| (Command::Write(w), s)))
-            .collect())
+            .map(|w| {
+                LoggedWrite::checked(b, board, w, now)
+                    .map(|(w, stamp)| cmds.push((Command::Write(w), stamp)))
+            })
+            .collect();
+        Ok((cmds, places))
     })
     .await?;
-    let cmds: Vec<(Command, bool)> = prepared.iter().filter_map(|p| p.clone().ok()).collect();
     let mut applied = e.execute(board, cmds).await?.into_iter();
-    Ok(prepared
+    Ok(places
         .into_iter()
         .map(|p| match p {
-            Ok(_) => applied
+            Ok(()) => applied
                 .next()
                 .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered too few".into())))
                 .and_then(written),
