@@ -90,7 +90,7 @@ impl CreateBoard {
             _ => None,
         };
         let hidden = match kind {
-            CREATE_BOARD_HIDING => super::decoding::dec_names(d)?,
+            CREATE_BOARD_HIDING => dec_names(d)?,
             _ => Vec::new(),
         };
         Ok(Self {
@@ -137,6 +137,15 @@ impl CreateBoard {
         boards.insert(self.board.clone(), Arc::new(RwLock::new(b)));
         Ok(true)
     }
+}
+
+/// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
+fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
+    let n = d.u32()? as usize;
+    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+        return Err(DecodeError(format!("{n} hidden members")));
+    }
+    (0..n).map(|_| d.str()).collect()
 }
 
 /// A logged config, checked as it is read.

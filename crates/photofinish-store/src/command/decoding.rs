@@ -186,15 +186,6 @@ impl Command {
     }
 }
 
-/// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
-pub(super) fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
-    let n = d.u32()? as usize;
-    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
-        return Err(DecodeError(format!("{n} hidden members")));
-    }
-    (0..n).map(|_| d.str()).collect()
-}
-
 /// A flag byte: 0 or 1.
 fn dec_flag(d: &mut Dec<'_>) -> Result<bool, DecodeError> {
     match d.u8()? {
