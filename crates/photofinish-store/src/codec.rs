@@ -58,6 +58,13 @@ impl Enc {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
     }
+    /// Appends hidden members' names: a count u32, then each name.
+    pub fn hidden_names(&mut self, names: &[String]) {
+        self.u32(names.len() as u32);
+        for m in names {
+            self.str(m);
+        }
+    }
     /// Appends an optional string: one byte 0 (none) or 1 followed by the string.
     pub fn opt_str(&mut self, s: Option<&str>) {
         match s {
@@ -202,6 +209,16 @@ impl<'a> Dec<'a> {
             1 => self.str_ref().map(Some),
             b => Err(DecodeError(format!("bad option tag {b}"))),
         }
+    }
+
+    /// Hidden members' names written by [`Enc::hidden_names`]: more than a board may hide
+    /// ([`photofinish_core::config::MAX_HIDDEN_MEMBERS`]) is damage.
+    pub fn hidden_names(&mut self) -> Result<Vec<String>, DecodeError> {
+        let n = self.u32()? as usize;
+        if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
+            return Err(DecodeError(format!("{n} hidden members in a record")));
+        }
+        (0..n).map(|_| self.str()).collect()
     }
 
     /// An optional string written by [`Enc::opt_str`].

@@ -30,9 +30,7 @@ pub fn publish(
     // An admin change's events are its change's.
     let cmd = cmd.inner();
     match (cmd, applied) {
-        (Command::DeleteBoard(crate::command::DeleteBoard { board }), Applied::BoardDeleted) => {
-            feeds.remove(board)
-        }
+        (Command::DeleteBoard(d), Applied::BoardDeleted) => feeds.remove(&d.board),
         (Command::Write(lw), Applied::Written(w)) => written(feeds, state, lw, w, now_us),
         (Command::Op { board, op, .. }, Applied::Op(Answer::Op { value, .. })) => {
             operated(feeds, state, board, op.op(), value, now_us)

@@ -442,11 +442,14 @@ impl State {
                     )))
                 }
             },
-            [c @ Command::CreateBoard(crate::command::CreateBoard { board, .. })] => {
+            [c @ Command::CreateBoard(create)] => {
                 let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
-                let handle = self.require(board)?;
-                let state =
-                    photofinish_core::op::board_state(board, &read_lock(&handle), key.now_us)?;
+                let handle = self.require(&create.board)?;
+                let state = photofinish_core::op::board_state(
+                    &create.board,
+                    &read_lock(&handle),
+                    key.now_us,
+                )?;
                 Answer::Created {
                     created,
                     state: Box::new(state),

@@ -496,10 +496,7 @@ impl Replica {
                     if i == 0 {
                         feed.advance_to(pos.tail.n << EVENT_ID_SHIFT);
                     }
-                    if !matches!(
-                        cmd.inner(),
-                        Command::DeleteBoard(photofinish_store::command::DeleteBoard { .. })
-                    ) {
+                    if !matches!(cmd.inner(), Command::DeleteBoard(_)) {
                         let _ = photofinish_store::events::announce_current(
                             &feed,
                             &self.state,

@@ -11,7 +11,7 @@ use photofinish_core::board::HideScope;
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
 use crate::codec::{Dec, DecodeError, Enc};
-use crate::state::BoardHandle;
+use crate::state::{read_lock, BoardHandle};
 
 /// A create as the first format wrote it: a config without settings (read only).
 pub(super) const CREATE_BOARD_V1: u8 = 1;
@@ -67,10 +67,7 @@ impl CreateBoard {
             e.u64(max);
         }
         if hiding {
-            e.u32(self.hidden.len() as u32);
-            for m in &self.hidden {
-                e.str(m);
-            }
+            e.hidden_names(&self.hidden);
         }
     }
 
@@ -90,7 +87,7 @@ impl CreateBoard {
             _ => None,
         };
         let hidden = match kind {
-            CREATE_BOARD_HIDING => dec_names(d)?,
+            CREATE_BOARD_HIDING => d.hidden_names()?,
             _ => Vec::new(),
         };
         Ok(Self {
@@ -111,11 +108,7 @@ impl CreateBoard {
         everywhere: impl FnOnce() -> Vec<String>,
     ) -> Result<bool, BoardError> {
         if let Some(existing) = boards.get(&self.board) {
-            let existing = existing
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .config()
-                .clone();
+            let existing = read_lock(existing).config().clone();
             return if existing == *self.config {
                 Ok(false)
             } else {
@@ -137,15 +130,6 @@ impl CreateBoard {
         boards.insert(self.board.clone(), Arc::new(RwLock::new(b)));
         Ok(true)
     }
-}
-
-/// A count u32 and that many names (at most [`photofinish_core::config::MAX_HIDDEN_MEMBERS`]).
-fn dec_names(d: &mut Dec<'_>) -> Result<Vec<String>, DecodeError> {
-    let n = d.u32()? as usize;
-    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
-        return Err(DecodeError(format!("{n} hidden members")));
-    }
-    (0..n).map(|_| d.str()).collect()
 }
 
 /// A logged config, checked as it is read.

@@ -108,16 +108,11 @@ impl Command {
             }
             kind @ (IMPORT | IMPORT_HIDING) => {
                 let (board, period_us, file, entries) = (d.str()?, d.i64()?, d.str()?, d.u64()?);
-                let mut hidden = Vec::new();
-                if kind == IMPORT_HIDING {
-                    let n = d.u32()? as usize;
-                    if n > photofinish_core::config::MAX_HIDDEN_MEMBERS {
-                        return Err(DecodeError(format!("an import hiding {n} members")));
-                    }
-                    for _ in 0..n {
-                        hidden.push(d.str()?);
-                    }
-                }
+                let hidden = if kind == IMPORT_HIDING {
+                    d.hidden_names()?
+                } else {
+                    Vec::new()
+                };
                 Command::Import {
                     board,
                     period_us,

@@ -135,10 +135,7 @@ impl Command {
                 e.str(file);
                 e.u64(*entries);
                 if !hidden.is_empty() {
-                    e.u32(hidden.len() as u32);
-                    for m in hidden {
-                        e.str(m);
-                    }
+                    e.hidden_names(hidden);
                 }
             }
             other => unreachable!("encode sends {other:?} elsewhere"),

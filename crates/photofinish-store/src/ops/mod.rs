@@ -17,7 +17,7 @@ use photofinish_core::op::{LoggedWrite, WriteOutcome, WriteRequest};
 use photofinish_core::view::Totals;
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
-use crate::command::{Command, KeyRecord, STAMP_AT_COMMIT};
+use crate::command::{Command, CreateBoard, DeleteBoard, KeyRecord, STAMP_AT_COMMIT};
 use crate::idempotency::{short_fingerprint, KeyReused};
 use crate::state::{read_lock, Applied, BoardHandle};
 
@@ -280,7 +280,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         ),
         Change::Create(config) => (
             false,
-            vec![Command::CreateBoard(crate::command::CreateBoard {
+            vec![Command::CreateBoard(CreateBoard {
                 board: board.to_owned(),
                 config,
                 max_boards: e.max_boards(),
@@ -387,7 +387,7 @@ async fn create_board<E: Engine + ?Sized>(
     config: CheckedConfig,
     actor: &str,
 ) -> Result<bool, BoardError> {
-    let cmd = Command::CreateBoard(crate::command::CreateBoard {
+    let cmd = Command::CreateBoard(CreateBoard {
         board: board.to_owned(),
         config,
         max_boards: e.max_boards(),
@@ -413,7 +413,7 @@ async fn delete_board<E: Engine + ?Sized>(
     actor: &str,
 ) -> Result<(), BoardError> {
     e.board(board).await?;
-    let cmd = Command::DeleteBoard(crate::command::DeleteBoard {
+    let cmd = Command::DeleteBoard(DeleteBoard {
         board: board.to_owned(),
     });
     execute_one(e, board, audited(actor, cmd), false)

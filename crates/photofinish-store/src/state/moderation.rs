@@ -155,10 +155,10 @@ impl State {
             board: cmd.board(),
         };
         match (cmd, applied) {
-            (Command::CreateBoard(crate::command::CreateBoard { config, .. }), Applied::BoardCreated(true)) => {
-                Some(entry.of("board.create", None, json_of(config)))
+            (Command::CreateBoard(c), Applied::BoardCreated(true)) => {
+                Some(entry.of("board.create", None, json_of(&c.config)))
             }
-            (Command::DeleteBoard(crate::command::DeleteBoard { .. }), Applied::BoardDeleted) => {
+            (Command::DeleteBoard(_), Applied::BoardDeleted) => {
                 Some(entry.of("board.delete", None, serde_json::json!({})))
             }
             (Command::Import { hidden, .. }, Applied::Imported(period, entries)) => Some(entry.of(
