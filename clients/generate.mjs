@@ -138,7 +138,8 @@ function objectType(s, input, indent) {
  * Names of the fields whose values are scores, of those that map names to scores, and of
  * the free-form objects (metadata) whose insides are the caller's own.
  */
-function scoreFields(schemas) {
+function scoreFields(api) {
+  const schemas = api.components.schemas;
   const fields = new Set();
   const maps = new Set();
   const opaque = new Set();
@@ -163,9 +164,11 @@ function scoreFields(schemas) {
     }
   }
   // The parser knows a score by its field's name alone: a name must mean a score in
-  // every schema or in none.
+  // every schema or in none — but for the schemas read only as plain objects (below).
+  const { names: plainObjects, schemas: insidePlain } = plainObjectFields(api, schemas);
   const plain = new Set();
-  for (const s of Object.values(schemas)) {
+  for (const [schemaName, s] of Object.entries(schemas)) {
+    if (insidePlain.has(schemaName)) continue;
     for (const [name, p] of Object.entries(s.properties ?? {})) {
       const branches = p.oneOf ?? p.anyOf ?? [p];
       const integer = branches.some((b) => b.type === "integer" || (Array.isArray(b.type) && b.type.includes("integer")));
@@ -176,7 +179,77 @@ function scoreFields(schemas) {
     if (opaque.has(name)) throw new Error(`field ${name} is both free-form and a score`);
     if (plain.has(name)) throw new Error(`field ${name} is a score in one schema and a plain integer in another`);
   }
-  return { fields: [...fields].sort(), maps: [...maps].sort(), opaque: [...opaque].sort() };
+  return {
+    fields: [...fields].sort(),
+    maps: [...maps].sort(),
+    opaque: [...opaque].sort(),
+    plainObjects: [...plainObjects].sort(),
+  };
+}
+
+/** The schema a property refers to, if it is a `$ref` (or one of a nullable `oneOf`). */
+function refOf(p) {
+  const branches = p.oneOf ?? p.anyOf ?? [p];
+  const ref = branches.find((b) => b.$ref)?.$ref;
+  return ref?.split("/").pop();
+}
+
+/**
+ * Plain objects: fields whose value is always an object of a schema with no score inside
+ * it (a board's `partitions: {"max": M}`), and that schema referred to by nothing else.
+ * The parser reads the numbers inside them as plain numbers, so a name in such a schema
+ * may be a score elsewhere (a column's `max`).
+ */
+function plainObjectFields(api, schemas) {
+  const hasScore = (name, seen = new Set()) => {
+    if (seen.has(name)) return false;
+    seen.add(name);
+    const walk = (node) => {
+      if (Array.isArray(node)) return node.some(walk);
+      if (!node || typeof node !== "object") return false;
+      if (node.$ref) return hasScore(node.$ref.split("/").pop(), seen);
+      for (const p of Object.values(node.properties ?? {})) {
+        if ((p.oneOf ?? p.anyOf ?? [p]).some(isScore)) return true;
+      }
+      return Object.values(node).some(walk);
+    };
+    return walk(schemas[name]);
+  };
+  // Every reference to each schema, and those made by a property of each name.
+  const refs = new Map();
+  const byField = new Map();
+  const count = (node, field) => {
+    if (Array.isArray(node)) return node.forEach((n) => count(n, field));
+    if (!node || typeof node !== "object") return;
+    if (node.$ref) {
+      const target = node.$ref.split("/").pop();
+      refs.set(target, (refs.get(target) ?? 0) + 1);
+      if (field) byField.set(`${field} ${target}`, (byField.get(`${field} ${target}`) ?? 0) + 1);
+    }
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "properties") {
+        for (const [name, p] of Object.entries(v)) count(p, name);
+      } else if (k !== "$ref") count(v, k === "oneOf" || k === "anyOf" ? field : undefined);
+    }
+  };
+  count(api);
+  const names = new Set();
+  const inside = new Set();
+  for (const s of Object.values(schemas)) {
+    for (const [name, p] of Object.entries(s.properties ?? {})) {
+      const target = refOf(p);
+      if (!target || hasScore(target)) continue;
+      const all = refs.get(target) ?? 0;
+      const fromHere = [...byField.entries()]
+        .filter(([key]) => key.endsWith(` ${target}`) && key.split(" ")[0] === name)
+        .reduce((n, [, c]) => n + c, 0);
+      if (all > 0 && all === fromHere) {
+        names.add(name);
+        inside.add(target);
+      }
+    }
+  }
+  return { names, schemas: inside };
 }
 
 export function generateTypescript(api) {
@@ -197,13 +270,15 @@ export type ScoreInput = bigint | number | string;
     out += doc(s.description, "");
     out += `export type ${name} = ${typeOf(s, inputs.has(name), "")};\n\n`;
   }
-  const { fields, maps, opaque } = scoreFields(schemas);
+  const { fields, maps, opaque, plainObjects } = scoreFields(api);
   out += `/** The fields of an answer that hold a score (read as \`bigint\`). */\n`;
   out += `export const SCORE_FIELDS: readonly string[] = ${JSON.stringify(fields)};\n`;
   out += `/** The fields of an answer that map names to scores (their values read as \`bigint\`). */\n`;
   out += `export const SCORE_MAPS: readonly string[] = ${JSON.stringify(maps)};\n`;
   out += `/** The free-form fields of an answer (metadata): read as \`JSON.parse\` would. */\n`;
   out += `export const OPAQUE_FIELDS: readonly string[] = ${JSON.stringify(opaque)};\n`;
+  out += `/** The fields of an answer that hold an object without scores: its numbers read as plain numbers. */\n`;
+  out += `export const PLAIN_OBJECTS: readonly string[] = ${JSON.stringify(plainObjects)};\n`;
   return out;
 }
 

@@ -161,6 +161,8 @@ namespace Photofinish
 
         public string Order { get; set; }
 
+        public PartitionsView Partitions { get; set; }
+
         public bool? PlayerWrites { get; set; }
 
         public bool? PublicRead { get; set; }
@@ -206,6 +208,7 @@ namespace Photofinish
                 MinScore = Json.ToLongOrNull(Json.Get(o, "min_score")),
                 OpensAt = Json.ToStr(Json.Get(o, "opens_at")),
                 Order = Json.ToStr(Json.Get(o, "order")),
+                Partitions = PartitionsView.FromJson(Json.Get(o, "partitions")),
                 PlayerWrites = Json.ToBoolOrNull(Json.Get(o, "player_writes")),
                 PublicRead = Json.ToBoolOrNull(Json.Get(o, "public_read")),
                 Reset = Json.ToStr(Json.Get(o, "reset")),
@@ -236,6 +239,7 @@ namespace Photofinish
             Json.Put(d, "min_score", MinScore);
             Json.Put(d, "opens_at", OpensAt);
             Json.Put(d, "order", Order);
+            Json.Put(d, "partitions", Partitions?.ToJson());
             Json.Put(d, "player_writes", PlayerWrites);
             Json.Put(d, "public_read", PublicRead);
             Json.Put(d, "reset", Reset);
@@ -463,6 +467,8 @@ namespace Photofinish
         /// <summary>`desc` or `asc`.</summary>
         public string Order { get; set; }
 
+        public PartitionsView Partitions { get; set; }
+
         /// <summary>The current period id (`all` for boards that never reset).</summary>
         public string Period { get; set; }
 
@@ -521,6 +527,7 @@ namespace Photofinish
                 NextResetAt = Json.ToStr(Json.Get(o, "next_reset_at")),
                 OpensAt = Json.ToStr(Json.Get(o, "opens_at")),
                 Order = Json.ToStr(Json.Get(o, "order")),
+                Partitions = PartitionsView.FromJson(Json.Get(o, "partitions")),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 PlayerWrites = Json.ToBool(Json.Get(o, "player_writes")),
                 PublicRead = Json.ToBool(Json.Get(o, "public_read")),
@@ -555,6 +562,7 @@ namespace Photofinish
             Json.Put(d, "next_reset_at", NextResetAt);
             Json.Put(d, "opens_at", OpensAt);
             Json.Put(d, "order", Order);
+            Json.Put(d, "partitions", Partitions?.ToJson());
             Json.Put(d, "period", Period);
             Json.Put(d, "player_writes", PlayerWrites);
             Json.Put(d, "public_read", PublicRead);
@@ -903,6 +911,10 @@ namespace Photofinish
         /// <summary>Stored metadata, or null.</summary>
         public Dictionary<string, object> Metadata { get; set; }
 
+        /// <summary>The member's partition, on a board of partitions when it is in one (docs/SPEC.md
+        /// §17).</summary>
+        public string Partition { get; set; }
+
         /// <summary>Rank in the style asked for.</summary>
         public long Rank { get; set; }
 
@@ -924,6 +936,7 @@ namespace Photofinish
                 Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
                 Rank = Json.ToLong(Json.Get(o, "rank")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
@@ -937,6 +950,7 @@ namespace Photofinish
             Json.Put(d, "hidden", Hidden);
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
+            Json.Put(d, "partition", Partition);
             Json.Put(d, "rank", Rank);
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
@@ -1463,6 +1477,12 @@ namespace Photofinish
         /// <summary>Stored metadata, or null.</summary>
         public Dictionary<string, object> Metadata { get; set; }
 
+        /// <summary>Its partition, on a board of partitions when it is in one (docs/SPEC.md §17).</summary>
+        public string Partition { get; set; }
+
+        /// <summary>Its ordinal rank in its partition, as the reader sees it.</summary>
+        public long? PartitionRank { get; set; }
+
         /// <summary>The period read (its current one), in an answer across boards.</summary>
         public string Period { get; set; }
 
@@ -1500,6 +1520,8 @@ namespace Photofinish
                 Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
+                PartitionRank = Json.ToLongOrNull(Json.Get(o, "partition_rank")),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 Rank = Json.ToLong(Json.Get(o, "rank")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
@@ -1521,6 +1543,8 @@ namespace Photofinish
             Json.Put(d, "hidden", Hidden);
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
+            Json.Put(d, "partition", Partition);
+            Json.Put(d, "partition_rank", PartitionRank);
             Json.Put(d, "period", Period);
             Json.Put(d, "rank", Rank);
             Json.Put(d, "reached_at", ReachedAt);
@@ -1688,6 +1712,93 @@ namespace Photofinish
             Json.Put(d, "moves", Json.FromList(Moves, x => (object)x?.ToJson()));
             Json.Put(d, "period", Period);
             Json.Put(d, "total", Total);
+            return d;
+        }
+    }
+
+    /// <summary>A period's partitions, sorted by key.</summary>
+    public sealed class PartitionListView
+    {
+        /// <summary>A page of them.</summary>
+        public List<PartitionSummary> Partitions { get; set; }
+
+        /// <summary>The period id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>Partitions holding a member the reader sees.</summary>
+        public long Total { get; set; }
+
+        internal static PartitionListView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new PartitionListView
+            {
+                Partitions = Json.ToList(Json.Get(o, "partitions"), x => PartitionSummary.FromJson(x)),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Total = Json.ToLong(Json.Get(o, "total")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "partitions", Json.FromList(Partitions, x => (object)x?.ToJson()));
+            Json.Put(d, "period", Period);
+            Json.Put(d, "total", Total);
+            return d;
+        }
+    }
+
+    /// <summary>One partition of a period, with the members the reader sees in it.</summary>
+    public sealed class PartitionSummary
+    {
+        /// <summary>Members the reader sees in it.</summary>
+        public long Members { get; set; }
+
+        /// <summary>The partition's key.</summary>
+        public string Partition { get; set; }
+
+        internal static PartitionSummary FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new PartitionSummary
+            {
+                Members = Json.ToLong(Json.Get(o, "members")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "members", Members);
+            Json.Put(d, "partition", Partition);
+            return d;
+        }
+    }
+
+    /// <summary>A board's partitions (docs/SPEC.md §17).</summary>
+    public sealed class PartitionsView
+    {
+        /// <summary>The most partitions a period holds: a write that would open one more is 422 too_many_partitions</summary>
+        public long Max { get; set; }
+
+        internal static PartitionsView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new PartitionsView
+            {
+                Max = Json.ToLong(Json.Get(o, "max")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "max", Max);
             return d;
         }
     }
@@ -2160,6 +2271,13 @@ namespace Photofinish
         /// <summary>The operator; the board's default when absent or null</summary>
         public string Op { get; set; }
 
+        /// <summary>The member's partition (docs/SPEC.md §17), on a board with `partitions`: fixed for
+        /// the period by the member's first write (409 partition_conflict for another); a
+        /// new one past the board's `partitions.max` is 422 too_many_partitions; on a board
+        /// without partitions 422 invalid_parameter. A player's token may name only its own
+        /// `partition` claim (403).</summary>
+        public string Partition { get; set; }
+
         /// <summary>The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at</summary>
         public string Period { get; set; }
 
@@ -2179,6 +2297,7 @@ namespace Photofinish
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
                 Op = Json.ToStr(Json.Get(o, "op")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 Score = Json.ToLongOrNull(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
@@ -2192,6 +2311,7 @@ namespace Photofinish
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
             Json.Put(d, "op", Op);
+            Json.Put(d, "partition", Partition);
             Json.Put(d, "period", Period);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
@@ -2207,6 +2327,12 @@ namespace Photofinish
 
         /// <summary>Member name.</summary>
         public string Member { get; set; }
+
+        /// <summary>The member's partition, when it is in one (docs/SPEC.md §17).</summary>
+        public string Partition { get; set; }
+
+        /// <summary>Ordinal rank in its partition after the write, when it is in one.</summary>
+        public long? PartitionRank { get; set; }
 
         /// <summary>The period the write landed in.</summary>
         public string Period { get; set; }
@@ -2232,6 +2358,8 @@ namespace Photofinish
             {
                 Changed = Json.ToBool(Json.Get(o, "changed")),
                 Member = Json.ToStr(Json.Get(o, "member")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
+                PartitionRank = Json.ToLongOrNull(Json.Get(o, "partition_rank")),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 Rank = Json.ToLong(Json.Get(o, "rank")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
@@ -2245,6 +2373,8 @@ namespace Photofinish
             var d = new Dictionary<string, object>();
             Json.Put(d, "changed", Changed);
             Json.Put(d, "member", Member);
+            Json.Put(d, "partition", Partition);
+            Json.Put(d, "partition_rank", PartitionRank);
             Json.Put(d, "period", Period);
             Json.Put(d, "rank", Rank);
             Json.Put(d, "reached_at", ReachedAt);
@@ -2307,5 +2437,7 @@ namespace Photofinish
         public const string RewardNotFound = "reward_not_found";
         public const string AlreadyClaimed = "already_claimed";
         public const string RewardExpired = "reward_expired";
+        public const string PartitionConflict = "partition_conflict";
+        public const string TooManyPartitions = "too_many_partitions";
     }
 }

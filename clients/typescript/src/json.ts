@@ -5,11 +5,12 @@
  * of `SCORE_MAPS`, both generated from the server's OpenAPI document) as `bigint`, and
  * bodies are written by `stringify`, which writes a `bigint` as the integer it is.
  */
-import { OPAQUE_FIELDS, SCORE_FIELDS, SCORE_MAPS } from "./schema.js";
+import { OPAQUE_FIELDS, PLAIN_OBJECTS, SCORE_FIELDS, SCORE_MAPS } from "./schema.js";
 
 const scoreFields = new Set(SCORE_FIELDS);
 const scoreMaps = new Set(SCORE_MAPS);
-const opaqueFields = new Set(OPAQUE_FIELDS);
+// Inside a plain object (a board's `partitions`) numbers are plain, as in metadata.
+const opaqueFields = new Set([...OPAQUE_FIELDS, ...PLAIN_OBJECTS]);
 
 /**
  * Where a value sits: under a score field, in a map of scores, inside a free-form object

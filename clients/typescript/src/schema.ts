@@ -62,6 +62,7 @@ export type BoardConfigBody = {
   /** A tournament's opening instant (docs/SPEC.md §14): a write or join before it gets 422 board_closed. Before closes_at (422 invalid_config) */
   opens_at?: string | null;
   order?: "desc" | "asc" | null;
+  partitions?: null | PartitionsView;
   player_writes?: boolean | null;
   public_read?: boolean | null;
   reset?: "never" | "daily" | "weekly" | "monthly" | null;
@@ -160,6 +161,7 @@ export type BoardView = {
   opens_at?: string | null;
   /** `desc` or `asc`. */
   order: string;
+  partitions?: null | PartitionsView;
   /** The current period id (`all` for boards that never reset). */
   period: string;
   /** Players may write their own member. */
@@ -295,6 +297,9 @@ export type EntryView = {
   member: string;
   /** Stored metadata, or null. */
   metadata?: Record<string, unknown> | null;
+  /** The member's partition, on a board of partitions when it is in one (docs/SPEC.md
+   * §17). */
+  partition?: string | null;
   /** Rank in the style asked for. */
   rank: number;
   /** When the member first reached the score. */
@@ -322,7 +327,7 @@ export type ErrorBody = {
 /** The error's code and message. */
 export type ErrorDetail = {
   /** Stable `snake_case` code, e.g. `score_overflow`. */
-  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden" | "reward_not_found" | "already_claimed" | "reward_expired";
+  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden" | "reward_not_found" | "already_claimed" | "reward_expired" | "partition_conflict" | "too_many_partitions";
   /** On already_claimed: the grant, as it was claimed (docs/SPEC.md §16) */
   grant?: GrantView;
   /** A human sentence. */
@@ -479,6 +484,10 @@ export type MemberView = {
   member: string;
   /** Stored metadata, or null. */
   metadata?: Record<string, unknown> | null;
+  /** Its partition, on a board of partitions when it is in one (docs/SPEC.md §17). */
+  partition?: string | null;
+  /** Its ordinal rank in its partition, as the reader sees it. */
+  partition_rank?: number | null;
   /** The period read (its current one), in an answer across boards. */
   period?: string | null;
   /** Rank in the style asked for. */
@@ -543,6 +552,30 @@ export type MovesView = {
   period: string;
   /** Moves in the period. */
   total: number;
+};
+
+/** A period's partitions, sorted by key. */
+export type PartitionListView = {
+  /** A page of them. */
+  partitions: Array<PartitionSummary>;
+  /** The period id. */
+  period: string;
+  /** Partitions holding a member the reader sees. */
+  total: number;
+};
+
+/** One partition of a period, with the members the reader sees in it. */
+export type PartitionSummary = {
+  /** Members the reader sees in it. */
+  members: number;
+  /** The partition's key. */
+  partition: string;
+};
+
+/** A board's partitions (docs/SPEC.md §17). */
+export type PartitionsView = {
+  /** The most partitions a period holds: a write that would open one more is 422 too_many_partitions */
+  max: number;
 };
 
 /** What a period-close post carries (its JSON body). */
@@ -699,6 +732,12 @@ export type WriteBody = {
   metadata?: Record<string, unknown> | null;
   /** The operator; the board's default when absent or null */
   op?: "incr" | "best" | "set" | null;
+  /** The member's partition (docs/SPEC.md §17), on a board with `partitions`: fixed for
+   * the period by the member's first write (409 partition_conflict for another); a
+   * new one past the board's `partitions.max` is 422 too_many_partitions; on a board
+   * without partitions 422 invalid_parameter. A player's token may name only its own
+   * `partition` claim (403). */
+  partition?: string | null;
   /** The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at */
   period?: string | null;
   /** A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend */
@@ -713,6 +752,10 @@ export type WriteResult = {
   changed: boolean;
   /** Member name. */
   member: string;
+  /** The member's partition, when it is in one (docs/SPEC.md §17). */
+  partition?: string | null;
+  /** Ordinal rank in its partition after the write, when it is in one. */
+  partition_rank?: number | null;
   /** The period the write landed in. */
   period: string;
   /** Ordinal rank after the write. */
@@ -732,3 +775,5 @@ export const SCORE_FIELDS: readonly string[] = ["max","max_score","min","min_sco
 export const SCORE_MAPS: readonly string[] = ["scores"];
 /** The free-form fields of an answer (metadata): read as `JSON.parse` would. */
 export const OPAQUE_FIELDS: readonly string[] = ["detail","metadata"];
+/** The fields of an answer that hold an object without scores: its numbers read as plain numbers. */
+export const PLAIN_OBJECTS: readonly string[] = ["error","league","partitions"];

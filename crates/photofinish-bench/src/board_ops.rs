@@ -146,6 +146,7 @@ pub(crate) fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'
         period_us: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     }
 }
 

@@ -187,7 +187,7 @@ fn draw(rng: &mut Rng, columns: usize, first: u64) -> Scores {
 
 /// Builds the board: `members` entries pushed in member order (not rank order), then the
 /// builder sorts, fills the member table and builds the index bottom-up.
-fn build(members: u64, columns: usize) -> Result<Ranking> {
+pub(crate) fn build(members: u64, columns: usize) -> Result<Ranking> {
     let mut rng = Rng::new(42);
     let capacity = usize::try_from(members).unwrap_or(usize::MAX);
     let mut b = RankingBuilder::new(shape(columns), capacity);
@@ -282,6 +282,7 @@ fn time_updates(
             values,
             at_us: clock,
             metadata: None,
+            partition: None,
         };
         match black_box(r.submit(&w)) {
             Ok(_) => {}

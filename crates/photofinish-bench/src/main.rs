@@ -12,6 +12,7 @@ mod engine_ops;
 mod erase;
 mod latency;
 mod league_close;
+mod partition_ops;
 mod progress;
 mod rewards_ops;
 mod targets;
@@ -131,6 +132,26 @@ enum Internal {
         /// Members per cohort.
         #[arg(long, default_value_t = 50)]
         cohort_size: u32,
+        /// Also print the results as one JSON line, last.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What partitions cost a ranking (docs/SPEC.md §17): a plain board and one whose
+    /// members are in P partitions, updates timed in alternating rounds, and a
+    /// partition's reads, one thread.
+    #[command(name = "partition-ops")]
+    PartitionOps {
+        #[arg(long, default_value_t = 1_000_000)]
+        members: u64,
+        /// Random members each round's updates are timed over (reads over a tenth).
+        #[arg(long, default_value_t = 1_000_000)]
+        ops: usize,
+        /// Partitions the members are spread over.
+        #[arg(long, default_value_t = 200)]
+        partitions: u32,
+        /// Rounds of updates, the two boards alternating which goes first.
+        #[arg(long, default_value_t = 6)]
+        rounds: usize,
         /// Also print the results as one JSON line, last.
         #[arg(long)]
         json: bool,
@@ -261,12 +282,14 @@ fn idempotency_memory(n: u64) {
                 rank: i + 1,
                 reached_at_us: 1_700_000_000_000_000 + i as i64,
                 changed: true,
+                partition_rank: None,
             },
             period: photofinish_core::Period {
                 id: "2026-W48".into(),
                 start_us: 0,
                 end_us: 1,
             },
+            partition: None,
         });
         let fingerprint = [(i % 251) as u8; 16];
         let expires_us = 1_800_000_000_000_000 + i as i64;
@@ -521,6 +544,14 @@ fn scenario(cmd: Internal, runtime: &tokio::runtime::Runtime) -> Result<()> {
             cohort_size,
             json,
         } => board_ops::run(members, ops, cohort_size)
+            .map(|m| show(&m.table(), json.then(|| m.json()))),
+        Internal::PartitionOps {
+            members,
+            ops,
+            partitions,
+            rounds,
+            json,
+        } => partition_ops::run(members, ops, partitions, rounds)
             .map(|m| show(&m.table(), json.then(|| m.json()))),
         Internal::MemoryLatency { mib, loads } => {
             let rows: Vec<_> = mib.iter().map(|&m| latency::run(m, loads)).collect();

@@ -174,6 +174,7 @@ impl Target {
                 values: photofinish_core::Operands::one(initial_score(i)),
                 at_us: clock.fetch_add(1, Ordering::Relaxed),
                 metadata: None,
+                partition: None,
             })?;
             progress.set(i + 1);
         }
@@ -336,6 +337,7 @@ impl Client {
                     values: photofinish_core::Operands::one(delta),
                     at_us: clock.fetch_add(1, Ordering::Relaxed),
                     metadata: None,
+                    partition: None,
                 })
                 .is_ok()
             }

@@ -44,6 +44,7 @@ fn bench(c: &mut Criterion) {
                     period_us: None,
                     metadata: None,
                     over_budget: None,
+                    partition: None,
                 };
                 black_box(board.submit(&w).ok())
             })

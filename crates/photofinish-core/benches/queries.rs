@@ -28,6 +28,7 @@ fn bench(c: &mut Criterion) {
             values: photofinish_core::Operands::one((x % 10_000) as i64),
             at_us: i as i64,
             metadata: None,
+            partition: None,
         };
         r.submit(&w).expect("write");
     }

@@ -75,6 +75,7 @@ fn build(n: u64) -> (Ranking, Duration, f64) {
             values: photofinish_core::Operands::one(rng.below(1_000_000) as i64),
             at_us: i as i64,
             metadata: None,
+            partition: None,
         };
         black_box(r.submit(&w).ok());
     }
@@ -116,6 +117,7 @@ fn bench(c: &mut Criterion) {
                     values: photofinish_core::Operands::one(1 + rng.below(100) as i64),
                     at_us: clock,
                     metadata: None,
+                    partition: None,
                 };
                 black_box(r.submit(&w).ok())
             })

@@ -143,6 +143,9 @@ pub enum Caller {
     Player {
         /// The member the player is.
         member: String,
+        /// Its token's `partition` claim (docs/SPEC.md §17): the one partition its writes
+        /// may name.
+        partition: Option<String>,
     },
 }
 
@@ -167,7 +170,7 @@ impl Viewer {
         match caller {
             Caller::Open => Viewer::Admin,
             Caller::Key(k) if k.scope == Scope::Admin && k.covers(board) => Viewer::Admin,
-            Caller::Player { member } => Viewer::Member(member.clone()),
+            Caller::Player { member, .. } => Viewer::Member(member.clone()),
             Caller::Key(_) | Caller::Anonymous => Viewer::Everyone,
         }
     }
@@ -194,7 +197,7 @@ impl Caller {
             Caller::Open => "open".to_owned(),
             Caller::Anonymous => "anonymous".to_owned(),
             Caller::Key(k) => k.name.clone(),
-            Caller::Player { member } => format!("player:{member}"),
+            Caller::Player { member, .. } => format!("player:{member}"),
         }
     }
 }
@@ -224,6 +227,9 @@ pub enum Action<'a> {
         member: &'a str,
         /// Whether the write carries an explicit `at` (admin only).
         with_at: bool,
+        /// The partition the write names (docs/SPEC.md §17): a player's must be its
+        /// token's claim.
+        partition: Option<&'a str>,
     },
     /// Write anything to a board: what a write endpoint checks before it reads the body,
     /// so a caller who may not write there learns nothing (not even whether the board
@@ -287,14 +293,17 @@ pub fn authorize(
             _ => Err(unauthorized()),
         },
         Caller::Key(key) => authorize_key(key, action),
-        Caller::Player { member } => match *action {
+        Caller::Player { member, partition } => match *action {
             Action::Read { .. } => Ok(()),
             Action::WriteTo { .. } if flags.is_some_and(|f| !f.player_writes) => Err(forbidden(
                 "this board does not take players' writes (player_writes is off)".into(),
             )),
             Action::WriteTo { .. } => Ok(()),
             Action::Write {
-                member: m, with_at, ..
+                member: m,
+                with_at,
+                partition: asked,
+                ..
             } => {
                 if m != member {
                     Err(forbidden(format!(
@@ -308,6 +317,14 @@ pub fn authorize(
                     Err(forbidden(
                         "this board does not take players' writes (player_writes is off)".into(),
                     ))
+                } else if asked.is_some() && asked != partition.as_deref() {
+                    Err(forbidden(format!(
+                        "a player's write may name only its token's partition claim ({}), not {:?}",
+                        partition
+                            .as_deref()
+                            .map_or("none".to_owned(), |p| format!("{p:?}")),
+                        asked.unwrap_or_default()
+                    )))
                 } else {
                     Ok(())
                 }
@@ -381,7 +398,7 @@ pub fn may_audit_across(caller: &Caller) -> Result<(), BoardError> {
 /// other caller as its boards allow, board by board.
 pub fn may_read_member_data(caller: &Caller, member: &str) -> Result<(), BoardError> {
     match caller {
-        Caller::Player { member: me } if me != member => Err(BoardError::Forbidden(format!(
+        Caller::Player { member: me, .. } if me != member => Err(BoardError::Forbidden(format!(
             "a player reads its own member's data, not {member:?}'s"
         ))),
         _ => Ok(()),
@@ -447,15 +464,32 @@ mod tests {
             board: "b",
             member: "ann",
             with_at,
+            partition: None,
+        };
+        let in_fr = Action::Write {
+            board: "b",
+            member: "ann",
+            with_at: false,
+            partition: Some("FR"),
+        };
+        let ann_fr = Caller::Player {
+            member: "ann".into(),
+            partition: Some("FR".into()),
+        };
+        let ann_de = Caller::Player {
+            member: "ann".into(),
+            partition: Some("DE".into()),
         };
         let read = Action::Read { board: "b" };
         let rm = Action::RemoveMember { board: "b" };
         let manage = Action::Manage { board: "b" };
         let ann = Caller::Player {
             member: "ann".into(),
+            partition: None,
         };
         let bob = Caller::Player {
             member: "bob".into(),
+            partition: None,
         };
         // (caller, action, flags, expected)
         let cases: Vec<(&Caller, Action, Option<BoardFlags>, &str)> = vec![
@@ -473,6 +507,12 @@ mod tests {
             (&ann, rm, PUBLIC, "forbidden"),
             (&ann, manage, PUBLIC, "forbidden"),
             (&ann, Action::Metrics, None, "forbidden"),
+            // A player names only its token's partition claim (docs/SPEC.md §17).
+            (&ann_fr, in_fr, PUBLIC, "ok"),
+            (&ann_fr, w(false), PUBLIC, "ok"),
+            (&ann_de, in_fr, PUBLIC, "forbidden"),
+            (&ann, in_fr, PUBLIC, "forbidden"),
+            (&Caller::Open, in_fr, None, "ok"),
         ];
         for (caller, action, flags, want) in cases {
             assert_eq!(

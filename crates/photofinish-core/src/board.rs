@@ -70,6 +70,8 @@ pub struct BoardWrite<'a> {
     pub period_us: Option<i64>,
     /// New metadata, or `None` to keep the current one.
     pub metadata: Option<&'a str>,
+    /// The partition the write names (docs/SPEC.md §17).
+    pub partition: Option<&'a str>,
     /// The memory budget was over when the write was admitted: it may not add a member.
     pub over_budget: Option<OverBudget>,
 }
@@ -206,13 +208,17 @@ impl Board {
             values: w.values,
             at_us: w.at_us,
             metadata: w.metadata,
+            partition: w.partition,
         };
         let shape = self.shape;
+        let partitions = self.config.partitions.map(|p| p.max);
         let is_new = !self.periods.contains_key(&period.start_us);
-        let (_, ranking) = self
-            .periods
-            .entry(period.start_us)
-            .or_insert_with(|| (period.clone(), Ranking::new(shape)));
+        let (_, ranking) = self.periods.entry(period.start_us).or_insert_with(|| {
+            (
+                period.clone(),
+                Ranking::new(shape).with_partitions(partitions),
+            )
+        });
         let cohorts = self.config.cohort_size.is_some();
         if cohorts {
             // A first write takes its seat after the ranking's work: start fetching where
@@ -241,24 +247,43 @@ impl Board {
                 }
             }
         }
-        let mut outcome = result?;
+        let mut outcome = result.map_err(|e| e.in_period(&period.id))?;
         if !self.hidden.is_empty() {
-            if let Some(ranking) = self.periods.get_mut(&period.start_us).map(|(_, r)| r) {
-                if self.hidden.contains_key(w.member) {
-                    // Its key may have moved, or it just arrived: keep it in place.
-                    ranking.mark_hidden(w.member, true);
+            self.seen_by_writer(&period, w.member, ranked, &mut outcome);
+        }
+        Ok((outcome, period))
+    }
+
+    /// After a write of `member` in `period` on a board that hides members: keeps a
+    /// hidden writer in place among the hidden, and makes the answer's ranks (`ranked`)
+    /// the writer's view — hidden members other than it left out, itself shown as it
+    /// would rank (docs/SPEC.md §15), in the board and in its partition.
+    fn seen_by_writer(
+        &mut self,
+        period: &Period,
+        member: &str,
+        ranked: bool,
+        outcome: &mut Outcome,
+    ) {
+        if let Some(ranking) = self.periods.get_mut(&period.start_us).map(|(_, r)| r) {
+            if self.hidden.contains_key(member) {
+                // Its key may have moved, or it just arrived: keep it in place.
+                ranking.mark_hidden(member, true);
+            }
+            if ranked && ranking.has_hidden() {
+                // The answer is the writer's view: hidden members other than it left
+                // out, itself shown as it would rank (docs/SPEC.md §15).
+                let view = ranking.view(Some(member));
+                if let Some((_, ordinal)) = view.member_ranked(member, RankStyle::Ordinal) {
+                    outcome.rank = ordinal;
                 }
-                if ranked && ranking.has_hidden() {
-                    // The answer is the writer's view: hidden members other than it left
-                    // out, itself shown as it would rank (docs/SPEC.md §15).
-                    let view = ranking.view(Some(w.member));
-                    if let Some((_, ordinal)) = view.member_ranked(w.member, RankStyle::Ordinal) {
-                        outcome.rank = ordinal;
-                    }
+                if let Some(part) = view.partition_of_member(member) {
+                    outcome.partition_rank = part
+                        .member_ranked(member, RankStyle::Ordinal)
+                        .map(|(_, ordinal)| ordinal);
                 }
             }
         }
-        Ok((outcome, period))
     }
 
     /// The period that takes a write or join at instant `target_us`: `period_not_retained`
@@ -401,6 +426,11 @@ impl Board {
         Ok((resolved.period, ranking))
     }
 
+    /// Whether the board has partitions (docs/SPEC.md §17).
+    pub fn is_partitioned(&self) -> bool {
+        self.config.partitions.is_some()
+    }
+
     /// The ranking of `period`, if one exists.
     pub fn ranking(&self, period: &Period) -> Option<&Ranking> {
         self.periods.get(&period.start_us).map(|(_, r)| r)
@@ -425,7 +455,12 @@ impl Board {
     }
 
     /// Puts a ranking in place for `period` (snapshot loading), its hidden members marked.
+    /// A ranking built without partitions gets the board's (empty: its members' come
+    /// after, [`Ranking::load_partitions`]).
     pub fn insert_ranking(&mut self, period: Period, mut ranking: Ranking) {
+        if let (Some(p), false) = (self.config.partitions, ranking.is_partitioned()) {
+            ranking = ranking.with_partitions(Some(p.max));
+        }
         self.mark_hidden_in(&mut ranking);
         self.periods.insert(period.start_us, (period, ranking));
     }

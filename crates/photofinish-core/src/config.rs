@@ -12,6 +12,7 @@ use crate::cohort::validate_cohort_size;
 use crate::columns::{column_index, column_names, validate_columns, Column, Shape};
 use crate::entry::EntryRules;
 use crate::error::BoardError;
+use crate::groups::PartitionRules;
 use crate::league::League;
 use crate::rewards::{validate_rewards, RewardRow, DEFAULT_REWARD_TTL_S};
 use crate::scoring::Bounds;
@@ -72,6 +73,10 @@ pub struct BoardConfig {
     /// the JSON then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<League>,
+    /// Its partitions (docs/SPEC.md §17), fixed for its life; `None`: none (left out of
+    /// the JSON then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionRules>,
     /// Settings that change neither the order nor the periods (who may read and write):
     /// they may change over the board's life. Flattened into the config's JSON, each left
     /// out while it has its default, so a config without them reads and prints as before.
@@ -311,6 +316,7 @@ impl Default for BoardConfig {
             columns: Vec::new(),
             cohort_size: None,
             league: None,
+            partitions: None,
             settings: BoardSettings::default(),
         }
     }
@@ -354,6 +360,9 @@ impl BoardConfig {
             rules.min_score.is_some() || rules.max_score.is_some() || rules.max_increment.is_some();
         validate_columns(&self.columns, self.update, board_bounds)?;
         validate_cohort_size(self.cohort_size)?;
+        if let Some(p) = &self.partitions {
+            p.validate()?;
+        }
         if let Some(league) = &self.league {
             league.validate(self.cohort_size, self.reset != Reset::Never)?;
         }

@@ -9,6 +9,7 @@ use std::ops::Deref;
 
 use crate::config::{validate_board_name, validate_member_name};
 use crate::error::BoardError;
+use crate::groups::validate_group_key;
 
 macro_rules! checked_name {
     ($(#[$doc:meta])* $name:ident, $check:path) => {
@@ -88,6 +89,13 @@ checked_name!(
     /// characters (`invalid_member` otherwise).
     MemberName,
     validate_member_name
+);
+
+checked_name!(
+    /// A partition or team key that follows the rule of docs/SPEC.md §17: 1 to 32 of
+    /// `A-Z a-z 0-9 _ -` (`invalid_parameter` otherwise).
+    GroupKey,
+    validate_group_key
 );
 
 #[cfg(test)]

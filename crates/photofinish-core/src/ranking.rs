@@ -31,12 +31,14 @@ use crate::index::KeyOf;
 
 mod invariants;
 pub(crate) mod members;
+pub(crate) mod partitions;
 mod persist;
 mod reads;
 mod storage;
 mod visible;
 
 use members::MemberTable;
+use partitions::{Partitions, Place};
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 use storage::{by_key, index_of, tree, Record, Records, Tails, Tree, INLINE_NAME_BYTES};
 pub use visible::Visible;
@@ -115,6 +117,8 @@ pub struct Write<'a> {
     pub at_us: i64,
     /// New metadata (serialized JSON object), or `None` to keep the current one.
     pub metadata: Option<&'a str>,
+    /// The partition the write names (docs/SPEC.md §17), `None` for none.
+    pub partition: Option<&'a str>,
 }
 
 /// What a write did.
@@ -128,6 +132,9 @@ pub struct Outcome {
     pub reached_at_us: i64,
     /// Whether the score changed (a new member always counts as changed).
     pub changed: bool,
+    /// Ordinal rank in the member's partition after the write, from 1, on a ranking of
+    /// partitions when the member is in one and the rank was asked for.
+    pub partition_rank: Option<u64>,
 }
 
 /// A ranked entry as reads return it.
@@ -146,6 +153,8 @@ pub struct Entry {
     pub reached_at_us: i64,
     /// The serialized metadata object, if any.
     pub metadata: Option<String>,
+    /// The member's partition, on a board of partitions (docs/SPEC.md §17).
+    pub partition: Option<String>,
 }
 
 impl Outcome {
@@ -182,6 +191,8 @@ pub struct Ranking {
     /// The hidden members this ranking holds (docs/SPEC.md §15), kept by the board as it
     /// hides, shows and writes them; `None` while there are none.
     hidden: Option<Box<visible::HiddenIds>>,
+    /// The partitions (docs/SPEC.md §17), on a board that has them.
+    partitions: Option<Box<Partitions>>,
 }
 
 impl Ranking {
@@ -205,6 +216,7 @@ impl Ranking {
             index_deferred: false,
             keep_index: false,
             hidden: None,
+            partitions: None,
         }
     }
 
@@ -341,6 +353,9 @@ impl Ranking {
         if !self.index_deferred {
             self.index_deferred = true;
             self.index = Tree::new(&self.shape);
+            if let Some(p) = self.partitions.as_deref_mut() {
+                p.defer();
+            }
         }
         self.submit_with(w, false)
     }
@@ -354,6 +369,9 @@ impl Ranking {
         let (records, ids) = (&self.records, self.members.ids());
         tree!(&mut self.index, ix => *ix = index_of(by_key(ids, records), records));
         self.index_deferred = false;
+        if let Some(p) = self.partitions.as_deref_mut() {
+            p.rebuild(self.index.ids(), &self.records);
+        }
     }
 
     fn submit_with(&mut self, w: &Write<'_>, ranked: bool) -> Result<Outcome, BoardError> {
@@ -368,6 +386,7 @@ impl Ranking {
             }
         }
         let existing = self.find(w.member);
+        let place = self.place(w, existing)?;
         let old = existing.map(|id| self.scores_at(id));
         let new = self.shape.combine(w.op, old.as_ref(), &w.values)?;
         let changed = old != Some(new);
@@ -375,14 +394,24 @@ impl Ranking {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
         }
         // Where the index put the entry, when it was (re)inserted: its rank for free.
-        let (id, placed) = match existing {
-            Some(id) => (id, changed.then(|| self.rekey(id, &new, w.at_us)).flatten()),
-            None => self.add(w.member, &new, w.at_us)?,
+        let (id, placed, mut in_partition) = match existing {
+            Some(id) => match changed.then(|| self.rekey(id, &new, w.at_us)) {
+                Some((placed, in_partition)) => (id, placed, in_partition),
+                None => (id, None, None),
+            },
+            None => self.add(w.member, &new, w.at_us, place, w.partition)?,
         };
         if let Some(m) = w.metadata {
             self.metadata.insert(id, m.into());
         }
+        if ranked && in_partition.is_none() {
+            in_partition = self
+                .partitions
+                .as_deref()
+                .and_then(|p| p.position(id, &self.records));
+        }
         Ok(Outcome {
+            partition_rank: in_partition.filter(|_| ranked).map(|p| p + 1),
             scores: new,
             rank: if ranked {
                 placed.or_else(|| self.position_of(id)).map_or(0, |p| p + 1)
@@ -400,13 +429,16 @@ impl Ranking {
         seq
     }
 
-    /// Gives entry `id` a new score and time; returns its new position when the index is
-    /// kept up to date.
-    fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> Option<u64> {
+    /// Gives entry `id` a new score and time; returns its new position, and in its
+    /// partition, when the indexes are kept up to date.
+    fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> (Option<u64>, Option<u64>) {
         let kept = !self.index_deferred;
         if kept {
             let records = &self.records;
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
+        }
+        if let Some(p) = self.partitions.as_deref_mut() {
+            p.take_out(id, &self.records, kept, false);
         }
         let seq = self.take_seq();
         let r = self.records.slab.get_mut(id);
@@ -415,22 +447,37 @@ impl Ranking {
         r.seq_len = seq << 8 | (r.seq_len & 0xff);
         self.records.tails.set(id, &self.shape.tail(scores));
         let records = &self.records;
-        kept.then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)))
+        let placed =
+            kept.then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)));
+        let in_partition = match self.partitions.as_deref_mut() {
+            Some(p) if kept => p.put_back(id, &self.records),
+            _ => None,
+        };
+        (placed, in_partition)
     }
 
-    /// Adds a member; returns its id and, when the index is kept up to date, its position.
+    /// Adds a member into the partition `place` says (`partition` the one its write
+    /// named); returns its id and, when the indexes are kept up to date, its position and
+    /// its position in its partition.
     fn add(
         &mut self,
         member: &str,
         scores: &Scores,
         at_us: i64,
-    ) -> Result<(u32, Option<u64>), BoardError> {
+        place: Place,
+        partition: Option<&str>,
+    ) -> Result<(u32, Option<u64>, Option<u64>), BoardError> {
         let id = self.push_record(member, scores, at_us, self.next_seq)?;
         self.next_seq += 1;
         let records = &self.records;
-        let placed = (!self.index_deferred)
-            .then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)));
-        Ok((id, placed))
+        let kept = !self.index_deferred;
+        let placed =
+            kept.then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)));
+        let in_partition = self
+            .partitions
+            .as_deref_mut()
+            .and_then(|p| p.enter(id, place, partition, &self.records, kept));
+        Ok((id, placed, in_partition))
     }
 
     /// Stores the record (and a long name), not yet in the member table or the index.
@@ -508,6 +555,9 @@ impl Ranking {
             let records = &self.records;
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
+        if let Some(p) = self.partitions.as_deref_mut() {
+            p.take_out(id, &self.records, !self.index_deferred, true);
+        }
         // Its id may be reused: it is no longer a hidden member's.
         self.forget_hidden(id);
         self.metadata.remove(&id);
@@ -522,6 +572,10 @@ impl Ranking {
             + self.records.tails.reserved_bytes()
             + self.index.reserved_bytes()
             + self.members.reserved_bytes()
+            + self
+                .partitions
+                .as_deref()
+                .map_or(0, Partitions::reserved_bytes)
     }
 
     /// An estimate of this ranking's size in memory: its structures

@@ -13,7 +13,8 @@ const CHUNK_TARGET_BYTES: usize = 128 * 1024;
 /// The largest id a slab hands out; `u32::MAX` is kept free as a "none" marker for users.
 pub const MAX_SLAB_ID: u32 = u32::MAX - 1;
 
-/// Dense storage addressed by `u32`. Ids of removed values are reused.
+/// Dense storage addressed by `u32`. Ids of removed values are reused. The first chunk
+/// grows by doubling up to a chunk's size; every later chunk is reserved whole.
 #[derive(Debug, Clone)]
 pub struct Slab<T> {
     /// Values per chunk is `1 << chunk_shift`, a power of two so ids split with shifts.
@@ -55,7 +56,11 @@ impl<T> Slab<T> {
         }
         let chunk_len = self.chunk_len();
         if self.chunks.last().is_none_or(|c| c.len() == chunk_len) {
-            self.chunks.push(Vec::with_capacity(chunk_len));
+            // The first chunk grows as it fills, so a small slab stays small (a
+            // partition's index, a board of a few members: 10,000 of them would otherwise
+            // reserve 128 KiB each); the later ones are made whole and never move.
+            let room = if self.chunks.is_empty() { 0 } else { chunk_len };
+            self.chunks.push(Vec::with_capacity(room));
         }
         // The branch above guarantees a last chunk with room.
         if let Some(chunk) = self.chunks.last_mut() {
@@ -144,8 +149,11 @@ impl<T> Slab<T> {
 
     /// Bytes reserved by the chunks and the free list (for memory reports).
     pub fn reserved_bytes(&self) -> usize {
-        self.chunks.len() * self.chunk_len() * std::mem::size_of::<T>()
-            + self.free.capacity() * std::mem::size_of::<u32>()
+        let values = match self.chunks.first() {
+            None => 0,
+            Some(first) => first.capacity() + (self.chunks.len() - 1) * self.chunk_len(),
+        };
+        values * std::mem::size_of::<T>() + self.free.capacity() * std::mem::size_of::<u32>()
     }
 }
 

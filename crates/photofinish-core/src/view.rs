@@ -9,6 +9,7 @@ use crate::cohort::Place;
 use crate::columns::ColumnNames;
 use crate::config::BoardConfig;
 use crate::error::BoardError;
+use crate::names::GroupKey;
 use crate::ranking::{Entry, RankStyle};
 
 /// A join's outcome (docs/SPEC.md §14): the member, the period it joined, and whether
@@ -30,6 +31,8 @@ pub struct ReadOptions {
     pub ranking: RankStyle,
     /// The period.
     pub period: PeriodRef,
+    /// The partition read alone (docs/SPEC.md §17), `None` for the whole board.
+    pub partition: Option<GroupKey>,
 }
 
 impl Default for ReadOptions {
@@ -37,6 +40,7 @@ impl Default for ReadOptions {
         Self {
             ranking: RankStyle::Ordinal,
             period: PeriodRef::Current,
+            partition: None,
         }
     }
 }
@@ -82,6 +86,9 @@ pub struct MemberRow {
     pub cohort: Option<(Place, u64)>,
     /// Its cohort's tier name, on a league board.
     pub tier: Option<String>,
+    /// Its ordinal rank in its partition as the reader sees it (docs/SPEC.md §17), when
+    /// it is in one (its partition is the entry's).
+    pub partition_rank: Option<u64>,
 }
 
 /// A cohort's standings (docs/SPEC.md §14): its entries ranked among themselves.

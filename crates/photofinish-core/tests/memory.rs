@@ -54,6 +54,7 @@ fn purged_periods_release_their_memory() {
             period_us: None,
             metadata: Some(r#"{"k":1}"#),
             over_budget: None,
+            partition: None,
         }
     }
     board.submit(&w("seed", NOON)).expect("w");

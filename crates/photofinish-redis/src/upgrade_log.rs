@@ -464,11 +464,13 @@ fn written(r: &Reply, config: &BoardConfig) -> Result<WriteOutcome, BoardError> 
                 reached_at_us: layout::answer_reached(r.bytes(3)?, config.order)
                     .ok_or_else(|| r.malformed(3, "is no tie-break"))?,
                 changed: r.flag(4)?,
+                partition_rank: None,
             };
             return Ok(WriteOutcome {
                 outcome,
                 period,
                 columns: Default::default(),
+                partition: None,
             });
         }
         status::REFUSED => {

@@ -34,7 +34,8 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::IdempotencyKeyInFlight
         | C::BoardNotEmpty
         | C::CohortPending
-        | C::AlreadyClaimed => S::CONFLICT,
+        | C::AlreadyClaimed
+        | C::PartitionConflict => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
         | C::PeriodClosed
@@ -55,6 +56,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::NotJoined
         | C::TooManyBoards
         | C::RewardExpired
+        | C::TooManyPartitions
         | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
         C::InsufficientStorage => S::INSUFFICIENT_STORAGE,
         C::RateLimited => S::TOO_MANY_REQUESTS,

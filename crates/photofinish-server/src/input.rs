@@ -23,8 +23,9 @@ use crate::error::ApiError;
 use crate::limits::{
     BODY_DISCARD_WAIT, DEFAULT_PAGE_LIMIT, MAX_BODY_BYTES, MAX_DISCARD_BYTES, MAX_PAGE_LIMIT,
 };
-use crate::wire::parse::{bounded_u64, ranking};
+use crate::wire::parse::{self, bounded_u64, ranking};
 use photofinish_core::access::{Action, Caller};
+use photofinish_core::names::GroupKey;
 use photofinish_core::ErrorCode;
 
 /// A JSON body of at most [`MAX_BODY_BYTES`], parsed into `T`.
@@ -286,7 +287,13 @@ impl Params {
         Ok(ReadOptions {
             ranking: self.ranking()?,
             period: self.period(),
+            partition: self.partition()?,
         })
+    }
+
+    /// `partition`: a partition read alone (docs/SPEC.md §17).
+    pub fn partition(&self) -> Result<Option<GroupKey>, ApiError> {
+        parse::group_key(self.0.get("partition").cloned())
     }
 
     /// 400 `invalid_parameter` for a parameter not in `allowed` (where a stray one could

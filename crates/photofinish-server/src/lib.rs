@@ -51,8 +51,8 @@ use utoipa_axum::routes;
 
 use crate::app::{App, AppState};
 use crate::routes::{
-    admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops, privacy,
-    queries, rewards, scores, transfer,
+    admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops,
+    partitions, privacy, queries, rewards, scores, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -76,6 +76,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(members::post_join))
         .routes(routes!(cohorts::get_member_cohort))
         .routes(routes!(cohorts::get_cohorts))
+        .routes(routes!(partitions::get_partitions))
         .routes(routes!(cohorts::get_cohort_entries))
         .routes(routes!(leagues::get_moves))
         .routes(routes!(leagues::get_member_tier))

@@ -194,7 +194,7 @@ impl Limiter {
                     )
                 })
             }
-            Caller::Player { member } => self.players.check_key(member).map_err(|n| {
+            Caller::Player { member, .. } => self.players.check_key(member).map_err(|n| {
                 refusal(
                     format!("player {member:?} is over the player rate"),
                     n.wait_time_from(now),
@@ -305,7 +305,10 @@ mod tests {
             Rate::parse("1/min,burst=2").expect("rate"),
             DEFAULT_ANONYMOUS_RATE,
         );
-        let player = Caller::Player { member: "p".into() };
+        let player = Caller::Player {
+            member: "p".into(),
+            partition: None,
+        };
         assert!(limiter.check(&player, None, None).is_ok());
         assert!(limiter.check(&player, None, None).is_ok());
         match limiter.check(&player, None, None) {
@@ -315,7 +318,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // Another player has a bucket of its own; an open server has none.
-        let other = Caller::Player { member: "q".into() };
+        let other = Caller::Player {
+            member: "q".into(),
+            partition: None,
+        };
         assert!(limiter.check(&other, None, None).is_ok());
         for _ in 0..1000 {
             assert!(limiter.check(&Caller::Open, None, None).is_ok());

@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
         period_us: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     });
     g.bench_function("binary (kind 3)", |b| {
         b.iter(|| {

@@ -5,6 +5,7 @@
 //! left of the buffer.
 
 use photofinish_core::columns::Column;
+use photofinish_core::groups::PartitionRules;
 use photofinish_core::league::League;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
 
@@ -20,6 +21,8 @@ struct Extensible<'a> {
     cohort_size: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     league: Option<std::borrow::Cow<'a, League>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partitions: Option<PartitionRules>,
 }
 
 /// A decoding failure: the bytes do not form what was expected.
@@ -87,6 +90,7 @@ impl Enc {
             columns: std::borrow::Cow::Borrowed(&c.columns),
             cohort_size: c.cohort_size,
             league: c.league.as_ref().map(std::borrow::Cow::Borrowed),
+            partitions: c.partitions,
         });
     }
     /// Appends a board config (see docs/format.md).
@@ -194,6 +198,10 @@ impl<'a> Dec<'a> {
             ))
         })
     }
+    /// Bytes not yet read (a bound on what a count read from them may reserve).
+    pub fn left(&self) -> usize {
+        self.buf.len() - self.pos
+    }
     /// A string written by [`Enc::str`], borrowed from the buffer.
     pub fn str_ref(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.u32()? as usize;
@@ -252,6 +260,7 @@ impl<'a> Dec<'a> {
         c.columns = extra.columns.into_owned();
         c.cohort_size = extra.cohort_size;
         c.league = extra.league.map(std::borrow::Cow::into_owned);
+        c.partitions = extra.partitions;
         Ok(c)
     }
     /// Reads a board config without settings (`config`, the first format): they default.
@@ -287,6 +296,7 @@ impl<'a> Dec<'a> {
             columns: Vec::new(),
             cohort_size: None,
             league: None,
+            partitions: None,
             settings: Default::default(),
         })
     }

@@ -132,6 +132,7 @@ impl OneOutcome {
             rank: self.rank,
             reached_at_us: self.reached_at_us,
             changed: self.changed,
+            partition_rank: None,
         }
     }
 }
@@ -143,6 +144,7 @@ impl Stored {
                 outcome: outcome.outcome(),
                 period: (**period).clone(),
                 columns: ColumnNames::default(),
+                partition: None,
             }),
             Stored::Other(answer) => (**answer).clone(),
         }
@@ -297,7 +299,7 @@ impl Table {
     pub fn remember(&mut self, id: u128, fingerprint: [u8; 16], expires_us: i64, answer: &Answer) {
         let expires_us = expires_us.max(DEAD + 1);
         let answer = match answer {
-            Answer::Written(w) if w.columns.get().is_none() => {
+            Answer::Written(w) if w.columns.get().is_none() && w.partition.is_none() => {
                 let period = match &self.last_period {
                     Some(p) if **p == w.period => p.clone(),
                     _ => {
@@ -359,7 +361,7 @@ impl Table {
             match &slot.answer {
                 Stored::Written { outcome, period } => {
                     e.u8(WRITTEN);
-                    enc_outcome(&mut e, &outcome.outcome(), &ColumnNames::default());
+                    enc_outcome(&mut e, &outcome.outcome(), &ColumnNames::default(), None);
                     enc_period(&mut e, period);
                 }
                 Stored::Other(answer) => enc_answer(&mut e, answer),
@@ -404,14 +406,21 @@ fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
 
 /// An outcome: the first score, rank, reached_at, then a byte whose bit 0 says whether
 /// the score changed and bit 1 that the board has several columns, whose names and
-/// other values follow (a count byte, each name, each further value) — so a one-column
-/// answer is encoded as before columns.
-fn enc_outcome(e: &mut Enc, o: &Outcome, columns: &ColumnNames) {
+/// other values follow (a count byte, each name, each further value), and bit 2 that
+/// the member is in a partition, whose key and the rank there (0 for none) follow — so
+/// a one-column answer is encoded as before columns.
+fn enc_outcome(e: &mut Enc, o: &Outcome, columns: &ColumnNames, partition: Option<&str>) {
     e.i64(o.scores.first());
     e.u64(o.rank);
     e.i64(o.reached_at_us);
     let names = columns.get().unwrap_or_default();
-    e.u8(u8::from(o.changed) | u8::from(!names.is_empty()) << 1);
+    e.u8(u8::from(o.changed)
+        | u8::from(!names.is_empty()) << 1
+        | u8::from(partition.is_some()) << 2);
+    if let Some(p) = partition {
+        e.str(p);
+        e.u64(o.partition_rank.unwrap_or(0));
+    }
     if !names.is_empty() {
         e.u8(names.len() as u8);
         for name in names {
@@ -423,8 +432,14 @@ fn enc_outcome(e: &mut Enc, o: &Outcome, columns: &ColumnNames) {
     }
 }
 
-fn dec_outcome(d: &mut Dec<'_>) -> Result<(Outcome, ColumnNames), DecodeError> {
+fn dec_outcome(d: &mut Dec<'_>) -> Result<(Outcome, ColumnNames, Option<String>), DecodeError> {
     let (first, rank, reached_at_us, flags) = (d.i64()?, d.u64()?, d.i64()?, d.u8()?);
+    let (partition, partition_rank) = if flags & 4 != 0 {
+        let (p, rank) = (d.str()?, d.u64()?);
+        (Some(p), (rank > 0).then_some(rank))
+    } else {
+        (None, None)
+    };
     let mut values = vec![first];
     let mut names = Vec::new();
     if flags & 2 != 0 {
@@ -443,21 +458,23 @@ fn dec_outcome(d: &mut Dec<'_>) -> Result<(Outcome, ColumnNames), DecodeError> {
         rank,
         reached_at_us,
         changed: flags & 1 != 0,
+        partition_rank,
     };
-    Ok((outcome, ColumnNames::from_names(names)))
+    Ok((outcome, ColumnNames::from_names(names), partition))
 }
 
 fn enc_written(e: &mut Enc, w: &WriteOutcome) {
-    enc_outcome(e, &w.outcome, &w.columns);
+    enc_outcome(e, &w.outcome, &w.columns, w.partition.as_deref());
     enc_period(e, &w.period);
 }
 
 fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
-    let (outcome, columns) = dec_outcome(d)?;
+    let (outcome, columns, partition) = dec_outcome(d)?;
     Ok(WriteOutcome {
         outcome,
         period: dec_period(d)?,
         columns,
+        partition,
     })
 }
 
@@ -708,12 +725,14 @@ mod tests {
                 rank,
                 reached_at_us: 11,
                 changed: true,
+                partition_rank: None,
             },
             period: Period {
                 id: period.into(),
                 start_us: 100,
                 end_us: 200,
             },
+            partition: None,
         })
     }
 
@@ -817,8 +836,10 @@ mod tests {
                 rank: 3,
                 reached_at_us: 5,
                 changed: true,
+                partition_rank: Some(2),
             },
             period: period.clone(),
+            partition: Some("FR".into()),
         };
         let state = BoardState {
             name: "b".into(),

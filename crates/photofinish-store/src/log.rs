@@ -165,6 +165,7 @@ mod tests {
                 period_us: None,
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),
                 over_budget: None,
+                partition: None,
             });
             encode_frame(&mut buf, lsn, &cmd);
         }

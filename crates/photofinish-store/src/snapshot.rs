@@ -17,12 +17,15 @@ use crate::state::State;
 mod parts;
 
 use parts::{
-    read_audit, read_hidden, read_ledger, read_rewards, read_seats, read_tiers, write_audit,
-    write_hidden, write_ledger, write_rewards, write_seats, write_tiers,
+    read_audit, read_hidden, read_ledger, read_partitions, read_rewards, read_seats, read_tiers,
+    write_audit, write_hidden, write_ledger, write_partitions, write_rewards, write_seats,
+    write_tiers,
 };
 
-/// First 8 bytes of every snapshot this version writes: name and format version 10.
-pub const MAGIC: &[u8; 8] = b"PFSNAP10";
+/// First 8 bytes of every snapshot this version writes: name and format version 11.
+pub const MAGIC: &[u8; 8] = b"PFSNAP11";
+/// Format 10: no partitions (read only).
+const MAGIC_V10: &[u8; 8] = b"PFSNAP10";
 /// Format 9: no erasure ledger (read only).
 const MAGIC_V9: &[u8; 8] = b"PFSNAP09";
 /// Format 8: no grants (read only).
@@ -145,6 +148,8 @@ pub fn write(
     write_rewards(&mut w, state)?;
     // The erasure ledger (format 10).
     write_ledger(&mut w, state)?;
+    // The members' partitions (format 11).
+    write_partitions(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
@@ -236,7 +241,7 @@ pub struct Loaded {
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let version = [
         MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC_V8, MAGIC_V9,
-        MAGIC,
+        MAGIC_V10, MAGIC,
     ]
     .iter()
     .position(|m| buf.get(..8) == Some(m.as_slice()))
@@ -284,6 +289,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     }
     if version >= 10 {
         read_ledger(&mut d, &state)?;
+    }
+    if version >= 11 {
+        read_partitions(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

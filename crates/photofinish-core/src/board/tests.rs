@@ -44,6 +44,7 @@ pub(super) fn write_op(
         period_us: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     })
 }
 
@@ -118,6 +119,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
         period_us: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     });
     assert!(bad.is_err());
     assert_eq!(b.periods().count(), 0);

@@ -104,6 +104,7 @@ impl BoardOp for Claim {
             board,
             member: &self.member,
             with_at: false,
+            partition: None,
         }
     }
 

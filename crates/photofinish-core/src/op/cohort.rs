@@ -12,7 +12,7 @@ use crate::names::BoardName;
 use crate::ranking::{Entry, RankStyle, Visible};
 use crate::view::{CohortList, CohortRows, ReadOptions};
 
-use super::period::{in_period, page};
+use super::period::{in_period, no_partition, page};
 use super::BoardRead;
 
 /// `invalid_parameter` unless the board has cohorts.
@@ -90,6 +90,7 @@ impl BoardRead for ReadCohort {
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
+        no_partition(&self.options)?;
         in_period(
             b,
             &self.options.period,
@@ -151,6 +152,7 @@ impl BoardRead for ReadCohorts {
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortList, BoardError> {
         require_cohorts(b, &self.board)?;
+        no_partition(&self.options)?;
         let tier = self.tier.as_deref().map(|t| tier_of(b, t)).transpose()?;
         in_period(b, &self.options.period, now_us, viewer, |period, _| {
             let all = b.cohorts(&period, tier);
@@ -199,6 +201,7 @@ impl BoardRead for ReadCohortPage {
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<CohortRows, BoardError> {
         require_cohorts(b, &self.board)?;
+        no_partition(&self.options)?;
         let tier = self.tier.as_deref().map_or(Ok(0), |t| tier_of(b, t))?;
         let place = Place {
             tier,

@@ -75,6 +75,7 @@ impl BoardOp for Join {
             board,
             member: &self.member,
             with_at: false,
+            partition: None,
         }
     }
 

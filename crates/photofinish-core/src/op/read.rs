@@ -8,13 +8,13 @@ use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::columns::ScoreInput;
 use crate::error::{BoardError, ErrorCode, Refuses};
-use crate::names::{BoardName, MemberName};
+use crate::names::{BoardName, GroupKey, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
 use crate::ranking::{RankStyle, Visible};
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::cohort::{cohort_rank, tier_name};
-use super::period::{in_period, in_period_seen_by};
+use super::period::{in_partition, in_period, partition_of};
 use super::BoardRead;
 
 /// Rows around a member: how many above and below.
@@ -113,7 +113,11 @@ pub struct ReadPage {
 }
 
 impl Refuses for ReadPage {
-    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
 }
 
 impl BoardRead for ReadPage {
@@ -123,11 +127,12 @@ impl BoardRead for ReadPage {
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Rows, BoardError> {
         let style = self.options.ranking;
-        in_period(
+        in_partition(
             b,
             &self.options.period,
+            self.options.partition.as_ref(),
             now_us,
-            viewer,
+            viewer.own(),
             |period, ranking| {
                 let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
                 Ok(Rows {
@@ -148,7 +153,11 @@ impl BoardRead for ReadPage {
 pub struct ReadExportPage(pub ReadPage);
 
 impl Refuses for ReadExportPage {
-    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
 }
 
 impl BoardRead for ReadExportPage {
@@ -161,16 +170,19 @@ impl BoardRead for ReadExportPage {
             return self.0.read(b, now_us, viewer);
         }
         let p = &self.0;
+        let partition = partition_of(b, p.options.partition.as_ref())?;
         let (period, ranking) = b.read(&p.options.period, now_us)?;
+        let ranking = ranking.map(|r| r.whole().in_partition(partition));
         let limit = usize::try_from(p.limit).unwrap_or(usize::MAX);
-        let mut entries =
-            ranking.map_or_else(Vec::new, |r| r.page(p.offset, limit, p.options.ranking));
+        let mut entries = ranking
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.page(p.offset, limit, p.options.ranking));
         for e in entries.iter_mut() {
             e.hidden = b.is_hidden(&e.member);
         }
         Ok(Rows {
             columns: b.column_names(),
-            total: ranking.map_or(0, crate::Ranking::len),
+            total: ranking.as_ref().map_or(0, Visible::len),
             entries,
             period,
         })
@@ -194,6 +206,7 @@ impl Refuses for ReadMember {
         ErrorCode::BoardNotFound,
         ErrorCode::PeriodNotFound,
         ErrorCode::MemberNotFound,
+        ErrorCode::InvalidParameter,
     ];
 }
 
@@ -204,11 +217,12 @@ impl BoardRead for ReadMember {
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<MemberRow, BoardError> {
         let style = self.options.ranking;
-        in_period(
+        in_partition(
             b,
             &self.options.period,
+            self.options.partition.as_ref(),
             now_us,
-            viewer,
+            viewer.own(),
             |period, ranking| {
                 let row =
                     ranking.and_then(|r| member_row(b, &r, period.clone(), &self.member, style));
@@ -234,7 +248,12 @@ pub(crate) fn member_row(
 ) -> Option<MemberRow> {
     let (entry, ordinal) = ranking.member_ranked(member, style)?;
     let cohort = cohort_rank(b, Some(ranking), &period, member, style);
+    let partition_rank = ranking
+        .partition_of_member(member)
+        .and_then(|p| p.member_ranked(member, RankStyle::Ordinal))
+        .map(|(_, ordinal)| ordinal);
     Some(MemberRow {
+        partition_rank,
         columns: b.column_names(),
         attempts: b.attempts(&period, member),
         tier: cohort.and_then(|(place, _)| tier_name(b, place.tier)),
@@ -265,6 +284,7 @@ impl Refuses for ReadAround {
         ErrorCode::BoardNotFound,
         ErrorCode::PeriodNotFound,
         ErrorCode::MemberNotFound,
+        ErrorCode::InvalidParameter,
     ];
 }
 
@@ -283,30 +303,38 @@ impl BoardRead for ReadAround {
         } else {
             viewer.own()
         };
-        in_period_seen_by(b, &self.options.period, now_us, own, |period, ranking| {
-            let rows = ranking.and_then(|r| {
-                r.around(&self.member, w.before, w.after, style)
-                    .map(|mut entries| {
-                        let mut total = r.len();
-                        if revealed {
-                            total -= 1;
-                            for e in entries.iter_mut().filter(|e| e.member == self.member) {
-                                e.hidden = true;
+        let partition = self.options.partition.as_ref();
+        in_partition(
+            b,
+            &self.options.period,
+            partition,
+            now_us,
+            own,
+            |period, ranking| {
+                let rows = ranking.and_then(|r| {
+                    r.around(&self.member, w.before, w.after, style)
+                        .map(|mut entries| {
+                            let mut total = r.len();
+                            if revealed {
+                                total -= 1;
+                                for e in entries.iter_mut().filter(|e| e.member == self.member) {
+                                    e.hidden = true;
+                                }
                             }
-                        }
-                        (entries, total)
-                    })
-            });
-            let (entries, total) = rows.ok_or_else(|| {
-                BoardError::member_not_found(&self.board, &self.member, &period.id)
-            })?;
-            Ok(Rows {
-                columns: b.column_names(),
-                total,
-                period,
-                entries,
-            })
-        })
+                            (entries, total)
+                        })
+                });
+                let (entries, total) = rows.ok_or_else(|| {
+                    BoardError::member_not_found(&self.board, &self.member, &period.id)
+                })?;
+                Ok(Rows {
+                    columns: b.column_names(),
+                    total,
+                    period,
+                    entries,
+                })
+            },
+        )
     }
 }
 
@@ -362,11 +390,12 @@ impl BoardRead for ReadMembers {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<MemberSet, BoardError> {
-        in_period(
+        in_partition(
             b,
             &self.options.period,
+            self.options.partition.as_ref(),
             now_us,
-            viewer,
+            viewer.own(),
             |period, ranking| {
                 let Some(r) = ranking else {
                     return Ok(MemberSet {
@@ -412,6 +441,7 @@ impl Refuses for ReadRankOfScore {
         ErrorCode::PeriodNotFound,
         ErrorCode::ScoreNotInteger,
         ErrorCode::ScoreOutOfRange,
+        ErrorCode::InvalidParameter,
     ];
 }
 
@@ -432,11 +462,12 @@ impl BoardRead for ReadRankOfScore {
                     "the rank of a tuple needs every one of this board's {columns} columns"
                 ))
             })?;
-        in_period(
+        in_partition(
             b,
             &self.options.period,
+            self.options.partition.as_ref(),
             now_us,
-            viewer,
+            viewer.own(),
             |period, ranking| {
                 Ok(ScoreRank {
                     columns: b.column_names(),
@@ -462,10 +493,16 @@ pub struct ReadThresholds {
     pub query: ThresholdQuery,
     /// The period.
     pub period: PeriodRef,
+    /// The partition read alone (docs/SPEC.md §17), `None` for the whole board.
+    pub partition: Option<GroupKey>,
 }
 
 impl Refuses for ReadThresholds {
-    const REFUSALS: &'static [ErrorCode] = &[ErrorCode::BoardNotFound, ErrorCode::PeriodNotFound];
+    const REFUSALS: &'static [ErrorCode] = &[
+        ErrorCode::BoardNotFound,
+        ErrorCode::PeriodNotFound,
+        ErrorCode::InvalidParameter,
+    ];
 }
 
 impl BoardRead for ReadThresholds {
@@ -474,25 +511,33 @@ impl BoardRead for ReadThresholds {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Thresholds, BoardError> {
-        in_period(b, &self.period, now_us, viewer, |period, ranking| {
-            let total = ranking.as_ref().map_or(0, Visible::len);
-            let at = self
-                .query
-                .ordinal_ranks(total)
-                .into_iter()
-                .map(|rank| {
-                    ranking
-                        .as_ref()
-                        .zip(rank.checked_sub(1))
-                        .and_then(|(r, pos)| r.at(pos))
+        let partition = self.partition.as_ref();
+        in_partition(
+            b,
+            &self.period,
+            partition,
+            now_us,
+            viewer.own(),
+            |period, ranking| {
+                let total = ranking.as_ref().map_or(0, Visible::len);
+                let at = self
+                    .query
+                    .ordinal_ranks(total)
+                    .into_iter()
+                    .map(|rank| {
+                        ranking
+                            .as_ref()
+                            .zip(rank.checked_sub(1))
+                            .and_then(|(r, pos)| r.at(pos))
+                    })
+                    .collect();
+                Ok(Thresholds {
+                    columns: b.column_names(),
+                    total,
+                    period,
+                    thresholds: self.query.answer(total, at),
                 })
-                .collect();
-            Ok(Thresholds {
-                columns: b.column_names(),
-                total,
-                period,
-                thresholds: self.query.answer(total, at),
-            })
-        })
+            },
+        )
     }
 }

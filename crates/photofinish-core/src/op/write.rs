@@ -16,7 +16,7 @@ use crate::calendar::Period;
 use crate::columns::{ColumnNames, ScoreInput};
 use crate::config::Op;
 use crate::error::BoardError;
-use crate::names::MemberName;
+use crate::names::{GroupKey, MemberName};
 use crate::ranking::{Outcome, Prefetch};
 
 /// A write as a client sends it, before its instant and period are resolved.
@@ -36,6 +36,8 @@ pub struct WriteRequest {
     pub period: Option<String>,
     /// New metadata (a serialized JSON object), `None` to keep.
     pub metadata: Option<String>,
+    /// The partition it names (docs/SPEC.md §17), `None` for none.
+    pub partition: Option<GroupKey>,
     /// The server's memory budget was over when the write was admitted: it may not add a
     /// member (docs/SPEC.md §7).
     pub over_budget: Option<OverBudget>,
@@ -50,6 +52,8 @@ pub struct WriteOutcome {
     pub period: Period,
     /// The board's column names, on a board of several (to name each score).
     pub columns: ColumnNames,
+    /// The member's partition after the write, on a board of partitions.
+    pub partition: Option<String>,
 }
 
 /// A write as its log record holds it: everything its effect depends on, its instant
@@ -74,6 +78,8 @@ pub struct LoggedWrite {
     pub metadata: Option<String>,
     /// The memory budget was over when the write was admitted: it may not add a member.
     pub over_budget: Option<OverBudget>,
+    /// The partition it names (docs/SPEC.md §17), `None` for none.
+    pub partition: Option<String>,
 }
 
 impl LoggedWrite {
@@ -90,6 +96,7 @@ impl LoggedWrite {
             period_us,
             metadata: w.metadata,
             over_budget: w.over_budget,
+            partition: w.partition.map(GroupKey::into_string),
         }
     }
 
@@ -151,16 +158,26 @@ impl LoggedWrite {
             period_us: self.period_us,
             metadata: self.metadata.as_deref(),
             over_budget: self.over_budget,
+            partition: self.partition.as_deref(),
         };
         let (outcome, period) = if ranked {
             b.submit(&w)?
         } else {
             b.submit_unranked(&w)?
         };
+        let partition = b
+            .is_partitioned()
+            .then(|| {
+                b.ranking(&period)?
+                    .partition_of(&self.member)
+                    .map(str::to_owned)
+            })
+            .flatten();
         Ok(WriteOutcome {
             outcome,
             period,
             columns: b.column_names(),
+            partition,
         })
     }
 
@@ -188,7 +205,7 @@ fn named_period(b: &Board, w: &WriteRequest, now_us: i64) -> Result<Option<i64>,
 pub mod refusals {
     use crate::error::{ErrorCode as C, Refuses};
 
-    /// One write: by the rules of docs/SPEC.md §3, §10, §13 and §14 and the memory
+    /// One write: by the rules of docs/SPEC.md §3, §10, §13, §14 and §17 and the memory
     /// budget.
     pub struct Write;
     impl Refuses for Write {
@@ -213,6 +230,10 @@ pub mod refusals {
             C::AttemptsExhausted,
             C::NotJoined,
             C::InsufficientStorage,
+            C::PartitionConflict,
+            C::TooManyPartitions,
+            // A partition named on a board without partitions (docs/SPEC.md §17).
+            C::InvalidParameter,
         ];
     }
 

@@ -1,5 +1,5 @@
 //! The ranking's self-check, a test and debugging aid: that its records, member table,
-//! long names, metadata and index agree.
+//! long names, metadata, index and partitions agree.
 
 use super::{tree, Ranking, Tree, INLINE_NAME_BYTES};
 
@@ -66,6 +66,15 @@ impl Ranking {
             );
             return;
         }
+        self.check_index();
+        if let Some(p) = self.partitions.as_deref() {
+            p.check_invariants(self.members.ids(), records);
+        }
+    }
+
+    /// The index (kept, not deferred) holds exactly the members, in order.
+    fn check_index(&self) {
+        let records = &self.records;
         tree!(&self.index, ix => ix.check_invariants(records));
         assert_eq!(
             self.index.len(),
@@ -74,8 +83,9 @@ impl Ranking {
         );
         // With equal sizes and the index's ids distinct, this makes the two sets equal.
         for id in self.index.ids() {
+            let name = records.name(id);
             assert_eq!(
-                member_of(id),
+                self.find_hashed(self.name_hash(name), name),
                 Some(id),
                 "ranking: indexed id {id} is not a member"
             );

@@ -45,6 +45,7 @@ impl Ranking {
             scores: self.scores_at(id),
             reached_at_us: self.records.slab.get(id).reached_at_us,
             metadata: self.metadata.get(&id).map(|m| m.to_string()),
+            partition: self.partition_of_id(id).map(str::to_owned),
         }
     }
 

@@ -188,6 +188,18 @@ impl Tree {
         }
     }
 
+    /// An index of nothing, of `shape`'s key, shared: what a partition nobody is in
+    /// reads.
+    pub(super) fn empty(shape: &Shape) -> &'static Tree {
+        static EMPTY: std::sync::LazyLock<[Tree; 2]> = std::sync::LazyLock::new(|| {
+            [
+                Tree::One(RankedIndex::new()),
+                Tree::Many(RankedIndex::new()),
+            ]
+        });
+        &EMPTY[usize::from(shape.is_multi())]
+    }
+
     pub(super) fn len(&self) -> u64 {
         tree!(self, ix => ix.len())
     }

@@ -39,13 +39,18 @@ pub(crate) struct HiddenIds {
 /// A ranking as its readers see it. See the module docs.
 #[derive(Debug, Clone)]
 pub struct Visible<'a> {
-    ranking: &'a Ranking,
+    pub(super) ranking: &'a Ranking,
+    /// The index read: the ranking's, or one partition's (docs/SPEC.md §17).
+    pub(super) index: &'a Tree,
+    /// The partition read, when one is: only its records are seen (a partition nobody
+    /// is in reads as `u16::MAX`, which no record holds).
+    pub(super) part: Option<u16>,
     /// The hidden members' record ids that the ranking holds, best first.
-    hidden: Cow<'a, [u32]>,
+    pub(super) hidden: Cow<'a, [u32]>,
     /// The same ids (in a hidden member's own view, with its own among them: `own`).
-    set: Option<Cow<'a, HashSet<u32>>>,
+    pub(super) set: Option<Cow<'a, HashSet<u32>>>,
     /// The reader's own id when it is hidden: it sees itself.
-    own: Option<u32>,
+    pub(super) own: Option<u32>,
 }
 
 impl Ranking {
@@ -72,6 +77,8 @@ impl Ranking {
             .collect());
         Visible {
             ranking: self,
+            index: &self.index,
+            part: None,
             hidden: Cow::Owned(hidden),
             set: Some(Cow::Owned(ids.into_iter().collect())),
             own: None,
@@ -83,6 +90,8 @@ impl Ranking {
     pub fn whole(&self) -> Visible<'_> {
         Visible {
             ranking: self,
+            index: &self.index,
+            part: None,
             hidden: Cow::Borrowed(&[]),
             set: None,
             own: None,
@@ -92,6 +101,10 @@ impl Ranking {
     /// The ranking as a reader sees it, the hidden members it keeps left out, except
     /// `own` — the reader itself, which sees itself as if visible.
     pub fn view(&self, own: Option<&str>) -> Visible<'_> {
+        self.view_in(own, None)
+    }
+
+    pub(super) fn view_whole(&self, own: Option<&str>) -> Visible<'_> {
         let Some(h) = self.hidden.as_deref() else {
             return self.whole();
         };
@@ -104,6 +117,8 @@ impl Ranking {
         };
         Visible {
             ranking: self,
+            index: &self.index,
+            part: None,
             hidden,
             set: Some(Cow::Borrowed(&h.set)),
             own,
@@ -169,9 +184,28 @@ impl<'a> Visible<'a> {
         self.ranking
     }
 
+    /// Whether the reader reads record `id`'s partition (every record, when no partition
+    /// is read).
+    #[inline]
+    pub(super) fn in_view(&self, id: u32) -> bool {
+        match self.part {
+            None => true,
+            Some(p) => self
+                .ranking
+                .partitions
+                .as_deref()
+                .is_some_and(|parts| parts.of(id) == Some(p)),
+        }
+    }
+
+    /// The record of `member`, if the reader reads its partition.
+    fn find(&self, member: &str) -> Option<u32> {
+        self.ranking.find(member).filter(|&id| self.in_view(id))
+    }
+
     /// Entries the reader sees.
     pub fn len(&self) -> u64 {
-        self.ranking.len() - self.hidden.len() as u64
+        self.index.len() - self.hidden.len() as u64
     }
 
     /// Whether the reader sees no entry.
@@ -187,18 +221,12 @@ impl<'a> Visible<'a> {
 
     /// Whether `member` has an entry the reader does not see.
     pub fn hides(&self, member: &str) -> bool {
-        self.set.is_some()
-            && self
-                .ranking
-                .find(member)
-                .is_some_and(|id| self.is_hidden(id))
+        self.set.is_some() && self.find(member).is_some_and(|id| self.is_hidden(id))
     }
 
     /// Whether the reader sees an entry of `member`.
     pub fn shows(&self, member: &str) -> bool {
-        self.ranking
-            .find(member)
-            .is_some_and(|id| !self.is_hidden(id))
+        self.find(member).is_some_and(|id| !self.is_hidden(id))
     }
 
     /// `members` without those whose entries the reader does not see (a cohort's
@@ -280,10 +308,9 @@ impl<'a> Visible<'a> {
     /// [`Self::member_ranked`]).
     pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        let id = self.ranking.find(member)?;
+        let id = self.find(member)?;
         let records = &self.ranking.records;
-        let rank =
-            tree!(&self.ranking.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
+        let rank = tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
         let mut entry = self.ranking.entry(id, rank);
         entry.hidden = self.is_hidden(id);
         Some(entry)
@@ -294,9 +321,9 @@ impl<'a> Visible<'a> {
     /// marked `hidden`, with the rank it would have: the caller decides who sees it.
     pub fn member_ranked(&self, member: &str, style: RankStyle) -> Option<(Entry, u64)> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        let id = self.ranking.find(member)?;
+        let id = self.find(member)?;
         let records = &self.ranking.records;
-        Some(tree!(&self.ranking.index, ix => {
+        Some(tree!(&self.index, ix => {
             let key = records.key_of(id);
             let ordinal = self.rank_in(ix, id, &key, RankStyle::Ordinal);
             let rank = match style {
@@ -320,7 +347,7 @@ impl<'a> Visible<'a> {
         reveal: bool,
     ) -> (Vec<Entry>, Vec<usize>) {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        tree!(&self.ranking.index, ix => self.members_in(ix, members, style, reveal))
+        tree!(&self.index, ix => self.members_in(ix, members, style, reveal))
     }
 
     fn members_in<T: NodeTail>(
@@ -337,7 +364,7 @@ impl<'a> Visible<'a> {
         let mut found: Vec<(Key<T>, u32)> = Vec::with_capacity(members.len());
         let mut missing = Vec::new();
         for (i, id) in self.ranking.find_all(members).into_iter().enumerate() {
-            match id {
+            match id.filter(|&id| self.in_view(id)) {
                 Some(id) if reveal || !self.is_hidden(id) => found.push((records.key_of(id), id)),
                 _ => missing.push(i),
             }
@@ -373,7 +400,7 @@ impl<'a> Visible<'a> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let shape = &self.ranking.shape;
         let nscore = shape.nscore(scores);
-        match &self.ranking.index {
+        match &self.index {
             Tree::One(ix) => self.rank_of_score_in(ix, Score::of(nscore), style),
             Tree::Many(ix) => {
                 let score = Score {
@@ -439,8 +466,8 @@ impl<'a> Visible<'a> {
     /// The member and scores at the reader's 0-based position `pos`, if it sees that many.
     pub fn at(&self, pos: u64) -> Option<(String, Scores)> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        let raw = tree!(&self.ranking.index, ix => self.raw_position(ix, pos))?;
-        let id = self.ranking.index.get(raw)?;
+        let raw = tree!(&self.index, ix => self.raw_position(ix, pos))?;
+        let id = self.index.get(raw)?;
         Some(self.ranking.named_scores(id))
     }
 
@@ -448,7 +475,7 @@ impl<'a> Visible<'a> {
     /// in `style`.
     pub fn page(&self, offset: u64, limit: usize, style: RankStyle) -> Vec<Entry> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        tree!(&self.ranking.index, ix => self.page_in(ix, offset, limit, style))
+        tree!(&self.index, ix => self.page_in(ix, offset, limit, style))
     }
 
     fn page_in<T: NodeTail>(
@@ -521,12 +548,9 @@ impl<'a> Visible<'a> {
         style: RankStyle,
     ) -> Option<Vec<Entry>> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        let id = self
-            .ranking
-            .find(member)
-            .filter(|&id| !self.is_hidden(id))?;
+        let id = self.find(member).filter(|&id| !self.is_hidden(id))?;
         let records = &self.ranking.records;
-        let pos = tree!(&self.ranking.index, ix => {
+        let pos = tree!(&self.index, ix => {
             let key = records.key_of(id);
             ix.position(id, &key, records)? - self.hidden_before(ix, &key, RankStyle::Ordinal)
         });

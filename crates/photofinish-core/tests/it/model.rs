@@ -167,6 +167,7 @@ impl Model {
             rank,
             reached_at_us: self.entries[member].1,
             changed,
+            partition_rank: None,
         })
     }
 
@@ -617,6 +618,7 @@ fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)
                     values: operands(values),
                     at_us: *at,
                     metadata: None,
+                    partition: None,
                 };
                 let got = r.submit(&w).map_err(|e| e.code());
                 if hidden.contains(&m) {
@@ -721,6 +723,7 @@ fn overflow_is_an_error_that_changes_nothing() {
         values: Operands::one(value),
         at_us: at,
         metadata: None,
+        partition: None,
     };
     r.submit(&w(i64::MAX, 1)).expect("first");
     let before = r.member("a", RankStyle::Ordinal);
@@ -760,6 +763,7 @@ fn reached_at_moves_only_when_the_score_changes() {
         values: Operands::one(value),
         at_us: at,
         metadata: None,
+        partition: None,
     };
     assert!(r.submit(&w(Op::Set, 10, 100)).expect("w").changed);
     for (op, value) in [(Op::Incr, 0), (Op::Set, 10), (Op::Best, 9), (Op::Best, 10)] {
@@ -784,6 +788,7 @@ fn equal_scores_and_equal_times_order_by_sequence() {
             values: Operands::one(7),
             at_us: 50,
             metadata: None,
+            partition: None,
         })
         .expect("w");
     }
@@ -810,6 +815,7 @@ fn metadata_is_replaced_when_given_and_kept_when_omitted() {
         values: Operands::one(value),
         at_us: 1,
         metadata,
+        partition: None,
     };
     r.submit(&w(1, Some(r#"{"level":1}"#))).expect("w");
     r.submit(&w(1, None)).expect("w");
@@ -846,6 +852,7 @@ fn invalid_members_change_nothing() {
             values: Operands::one(1),
             at_us: 1,
             metadata: None,
+            partition: None,
         });
         assert!(matches!(got, Err(BoardError::InvalidMemberName(_))));
     }
@@ -866,6 +873,7 @@ fn saved_entries_reload_into_an_identical_ranking() {
             values: Operands::one((i % 3) as i64),
             at_us: i as i64,
             metadata: meta,
+            partition: None,
         })
         .expect("w");
     }
@@ -905,6 +913,7 @@ fn saved_entries_reload_into_an_identical_ranking() {
         values: Operands::one(0),
         at_us: 9,
         metadata: None,
+        partition: None,
     };
     assert_eq!(copy.submit(&w), r.submit(&w));
     copy.check_invariants();
@@ -930,6 +939,7 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
             values: Operands::one(i % 17 - 8),
             at_us: i % 11,
             metadata: meta,
+            partition: None,
         })
         .expect("w");
     }

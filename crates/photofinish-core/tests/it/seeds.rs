@@ -9,6 +9,7 @@ fn set(r: &mut Ranking, member: &str, value: i64, at_us: i64) {
         values: photofinish_core::Operands::one(value),
         at_us,
         metadata: None,
+        partition: None,
     })
     .expect("write");
 }
@@ -60,6 +61,7 @@ fn seed_000_zincrby_example() {
             values: photofinish_core::Operands::one(s),
             at_us: i as i64,
             metadata: None,
+            partition: None,
         })
         .expect("w");
     }
@@ -70,6 +72,7 @@ fn seed_000_zincrby_example() {
             values: photofinish_core::Operands::one(3),
             at_us: 10,
             metadata: None,
+            partition: None,
         })
         .expect("d");
     assert_eq!((d.score(), d.rank), (5, 4));
@@ -80,6 +83,7 @@ fn seed_000_zincrby_example() {
             values: photofinish_core::Operands::one(4),
             at_us: 11,
             metadata: None,
+            partition: None,
         })
         .expect("c");
     assert_eq!((c.score(), c.rank), (5, 5));
@@ -130,6 +134,7 @@ fn ascending_boards_rank_lower_first() {
             values: photofinish_core::Operands::one(v),
             at_us: at,
             metadata: None,
+            partition: None,
         })
         .expect("w")
     };

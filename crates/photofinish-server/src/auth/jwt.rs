@@ -16,6 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use photofinish_core::config::validate_member_name;
+use photofinish_core::groups::validate_group_key;
 use photofinish_core::BoardError;
 use serde::Deserialize;
 
@@ -71,13 +72,25 @@ pub struct JwtOptions {
 struct Claims {
     sub: String,
     exp: u64,
+    /// The one partition the player's writes may name (docs/SPEC.md §17).
+    #[serde(default)]
+    partition: Option<String>,
+}
+
+/// What a valid token says of its player: its member and its partition claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Player {
+    /// The member (`sub`).
+    pub member: String,
+    /// The `partition` claim, when the token has one.
+    pub partition: Option<String>,
 }
 
 /// Verifies players' tokens. See the module docs.
 pub struct JwtVerifier {
     key: DecodingKey,
     validation: Validation,
-    cache: Mutex<HashMap<[u8; 32], (String, u64)>>,
+    cache: Mutex<HashMap<[u8; 32], (Player, u64)>>,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -166,22 +179,29 @@ impl JwtVerifier {
         })
     }
 
-    /// The member a valid `token` speaks for, or why it is refused.
-    pub fn verify(&self, token: &str) -> Result<String, BoardError> {
+    /// The player a valid `token` speaks for, or why it is refused.
+    pub fn verify(&self, token: &str) -> Result<Player, BoardError> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(unauthorized(format!("over {MAX_TOKEN_BYTES} bytes")));
         }
         let id = digest(token);
         let now = now_s();
-        if let Some((member, until)) = self.lock().get(&id) {
+        if let Some((player, until)) = self.lock().get(&id) {
             if now <= *until {
-                return Ok(member.clone());
+                return Ok(player.clone());
             }
         }
         let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
             .map_err(unauthorized)?;
         let member = data.claims.sub;
         validate_member_name(&member).map_err(|_| unauthorized("sub is not a member name"))?;
+        if let Some(p) = &data.claims.partition {
+            validate_group_key(p).map_err(|_| unauthorized("partition is not a partition key"))?;
+        }
+        let player = Player {
+            member,
+            partition: data.claims.partition,
+        };
         let until = data.claims.exp.saturating_add(LEEWAY_SECONDS);
         let mut cache = self.lock();
         if cache.len() >= MAX_CACHED_TOKENS {
@@ -190,11 +210,11 @@ impl JwtVerifier {
                 cache.clear();
             }
         }
-        cache.insert(id, (member.clone(), until));
-        Ok(member)
+        cache.insert(id, (player.clone(), until));
+        Ok(player)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (String, u64)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (Player, u64)>> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -129,8 +129,12 @@ impl Authenticator {
         }
         match &self.jwt {
             Some(v) => Ok(Identity {
-                caller: Caller::Player {
-                    member: v.verify(token)?,
+                caller: {
+                    let player = v.verify(token)?;
+                    Caller::Player {
+                        member: player.member,
+                        partition: player.partition,
+                    }
                 },
                 rate: None,
             }),

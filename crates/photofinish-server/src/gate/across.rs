@@ -31,6 +31,7 @@ impl Gate {
         let options = ReadOptions {
             ranking,
             period: PeriodRef::Current,
+            partition: None,
         };
         let reads: Vec<ReadMember> = names
             .into_iter()

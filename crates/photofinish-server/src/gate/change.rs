@@ -45,7 +45,7 @@ pub(super) fn scope_of(caller: &Caller) -> String {
     match caller {
         Caller::Open | Caller::Anonymous => "anonymous".into(),
         Caller::Key(grant) => format!("key:{}", grant.name),
-        Caller::Player { member } => format!("player:{member}"),
+        Caller::Player { member, .. } => format!("player:{member}"),
     }
 }
 

@@ -44,6 +44,7 @@ impl WriteTarget<'_> {
             board: self.board,
             member: w.member.as_str(),
             with_at: w.at_us.is_some(),
+            partition: w.partition.as_deref(),
         };
         authorize(self.caller, &action, self.flags)
     }

@@ -272,6 +272,10 @@ fn fit_config_bodies(schemas: &mut Value) {
     c["cohort_size"] = json!({"type": ["integer", "null"], "minimum": MIN_COHORT_SIZE,
         "maximum": MAX_COHORT_SIZE,
         "description": "Members per cohort (docs/SPEC.md §14): each period splits its members into cohorts of this size in arrival order, each ranked on its own; fixed for the board's life"});
+    schemas["PartitionsView"]["properties"]["max"] = json!({"type": "integer",
+        "minimum": 1, "maximum": photofinish_core::groups::MAX_PARTITIONS,
+        "description": "The most partitions a period holds: a write that would open one more is 422 too_many_partitions"});
+    let c = &mut schemas["BoardConfigBody"]["properties"];
     c["columns"] = json!({"type": ["array", "null"], "minItems": 1, "maxItems": MAX_COLUMNS,
         "items": {"$ref": "#/components/schemas/ColumnBody"},
         "description": "The columns the board ranks by, in order (docs/SPEC.md §13), fixed for its life; names unique (422 invalid_config); on a board of 2 or more, min_score, max_score and max_increment are refused (422 invalid_config: each column has its own)"});

@@ -28,6 +28,7 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
         parse::metadata(w.metadata.as_ref())?,
         parse::at(w.at.as_ref())?,
         w.period,
+        parse::group_key(w.partition)?,
     )
 }
 
@@ -41,6 +42,8 @@ fn result(member: MemberName, w: WriteOutcome) -> WriteResult {
         reached_at: rfc3339_us(o.reached_at_us),
         changed: o.changed,
         period: w.period.id,
+        partition: w.partition,
+        partition_rank: o.partition_rank,
     }
 }
 

@@ -6,6 +6,7 @@
 
 use photofinish_core::columns::{Column, Update};
 use photofinish_core::entry::EntryRules;
+use photofinish_core::groups::PartitionRules;
 use photofinish_core::league::League;
 use photofinish_core::rewards::{RewardRow, MAX_REWARD_ROWS};
 use photofinish_core::{
@@ -64,6 +65,21 @@ pub fn instant(v: Option<&str>, name: &str) -> Result<Option<i64>, ApiError> {
         .transpose()
 }
 
+/// A body's columns (none: one column named `score`), each checked.
+fn columns(body: Option<Vec<ColumnBody>>) -> Result<Vec<Column>, ApiError> {
+    match body {
+        Some(columns) if columns.is_empty() => Err(ApiError::new(
+            ErrorCode::InvalidConfig,
+            "columns lists 1 to 5 columns; leave it out for one column named score",
+        )),
+        columns => columns
+            .unwrap_or_default()
+            .into_iter()
+            .map(column)
+            .collect(),
+    }
+}
+
 /// The config a body asks for, defaults filled in and every field checked: the one check
 /// of a new board's config ([`CheckedConfig`]).
 pub fn config(body: BoardConfigBody) -> Result<CheckedConfig, ApiError> {
@@ -93,25 +109,14 @@ pub fn config(body: BoardConfigBody) -> Result<CheckedConfig, ApiError> {
         )?,
         timezone: body.timezone.unwrap_or(d.timezone),
         retention: body.retention.unwrap_or(d.retention),
-        columns: match body.columns {
-            Some(columns) if columns.is_empty() => {
-                return Err(ApiError::new(
-                    ErrorCode::InvalidConfig,
-                    "columns lists 1 to 5 columns; leave it out for one column named score",
-                ))
-            }
-            columns => columns
-                .unwrap_or_default()
-                .into_iter()
-                .map(column)
-                .collect::<Result<_, _>>()?,
-        },
+        columns: columns(body.columns)?,
         cohort_size: body.cohort_size,
         league: body.league.map(|l| League {
             tiers: l.tiers,
             promote: l.promote,
             demote: l.demote,
         }),
+        partitions: body.partitions.map(|p| PartitionRules { max: p.max }),
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),

@@ -8,6 +8,7 @@ use photofinish_core::calendar::{validate_instant, year_in_pattern};
 use photofinish_core::columns::{ScoreInput, MAX_COLUMNS};
 use photofinish_core::config::MAX_METADATA_BYTES;
 use photofinish_core::entry::parse_instant;
+use photofinish_core::names::GroupKey;
 use photofinish_core::op::WriteRequest;
 use photofinish_core::query::{Percent, ThresholdQuery, MAX_MEMBER_BOARDS, MAX_THRESHOLDS};
 use photofinish_core::MemberName;
@@ -310,6 +311,7 @@ pub fn write_request(
     metadata: Option<String>,
     at_us: Option<i64>,
     period: Option<String>,
+    partition: Option<GroupKey>,
 ) -> Result<WriteRequest, ApiError> {
     if period.is_some() && at_us.is_some() {
         return Err(ApiError::new(
@@ -324,8 +326,15 @@ pub fn write_request(
         at_us,
         period,
         metadata,
+        partition,
         over_budget: None,
     })
+}
+
+/// A partition or team key (docs/SPEC.md §17), when one is given: 400 `invalid_parameter`
+/// outside `[A-Za-z0-9_-]{1,32}`.
+pub fn group_key(key: Option<String>) -> Result<Option<GroupKey>, ApiError> {
+    Ok(key.map(GroupKey::parse).transpose()?)
 }
 
 /// An operator name.

@@ -12,8 +12,8 @@ use super::parse::rfc3339_us;
 use super::types::{
     AuditEntryView, BoardExportView, BoardView, CohortListView, CohortSummary, CohortView,
     ColumnView, EntriesPage, EntryView, GrantView, LeagueView, MemberBoardsView, MemberExportView,
-    MemberView, MembersQueryView, MoveView, PeriodExportView, RewardRowView, ScoresView,
-    ThresholdView, ThresholdsView,
+    MemberView, MembersQueryView, MoveView, PartitionsView, PeriodExportView, RewardRowView,
+    ScoresView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::rewards::{GrantState, RewardRow};
@@ -50,6 +50,7 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
             promote: l.promote,
             demote: l.demote,
         }),
+        partitions: c.partitions.map(|p| PartitionsView { max: p.max }),
         opens_at: c.settings.entry.opens_at.map(rfc3339_us),
         closes_at: c.settings.entry.closes_at.map(rfc3339_us),
         max_attempts: c.settings.entry.max_attempts,
@@ -141,6 +142,7 @@ pub fn entry_view(e: Entry, columns: &ColumnNames) -> EntryView {
         reached_at: rfc3339_us(e.reached_at_us),
         metadata: raw_metadata(e.metadata),
         hidden: e.hidden,
+        partition: e.partition,
     }
 }
 
@@ -263,6 +265,8 @@ pub fn member_view(row: MemberRow, board: Option<String>) -> MemberView {
         tier: row.cohort.map(|_| row.tier.clone()),
         cohort: row.cohort.map(|(place, _)| place.cohort),
         cohort_rank: row.cohort.map(|(_, rank)| rank),
+        partition: e.partition,
+        partition_rank: row.partition_rank,
     }
 }
 

@@ -26,22 +26,6 @@ async fn write(s: &Server, member: &str, score: i64) -> (reqwest::StatusCode, Va
     .await
 }
 
-/// A cohort answer's rows as (member, score, rank).
-fn rows(v: &Value) -> Vec<(String, i64, u64)> {
-    v["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .map(|e| {
-            (
-                e["member"].as_str().expect("member").to_owned(),
-                e["score"].as_i64().expect("score"),
-                e["rank"].as_u64().expect("rank"),
-            )
-        })
-        .collect()
-}
-
 async fn cohorts_fill_in_arrival_order_and_rank_alone(kind: Kind) {
     let clock = Arc::new(ManualClock::new(DAY_US));
     let s = Server::start_manual(kind, clock.clone()).await;

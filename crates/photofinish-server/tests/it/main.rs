@@ -21,6 +21,7 @@ mod leagues;
 mod ledger;
 mod limits;
 mod moderation;
+mod partitions;
 mod periods;
 mod privacy;
 mod queries;

@@ -83,6 +83,7 @@ fn incr(member: &str, by: i64) -> (Command, bool) {
             period_us: None,
             metadata: None,
             over_budget: None,
+            partition: None,
         }),
         true,
     )
@@ -352,6 +353,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
                 period: None,
                 metadata: None,
                 over_budget: None,
+                partition: None,
             };
             a.write("b", w).await.expect("write");
         }
@@ -497,6 +499,7 @@ fn write(member: &str, value: i64) -> photofinish_core::op::WriteRequest {
         period: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     }
 }
 

@@ -279,3 +279,19 @@ pub fn files_under(dir: &std::path::Path, ext: &str, out: &mut Vec<std::path::Pa
         }
     }
 }
+
+/// A page's rows (`entries`) as (member, score, rank).
+pub fn rows(v: &serde_json::Value) -> Vec<(String, i64, u64)> {
+    v["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("entries in {v}"))
+        .iter()
+        .map(|e| {
+            (
+                e["member"].as_str().expect("member").to_owned(),
+                e["score"].as_i64().expect("score"),
+                e["rank"].as_u64().expect("rank"),
+            )
+        })
+        .collect()
+}

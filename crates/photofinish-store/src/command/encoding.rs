@@ -518,6 +518,7 @@ mod tests {
                     estimate: 5,
                     limit: 4,
                 }),
+                partition: None,
             }),
             Command::Keyed {
                 key: KeyRecord {
@@ -537,6 +538,7 @@ mod tests {
                         period_us: None,
                         metadata: Some("{}".into()),
                         over_budget: None,
+                        partition: None,
                     }),
                     removal("b", "m", 0),
                 ],

@@ -23,68 +23,109 @@ pub(super) const WRITE_IN_PERIOD: u8 = 10;
 /// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
 /// verdict follows) and those.
 pub(super) const WRITE_COLUMNS: u8 = 14;
-/// [`WRITE_COLUMNS`]' forms.
+/// A write naming its partition (docs/SPEC.md §17): kind 14's layout (its scores also
+/// as form 3: one `score`), its flag byte's bit 2 saying the partition's key follows the
+/// period's start (and comes before the budget's verdict); any other bit is damage.
+pub(super) const WRITE_GROUPED: u8 = 26;
+/// [`WRITE_COLUMNS`]' forms, and [`WRITE_GROUPED`]'s.
 const BY_NAME: u8 = 1;
 const IN_ORDER: u8 = 2;
+const ONE_SCORE: u8 = 3;
+/// [`WRITE_COLUMNS`]' and [`WRITE_GROUPED`]'s flags.
+const HAS_PERIOD: u8 = 1;
+const HAS_BUDGET: u8 = 2;
+const HAS_PARTITION: u8 = 4;
 
 /// Whether `kind` is a write's.
 pub(super) fn is_write(kind: u8) -> bool {
     matches!(
         kind,
-        WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD | WRITE_COLUMNS
+        WRITE | WRITE_OVER_BUDGET | WRITE_IN_PERIOD | WRITE_COLUMNS | WRITE_GROUPED
     )
 }
 
 /// Writes `w`'s kind byte and fields.
 pub(super) fn encode(w: &LoggedWrite, e: &mut Enc) {
-    if let ScoreInput::Score(value) = w.scores {
-        e.u8(match (w.period_us, w.over_budget) {
-            (Some(_), _) => WRITE_IN_PERIOD,
-            (None, Some(_)) => WRITE_OVER_BUDGET,
-            (None, None) => WRITE,
-        });
-        e.str(&w.board);
-        e.str(&w.member);
-        e.u8(op_code(w.op));
-        e.i64(value);
-        e.i64(w.at_us);
-        e.opt_str(w.metadata.as_deref());
-        if let Some(start) = w.period_us {
-            e.i64(start);
-            e.u8(u8::from(w.over_budget.is_some()));
+    match w.scores {
+        ScoreInput::Score(value) if w.partition.is_none() => {
+            e.u8(match (w.period_us, w.over_budget) {
+                (Some(_), _) => WRITE_IN_PERIOD,
+                (None, Some(_)) => WRITE_OVER_BUDGET,
+                (None, None) => WRITE,
+            });
+            e.str(&w.board);
+            e.str(&w.member);
+            e.u8(op_code(w.op));
+            e.i64(value);
+            e.i64(w.at_us);
+            e.opt_str(w.metadata.as_deref());
+            if let Some(start) = w.period_us {
+                e.i64(start);
+                e.u8(u8::from(w.over_budget.is_some()));
+            }
         }
-    } else {
-        e.u8(WRITE_COLUMNS);
-        e.str(&w.board);
-        e.str(&w.member);
-        e.u8(op_code(w.op));
-        enc_scores(e, &w.scores);
-        e.i64(w.at_us);
-        e.opt_str(w.metadata.as_deref());
-        e.u8(u8::from(w.period_us.is_some()) | u8::from(w.over_budget.is_some()) << 1);
-        if let Some(start) = w.period_us {
-            e.i64(start);
-        }
+        _ => encode_flagged(w, e),
     }
     enc_over_budget(e, &w.over_budget);
+}
+
+/// [`WRITE_COLUMNS`]' layout, or [`WRITE_GROUPED`]'s when the write names a partition:
+/// the kind byte and the fields before the budget's verdict.
+fn encode_flagged(w: &LoggedWrite, e: &mut Enc) {
+    e.u8(if w.partition.is_some() {
+        WRITE_GROUPED
+    } else {
+        WRITE_COLUMNS
+    });
+    e.str(&w.board);
+    e.str(&w.member);
+    e.u8(op_code(w.op));
+    enc_scores(e, &w.scores);
+    e.i64(w.at_us);
+    e.opt_str(w.metadata.as_deref());
+    let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+    e.u8(flag(w.period_us.is_some(), HAS_PERIOD)
+        | flag(w.over_budget.is_some(), HAS_BUDGET)
+        | flag(w.partition.is_some(), HAS_PARTITION));
+    if let Some(start) = w.period_us {
+        e.i64(start);
+    }
+    if let Some(p) = &w.partition {
+        e.str(p);
+    }
 }
 
 /// What [`encode`] wrote after the kind byte `kind` (one [`is_write`] accepts).
 pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeError> {
     let (board, member, op) = (d.str()?, d.str()?, d.op()?);
-    let scores = match kind {
-        WRITE_COLUMNS => dec_scores(d)?,
-        _ => ScoreInput::Score(d.i64()?),
+    let flagged = matches!(kind, WRITE_COLUMNS | WRITE_GROUPED);
+    let scores = if flagged {
+        dec_scores(d)?
+    } else {
+        ScoreInput::Score(d.i64()?)
     };
     let (at_us, metadata) = (d.i64()?, d.opt_str()?);
-    let (period_us, over) = match kind {
-        WRITE_COLUMNS => {
+    let (mut period_us, mut partition) = (None, None);
+    let over = match kind {
+        WRITE_COLUMNS | WRITE_GROUPED => {
             let flags = d.u8()?;
-            let period_us = if flags & 1 != 0 { Some(d.i64()?) } else { None };
-            (period_us, flags & 2 != 0)
+            // Kind 14 has always read bits 0 and 1 alone; kind 26 knows its bits.
+            if kind == WRITE_GROUPED && flags & !(HAS_PERIOD | HAS_BUDGET | HAS_PARTITION) != 0 {
+                return Err(DecodeError(format!("unknown write flags {flags:#04x}")));
+            }
+            if flags & HAS_PERIOD != 0 {
+                period_us = Some(d.i64()?);
+            }
+            if kind == WRITE_GROUPED && flags & HAS_PARTITION != 0 {
+                partition = Some(d.str()?);
+            }
+            flags & HAS_BUDGET != 0
         }
-        WRITE_IN_PERIOD => (Some(d.i64()?), d.u8()? != 0),
-        _ => (None, kind == WRITE_OVER_BUDGET),
+        WRITE_IN_PERIOD => {
+            period_us = Some(d.i64()?);
+            d.u8()? != 0
+        }
+        _ => kind == WRITE_OVER_BUDGET,
     };
     Ok(LoggedWrite {
         board,
@@ -95,6 +136,7 @@ pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeErr
         period_us,
         metadata,
         over_budget: dec_over_budget(d, over)?,
+        partition,
     })
 }
 
@@ -140,8 +182,9 @@ fn enc_scores(e: &mut Enc, scores: &ScoreInput) {
                 e.i64(*v);
             }
         }
+        // Kind 14 never holds one `score` (kind 3 does); kind 26 does, as form 3.
         ScoreInput::Score(v) => {
-            e.u8(IN_ORDER);
+            e.u8(ONE_SCORE);
             e.u8(1);
             e.i64(*v);
         }
@@ -165,6 +208,7 @@ fn dec_scores(d: &mut Dec<'_>) -> Result<ScoreInput, DecodeError> {
                 .map(|_| d.i64())
                 .collect::<Result<_, DecodeError>>()?,
         ),
+        ONE_SCORE if n == 1 => ScoreInput::Score(d.i64()?),
         f => return Err(DecodeError(format!("unknown scores form {f}"))),
     })
 }
@@ -185,6 +229,7 @@ mod tests {
             period_us,
             metadata: Some("{}".into()),
             over_budget: over,
+            partition: None,
         })
     }
 
@@ -219,6 +264,115 @@ mod tests {
         assert_eq!(e.0[0], WRITE);
     }
 
+    /// A write naming a partition is kind 26 in every form, with a named period and the
+    /// budget's verdict or without, and reads back as it was; hand-written bytes of the
+    /// layout decode, and a flag this version does not know is refused as damage.
+    #[test]
+    fn a_write_naming_its_partition_is_kind_26() {
+        let over = Some(OverBudget {
+            estimate: 9,
+            limit: 8,
+        });
+        for scores in [
+            ScoreInput::Score(i64::MIN),
+            ScoreInput::Positional(vec![1, 2]),
+        ] {
+            for (period_us, over) in [(Some(0), over), (None, None)] {
+                let Command::Write(mut w) = write(scores.clone(), period_us, over) else {
+                    unreachable!()
+                };
+                w.partition = Some("eu-west_1".into());
+                let cmd = Command::Write(w);
+                let mut e = Enc::default();
+                cmd.encode(&mut e);
+                assert_eq!(e.0[0], WRITE_GROUPED);
+                assert_eq!(Command::decode(&e.0).expect("decodes"), cmd);
+            }
+        }
+        let bytes = |flags: u8| {
+            let mut b = Enc::default();
+            b.u8(WRITE_GROUPED);
+            b.str("b");
+            b.str("ann");
+            b.u8(op_code(None));
+            b.u8(ONE_SCORE);
+            b.u8(1);
+            b.i64(7);
+            b.i64(5);
+            b.opt_str(None);
+            b.u8(flags);
+            b.str("FR");
+            b
+        };
+        let want = LoggedWrite {
+            board: "b".into(),
+            member: "ann".into(),
+            op: None,
+            scores: ScoreInput::Score(7),
+            at_us: 5,
+            period_us: None,
+            metadata: None,
+            over_budget: None,
+            partition: Some("FR".into()),
+        };
+        let decoded = Command::decode(&bytes(HAS_PARTITION).0).expect("kind 26 decodes");
+        assert_eq!(decoded, Command::Write(want));
+        assert!(Command::decode(&bytes(HAS_PARTITION | 0x40).0).is_err());
+        let cut = bytes(HAS_PARTITION).0;
+        assert!(Command::decode(&cut[..cut.len() - 1]).is_err());
+    }
+
+    /// A partitioned board's members keep their partitions through a snapshot (format
+    /// 11): each partition's standings read back the same.
+    #[test]
+    fn partitions_survive_a_snapshot() {
+        use crate::command::CreateBoard;
+        use crate::state::{read_lock, State};
+        use photofinish_core::groups::PartitionRules;
+        use photofinish_core::{BoardConfig, PeriodRef, RankStyle};
+        let state = State::default();
+        let config = BoardConfig {
+            partitions: Some(PartitionRules { max: 3 }),
+            ..BoardConfig::default()
+        };
+        let create = CreateBoard {
+            board: "b".into(),
+            config: config.checked().expect("valid"),
+            max_boards: None,
+            hidden: Vec::new(),
+        };
+        state.apply(&Command::CreateBoard(create)).expect("create");
+        for (i, (m, p)) in [
+            ("a", Some("FR")),
+            ("b", Some("DE")),
+            ("c", None),
+            ("d", Some("FR")),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let Command::Write(mut w) = write(ScoreInput::Score(i as i64 % 2), None, None) else {
+                unreachable!()
+            };
+            w.member = m.into();
+            w.partition = p.map(str::to_owned);
+            state.apply(&Command::Write(w)).expect("write");
+        }
+        let standings = |state: &State| {
+            let handle = state.board("b").expect("board");
+            let b = read_lock(&handle);
+            let (_, r) = b.read(&PeriodRef::Current, 0).expect("period");
+            let r = r.expect("ranking");
+            ["FR", "DE", "JP"].map(|p| r.view_in(None, Some(p)).page(0, 10, RankStyle::Dense))
+        };
+        let mut bytes = Vec::new();
+        crate::snapshot::write(&state, 1, 5, &mut bytes).expect("snapshot");
+        let loaded = crate::snapshot::read(&bytes).expect("read");
+        let want = standings(&state);
+        assert_eq!(want[0].len(), 2);
+        assert_eq!(standings(&loaded.state), want);
+    }
+
     /// The bytes of a kind-3 and a kind-14 record as the format has always written them
     /// decode to the same write: the layout is the format's, not this module's to change.
     #[test]
@@ -241,6 +395,7 @@ mod tests {
             period_us: None,
             metadata: None,
             over_budget: None,
+            partition: None,
         };
         assert_eq!(decoded, Command::Write(want.clone()));
 

@@ -427,6 +427,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 period_us: None,
                 metadata: None,
                 over_budget: None,
+                partition: None,
             });
             let (tx, rx) = std::sync::mpsc::channel();
             store

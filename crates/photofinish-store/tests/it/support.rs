@@ -90,6 +90,7 @@ pub fn incr_at(board: &str, member: &str, value: i64, at_us: i64) -> Command {
         period_us: None,
         metadata: None,
         over_budget: None,
+        partition: None,
     })
 }
 

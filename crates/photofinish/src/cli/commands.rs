@@ -271,6 +271,7 @@ pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result
         metadata,
         at: a.at.map(Value::String),
         period: None,
+        partition: None,
     };
     let v = client.submit(&a.board, &write).await?;
     table::print(json, &v, table::write)

@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::session::Session;
-use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView, RewardRowView};
+use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView, PartitionsView, RewardRowView};
 
 /// This family's rows.
 pub const COMMANDS: &[Spec] = &[
@@ -38,6 +38,7 @@ pub const COMMANDS: &[Spec] = &[
 ];
 
 const CREATE_OPTIONS: &[&str] = &[
+    "PARTITIONS",
     "REWARDS",
     "REWARDTTL",
     "TIERS",
@@ -168,6 +169,8 @@ fn body(
         max_attempts: whole(option(opts, "MAXATTEMPTS"), "MAXATTEMPTS")?,
         join_required: flag(option(opts, "JOINREQUIRED"), "JOINREQUIRED")?,
         league: league(opts)?,
+        partitions: whole(option(opts, "PARTITIONS"), "PARTITIONS")?
+            .map(|max| PartitionsView { max }),
         rewards: option(opts, "REWARDS").map(reward_rows).transpose()?,
         reward_ttl: whole(option(opts, "REWARDTTL"), "REWARDTTL")?,
     })

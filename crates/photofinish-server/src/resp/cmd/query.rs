@@ -18,7 +18,7 @@ use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
-use crate::wire::parse::bounded_u64;
+use crate::wire::parse::{self, bounded_u64};
 use crate::wire::parse::{board_list, threshold_query};
 use crate::wire::views::{member_boards_view, members_query_view, thresholds_view};
 
@@ -84,13 +84,15 @@ pub async fn run(s: &mut Session, spec: &Spec, args: &Args<'_>) -> Result<(), Cm
             Ok(())
         }
         _ => {
-            let opts = options(args, 2, &["RANKS", "TOP_PERCENT", "PERIOD"], spec.name)?;
+            let allowed = &["RANKS", "TOP_PERCENT", "PERIOD", "PARTITION"];
+            let opts = options(args, 2, allowed, spec.name)?;
             let query = threshold_query(option(&opts, "RANKS"), option(&opts, "TOP_PERCENT"))?;
             let period = option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse);
             let op = ReadThresholds {
                 board,
                 query,
                 period,
+                partition: parse::group_key(option(&opts, "PARTITION").map(str::to_owned))?,
             };
             let t = gate.read(caller, &op).await?;
             answer(&mut s.out, &thresholds_view(t))

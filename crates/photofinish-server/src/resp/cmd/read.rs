@@ -22,7 +22,7 @@ use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
-use crate::wire::parse::{bounded_u64, ranking};
+use crate::wire::parse::{self, bounded_u64, ranking};
 use crate::wire::views::board_view;
 
 /// This family's rows.
@@ -51,14 +51,15 @@ pub(super) fn read_options(
     command: &str,
 ) -> Result<ReadOptions, CmdError> {
     let allowed: &[&'static str] = if ranked {
-        &["RANKING", "PERIOD"]
+        &["RANKING", "PERIOD", "PARTITION"]
     } else {
-        &["PERIOD"]
+        &["PERIOD", "PARTITION"]
     };
     let opts = options(args, from, allowed, command)?;
     Ok(ReadOptions {
         ranking: style(&opts)?,
         period: option(&opts, "PERIOD").map_or(PeriodRef::Current, PeriodRef::parse),
+        partition: parse::group_key(option(&opts, "PARTITION").map(str::to_owned))?,
     })
 }
 

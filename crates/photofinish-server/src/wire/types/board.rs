@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{LeagueView, RewardRowView};
+use super::{LeagueView, PartitionsView, RewardRowView};
 
 /// A member's scores by column name, in column order (docs/SPEC.md §13): a JSON object
 /// whose keys keep the board's column order (a map type would sort them).
@@ -211,6 +211,10 @@ pub struct BoardConfigBody {
     /// for the board's life.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<LeagueView>,
+    /// Partitions (docs/SPEC.md §17): a write may name one (`partition`), each is
+    /// ranked on its own beside the whole board. Fixed for the board's life.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionsView>,
     /// A tournament's opening instant (RFC 3339, docs/SPEC.md §14): a write or join
     /// before it gets 422 `board_closed`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -354,6 +358,9 @@ pub struct BoardView {
     /// The league, on a league board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<LeagueView>,
+    /// The partitions, on a board that has them (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionsView>,
     /// A tournament's opening instant (RFC 3339), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<String>,

@@ -7,6 +7,7 @@
 mod admin;
 mod board;
 mod competition;
+mod groups;
 mod privacy;
 mod read;
 mod rewards;
@@ -15,6 +16,7 @@ mod write;
 pub use admin::*;
 pub use board::*;
 pub use competition::*;
+pub use groups::*;
 pub use privacy::*;
 pub use read::*;
 pub use rewards::*;

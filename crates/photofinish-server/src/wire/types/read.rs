@@ -51,6 +51,12 @@ pub struct MemberView {
     /// Its rank in its cohort in the style asked, on a cohort board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cohort_rank: Option<u64>,
+    /// Its partition, on a board of partitions when it is in one (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// Its ordinal rank in its partition, as the reader sees it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_rank: Option<u64>,
     /// The member is hidden (docs/SPEC.md §15; only an admin reads a hidden member): the
     /// rank is the one it would have, `total` leaves it out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -79,6 +85,10 @@ pub struct EntryView {
     /// member it names (the rank is the one it would have), and on an export's rows.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
+    /// The member's partition, on a board of partitions when it is in one (docs/SPEC.md
+    /// §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
 }
 
 /// A page of ranked rows.

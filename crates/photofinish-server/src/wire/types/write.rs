@@ -44,6 +44,14 @@ pub struct WriteBody {
     #[schema(example = "2026-11-22")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<String>,
+    /// The member's partition (docs/SPEC.md §17), on a board with `partitions`: fixed for
+    /// the period by the member's first write (409 partition_conflict for another); a
+    /// new one past the board's `partitions.max` is 422 too_many_partitions; on a board
+    /// without partitions 422 invalid_parameter. A player's token may name only its own
+    /// `partition` claim (403).
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,32}$", example = "FR")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
 }
 
 /// What a write did.
@@ -66,6 +74,12 @@ pub struct WriteResult {
     pub changed: bool,
     /// The period the write landed in.
     pub period: String,
+    /// The member's partition, when it is in one (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// Ordinal rank in its partition after the write, when it is in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_rank: Option<u64>,
 }
 
 /// A batch of writes, applied in order.

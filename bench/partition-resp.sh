@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What a partition costs a write through the RESP door (docs/SPEC.md §17, docs/partitions.md):
+# one server (the embedded store, --fsync everysec, --workers 1, pinned to CPU 0) with two
+# boards of MEMBERS members named as redis-benchmark names them (m:000000123456): `plain`,
+# and `parted`, created with PARTITIONS 10000, each member put in partition p(i mod
+# PARTS) by its first write. Then, in rounds alternating which goes first, N `LB.INCR` of
+# random members on each board (redis-benchmark on CPU 1, 50 clients, -P P). A write on
+# `parted` names no partition: its member stays in its own, and the write keeps that
+# partition's index as well as the board's — the cost a partition adds. Prints per run
+# the board, ops/s and the server's CPU µs per write (utime + stime).
+#
+#   MEMBERS=1000000 PARTS=200 ROUNDS=6 P=16 N=2000000 ./bench/partition-resp.sh [BIN]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:-target/release/photofinish}")
+MEMBERS=${MEMBERS:-1000000}
+PARTS=${PARTS:-200}
+ROUNDS=${ROUNDS:-6}
+N=${N:-2000000}
+P=${P:-16}
+WORK=$(mktemp -d)
+cleanup() { kill "${PID:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+taskset -c 0 "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PORT" --fsync everysec \
+    --workers 1 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
+PID=$!
+for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
+redis-cli -p "$PORT" LB.CREATE plain UPDATE incr >/dev/null
+redis-cli -p "$PORT" LB.CREATE parted UPDATE incr PARTITIONS 10000 >/dev/null
+seq 0 $((MEMBERS - 1)) | awk -v parts="$PARTS" '{
+    m = sprintf("m:%012d", $1); p = sprintf("p%d", $1 % parts)
+    printf "*4\r\n$6\r\nLB.SET\r\n$5\r\nplain\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(m), m, length($1), $1
+    printf "*6\r\n$6\r\nLB.SET\r\n$6\r\nparted\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$9\r\nPARTITION\r\n$%d\r\n%s\r\n", length(m), m, length($1), $1, length(p), p
+}' | redis-cli -p "$PORT" --pipe >/dev/null
+echo "plain: $(redis-cli -p "$PORT" LB.CARD plain) members; parted: $(redis-cli -p "$PORT" LB.CARD parted) in $PARTS partitions (p7: $(redis-cli -p "$PORT" LB.CARD parted PARTITION p7))"
+TICK=$(getconf CLK_TCK)
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+run() { # run BOARD
+    local before after rps
+    before=$(cpu_ticks "$PID")
+    rps=$(taskset -c 1 redis-benchmark -p "$PORT" -c 50 -n "$N" -r "$MEMBERS" -P "$P" --csv \
+        LB.INCR "$1" m:__rand_int__ 1 2>/dev/null | awk -F'","' 'NR == 2 {print $2}')
+    after=$(cpu_ticks "$PID")
+    awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$N" -v hz="$TICK" \
+        'BEGIN { printf "%-7s %10.0f ops/s %6.2f µs/op\n", l, r, t * 1e6 / hz / n }'
+}
+echo "-P $P; $ROUNDS rounds of $N LB.INCR each"
+for r in $(seq "$ROUNDS"); do
+    if [ $((r % 2)) -eq 1 ]; then run plain; run parted; else run parted; run plain; fi
+done

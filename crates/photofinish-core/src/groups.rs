@@ -1,0 +1,76 @@
+//! Partitions (docs/SPEC.md §17): a board's config of them, fixed for its life, and the
+//! rule of a key that names one. A partition (a country, a platform, a region) is a
+//! ranking of its own inside each period's ranking: a write names it, the member stays in
+//! it for the period, and every read can be asked of it alone. The rankings themselves
+//! are `ranking/partitions.rs`; the write's field is `op/write.rs`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BoardError;
+
+/// Most partitions a board's config may allow in a period (docs/SPEC.md §17): each is an
+/// index of its own, and a partition's id is held in 2 bytes beside each member.
+pub const MAX_PARTITIONS: u32 = 10_000;
+/// Longest partition or team key, bytes.
+pub const MAX_GROUP_KEY_BYTES: usize = 32;
+/// [`validate_group_key`] as a regular expression (for the OpenAPI document).
+pub const GROUP_KEY_PATTERN: &str = "^[A-Za-z0-9_-]{1,32}$";
+
+/// A board's partitions: `{"max": M}`, the most a period may hold (1 to
+/// [`MAX_PARTITIONS`]). A write that would open one more is refused
+/// (`too_many_partitions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionRules {
+    /// The most partitions a period holds.
+    pub max: u32,
+}
+
+impl PartitionRules {
+    /// Checks the bound: 1 to [`MAX_PARTITIONS`].
+    pub fn validate(&self) -> Result<(), BoardError> {
+        if (1..=MAX_PARTITIONS).contains(&self.max) {
+            Ok(())
+        } else {
+            Err(BoardError::InvalidConfig(format!(
+                "partitions.max {} is outside 1..={MAX_PARTITIONS}",
+                self.max
+            )))
+        }
+    }
+}
+
+/// Checks a partition or team key: 1 to 32 of `A-Z a-z 0-9 _ -`.
+pub fn validate_group_key(key: &str) -> Result<(), BoardError> {
+    let ok = !key.is_empty()
+        && key.len() <= MAX_GROUP_KEY_BYTES
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(BoardError::InvalidGroupKey(key.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn a_key_follows_the_pattern_and_a_bound_its_range() {
+        for good in ["FR", "steam", "eu-west_1", &"k".repeat(32)] {
+            assert!(validate_group_key(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a b", "é", "a.b", &"k".repeat(33)] {
+            let e = validate_group_key(bad).expect_err(bad);
+            assert_eq!(e.code(), ErrorCode::InvalidParameter, "{bad:?}");
+            assert!(!e.is_rule(), "a pattern the document states: 400");
+        }
+        for (max, ok) in [(0, false), (1, true), (10_000, true), (10_001, false)] {
+            assert_eq!(PartitionRules { max }.validate().is_ok(), ok, "{max}");
+        }
+    }
+}
