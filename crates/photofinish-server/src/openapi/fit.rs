@@ -18,6 +18,7 @@ use photofinish_core::config::{
 };
 use photofinish_core::entry::MAX_ATTEMPTS;
 use photofinish_core::error::ErrorCode;
+use photofinish_core::groups::GROUP_KEY_PATTERN;
 use photofinish_core::idempotency::IDEMPOTENCY_KEY_PATTERN;
 use photofinish_core::query::{
     MAX_MEMBER_BOARDS, MAX_QUERY_MEMBERS, MAX_THRESHOLDS, PERCENT_PATTERN,
@@ -121,6 +122,7 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
+        "partition" => json!({"type": "string", "pattern": GROUP_KEY_PATTERN}),
         "status" => json!({"type": "string", "enum": ["unclaimed", "claimed", "expired", "all"]}),
         // Any text: what names no grant is 404 reward_not_found, as an unknown one.
         "id" => json!({"type": "string", "minLength": 1, "maxLength": 200}),
@@ -232,6 +234,9 @@ fn fit_write_bodies(schemas: &mut Value) {
         "description": "RFC 3339 instant of the write, 1970 to 9999 (imports, replays); the server clock when absent"});
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
         "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at"});
+    // The annotation's description and example stay; the pattern is the rule's.
+    w["partition"]["type"] = json!(["string", "null"]);
+    w["partition"]["pattern"] = json!(GROUP_KEY_PATTERN);
     let named = named_scores_schema();
     // `null` counts as absent, as for every optional field.
     w["scores"] = nullable(named.clone());

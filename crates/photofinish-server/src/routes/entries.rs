@@ -17,7 +17,7 @@ use crate::wire::views::page_view;
         ("limit" = Option<u64>, Query, description = "rows, default 10, at most 1000"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions")),
     responses((status = 200, body = EntriesPage), Refusals<ReadPage>))]
 pub async fn get_entries(
     State(app): State<AppState>,

@@ -22,7 +22,7 @@ use crate::wire::views::{member_view, page_view};
     params(("board" = String, Path, description = "Board name"), ("member" = String, Path, description = "Member, percent-encoded"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions")),
     responses((status = 200, body = MemberView), Refusals<ReadMember>))]
 pub async fn get_member(
     State(app): State<AppState>,
@@ -97,7 +97,7 @@ pub async fn delete_member(
         ("after" = Option<u64>, Query, description = "rows below, default 5, at most 500"),
         ("ranking" = Option<String>, Query, description = "ordinal (default), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions")),
     responses((status = 200, body = EntriesPage), Refusals<ReadAround>))]
 pub async fn get_around(
     State(app): State<AppState>,

@@ -60,7 +60,7 @@ pub async fn post_members_query(
         ("scores" = Option<String>, Query, description = "Every column's value, comma-separated in column order (docs/SPEC.md §13); not with score"),
         ("ranking" = Option<String>, Query, description = "ordinal (default: after everyone already at the score), competition or dense"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions")),
     responses((status = 200, body = ScoreRankView), Refusals<ReadRankOfScore>))]
 pub async fn get_rank(
     State(app): State<AppState>,
@@ -113,7 +113,7 @@ pub async fn get_rank(
         ("ranks" = Option<String>, Query, description = "Comma-separated ordinal ranks, from 1, at most 100. At least one of ranks and top_percent is required (400 invalid_parameter)"),
         ("top_percent" = Option<String>, Query, description = "Comma-separated percentages in (0, 100], up to 4 decimals, at most 100; each names ordinal rank max(1, ceil(total · p / 100))"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "A partition's standings alone (docs/SPEC.md §17; 422 invalid_parameter on a board without partitions)", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "A partition's standings alone (docs/SPEC.md §17; 422 invalid_parameter on a board without partitions)")),
     responses((status = 200, body = ThresholdsView), Refusals<ReadThresholds>))]
 pub async fn get_thresholds(
     State(app): State<AppState>,

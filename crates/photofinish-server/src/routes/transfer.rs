@@ -103,7 +103,7 @@ impl Refuses for Import {
     description = "Every entry of one period as JSON Lines (`application/x-ndjson`), one `{\"member\",\"score\",\"reached_at\",\"metadata\"}` per line in rank order, streamed a page of 1,000 at a time. Who may read the board may export it; a hidden member (docs/SPEC.md §15) is in an admin's export only, with `\"hidden\": true`, and nobody else's. Each page is consistent; a period being written while it is exported may list a member whose score changed at its old and its new place (export a closed period, or take a backup, for a copy at one instant). `photofinish export` writes it to a file.",
     params(("board" = String, Path, description = "Board name"),
         ("period" = Option<String>, Query, description = "current (default), previous or a period id"),
-        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions", pattern = "^[A-Za-z0-9_-]{1,32}$")),
+        ("partition" = Option<String>, Query, description = "One partition's standings alone (docs/SPEC.md §17): ranks, totals and windows within it; 422 invalid_parameter on a board without partitions")),
     responses(
         (status = 200, description = "One JSON object per line", content_type = "application/x-ndjson", body = TransferLine),
         Refusals<ReadExportPage>))]

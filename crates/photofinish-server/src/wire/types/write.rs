@@ -49,7 +49,7 @@ pub struct WriteBody {
     /// new one past the board's `partitions.max` is 422 too_many_partitions; on a board
     /// without partitions 422 invalid_parameter. A player's token may name only its own
     /// `partition` claim (403).
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,32}$", example = "FR")]
+    #[schema(example = "FR")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
 }
