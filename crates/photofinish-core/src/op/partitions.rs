@@ -9,7 +9,7 @@ use crate::calendar::Period;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::BoardName;
 
-use super::period::{in_period, page};
+use super::period::{in_period, page, require_partitions};
 use super::BoardRead;
 
 /// A page of a period's partitions, sorted by key.
@@ -50,12 +50,7 @@ impl BoardRead for ReadPartitions {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<PartitionList, BoardError> {
-        if !b.is_partitioned() {
-            return Err(BoardError::InvalidParameter(format!(
-                "board {:?} has no partitions",
-                self.board.as_str()
-            )));
-        }
+        require_partitions(b)?;
         in_period(b, &self.period, now_us, viewer, |period, ranking| {
             let all = ranking.map_or_else(Vec::new, |r| r.partition_counts());
             Ok(PartitionList {

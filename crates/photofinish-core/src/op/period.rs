@@ -54,12 +54,21 @@ pub(crate) fn partition_of<'a>(
     b: &Board,
     partition: Option<&'a GroupKey>,
 ) -> Result<Option<&'a str>, BoardError> {
-    if partition.is_some() && !b.is_partitioned() {
-        return Err(BoardError::InvalidParameter(
-            "partition: the board has no partitions".into(),
-        ));
+    if partition.is_some() {
+        require_partitions(b)?;
     }
     Ok(partition.map(GroupKey::as_str))
+}
+
+/// Refuses a read of partitions on a board without them (docs/SPEC.md §17).
+pub(crate) fn require_partitions(b: &Board) -> Result<(), BoardError> {
+    if b.is_partitioned() {
+        Ok(())
+    } else {
+        Err(BoardError::InvalidParameter(
+            "partition: the board has no partitions".into(),
+        ))
+    }
 }
 
 /// Refuses a partition on a read that has none (a cohort's, a league's: docs/SPEC.md

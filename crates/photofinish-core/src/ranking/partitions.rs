@@ -87,14 +87,20 @@ impl Partitions {
         p.map_or(Tree::empty(&self.shape), |p| &self.trees[p as usize])
     }
 
-    /// Every partition holding a member, with its member count, in the order of their
-    /// slots.
-    pub(super) fn counts(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+    /// Every partition holding a member — its index, its key, its member count — in the
+    /// order of their slots.
+    pub(super) fn counts(&self) -> impl Iterator<Item = (u16, &str, u64)> + '_ {
         self.names
             .iter()
             .zip(&self.sizes)
-            .filter(|(_, &n)| n > 0)
-            .map(|(name, &n)| (&**name, u64::from(n)))
+            .enumerate()
+            .filter(|(_, (_, &n))| n > 0)
+            .map(|(p, (name, &n))| (p as u16, &**name, u64::from(n)))
+    }
+
+    /// Members in a partition, over them all.
+    pub(super) fn members(&self) -> u64 {
+        self.sizes.iter().map(|&n| u64::from(n)).sum()
     }
 
     /// Where a write naming `asked` puts its member, whose record is `existing` when it is
@@ -145,6 +151,15 @@ impl Partitions {
         records: &Records,
         kept: bool,
     ) -> Option<u64> {
+        let p = self.join(id, place, name)?;
+        kept.then(
+            || tree!(&mut self.trees[p as usize], ix => ix.insert(id, records.key_of(id), records)),
+        )
+    }
+
+    /// Records that `id` is in the partition `place` says (opened if need be), its
+    /// index left alone; the partition, unless `place` leaves it in none.
+    fn join(&mut self, id: u32, place: Place, name: Option<&str>) -> Option<u16> {
         let p = match (place, name) {
             (Place::Into(p), _) => p,
             (Place::Open, Some(name)) => self.open(name),
@@ -159,9 +174,7 @@ impl Partitions {
             self.of.resize(at + 1, 0);
         }
         self.of[at] = p + 1;
-        kept.then(
-            || tree!(&mut self.trees[p as usize], ix => ix.insert(id, records.key_of(id), records)),
-        )
+        Some(p)
     }
 
     /// Takes record `id` out of its partition's index before its key changes (or it
@@ -245,7 +258,7 @@ impl Partitions {
     /// partition past the limit.
     pub(super) fn assign(&mut self, id: u32, name: &str) -> Result<(), BoardError> {
         let place = self.place("", None, Some(name))?;
-        self.enter(id, place, Some(name), &Records::default(), false);
+        self.join(id, place, Some(name));
         Ok(())
     }
 
@@ -320,12 +333,9 @@ impl Ranking {
         self.partition_of_id(self.find(member)?)
     }
 
-    /// Every partition holding a member, with its member count (docs/SPEC.md §17), in
-    /// the order of their slots; nothing on a ranking without partitions.
-    pub fn partitions(&self) -> Vec<(String, u64)> {
-        self.partitions.as_deref().map_or_else(Vec::new, |p| {
-            p.counts().map(|(n, c)| (n.to_owned(), c)).collect()
-        })
+    /// Members in a partition, over them all (a snapshot's count before it lists them).
+    pub fn partitioned_len(&self) -> u64 {
+        self.partitions.as_deref().map_or(0, Partitions::members)
     }
 
     /// Puts each member of `pairs` into the partition named beside it, then builds the
@@ -452,8 +462,8 @@ impl<'a> Visible<'a> {
         }
         let mut counts: Vec<(String, u64)> = parts
             .counts()
-            .filter_map(|(name, n)| {
-                let seen = n - parts.find(name).and_then(|p| hidden.get(&p)).unwrap_or(&0);
+            .filter_map(|(p, name, n)| {
+                let seen = n - hidden.get(&p).unwrap_or(&0);
                 (seen > 0).then(|| (name.to_owned(), seen))
             })
             .collect();

@@ -50,11 +50,9 @@ pub(super) fn write_partitions(w: &mut CrcWriter<'_>, state: &State) -> io::Resu
     for (name, h) in &boards {
         let b = read_lock(h);
         for (period, ranking) in b.periods() {
-            let mut count = 0u64;
-            ranking.for_each_partitioned(|_, _| count += 1);
             e.str(name);
             e.str(&period.id);
-            e.u64(count);
+            e.u64(ranking.partitioned_len());
             let mut failed = None;
             ranking.for_each_partitioned(|member, partition| {
                 e.str(member);
