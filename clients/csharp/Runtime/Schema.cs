@@ -177,6 +177,8 @@ namespace Photofinish
         /// <summary>What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals)</summary>
         public List<RewardRowView> Rewards { get; set; }
 
+        public TeamsView Teams { get; set; }
+
         /// <summary>IANA time zone of the periods (the server's bundled database)</summary>
         public string Timezone { get; set; }
 
@@ -215,6 +217,7 @@ namespace Photofinish
                 Retention = Json.ToLongOrNull(Json.Get(o, "retention")),
                 RewardTtl = Json.ToLongOrNull(Json.Get(o, "reward_ttl")),
                 Rewards = Json.ToList(Json.Get(o, "rewards"), x => RewardRowView.FromJson(x)),
+                Teams = TeamsView.FromJson(Json.Get(o, "teams")),
                 Timezone = Json.ToStr(Json.Get(o, "timezone")),
                 Update = Json.ToStr(Json.Get(o, "update")),
                 Webhook = Json.ToStr(Json.Get(o, "webhook")),
@@ -246,6 +249,7 @@ namespace Photofinish
             Json.Put(d, "retention", Retention);
             Json.Put(d, "reward_ttl", RewardTtl);
             Json.Put(d, "rewards", Json.FromList(Rewards, x => (object)x?.ToJson()));
+            Json.Put(d, "teams", Teams?.ToJson());
             Json.Put(d, "timezone", Timezone);
             Json.Put(d, "update", Update);
             Json.Put(d, "webhook", Webhook);
@@ -490,6 +494,8 @@ namespace Photofinish
         /// <summary>The reward rows, when it has any (docs/SPEC.md §16).</summary>
         public List<RewardRowView> Rewards { get; set; }
 
+        public TeamsView Teams { get; set; }
+
         /// <summary>Time zone.</summary>
         public string Timezone { get; set; }
 
@@ -535,6 +541,7 @@ namespace Photofinish
                 Retention = Json.ToLong(Json.Get(o, "retention")),
                 RewardTtl = Json.ToLongOrNull(Json.Get(o, "reward_ttl")),
                 Rewards = Json.ToList(Json.Get(o, "rewards"), x => RewardRowView.FromJson(x)),
+                Teams = TeamsView.FromJson(Json.Get(o, "teams")),
                 Timezone = Json.ToStr(Json.Get(o, "timezone")),
                 Update = Json.ToStr(Json.Get(o, "update")),
                 Webhook = Json.ToStr(Json.Get(o, "webhook")),
@@ -570,6 +577,7 @@ namespace Photofinish
             Json.Put(d, "retention", Retention);
             Json.Put(d, "reward_ttl", RewardTtl);
             Json.Put(d, "rewards", Json.FromList(Rewards, x => (object)x?.ToJson()));
+            Json.Put(d, "teams", Teams?.ToJson());
             Json.Put(d, "timezone", Timezone);
             Json.Put(d, "update", Update);
             Json.Put(d, "webhook", Webhook);
@@ -927,6 +935,9 @@ namespace Photofinish
         /// <summary>Every column's value by name, in column order (boards of several columns only).</summary>
         public Dictionary<string, long> Scores { get; set; }
 
+        /// <summary>The member's team, on a board of teams when it is in one (docs/SPEC.md §17).</summary>
+        public string Team { get; set; }
+
         internal static EntryView FromJson(object json)
         {
             var o = json as Dictionary<string, object>;
@@ -941,6 +952,7 @@ namespace Photofinish
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
 
@@ -955,6 +967,7 @@ namespace Photofinish
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             return d;
         }
     }
@@ -1498,6 +1511,9 @@ namespace Photofinish
         /// <summary>Every column's value by name, in column order (boards of several columns only).</summary>
         public Dictionary<string, long> Scores { get; set; }
 
+        /// <summary>Its team, on a board of teams when it is in one (docs/SPEC.md §17).</summary>
+        public string Team { get; set; }
+
         /// <summary>Its cohort's tier, on a cohort board (null without a league).</summary>
         public string Tier { get; set; }
 
@@ -1527,6 +1543,7 @@ namespace Photofinish
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
                 Tier = Json.ToStr(Json.Get(o, "tier")),
                 TopPercent = Json.ToDouble(Json.Get(o, "top_percent")),
                 Total = Json.ToLong(Json.Get(o, "total")),
@@ -1550,6 +1567,7 @@ namespace Photofinish
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             Json.Put(d, "tier", Tier);
             Json.Put(d, "top_percent", TopPercent);
             Json.Put(d, "total", Total);
@@ -2097,6 +2115,164 @@ namespace Photofinish
         }
     }
 
+    /// <summary>One team: its rank, score and a page of its members' contributions in rank order.</summary>
+    public sealed class TeamDetailView
+    {
+        /// <summary>A page of its members, ranked among themselves: each one's score is its
+        /// contribution to the sum.</summary>
+        public List<EntryView> Entries { get; set; }
+
+        /// <summary>Its members the reader sees.</summary>
+        public long Members { get; set; }
+
+        /// <summary>The period id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>Its rank among the teams, in the style asked for.</summary>
+        public long Rank { get; set; }
+
+        /// <summary>When its sum last changed (RFC 3339, µs).</summary>
+        public string ReachedAt { get; set; }
+
+        /// <summary>The sum of its visible members' current scores.</summary>
+        public long Score { get; set; }
+
+        /// <summary>The team's key.</summary>
+        public string Team { get; set; }
+
+        internal static TeamDetailView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new TeamDetailView
+            {
+                Entries = Json.ToList(Json.Get(o, "entries"), x => EntryView.FromJson(x)),
+                Members = Json.ToLong(Json.Get(o, "members")),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Rank = Json.ToLong(Json.Get(o, "rank")),
+                ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
+                Score = Json.ToLong(Json.Get(o, "score")),
+                Team = Json.ToStr(Json.Get(o, "team")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "entries", Json.FromList(Entries, x => (object)x?.ToJson()));
+            Json.Put(d, "members", Members);
+            Json.Put(d, "period", Period);
+            Json.Put(d, "rank", Rank);
+            Json.Put(d, "reached_at", ReachedAt);
+            Json.Put(d, "score", Score);
+            Json.Put(d, "team", Team);
+            return d;
+        }
+    }
+
+    /// <summary>A ranked team.</summary>
+    public sealed class TeamEntryView
+    {
+        /// <summary>Its members the reader sees.</summary>
+        public long Members { get; set; }
+
+        /// <summary>Rank in the style asked for.</summary>
+        public long Rank { get; set; }
+
+        /// <summary>When its sum last changed, up or down (RFC 3339, µs): equal sums rank the team
+        /// that got there first higher.</summary>
+        public string ReachedAt { get; set; }
+
+        /// <summary>The sum of its visible members' current scores.</summary>
+        public long Score { get; set; }
+
+        /// <summary>The team's key.</summary>
+        public string Team { get; set; }
+
+        internal static TeamEntryView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new TeamEntryView
+            {
+                Members = Json.ToLong(Json.Get(o, "members")),
+                Rank = Json.ToLong(Json.Get(o, "rank")),
+                ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
+                Score = Json.ToLong(Json.Get(o, "score")),
+                Team = Json.ToStr(Json.Get(o, "team")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "members", Members);
+            Json.Put(d, "rank", Rank);
+            Json.Put(d, "reached_at", ReachedAt);
+            Json.Put(d, "score", Score);
+            Json.Put(d, "team", Team);
+            return d;
+        }
+    }
+
+    /// <summary>A page of a period's teams, in rank order.</summary>
+    public sealed class TeamListView
+    {
+        /// <summary>The page.</summary>
+        public List<TeamEntryView> Entries { get; set; }
+
+        /// <summary>The period id.</summary>
+        public string Period { get; set; }
+
+        /// <summary>Teams holding a member the reader sees.</summary>
+        public long Total { get; set; }
+
+        internal static TeamListView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new TeamListView
+            {
+                Entries = Json.ToList(Json.Get(o, "entries"), x => TeamEntryView.FromJson(x)),
+                Period = Json.ToStr(Json.Get(o, "period")),
+                Total = Json.ToLong(Json.Get(o, "total")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "entries", Json.FromList(Entries, x => (object)x?.ToJson()));
+            Json.Put(d, "period", Period);
+            Json.Put(d, "total", Total);
+            return d;
+        }
+    }
+
+    /// <summary>A board's teams (docs/SPEC.md §17): only on a one-column board ordered `desc`.</summary>
+    public sealed class TeamsView
+    {
+        /// <summary>The most members a team holds in a period: a write that would add one more is 422 team_full</summary>
+        public long MaxSize { get; set; }
+
+        internal static TeamsView FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new TeamsView
+            {
+                MaxSize = Json.ToLong(Json.Get(o, "max_size")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "max_size", MaxSize);
+            return d;
+        }
+    }
+
     /// <summary>The entry at one ordinal rank.</summary>
     public sealed class ThresholdView
     {
@@ -2287,6 +2463,14 @@ namespace Photofinish
         /// <summary>Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (422 invalid_score for another, for score on a board of several columns, and for a best that leaves one out)</summary>
         public Dictionary<string, long> Scores { get; set; }
 
+        /// <summary>The member's team (docs/SPEC.md §17), on a board with `teams`: fixed for the
+        /// period by the member's first write (409 team_conflict for another); one holding
+        /// the board's `teams.max_size` members takes no new one (422 team_full); a write that
+        /// would take the team's sum past the i64 range is 422 score_overflow; on a board
+        /// without teams 422 invalid_parameter. A player's token may name only its own `team`
+        /// claim (403).</summary>
+        public string Team { get; set; }
+
         internal static WriteBody FromJson(object json)
         {
             var o = json as Dictionary<string, object>;
@@ -2301,6 +2485,7 @@ namespace Photofinish
                 Period = Json.ToStr(Json.Get(o, "period")),
                 Score = Json.ToLongOrNull(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
 
@@ -2315,6 +2500,7 @@ namespace Photofinish
             Json.Put(d, "period", Period);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             return d;
         }
     }
@@ -2350,6 +2536,9 @@ namespace Photofinish
         /// columns only).</summary>
         public Dictionary<string, long> Scores { get; set; }
 
+        /// <summary>The member's team, when it is in one (docs/SPEC.md §17).</summary>
+        public string Team { get; set; }
+
         internal static WriteResult FromJson(object json)
         {
             var o = json as Dictionary<string, object>;
@@ -2365,6 +2554,7 @@ namespace Photofinish
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
 
@@ -2380,6 +2570,7 @@ namespace Photofinish
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             return d;
         }
     }
@@ -2439,5 +2630,8 @@ namespace Photofinish
         public const string RewardExpired = "reward_expired";
         public const string PartitionConflict = "partition_conflict";
         public const string TooManyPartitions = "too_many_partitions";
+        public const string TeamConflict = "team_conflict";
+        public const string TeamFull = "team_full";
+        public const string TeamNotFound = "team_not_found";
     }
 }

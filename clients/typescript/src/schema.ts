@@ -71,6 +71,7 @@ export type BoardConfigBody = {
   reward_ttl?: number | null;
   /** What each period's close pays (docs/SPEC.md §16), replaced whole; a member gets the first row it matches. Each row names from and to, or top_percent (422 invalid_config otherwise, or for from after to, a tier off a league board or not in its league, a share with more than two decimals) */
   rewards?: Array<RewardRowView> | null;
+  teams?: null | TeamsView;
   /** IANA time zone of the periods (the server's bundled database) */
   timezone?: string | null;
   update?: "incr" | "best" | "set" | null;
@@ -176,6 +177,7 @@ export type BoardView = {
   reward_ttl?: number | null;
   /** The reward rows, when it has any (docs/SPEC.md §16). */
   rewards?: Array<RewardRowView> | null;
+  teams?: null | TeamsView;
   /** Time zone. */
   timezone: string;
   /** Default operator. */
@@ -308,6 +310,8 @@ export type EntryView = {
   score: Score;
   /** Every column's value by name, in column order (boards of several columns only). */
   scores?: Record<string, Score> | null;
+  /** The member's team, on a board of teams when it is in one (docs/SPEC.md §17). */
+  team?: string | null;
 };
 
 /** A member erased everywhere. */
@@ -327,7 +331,7 @@ export type ErrorBody = {
 /** The error's code and message. */
 export type ErrorDetail = {
   /** Stable `snake_case` code, e.g. `score_overflow`. */
-  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden" | "reward_not_found" | "already_claimed" | "reward_expired" | "partition_conflict" | "too_many_partitions";
+  code: "malformed_json" | "invalid_parameter" | "invalid_board_name" | "invalid_period" | "period_closed" | "not_found" | "board_not_found" | "member_not_found" | "period_not_found" | "method_not_allowed" | "board_config_conflict" | "body_too_large" | "batch_too_large" | "invalid_member" | "score_not_integer" | "invalid_score" | "score_out_of_range" | "score_overflow" | "invalid_op" | "invalid_metadata" | "metadata_too_large" | "invalid_config" | "invalid_time" | "period_not_retained" | "ranking_full" | "invalid_entries" | "storage_unavailable" | "overloaded" | "shutting_down" | "not_supported" | "unauthorized" | "forbidden" | "rate_limited" | "score_rejected" | "board_full" | "too_many_boards" | "insufficient_storage" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight" | "too_many_streams" | "board_not_empty" | "board_closed" | "attempts_exhausted" | "not_joined" | "cohort_pending" | "too_many_hidden" | "reward_not_found" | "already_claimed" | "reward_expired" | "partition_conflict" | "too_many_partitions" | "team_conflict" | "team_full" | "team_not_found";
   /** On already_claimed: the grant, as it was claimed (docs/SPEC.md §16) */
   grant?: GrantView;
   /** A human sentence. */
@@ -498,6 +502,8 @@ export type MemberView = {
   score: Score;
   /** Every column's value by name, in column order (boards of several columns only). */
   scores?: Record<string, Score> | null;
+  /** Its team, on a board of teams when it is in one (docs/SPEC.md §17). */
+  team?: string | null;
   /** Its cohort's tier, on a cohort board (null without a league). */
   tier?: string | null;
   /** 100 · ordinal rank / total, rounded to two decimals, whatever `ranking` is asked. */
@@ -671,6 +677,56 @@ export type ScoreRankView = {
   total: number;
 };
 
+/** One team: its rank, score and a page of its members' contributions in rank order. */
+export type TeamDetailView = {
+  /** A page of its members, ranked among themselves: each one's score is its
+   * contribution to the sum. */
+  entries: Array<EntryView>;
+  /** Its members the reader sees. */
+  members: number;
+  /** The period id. */
+  period: string;
+  /** Its rank among the teams, in the style asked for. */
+  rank: number;
+  /** When its sum last changed (RFC 3339, µs). */
+  reached_at: string;
+  /** The sum of its visible members' current scores. */
+  score: Score;
+  /** The team's key. */
+  team: string;
+};
+
+/** A ranked team. */
+export type TeamEntryView = {
+  /** Its members the reader sees. */
+  members: number;
+  /** Rank in the style asked for. */
+  rank: number;
+  /** When its sum last changed, up or down (RFC 3339, µs): equal sums rank the team
+   * that got there first higher. */
+  reached_at: string;
+  /** The sum of its visible members' current scores. */
+  score: Score;
+  /** The team's key. */
+  team: string;
+};
+
+/** A page of a period's teams, in rank order. */
+export type TeamListView = {
+  /** The page. */
+  entries: Array<TeamEntryView>;
+  /** The period id. */
+  period: string;
+  /** Teams holding a member the reader sees. */
+  total: number;
+};
+
+/** A board's teams (docs/SPEC.md §17): only on a one-column board ordered `desc`. */
+export type TeamsView = {
+  /** The most members a team holds in a period: a write that would add one more is 422 team_full */
+  max_size: number;
+};
+
 /** The entry at one ordinal rank. */
 export type ThresholdView = {
   /** The member there; null past the end. */
@@ -744,6 +800,13 @@ export type WriteBody = {
   score?: ScoreInput;
   /** Scores by column name (docs/SPEC.md §13): the columns written, every one under best. Which names a board has is the board's (422 invalid_score for another, for score on a board of several columns, and for a best that leaves one out) */
   scores?: Record<string, ScoreInput> | null;
+  /** The member's team (docs/SPEC.md §17), on a board with `teams`: fixed for the
+   * period by the member's first write (409 team_conflict for another); one holding
+   * the board's `teams.max_size` members takes no new one (422 team_full); a write that
+   * would take the team's sum past the i64 range is 422 score_overflow; on a board
+   * without teams 422 invalid_parameter. A player's token may name only its own `team`
+   * claim (403). */
+  team?: string | null;
 };
 
 /** What a write did. */
@@ -767,6 +830,8 @@ export type WriteResult = {
   /** Every column's value after the write, by name in column order (boards of several
    * columns only). */
   scores?: Record<string, Score> | null;
+  /** The member's team, when it is in one (docs/SPEC.md §17). */
+  team?: string | null;
 };
 
 /** The fields of an answer that hold a score (read as `bigint`). */
@@ -776,4 +841,4 @@ export const SCORE_MAPS: readonly string[] = ["scores"];
 /** The free-form fields of an answer (metadata): read as `JSON.parse` would. */
 export const OPAQUE_FIELDS: readonly string[] = ["detail","metadata"];
 /** The fields of an answer that hold an object without scores: its numbers read as plain numbers. */
-export const PLAIN_OBJECTS: readonly string[] = ["error","league","partitions"];
+export const PLAIN_OBJECTS: readonly string[] = ["error","league","partitions","teams"];

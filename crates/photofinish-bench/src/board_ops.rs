@@ -147,6 +147,7 @@ pub(crate) fn write<'a>(member: &'a str, value: i64, at_us: i64) -> BoardWrite<'
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     }
 }
 
@@ -245,7 +246,7 @@ fn hidden_costs(
     let mut out = Vec::new();
     for &hidden in &HIDDEN_COUNTS {
         while b.hidden_count() < hidden.min(members as usize) {
-            b.hide(&name(below(rng, members)))
+            b.hide(&name(below(rng, members)), *clock)
                 .map_err(|e| anyhow!("{e}"))?;
         }
         let now = *clock + 1;

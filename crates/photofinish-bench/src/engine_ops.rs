@@ -283,6 +283,8 @@ fn time_updates(
             at_us: clock,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         };
         match black_box(r.submit(&w)) {
             Ok(_) => {}

@@ -267,8 +267,7 @@ async fn erase_bench(boards: u64, rounds: usize, backends: &str) -> Result<Vec<e
 /// Fills the embedded store's idempotency table with `n` keys, each the answer of one write
 /// (what a keyed submit remembers), and prints the heap bytes per key.
 fn idempotency_memory(n: u64) {
-    use photofinish_core::idempotency::digest;
-    use photofinish_core::idempotency::Answer;
+    use photofinish_core::idempotency::{digest, Answer};
     use photofinish_core::op::WriteOutcome;
     use photofinish_store::idempotency::{Remembered, Table};
     let before = alloc::live_bytes();
@@ -290,6 +289,7 @@ fn idempotency_memory(n: u64) {
                 end_us: 1,
             },
             partition: None,
+            team: None,
         });
         let fingerprint = [(i % 251) as u8; 16];
         let expires_us = 1_800_000_000_000_000 + i as i64;

@@ -145,6 +145,8 @@ fn updates(
             at_us: *clock,
             metadata: None,
             partition: (partitions > 0).then(|| keys[(i % partitions) as usize].as_str()),
+            team: None,
+            hidden: false,
         };
         if black_box(r.submit(&w)).is_err() {
             refused += 1;

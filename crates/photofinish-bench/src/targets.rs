@@ -175,6 +175,8 @@ impl Target {
                 at_us: clock.fetch_add(1, Ordering::Relaxed),
                 metadata: None,
                 partition: None,
+                team: None,
+                hidden: false,
             })?;
             progress.set(i + 1);
         }
@@ -338,6 +340,8 @@ impl Client {
                     at_us: clock.fetch_add(1, Ordering::Relaxed),
                     metadata: None,
                     partition: None,
+                    team: None,
+                    hidden: false,
                 })
                 .is_ok()
             }

@@ -45,6 +45,7 @@ fn bench(c: &mut Criterion) {
                     metadata: None,
                     over_budget: None,
                     partition: None,
+                    team: None,
                 };
                 black_box(board.submit(&w).ok())
             })

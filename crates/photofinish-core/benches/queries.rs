@@ -29,6 +29,8 @@ fn bench(c: &mut Criterion) {
             at_us: i as i64,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         };
         r.submit(&w).expect("write");
     }

@@ -76,6 +76,8 @@ fn build(n: u64) -> (Ranking, Duration, f64) {
             at_us: i as i64,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         };
         black_box(r.submit(&w).ok());
     }
@@ -118,6 +120,8 @@ fn bench(c: &mut Criterion) {
                     at_us: clock,
                     metadata: None,
                     partition: None,
+                    team: None,
+                    hidden: false,
                 };
                 black_box(r.submit(&w).ok())
             })

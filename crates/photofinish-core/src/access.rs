@@ -146,6 +146,8 @@ pub enum Caller {
         /// Its token's `partition` claim (docs/SPEC.md §17): the one partition its writes
         /// may name.
         partition: Option<String>,
+        /// Its token's `team` claim (docs/SPEC.md §17): the one team its writes may name.
+        team: Option<String>,
     },
 }
 
@@ -230,6 +232,9 @@ pub enum Action<'a> {
         /// The partition the write names (docs/SPEC.md §17): a player's must be its
         /// token's claim.
         partition: Option<&'a str>,
+        /// The team the write names (docs/SPEC.md §17): a player's must be its token's
+        /// claim.
+        team: Option<&'a str>,
     },
     /// Write anything to a board: what a write endpoint checks before it reads the body,
     /// so a caller who may not write there learns nothing (not even whether the board
@@ -278,6 +283,18 @@ fn forbidden(why: String) -> BoardError {
     BoardError::Forbidden(why)
 }
 
+/// A player's write may name a partition or team (`what`) only as its token's claim
+/// `claim` says (docs/SPEC.md §17), so players cannot fill or drain others'.
+fn own_claim(what: &str, asked: Option<&str>, claim: Option<&str>) -> Result<(), BoardError> {
+    match asked {
+        Some(asked) if Some(asked) != claim => Err(forbidden(format!(
+            "a player's write may name only its token's {what} claim ({}), not {asked:?}",
+            claim.map_or("none".to_owned(), |c| format!("{c:?}")),
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Allows `action` for `caller`, or says why not. `flags` are the board's, or `None` when
 /// the board does not exist (the service then answers `board_not_found` to callers who may
 /// know that).
@@ -293,7 +310,11 @@ pub fn authorize(
             _ => Err(unauthorized()),
         },
         Caller::Key(key) => authorize_key(key, action),
-        Caller::Player { member, partition } => match *action {
+        Caller::Player {
+            member,
+            partition,
+            team,
+        } => match *action {
             Action::Read { .. } => Ok(()),
             Action::WriteTo { .. } if flags.is_some_and(|f| !f.player_writes) => Err(forbidden(
                 "this board does not take players' writes (player_writes is off)".into(),
@@ -303,6 +324,7 @@ pub fn authorize(
                 member: m,
                 with_at,
                 partition: asked,
+                team: asked_team,
                 ..
             } => {
                 if m != member {
@@ -317,16 +339,9 @@ pub fn authorize(
                     Err(forbidden(
                         "this board does not take players' writes (player_writes is off)".into(),
                     ))
-                } else if asked.is_some() && asked != partition.as_deref() {
-                    Err(forbidden(format!(
-                        "a player's write may name only its token's partition claim ({}), not {:?}",
-                        partition
-                            .as_deref()
-                            .map_or("none".to_owned(), |p| format!("{p:?}")),
-                        asked.unwrap_or_default()
-                    )))
                 } else {
-                    Ok(())
+                    own_claim("partition", asked, partition.as_deref())?;
+                    own_claim("team", asked_team, team.as_deref())
                 }
             }
             _ => Err(forbidden(
@@ -465,20 +480,36 @@ mod tests {
             member: "ann",
             with_at,
             partition: None,
+            team: None,
         };
         let in_fr = Action::Write {
             board: "b",
             member: "ann",
             with_at: false,
             partition: Some("FR"),
+            team: None,
+        };
+        let in_wolves = Action::Write {
+            board: "b",
+            member: "ann",
+            with_at: false,
+            partition: None,
+            team: Some("wolves"),
         };
         let ann_fr = Caller::Player {
             member: "ann".into(),
             partition: Some("FR".into()),
+            team: None,
         };
         let ann_de = Caller::Player {
             member: "ann".into(),
             partition: Some("DE".into()),
+            team: Some("bears".into()),
+        };
+        let ann_wolf = Caller::Player {
+            member: "ann".into(),
+            partition: None,
+            team: Some("wolves".into()),
         };
         let read = Action::Read { board: "b" };
         let rm = Action::RemoveMember { board: "b" };
@@ -486,10 +517,12 @@ mod tests {
         let ann = Caller::Player {
             member: "ann".into(),
             partition: None,
+            team: None,
         };
         let bob = Caller::Player {
             member: "bob".into(),
             partition: None,
+            team: None,
         };
         // (caller, action, flags, expected)
         let cases: Vec<(&Caller, Action, Option<BoardFlags>, &str)> = vec![
@@ -513,6 +546,12 @@ mod tests {
             (&ann_de, in_fr, PUBLIC, "forbidden"),
             (&ann, in_fr, PUBLIC, "forbidden"),
             (&Caller::Open, in_fr, None, "ok"),
+            // A player names only its token's team claim (docs/SPEC.md §17).
+            (&ann_wolf, in_wolves, PUBLIC, "ok"),
+            (&ann_wolf, w(false), PUBLIC, "ok"),
+            (&ann_de, in_wolves, PUBLIC, "forbidden"),
+            (&ann, in_wolves, PUBLIC, "forbidden"),
+            (&ann_wolf, in_fr, PUBLIC, "forbidden"),
         ];
         for (caller, action, flags, want) in cases {
             assert_eq!(

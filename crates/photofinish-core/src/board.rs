@@ -72,6 +72,8 @@ pub struct BoardWrite<'a> {
     pub metadata: Option<&'a str>,
     /// The partition the write names (docs/SPEC.md §17).
     pub partition: Option<&'a str>,
+    /// The team the write names (docs/SPEC.md §17).
+    pub team: Option<&'a str>,
     /// The memory budget was over when the write was admitted: it may not add a member.
     pub over_budget: Option<OverBudget>,
 }
@@ -209,14 +211,19 @@ impl Board {
             at_us: w.at_us,
             metadata: w.metadata,
             partition: w.partition,
+            team: w.team,
+            hidden: self.is_hidden(w.member),
         };
         let shape = self.shape;
         let partitions = self.config.partitions.map(|p| p.max);
+        let teams = self.config.teams.map(|t| t.max_size);
         let is_new = !self.periods.contains_key(&period.start_us);
         let (_, ranking) = self.periods.entry(period.start_us).or_insert_with(|| {
             (
                 period.clone(),
-                Ranking::new(shape).with_partitions(partitions),
+                Ranking::new(shape)
+                    .with_partitions(partitions)
+                    .with_teams(teams),
             )
         });
         let cohorts = self.config.cohort_size.is_some();
@@ -431,6 +438,11 @@ impl Board {
         self.config.partitions.is_some()
     }
 
+    /// Whether the board has teams (docs/SPEC.md §17).
+    pub fn has_teams(&self) -> bool {
+        self.config.teams.is_some()
+    }
+
     /// The ranking of `period`, if one exists.
     pub fn ranking(&self, period: &Period) -> Option<&Ranking> {
         self.periods.get(&period.start_us).map(|(_, r)| r)
@@ -454,14 +466,19 @@ impl Board {
         self.insert_ranking(period, ranking);
     }
 
-    /// Puts a ranking in place for `period` (snapshot loading), its hidden members marked.
-    /// A ranking built without partitions gets the board's (empty: its members' come
-    /// after, [`Ranking::load_partitions`]).
+    /// Puts a ranking in place for `period` (snapshot loading), its hidden members marked
+    /// and its teams' sums counted without them. A ranking built without partitions or
+    /// teams gets the board's (empty: its members' come after,
+    /// [`Ranking::load_partitions`], [`Ranking::load_teams`]).
     pub fn insert_ranking(&mut self, period: Period, mut ranking: Ranking) {
         if let (Some(p), false) = (self.config.partitions, ranking.is_partitioned()) {
             ranking = ranking.with_partitions(Some(p.max));
         }
+        if let (Some(t), false) = (self.config.teams, ranking.has_teams()) {
+            ranking = ranking.with_teams(Some(t.max_size));
+        }
         self.mark_hidden_in(&mut ranking);
+        ranking.recount_teams();
         self.periods.insert(period.start_us, (period, ranking));
     }
 

@@ -12,7 +12,7 @@ use crate::cohort::validate_cohort_size;
 use crate::columns::{column_index, column_names, validate_columns, Column, Shape};
 use crate::entry::EntryRules;
 use crate::error::BoardError;
-use crate::groups::PartitionRules;
+use crate::groups::{PartitionRules, TeamRules};
 use crate::league::League;
 use crate::rewards::{validate_rewards, RewardRow, DEFAULT_REWARD_TTL_S};
 use crate::scoring::Bounds;
@@ -77,6 +77,10 @@ pub struct BoardConfig {
     /// the JSON then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<PartitionRules>,
+    /// Its teams (docs/SPEC.md §17), fixed for its life; `None`: none (left out of the
+    /// JSON then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamRules>,
     /// Settings that change neither the order nor the periods (who may read and write):
     /// they may change over the board's life. Flattened into the config's JSON, each left
     /// out while it has its default, so a config without them reads and prints as before.
@@ -317,6 +321,7 @@ impl Default for BoardConfig {
             cohort_size: None,
             league: None,
             partitions: None,
+            teams: None,
             settings: BoardSettings::default(),
         }
     }
@@ -362,6 +367,10 @@ impl BoardConfig {
         validate_cohort_size(self.cohort_size)?;
         if let Some(p) = &self.partitions {
             p.validate()?;
+        }
+        if let Some(t) = &self.teams {
+            let shape = self.shape();
+            t.validate(shape.len(), shape.order(0))?;
         }
         if let Some(league) = &self.league {
             league.validate(self.cohort_size, self.reset != Reset::Never)?;

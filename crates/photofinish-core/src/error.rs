@@ -74,6 +74,41 @@ pub enum BoardError {
         /// The period id.
         period: String,
     },
+    /// A write naming a team other than the one its member holds in the period.
+    #[error("member {member:?} is in team {held} in period {period}, not {asked:?}: a member's team is fixed for the period by its first write")]
+    TeamConflict {
+        /// The member.
+        member: String,
+        /// The team it holds (`none` when its first write named none), quoted.
+        held: String,
+        /// The team the write named.
+        asked: String,
+        /// The period id.
+        period: String,
+    },
+    /// A write that would add a member to a full team.
+    #[error("team {team:?} is full in period {period}: it holds {max_size} members, the board's teams.max_size")]
+    TeamFull {
+        /// The team the write named.
+        team: String,
+        /// The board's `teams.max_size`.
+        max_size: u32,
+        /// The period id.
+        period: String,
+    },
+    /// A read of a team that holds no member the reader sees in the period.
+    #[error("team {team:?} of board {board:?} holds no member in period {period}")]
+    TeamNotFound {
+        /// The board.
+        board: String,
+        /// The team.
+        team: String,
+        /// The period id.
+        period: String,
+    },
+    /// A write that would take its team's sum past the i64 range (docs/SPEC.md §17).
+    #[error("score overflow: {0}")]
+    TeamOverflow(String),
     /// A list of names longer than its named limit (`members` of a query).
     #[error("{what} has {count} names, over the limit of {limit}")]
     TooManyNames {
@@ -308,7 +343,10 @@ impl BoardError {
             }
             E::PartitionConflict { .. } => ErrorCode::PartitionConflict,
             E::TooManyPartitions { .. } => ErrorCode::TooManyPartitions,
-            E::ScoreOverflow { .. } => ErrorCode::ScoreOverflow,
+            E::TeamConflict { .. } => ErrorCode::TeamConflict,
+            E::TeamFull { .. } => ErrorCode::TeamFull,
+            E::TeamNotFound { .. } => ErrorCode::TeamNotFound,
+            E::ScoreOverflow { .. } | E::TeamOverflow(_) => ErrorCode::ScoreOverflow,
             E::InvalidScore(_) => ErrorCode::InvalidScore,
             E::TimeOutOfRange(_) => ErrorCode::InvalidTime,
             E::RankingFull(_) => ErrorCode::RankingFull,
@@ -368,10 +406,12 @@ impl BoardError {
     }
 
     /// This error with its period named `id`, where the ranking that raised it left it
-    /// out (it does not know its period's id): a partition's refusals.
+    /// out (it does not know its period's id): a partition's and a team's refusals.
     pub fn in_period(mut self, id: &str) -> Self {
         if let BoardError::PartitionConflict { period, .. }
-        | BoardError::TooManyPartitions { period, .. } = &mut self
+        | BoardError::TooManyPartitions { period, .. }
+        | BoardError::TeamConflict { period, .. }
+        | BoardError::TeamFull { period, .. } = &mut self
         {
             if period.is_empty() {
                 id.clone_into(period);

@@ -1,12 +1,15 @@
-//! Partitions (docs/SPEC.md §17): a board's config of them, fixed for its life, and the
-//! rule of a key that names one. A partition (a country, a platform, a region) is a
-//! ranking of its own inside each period's ranking: a write names it, the member stays in
-//! it for the period, and every read can be asked of it alone. The rankings themselves
-//! are `ranking/partitions.rs`; the write's field is `op/write.rs`.
+//! Partitions and teams (docs/SPEC.md §17): a board's config of them, fixed for its life,
+//! and the rule of a key that names one. A partition (a country, a platform, a region) is
+//! a ranking of its own inside each period's ranking: a write names it, the member stays
+//! in it for the period, and every read can be asked of it alone. A team (a clan, a
+//! guild) is ranked beside the members by the sum of its members' scores. The rankings
+//! themselves are `ranking/partitions.rs` and `ranking/teams.rs`; the write's fields are
+//! `op/write.rs`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::BoardError;
+use crate::scoring::Order;
 
 /// Most partitions a board's config may allow in a period (docs/SPEC.md §17): each is an
 /// index of its own, and a partition's id is held in 2 bytes beside each member.
@@ -37,6 +40,41 @@ impl PartitionRules {
                 self.max
             )))
         }
+    }
+}
+
+/// Most members a team's config may allow (docs/SPEC.md §17).
+pub const MAX_TEAM_SIZE: u32 = 10_000;
+
+/// A board's teams: `{"max_size": S}`, the most members a team holds in a period (1 to
+/// [`MAX_TEAM_SIZE`]). A write that would add one more is refused (`team_full`). Only on
+/// a one-column board ordered `desc` ([`TeamRules::validate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamRules {
+    /// The most members a team holds.
+    pub max_size: u32,
+}
+
+impl TeamRules {
+    /// Checks the bound (1 to [`MAX_TEAM_SIZE`], 400 outside) and the board it is on: a
+    /// team's score is a sum, which only one column ordered `desc` gives a meaning (422:
+    /// a rule between fields).
+    pub fn validate(&self, columns: usize, order: Order) -> Result<(), BoardError> {
+        if !(1..=MAX_TEAM_SIZE).contains(&self.max_size) {
+            return Err(BoardError::InvalidConfig(format!(
+                "teams.max_size {} is outside 1..={MAX_TEAM_SIZE}",
+                self.max_size
+            )));
+        }
+        if columns > 1 || order != Order::Desc {
+            return Err(BoardError::ConfigRule(
+                "teams rank by the sum of their members' scores: only a one-column board \
+                 ordered \"desc\" may have them"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -71,6 +109,13 @@ mod tests {
         }
         for (max, ok) in [(0, false), (1, true), (10_000, true), (10_001, false)] {
             assert_eq!(PartitionRules { max }.validate().is_ok(), ok, "{max}");
+            let teams = TeamRules { max_size: max }.validate(1, Order::Desc);
+            assert_eq!(teams.is_ok(), ok, "{max}");
+        }
+        let rule = |columns, order| TeamRules { max_size: 5 }.validate(columns, order);
+        for e in [rule(2, Order::Desc), rule(1, Order::Asc)] {
+            let e = e.expect_err("only one column, desc");
+            assert!(e.is_rule(), "a rule between fields: 422");
         }
     }
 }

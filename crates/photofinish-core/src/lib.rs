@@ -20,7 +20,7 @@
 //! - [`clock`]: the injected clock for `reached_at`, made monotonic.
 //! - [`slab`]: chunked id-addressed storage without doubling slack.
 //! - [`prefetch`]: the software prefetch hint batches use to overlap their memory loads.
-//! - [`groups`]: partitions (docs/SPEC.md §17): their config and the rule of their keys.
+//! - [`groups`]: partitions and teams (docs/SPEC.md §17): their config and the rule of their keys.
 //! - [`window`]: the period window: which periods readers see and writes may name.
 //! - [`events`]: a board's live events in a bounded ring, with ids for replay.
 //! - [`transfer`]: what an import carries and the check of each of its entries.

@@ -22,7 +22,6 @@
 //! tuple changes.
 
 use hashbrown::{DefaultHashBuilder, HashMap};
-use std::hash::BuildHasher;
 
 use crate::columns::{Operands, Scores, Shape};
 use crate::config::{validate_member_name, Op, MAX_METADATA_BYTES};
@@ -30,33 +29,24 @@ use crate::error::BoardError;
 use crate::index::KeyOf;
 
 mod invariants;
+mod lookup;
 pub(crate) mod members;
 pub(crate) mod partitions;
 mod persist;
 mod reads;
 mod storage;
+pub(crate) mod teams;
 mod visible;
 
+pub use lookup::Prefetch;
+use lookup::BATCH;
 use members::MemberTable;
 use partitions::{Partitions, Place};
 pub use persist::{RankingBuilder, SavedEntry, PARALLEL_BUILD_MIN};
 use storage::{by_key, index_of, tree, Record, Records, Tails, Tree, INLINE_NAME_BYTES};
+use teams::Teams;
+pub use teams::{SavedTeam, TeamEntry, TeamsView};
 pub use visible::Visible;
-
-/// Members a batch read looks up together: the memory loads of this many overlap (the
-/// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
-const BATCH: usize = 16;
-
-/// The two steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
-/// whole batch one after the other: the record's address is in the slot, so the slots must
-/// be on their way before any is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prefetch {
-    /// The member-table slot where the name's probe starts.
-    Slot,
-    /// The record of the first id on the probe whose tag matches the name's.
-    Record,
-}
 
 /// The refusal of a member pushed or loaded twice.
 fn appears_twice(name: &[u8]) -> BoardError {
@@ -119,6 +109,11 @@ pub struct Write<'a> {
     pub metadata: Option<&'a str>,
     /// The partition the write names (docs/SPEC.md §17), `None` for none.
     pub partition: Option<&'a str>,
+    /// The team the write names (docs/SPEC.md §17), `None` for none.
+    pub team: Option<&'a str>,
+    /// The member is hidden (docs/SPEC.md §15): its score does not count in its team.
+    /// Read for a member the write adds; a ranked member's is the ranking's own.
+    pub hidden: bool,
 }
 
 /// What a write did.
@@ -155,6 +150,8 @@ pub struct Entry {
     pub metadata: Option<String>,
     /// The member's partition, on a board of partitions (docs/SPEC.md §17).
     pub partition: Option<String>,
+    /// The member's team, on a board of teams (docs/SPEC.md §17).
+    pub team: Option<String>,
 }
 
 impl Outcome {
@@ -193,6 +190,8 @@ pub struct Ranking {
     hidden: Option<Box<visible::HiddenIds>>,
     /// The partitions (docs/SPEC.md §17), on a board that has them.
     partitions: Option<Box<Partitions>>,
+    /// The teams (docs/SPEC.md §17), on a board that has them.
+    teams: Option<Box<Teams>>,
 }
 
 impl Ranking {
@@ -217,6 +216,7 @@ impl Ranking {
             keep_index: false,
             hidden: None,
             partitions: None,
+            teams: None,
         }
     }
 
@@ -272,70 +272,6 @@ impl Ranking {
         tree!(&self.index, ix => ix.position(id, &records.key_of(id), records))
     }
 
-    /// The member table's hash of a name: of its bytes, however the name is held (every
-    /// lookup, insert and bulk fill must agree on it).
-    fn name_hash(&self, name: &[u8]) -> u64 {
-        self.hasher.hash_one(name)
-    }
-
-    fn find(&self, member: &str) -> Option<u32> {
-        self.find_hashed(self.name_hash(member.as_bytes()), member.as_bytes())
-    }
-
-    /// The id of the member named `name`, whose hash is `hash`: a slot with its tag,
-    /// confirmed by the record's name.
-    fn find_hashed(&self, hash: u64, name: &[u8]) -> Option<u32> {
-        let records = &self.records;
-        self.members.find(hash, |id| records.name(id) == name)
-    }
-
-    /// One step of a batch's lookups ([`Prefetch`]) for the member with name hash `hash`.
-    /// The slot step only asks for a line; the record step reads the slot (in cache by
-    /// then, if the batch's slots were all asked for first) to learn which record to ask
-    /// for.
-    fn prefetch_hashed(&self, hash: u64, step: Prefetch) {
-        match step {
-            Prefetch::Slot => self.members.prefetch(hash),
-            Prefetch::Record => {
-                if let Some(id) = self.members.candidate(hash) {
-                    self.records.slab.prefetch(id);
-                }
-            }
-        }
-    }
-
-    /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs the slot
-    /// step for every write of a batch, then the record step for every write, before it
-    /// appends the batch to the log, so these loads overlap the log write instead of
-    /// stalling the apply one member at a time (docs/bench-history.md §13). Changes nothing.
-    pub fn prefetch_member(&self, member: &str, step: Prefetch) {
-        self.prefetch_hashed(self.name_hash(member.as_bytes()), step);
-    }
-
-    /// The ids of `names` (`None` for an absent one), [`BATCH`] at a time with their
-    /// memory loads overlapped: every home slot is prefetched, then the record each
-    /// slot's tag points at, then every name is confirmed — where one [`Self::find`] after
-    /// another waits for a slot and then a record, member after member.
-    fn find_all<S: AsRef<str>>(&self, names: &[S]) -> Vec<Option<u32>> {
-        let mut out = Vec::with_capacity(names.len());
-        let mut hashes = [0u64; BATCH];
-        for chunk in names.chunks(BATCH) {
-            let hashes = &mut hashes[..chunk.len()];
-            for (h, name) in hashes.iter_mut().zip(chunk) {
-                *h = self.name_hash(name.as_ref().as_bytes());
-            }
-            for step in [Prefetch::Slot, Prefetch::Record] {
-                for &h in hashes.iter() {
-                    self.prefetch_hashed(h, step);
-                }
-            }
-            for (&h, name) in hashes.iter().zip(chunk) {
-                out.push(self.find_hashed(h, name.as_ref().as_bytes()));
-            }
-        }
-        out
-    }
-
     /// Applies one write atomically: on error nothing changed.
     pub fn submit(&mut self, w: &Write<'_>) -> Result<Outcome, BoardError> {
         self.submit_with(w, true)
@@ -389,6 +325,7 @@ impl Ranking {
         let place = self.place(w, existing)?;
         let old = existing.map(|id| self.scores_at(id));
         let new = self.shape.combine(w.op, old.as_ref(), &w.values)?;
+        let team = self.team_step(w, existing, old.as_ref(), &new)?;
         let changed = old != Some(new);
         if changed && self.next_seq > MAX_SEQ {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
@@ -401,6 +338,9 @@ impl Ranking {
             },
             None => self.add(w.member, &new, w.at_us, place, w.partition)?,
         };
+        if changed {
+            self.take_team_step(team, w, id, existing.is_none());
+        }
         if let Some(m) = w.metadata {
             self.metadata.insert(id, m.into());
         }
@@ -541,8 +481,9 @@ impl Ranking {
         }
     }
 
-    /// Removes a member. Returns whether it was there.
-    pub fn remove(&mut self, member: &str) -> bool {
+    /// Removes a member at `at_us` (its team's sum changes then). Returns whether it
+    /// was there.
+    pub fn remove(&mut self, member: &str, at_us: i64) -> bool {
         let hash = self.name_hash(member.as_bytes());
         let records = &self.records;
         let Some(id) = self
@@ -551,6 +492,7 @@ impl Ranking {
         else {
             return false;
         };
+        self.leave_team(id, at_us);
         if !self.index_deferred {
             let records = &self.records;
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
@@ -576,6 +518,7 @@ impl Ranking {
                 .partitions
                 .as_deref()
                 .map_or(0, Partitions::reserved_bytes)
+            + self.teams.as_deref().map_or(0, Teams::reserved_bytes)
     }
 
     /// An estimate of this ranking's size in memory: its structures

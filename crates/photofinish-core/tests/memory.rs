@@ -55,6 +55,7 @@ fn purged_periods_release_their_memory() {
             metadata: Some(r#"{"k":1}"#),
             over_budget: None,
             partition: None,
+            team: None,
         }
     }
     board.submit(&w("seed", NOON)).expect("w");

@@ -471,6 +471,7 @@ fn written(r: &Reply, config: &BoardConfig) -> Result<WriteOutcome, BoardError> 
                 period,
                 columns: Default::default(),
                 partition: None,
+                team: None,
             });
         }
         status::REFUSED => {

@@ -28,14 +28,16 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::BoardNotFound
         | C::MemberNotFound
         | C::PeriodNotFound
-        | C::RewardNotFound => S::NOT_FOUND,
+        | C::RewardNotFound
+        | C::TeamNotFound => S::NOT_FOUND,
         C::MethodNotAllowed => S::METHOD_NOT_ALLOWED,
         C::BoardConfigConflict
         | C::IdempotencyKeyInFlight
         | C::BoardNotEmpty
         | C::CohortPending
         | C::AlreadyClaimed
-        | C::PartitionConflict => S::CONFLICT,
+        | C::PartitionConflict
+        | C::TeamConflict => S::CONFLICT,
         C::BodyTooLarge | C::BatchTooLarge => S::PAYLOAD_TOO_LARGE,
         C::InvalidMember
         | C::PeriodClosed
@@ -57,6 +59,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | C::TooManyBoards
         | C::RewardExpired
         | C::TooManyPartitions
+        | C::TeamFull
         | C::IdempotencyKeyReused => S::UNPROCESSABLE_ENTITY,
         C::InsufficientStorage => S::INSUFFICIENT_STORAGE,
         C::RateLimited => S::TOO_MANY_REQUESTS,

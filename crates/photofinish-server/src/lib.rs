@@ -52,7 +52,7 @@ use utoipa_axum::routes;
 use crate::app::{App, AppState};
 use crate::routes::{
     admin, boards, cohorts, console, entries, events, leagues, members, moderation, ops,
-    partitions, privacy, queries, rewards, scores, transfer,
+    partitions, privacy, queries, rewards, scores, teams, transfer,
 };
 
 /// Every API route, each registered once: axum routes it by its handler's
@@ -77,6 +77,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(cohorts::get_member_cohort))
         .routes(routes!(cohorts::get_cohorts))
         .routes(routes!(partitions::get_partitions))
+        .routes(routes!(teams::get_teams))
+        .routes(routes!(teams::get_team))
         .routes(routes!(cohorts::get_cohort_entries))
         .routes(routes!(leagues::get_moves))
         .routes(routes!(leagues::get_member_tier))

@@ -308,6 +308,7 @@ mod tests {
         let player = Caller::Player {
             member: "p".into(),
             partition: None,
+            team: None,
         };
         assert!(limiter.check(&player, None, None).is_ok());
         assert!(limiter.check(&player, None, None).is_ok());
@@ -321,6 +322,7 @@ mod tests {
         let other = Caller::Player {
             member: "q".into(),
             partition: None,
+            team: None,
         };
         assert!(limiter.check(&other, None, None).is_ok());
         for _ in 0..1000 {

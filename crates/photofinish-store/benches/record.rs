@@ -43,6 +43,7 @@ fn bench(c: &mut Criterion) {
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     });
     g.bench_function("binary (kind 3)", |b| {
         b.iter(|| {

@@ -5,7 +5,7 @@
 //! left of the buffer.
 
 use photofinish_core::columns::Column;
-use photofinish_core::groups::PartitionRules;
+use photofinish_core::groups::{PartitionRules, TeamRules};
 use photofinish_core::league::League;
 use photofinish_core::{BoardConfig, BoardSettings, Op, Order, Reset, WeekStart};
 
@@ -23,6 +23,8 @@ struct Extensible<'a> {
     league: Option<std::borrow::Cow<'a, League>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     partitions: Option<PartitionRules>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    teams: Option<TeamRules>,
 }
 
 /// A decoding failure: the bytes do not form what was expected.
@@ -91,6 +93,7 @@ impl Enc {
             cohort_size: c.cohort_size,
             league: c.league.as_ref().map(std::borrow::Cow::Borrowed),
             partitions: c.partitions,
+            teams: c.teams,
         });
     }
     /// Appends a board config (see docs/format.md).
@@ -261,6 +264,7 @@ impl<'a> Dec<'a> {
         c.cohort_size = extra.cohort_size;
         c.league = extra.league.map(std::borrow::Cow::into_owned);
         c.partitions = extra.partitions;
+        c.teams = extra.teams;
         Ok(c)
     }
     /// Reads a board config without settings (`config`, the first format): they default.
@@ -297,6 +301,7 @@ impl<'a> Dec<'a> {
             cohort_size: None,
             league: None,
             partitions: None,
+            teams: None,
             settings: Default::default(),
         })
     }

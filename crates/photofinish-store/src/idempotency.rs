@@ -12,12 +12,10 @@ use std::sync::Arc;
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::op::WriteOutcome;
-use photofinish_core::op::{Hide, Join, OpAnswer, Patch, Remove};
-use photofinish_core::view::{BoardState, JoinOutcome};
-use photofinish_core::{BoardError, ErrorCode, Outcome, Period, Scores};
+use photofinish_core::{Outcome, Period, Scores};
 
+use crate::codec::Enc;
 use crate::codec::WRITE_CHUNK_BYTES;
-use crate::codec::{Dec, DecodeError, Enc};
 use crate::keyindex::KeyIndex;
 use photofinish_core::prefetch::prefetch_bytes;
 
@@ -145,6 +143,7 @@ impl Stored {
                 period: (**period).clone(),
                 columns: ColumnNames::default(),
                 partition: None,
+                team: None,
             }),
             Stored::Other(answer) => (**answer).clone(),
         }
@@ -299,7 +298,9 @@ impl Table {
     pub fn remember(&mut self, id: u128, fingerprint: [u8; 16], expires_us: i64, answer: &Answer) {
         let expires_us = expires_us.max(DEAD + 1);
         let answer = match answer {
-            Answer::Written(w) if w.columns.get().is_none() && w.partition.is_none() => {
+            Answer::Written(w)
+                if w.columns.get().is_none() && w.partition.is_none() && w.team.is_none() =>
+            {
                 let period = match &self.last_period {
                     Some(p) if **p == w.period => p.clone(),
                     _ => {
@@ -361,7 +362,12 @@ impl Table {
             match &slot.answer {
                 Stored::Written { outcome, period } => {
                     e.u8(WRITTEN);
-                    enc_outcome(&mut e, &outcome.outcome(), &ColumnNames::default(), None);
+                    enc_outcome(
+                        &mut e,
+                        &outcome.outcome(),
+                        &ColumnNames::default(),
+                        Groups::default(),
+                    );
                     enc_period(&mut e, period);
                 }
                 Stored::Other(answer) => enc_answer(&mut e, answer),
@@ -371,235 +377,19 @@ impl Table {
     }
 }
 
-const WRITTEN: u8 = 1;
-const BATCH: u8 = 2;
-/// A removal's answer as it was written before a removal was an operation of its own
-/// module (read as [`OP`]'s, without its period).
-const REMOVED: u8 = 3;
-const CREATED: u8 = 4;
-/// A patch's answer as it was written before a patch was an operation of its own module
-/// (read as [`OP`]'s; no request took a key on a patch, so no table held one).
-const PATCHED: u8 = 5;
-const DELETED: u8 = 6;
-/// A join's answer as it was written before a join was an operation of its own module
-/// (no request took a key on a join, docs/SPEC.md §7; read as [`OP`]'s).
-const JOINED: u8 = 7;
-/// A hide's answer as it was written before a hide was an operation of its own module
-/// (read as [`OP`]'s).
-const HIDDEN: u8 = 8;
-/// The answer of an operation written as one module: its name, then its answer as JSON.
-const OP: u8 = 9;
+mod answers;
 
-fn enc_period(e: &mut Enc, p: &Period) {
-    e.str(&p.id);
-    e.i64(p.start_us);
-    e.i64(p.end_us);
-}
-
-fn dec_period(d: &mut Dec<'_>) -> Result<Period, DecodeError> {
-    Ok(Period {
-        id: d.str()?,
-        start_us: d.i64()?,
-        end_us: d.i64()?,
-    })
-}
-
-/// An outcome: the first score, rank, reached_at, then a byte whose bit 0 says whether
-/// the score changed and bit 1 that the board has several columns, whose names and
-/// other values follow (a count byte, each name, each further value), and bit 2 that
-/// the member is in a partition, whose key and the rank there (0 for none) follow — so
-/// a one-column answer is encoded as before columns.
-fn enc_outcome(e: &mut Enc, o: &Outcome, columns: &ColumnNames, partition: Option<&str>) {
-    e.i64(o.scores.first());
-    e.u64(o.rank);
-    e.i64(o.reached_at_us);
-    let names = columns.get().unwrap_or_default();
-    e.u8(u8::from(o.changed)
-        | u8::from(!names.is_empty()) << 1
-        | u8::from(partition.is_some()) << 2);
-    if let Some(p) = partition {
-        e.str(p);
-        e.u64(o.partition_rank.unwrap_or(0));
-    }
-    if !names.is_empty() {
-        e.u8(names.len() as u8);
-        for name in names {
-            e.str(name);
-        }
-        for &v in &o.scores.as_slice()[1..] {
-            e.i64(v);
-        }
-    }
-}
-
-fn dec_outcome(d: &mut Dec<'_>) -> Result<(Outcome, ColumnNames, Option<String>), DecodeError> {
-    let (first, rank, reached_at_us, flags) = (d.i64()?, d.u64()?, d.i64()?, d.u8()?);
-    let (partition, partition_rank) = if flags & 4 != 0 {
-        let (p, rank) = (d.str()?, d.u64()?);
-        (Some(p), (rank > 0).then_some(rank))
-    } else {
-        (None, None)
-    };
-    let mut values = vec![first];
-    let mut names = Vec::new();
-    if flags & 2 != 0 {
-        let n = d.u8()?;
-        for _ in 0..n {
-            names.push(d.str()?);
-        }
-        for _ in 1..n {
-            values.push(d.i64()?);
-        }
-    }
-    let scores = Scores::new(&values)
-        .ok_or_else(|| DecodeError(format!("{} scores in an outcome", values.len())))?;
-    let outcome = Outcome {
-        scores,
-        rank,
-        reached_at_us,
-        changed: flags & 1 != 0,
-        partition_rank,
-    };
-    Ok((outcome, ColumnNames::from_names(names), partition))
-}
-
-fn enc_written(e: &mut Enc, w: &WriteOutcome) {
-    enc_outcome(e, &w.outcome, &w.columns, w.partition.as_deref());
-    enc_period(e, &w.period);
-}
-
-fn dec_written(d: &mut Dec<'_>) -> Result<WriteOutcome, DecodeError> {
-    let (outcome, columns, partition) = dec_outcome(d)?;
-    Ok(WriteOutcome {
-        outcome,
-        period: dec_period(d)?,
-        columns,
-        partition,
-    })
-}
-
-fn enc_answer(e: &mut Enc, answer: &Answer) {
-    match answer {
-        Answer::Written(w) => {
-            e.u8(WRITTEN);
-            enc_written(e, w);
-        }
-        Answer::Batch(entries) => {
-            e.u8(BATCH);
-            e.u32(entries.len() as u32);
-            for entry in entries {
-                match entry {
-                    Ok(w) => {
-                        e.u8(1);
-                        enc_written(e, w);
-                    }
-                    Err(err) => {
-                        e.u8(0);
-                        e.str(err.code().as_str());
-                        e.str(&err.to_string());
-                    }
-                }
-            }
-        }
-        Answer::Created { created, state } => {
-            e.u8(CREATED);
-            e.u8(u8::from(*created));
-            enc_state(e, state);
-        }
-        Answer::Deleted => e.u8(DELETED),
-        Answer::Op { op, value } => {
-            e.u8(OP);
-            e.str(op);
-            e.json(value);
-        }
-    }
-}
-
-fn enc_state(e: &mut Enc, state: &BoardState) {
-    e.str(&state.name);
-    e.config2(&state.config);
-    enc_period(e, &state.current);
-    e.u64(state.members);
-}
-
-fn dec_state(d: &mut Dec<'_>) -> Result<BoardState, DecodeError> {
-    Ok(BoardState {
-        name: d.str()?,
-        config: d.config2()?,
-        current: dec_period(d)?,
-        members: d.u64()?,
-    })
-}
-
-/// Reads a remembered key as [`Table::write_to`] writes it.
-pub fn decode(d: &mut Dec<'_>) -> Result<(u128, Remembered), DecodeError> {
-    let id = d.u128()?;
-    let fingerprint = d.array16()?;
-    let expires_us = d.i64()?;
-    let answer = match d.u8()? {
-        WRITTEN => Answer::Written(dec_written(d)?),
-        BATCH => {
-            let n = d.u32()?;
-            let mut entries = Vec::with_capacity(n.min(4096) as usize);
-            for _ in 0..n {
-                entries.push(if d.u8()? == 1 {
-                    Ok(dec_written(d)?)
-                } else {
-                    let code = d.str()?;
-                    let code = ErrorCode::parse(&code)
-                        .ok_or_else(|| DecodeError(format!("unknown error code {code:?}")))?;
-                    Err(BoardError::Remembered {
-                        code,
-                        message: d.str()?,
-                    })
-                });
-            }
-            Answer::Batch(entries)
-        }
-        REMOVED => Remove::remembered(),
-        CREATED => Answer::Created {
-            created: d.u8()? != 0,
-            state: Box::new(dec_state(d)?),
-        },
-        PATCHED => Answer::Op {
-            op: Patch::NAME.to_owned(),
-            value: OpAnswer::typed(dec_state(d)?),
-        },
-        DELETED => Answer::Deleted,
-        JOINED => {
-            let joined = JoinOutcome {
-                member: d.str()?,
-                period: dec_period(d)?,
-                already: d.u8()? != 0,
-            };
-            Answer::Op {
-                op: Join::NAME.to_owned(),
-                value: OpAnswer::typed(joined),
-            }
-        }
-        OP => Answer::Op {
-            op: d.str()?,
-            value: d.json::<serde_json::Value>()?.into(),
-        },
-        HIDDEN => Answer::Op {
-            op: Hide::NAME.to_owned(),
-            value: OpAnswer::typed(d.u8()? != 0),
-        },
-        k => return Err(DecodeError(format!("unknown answer kind {k}"))),
-    };
-    Ok((
-        id,
-        Remembered {
-            fingerprint,
-            expires_us,
-            answer,
-        },
-    ))
-}
+pub use answers::decode;
+use answers::{enc_answer, enc_outcome, enc_period, Groups, WRITTEN};
 
 #[cfg(test)]
 mod tests {
+    use super::answers::*;
     use super::*;
+    use crate::codec::Dec;
+    use photofinish_core::op::{Hide, Join, Remove};
+    use photofinish_core::view::{BoardState, JoinOutcome};
+    use photofinish_core::{BoardError, ErrorCode};
 
     fn remembered(expires_us: i64) -> Remembered {
         Remembered {
@@ -733,6 +523,7 @@ mod tests {
                 end_us: 200,
             },
             partition: None,
+            team: None,
         })
     }
 
@@ -840,6 +631,7 @@ mod tests {
             },
             period: period.clone(),
             partition: Some("FR".into()),
+            team: Some("wolves".into()),
         };
         let state = BoardState {
             name: "b".into(),

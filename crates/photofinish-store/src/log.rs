@@ -166,6 +166,7 @@ mod tests {
                 metadata: (lsn % 2 == 0).then(|| "{}".into()),
                 over_budget: None,
                 partition: None,
+                team: None,
             });
             encode_frame(&mut buf, lsn, &cmd);
         }

@@ -14,16 +14,19 @@ use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 use crate::codec::{Dec, DecodeError, Enc, WRITE_CHUNK_BYTES};
 use crate::state::State;
 
+mod groups;
 mod parts;
 
+use groups::{read_partitions, read_teams, write_partitions, write_teams};
 use parts::{
-    read_audit, read_hidden, read_ledger, read_partitions, read_rewards, read_seats, read_tiers,
-    write_audit, write_hidden, write_ledger, write_partitions, write_rewards, write_seats,
-    write_tiers,
+    read_audit, read_hidden, read_ledger, read_rewards, read_seats, read_tiers, write_audit,
+    write_hidden, write_ledger, write_rewards, write_seats, write_tiers,
 };
 
-/// First 8 bytes of every snapshot this version writes: name and format version 11.
-pub const MAGIC: &[u8; 8] = b"PFSNAP11";
+/// First 8 bytes of every snapshot this version writes: name and format version 12.
+pub const MAGIC: &[u8; 8] = b"PFSNAP12";
+/// Format 11: no teams (read only).
+const MAGIC_V11: &[u8; 8] = b"PFSNAP11";
 /// Format 10: no partitions (read only).
 const MAGIC_V10: &[u8; 8] = b"PFSNAP10";
 /// Format 9: no erasure ledger (read only).
@@ -113,21 +116,9 @@ pub fn write(
             write_ranking(&mut w, e, ranking)?;
         }
     }
-    // The remembered idempotency keys (format 3).
+    // The remembered idempotency keys (format 3), the webhook cursors (format 4).
     state.idempotency().write_to(&mut w)?;
-    // The webhook cursors (format 4).
-    let mut e = Enc::default();
-    let cursors: Vec<(String, i64)> = state
-        .boards()
-        .into_iter()
-        .filter_map(|(name, handle)| read_lock(&handle).hook_cursor().map(|c| (name, c)))
-        .collect();
-    e.u32(cursors.len() as u32);
-    for (name, cursor) in cursors {
-        e.str(&name);
-        e.i64(cursor);
-    }
-    w.write_all(&e.0)?;
+    write_hook_cursors(&mut w, state)?;
     // The entry rules' seats (format 5; with their league parts, format 6), and the
     // leagues' tiers (format 6).
     write_seats(&mut w, state)?;
@@ -150,9 +141,27 @@ pub fn write(
     write_ledger(&mut w, state)?;
     // The members' partitions (format 11).
     write_partitions(&mut w, state)?;
+    // The teams (format 12).
+    write_teams(&mut w, state)?;
     let crc = w.crc.to_le_bytes();
     w.inner.write_all(&crc)?;
     Ok(w.len + crc.len() as u64)
+}
+
+/// Each board's webhook cursor (format 4): a count, then each board's name and cursor.
+fn write_hook_cursors(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
+    let mut e = Enc::default();
+    let cursors: Vec<(String, i64)> = state
+        .boards()
+        .into_iter()
+        .filter_map(|(name, handle)| read_lock(&handle).hook_cursor().map(|c| (name, c)))
+        .collect();
+    e.u32(cursors.len() as u32);
+    for (name, cursor) in cursors {
+        e.str(&name);
+        e.i64(cursor);
+    }
+    w.write_all(&e.0)
 }
 
 /// Writes one ranking after what `e` holds: its next sequence number, its entry count, then
@@ -241,7 +250,7 @@ pub struct Loaded {
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let version = [
         MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC_V8, MAGIC_V9,
-        MAGIC_V10, MAGIC,
+        MAGIC_V10, MAGIC_V11, MAGIC,
     ]
     .iter()
     .position(|m| buf.get(..8) == Some(m.as_slice()))
@@ -292,6 +301,9 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     }
     if version >= 11 {
         read_partitions(&mut d, &state)?;
+    }
+    if version >= 12 {
+        read_teams(&mut d, &state)?;
     }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in snapshot".into()));

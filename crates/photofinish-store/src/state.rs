@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use photofinish_core::audit::{AuditEntry, DEFAULT_AUDIT_RETENTION_US};
+use photofinish_core::board::HideScope;
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
 use photofinish_core::idempotency::Answer;
 use photofinish_core::league::CloseStep;
@@ -235,14 +236,14 @@ impl State {
 
     /// Applies one command. On error nothing changed.
     pub fn apply(&self, cmd: &Command) -> Result<Applied, BoardError> {
-        self.apply_with(cmd, true)
+        self.apply_with(cmd, true, None)
     }
 
     /// [`Self::apply`] for log replay: the same effect, but a write's rank is not computed
     /// (`Outcome::rank` is 0) and the rankings' indexes are left stale until
     /// [`Self::finish_replay`], which must run before the state is read or served.
     pub fn replay(&self, cmd: &Command) -> Result<Applied, BoardError> {
-        self.apply_with(cmd, false)
+        self.apply_with(cmd, false, None)
     }
 
     /// The boards the registry lists ([`crate::command::registry`]).
@@ -267,7 +268,14 @@ impl State {
         }
     }
 
-    fn apply_with(&self, cmd: &Command, ranked: bool) -> Result<Applied, BoardError> {
+    /// [`Self::apply`] of `cmd`, inside an audited record of instant `at_us` when it is
+    /// one (a hide's: its members' teams change then).
+    fn apply_with(
+        &self,
+        cmd: &Command,
+        ranked: bool,
+        at_us: Option<i64>,
+    ) -> Result<Applied, BoardError> {
         match cmd {
             Command::Register(r) => r.apply(&mut self.registry()).map(Applied::Registered),
             Command::Unregister(u) => {
@@ -288,7 +296,7 @@ impl State {
                 )))
             }
             Command::Audited { actor, at_us, cmd } => {
-                let applied = self.apply_with(cmd, ranked)?;
+                let applied = self.apply_with(cmd, ranked, Some(*at_us))?;
                 if let Some(e) = self.audit_entry(actor, *at_us, cmd, &applied) {
                     self.push_audit(e);
                 }
@@ -297,7 +305,7 @@ impl State {
             Command::Write(_) | Command::Keyed { .. } | Command::Op { .. } => {
                 self.apply_member_change(cmd, ranked)
             }
-            _ => self.apply_board_change(cmd),
+            _ => self.apply_board_change(cmd, at_us),
         }
     }
 
@@ -328,13 +336,16 @@ impl State {
     }
 
     /// A change to a board, or to every board: create, patch, delete, its webhook cursor,
-    /// a tick, a close step, an import, a hide everywhere.
-    fn apply_board_change(&self, cmd: &Command) -> Result<Applied, BoardError> {
+    /// a tick, a close step, an import, a hide everywhere (at `at_us`, its audited
+    /// record's instant).
+    fn apply_board_change(&self, cmd: &Command, at_us: Option<i64>) -> Result<Applied, BoardError> {
         match cmd {
             Command::CreateBoard(c) => c
                 .apply(&mut write_lock(&self.boards), || self.hidden_everywhere())
                 .map(Applied::BoardCreated),
-            Command::HideEverywhere { member, hidden } => self.hide_everywhere(member, *hidden),
+            Command::HideEverywhere { member, hidden } => {
+                self.hide_everywhere(member, *hidden, at_us)
+            }
             Command::DeleteBoard(d) => d
                 .apply(&mut write_lock(&self.boards))
                 .map(|()| Applied::BoardDeleted),
@@ -362,7 +373,7 @@ impl State {
                 file,
                 entries,
                 hidden,
-            } => self.apply_import(board, *period_us, file, *entries, hidden),
+            } => self.apply_import(board, *period_us, file, *entries, (hidden, at_us)),
             other => unreachable!("apply_with sends {other:?} elsewhere"),
         }
     }
@@ -374,7 +385,7 @@ impl State {
         period_us: i64,
         file: &str,
         entries: u64,
-        hidden: &[String],
+        (hidden, at_us): (&[String], Option<i64>),
     ) -> Result<Applied, BoardError> {
         let ranking = self.staged().remove(file);
         let handle = self.require(board)?;
@@ -401,7 +412,7 @@ impl State {
             return Err(BoardError::TooManyHidden(MAX_HIDDEN_MEMBERS));
         }
         for m in hidden {
-            b.hide(m)?;
+            b.hide_as(m, HideScope::Board, at_us)?;
         }
         b.import_ranking(period.clone(), ranking);
         Ok(Applied::Imported(period, entries))
@@ -434,7 +445,7 @@ impl State {
                 Answer::Batch(cmds.iter().map(written).collect())
             }
             [c @ Command::Write(_)] => Answer::Written(written(c)?),
-            [c @ Command::Op { .. }] => match self.apply_with(c, true)? {
+            [c @ Command::Op { .. }] => match self.apply_with(c, true, None)? {
                 Applied::Op(answer) => answer,
                 other => {
                     return Err(BoardError::Unavailable(format!(
@@ -443,7 +454,7 @@ impl State {
                 }
             },
             [c @ Command::CreateBoard(create)] => {
-                let created = self.apply_with(c, true)? == Applied::BoardCreated(true);
+                let created = self.apply_with(c, true, None)? == Applied::BoardCreated(true);
                 let handle = self.require(&create.board)?;
                 let state = photofinish_core::op::board_state(
                     &create.board,
@@ -475,7 +486,7 @@ impl State {
             let handle = self.require(&w.board)?;
             w.check_at(&read_lock(&handle), now_us)?;
         }
-        match self.apply_with(c, true)? {
+        match self.apply_with(c, true, None)? {
             Applied::Written(w) => Ok(w),
             other => Err(BoardError::Unavailable(format!(
                 "a write applied as {other:?}"

@@ -17,7 +17,7 @@ impl Board {
         self.settle_grants(at_us);
         let mut rows = 0;
         for (_, ranking) in self.periods.values_mut() {
-            rows += u64::from(ranking.remove(member));
+            rows += u64::from(ranking.remove(member, at_us));
         }
         for seats in self.seats.values_mut() {
             let mut held = seats.waiting.remove(member);

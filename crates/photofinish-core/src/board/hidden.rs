@@ -31,22 +31,30 @@ impl HideScope {
 impl Board {
     /// Hides `member` on this board (docs/SPEC.md §15); whether it was not hidden so
     /// before. `too_many_hidden` beyond [`MAX_HIDDEN_MEMBERS`]; on error nothing changed.
-    pub fn hide(&mut self, member: &str) -> Result<bool, BoardError> {
-        self.hide_as(member, HideScope::Board)
+    pub fn hide(&mut self, member: &str, at_us: i64) -> Result<bool, BoardError> {
+        self.hide_as(member, HideScope::Board, Some(at_us))
     }
 
     /// Shows `member` again on this board; whether it was hidden so. A member hidden
     /// across every board stays hidden until that is undone too.
-    pub fn unhide(&mut self, member: &str) -> bool {
-        self.unhide_as(member, HideScope::Board)
+    pub fn unhide(&mut self, member: &str, at_us: i64) -> bool {
+        self.unhide_as(member, HideScope::Board, Some(at_us))
     }
 
     /// Hides `member` by `scope`; whether it was not hidden so before. A member hidden
     /// by either scope is hidden. The board's limit counts the members hidden on the
     /// board itself ([`HideScope::Board`]); those hidden everywhere count against the
     /// limit of the set of members hidden everywhere, decided once for every board (so a
-    /// hide everywhere never fails on one board and holds on another).
-    pub fn hide_as(&mut self, member: &str, scope: HideScope) -> Result<bool, BoardError> {
+    /// hide everywhere never fails on one board and holds on another). At `at_us` its
+    /// score leaves its teams' sums (docs/SPEC.md §17); `None` for a hide restored rather
+    /// than made — a snapshot's (its teams are loaded after, counted without their hidden
+    /// members), a new board's, a log's of no board — which changes no team.
+    pub fn hide_as(
+        &mut self,
+        member: &str,
+        scope: HideScope,
+        at_us: Option<i64>,
+    ) -> Result<bool, BoardError> {
         let bit = scope.bit();
         let bits = self.hidden.get(member).copied().unwrap_or(0);
         if bits & bit != 0 {
@@ -60,7 +68,10 @@ impl Board {
         self.hidden.insert(member.into(), bits | bit);
         if bits == 0 {
             for (_, ranking) in self.periods.values_mut() {
-                ranking.mark_hidden(member, true);
+                match at_us {
+                    Some(at_us) => ranking.set_hidden(member, true, at_us),
+                    None => ranking.mark_hidden(member, true),
+                }
             }
         }
         Ok(true)
@@ -85,8 +96,9 @@ impl Board {
     }
 
     /// Undoes `scope`'s hide of `member`; whether it was hidden so. It is shown once no
-    /// scope hides it.
-    pub fn unhide_as(&mut self, member: &str, scope: HideScope) -> bool {
+    /// scope hides it, its score back in its teams' sums at `at_us` (`None`: as
+    /// [`Self::hide_as`]).
+    pub fn unhide_as(&mut self, member: &str, scope: HideScope, at_us: Option<i64>) -> bool {
         let bit = scope.bit();
         let Some(bits) = self.hidden.get_mut(member) else {
             return false;
@@ -105,7 +117,10 @@ impl Board {
         if *bits == 0 {
             self.hidden.remove(member);
             for (_, ranking) in self.periods.values_mut() {
-                ranking.mark_hidden(member, false);
+                match at_us {
+                    Some(at_us) => ranking.set_hidden(member, false, at_us),
+                    None => ranking.mark_hidden(member, false),
+                }
             }
         }
         true

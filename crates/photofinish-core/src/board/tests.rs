@@ -45,6 +45,7 @@ pub(super) fn write_op(
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     })
 }
 
@@ -120,6 +121,7 @@ fn a_failed_first_write_leaves_no_empty_period() {
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     });
     assert!(bad.is_err());
     assert_eq!(b.periods().count(), 0);
@@ -306,7 +308,7 @@ mod league {
             let mut model = Model::default();
             for m in hidden {
                 let name = format!("m{m}");
-                b.hide(&name).expect("hide");
+                b.hide(&name, 0).expect("hide");
                 model.hidden.push(name);
             }
             let mut clock = T0;
@@ -400,16 +402,16 @@ fn hidden_members_are_kept_counted_and_answered_as_they_would_rank() {
     for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {
         write(&mut b, m, 40 - 10 * i as i64, T0 + i as i64).expect("write");
     }
-    assert_eq!(b.hide("a"), Ok(true));
-    assert_eq!(b.hide("a"), Ok(false), "hiding twice changes nothing");
-    assert!(b.hide("nobody-yet").expect("a name without an entry"));
+    assert_eq!(b.hide("a", 0), Ok(true));
+    assert_eq!(b.hide("a", 0), Ok(false), "hiding twice changes nothing");
+    assert!(b.hide("nobody-yet", 0).expect("a name without an entry"));
     // A visible member's answer leaves the hidden one out; the hidden one's answer is the
     // rank it would have.
     let (o, _) = write(&mut b, "c", 0, T0 + 10).expect("write");
     assert_eq!(o.rank, 2, "c is third, second without a");
     let (o, _) = write(&mut b, "a", 0, T0 + 11).expect("write");
     assert_eq!(o.rank, 1, "a would be first");
-    b.hide("b").expect("hide");
+    b.hide("b", 0).expect("hide");
     let (o, _) = write(&mut b, "a", 0, T0 + 12).expect("write");
     assert_eq!(
         o.rank, 1,
@@ -418,27 +420,27 @@ fn hidden_members_are_kept_counted_and_answered_as_they_would_rank() {
     let (o, _) = write(&mut b, "d", 0, T0 + 13).expect("write");
     assert_eq!(o.rank, 2, "d behind c alone");
     assert_eq!(b.hidden(), ["a", "b", "nobody-yet"]);
-    assert!(b.unhide("a"));
-    assert!(!b.unhide("a"));
+    assert!(b.unhide("a", 0));
+    assert!(!b.unhide("a", 0));
     let (o, _) = write(&mut b, "d", 0, T0 + 14).expect("write");
     assert_eq!(o.rank, 3, "a is back above c");
     // The named limit.
     let mut b = daily(3);
     for i in 0..MAX_HIDDEN_MEMBERS {
-        b.hide(&format!("h{i}")).expect("under the limit");
+        b.hide(&format!("h{i}"), 0).expect("under the limit");
     }
     assert_eq!(
-        b.hide("one-more").map_err(|e| e.code()),
+        b.hide("one-more", 0).map_err(|e| e.code()),
         Err(crate::ErrorCode::TooManyHidden)
     );
     assert!(!b.is_hidden("one-more"), "a refused hide changes nothing");
     assert_eq!(
-        b.hide("h0"),
+        b.hide("h0", 0),
         Ok(false),
         "a hidden member at the limit is fine"
     );
-    assert!(b.unhide("h0"));
-    assert_eq!(b.hide("one-more"), Ok(true));
+    assert!(b.unhide("h0", 0));
+    assert_eq!(b.hide("one-more", 0), Ok(true));
 }
 
 mod erase {
@@ -498,7 +500,7 @@ mod erase {
         let day2 = T0 + DAY + 3_600_000_000;
         write(&mut b, ZED, 1, day2).expect("write");
         b.join("dan", day2, None).expect("join");
-        b.hide(ZED).expect("hide");
+        b.hide(ZED, 0).expect("hide");
         (b, p1, day2)
     }
 

@@ -111,6 +111,12 @@ pub enum ErrorCode {
     PartitionConflict,
     /// A write that would open a partition beyond the board's `partitions.max`.
     TooManyPartitions,
+    /// A write naming a team other than the one its member holds in the period.
+    TeamConflict,
+    /// A write that would add a member to a team holding the board's `teams.max_size`.
+    TeamFull,
+    /// A read of a team that holds no member the reader sees in the period.
+    TeamNotFound,
 }
 
 macro_rules! code_names {
@@ -182,6 +188,9 @@ code_names!(
     RewardExpired => "reward_expired", "a claim of a grant past its `expires_at`",
     PartitionConflict => "partition_conflict", "a write naming a partition other than the one its member holds in the period (docs/SPEC.md §17)",
     TooManyPartitions => "too_many_partitions", "a write that would open a partition beyond the board's `partitions.max` in the period",
+    TeamConflict => "team_conflict", "a write naming a team other than the one its member holds in the period (docs/SPEC.md §17)",
+    TeamFull => "team_full", "a write that would add a member to a team already holding the board's `teams.max_size` in the period",
+    TeamNotFound => "team_not_found", "no such team holding a member the reader sees in the period (docs/SPEC.md §17)",
 );
 
 /// What an operation may be refused with (docs/SPEC.md §3), by code, beyond what any
@@ -215,6 +224,7 @@ impl ErrorCode {
                 | C::BoardFull
                 | C::TooManyHidden
                 | C::TooManyPartitions
+                | C::TeamFull
                 | C::BoardClosed
                 | C::AttemptsExhausted
                 | C::NotJoined

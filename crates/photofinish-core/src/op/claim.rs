@@ -105,6 +105,7 @@ impl BoardOp for Claim {
             member: &self.member,
             with_at: false,
             partition: None,
+            team: None,
         }
     }
 

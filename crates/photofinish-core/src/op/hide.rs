@@ -94,9 +94,9 @@ impl BoardOp for Hide {
         // Closes before the hide are paid as they stood (docs/SPEC.md §16).
         board.settle_grants(at_us);
         let changed = if self.hidden {
-            board.hide_as(&self.member, self.scope())?
+            board.hide_as(&self.member, self.scope(), Some(at_us))?
         } else {
-            board.unhide_as(&self.member, self.scope())
+            board.unhide_as(&self.member, self.scope(), Some(at_us))
         };
         Ok(OpAnswer::typed(changed))
     }

@@ -76,6 +76,7 @@ impl BoardOp for Join {
             member: &self.member,
             with_at: false,
             partition: None,
+            team: None,
         }
     }
 

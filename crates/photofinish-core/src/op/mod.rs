@@ -35,6 +35,7 @@ mod period;
 pub mod read;
 pub mod remove;
 pub mod rewards;
+pub mod teams;
 pub mod write;
 
 pub use answer::OpAnswer;
@@ -52,6 +53,7 @@ pub use partitions::{PartitionList, ReadPartitions};
 pub use patch::Patch;
 pub use remove::{Remove, Removed};
 pub use rewards::{PeriodRewards, ReadMemberRewards, ReadPeriodRewards};
+pub use teams::{ReadTeam, ReadTeams, TeamDetail, TeamList};
 pub use write::{LoggedWrite, WriteOutcome, WriteRequest};
 
 pub use read::{

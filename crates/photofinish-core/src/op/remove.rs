@@ -91,7 +91,7 @@ impl BoardOp for Remove {
         let (p, _) = board.read(&self.period(), at_us)?;
         if !board
             .ranking_mut(&p)
-            .is_some_and(|r| r.remove(&self.member))
+            .is_some_and(|r| r.remove(&self.member, at_us))
         {
             return Err(BoardError::member_not_found(name, &self.member, &p.id));
         }

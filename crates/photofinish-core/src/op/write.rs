@@ -38,6 +38,8 @@ pub struct WriteRequest {
     pub metadata: Option<String>,
     /// The partition it names (docs/SPEC.md §17), `None` for none.
     pub partition: Option<GroupKey>,
+    /// The team it names (docs/SPEC.md §17), `None` for none.
+    pub team: Option<GroupKey>,
     /// The server's memory budget was over when the write was admitted: it may not add a
     /// member (docs/SPEC.md §7).
     pub over_budget: Option<OverBudget>,
@@ -54,6 +56,8 @@ pub struct WriteOutcome {
     pub columns: ColumnNames,
     /// The member's partition after the write, on a board of partitions.
     pub partition: Option<String>,
+    /// The member's team after the write, on a board of teams.
+    pub team: Option<String>,
 }
 
 /// A write as its log record holds it: everything its effect depends on, its instant
@@ -80,6 +84,8 @@ pub struct LoggedWrite {
     pub over_budget: Option<OverBudget>,
     /// The partition it names (docs/SPEC.md §17), `None` for none.
     pub partition: Option<String>,
+    /// The team it names (docs/SPEC.md §17), `None` for none.
+    pub team: Option<String>,
 }
 
 impl LoggedWrite {
@@ -97,6 +103,7 @@ impl LoggedWrite {
             metadata: w.metadata,
             over_budget: w.over_budget,
             partition: w.partition.map(GroupKey::into_string),
+            team: w.team.map(GroupKey::into_string),
         }
     }
 
@@ -159,25 +166,26 @@ impl LoggedWrite {
             metadata: self.metadata.as_deref(),
             over_budget: self.over_budget,
             partition: self.partition.as_deref(),
+            team: self.team.as_deref(),
         };
         let (outcome, period) = if ranked {
             b.submit(&w)?
         } else {
             b.submit_unranked(&w)?
         };
-        let partition = b
-            .is_partitioned()
-            .then(|| {
-                b.ranking(&period)?
-                    .partition_of(&self.member)
-                    .map(str::to_owned)
-            })
-            .flatten();
+        let (partition, team) = match b.ranking(&period) {
+            Some(r) if b.is_partitioned() || b.has_teams() => (
+                r.partition_of(&self.member).map(str::to_owned),
+                r.team_of(&self.member).map(str::to_owned),
+            ),
+            _ => (None, None),
+        };
         Ok(WriteOutcome {
             outcome,
             period,
             columns: b.column_names(),
             partition,
+            team,
         })
     }
 
@@ -232,7 +240,9 @@ pub mod refusals {
             C::InsufficientStorage,
             C::PartitionConflict,
             C::TooManyPartitions,
-            // A partition named on a board without partitions (docs/SPEC.md §17).
+            C::TeamConflict,
+            C::TeamFull,
+            // A partition or team named on a board without them (docs/SPEC.md §17).
             C::InvalidParameter,
         ];
     }

@@ -1,5 +1,5 @@
 //! The ranking's self-check, a test and debugging aid: that its records, member table,
-//! long names, metadata, index and partitions agree.
+//! long names, metadata, index, partitions and teams agree.
 
 use super::{tree, Ranking, Tree, INLINE_NAME_BYTES};
 
@@ -59,6 +59,7 @@ impl Ranking {
                 "ranking: metadata kept for record {id}, not a member"
             );
         }
+        self.check_teams();
         if self.index_deferred {
             assert!(
                 self.index.is_empty(),

@@ -46,6 +46,7 @@ impl Ranking {
             reached_at_us: self.records.slab.get(id).reached_at_us,
             metadata: self.metadata.get(&id).map(|m| m.to_string()),
             partition: self.partition_of_id(id).map(str::to_owned),
+            team: self.team_of_id(id).map(str::to_owned),
         }
     }
 

@@ -148,6 +148,11 @@ impl Ranking {
         self.hidden.is_some()
     }
 
+    /// Whether record `id` is among the hidden members kept.
+    pub(super) fn is_hidden_id(&self, id: u32) -> bool {
+        self.hidden.as_deref().is_some_and(|h| h.set.contains(&id))
+    }
+
     /// Drops record `id` from the hidden members kept (its member was shown or removed,
     /// or its key is about to be placed again).
     pub(super) fn forget_hidden(&mut self, id: u32) {

@@ -3,3 +3,4 @@
 mod model;
 mod partitions;
 mod seeds;
+mod teams;

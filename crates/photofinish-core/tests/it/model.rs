@@ -619,6 +619,8 @@ fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)
                     at_us: *at,
                     metadata: None,
                     partition: None,
+                    team: None,
+                    hidden: false,
                 };
                 let got = r.submit(&w).map_err(|e| e.code());
                 if hidden.contains(&m) {
@@ -636,8 +638,8 @@ fn run(spec: Spec, actions: Vec<Action>, probes: Vec<(u64, usize, u16, u64, u64)
             }
             Action::Remove { member } => {
                 let m = name(*member);
-                assert_eq!(r.remove(&m), model.entries.remove(&m).is_some());
-                unranked.remove(&m);
+                assert_eq!(r.remove(&m, 0), model.entries.remove(&m).is_some());
+                unranked.remove(&m, 0);
             }
         }
         r.check_invariants();
@@ -724,6 +726,8 @@ fn overflow_is_an_error_that_changes_nothing() {
         at_us: at,
         metadata: None,
         partition: None,
+        team: None,
+        hidden: false,
     };
     r.submit(&w(i64::MAX, 1)).expect("first");
     let before = r.member("a", RankStyle::Ordinal);
@@ -764,6 +768,8 @@ fn reached_at_moves_only_when_the_score_changes() {
         at_us: at,
         metadata: None,
         partition: None,
+        team: None,
+        hidden: false,
     };
     assert!(r.submit(&w(Op::Set, 10, 100)).expect("w").changed);
     for (op, value) in [(Op::Incr, 0), (Op::Set, 10), (Op::Best, 9), (Op::Best, 10)] {
@@ -789,6 +795,8 @@ fn equal_scores_and_equal_times_order_by_sequence() {
             at_us: 50,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("w");
     }
@@ -816,6 +824,8 @@ fn metadata_is_replaced_when_given_and_kept_when_omitted() {
         at_us: 1,
         metadata,
         partition: None,
+        team: None,
+        hidden: false,
     };
     r.submit(&w(1, Some(r#"{"level":1}"#))).expect("w");
     r.submit(&w(1, None)).expect("w");
@@ -853,6 +863,8 @@ fn invalid_members_change_nothing() {
             at_us: 1,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         });
         assert!(matches!(got, Err(BoardError::InvalidMemberName(_))));
     }
@@ -874,6 +886,8 @@ fn saved_entries_reload_into_an_identical_ranking() {
             at_us: i as i64,
             metadata: meta,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("w");
     }
@@ -914,6 +928,8 @@ fn saved_entries_reload_into_an_identical_ranking() {
         at_us: 9,
         metadata: None,
         partition: None,
+        team: None,
+        hidden: false,
     };
     assert_eq!(copy.submit(&w), r.submit(&w));
     copy.check_invariants();
@@ -940,6 +956,8 @@ fn bulk_loading_sorted_entries_rebuilds_an_identical_ranking() {
             at_us: i % 11,
             metadata: meta,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("w");
     }

@@ -301,6 +301,8 @@ fn run(desc: bool, max: u32, actions: Vec<Action>, hidden: Vec<u8>, own: Option<
                     at_us: *at,
                     metadata: None,
                     partition: key,
+                    team: None,
+                    hidden: false,
                 };
                 let before = r.page(0, usize::MAX, RankStyle::Ordinal);
                 let got = r.submit(&w).map_err(|e| e.code());
@@ -329,8 +331,8 @@ fn run(desc: bool, max: u32, actions: Vec<Action>, hidden: Vec<u8>, own: Option<
             }
             Action::Remove { member } => {
                 let m = name(*member);
-                assert_eq!(r.remove(&m), model.entries.remove(&m).is_some());
-                unranked.remove(&m);
+                assert_eq!(r.remove(&m, 0), model.entries.remove(&m).is_some());
+                unranked.remove(&m, 0);
             }
         }
         r.check_invariants();
@@ -376,6 +378,8 @@ fn a_partition_needs_a_board_of_partitions() {
         at_us: 1,
         metadata: None,
         partition,
+        team: None,
+        hidden: false,
     };
     let e = r.submit(&w(Some("FR"))).expect_err("refused");
     assert_eq!(e.code(), ErrorCode::InvalidParameter);
@@ -396,11 +400,13 @@ fn a_partition_left_empty_frees_its_place() {
         at_us: 1,
         metadata: None,
         partition: Some(partition),
+        team: None,
+        hidden: false,
     };
     r.submit(&w("ann", "FR")).expect("FR opens");
     let e = r.submit(&w("bob", "DE")).expect_err("one too many");
     assert_eq!(e.code(), ErrorCode::TooManyPartitions);
-    assert!(r.remove("ann"));
+    assert!(r.remove("ann", 0));
     r.submit(&w("bob", "DE")).expect("DE takes FR's place");
     r.check_invariants();
     assert_eq!(r.whole().partition_counts(), vec![("DE".to_owned(), 1)]);

@@ -10,6 +10,8 @@ fn set(r: &mut Ranking, member: &str, value: i64, at_us: i64) {
         at_us,
         metadata: None,
         partition: None,
+        team: None,
+        hidden: false,
     })
     .expect("write");
 }
@@ -62,6 +64,8 @@ fn seed_000_zincrby_example() {
             at_us: i as i64,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("w");
     }
@@ -73,6 +77,8 @@ fn seed_000_zincrby_example() {
             at_us: 10,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("d");
     assert_eq!((d.score(), d.rank), (5, 4));
@@ -84,6 +90,8 @@ fn seed_000_zincrby_example() {
             at_us: 11,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("c");
     assert_eq!((c.score(), c.rank), (5, 5));
@@ -135,6 +143,8 @@ fn ascending_boards_rank_lower_first() {
             at_us: at,
             metadata: None,
             partition: None,
+            team: None,
+            hidden: false,
         })
         .expect("w")
     };

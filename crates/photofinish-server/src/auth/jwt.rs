@@ -75,15 +75,20 @@ struct Claims {
     /// The one partition the player's writes may name (docs/SPEC.md §17).
     #[serde(default)]
     partition: Option<String>,
+    /// The one team the player's writes may name (docs/SPEC.md §17).
+    #[serde(default)]
+    team: Option<String>,
 }
 
-/// What a valid token says of its player: its member and its partition claim.
+/// What a valid token says of its player: its member and its partition and team claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Player {
     /// The member (`sub`).
     pub member: String,
     /// The `partition` claim, when the token has one.
     pub partition: Option<String>,
+    /// The `team` claim, when the token has one.
+    pub team: Option<String>,
 }
 
 /// Verifies players' tokens. See the module docs.
@@ -195,12 +200,19 @@ impl JwtVerifier {
             .map_err(unauthorized)?;
         let member = data.claims.sub;
         validate_member_name(&member).map_err(|_| unauthorized("sub is not a member name"))?;
-        if let Some(p) = &data.claims.partition {
-            validate_group_key(p).map_err(|_| unauthorized("partition is not a partition key"))?;
+        for (claim, key) in [
+            ("partition", &data.claims.partition),
+            ("team", &data.claims.team),
+        ] {
+            if let Some(k) = key {
+                validate_group_key(k)
+                    .map_err(|_| unauthorized(format!("{claim} is not a {claim} key")))?;
+            }
         }
         let player = Player {
             member,
             partition: data.claims.partition,
+            team: data.claims.team,
         };
         let until = data.claims.exp.saturating_add(LEEWAY_SECONDS);
         let mut cache = self.lock();

@@ -134,6 +134,7 @@ impl Authenticator {
                     Caller::Player {
                         member: player.member,
                         partition: player.partition,
+                        team: player.team,
                     }
                 },
                 rate: None,

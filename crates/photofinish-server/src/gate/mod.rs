@@ -45,6 +45,7 @@ impl WriteTarget<'_> {
             member: w.member.as_str(),
             with_at: w.at_us.is_some(),
             partition: w.partition.as_deref(),
+            team: w.team.as_deref(),
         };
         authorize(self.caller, &action, self.flags)
     }

@@ -122,7 +122,7 @@ fn parameter_schema(name: &str) -> Option<Value> {
         "before" | "after" => json!({"type": "integer", "minimum": 0, "maximum": MAX_AROUND_SIDE}),
         "ranking" => json!({"type": "string", "enum": ["ordinal", "competition", "dense"]}),
         "period" => json!({"type": "string", "pattern": PERIOD_ID_PATTERN}),
-        "partition" => json!({"type": "string", "pattern": GROUP_KEY_PATTERN}),
+        "partition" | "team" => json!({"type": "string", "pattern": GROUP_KEY_PATTERN}),
         "status" => json!({"type": "string", "enum": ["unclaimed", "claimed", "expired", "all"]}),
         // Any text: what names no grant is 404 reward_not_found, as an unknown one.
         "id" => json!({"type": "string", "minLength": 1, "maxLength": 200}),
@@ -235,8 +235,10 @@ fn fit_write_bodies(schemas: &mut Value) {
     w["period"] = json!({"type": ["string", "null"], "pattern": PERIOD_ID_PATTERN,
         "description": "The period the write lands in (`current`, `previous` or an id, as a read names them): the current one, or one that ended less than the board's grace ago (reached_at is still now). 422 period_closed after the grace, 422 invalid_period for a period not started or an id of this pattern that is not one of the board's periods, 400 invalid_period for one of no pattern. Not together with at"});
     // The annotation's description and example stay; the pattern is the rule's.
-    w["partition"]["type"] = json!(["string", "null"]);
-    w["partition"]["pattern"] = json!(GROUP_KEY_PATTERN);
+    for group in ["partition", "team"] {
+        w[group]["type"] = json!(["string", "null"]);
+        w[group]["pattern"] = json!(GROUP_KEY_PATTERN);
+    }
     let named = named_scores_schema();
     // `null` counts as absent, as for every optional field.
     w["scores"] = nullable(named.clone());
@@ -280,6 +282,9 @@ fn fit_config_bodies(schemas: &mut Value) {
     schemas["PartitionsView"]["properties"]["max"] = json!({"type": "integer",
         "minimum": 1, "maximum": photofinish_core::groups::MAX_PARTITIONS,
         "description": "The most partitions a period holds: a write that would open one more is 422 too_many_partitions"});
+    schemas["TeamsView"]["properties"]["max_size"] = json!({"type": "integer",
+        "minimum": 1, "maximum": photofinish_core::groups::MAX_TEAM_SIZE,
+        "description": "The most members a team holds in a period: a write that would add one more is 422 team_full"});
     let c = &mut schemas["BoardConfigBody"]["properties"];
     c["columns"] = json!({"type": ["array", "null"], "minItems": 1, "maxItems": MAX_COLUMNS,
         "items": {"$ref": "#/components/schemas/ColumnBody"},

@@ -121,6 +121,7 @@ impl Session {
         match spec.family {
             Family::Write => write::run_keyed(self, spec, args, &board).await,
             Family::Board => cmd::board::run(self, spec, args, &board).await,
+            Family::Teams => cmd::teams::run(self, spec, args, board).await,
             _ => cmd::read::run(self, spec, args, board).await,
         }
     }

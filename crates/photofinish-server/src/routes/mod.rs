@@ -1,5 +1,5 @@
 //! One file per resource: boards (and their periods), scores, entries (pages), members
-//! (one member, around it, its removal, its join), cohorts, partitions (§17), the questions of §10 (queries), rewards (§16), live events, the web console, ops,
+//! (one member, around it, its removal, its join), cohorts, partitions and teams (§17), the questions of §10 (queries), rewards (§16), live events, the web console, ops,
 //! admin (the online backup), and transfer (export and import).
 
 pub mod admin;
@@ -17,4 +17,5 @@ pub mod privacy;
 pub mod queries;
 pub mod rewards;
 pub mod scores;
+pub mod teams;
 pub mod transfer;

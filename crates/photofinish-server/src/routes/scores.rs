@@ -28,7 +28,7 @@ fn request(w: WriteBody) -> Result<WriteRequest, ApiError> {
         parse::metadata(w.metadata.as_ref())?,
         parse::at(w.at.as_ref())?,
         w.period,
-        parse::group_key(w.partition)?,
+        (w.partition, w.team),
     )
 }
 
@@ -44,6 +44,7 @@ fn result(member: MemberName, w: WriteOutcome) -> WriteResult {
         period: w.period.id,
         partition: w.partition,
         partition_rank: o.partition_rank,
+        team: w.team,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use photofinish_core::columns::{Column, Update};
 use photofinish_core::entry::EntryRules;
-use photofinish_core::groups::PartitionRules;
+use photofinish_core::groups::{PartitionRules, TeamRules};
 use photofinish_core::league::League;
 use photofinish_core::rewards::{RewardRow, MAX_REWARD_ROWS};
 use photofinish_core::{
@@ -117,6 +117,9 @@ pub fn config(body: BoardConfigBody) -> Result<CheckedConfig, ApiError> {
             demote: l.demote,
         }),
         partitions: body.partitions.map(|p| PartitionRules { max: p.max }),
+        teams: body.teams.map(|t| TeamRules {
+            max_size: t.max_size,
+        }),
         settings: BoardSettings {
             public_read: body.public_read.unwrap_or(false),
             player_writes: body.player_writes.unwrap_or(false),

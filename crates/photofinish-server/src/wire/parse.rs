@@ -303,7 +303,8 @@ pub fn score_text(text: &str) -> Result<i64, ApiError> {
 /// A write's request from its parsed parts, for every door (HTTP's body, RESP's
 /// arguments): the one place it is built. A write names either a period or an `at`, not
 /// both (docs/SPEC.md §10; the period's id is checked against the board's calendar by the
-/// service); the memory budget's verdict is the gate's to set.
+/// service); the memory budget's verdict is the gate's to set. `groups` are the partition
+/// and the team it names (docs/SPEC.md §17), checked here.
 pub fn write_request(
     member: MemberName,
     scores: ScoreInput,
@@ -311,7 +312,7 @@ pub fn write_request(
     metadata: Option<String>,
     at_us: Option<i64>,
     period: Option<String>,
-    partition: Option<GroupKey>,
+    (partition, team): (Option<String>, Option<String>),
 ) -> Result<WriteRequest, ApiError> {
     if period.is_some() && at_us.is_some() {
         return Err(ApiError::new(
@@ -326,8 +327,9 @@ pub fn write_request(
         at_us,
         period,
         metadata,
-        partition,
+        partition: group_key(partition)?,
         over_budget: None,
+        team: group_key(team)?,
     })
 }
 

@@ -13,7 +13,7 @@ use super::types::{
     AuditEntryView, BoardExportView, BoardView, CohortListView, CohortSummary, CohortView,
     ColumnView, EntriesPage, EntryView, GrantView, LeagueView, MemberBoardsView, MemberExportView,
     MemberView, MembersQueryView, MoveView, PartitionsView, PeriodExportView, RewardRowView,
-    ScoresView, ThresholdView, ThresholdsView,
+    ScoresView, TeamsView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::rewards::{GrantState, RewardRow};
@@ -51,6 +51,9 @@ pub fn board_view(b: BoardState, caller: &Caller) -> BoardView {
             demote: l.demote,
         }),
         partitions: c.partitions.map(|p| PartitionsView { max: p.max }),
+        teams: c.teams.map(|t| TeamsView {
+            max_size: t.max_size,
+        }),
         opens_at: c.settings.entry.opens_at.map(rfc3339_us),
         closes_at: c.settings.entry.closes_at.map(rfc3339_us),
         max_attempts: c.settings.entry.max_attempts,
@@ -143,6 +146,7 @@ pub fn entry_view(e: Entry, columns: &ColumnNames) -> EntryView {
         metadata: raw_metadata(e.metadata),
         hidden: e.hidden,
         partition: e.partition,
+        team: e.team,
     }
 }
 
@@ -267,6 +271,7 @@ pub fn member_view(row: MemberRow, board: Option<String>) -> MemberView {
         cohort_rank: row.cohort.map(|(_, rank)| rank),
         partition: e.partition,
         partition_rank: row.partition_rank,
+        team: e.team,
     }
 }
 

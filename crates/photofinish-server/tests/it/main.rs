@@ -35,6 +35,7 @@ mod resp_clients;
 mod resp_protocol;
 mod rewards;
 mod sizes;
+mod teams;
 mod tournaments;
 mod transfer;
 mod webhook;

@@ -84,6 +84,7 @@ fn incr(member: &str, by: i64) -> (Command, bool) {
             metadata: None,
             over_budget: None,
             partition: None,
+            team: None,
         }),
         true,
     )
@@ -354,6 +355,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
                 metadata: None,
                 over_budget: None,
                 partition: None,
+                team: None,
             };
             a.write("b", w).await.expect("write");
         }
@@ -500,6 +502,7 @@ fn write(member: &str, value: i64) -> photofinish_core::op::WriteRequest {
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     }
 }
 

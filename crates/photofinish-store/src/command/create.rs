@@ -125,7 +125,7 @@ impl CreateBoard {
         // The members hidden across every board: those the command carries (the scale-out
         // layout's, read when it was sequenced) and the state's own (the embedded store's).
         for m in self.hidden.iter().chain(&everywhere()) {
-            b.hide_as(m, HideScope::Everywhere)?;
+            b.hide_as(m, HideScope::Everywhere, None)?;
         }
         boards.insert(self.board.clone(), Arc::new(RwLock::new(b)));
         Ok(true)

@@ -519,6 +519,7 @@ mod tests {
                     limit: 4,
                 }),
                 partition: None,
+                team: None,
             }),
             Command::Keyed {
                 key: KeyRecord {
@@ -539,6 +540,7 @@ mod tests {
                         metadata: Some("{}".into()),
                         over_budget: None,
                         partition: None,
+                        team: None,
                     }),
                     removal("b", "m", 0),
                 ],

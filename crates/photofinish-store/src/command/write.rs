@@ -23,9 +23,10 @@ pub(super) const WRITE_IN_PERIOD: u8 = 10;
 /// instant, metadata, then a flag byte (1: the period's start follows; 2: the budget's
 /// verdict follows) and those.
 pub(super) const WRITE_COLUMNS: u8 = 14;
-/// A write naming its partition (docs/SPEC.md §17): kind 14's layout (its scores also
-/// as form 3: one `score`), its flag byte's bit 2 saying the partition's key follows the
-/// period's start (and comes before the budget's verdict); any other bit is damage.
+/// A write naming its partition or team (docs/SPEC.md §17): kind 14's layout (its scores
+/// also as form 3: one `score`), its flag byte's bit 2 saying the partition's key follows
+/// the period's start and bit 3 that the team's key follows that (both before the
+/// budget's verdict); any other bit is damage.
 pub(super) const WRITE_GROUPED: u8 = 26;
 /// [`WRITE_COLUMNS`]' forms, and [`WRITE_GROUPED`]'s.
 const BY_NAME: u8 = 1;
@@ -35,6 +36,7 @@ const ONE_SCORE: u8 = 3;
 const HAS_PERIOD: u8 = 1;
 const HAS_BUDGET: u8 = 2;
 const HAS_PARTITION: u8 = 4;
+const HAS_TEAM: u8 = 8;
 
 /// Whether `kind` is a write's.
 pub(super) fn is_write(kind: u8) -> bool {
@@ -47,7 +49,7 @@ pub(super) fn is_write(kind: u8) -> bool {
 /// Writes `w`'s kind byte and fields.
 pub(super) fn encode(w: &LoggedWrite, e: &mut Enc) {
     match w.scores {
-        ScoreInput::Score(value) if w.partition.is_none() => {
+        ScoreInput::Score(value) if w.partition.is_none() && w.team.is_none() => {
             e.u8(match (w.period_us, w.over_budget) {
                 (Some(_), _) => WRITE_IN_PERIOD,
                 (None, Some(_)) => WRITE_OVER_BUDGET,
@@ -69,10 +71,10 @@ pub(super) fn encode(w: &LoggedWrite, e: &mut Enc) {
     enc_over_budget(e, &w.over_budget);
 }
 
-/// [`WRITE_COLUMNS`]' layout, or [`WRITE_GROUPED`]'s when the write names a partition:
-/// the kind byte and the fields before the budget's verdict.
+/// [`WRITE_COLUMNS`]' layout, or [`WRITE_GROUPED`]'s when the write names a partition or
+/// a team: the kind byte and the fields before the budget's verdict.
 fn encode_flagged(w: &LoggedWrite, e: &mut Enc) {
-    e.u8(if w.partition.is_some() {
+    e.u8(if w.partition.is_some() || w.team.is_some() {
         WRITE_GROUPED
     } else {
         WRITE_COLUMNS
@@ -86,12 +88,16 @@ fn encode_flagged(w: &LoggedWrite, e: &mut Enc) {
     let flag = |on: bool, bit: u8| if on { bit } else { 0 };
     e.u8(flag(w.period_us.is_some(), HAS_PERIOD)
         | flag(w.over_budget.is_some(), HAS_BUDGET)
-        | flag(w.partition.is_some(), HAS_PARTITION));
+        | flag(w.partition.is_some(), HAS_PARTITION)
+        | flag(w.team.is_some(), HAS_TEAM));
     if let Some(start) = w.period_us {
         e.i64(start);
     }
     if let Some(p) = &w.partition {
         e.str(p);
+    }
+    if let Some(t) = &w.team {
+        e.str(t);
     }
 }
 
@@ -105,12 +111,13 @@ pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeErr
         ScoreInput::Score(d.i64()?)
     };
     let (at_us, metadata) = (d.i64()?, d.opt_str()?);
-    let (mut period_us, mut partition) = (None, None);
+    let (mut period_us, mut partition, mut team) = (None, None, None);
     let over = match kind {
         WRITE_COLUMNS | WRITE_GROUPED => {
             let flags = d.u8()?;
             // Kind 14 has always read bits 0 and 1 alone; kind 26 knows its bits.
-            if kind == WRITE_GROUPED && flags & !(HAS_PERIOD | HAS_BUDGET | HAS_PARTITION) != 0 {
+            let known = HAS_PERIOD | HAS_BUDGET | HAS_PARTITION | HAS_TEAM;
+            if kind == WRITE_GROUPED && flags & !known != 0 {
                 return Err(DecodeError(format!("unknown write flags {flags:#04x}")));
             }
             if flags & HAS_PERIOD != 0 {
@@ -118,6 +125,9 @@ pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeErr
             }
             if kind == WRITE_GROUPED && flags & HAS_PARTITION != 0 {
                 partition = Some(d.str()?);
+            }
+            if kind == WRITE_GROUPED && flags & HAS_TEAM != 0 {
+                team = Some(d.str()?);
             }
             flags & HAS_BUDGET != 0
         }
@@ -137,6 +147,7 @@ pub(super) fn decode(kind: u8, d: &mut Dec<'_>) -> Result<LoggedWrite, DecodeErr
         metadata,
         over_budget: dec_over_budget(d, over)?,
         partition,
+        team,
     })
 }
 
@@ -230,6 +241,7 @@ mod tests {
             metadata: Some("{}".into()),
             over_budget: over,
             partition: None,
+            team: None,
         })
     }
 
@@ -264,11 +276,12 @@ mod tests {
         assert_eq!(e.0[0], WRITE);
     }
 
-    /// A write naming a partition is kind 26 in every form, with a named period and the
-    /// budget's verdict or without, and reads back as it was; hand-written bytes of the
-    /// layout decode, and a flag this version does not know is refused as damage.
+    /// A write naming a partition, a team or both is kind 26 in every form, with a named
+    /// period and the budget's verdict or without, and reads back as it was; hand-written
+    /// bytes of the layout decode, and a flag this version does not know is refused as
+    /// damage.
     #[test]
-    fn a_write_naming_its_partition_is_kind_26() {
+    fn a_write_naming_its_partition_or_team_is_kind_26() {
         let over = Some(OverBudget {
             estimate: 9,
             limit: 8,
@@ -277,11 +290,21 @@ mod tests {
             ScoreInput::Score(i64::MIN),
             ScoreInput::Positional(vec![1, 2]),
         ] {
-            for (period_us, over) in [(Some(0), over), (None, None)] {
+            for ((period_us, over), (partition, team)) in
+                [(Some(0), over), (None, None)].into_iter().flat_map(|p| {
+                    [
+                        (Some("eu-west_1"), None),
+                        (None, Some("wolves")),
+                        (Some("FR"), Some("w")),
+                    ]
+                    .map(|g| (p, g))
+                })
+            {
                 let Command::Write(mut w) = write(scores.clone(), period_us, over) else {
                     unreachable!()
                 };
-                w.partition = Some("eu-west_1".into());
+                w.partition = partition.map(str::to_owned);
+                w.team = team.map(str::to_owned);
                 let cmd = Command::Write(w);
                 let mut e = Enc::default();
                 cmd.encode(&mut e);
@@ -302,6 +325,9 @@ mod tests {
             b.opt_str(None);
             b.u8(flags);
             b.str("FR");
+            if flags & HAS_TEAM != 0 {
+                b.str("wolves");
+            }
             b
         };
         let want = LoggedWrite {
@@ -314,8 +340,16 @@ mod tests {
             metadata: None,
             over_budget: None,
             partition: Some("FR".into()),
+            team: None,
         };
         let decoded = Command::decode(&bytes(HAS_PARTITION).0).expect("kind 26 decodes");
+        assert_eq!(decoded, Command::Write(want.clone()));
+        let both = bytes(HAS_PARTITION | HAS_TEAM).0;
+        let decoded = Command::decode(&both).expect("kind 26 with a team decodes");
+        let want = LoggedWrite {
+            team: Some("wolves".into()),
+            ..want
+        };
         assert_eq!(decoded, Command::Write(want));
         assert!(Command::decode(&bytes(HAS_PARTITION | 0x40).0).is_err());
         let cut = bytes(HAS_PARTITION).0;
@@ -325,14 +359,15 @@ mod tests {
     /// A partitioned board's members keep their partitions through a snapshot (format
     /// 11): each partition's standings read back the same.
     #[test]
-    fn partitions_survive_a_snapshot() {
+    fn partitions_and_teams_survive_a_snapshot() {
         use crate::command::CreateBoard;
         use crate::state::{read_lock, State};
-        use photofinish_core::groups::PartitionRules;
+        use photofinish_core::groups::{PartitionRules, TeamRules};
         use photofinish_core::{BoardConfig, PeriodRef, RankStyle};
         let state = State::default();
         let config = BoardConfig {
             partitions: Some(PartitionRules { max: 3 }),
+            teams: Some(TeamRules { max_size: 3 }),
             ..BoardConfig::default()
         };
         let create = CreateBoard {
@@ -342,34 +377,63 @@ mod tests {
             hidden: Vec::new(),
         };
         state.apply(&Command::CreateBoard(create)).expect("create");
-        for (i, (m, p)) in [
-            ("a", Some("FR")),
-            ("b", Some("DE")),
-            ("c", None),
-            ("d", Some("FR")),
+        for (i, (m, p, t)) in [
+            ("a", Some("FR"), Some("wolves")),
+            ("b", Some("DE"), Some("bears")),
+            ("c", None, Some("wolves")),
+            ("d", Some("FR"), None),
+            ("e", None, Some("bears")),
         ]
         .into_iter()
         .enumerate()
         {
-            let Command::Write(mut w) = write(ScoreInput::Score(i as i64 % 2), None, None) else {
+            let score = [10, 20, 10, 5, 0][i];
+            let Command::Write(mut w) = write(ScoreInput::Score(score), None, None) else {
                 unreachable!()
             };
             w.member = m.into();
+            w.at_us += i as i64;
             w.partition = p.map(str::to_owned);
+            w.team = t.map(str::to_owned);
             state.apply(&Command::Write(w)).expect("write");
         }
+        // A member hidden on the board: its score is out of its team's sum, before the
+        // snapshot and after.
+        let hide = photofinish_core::op::Hide::logged("c".into(), true, false);
+        let op = Command::Op {
+            board: "b".into(),
+            at_us: 1_795_392_005_000_100,
+            op: photofinish_core::op::LoggedOp::new(Box::new(hide)),
+        };
+        state.apply(&op).expect("hide");
         let standings = |state: &State| {
             let handle = state.board("b").expect("board");
             let b = read_lock(&handle);
             let (_, r) = b.read(&PeriodRef::Current, 0).expect("period");
             let r = r.expect("ranking");
-            ["FR", "DE", "JP"].map(|p| r.view_in(None, Some(p)).page(0, 10, RankStyle::Dense))
+            let parts =
+                ["FR", "DE", "JP"].map(|p| r.view_in(None, Some(p)).page(0, 10, RankStyle::Dense));
+            let teams = [None, Some("c")].map(|own| {
+                let view = r.view(own);
+                let t = view.teams().expect("teams");
+                t.page(0, 10, RankStyle::Ordinal)
+            });
+            (parts, teams)
         };
         let mut bytes = Vec::new();
         crate::snapshot::write(&state, 1, 5, &mut bytes).expect("snapshot");
         let loaded = crate::snapshot::read(&bytes).expect("read");
         let want = standings(&state);
-        assert_eq!(want[0].len(), 2);
+        assert_eq!(want.0[0].len(), 2);
+        let sums: Vec<(&str, i64)> = want.1[0]
+            .iter()
+            .map(|t| (t.team.as_str(), t.score))
+            .collect();
+        assert_eq!(sums, [("bears", 20), ("wolves", 10)], "c's 10 is hidden");
+        assert_eq!(
+            want.1[1][0].score, 20,
+            "c sees its own score in wolves' sum"
+        );
         assert_eq!(standings(&loaded.state), want);
     }
 
@@ -396,6 +460,7 @@ mod tests {
             metadata: None,
             over_budget: None,
             partition: None,
+            team: None,
         };
         assert_eq!(decoded, Command::Write(want.clone()));
 

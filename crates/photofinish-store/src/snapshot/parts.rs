@@ -10,7 +10,7 @@ use photofinish_core::entry::Seats;
 use photofinish_core::league::{Closing, Move};
 
 use super::CrcWriter;
-use crate::codec::{Dec, DecodeError, Enc, WRITE_CHUNK_BYTES};
+use crate::codec::{Dec, DecodeError, Enc};
 use crate::state::{read_lock, write_lock, State};
 
 /// Every board's grants (docs/SPEC.md §16, docs/format.md): a count, then each board
@@ -30,69 +30,6 @@ pub(super) fn write_rewards(w: &mut CrcWriter<'_>, state: &State) -> io::Result<
         e.json(rewards);
     }
     w.write_all(&e.0)
-}
-
-/// Every partitioned period's members in partitions (docs/SPEC.md §17, docs/format.md,
-/// format 11): a count of (board, period) pairs, then each with a count and each member
-/// with its partition's key. Memory stays at about [`WRITE_CHUNK_BYTES`].
-pub(super) fn write_partitions(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
-    let boards: Vec<_> = state
-        .boards()
-        .into_iter()
-        .filter(|(_, h)| read_lock(h).is_partitioned())
-        .collect();
-    let mut pairs = 0u32;
-    for (_, h) in &boards {
-        pairs += read_lock(h).periods().count() as u32;
-    }
-    let mut e = Enc::default();
-    e.u32(pairs);
-    for (name, h) in &boards {
-        let b = read_lock(h);
-        for (period, ranking) in b.periods() {
-            e.str(name);
-            e.str(&period.id);
-            e.u64(ranking.partitioned_len());
-            let mut failed = None;
-            ranking.for_each_partitioned(|member, partition| {
-                e.str(member);
-                e.str(partition);
-                if e.0.len() >= WRITE_CHUNK_BYTES && failed.is_none() {
-                    failed = w.write_all(&e.0).err();
-                    e.0.clear();
-                }
-            });
-            if let Some(err) = failed {
-                return Err(err);
-            }
-        }
-    }
-    w.write_all(&e.0)
-}
-
-/// Reads what [`write_partitions`] wrote into `state`'s rankings.
-pub(super) fn read_partitions(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeError> {
-    for _ in 0..d.u32()? {
-        let (board, id) = (d.str()?, d.str()?);
-        let handle = state
-            .board(&board)
-            .ok_or_else(|| DecodeError(format!("partitions of unknown board {board:?}")))?;
-        let mut b = write_lock(&handle);
-        let bad = |e: String| DecodeError(format!("board {board} period {id}: {e}"));
-        let period = b.calendar().parse(&id).map_err(|e| bad(e.to_string()))?;
-        let count = d.u64()?;
-        let mut pairs = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(d.left() / 4));
-        for _ in 0..count {
-            pairs.push((d.str_ref()?, d.str_ref()?));
-        }
-        let ranking = b
-            .ranking_mut(&period)
-            .ok_or_else(|| bad("partitions of a period without a ranking".into()))?;
-        ranking
-            .load_partitions(pairs)
-            .map_err(|e| bad(e.to_string()))?;
-    }
-    Ok(())
 }
 
 /// The erasure ledger (docs/format.md, format 10): a count, then each HMAC and instant.
@@ -308,7 +245,7 @@ pub(super) fn read_hidden(d: &mut Dec<'_>, state: &State) -> Result<(), DecodeEr
             for scope in [HideScope::Board, HideScope::Everywhere] {
                 if bits & scope.bit() != 0 {
                     board
-                        .hide_as(&member, scope)
+                        .hide_as(&member, scope, None)
                         .map_err(|e| DecodeError(format!("board {name:?}: {e}")))?;
                 }
             }

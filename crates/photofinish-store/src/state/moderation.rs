@@ -239,10 +239,12 @@ impl State {
     /// A member hidden across every board, present and future, or that undone: in the
     /// state's set and on each board, all or none (the set at its limit refuses it; a
     /// board's own limit counts its own hides, [`photofinish_core::Board::hide_as`]).
+    /// At `at_us` (its audited record's instant) the member's teams change.
     pub(super) fn hide_everywhere(
         &self,
         member: &str,
         hidden: bool,
+        at_us: Option<i64>,
     ) -> Result<Applied, BoardError> {
         // The boards first: a create takes the boards' lock, then this set's.
         let boards = self.boards();
@@ -261,9 +263,9 @@ impl State {
         for (_, handle) in boards {
             let mut b = write_lock(&handle);
             if hidden {
-                b.hide_as(member, HideScope::Everywhere)?;
+                b.hide_as(member, HideScope::Everywhere, at_us)?;
             } else {
-                b.unhide_as(member, HideScope::Everywhere);
+                b.unhide_as(member, HideScope::Everywhere, at_us);
             }
         }
         Ok(Applied::Hidden(true))

@@ -428,6 +428,7 @@ fn retention_purges_replay_identically_from_the_log() {
                 metadata: None,
                 over_budget: None,
                 partition: None,
+                team: None,
             });
             let (tx, rx) = std::sync::mpsc::channel();
             store

@@ -91,6 +91,7 @@ pub fn incr_at(board: &str, member: &str, value: i64, at_us: i64) -> Command {
         metadata: None,
         over_budget: None,
         partition: None,
+        team: None,
     })
 }
 

@@ -272,6 +272,7 @@ pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result
         at: a.at.map(Value::String),
         period: None,
         partition: None,
+        team: None,
     };
     let v = client.submit(&a.board, &write).await?;
     table::print(json, &v, table::write)

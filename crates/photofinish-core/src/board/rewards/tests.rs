@@ -277,8 +277,8 @@ mod steps {
             if let Some((after, m, hidden_before)) = hide {
                 let name = format!("m{m}");
                 if hidden_before {
-                    b.hide(&name).expect("hide");
-                    whole.hide(&name).expect("hide");
+                    b.hide(&name, 0).expect("hide");
+                    whole.hide(&name, 0).expect("hide");
                 }
                 for _ in 0..after {
                     if b.close_step(now, budget).is_some() {
@@ -297,11 +297,11 @@ mod steps {
                     while whole.close_step(now, usize::MAX).is_some() {}
                 }
                 if hidden_before {
-                    b.unhide(&name);
-                    whole.unhide(&name);
+                    b.unhide(&name, 0);
+                    whole.unhide(&name, 0);
                 } else {
-                    b.hide(&name).expect("hide");
-                    whole.hide(&name).expect("hide");
+                    b.hide(&name, 0).expect("hide");
+                    whole.hide(&name, 0).expect("hide");
                 }
                 prop_assert!(b.rewards().making().is_none(), "a hide finishes the grants");
             }

@@ -19,7 +19,9 @@ use crate::error::ApiError;
 use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::session::Session;
-use crate::wire::types::{BoardConfigBody, ColumnBody, LeagueView, PartitionsView, RewardRowView};
+use crate::wire::types::{
+    BoardConfigBody, ColumnBody, LeagueView, PartitionsView, RewardRowView, TeamsView,
+};
 
 /// This family's rows.
 pub const COMMANDS: &[Spec] = &[
@@ -39,6 +41,7 @@ pub const COMMANDS: &[Spec] = &[
 
 const CREATE_OPTIONS: &[&str] = &[
     "PARTITIONS",
+    "TEAMSIZE",
     "REWARDS",
     "REWARDTTL",
     "TIERS",
@@ -171,6 +174,7 @@ fn body(
         league: league(opts)?,
         partitions: whole(option(opts, "PARTITIONS"), "PARTITIONS")?
             .map(|max| PartitionsView { max }),
+        teams: whole(option(opts, "TEAMSIZE"), "TEAMSIZE")?.map(|max_size| TeamsView { max_size }),
         rewards: option(opts, "REWARDS").map(reward_rows).transpose()?,
         reward_ttl: whole(option(opts, "REWARDTTL"), "REWARDTTL")?,
     })

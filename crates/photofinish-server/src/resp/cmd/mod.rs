@@ -3,7 +3,8 @@
 //! (`LB.SCORE/RANK/RANGE/AROUND/CARD/INFO/COHORT/TIER`),
 //! [`board`] (`LB.CREATE/DROP/REM/JOIN/HIDE/UNHIDE`), [`query`]
 //! (`LB.QUERY/RANKOF/THRESHOLDS/MEMBER`), [`member`] (`LB.REWARDS/CLAIM`, docs/SPEC.md
-//! §16), [`connection`] (`AUTH`, `HELLO`, `PING`, …).
+//! §16), [`teams`] (`LB.TEAMS/TEAM`, docs/SPEC.md §17), [`connection`] (`AUTH`, `HELLO`,
+//! `PING`, …).
 //! Each lists its own rows ([`spec::Spec`]: name, arity as Redis writes it, flags, where
 //! its key is) and runs them; [`table`] joins the rows and answers `COMMAND`; [`args`]
 //! holds what every command parses its arguments with.
@@ -19,4 +20,5 @@ pub mod query;
 pub mod read;
 pub mod spec;
 pub mod table;
+pub mod teams;
 pub mod write;

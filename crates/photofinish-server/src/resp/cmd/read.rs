@@ -74,7 +74,7 @@ fn rows(out: &mut Out, rows: &Rows) {
 }
 
 /// Entries as `LB.RANGE` answers them: `[rank, member, score, reached_at]` each.
-fn out_rows(out: &mut Out, entries: &[Entry], columns: &ColumnNames) {
+pub(super) fn out_rows(out: &mut Out, entries: &[Entry], columns: &ColumnNames) {
     out.array(entries.len());
     for e in entries {
         out.array(4);

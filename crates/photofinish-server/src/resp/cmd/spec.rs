@@ -18,6 +18,8 @@ pub enum Family {
     Query,
     /// A member's own data across boards: its rewards ([`super::member`]).
     Member,
+    /// A read of a board's teams ([`super::teams`]).
+    Teams,
     /// A connection command (`AUTH`, `PING`, …): free.
     Connection,
     /// `COMMAND`, which lists the table ([`super::table`]): free.

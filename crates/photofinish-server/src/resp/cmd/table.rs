@@ -5,7 +5,7 @@
 
 use super::args::upper;
 use super::spec::{Family, Spec};
-use super::{board, connection, member, query, read, write};
+use super::{board, connection, member, query, read, teams, write};
 use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::session::Session;
@@ -20,10 +20,11 @@ pub const COMMANDS: &[Spec] = &[Spec::new(
 )];
 
 /// Every family's rows, in the order `COMMAND` lists them.
-const FAMILIES: [&[Spec]; 7] = [
+const FAMILIES: [&[Spec]; 8] = [
     board::COMMANDS,
     write::COMMANDS,
     read::COMMANDS,
+    teams::COMMANDS,
     query::COMMANDS,
     member::COMMANDS,
     connection::COMMANDS,

@@ -100,8 +100,16 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
         _ => (None, Shape::Submit),
     };
     let allowed: &[&'static str] = match shape {
-        Shape::Submit => &["OP", "META", "AT", "PERIOD", "PARTITION", "IDEMPOTENCY"],
-        Shape::Score => &["META", "AT", "PERIOD", "PARTITION", "IDEMPOTENCY"],
+        Shape::Submit => &[
+            "OP",
+            "META",
+            "AT",
+            "PERIOD",
+            "PARTITION",
+            "TEAM",
+            "IDEMPOTENCY",
+        ],
+        Shape::Score => &["META", "AT", "PERIOD", "PARTITION", "TEAM", "IDEMPOTENCY"],
     };
     let (scores, next) = score_values(args, 3, allowed)?;
     let opts = options(args, next, allowed, spec.name)?;
@@ -122,7 +130,10 @@ pub fn parse(spec: &Spec, args: &Args<'_>) -> Result<Parsed, CmdError> {
             metadata,
             at_us,
             option(&opts, "PERIOD").map(str::to_owned),
-            parse::group_key(option(&opts, "PARTITION").map(str::to_owned))?,
+            (
+                option(&opts, "PARTITION").map(str::to_owned),
+                option(&opts, "TEAM").map(str::to_owned),
+            ),
         )?,
         shape,
         keyed: keyed_request(&opts, args, next)?,

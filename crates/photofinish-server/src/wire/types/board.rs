@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{LeagueView, PartitionsView, RewardRowView};
+use super::{LeagueView, PartitionsView, RewardRowView, TeamsView};
 
 /// A member's scores by column name, in column order (docs/SPEC.md §13): a JSON object
 /// whose keys keep the board's column order (a map type would sort them).
@@ -215,6 +215,11 @@ pub struct BoardConfigBody {
     /// ranked on its own beside the whole board. Fixed for the board's life.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<PartitionsView>,
+    /// Teams (docs/SPEC.md §17): a write may name one (`team`); teams are ranked by the
+    /// sum of their members' scores beside the members. Only on a one-column board
+    /// ordered `desc` (422 invalid_config otherwise); fixed for the board's life.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamsView>,
     /// A tournament's opening instant (RFC 3339, docs/SPEC.md §14): a write or join
     /// before it gets 422 `board_closed`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -361,6 +366,9 @@ pub struct BoardView {
     /// The partitions, on a board that has them (docs/SPEC.md §17).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<PartitionsView>,
+    /// The teams, on a board that has them (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamsView>,
     /// A tournament's opening instant (RFC 3339), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<String>,

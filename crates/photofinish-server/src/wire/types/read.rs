@@ -57,6 +57,9 @@ pub struct MemberView {
     /// Its ordinal rank in its partition, as the reader sees it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_rank: Option<u64>,
+    /// Its team, on a board of teams when it is in one (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
     /// The member is hidden (docs/SPEC.md §15; only an admin reads a hidden member): the
     /// rank is the one it would have, `total` leaves it out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -89,6 +92,9 @@ pub struct EntryView {
     /// §17).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// The member's team, on a board of teams when it is in one (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
 }
 
 /// A page of ranked rows.

@@ -52,6 +52,15 @@ pub struct WriteBody {
     #[schema(example = "FR")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// The member's team (docs/SPEC.md §17), on a board with `teams`: fixed for the
+    /// period by the member's first write (409 team_conflict for another); one holding
+    /// the board's `teams.max_size` members takes no new one (422 team_full); a write that
+    /// would take the team's sum past the i64 range is 422 score_overflow; on a board
+    /// without teams 422 invalid_parameter. A player's token may name only its own `team`
+    /// claim (403).
+    #[schema(example = "wolves")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
 }
 
 /// What a write did.
@@ -80,6 +89,9 @@ pub struct WriteResult {
     /// Ordinal rank in its partition after the write, when it is in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_rank: Option<u64>,
+    /// The member's team, when it is in one (docs/SPEC.md §17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
 }
 
 /// A batch of writes, applied in order.

@@ -1,0 +1,88 @@
+//! How a ranking finds its members: a name's hash, its slot in the member table and the
+//! record that confirms it — one at a time ([`Ranking::find`]), or a batch at a time with
+//! their memory loads overlapped ([`Ranking::find_all`], [`Prefetch`]).
+
+use std::hash::BuildHasher;
+
+use super::Ranking;
+
+/// Members a batch read looks up together: the memory loads of this many overlap (the
+/// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
+pub(super) const BATCH: usize = 16;
+
+/// The two steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
+/// whole batch one after the other: the record's address is in the slot, so the slots must
+/// be on their way before any is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefetch {
+    /// The member-table slot where the name's probe starts.
+    Slot,
+    /// The record of the first id on the probe whose tag matches the name's.
+    Record,
+}
+
+impl Ranking {
+    /// The member table's hash of a name: of its bytes, however the name is held (every
+    /// lookup, insert and bulk fill must agree on it).
+    pub(super) fn name_hash(&self, name: &[u8]) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
+    pub(super) fn find(&self, member: &str) -> Option<u32> {
+        self.find_hashed(self.name_hash(member.as_bytes()), member.as_bytes())
+    }
+
+    /// The id of the member named `name`, whose hash is `hash`: a slot with its tag,
+    /// confirmed by the record's name.
+    pub(super) fn find_hashed(&self, hash: u64, name: &[u8]) -> Option<u32> {
+        let records = &self.records;
+        self.members.find(hash, |id| records.name(id) == name)
+    }
+
+    /// One step of a batch's lookups ([`Prefetch`]) for the member with name hash `hash`.
+    /// The slot step only asks for a line; the record step reads the slot (in cache by
+    /// then, if the batch's slots were all asked for first) to learn which record to ask
+    /// for.
+    pub(super) fn prefetch_hashed(&self, hash: u64, step: Prefetch) {
+        match step {
+            Prefetch::Slot => self.members.prefetch(hash),
+            Prefetch::Record => {
+                if let Some(id) = self.members.candidate(hash) {
+                    self.records.slab.prefetch(id);
+                }
+            }
+        }
+    }
+
+    /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs the slot
+    /// step for every write of a batch, then the record step for every write, before it
+    /// appends the batch to the log, so these loads overlap the log write instead of
+    /// stalling the apply one member at a time (docs/bench-history.md §13). Changes nothing.
+    pub fn prefetch_member(&self, member: &str, step: Prefetch) {
+        self.prefetch_hashed(self.name_hash(member.as_bytes()), step);
+    }
+
+    /// The ids of `names` (`None` for an absent one), [`BATCH`] at a time with their
+    /// memory loads overlapped: every home slot is prefetched, then the record each
+    /// slot's tag points at, then every name is confirmed — where one [`Self::find`] after
+    /// another waits for a slot and then a record, member after member.
+    pub(super) fn find_all<S: AsRef<str>>(&self, names: &[S]) -> Vec<Option<u32>> {
+        let mut out = Vec::with_capacity(names.len());
+        let mut hashes = [0u64; BATCH];
+        for chunk in names.chunks(BATCH) {
+            let hashes = &mut hashes[..chunk.len()];
+            for (h, name) in hashes.iter_mut().zip(chunk) {
+                *h = self.name_hash(name.as_ref().as_bytes());
+            }
+            for step in [Prefetch::Slot, Prefetch::Record] {
+                for &h in hashes.iter() {
+                    self.prefetch_hashed(h, step);
+                }
+            }
+            for (&h, name) in hashes.iter().zip(chunk) {
+                out.push(self.find_hashed(h, name.as_ref().as_bytes()));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,456 @@
+//! A ranking's teams (docs/SPEC.md §17): beside its members, a ranking of teams by the
+//! sum of their visible members' current scores, equal sums ordered by the instant each
+//! sum last changed (up or down: the team that got there first ranks higher) and then by
+//! the order of those changes. A member's team is set by the write that adds it and kept
+//! until it leaves the ranking, as its partition is ([`Teams::place`] decides before
+//! anything changes, with the refusals: `team_conflict`, `team_full`, and a sum that would
+//! leave the i64 range).
+//!
+//! Each team is a small record (its key, its members' record ids, how many are visible),
+//! and the teams holding a visible member are in an order-statistic index of their own
+//! ([`RankedIndex`] over the team records), so a page of teams costs O(log t + page). A
+//! hidden member's score is not in its team's sum; its own view counts it back in
+//! ([`TeamsView`], `teams/view.rs`). Deleting or erasing a member takes its score out, at
+//! the instant of the removal; a hide or a show does the same at its own instant. The
+//! sum is held in i128: a removal or a hide is never refused, and may leave the other
+//! members summing past i64 (only when scores of opposite signs near the range's ends
+//! meet) — it reads as the range's end until a change brings it back.
+
+use hashbrown::HashMap;
+
+use crate::error::BoardError;
+use crate::index::{KeyOf, RankedIndex};
+use crate::key::Key;
+use crate::scoring::Order;
+
+mod upkeep;
+mod view;
+
+pub use upkeep::SavedTeam;
+pub use view::{TeamEntry, TeamsView};
+
+/// One team. See the module docs.
+#[derive(Debug, Clone)]
+pub(super) struct Team {
+    pub(super) name: Box<str>,
+    /// Its visible members' scores, summed.
+    pub(super) sum: i128,
+    /// When `sum` last changed (or the team was opened), µs.
+    pub(super) reached_at_us: i64,
+    /// The order of that change among every team's changes.
+    pub(super) seq: u64,
+    /// Its members' record ids, hidden ones too.
+    pub(super) members: Vec<u32>,
+    /// How many of them are not hidden.
+    pub(super) visible: u32,
+}
+
+impl Team {
+    /// Its sum as a score: the i64 range's end it passed, if it did (see the module docs).
+    pub(super) fn score(&self) -> i64 {
+        clamp(self.sum)
+    }
+
+    /// Its key in the teams' index: its sum (higher is better), then the instant and
+    /// order of the sum's last change.
+    pub(super) fn key(&self) -> Key {
+        Key {
+            nscore: Order::Desc.normalize(self.score()),
+            tail: (),
+            reached_at_us: self.reached_at_us,
+            seq: self.seq,
+        }
+    }
+}
+
+/// `sum` as an i64, at the range's end it passes.
+pub(super) fn clamp(sum: i128) -> i64 {
+    sum.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// The team records by id: where the teams' index reads keys.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TeamRecs(pub(super) Vec<Team>);
+
+impl KeyOf for TeamRecs {
+    #[inline]
+    fn key_of(&self, id: u32) -> Key {
+        self.0[id as usize].key()
+    }
+}
+
+/// The teams of one ranking. See the module docs.
+#[derive(Debug, Clone)]
+pub(crate) struct Teams {
+    /// The most members a team holds (the board's `teams.max_size`).
+    max_size: u32,
+    pub(super) teams: TeamRecs,
+    by_name: HashMap<Box<str>, u32>,
+    /// Ids of closed teams (their last member left), for the next opened.
+    free: Vec<u32>,
+    /// The teams holding a visible member, by key.
+    pub(super) index: RankedIndex,
+    /// Record id → its team's id + 1, 0 for none (ids past the end: none).
+    of: Vec<u32>,
+    /// The order the next change of a sum gets.
+    next_seq: u64,
+}
+
+/// Where a write puts its member among the teams, decided before the ranking changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TeamPlace {
+    /// Where it is (a member already ranked, or a new one naming none).
+    Stay,
+    /// Into team `t`, which exists and has room.
+    Into(u32),
+    /// Into a team opened for it.
+    Open,
+}
+
+impl Teams {
+    pub(super) fn new(max_size: u32) -> Self {
+        Self {
+            max_size,
+            teams: TeamRecs::default(),
+            by_name: HashMap::new(),
+            free: Vec::new(),
+            index: RankedIndex::new(),
+            of: Vec::new(),
+            next_seq: 1,
+        }
+    }
+
+    /// The team record `id` is in.
+    #[inline]
+    pub(super) fn of(&self, id: u32) -> Option<u32> {
+        match self.of.get(id as usize) {
+            Some(&t) if t > 0 => Some(t - 1),
+            _ => None,
+        }
+    }
+
+    /// The team named `name`.
+    pub(super) fn find(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Team `t`.
+    pub(super) fn get(&self, t: u32) -> &Team {
+        &self.teams.0[t as usize]
+    }
+
+    /// Where a write naming `asked` puts `member`, whose record is `existing` when it is
+    /// ranked: a member stays in the team its first write put it in (naming none is
+    /// staying); a new one joins the team it names, opened if need be, when it has room.
+    pub(super) fn place(
+        &self,
+        member: &str,
+        existing: Option<u32>,
+        asked: Option<&str>,
+    ) -> Result<TeamPlace, BoardError> {
+        let Some(asked) = asked else {
+            return Ok(TeamPlace::Stay);
+        };
+        let named = self.find(asked);
+        if let Some(id) = existing {
+            let held = self.of(id);
+            return if held.is_some() && held == named {
+                Ok(TeamPlace::Stay)
+            } else {
+                Err(BoardError::TeamConflict {
+                    member: member.to_owned(),
+                    held: held
+                        .map_or_else(|| "none".to_owned(), |t| format!("{:?}", self.get(t).name)),
+                    asked: asked.to_owned(),
+                    period: String::new(),
+                })
+            };
+        }
+        match named {
+            Some(t) if self.get(t).members.len() >= self.max_size as usize => {
+                Err(BoardError::TeamFull {
+                    team: asked.to_owned(),
+                    max_size: self.max_size,
+                    period: String::new(),
+                })
+            }
+            Some(t) => Ok(TeamPlace::Into(t)),
+            None => Ok(TeamPlace::Open),
+        }
+    }
+
+    /// Refuses a change of `delta` to team `t`'s sum (a new team's when `None`) that
+    /// would leave the i64 range (docs/SPEC.md §17).
+    pub(super) fn check(&self, t: Option<u32>, delta: i128) -> Result<(), BoardError> {
+        let sum = t.map_or(0, |t| self.get(t).sum) + delta;
+        if sum == i128::from(clamp(sum)) {
+            return Ok(());
+        }
+        let team = t.map_or_else(String::new, |t| format!(" {:?}", self.get(t).name));
+        Err(BoardError::TeamOverflow(format!(
+            "the write would take team{team}'s sum to {sum}, past the i64 range"
+        )))
+    }
+
+    /// Puts record `id`, just added with score `score`, where `place` says (`name` the
+    /// team it named) at `at_us`; its score counts when it is `visible`.
+    pub(super) fn enter(
+        &mut self,
+        id: u32,
+        place: TeamPlace,
+        name: Option<&str>,
+        score: i64,
+        visible: bool,
+        at_us: i64,
+    ) {
+        let t = match (place, name) {
+            (TeamPlace::Into(t), _) => t,
+            (TeamPlace::Open, Some(name)) => self.open(name, at_us),
+            _ => return,
+        };
+        let at = id as usize;
+        if self.of.len() <= at {
+            self.of.resize(at + 1, 0);
+        }
+        self.of[at] = t + 1;
+        self.update(t, at_us, |team| {
+            team.members.push(id);
+            if visible {
+                team.visible += 1;
+                team.sum += i128::from(score);
+            }
+        });
+    }
+
+    /// A team named `name`, opened at `at_us` with nobody in it: a closed one's slot
+    /// when there is one.
+    fn open(&mut self, name: &str, at_us: i64) -> u32 {
+        let seq = self.take_seq();
+        let team = Team {
+            name: name.into(),
+            sum: 0,
+            reached_at_us: at_us,
+            seq,
+            members: Vec::new(),
+            visible: 0,
+        };
+        let t = match self.free.pop() {
+            Some(t) => {
+                self.teams.0[t as usize] = team;
+                t
+            }
+            None => {
+                self.teams.0.push(team);
+                (self.teams.0.len() - 1) as u32
+            }
+        };
+        self.by_name.insert(name.into(), t);
+        t
+    }
+
+    fn take_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Changes team `t` by `f` at `at_us`, keeping the index in step: out before, back
+    /// after while it has a visible member; a new key when its sum changed.
+    fn update(&mut self, t: u32, at_us: i64, f: impl FnOnce(&mut Team)) {
+        let team = &self.teams.0[t as usize];
+        let (listed, sum) = (team.visible > 0, team.sum);
+        if listed {
+            self.index.remove(t, team.key(), &self.teams);
+        }
+        let seq = self.next_seq;
+        let team = &mut self.teams.0[t as usize];
+        f(team);
+        if team.sum != sum {
+            team.reached_at_us = at_us;
+            team.seq = seq;
+            self.next_seq += 1;
+        }
+        if team.visible > 0 {
+            let key = team.key();
+            self.index.insert(t, key, &self.teams);
+        }
+    }
+
+    /// The score of visible member `id` moved by `delta` at `at_us`.
+    pub(super) fn moved(&mut self, id: u32, delta: i128, at_us: i64) {
+        if let (Some(t), true) = (self.of(id), delta != 0) {
+            self.update(t, at_us, |team| team.sum += delta);
+        }
+    }
+
+    /// Member `id`, of score `score`, hidden (`shown` false) or shown again at `at_us`.
+    pub(super) fn shown(&mut self, id: u32, score: i64, shown: bool, at_us: i64) {
+        let Some(t) = self.of(id) else {
+            return;
+        };
+        self.update(t, at_us, |team| {
+            if shown {
+                team.visible += 1;
+                team.sum += i128::from(score);
+            } else {
+                team.visible -= 1;
+                team.sum -= i128::from(score);
+            }
+        });
+    }
+
+    /// Member `id`, of score `score` (counted when `visible`), leaves its team at
+    /// `at_us`; a team its last member left is closed.
+    pub(super) fn leave(&mut self, id: u32, score: i64, visible: bool, at_us: i64) {
+        let Some(t) = self.of(id) else {
+            return;
+        };
+        self.of[id as usize] = 0;
+        self.update(t, at_us, |team| {
+            team.members.retain(|&m| m != id);
+            if visible {
+                team.visible -= 1;
+                team.sum -= i128::from(score);
+            }
+        });
+        if self.get(t).members.is_empty() {
+            let name = std::mem::take(&mut self.teams.0[t as usize].name);
+            self.by_name.remove(&name);
+            self.free.push(t);
+        }
+    }
+
+    /// Every open team: its name, when its sum last changed and in what order, and its
+    /// members' record ids (a snapshot's teams section).
+    pub(super) fn open_teams(&self) -> impl Iterator<Item = &Team> + '_ {
+        self.by_name.values().map(|&t| self.get(t))
+    }
+
+    /// The order the next change of a sum gets (a snapshot keeps it).
+    pub(super) fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Opens team `name` as a snapshot recorded it — its last change at `reached_at_us`,
+    /// in order `seq` — with members `ids`, every one counted; [`Self::recount`] follows.
+    /// Refuses a team given twice, a member in two, and a team past its size.
+    pub(super) fn restore(
+        &mut self,
+        name: &str,
+        reached_at_us: i64,
+        seq: u64,
+        ids: Vec<u32>,
+    ) -> Result<(), BoardError> {
+        let refuse = |what: String| BoardError::InvalidEntries(what);
+        if self.find(name).is_some() || ids.is_empty() {
+            return Err(refuse(format!("team {name:?} given twice, or empty")));
+        }
+        if ids.len() > self.max_size as usize {
+            return Err(refuse(format!("team {name:?} is past its size")));
+        }
+        let t = self.open(name, reached_at_us);
+        self.next_seq = self.next_seq.max(seq + 1);
+        for &id in &ids {
+            if self.of(id).is_some() {
+                return Err(refuse(format!("a member of team {name:?} is in two")));
+            }
+            let at = id as usize;
+            if self.of.len() <= at {
+                self.of.resize(at + 1, 0);
+            }
+            self.of[at] = t + 1;
+        }
+        let team = &mut self.teams.0[t as usize];
+        team.seq = seq;
+        team.members = ids;
+        Ok(())
+    }
+
+    /// Sets the order the next change gets (a snapshot's), when it is later than any
+    /// restored team's.
+    pub(super) fn restore_seq(&mut self, next_seq: u64) {
+        self.next_seq = self.next_seq.max(next_seq);
+    }
+
+    /// Counts every team's sum and visible members again from `score` (a member's score,
+    /// `None` when hidden), keeping each team's instant and order, and builds the index:
+    /// a snapshot's load, once the ranking's hidden members are marked.
+    pub(super) fn recount(&mut self, score: impl Fn(u32) -> Option<i64>) {
+        let mut listed = Vec::new();
+        for &t in self.by_name.values() {
+            let team = &mut self.teams.0[t as usize];
+            team.sum = 0;
+            team.visible = 0;
+            for &id in &team.members {
+                if let Some(s) = score(id) {
+                    team.sum += i128::from(s);
+                    team.visible += 1;
+                }
+            }
+            if team.visible > 0 {
+                listed.push((team.key(), t));
+            }
+        }
+        listed.sort_unstable();
+        let ids: Vec<u32> = listed.into_iter().map(|(_, t)| t).collect();
+        self.index = RankedIndex::from_sorted(&ids, &self.teams);
+    }
+
+    /// Checks that each open team's members are the records that name it, that its sum
+    /// and visible count are those of `score` (a member's score, `None` when hidden), and
+    /// that the index holds exactly the teams with a visible member, in order; panics
+    /// with what is wrong. For tests only.
+    pub(super) fn check_invariants(
+        &self,
+        ids: impl Iterator<Item = u32>,
+        score: impl Fn(u32) -> Option<i64>,
+    ) {
+        let mut members: HashMap<u32, Vec<u32>> = HashMap::new();
+        for id in ids {
+            if let Some(t) = self.of(id) {
+                members.entry(t).or_default().push(id);
+            }
+        }
+        let mut listed = Vec::new();
+        for (name, &t) in &self.by_name {
+            let team = self.get(t);
+            assert_eq!(&team.name, name, "team {name:?}: its name");
+            let mut held = team.members.clone();
+            held.sort_unstable();
+            let mut named = members.remove(&t).unwrap_or_default();
+            named.sort_unstable();
+            assert_eq!(held, named, "team {name:?}: members");
+            assert!(
+                held.len() <= self.max_size as usize,
+                "team {name:?}: past its size"
+            );
+            assert!(!held.is_empty(), "team {name:?}: open and empty");
+            let seen: Vec<i64> = held.iter().filter_map(|&id| score(id)).collect();
+            let sum: i128 = seen.iter().map(|&s| i128::from(s)).sum();
+            assert_eq!(team.sum, sum, "team {name:?}: sum");
+            assert_eq!(team.visible as usize, seen.len(), "team {name:?}: visible");
+            if team.visible > 0 {
+                listed.push((team.key(), t));
+            }
+        }
+        assert!(members.is_empty(), "records name a closed team");
+        listed.sort_unstable();
+        self.index.check_invariants(&self.teams);
+        let indexed: Vec<u32> = self.index.iter_from(0).collect();
+        let want: Vec<u32> = listed.into_iter().map(|(_, t)| t).collect();
+        assert_eq!(indexed, want, "teams: the index");
+    }
+
+    pub(super) fn reserved_bytes(&self) -> usize {
+        self.of.capacity() * std::mem::size_of::<u32>()
+            + self.index.reserved_bytes()
+            + self
+                .teams
+                .0
+                .iter()
+                .map(|t| {
+                    std::mem::size_of::<Team>() + t.members.capacity() * 4 + t.name.len() * 2 + 16
+                })
+                .sum::<usize>()
+    }
+}
