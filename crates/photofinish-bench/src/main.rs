@@ -136,9 +136,9 @@ enum Internal {
         #[arg(long)]
         json: bool,
     },
-    /// What partitions cost a ranking (docs/SPEC.md §17): a plain board and one whose
-    /// members are in P partitions, updates timed in alternating rounds, and a
-    /// partition's reads, one thread.
+    /// What partitions and teams cost a ranking (docs/SPEC.md §17): a plain board, one
+    /// whose members are in P partitions and one with teams of 50 too, updates timed in
+    /// rotating rounds, and their reads, one thread.
     #[command(name = "partition-ops")]
     PartitionOps {
         #[arg(long, default_value_t = 1_000_000)]

@@ -156,10 +156,10 @@ impl Ranking {
         let name = |id: u32| String::from_utf8_lossy(self.records.name(id)).into_owned();
         let mut all: Vec<SavedTeam> = teams
             .open_teams()
-            .map(|t| SavedTeam {
+            .map(|(t, key)| SavedTeam {
                 name: t.name.to_string(),
-                reached_at_us: t.reached_at_us,
-                seq: t.seq,
+                reached_at_us: key.reached_at_us,
+                seq: key.seq,
                 members: t.members.iter().map(|&id| name(id)).collect(),
             })
             .collect();

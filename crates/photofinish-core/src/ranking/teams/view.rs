@@ -53,7 +53,7 @@ impl<'a> Visible<'a> {
         let teams = self.ranking.teams.as_deref()?;
         let over = self.own.and_then(|id| {
             let t = teams.of(id)?;
-            let team = teams.get(t);
+            let (team, public) = (teams.get(t), teams.key(t));
             let record = self.ranking.records.slab.get(id);
             let sum = team.sum + i128::from(self.ranking.scores_at(id).first());
             let score = clamp(sum);
@@ -62,8 +62,8 @@ impl<'a> Visible<'a> {
                 key: Key {
                     nscore: Order::Desc.normalize(score),
                     tail: (),
-                    reached_at_us: team.reached_at_us.max(record.reached_at_us),
-                    seq: team.seq,
+                    reached_at_us: public.reached_at_us.max(record.reached_at_us),
+                    seq: public.seq,
                 },
                 score,
                 visible: team.visible + 1,
@@ -93,11 +93,11 @@ impl<'a> TeamsView<'a> {
     /// Teams the reader sees whose key is below `probe`.
     fn before(&self, probe: &Key) -> u64 {
         let ix = &self.teams.index;
-        let n = ix.count_below(probe, &self.teams.teams);
+        let n = ix.count_below(probe, &self.teams.keys);
         match self.over {
             None => n,
             Some(o) => {
-                let public = o.listed && self.teams.get(o.t).key() < *probe;
+                let public = o.listed && self.teams.key(o.t) < *probe;
                 n - u64::from(public) + u64::from(o.key < *probe)
             }
         }
@@ -112,18 +112,18 @@ impl<'a> TeamsView<'a> {
             reached_at_us: i64::MAX,
             seq: u64::MAX,
         };
-        ix.count_below(&last, &self.teams.teams)
-            - ix.count_below(&Key::first_of_score(nscore), &self.teams.teams)
+        ix.count_below(&last, &self.teams.keys)
+            - ix.count_below(&Key::first_of_score(nscore), &self.teams.keys)
     }
 
     /// Distinct scores the reader sees below `nscore`.
     fn distinct_before(&self, nscore: i64) -> u64 {
         let ix = &self.teams.index;
-        let n = ix.distinct_below(Score::of(nscore), &self.teams.teams);
+        let n = ix.distinct_below(Score::of(nscore), &self.teams.keys);
         let Some(o) = self.over else {
             return n;
         };
-        let public = self.teams.get(o.t).key().nscore;
+        let public = self.teams.key(o.t).nscore;
         let gone = o.listed && public < nscore && self.held(public) == 1;
         let others = self.held(o.key.nscore) - u64::from(o.listed && public == o.key.nscore);
         let new = o.key.nscore < nscore && others == 0;
@@ -134,7 +134,7 @@ impl<'a> TeamsView<'a> {
     fn key(&self, t: u32) -> Key {
         match self.over {
             Some(o) if o.t == t => o.key,
-            _ => self.teams.get(t).key(),
+            _ => self.teams.key(t),
         }
     }
 
@@ -151,7 +151,7 @@ impl<'a> TeamsView<'a> {
         let team: &Team = self.teams.get(t);
         let (score, members, reached_at_us) = match self.over {
             Some(o) if o.t == t => (o.score, o.visible, o.key.reached_at_us),
-            _ => (team.score(), team.visible, team.reached_at_us),
+            _ => (team.score(), team.visible, self.teams.key(t).reached_at_us),
         };
         TeamEntry {
             rank,
@@ -183,7 +183,7 @@ impl<'a> TeamsView<'a> {
         let q = self.before(&o.key);
         let mut from = if offset <= q { offset } else { offset - 1 };
         if o.listed {
-            let at = ix.position(o.t, &self.teams.get(o.t).key(), &self.teams.teams);
+            let at = ix.position(o.t, &self.teams.key(o.t), &self.teams.keys);
             from += u64::from(at.is_some_and(|at| at <= from));
         }
         let mut others = ix.iter_from(from).filter(|&t| t != o.t);
