@@ -51,6 +51,8 @@ pub enum EventKind {
         reached_at_us: i64,
         /// The period (the current one).
         period: String,
+        /// Its partition and its ordinal rank there, and its team (docs/SPEC.md §17).
+        groups: Box<EventGroups>,
     },
     /// A member was removed from the current period.
     Remove {
@@ -76,6 +78,18 @@ impl EventKind {
             EventKind::Reset { .. } => None,
         }
     }
+}
+
+/// A score event's partition, rank in it and team (docs/SPEC.md §17), when the member
+/// is in them: boxed beside the event, so an event of a board without them stays small.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventGroups {
+    /// The member's partition.
+    pub partition: Option<String>,
+    /// Its ordinal rank in its partition after the write.
+    pub partition_rank: Option<u64>,
+    /// The member's team.
+    pub team: Option<String>,
 }
 
 /// One event with its id.
@@ -471,6 +485,7 @@ mod tests {
             rank: 1,
             reached_at_us: 0,
             period: "all".into(),
+            groups: Box::default(),
         }
     }
 

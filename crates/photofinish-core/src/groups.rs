@@ -78,6 +78,18 @@ impl TeamRules {
     }
 }
 
+/// Refuses a read of partitions (`partition=`, the list, an event stream's filter) on a
+/// board whose config has none (docs/SPEC.md §17): 422 `invalid_parameter`.
+pub fn require_partitions(config: &crate::BoardConfig) -> Result<(), BoardError> {
+    if config.partitions.is_some() {
+        Ok(())
+    } else {
+        Err(BoardError::InvalidParameter(
+            "partition: the board has no partitions".into(),
+        ))
+    }
+}
+
 /// Checks a partition or team key: 1 to 32 of `A-Z a-z 0-9 _ -`.
 pub fn validate_group_key(key: &str) -> Result<(), BoardError> {
     let ok = !key.is_empty()

@@ -8,7 +8,7 @@
 //! events a second are published), so such a reader is told to resync, never given wrong
 //! events.
 
-use photofinish_core::events::{EventFeed, EventKind, Feeds};
+use photofinish_core::events::{EventFeed, EventGroups, EventKind, Feeds};
 use photofinish_core::idempotency::Answer;
 use photofinish_core::op::{BoardOp, Hide, OpAnswer};
 use photofinish_core::op::{LoggedWrite, WriteOutcome};
@@ -110,6 +110,11 @@ fn written(feeds: &Feeds, state: &State, lw: &LoggedWrite, w: &WriteOutcome, now
         rank: outcome.rank,
         reached_at_us: outcome.reached_at_us,
         period: period.id.clone(),
+        groups: Box::new(EventGroups {
+            partition: w.partition.clone(),
+            partition_rank: outcome.partition_rank,
+            team: w.team.clone(),
+        }),
     });
 }
 

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::access::Action;
 use crate::board::{Board, HideScope};
 use crate::error::{BoardError, ErrorCode, Refuses};
-use crate::events::EventKind;
+use crate::events::{EventGroups, EventKind};
 use crate::idempotency::Answer;
 use crate::names::MemberName;
 use crate::ranking::RankStyle;
@@ -133,12 +133,14 @@ impl BoardOp for Hide {
         let Ok((period, Some(ranking))) = b.read(&PeriodRef::Current, now_us) else {
             return Vec::new();
         };
-        let Some((entry, ordinal)) = ranking
-            .view(None)
-            .member_ranked(&self.member, RankStyle::Ordinal)
-        else {
+        let view = ranking.view(None);
+        let Some((entry, ordinal)) = view.member_ranked(&self.member, RankStyle::Ordinal) else {
             return Vec::new();
         };
+        let partition_rank = view
+            .partition_of_member(&self.member)
+            .and_then(|p| p.member_ranked(&self.member, RankStyle::Ordinal))
+            .map(|(_, rank)| rank);
         let member = self.member.clone();
         if self.hidden {
             vec![OpEvent {
@@ -159,6 +161,11 @@ impl BoardOp for Hide {
                     rank: ordinal,
                     reached_at_us: entry.reached_at_us,
                     period: period.id.clone(),
+                    groups: Box::new(EventGroups {
+                        partition: entry.partition,
+                        partition_rank,
+                        team: entry.team,
+                    }),
                 },
                 announce: Some(period),
             }]

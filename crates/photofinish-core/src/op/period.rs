@@ -62,13 +62,7 @@ pub(crate) fn partition_of<'a>(
 
 /// Refuses a read of partitions on a board without them (docs/SPEC.md §17).
 pub(crate) fn require_partitions(b: &Board) -> Result<(), BoardError> {
-    if b.is_partitioned() {
-        Ok(())
-    } else {
-        Err(BoardError::InvalidParameter(
-            "partition: the board has no partitions".into(),
-        ))
-    }
+    crate::groups::require_partitions(b.config())
 }
 
 /// Refuses a partition on a read that has none (a cohort's, a league's: docs/SPEC.md

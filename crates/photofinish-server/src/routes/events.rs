@@ -19,6 +19,7 @@ use futures_util::Stream;
 use photofinish_core::access::Caller;
 use photofinish_core::error::Refuses;
 use photofinish_core::events::{Event, EventFeed, EventKind, Read};
+use photofinish_core::names::GroupKey;
 use photofinish_core::op::ReadBoard;
 use photofinish_core::{BoardError, BoardName, ErrorCode};
 use serde_json::json;
@@ -28,7 +29,7 @@ use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardPath};
 use crate::limits::{EVENTS_KEEP_ALIVE, MAX_EVENT_FILTER_MEMBERS, MAX_PERIOD_WAIT};
-use crate::wire::parse::rfc3339_us;
+use crate::wire::parse::{self, rfc3339_us};
 use crate::wire::types::ScoresView;
 
 /// Watching a board's events (docs/SPEC.md §8): what it may be refused with.
@@ -42,10 +43,11 @@ impl Refuses for Watch {
 #[utoipa::path(get, path = "/v1/boards/{board}/events", tag = "events",
     params(("board" = String, Path, description = "Board name, [A-Za-z0-9_.-]{1,64}", pattern = r"^[A-Za-z0-9_.-]{1,64}$"),
         ("members" = Option<Vec<String>>, Query, description = "Only score and remove events of these members (reset always passes). One `members=a,b` is split on commas; repeated `members=` are taken one name each (for names with commas). At most 1000 names.", style = Form, explode = true),
+        ("partition" = Option<String>, Query, description = "Only score events of members of this partition (docs/SPEC.md §17; remove and reset events pass, a client drops a remove of a member it does not show); 422 on a board without partitions"),
         ("access_token" = Option<String>, Query, description = "The bearer token, for clients that cannot send headers (browsers' EventSource); accepted on this endpoint only"),
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: what followed it is replayed while the board's last 10,000 events hold it, else the stream opens with `resync`")),
     responses(
-        (status = 200, description = "An event stream: `score` {member, score, rank, reached_at, period}, `remove` {member, period}, `reset` {period, previous}, `resync` {} (reload what you show); each with an increasing integer id; a keep-alive comment every 15 s", content_type = "text/event-stream", body = String),
+        (status = 200, description = "An event stream: `score` {member, score, rank, reached_at, period, and partition, partition_rank and team when the member is in them}, `remove` {member, period}, `reset` {period, previous}, `resync` {} (reload what you show); each with an increasing integer id; a keep-alive comment every 15 s", content_type = "text/event-stream", body = String),
         Refusals<Watch>))]
 pub async fn get_events(
     State(app): State<AppState>,
@@ -54,7 +56,7 @@ pub async fn get_events(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, FellBehind>>>, ApiError> {
-    let filter = member_filter(query.as_deref())?;
+    let (filter, partition) = filters(query.as_deref())?;
     let last_seen = last_event_id(&headers)?;
     let permit =
         app.streams
@@ -65,6 +67,18 @@ pub async fn get_events(
                 what: "event streams",
             })?;
     let feed = app.gate.events(&id.caller, &board).await?;
+    if partition.is_some() {
+        let state = app
+            .gate
+            .read(
+                &id.caller,
+                &ReadBoard {
+                    board: board.clone(),
+                },
+            )
+            .await?;
+        photofinish_core::groups::require_partitions(&state.config)?;
+    }
     let reader = Reader {
         app: app.clone(),
         caller: id.caller,
@@ -73,6 +87,7 @@ pub async fn get_events(
         resync_first: last_seen.is_some(),
         feed,
         filter,
+        partition,
         queue: VecDeque::new(),
         period_end_us: None,
         closing: app.closing.clone(),
@@ -86,8 +101,9 @@ pub async fn get_events(
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(EVENTS_KEEP_ALIVE)))
 }
 
-/// The member names of `members=` parameters (see the route's docs), `None` for all.
-fn member_filter(query: Option<&str>) -> Result<Option<HashSet<String>>, ApiError> {
+/// The member names of `members=` parameters (see the route's docs), `None` for all, and
+/// the `partition=` one.
+fn filters(query: Option<&str>) -> Result<(Option<HashSet<String>>, Option<String>), ApiError> {
     let pairs: Vec<(String, String)> =
         serde_urlencoded::from_str(query.unwrap_or("")).map_err(|e| {
             ApiError::new(
@@ -95,23 +111,24 @@ fn member_filter(query: Option<&str>) -> Result<Option<HashSet<String>>, ApiErro
                 format!("malformed query string: {e}"),
             )
         })?;
-    let mut values = Vec::new();
+    let (mut values, mut partition) = (Vec::new(), None);
     for (k, v) in pairs {
         match k.as_str() {
             "members" => values.push(v),
+            "partition" => partition = parse::group_key(Some(v))?.map(GroupKey::into_string),
             "access_token" => {}
             other => {
                 return Err(ApiError::new(
                     ErrorCode::InvalidParameter,
                     format!(
-                        "unknown parameter {other:?}: this endpoint takes members and access_token"
+                        "unknown parameter {other:?}: this endpoint takes members, partition and access_token"
                     ),
                 ))
             }
         }
     }
     let names: HashSet<String> = match values.len() {
-        0 => return Ok(None),
+        0 => return Ok((None, partition)),
         1 => values[0].split(',').map(str::to_owned).collect(),
         _ => values.into_iter().collect(),
     };
@@ -127,7 +144,7 @@ fn member_filter(query: Option<&str>) -> Result<Option<HashSet<String>>, ApiErro
     for n in &names {
         photofinish_core::config::validate_member_name(n)?;
     }
-    Ok(Some(names))
+    Ok((Some(names), partition))
 }
 
 /// The `Last-Event-ID` header: a non-negative integer, or absent.
@@ -165,6 +182,8 @@ struct Reader {
     /// The consumer gave a `Last-Event-ID`: if it is no longer held, say `resync` first.
     resync_first: bool,
     filter: Option<HashSet<String>>,
+    /// Only score events of this partition's members (docs/SPEC.md §17).
+    partition: Option<String>,
     queue: VecDeque<SseEvent>,
     /// When the current period ends, µs (fetched lazily; `i64::MAX` for never).
     period_end_us: Option<i64>,
@@ -216,10 +235,15 @@ impl Reader {
     }
 
     fn passes(&self, e: &Event) -> bool {
-        match (&self.filter, e.kind.member()) {
+        let member = match (&self.filter, e.kind.member()) {
             (Some(names), Some(m)) => names.contains(m),
             _ => true,
-        }
+        };
+        let partition = match (&self.partition, &e.kind) {
+            (Some(p), EventKind::Score { groups, .. }) => groups.partition.as_ref() == Some(p),
+            _ => true,
+        };
+        member && partition
     }
 
     /// Waits for the next event, or for the period to end (then asks for its reset).
@@ -269,6 +293,7 @@ fn sse(e: &Event) -> SseEvent {
             rank,
             reached_at_us,
             period,
+            groups,
         } => {
             // A struct, not `json!`, so that `scores` keeps the board's column order.
             #[derive(serde::Serialize)]
@@ -280,6 +305,12 @@ fn sse(e: &Event) -> SseEvent {
                 rank: u64,
                 reached_at: String,
                 period: &'a str,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                partition: Option<&'a str>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                partition_rank: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                team: Option<&'a str>,
             }
             let data = Score {
                 member,
@@ -288,6 +319,9 @@ fn sse(e: &Event) -> SseEvent {
                 rank: *rank,
                 reached_at: rfc3339_us(*reached_at_us),
                 period,
+                partition: groups.partition.as_deref(),
+                partition_rank: groups.partition_rank,
+                team: groups.team.as_deref(),
             };
             let text = serde_json::to_string(&data).unwrap_or_default();
             return SseEvent::default()

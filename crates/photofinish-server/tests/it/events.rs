@@ -1,7 +1,7 @@
 //! The live event stream (docs/SPEC.md §8) on every backend, through HTTP as a browser's
 //! EventSource reads it: score and remove events in order with increasing ids, nothing for
-//! a write that changes nothing, `Last-Event-ID` replay or `resync`, the `members=`
-//! filter, one reset per new period, the end of the stream when the board is deleted, no
+//! a write that changes nothing, `Last-Event-ID` replay or `resync`, the `members=` and
+//! `partition=` filters, one reset per new period, the end of the stream when the board is deleted, no
 //! replay across an erase, the refusals; on Redis, a write through one node reaches another node's stream with the
 //! same ids, and a period that begins without writes is announced alike by both; a
 //! consumer that stops reading is cut off instead of buffered.
@@ -138,6 +138,42 @@ async fn the_members_filter_passes_only_those_members(kind: Kind) {
     assert_eq!(what(&comma.next().await), score("x,y", 3, 1));
     assert_eq!(what(&comma.next().await), score("c", 4, 1));
     assert!(two.next_within(Duration::from_millis(200)).await.is_none());
+    s.stop().await;
+}
+
+/// `partition=` passes only the score events of that partition's members; score events
+/// carry the member's partition, its rank there and its team (docs/SPEC.md §17).
+async fn the_partition_filter_passes_only_its_members(kind: Kind) {
+    let s = Server::start(kind).await;
+    let config = json!({"partitions": {"max": 5}, "teams": {"max_size": 5}});
+    s.put("/v1/boards/g", config).await;
+    let mut fr = open(&s, "/v1/boards/g/events?partition=FR").await;
+    let mut all = open(&s, "/v1/boards/g/events").await;
+    for (m, score, p, t) in [
+        ("a", 5, "FR", "wolves"),
+        ("b", 9, "DE", "bears"),
+        ("c", 7, "FR", "wolves"),
+    ] {
+        let body = json!({"member": m, "score": score, "partition": p, "team": t});
+        let (st, w) = s.post("/v1/boards/g/scores", body).await;
+        assert_eq!(st, 200, "{w}");
+    }
+    let event = |m: &str, score: i64, rank: u64, p: &str, prank: u64, t: &str| {
+        let data = json!({"member": m, "score": score, "rank": rank, "period": "all",
+            "partition": p, "partition_rank": prank, "team": t});
+        ("score".to_owned(), data)
+    };
+    assert_eq!(what(&fr.next().await), event("a", 5, 1, "FR", 1, "wolves"));
+    assert_eq!(what(&fr.next().await), event("c", 7, 2, "FR", 1, "wolves"));
+    assert!(fr.next_within(Duration::from_millis(200)).await.is_none());
+    assert_eq!(what(&all.next().await).1["member"], "a");
+    assert_eq!(what(&all.next().await), event("b", 9, 1, "DE", 1, "bears"));
+    // A partition of a board without partitions, and a key of no pattern, are refused.
+    s.put("/v1/boards/plain", json!({})).await;
+    let got = s.get("/v1/boards/plain/events?partition=FR").await;
+    assert_error(&got, 422, "invalid_parameter");
+    let got = s.get("/v1/boards/g/events?partition=a.b").await;
+    assert_error(&got, 400, "invalid_parameter");
     s.stop().await;
 }
 
@@ -289,6 +325,7 @@ conformance!(
     changes_arrive_in_order_and_a_write_that_changes_nothing_sends_nothing,
     last_event_id_replays_what_was_missed_or_says_resync,
     the_members_filter_passes_only_those_members,
+    the_partition_filter_passes_only_its_members,
     a_new_period_is_announced_once,
     deleting_the_board_ends_its_streams,
     bad_stream_requests_are_refused,
