@@ -46,11 +46,13 @@ namespace Photofinish
         public HttpMessageHandler Handler { get; set; }
     }
 
-    /// <summary>A read's period (current, previous or an id) and rank style (ordinal, competition, dense).</summary>
+    /// <summary>A read's period (current, previous or an id), rank style (ordinal, competition, dense)
+    /// and the partition it is of (docs/SPEC.md §17; null for the whole board).</summary>
     public class ReadOptions
     {
         public string Period { get; set; }
         public string Ranking { get; set; }
+        public string Partition { get; set; }
     }
 
     /// <summary>A page: Offset from the top (default 0), Limit rows (default 10, at most 1000).</summary>
@@ -239,6 +241,24 @@ namespace Photofinish
             var q = Page(o);
             if (tier != null) q["tier"] = tier;
             return CohortView.FromJson(await GetAsync(Path("v1", "boards", board, "cohorts", cohort.ToString(CultureInfo.InvariantCulture), "entries"), q, ct));
+        }
+
+        /// <summary>The period's partitions, sorted by key, each with its members (docs/SPEC.md §17).</summary>
+        public async Task<PartitionListView> PartitionsAsync(string board, PageOptions o = null, CancellationToken ct = default(CancellationToken))
+        {
+            return PartitionListView.FromJson(await GetAsync(Path("v1", "boards", board, "partitions"), Page(o), ct));
+        }
+
+        /// <summary>The period's teams in rank order, by the sum of their members' scores (docs/SPEC.md §17).</summary>
+        public async Task<TeamListView> TeamsAsync(string board, PageOptions o = null, CancellationToken ct = default(CancellationToken))
+        {
+            return TeamListView.FromJson(await GetAsync(Path("v1", "boards", board, "teams"), Page(o), ct));
+        }
+
+        /// <summary>One team: its rank and score, and a page of its members' contributions.</summary>
+        public async Task<TeamDetailView> TeamAsync(string board, string team, PageOptions o = null, CancellationToken ct = default(CancellationToken))
+        {
+            return TeamDetailView.FromJson(await GetAsync(Path("v1", "boards", board, "teams", team), Page(o), ct));
         }
 
         /// <summary>The member's league tier.</summary>
@@ -452,6 +472,7 @@ namespace Photofinish
             var q = new Dictionary<string, string>();
             if (o != null && o.Period != null) q["period"] = o.Period;
             if (o != null && o.Ranking != null) q["ranking"] = o.Ranking;
+            if (o != null && o.Partition != null) q["partition"] = o.Partition;
             return q;
         }
 

@@ -70,6 +70,7 @@ namespace Photofinish.Tests
                 Test("boards, writes and every read", BoardsWritesAndReads),
                 Test("scores at the 64-bit ends, several columns", ScoresAndColumns),
                 Test("joins, cohorts, tiers and moves", Competitions),
+                Test("partitions and teams", PartitionsAndTeams),
                 Test("rewards: a close's grants, a member's, and a claim paid once", Rewards),
                 Test("moderation, audit, delete, patch, import and export", Admin),
                 Test("refusals arrive as the server's status and code", Refusals),
@@ -276,6 +277,38 @@ namespace Photofinish.Tests
             var moves = await admin.MovesAsync(l, (await admin.BoardAsync(l)).Period);
             Eq(false, moves.Closed, "not closed");
             Eq(0, moves.Moves.Count, "no moves yet");
+        }
+
+        private static async Task PartitionsAndTeams()
+        {
+            var g = prefix + "clans";
+            await admin.CreateBoardAsync(g, new BoardConfigBody
+            {
+                Partitions = new PartitionsView { Max = 10 },
+                Teams = new TeamsView { MaxSize = 10 },
+            });
+            var w = await admin.SubmitAsync(g, "ann", new WriteBody { Score = 5, Partition = "FR", Team = "wolves" });
+            Eq("FR", w.Partition, "write's partition");
+            Eq(1L, w.PartitionRank ?? 0, "write's partition rank");
+            Eq("wolves", w.Team, "write's team");
+            await admin.SubmitAsync(g, "bob", new WriteBody { Score = 7, Partition = "DE", Team = "wolves" });
+            await admin.SubmitAsync(g, "cid", new WriteBody { Score = 9, Partition = "FR", Team = "bears" });
+            Seq(new[] { "cid", "ann" }, Names((await admin.EntriesAsync(g, new PageOptions { Partition = "FR" })).Entries), "a partition's page");
+            var m = await admin.MemberAsync(g, "ann", new ReadOptions { Partition = "FR" });
+            Eq(2L, m.Rank, "rank in the partition");
+            Eq("wolves", m.Team, "member's team");
+            Seq(new[] { "DE", "FR" }, (await admin.PartitionsAsync(g)).Partitions.Select(p => p.Partition), "partitions");
+            var teams = await admin.TeamsAsync(g, new PageOptions { Ranking = "competition" });
+            Seq(new[] { "wolves", "bears" }, teams.Entries.Select(t => t.Team), "teams");
+            Seq(new long[] { 12, 9 }, teams.Entries.Select(t => t.Score), "team sums");
+            var wolves = await admin.TeamAsync(g, "wolves", new PageOptions { Limit = 1 });
+            Eq(12L, wolves.Score, "team score");
+            Seq(new[] { "bob" }, Names(wolves.Entries), "a team's members");
+            var conflict = await Refused(() => admin.SubmitAsync(g, "ann", new WriteBody { Score = 1, Team = "bears" }));
+            Eq(409, conflict.Status, "status");
+            Eq(ErrorCodes.TeamConflict, conflict.Code, "code");
+            var missing = await Refused(() => admin.TeamAsync(g, "owls"));
+            Eq(ErrorCodes.TeamNotFound, missing.Code, "no such team");
         }
 
         private static async Task Rewards()

@@ -38,10 +38,13 @@ import type {
   MembersQueryView,
   MemberView,
   MovesView,
+  PartitionListView,
   PeriodList,
   PeriodRewardsView,
   ScoreInput,
   ScoreRankView,
+  TeamDetailView,
+  TeamListView,
   ThresholdsView,
   TierView,
   TransferLine,
@@ -75,9 +78,10 @@ export interface PeriodOption {
   period?: string;
 }
 
-/** A read's period and rank style. */
+/** A read's period and rank style, and the partition it is of (docs/SPEC.md §17). */
 export interface ReadOptions extends PeriodOption {
   ranking?: Ranking;
+  partition?: string;
 }
 
 /** A page: `offset` from the top (default 0), `limit` rows (default 10, at most 1000). */
@@ -251,6 +255,21 @@ export class Photofinish {
   /** One cohort's standings. */
   cohortEntries(board: string, cohort: number, options: PageOptions & { tier?: string } = {}): Promise<CohortView> {
     return this.get(["v1", "boards", board, "cohorts", String(cohort), "entries"], { ...options });
+  }
+
+  /** The period's partitions, sorted by key, each with its members (docs/SPEC.md §17). */
+  partitions(board: string, options: PeriodOption & { offset?: number; limit?: number } = {}): Promise<PartitionListView> {
+    return this.get(["v1", "boards", board, "partitions"], { ...options });
+  }
+
+  /** The period's teams in rank order, by the sum of their members' scores (docs/SPEC.md §17). */
+  teams(board: string, options: PeriodOption & { ranking?: Ranking; offset?: number; limit?: number } = {}): Promise<TeamListView> {
+    return this.get(["v1", "boards", board, "teams"], { ...options });
+  }
+
+  /** One team: its rank and score, and a page of its members' contributions. */
+  team(board: string, team: string, options: PeriodOption & { ranking?: Ranking; offset?: number; limit?: number } = {}): Promise<TeamDetailView> {
+    return this.get(["v1", "boards", board, "teams", team], { ...options });
   }
 
   /** The member's league tier. */

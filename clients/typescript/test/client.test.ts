@@ -191,6 +191,28 @@ test("joins, cohorts, tiers and moves", async () => {
   assert.deepEqual([moves.closed, moves.moves.length], [false, 0]);
 });
 
+test("partitions and teams", async () => {
+  const g = `${P}clans`;
+  await admin.createBoard(g, { partitions: { max: 10 }, teams: { max_size: 10 } });
+  const w = await admin.submit(g, "ann", { score: 5, partition: "FR", team: "wolves" });
+  assert.deepEqual([w.partition, w.partition_rank, w.team], ["FR", 1, "wolves"]);
+  await admin.submit(g, "bob", { score: 7, partition: "DE", team: "wolves" });
+  await admin.submit(g, "cid", { score: 9, partition: "FR", team: "bears" });
+  assert.deepEqual(names((await admin.entries(g, { partition: "FR" })).entries), ["cid", "ann"]);
+  const m = await admin.member(g, "ann", { partition: "FR" });
+  assert.deepEqual([m.rank, m.partition, m.team], [2, "FR", "wolves"]);
+  const parts = await admin.partitions(g);
+  assert.deepEqual(parts.partitions.map((p) => [p.partition, p.members]), [["DE", 1], ["FR", 2]]);
+  const teams = await admin.teams(g, { ranking: "competition" });
+  assert.deepEqual(teams.entries.map((t) => [t.team, t.score, t.members, t.rank]), [["wolves", 12n, 2, 1], ["bears", 9n, 1, 2]]);
+  const wolves = await admin.team(g, "wolves", { limit: 1 });
+  assert.deepEqual([wolves.rank, wolves.score, names(wolves.entries)], [1, 12n, ["bob"]]);
+  const conflict = await refusal(() => admin.submit(g, "ann", { score: 1, team: "bears" }));
+  assert.deepEqual([conflict.status, conflict.code], [409, "team_conflict"]);
+  const missing = await refusal(() => admin.team(g, "owls"));
+  assert.deepEqual([missing.status, missing.code], [404, "team_not_found"]);
+});
+
 test("moderation, audit, delete, patch, import and export", async () => {
   const b = `${P}mod`;
   await admin.createBoard(b, { public_read: true });
