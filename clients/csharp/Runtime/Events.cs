@@ -15,8 +15,9 @@ using System.Threading.Tasks;
 namespace Photofinish
 {
     /// <summary>
-    /// An event: score (Member, Score, Scores, Rank, ReachedAt, Period), remove (Member,
-    /// Period), reset (Period, Previous), or resync (events were missed: reload).
+    /// An event: score (Member, Score, Scores, Rank, ReachedAt, Period, and Partition,
+    /// PartitionRank and Team when the member is in them), remove (Member, Period), reset
+    /// (Period, Previous), or resync (events were missed: reload).
     /// </summary>
     public sealed class BoardEvent
     {
@@ -29,6 +30,9 @@ namespace Photofinish
         public string ReachedAt { get; set; }
         public string Period { get; set; }
         public string Previous { get; set; }
+        public string Partition { get; set; }
+        public long? PartitionRank { get; set; }
+        public string Team { get; set; }
 
         internal static BoardEvent Of(string type, string id, string data)
         {
@@ -44,6 +48,9 @@ namespace Photofinish
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 Previous = Json.ToStr(Json.Get(o, "previous")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
+                PartitionRank = Json.ToLongOrNull(Json.Get(o, "partition_rank")),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
     }
@@ -56,6 +63,9 @@ namespace Photofinish
 
         /// <summary>Resume after this event id (the last one seen).</summary>
         public string LastEventId { get; set; }
+
+        /// <summary>Only score events of this partition's members (docs/SPEC.md §17).</summary>
+        public string Partition { get; set; }
     }
 
     public sealed partial class PhotofinishClient
@@ -74,7 +84,9 @@ namespace Photofinish
             // alone is split on commas by the server.
             var members = o == null || o.Members == null ? new List<string>() : o.Members.ToList();
             if (members.Count == 1) members.Add(members[0]);
-            var url = Url(Path("v1", "boards", board, "events"), members.Select(m => new KeyValuePair<string, string>("members", m)));
+            var query = members.Select(m => new KeyValuePair<string, string>("members", m)).ToList();
+            if (o != null && o.Partition != null) query.Add(new KeyValuePair<string, string>("partition", o.Partition));
+            var url = Url(Path("v1", "boards", board, "events"), query);
             // Events are handed to the context ListenAsync was called on (Unity's main thread
             // when called from it), in order; without one, on the reading thread.
             var context = SynchronizationContext.Current;

@@ -22,6 +22,10 @@ export interface ScoreEvent {
   rank: number;
   reached_at: string;
   period: string;
+  /** The member's partition and its rank there, and its team (docs/SPEC.md §17). */
+  partition?: string;
+  partition_rank?: number;
+  team?: string;
 }
 
 /** A member left the standings (deleted, or hidden). */
@@ -52,6 +56,8 @@ export type BoardEvent = ScoreEvent | RemoveEvent | ResetEvent | ResyncEvent;
 export interface EventsOptions {
   /** Only these members' events. */
   members?: string[];
+  /** Only score events of this partition's members (docs/SPEC.md §17). */
+  partition?: string;
   /** Resume after this event id (the last one seen, e.g. before a reload). */
   lastEventId?: string;
   /** Ends the stream. */
@@ -174,7 +180,7 @@ export async function* openEvents(parts: EventSourceParts, options: EventsOption
     while (!signal.aborted) {
       const headers: Record<string, string> = { Accept: "text/event-stream", ...parts.headers() };
       if (last !== undefined) headers["Last-Event-ID"] = last;
-      const url = parts.url({ members: membersQuery(options.members) });
+      const url = parts.url({ members: membersQuery(options.members), partition: options.partition });
       let res: Response | undefined;
       try {
         res = await parts.fetch(url, { headers, signal });
