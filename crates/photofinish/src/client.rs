@@ -5,8 +5,8 @@
 
 use anyhow::{anyhow, Result};
 use photofinish_server::wire::types::{
-    BoardConfigBody, BoardList, BoardView, EntriesPage, ImportAnswer, MemberView, WriteBody,
-    WriteResult,
+    BoardConfigBody, BoardList, BoardView, EntriesPage, ImportAnswer, MemberView, TeamDetailView,
+    TeamListView, WriteBody, WriteResult,
 };
 use reqwest::Method;
 use serde::de::DeserializeOwned;
@@ -109,6 +109,24 @@ impl Client {
         query: &[(String, String)],
     ) -> Result<EntriesPage> {
         let path = ["v1", "boards", board, "members", member, "around"];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `GET /v1/boards/{board}/teams` with `query` (`offset`, `limit`, `ranking`,
+    /// `period`).
+    pub async fn teams(&self, board: &str, query: &[(String, String)]) -> Result<TeamListView> {
+        let path = ["v1", "boards", board, "teams"];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `GET /v1/boards/{board}/teams/{team}` with `query`.
+    pub async fn team(
+        &self,
+        board: &str,
+        team: &str,
+        query: &[(String, String)],
+    ) -> Result<TeamDetailView> {
+        let path = ["v1", "boards", board, "teams", team];
         self.call(Method::GET, &path, query, None::<&()>).await
     }
 

@@ -1,7 +1,9 @@
 //! Aligned text tables for the client's answers (or the JSON itself with `--json`).
 
 use anyhow::Result;
-use photofinish_server::wire::types::{BoardList, BoardView, EntriesPage, MemberView, WriteResult};
+use photofinish_server::wire::types::{
+    BoardList, BoardView, EntriesPage, MemberView, TeamDetailView, TeamListView, WriteResult,
+};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -84,6 +86,60 @@ pub fn entries(v: &EntriesPage) -> String {
         "period {}  ({} members)\n{}",
         v.period,
         v.total,
+        grid(&["rank", "member", "score", "reached_at"], &rows)
+    )
+}
+
+/// A page of teams.
+pub fn teams(v: &TeamListView) -> String {
+    let rows: Vec<Vec<Value>> = v
+        .entries
+        .iter()
+        .map(|t| {
+            vec![
+                json!(t.rank),
+                json!(t.team),
+                json!(t.score),
+                json!(t.members),
+                json!(t.reached_at),
+            ]
+        })
+        .collect();
+    format!(
+        "period {}  ({} teams)\n{}",
+        v.period,
+        v.total,
+        grid(&["rank", "team", "score", "members", "reached_at"], &rows)
+    )
+}
+
+/// One team and a page of its members.
+pub fn team(v: &TeamDetailView) -> String {
+    let head = grid(
+        &["rank", "team", "score", "members", "reached_at"],
+        &[vec![
+            json!(v.rank),
+            json!(v.team),
+            json!(v.score),
+            json!(v.members),
+            json!(v.reached_at),
+        ]],
+    );
+    let rows: Vec<Vec<Value>> = v
+        .entries
+        .iter()
+        .map(|e| {
+            vec![
+                json!(e.rank),
+                json!(e.member),
+                json!(e.score),
+                json!(e.reached_at),
+            ]
+        })
+        .collect();
+    format!(
+        "period {}\n{head}{}",
+        v.period,
         grid(&["rank", "member", "score", "reached_at"], &rows)
     )
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Subcommand;
-use photofinish_server::wire::types::{BoardConfigBody, WriteBody};
+use photofinish_server::wire::types::{BoardConfigBody, PartitionsView, TeamsView, WriteBody};
 use serde_json::{json, Value};
 
 use crate::client::Client;
@@ -30,6 +30,12 @@ pub(super) struct SubmitArgs {
     /// RFC 3339 instant of the write.
     #[arg(long)]
     pub(super) at: Option<String>,
+    /// The member's partition (docs/SPEC.md §17).
+    #[arg(long)]
+    pub(super) partition: Option<String>,
+    /// The member's team (docs/SPEC.md §17).
+    #[arg(long)]
+    pub(super) team: Option<String>,
 }
 
 /// Show the top of a board.
@@ -49,6 +55,9 @@ pub(super) struct TopArgs {
     /// current, previous or a period id.
     #[arg(long)]
     pub(super) period: Option<String>,
+    /// One partition's standings alone (docs/SPEC.md §17).
+    #[arg(long)]
+    pub(super) partition: Option<String>,
 }
 
 /// Show a member's rank.
@@ -64,6 +73,9 @@ pub(super) struct RankArgs {
     /// current, previous or a period id.
     #[arg(long)]
     pub(super) period: Option<String>,
+    /// Its rank within this partition (docs/SPEC.md §17).
+    #[arg(long)]
+    pub(super) partition: Option<String>,
 }
 
 /// Show the rows around a member.
@@ -79,6 +91,30 @@ pub(super) struct AroundArgs {
     /// Rows below.
     #[arg(long, default_value_t = 5)]
     pub(super) after: u64,
+    /// ordinal, competition or dense.
+    #[arg(long)]
+    pub(super) ranking: Option<String>,
+    /// current, previous or a period id.
+    #[arg(long)]
+    pub(super) period: Option<String>,
+    /// Its neighbours within this partition (docs/SPEC.md §17).
+    #[arg(long)]
+    pub(super) partition: Option<String>,
+}
+
+/// Show a board's teams, or one team with its members (docs/SPEC.md §17).
+#[derive(Debug, clap::Args)]
+pub(super) struct TeamsArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// One team: its rank, score and members.
+    pub(super) team: Option<String>,
+    /// Rows.
+    #[arg(long, default_value_t = 10)]
+    pub(super) limit: u64,
+    /// 0-based start.
+    #[arg(long, default_value_t = 0)]
+    pub(super) offset: u64,
     /// ordinal, competition or dense.
     #[arg(long)]
     pub(super) ranking: Option<String>,
@@ -112,6 +148,12 @@ pub(super) enum BoardCommand {
         /// Periods kept.
         #[arg(long)]
         retention: Option<u32>,
+        /// Most partitions a period holds (docs/SPEC.md §17).
+        #[arg(long)]
+        partitions: Option<u32>,
+        /// Most members a team holds (docs/SPEC.md §17).
+        #[arg(long)]
+        team_size: Option<u32>,
     },
     /// List the boards you may read, by name, a page at a time.
     List {
@@ -227,6 +269,8 @@ pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) ->
             timezone,
             week_start,
             retention,
+            partitions,
+            team_size,
         } => {
             let config = BoardConfigBody {
                 order,
@@ -235,6 +279,8 @@ pub(super) async fn board(client: &Client, json: bool, command: BoardCommand) ->
                 timezone,
                 week_start,
                 retention,
+                partitions: partitions.map(|max| PartitionsView { max }),
+                teams: team_size.map(|max_size| TeamsView { max_size }),
                 ..BoardConfigBody::default()
             };
             let v = client.create_board(&name, &config).await?;
@@ -271,8 +317,8 @@ pub(super) async fn submit(client: &Client, json: bool, a: SubmitArgs) -> Result
         metadata,
         at: a.at.map(Value::String),
         period: None,
-        partition: None,
-        team: None,
+        partition: a.partition,
+        team: a.team,
     };
     let v = client.submit(&a.board, &write).await?;
     table::print(json, &v, table::write)
@@ -285,13 +331,35 @@ pub(super) async fn top(client: &Client, json: bool, a: TopArgs) -> Result<()> {
         ("offset", Some(a.offset.to_string())),
         ("ranking", a.ranking),
         ("period", a.period),
+        ("partition", a.partition),
     ]);
     table::print(json, &client.entries(&a.board, &q).await?, table::entries)
 }
 
+/// `photofinish teams`: the teams' ranking, or one team with its members.
+pub(super) async fn teams(client: &Client, json: bool, a: TeamsArgs) -> Result<()> {
+    let q = query(&[
+        ("limit", Some(a.limit.to_string())),
+        ("offset", Some(a.offset.to_string())),
+        ("ranking", a.ranking),
+        ("period", a.period),
+    ]);
+    match a.team {
+        None => table::print(json, &client.teams(&a.board, &q).await?, table::teams),
+        Some(team) => {
+            let v = client.team(&a.board, &team, &q).await?;
+            table::print(json, &v, table::team)
+        }
+    }
+}
+
 /// `photofinish rank`.
 pub(super) async fn rank(client: &Client, json: bool, a: RankArgs) -> Result<()> {
-    let q = query(&[("ranking", a.ranking), ("period", a.period)]);
+    let q = query(&[
+        ("ranking", a.ranking),
+        ("period", a.period),
+        ("partition", a.partition),
+    ]);
     let v = client.member(&a.board, &a.member, &q).await?;
     table::print(json, &v, table::member)
 }
@@ -303,6 +371,7 @@ pub(super) async fn around(client: &Client, json: bool, a: AroundArgs) -> Result
         ("after", Some(a.after.to_string())),
         ("ranking", a.ranking),
         ("period", a.period),
+        ("partition", a.partition),
     ]);
     let v = client.around(&a.board, &a.member, &q).await?;
     table::print(json, &v, table::entries)

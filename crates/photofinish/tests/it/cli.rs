@@ -89,6 +89,70 @@ fn client_prints_tables_json_and_plain_errors() {
     );
 }
 
+/// Partitions and teams through the command line (docs/SPEC.md §17): a board of both, a
+/// write naming them, a partition's page and a member's rank in it, the teams' ranking
+/// and one team's members, and a refusal in plain words.
+#[test]
+fn partitions_and_teams_through_the_cli() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let proc = Proc::start(BIN, dir.path(), "everysec");
+    let s = proc.base.as_str();
+    let create = [
+        "board",
+        "create",
+        "g",
+        "--partitions",
+        "5",
+        "--team-size",
+        "3",
+    ];
+    assert!(cli(&create, s).0);
+    for (m, v, p, t) in [
+        ("ann", "5", "FR", "wolves"),
+        ("bob", "7", "DE", "wolves"),
+        ("cy", "9", "FR", "bears"),
+    ] {
+        let (ok, out, err) = cli(&["submit", "g", m, v, "--partition", p, "--team", t], s);
+        assert!(ok, "{out}{err}");
+    }
+    let (ok, out, _) = cli(&["top", "g", "--partition", "FR"], s);
+    assert!(ok);
+    let names: Vec<&str> = out
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(names, ["cy", "ann"], "{out}");
+    let (ok, out, _) = cli(&["--json", "rank", "g", "ann", "--partition", "FR"], s);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        (v["rank"].clone(), v["team"].clone()),
+        (serde_json::json!(2), serde_json::json!("wolves"))
+    );
+    let (ok, out, _) = cli(&["teams", "g"], s);
+    assert!(ok);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().take(4).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [["1", "wolves", "12", "2"], ["2", "bears", "9", "1"]],
+        "{out}"
+    );
+    let (ok, out, _) = cli(&["--json", "teams", "g", "wolves", "--limit", "1"], s);
+    assert!(ok, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        (v["score"].clone(), v["entries"][0]["member"].clone()),
+        (serde_json::json!(12), serde_json::json!("bob"))
+    );
+    let (ok, _, err) = cli(&["submit", "g", "ann", "1", "--team", "bears"], s);
+    assert!(!ok && err.contains("team_conflict, HTTP 409"), "{err}");
+}
+
 #[test]
 fn a_damaged_log_refuses_to_start_and_names_file_and_offset() {
     let dir = tempfile::tempdir().expect("tmp");
