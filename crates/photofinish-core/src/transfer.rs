@@ -14,6 +14,8 @@ use crate::calendar::{validate_instant, Period};
 use crate::columns::{check_columns, Operands, ScoreInput, Scores, Shape};
 use crate::config::{validate_member_name, BoardConfig, Op, MAX_METADATA_BYTES};
 use crate::error::BoardError;
+use crate::ranking::{Ranking, RankingBuilder, SavedEntry, SavedTeam};
+use std::collections::BTreeMap;
 
 /// Entries one import may carry (a named limit; a board's own `max_members` may be lower).
 pub const MAX_IMPORT_ENTRIES: u64 = 100_000_000;
@@ -34,6 +36,10 @@ pub struct ImportRow {
     /// The member is hidden on the board (docs/SPEC.md §15): an admin's export says so,
     /// and the import hides it again.
     pub hidden: bool,
+    /// Its partition (docs/SPEC.md §17), on a board of partitions.
+    pub partition: Option<String>,
+    /// Its team (docs/SPEC.md §17), on a board of teams.
+    pub team: Option<String>,
 }
 
 /// An import line's scores (docs/SPEC.md §13): `score` on a one-column board, or every
@@ -134,6 +140,22 @@ impl<'a> ImportCheck<'a> {
             )));
         }
         validate_member_name(&row.member).map_err(bad)?;
+        for (what, key, has) in [
+            (
+                "partition",
+                &row.partition,
+                self.config.partitions.is_some(),
+            ),
+            ("team", &row.team, self.config.teams.is_some()),
+        ] {
+            if let Some(key) = key {
+                crate::groups::validate_group_key(key).map_err(bad)?;
+                if !has {
+                    let why = format!("a {what} on a board without {what}s");
+                    return Err(bad(BoardError::InvalidParameter(why)));
+                }
+            }
+        }
         if let Some(m) = &row.metadata {
             if m.len() > MAX_METADATA_BYTES {
                 return Err(bad(BoardError::MetadataTooLarge(m.len())));
@@ -162,6 +184,89 @@ impl<'a> ImportCheck<'a> {
     }
 }
 
+/// An import's ranking being built: its entries, in file order ([`RankingBuilder`]), and
+/// what its rows say of partitions and teams (docs/SPEC.md §17), put on the ranking when
+/// it is finished. A team's `reached_at` is the latest of its members' (the last change of
+/// its sum the file shows), equal ones ordered by the team's key.
+pub struct ImportBuilder {
+    entries: RankingBuilder,
+    partitions: Option<u32>,
+    team_size: Option<u32>,
+    in_partitions: Vec<(String, String)>,
+    teams: BTreeMap<String, (i64, Vec<String>)>,
+}
+
+impl ImportBuilder {
+    /// A builder for an import into a board of `config`.
+    pub fn new(config: &BoardConfig) -> Self {
+        Self {
+            entries: RankingBuilder::new(config.shape(), 0),
+            partitions: config.partitions.map(|p| p.max),
+            team_size: config.teams.map(|t| t.max_size),
+            in_partitions: Vec::new(),
+            teams: BTreeMap::new(),
+        }
+    }
+
+    /// Adds `row`, checked ([`ImportCheck::row`]: its instant `at` and tuple `scores`),
+    /// numbered after the rows before it.
+    pub fn push(&mut self, row: &ImportRow, at: i64, scores: Scores) -> Result<(), BoardError> {
+        self.entries.push(SavedEntry {
+            member: &row.member,
+            scores,
+            reached_at_us: at,
+            seq: self.entries.len() + 1,
+            metadata: row.metadata.as_deref(),
+        })?;
+        if let Some(p) = &row.partition {
+            self.in_partitions.push((row.member.clone(), p.clone()));
+        }
+        if let Some(t) = &row.team {
+            let (latest, members) = self.teams.entry(t.clone()).or_insert((at, Vec::new()));
+            *latest = (*latest).max(at);
+            members.push(row.member.clone());
+        }
+        Ok(())
+    }
+
+    /// The ranking, with its members' partitions and teams: refused whole
+    /// (`invalid_entries`) when they break the board's limits.
+    pub fn finish(self) -> Result<Ranking, BoardError> {
+        let refuse = |e: BoardError| BoardError::InvalidEntries(format!("the import's {e}"));
+        let mut ranking = self
+            .entries
+            .finish()?
+            .with_partitions(self.partitions)
+            .with_teams(self.team_size);
+        ranking
+            .load_partitions(
+                self.in_partitions
+                    .iter()
+                    .map(|(m, p)| (m.as_str(), p.as_str())),
+            )
+            .map_err(refuse)?;
+        let mut teams: Vec<(i64, String, Vec<String>)> = self
+            .teams
+            .into_iter()
+            .map(|(t, (at, m))| (at, t, m))
+            .collect();
+        teams.sort_unstable();
+        let next_seq = teams.len() as u64 + 1;
+        let saved = teams
+            .into_iter()
+            .enumerate()
+            .map(|(i, (reached_at_us, name, members))| SavedTeam {
+                name,
+                reached_at_us,
+                seq: i as u64 + 1,
+                members,
+            })
+            .collect();
+        ranking.load_teams(saved, next_seq).map_err(refuse)?;
+        Ok(ranking)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +279,8 @@ mod tests {
             reached_at_us: Some(1_000),
             metadata: None,
             hidden: false,
+            partition: None,
+            team: None,
         }
     }
 

@@ -19,10 +19,16 @@ use photofinish_core::{Order, Ranking, Shape};
 
 use crate::codec::{Dec, DecodeError, Enc};
 use crate::io::Storage;
+use crate::snapshot::groups::{
+    read_ranking_partitions, read_ranking_teams, write_ranking_partitions, write_ranking_teams,
+};
 use crate::snapshot::{read_ranking, write_ranking};
 
-/// First 8 bytes of an import file.
+/// First 8 bytes of an import file of a ranking without partitions or teams.
 const MAGIC: &[u8; 8] = b"PFRANK01";
+/// First 8 bytes of an import file of a ranking with partitions or teams (docs/SPEC.md
+/// §17): the first layout, then their sections.
+const MAGIC_GROUPED: &[u8; 8] = b"PFRANK02";
 /// The order byte of a ranking of several columns: a count and each one's order follow.
 const COLUMNS: u8 = 2;
 
@@ -52,8 +58,9 @@ pub fn write(storage: &dyn Storage, path: &Path, ranking: &Ranking) -> io::Resul
 pub fn encode(ranking: &Ranking) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut crc = crate::snapshot::CrcWriter::new(&mut out);
+    let grouped = ranking.is_partitioned() || ranking.has_teams();
     let mut e = Enc::default();
-    e.0.extend_from_slice(MAGIC);
+    e.0.extend_from_slice(if grouped { MAGIC_GROUPED } else { MAGIC });
     let order_byte = |o: Order| match o {
         Order::Asc => 0,
         Order::Desc => 1,
@@ -69,6 +76,14 @@ pub fn encode(ranking: &Ranking) -> io::Result<Vec<u8>> {
         }
     }
     write_ranking(&mut crc, e, ranking)?;
+    if grouped {
+        let mut e = Enc::default();
+        e.u32(ranking.partitions_max().unwrap_or(0));
+        write_ranking_partitions(&mut crc, &mut e, ranking)?;
+        e.u32(ranking.team_size().unwrap_or(0));
+        write_ranking_teams(&mut crc, &mut e, ranking)?;
+        std::io::Write::write_all(&mut crc, &e.0)?;
+    }
     let sum = crc.crc();
     std::io::Write::write_all(crc.into_inner(), &sum.to_le_bytes())?;
     Ok(out)
@@ -91,7 +106,8 @@ pub enum ReadError {
 
 /// The ranking an import file's bytes hold (checksum and layout checked).
 pub fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
-    if buf.len() < MAGIC.len() + 1 + 4 || &buf[..8] != MAGIC {
+    let grouped = buf.get(..8) == Some(MAGIC_GROUPED.as_slice());
+    if buf.len() < MAGIC.len() + 1 + 4 || (&buf[..8] != MAGIC && !grouped) {
         return Err(DecodeError(
             "not a Photofinish import file (bad magic)".into(),
         ));
@@ -114,10 +130,28 @@ pub fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
     };
     let shape = Shape::of_orders(&orders)
         .ok_or_else(|| DecodeError(format!("{} columns in an import file", orders.len())))?;
-    let ranking = read_ranking(&mut d, shape, buf.len())?;
+    let mut ranking = read_ranking(&mut d, shape, buf.len())?;
+    if grouped {
+        ranking = read_groups(&mut d, ranking)?;
+    }
     if !d.is_done() {
         return Err(DecodeError("trailing bytes in import file".into()));
     }
+    Ok(ranking)
+}
+
+/// The partitions' and teams' sections of a `PFRANK02` file, put on `ranking`: each
+/// limit (0 for none), then its section as a snapshot's period has it.
+fn read_groups(d: &mut Dec<'_>, ranking: Ranking) -> Result<Ranking, DecodeError> {
+    let bad = |e: photofinish_core::BoardError| DecodeError(e.to_string());
+    let max = d.u32()?;
+    let mut ranking = ranking.with_partitions((max > 0).then_some(max));
+    let pairs = read_ranking_partitions(d)?;
+    ranking.load_partitions(pairs).map_err(bad)?;
+    let size = d.u32()?;
+    let mut ranking = ranking.with_teams((size > 0).then_some(size));
+    let (next_seq, teams) = read_ranking_teams(d)?;
+    ranking.load_teams(teams, next_seq).map_err(bad)?;
     Ok(ranking)
 }
 

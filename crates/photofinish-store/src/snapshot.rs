@@ -14,7 +14,7 @@ use photofinish_core::{Board, Period, Ranking, Scores, Shape};
 use crate::codec::{Dec, DecodeError, Enc, WRITE_CHUNK_BYTES};
 use crate::state::State;
 
-mod groups;
+pub(crate) mod groups;
 mod parts;
 
 use groups::{read_partitions, read_teams, write_partitions, write_teams};

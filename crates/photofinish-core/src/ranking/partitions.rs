@@ -322,6 +322,11 @@ impl Ranking {
         self.partitions.is_some()
     }
 
+    /// The most partitions this ranking holds, when it has them (an import file keeps it).
+    pub fn partitions_max(&self) -> Option<u32> {
+        self.partitions.as_deref().map(|p| p.max)
+    }
+
     /// The partition of record `id`, if it is in one.
     pub(super) fn partition_of_id(&self, id: u32) -> Option<&str> {
         let p = self.partitions.as_deref()?;

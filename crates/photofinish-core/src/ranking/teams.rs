@@ -120,6 +120,11 @@ impl Teams {
         }
     }
 
+    /// The most members a team holds.
+    pub(super) fn max_size(&self) -> u32 {
+        self.max_size
+    }
+
     /// The team record `id` is in.
     #[inline]
     pub(super) fn of(&self, id: u32) -> Option<u32> {

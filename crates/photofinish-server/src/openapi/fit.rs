@@ -391,6 +391,9 @@ fn fit_transfer_lines(schemas: &mut Value) {
         "description": "When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent"});
     t["metadata"] = json!({"type": ["object", "null"],
         "description": "A JSON object of at most 1 KiB serialized, or null"});
+    for group in ["partition", "team"] {
+        t[group]["pattern"] = json!(GROUP_KEY_PATTERN);
+    }
     // An import's line: an export's, with `reached_at` optional (absent or null: the
     // import's time) and unknown fields refused.
     let mut import = schemas["TransferLine"].clone();

@@ -62,6 +62,14 @@ pub struct TransferLine<'a> {
     /// (another reader's export leaves hidden members out); an import hides it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
+    /// The member's partition, on a board of partitions (docs/SPEC.md §17); an import
+    /// puts the member in it again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<&'a str>,
+    /// The member's team, on a board of teams (docs/SPEC.md §17); an import puts the
+    /// member in it again (the team's `reached_at` the latest of its members').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<&'a str>,
 }
 
 /// The NDJSON line of one entry on a board of `columns`, newline included.
@@ -77,6 +85,8 @@ fn line(e: &Entry, columns: &ColumnNames) -> Vec<u8> {
         reached_at: rfc3339_us(e.reached_at_us),
         metadata,
         hidden: e.hidden,
+        partition: e.partition.as_deref(),
+        team: e.team.as_deref(),
     })
     .unwrap_or_default();
     out.push(b'\n');
@@ -186,6 +196,10 @@ struct InLine<'a> {
     metadata: Option<&'a RawValue>,
     #[serde(default)]
     hidden: bool,
+    #[serde(default)]
+    partition: Option<String>,
+    #[serde(default)]
+    team: Option<String>,
 }
 
 /// The request body as import rows: lines split as bytes arrive, parsed a chunk at a time.
@@ -249,6 +263,8 @@ impl BodyRows {
             reached_at_us,
             metadata,
             hidden: l.hidden,
+            partition: l.partition,
+            team: l.team,
         })
     }
 

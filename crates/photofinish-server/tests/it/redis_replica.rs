@@ -518,6 +518,8 @@ fn imported_rows() -> Rows {
                 reached_at_us: None,
                 metadata: None,
                 hidden: false,
+                partition: None,
+                team: None,
             })
             .collect(),
     )

@@ -366,7 +366,110 @@ async fn players_name_only_their_own_team(kind: Kind) {
     s.stop().await;
 }
 
+/// An export carries each member's partition and team, and its import into an empty
+/// board of the same config gives the same partitions and teams, also after a restart
+/// (the import file keeps them); a row naming a team on a board without teams, or one
+/// team too many members, is refused whole and changes nothing.
+async fn an_export_imports_with_its_partitions_and_teams(kind: Kind) {
+    let s = Server::start(kind).await;
+    let config = json!({"partitions": {"max": 5}, "teams": {"max_size": 2}});
+    for b in ["src", "dst", "tiny"] {
+        s.put(&format!("/v1/boards/{b}"), config.clone()).await;
+    }
+    for (m, score, p, t) in [
+        ("a", 5, "FR", "wolves"),
+        ("b", 7, "DE", "wolves"),
+        ("c", 9, "FR", "bears"),
+    ] {
+        let body = json!({"member": m, "score": score, "partition": p, "team": t});
+        assert_eq!(s.post("/v1/boards/src/scores", body).await.0, 200);
+    }
+    let resp = s
+        .http
+        .get(format!("{}/v1/boards/src/export", s.base))
+        .send()
+        .await
+        .expect("export");
+    let text = resp.text().await.expect("body");
+    let first: Value = serde_json::from_str(text.lines().next().unwrap_or("{}")).expect("line");
+    assert_eq!(
+        (&first["partition"], &first["team"]),
+        (&json!("FR"), &json!("bears")),
+        "{text}"
+    );
+    let (st, done) = send(&s, "dst", text.clone()).await;
+    assert_eq!((st, &done["imported"]), (200, &json!(3)), "{done}");
+    let got = both(&s).await;
+    assert_eq!(
+        got[0], got[1],
+        "the import's partitions and teams are the source's"
+    );
+    assert_eq!(
+        teams(&json!({"entries": got[1].0})),
+        vec![t("wolves", 12, 2, 1), t("bears", 9, 1, 2)]
+    );
+    // Refused whole: three members in a team of at most two; a team on a board without.
+    let over = format!("{text}{{\"member\":\"d\",\"score\":1,\"team\":\"wolves\"}}\n");
+    let (st, e) = send(&s, "tiny", over).await;
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (422, &json!("invalid_entries")),
+        "{e}"
+    );
+    assert_eq!(s.get("/v1/boards/tiny/entries").await.1["total"], 0);
+    s.put("/v1/boards/plain", json!({})).await;
+    let (st, e) = send(&s, "plain", text).await;
+    assert_eq!(
+        (st, &e["error"]["code"]),
+        (422, &json!("invalid_entries")),
+        "{e}"
+    );
+    let s = s.restart().await;
+    assert_eq!(
+        both(&s).await,
+        got,
+        "an import's partitions and teams survive a restart"
+    );
+    s.stop().await;
+}
+
+/// `POST /v1/boards/{board}/import` of `body`: the status and the answer.
+async fn send(s: &Server, board: &str, body: String) -> (u16, Value) {
+    let resp = s
+        .http
+        .post(format!("{}/v1/boards/{board}/import", s.base))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .expect("import");
+    (
+        resp.status().as_u16(),
+        resp.json::<Value>().await.unwrap_or(Value::Null),
+    )
+}
+
+/// Boards `src` and `dst` as the test compares them: teams, partitions, FR's page.
+async fn both(s: &Server) -> Vec<(Value, Value, Vec<(String, i64, u64)>)> {
+    let mut out = Vec::new();
+    for board in ["src", "dst"] {
+        let teams = s.get(&format!("/v1/boards/{board}/teams")).await.1;
+        let parts = s.get(&format!("/v1/boards/{board}/partitions")).await.1;
+        let fr = s
+            .get(&format!("/v1/boards/{board}/entries?partition=FR"))
+            .await
+            .1;
+        out.push((
+            teams["entries"].clone(),
+            parts["partitions"].clone(),
+            rows(&fr),
+        ));
+    }
+    out
+}
+
 conformance!(
     teams_rank_by_their_members_sum,
     players_name_only_their_own_team,
+    an_export_imports_with_its_partitions_and_teams,
 );

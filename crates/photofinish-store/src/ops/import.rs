@@ -2,8 +2,7 @@
 //! every engine, then the one command that puts the ranking in place.
 
 use photofinish_core::config::MAX_HIDDEN_MEMBERS;
-use photofinish_core::ranking::{RankingBuilder, SavedEntry};
-use photofinish_core::transfer::{ImportCheck, ImportSource};
+use photofinish_core::transfer::{ImportBuilder, ImportCheck, ImportSource};
 use photofinish_core::{BoardError, Period, PeriodRef, Ranking};
 
 use super::{execute_one, with_board, Engine};
@@ -12,7 +11,7 @@ use crate::state::Applied;
 
 /// What [`import_rows`] read: the period it fills, the new ranking's builder, and the
 /// members its rows hide (docs/SPEC.md §15).
-pub type ImportedRows = (Period, RankingBuilder, Vec<String>);
+pub type ImportedRows = (Period, ImportBuilder, Vec<String>);
 
 /// The first half of `Leaderboard::import`, the same on every engine: the period the
 /// import fills (it must be empty now; the apply checks again), and every row checked by
@@ -41,7 +40,7 @@ pub async fn import_rows<E: Engine + ?Sized>(
     })
     .await?;
     let mut check = ImportCheck::new(&config);
-    let mut builder = RankingBuilder::new(config.shape(), 0);
+    let mut builder = ImportBuilder::new(&config);
     let mut hidden = Vec::new();
     while let Some(rows) = source.next_chunk().await? {
         for row in &rows {
@@ -52,13 +51,7 @@ pub async fn import_rows<E: Engine + ?Sized>(
                 hidden.push(row.member.clone());
             }
             let (at, scores) = check.row(row, now)?;
-            builder.push(SavedEntry {
-                member: &row.member,
-                scores,
-                reached_at_us: at,
-                seq: builder.len() + 1,
-                metadata: row.metadata.as_deref(),
-            })?;
+            builder.push(row, at, scores)?;
         }
     }
     Ok((target, builder, hidden))

@@ -34,6 +34,8 @@ fn rows(n: usize, chunk: usize) -> Rows {
             reached_at_us: Some(T0 - (i % 5) as i64),
             metadata: (i % 100 == 0).then(|| format!("{{\"i\":{i}}}")),
             hidden: false,
+            partition: None,
+            team: None,
         })
         .collect();
     Rows(all.chunks(chunk).map(<[ImportRow]>::to_vec).collect())

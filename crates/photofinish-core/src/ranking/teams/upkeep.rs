@@ -45,6 +45,12 @@ impl Ranking {
         self.teams.is_some()
     }
 
+    /// The most members a team holds, when this ranking has teams (an import file keeps
+    /// it).
+    pub fn team_size(&self) -> Option<u32> {
+        self.teams.as_deref().map(Teams::max_size)
+    }
+
     /// The team of record `id`, if it is in one.
     pub(in crate::ranking) fn team_of_id(&self, id: u32) -> Option<&str> {
         let teams = self.teams.as_deref()?;
