@@ -1245,6 +1245,10 @@ namespace Photofinish
         /// <summary>A JSON object of at most 1 KiB serialized, or null</summary>
         public Dictionary<string, object> Metadata { get; set; }
 
+        /// <summary>The member's partition, on a board of partitions (docs/SPEC.md §17); an import
+        /// puts the member in it again.</summary>
+        public string Partition { get; set; }
+
         /// <summary>When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent</summary>
         public string ReachedAt { get; set; }
 
@@ -1253,6 +1257,10 @@ namespace Photofinish
 
         /// <summary>Every column's value by name, on a board of several columns (with score, if given, the first column's)</summary>
         public Dictionary<string, long> Scores { get; set; }
+
+        /// <summary>The member's team, on a board of teams (docs/SPEC.md §17); an import puts the
+        /// member in it again (the team's `reached_at` the latest of its members').</summary>
+        public string Team { get; set; }
 
         internal static ImportLine FromJson(object json)
         {
@@ -1263,9 +1271,11 @@ namespace Photofinish
                 Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLongOrNull(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
 
@@ -1275,9 +1285,11 @@ namespace Photofinish
             Json.Put(d, "hidden", Hidden);
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
+            Json.Put(d, "partition", Partition);
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             return d;
         }
     }
@@ -1842,6 +1854,10 @@ namespace Photofinish
         /// <summary>Its first instant (RFC 3339, µs).</summary>
         public string StartsAt { get; set; }
 
+        /// <summary>Its top teams (up to the board's `webhook_top`), ordinal ranks, on a board of
+        /// teams (docs/SPEC.md §17).</summary>
+        public List<TeamEntryView> Teams { get; set; }
+
         /// <summary>Members in the period.</summary>
         public long Total { get; set; }
 
@@ -1857,6 +1873,7 @@ namespace Photofinish
                 Grants = Json.ToList(Json.Get(o, "grants"), x => GrantView.FromJson(x)),
                 Period = Json.ToStr(Json.Get(o, "period")),
                 StartsAt = Json.ToStr(Json.Get(o, "starts_at")),
+                Teams = Json.ToList(Json.Get(o, "teams"), x => TeamEntryView.FromJson(x)),
                 Total = Json.ToLong(Json.Get(o, "total")),
             };
         }
@@ -1870,6 +1887,7 @@ namespace Photofinish
             Json.Put(d, "grants", Json.FromList(Grants, x => (object)x?.ToJson()));
             Json.Put(d, "period", Period);
             Json.Put(d, "starts_at", StartsAt);
+            Json.Put(d, "teams", Json.FromList(Teams, x => (object)x?.ToJson()));
             Json.Put(d, "total", Total);
             return d;
         }
@@ -2393,6 +2411,10 @@ namespace Photofinish
         /// <summary>A JSON object of at most 1 KiB serialized, or null</summary>
         public Dictionary<string, object> Metadata { get; set; }
 
+        /// <summary>The member's partition, on a board of partitions (docs/SPEC.md §17); an import
+        /// puts the member in it again.</summary>
+        public string Partition { get; set; }
+
         /// <summary>When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent</summary>
         public string ReachedAt { get; set; }
 
@@ -2404,6 +2426,10 @@ namespace Photofinish
         /// be the first column's).</summary>
         public Dictionary<string, long> Scores { get; set; }
 
+        /// <summary>The member's team, on a board of teams (docs/SPEC.md §17); an import puts the
+        /// member in it again (the team's `reached_at` the latest of its members').</summary>
+        public string Team { get; set; }
+
         internal static TransferLine FromJson(object json)
         {
             var o = json as Dictionary<string, object>;
@@ -2413,9 +2439,11 @@ namespace Photofinish
                 Hidden = Json.ToBoolOrNull(Json.Get(o, "hidden")),
                 Member = Json.ToStr(Json.Get(o, "member")),
                 Metadata = Json.ToObject(Json.Get(o, "metadata")),
+                Partition = Json.ToStr(Json.Get(o, "partition")),
                 ReachedAt = Json.ToStr(Json.Get(o, "reached_at")),
                 Score = Json.ToLong(Json.Get(o, "score")),
                 Scores = Json.ToMap(Json.Get(o, "scores"), x => Json.ToLong(x)),
+                Team = Json.ToStr(Json.Get(o, "team")),
             };
         }
 
@@ -2425,9 +2453,11 @@ namespace Photofinish
             Json.Put(d, "hidden", Hidden);
             Json.Put(d, "member", Member);
             Json.Put(d, "metadata", Metadata);
+            Json.Put(d, "partition", Partition);
             Json.Put(d, "reached_at", ReachedAt);
             Json.Put(d, "score", Score);
             Json.Put(d, "scores", Json.FromMap(Scores, x => (object)x));
+            Json.Put(d, "team", Team);
             return d;
         }
     }

@@ -403,12 +403,18 @@ export type ImportLine = {
   member: string;
   /** A JSON object of at most 1 KiB serialized, or null */
   metadata?: Record<string, unknown> | null;
+  /** The member's partition, on a board of partitions (docs/SPEC.md §17); an import
+   * puts the member in it again. */
+  partition?: string | null;
   /** When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent */
   reached_at?: string | null;
   /** A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend */
   score?: ScoreInput;
   /** Every column's value by name, on a board of several columns (with score, if given, the first column's) */
   scores?: Record<string, ScoreInput> | null;
+  /** The member's team, on a board of teams (docs/SPEC.md §17); an import puts the
+   * member in it again (the team's `reached_at` the latest of its members'). */
+  team?: string | null;
 };
 
 /** A join's answer (docs/SPEC.md §14): 201 when the member took a seat, 200 when it had
@@ -598,6 +604,9 @@ export type PeriodClosed = {
   period: string;
   /** Its first instant (RFC 3339, µs). */
   starts_at: string;
+  /** Its top teams (up to the board's `webhook_top`), ordinal ranks, on a board of
+   * teams (docs/SPEC.md §17). */
+  teams?: Array<TeamEntryView> | null;
   /** Members in the period. */
   total: number;
 };
@@ -768,6 +777,9 @@ export type TransferLine = {
   member: string;
   /** A JSON object of at most 1 KiB serialized, or null */
   metadata?: Record<string, unknown> | null;
+  /** The member's partition, on a board of partitions (docs/SPEC.md §17); an import
+   * puts the member in it again. */
+  partition?: string | null;
   /** When the member first reached the score (RFC 3339, µs, 1970 to 9999). On import, optional: the import's own time when absent */
   reached_at: string;
   /** A JSON integer or a decimal string (for values past 2^53 from JavaScript) in the 64-bit integer range, on every backend */
@@ -776,6 +788,9 @@ export type TransferLine = {
    * An import takes `scores` and `score` as an export writes them (both: `score` must
    * be the first column's). */
   scores?: Record<string, Score> | null;
+  /** The member's team, on a board of teams (docs/SPEC.md §17); an import puts the
+   * member in it again (the team's `reached_at` the latest of its members'). */
+  team?: string | null;
 };
 
 /** One score write. */

@@ -20,21 +20,22 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use photofinish_core::hook::{first_cursor, owed, retry_after, HookState, Owed};
-use photofinish_core::op::{ReadCohortPage, ReadCohorts, ReadMoves, ReadPage, ReadPeriodRewards};
+use photofinish_core::op::{ReadCohorts, ReadMoves, ReadPeriodRewards};
 use photofinish_core::view::ReadOptions;
 use photofinish_core::BoardConfig;
 use photofinish_core::{
     BoardError, BoardName, Leaderboard, Period, PeriodRef, PeriodWindow, RunRead,
 };
 use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::conns::lock;
 use crate::metrics::Metrics;
-use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{EntryView, GrantView, MoveView};
-use crate::wire::views::{cohort_view, grant_view, move_view, page_view};
 use photofinish_store::hex::encode as hex;
+
+mod body;
+
+use body::{all_moves, body, cohort_body, period_grants, COHORTS_PER_READ};
+pub use body::{CohortClosed, PeriodClosed};
 
 /// How often the dispatcher looks for periods due: a post leaves within this (plus the
 /// time to read the entries) after its period (and grace) ended.
@@ -49,25 +50,6 @@ pub const MAX_POSTS_IN_FLIGHT: usize = 16;
 const CLAIM_HOLD: Duration = Duration::from_secs(30);
 /// The header carrying the body's HMAC-SHA256.
 pub const SIGNATURE_HEADER: &str = "X-Photofinish-Signature";
-
-/// What a period-close post carries (its JSON body).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PeriodClosed {
-    /// The board.
-    pub board: String,
-    /// The period that closed.
-    pub period: String,
-    /// Its first instant (RFC 3339, µs).
-    pub starts_at: String,
-    /// The first instant after it.
-    pub ends_at: String,
-    /// Members in the period.
-    pub total: u64,
-    /// Its top entries (up to the board's `webhook_top`), ordinal ranks.
-    pub entries: Vec<EntryView>,
-    /// Its grants, every one (docs/SPEC.md §16; empty on a board without reward rows).
-    pub grants: Vec<GrantView>,
-}
 
 /// How the dispatcher signs.
 #[derive(Clone, Default)]
@@ -296,7 +278,8 @@ impl Dispatcher {
     ) -> Result<(), String> {
         let mut grants = period_grants(service, &h.board, period).await?;
         let Some(size) = h.config.cohort_size else {
-            let mut body = body(service, &h.board, h.config.settings.webhook_top(), period)
+            let top = (h.config.settings.webhook_top(), h.config.teams.is_some());
+            let mut body = body(service, &h.board, top, period)
                 .await
                 .map_err(|e| format!("cannot read the period: {e}"))?;
             body.grants = grants.remove(&None).unwrap_or_default();
@@ -378,34 +361,6 @@ impl Dispatcher {
     }
 }
 
-/// Cohorts read at once when posting a cohort board's period.
-const COHORTS_PER_READ: u64 = 1_000;
-
-/// What a cohort board's period-close post carries, once per cohort (docs/SPEC.md §14).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CohortClosed {
-    /// The board.
-    pub board: String,
-    /// The period that closed.
-    pub period: String,
-    /// Its first instant (RFC 3339, µs).
-    pub starts_at: String,
-    /// The first instant after it.
-    pub ends_at: String,
-    /// The cohort's tier (null without a league).
-    pub tier: Option<String>,
-    /// The cohort, from 1.
-    pub cohort: u32,
-    /// Its members that played.
-    pub total: u64,
-    /// All of them, ordinal cohort ranks.
-    pub entries: Vec<EntryView>,
-    /// Its members whose tier changed at the close (empty without a league).
-    pub moves: Vec<MoveView>,
-    /// Its grants (docs/SPEC.md §16; empty on a board without reward rows).
-    pub grants: Vec<GrantView>,
-}
-
 /// Whether `period` of league board `board` is closed (its moves are final).
 async fn league_closed(service: &Arc<dyn Leaderboard>, board: &str, period: &Period) -> bool {
     let Ok(board) = BoardName::parse(board) else {
@@ -437,145 +392,6 @@ async fn grants_pending(service: &Arc<dyn Leaderboard>, board: &str, period: &Pe
         limit: 0,
     };
     service.read(&op).await.is_ok_and(|r| r.pending)
-}
-
-/// A period's grants by cohort (`None` off a cohort board): (tier name, cohort) → its
-/// grants.
-type CohortGrants = HashMap<Option<(Option<String>, u32)>, Vec<GrantView>>;
-
-/// Every grant of `period`, by cohort.
-async fn period_grants(
-    service: &Arc<dyn Leaderboard>,
-    board: &str,
-    period: &Period,
-) -> Result<CohortGrants, String> {
-    let op = ReadPeriodRewards {
-        board: BoardName::parse(board).map_err(|e| e.to_string())?,
-        period: PeriodRef::Id(period.id.clone()),
-        offset: 0,
-        limit: u64::MAX,
-    };
-    let mut by_cohort = CohortGrants::new();
-    match service.read(&op).await {
-        Ok(r) => {
-            for g in r.grants {
-                let at = g.grant.cohort.clone();
-                by_cohort.entry(at).or_default().push(grant_view(g));
-            }
-            Ok(by_cohort)
-        }
-        Err(BoardError::PeriodNotFound(_)) => Ok(by_cohort),
-        Err(e) => Err(format!("cannot read the period's grants: {e}")),
-    }
-}
-
-/// A period's moves by cohort: (tier name, cohort) → its moves.
-type CohortMoves = HashMap<(String, u32), Vec<MoveView>>;
-
-/// Every move of `period` on a league board, by cohort (none without a league).
-async fn all_moves(
-    service: &Arc<dyn Leaderboard>,
-    board: &str,
-    period: &Period,
-) -> Result<CohortMoves, String> {
-    let op = ReadMoves {
-        board: BoardName::parse(board).map_err(|e| e.to_string())?,
-        period: PeriodRef::Id(period.id.clone()),
-        offset: 0,
-        limit: u64::MAX,
-    };
-    let mut by_cohort = CohortMoves::new();
-    match service.read(&op).await {
-        Ok(m) => {
-            for m in m.moves {
-                by_cohort
-                    .entry((m.from.clone(), m.cohort))
-                    .or_default()
-                    .push(move_view(m));
-            }
-            Ok(by_cohort)
-        }
-        Err(BoardError::InvalidParameter(_) | BoardError::PeriodNotFound(_)) => Ok(by_cohort),
-        Err(e) => Err(format!("cannot read the period's moves: {e}")),
-    }
-}
-
-/// One cohort's post: its whole standings and its moves.
-async fn cohort_body(
-    service: &Arc<dyn Leaderboard>,
-    h: &HookState,
-    period: &Period,
-    size: u32,
-    tier: Option<String>,
-    cohort: u32,
-    moves: &mut CohortMoves,
-) -> Result<CohortClosed, String> {
-    let op = ReadCohortPage {
-        board: BoardName::parse(&h.board).map_err(|e| e.to_string())?,
-        cohort,
-        tier: tier.clone(),
-        offset: 0,
-        limit: u64::from(size),
-        options: ReadOptions {
-            period: PeriodRef::Id(period.id.clone()),
-            ..ReadOptions::default()
-        },
-    };
-    let rows = service
-        .read(&op)
-        .await
-        .map_err(|e| format!("cannot read cohort {cohort}: {e}"))?;
-    let moves = moves
-        .remove(&(tier.unwrap_or_default(), cohort))
-        .unwrap_or_default();
-    let view = cohort_view(&h.board, rows);
-    Ok(CohortClosed {
-        board: view.board,
-        period: view.period,
-        starts_at: rfc3339_us(period.start_us),
-        ends_at: rfc3339_us(period.end_us),
-        tier: view.tier,
-        cohort: view.cohort,
-        total: view.total,
-        entries: view.entries,
-        moves,
-        grants: Vec::new(),
-    })
-}
-
-/// The post of `period`: its top `top` entries (none when nobody wrote in it).
-async fn body(
-    service: &Arc<dyn Leaderboard>,
-    board: &str,
-    top: u32,
-    period: &Period,
-) -> Result<PeriodClosed, BoardError> {
-    let op = ReadPage {
-        board: BoardName::parse(board)?,
-        offset: 0,
-        limit: u64::from(top),
-        options: ReadOptions {
-            period: PeriodRef::Id(period.id.clone()),
-            ..ReadOptions::default()
-        },
-    };
-    let (total, entries) = match service.read(&op).await {
-        Ok(rows) => {
-            let page = page_view(rows);
-            (page.total, page.entries)
-        }
-        Err(BoardError::PeriodNotFound(_)) => (0, Vec::new()),
-        Err(e) => return Err(e),
-    };
-    Ok(PeriodClosed {
-        board: board.to_owned(),
-        period: period.id.clone(),
-        starts_at: rfc3339_us(period.start_us),
-        ends_at: rfc3339_us(period.end_us),
-        total,
-        entries,
-        grants: Vec::new(),
-    })
 }
 
 #[cfg(test)]

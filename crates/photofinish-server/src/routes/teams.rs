@@ -6,24 +6,12 @@ use axum::extract::State;
 use axum::Json;
 use photofinish_core::names::GroupKey;
 use photofinish_core::op::{ReadTeam, ReadTeams};
-use photofinish_core::ranking::TeamEntry;
 
 use crate::app::AppState;
 use crate::error::{ApiError, Refusals};
 use crate::input::{Auth, BoardMemberPath, BoardPath, Params};
-use crate::wire::parse::rfc3339_us;
-use crate::wire::types::{TeamDetailView, TeamEntryView, TeamListView};
-use crate::wire::views::entry_view;
-
-fn team_view(t: TeamEntry) -> TeamEntryView {
-    TeamEntryView {
-        rank: t.rank,
-        team: t.team,
-        score: t.score,
-        members: t.members,
-        reached_at: rfc3339_us(t.reached_at_us),
-    }
-}
+use crate::wire::types::{TeamDetailView, TeamListView};
+use crate::wire::views::{entry_view, team_entry_view};
 
 /// A period's teams in rank order: the sum of each one's visible members' scores, equal
 /// sums ranking the team that reached its sum first higher.
@@ -51,7 +39,7 @@ pub async fn get_teams(
     Ok(Json(TeamListView {
         period: list.period.id,
         total: list.total,
-        entries: list.entries.into_iter().map(team_view).collect(),
+        entries: list.entries.into_iter().map(team_entry_view).collect(),
     }))
 }
 
@@ -82,7 +70,7 @@ pub async fn get_team(
     };
     let columns = photofinish_core::columns::ColumnNames::default();
     let detail = app.gate.read(&id.caller, &op).await?;
-    let t = team_view(detail.team);
+    let t = team_entry_view(detail.team);
     Ok(Json(TeamDetailView {
         period: detail.period.id,
         team: t.team,

@@ -13,7 +13,7 @@ use super::types::{
     AuditEntryView, BoardExportView, BoardView, CohortListView, CohortSummary, CohortView,
     ColumnView, EntriesPage, EntryView, GrantView, LeagueView, MemberBoardsView, MemberExportView,
     MemberView, MembersQueryView, MoveView, PartitionsView, PeriodExportView, RewardRowView,
-    ScoresView, TeamsView, ThresholdView, ThresholdsView,
+    ScoresView, TeamEntryView, TeamsView, ThresholdView, ThresholdsView,
 };
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::rewards::{GrantState, RewardRow};
@@ -147,6 +147,17 @@ pub fn entry_view(e: Entry, columns: &ColumnNames) -> EntryView {
         hidden: e.hidden,
         partition: e.partition,
         team: e.team,
+    }
+}
+
+/// The API view of a ranked team (docs/SPEC.md §17).
+pub fn team_entry_view(t: photofinish_core::ranking::TeamEntry) -> TeamEntryView {
+    TeamEntryView {
+        rank: t.rank,
+        team: t.team,
+        score: t.score,
+        members: t.members,
+        reached_at: rfc3339_us(t.reached_at_us),
     }
 }
 

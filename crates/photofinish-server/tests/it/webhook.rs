@@ -291,6 +291,7 @@ async fn posts_every_column_of_a_board_of_several(kind: Kind) {
     clock.set(MIDNIGHT_US);
     let got = r.wait_for(1, ARRIVES).await;
     let body = got[0].json();
+    assert_eq!(body.get("teams"), None, "no teams on a board without them");
     assert_eq!(body["entries"][0]["member"], "bob");
     assert_eq!(
         body["entries"][0]["scores"],
@@ -299,6 +300,58 @@ async fn posts_every_column_of_a_board_of_several(kind: Kind) {
     assert_eq!(
         body["entries"][1]["scores"],
         json!({"stars": 3, "moves": 20})
+    );
+    s.stop().await;
+}
+
+/// On a board of partitions and teams (docs/SPEC.md §17) each posted entry carries its
+/// partition and team, and the post carries the top teams; a board without teams posts
+/// no `teams`.
+async fn posts_the_top_teams_of_a_board_of_teams(kind: Kind) {
+    let clock = Arc::new(ManualClock::new(MIDNIGHT_US - 10 * S));
+    let s = start(kind, &clock).await;
+    let r = Receiver::start(&[]).await;
+    let groups = json!({"partitions": {"max": 3}, "teams": {"max_size": 3}});
+    daily_board(&s, "g", &r.url, groups).await;
+    for (m, score, p, t) in [
+        ("ann", 5, "FR", "wolves"),
+        ("bob", 7, "DE", "wolves"),
+        ("cid", 9, "FR", "bears"),
+        ("dan", 1, "DE", "owls"),
+    ] {
+        let body = json!({"member": m, "score": score, "partition": p, "team": t});
+        let (st, b) = s.post("/v1/boards/g/scores", body).await;
+        assert_eq!(st, 200, "{b}");
+    }
+    clock.set(MIDNIGHT_US);
+    let got = r.wait_for(1, ARRIVES).await;
+    let body = got[0].json();
+    assert_eq!(
+        (
+            &body["entries"][0]["member"],
+            &body["entries"][0]["partition"],
+            &body["entries"][0]["team"]
+        ),
+        (&json!("cid"), &json!("FR"), &json!("bears"))
+    );
+    let teams: Vec<(String, i64, u64)> = body["teams"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    (
+                        t["team"].as_str().unwrap_or_default().to_owned(),
+                        t["score"].as_i64().unwrap_or(0),
+                        t["rank"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        teams,
+        [("wolves".to_owned(), 12, 1), ("bears".to_owned(), 9, 2)],
+        "webhook_top 2: {body}"
     );
     s.stop().await;
 }
@@ -438,6 +491,7 @@ async fn a_post_carries_the_periods_grants(kind: Kind) {
 conformance!(
     posts_the_closed_period_once_on_time_signed,
     posts_every_column_of_a_board_of_several,
+    posts_the_top_teams_of_a_board_of_teams,
     a_failing_receiver_gets_one_more_post_after_two_failures,
     grace_holds_the_post_for_late_results,
     an_owed_post_survives_a_restart,
