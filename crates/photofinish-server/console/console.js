@@ -14,6 +14,10 @@
  *                  shown marked "hidden" with the rank it would have. On a board with reward
  *                  rows (docs/SPEC.md §16): the period's grants, once its close made them;
  *                  and for a searched member, its rewards on every board the caller reads.
+ *                  On a board of partitions (§17): the period's partitions, each picking
+ *                  that partition's standings (?partition= in the URL); on a board of
+ *                  teams: the top teams, each picking its members' contributions
+ *                  (?team=); every row names its member's partition and team.
  *
  * Auth: the credential (API key or player token) is kept in sessionStorage under
  * "photofinish.credential" and sent as "Authorization: Bearer <token>". EventSource cannot
@@ -48,6 +52,8 @@ const state = {
   limit: 25,
   search: null,      // member whose neighbours are shown in #around
   cohort: null,      // cohort picked from the list (when no member is searched): {tier, cohort}
+  partition: null,   // the partition whose standings the page and neighbours show
+  team: null,        // the team whose members are shown (docs/SPEC.md §17)
   admin: false,      // the credential may moderate this board (its hidden list answered)
   seq: 0,            // drops answers to superseded requests
   histSeq: 0,
@@ -327,6 +333,8 @@ function renderHeadCounts() {
   ];
   if (b.reset !== 'never') facts.push(['Keeps', b.retention + ' periods']);
   if (b.cohort_size) facts.push(['Cohorts', 'of ' + fmtCount(b.cohort_size)]);
+  if (b.partitions) facts.push(['Partitions', 'up to ' + fmtCount(b.partitions.max)]);
+  if (b.teams) facts.push(['Teams', 'of up to ' + fmtCount(b.teams.max_size)]);
   if (b.league) {
     facts.push(['League', b.league.tiers.join(' → ') + ' · top ' + b.league.promote + ' up, last '
       + b.league.demote + ' down']);
@@ -355,6 +363,8 @@ function syncUrl() {
   if (state.offset) q.set('offset', String(state.offset));
   if (state.limit !== 25) q.set('limit', String(state.limit));
   if (state.search) q.set('member', state.search);
+  if (state.partition) q.set('partition', state.partition);
+  if (state.team) q.set('team', state.team);
   history.replaceState(null, '', '/?' + q.toString());
 }
 
@@ -371,8 +381,9 @@ async function loadView() {
   const seq = ++state.seq;
   syncUrl();
   const common = { ranking: state.ranking, period: state.period };
+  const inPart = { ...common, partition: state.partition };
   const around = state.search
-    ? api(boardPath() + '/members/' + enc(state.search) + '/around', { ...common, before: 5, after: 5 }).catch((err) => ({ err }))
+    ? api(boardPath() + '/members/' + enc(state.search) + '/around', { ...inPart, before: 5, after: 5 }).catch((err) => ({ err }))
     : Promise.resolve(null);
   // The hidden list answers admins only: it is also how the console learns it may moderate.
   const hidden = api(boardPath() + '/hidden', { limit: 100 }).catch(() => null);
@@ -385,9 +396,11 @@ async function loadView() {
     : Promise.resolve(null);
   try {
     const cohorts = loadCohorts(common);
-    const page = await api(boardPath() + '/entries', { ...common, offset: state.offset, limit: state.limit });
+    const teams = loadGroups(common);
+    const page = await api(boardPath() + '/entries', { ...inPart, offset: state.offset, limit: state.limit });
     const near = await around;
     const groups = await cohorts;
+    const parted = await teams;
     const hiddenList = await hidden;
     const changes = await audit;
     const grants = await rewards;
@@ -405,6 +418,7 @@ async function loadView() {
     clearError();
     renderAround(near);
     renderCohorts(groups);
+    renderGroups(parted);
     renderEntries(page);
     live.pending.clear();
     for (const mark of live.marks.values()) mark.fresh = false;
@@ -418,8 +432,9 @@ function renderEntries(page) {
   noteMoves(page.entries);
   // A live write may have added (or a remove taken away) a member: the header and the
   // picker count what the page just counted, for the period it shows.
-  const boardPeriod = !!state.board && page.period === state.board.period;
-  const counted = state.periodMembers ? state.periodMembers.get(page.period) : undefined;
+  // A partition's page counts the partition alone: the board's counts stay.
+  const boardPeriod = !!state.board && page.period === state.board.period && !state.partition;
+  const counted = state.periodMembers && !state.partition ? state.periodMembers.get(page.period) : undefined;
   if ((boardPeriod && page.total !== state.board.members) || (counted !== undefined && counted !== page.total)) {
     if (boardPeriod) state.board.members = page.total;
     if (state.periodMembers) state.periodMembers.set(page.period, page.total);
@@ -429,7 +444,8 @@ function renderEntries(page) {
   $('entries').tBodies[0].replaceChildren(...rows);
   $('entries-empty').hidden = rows.length > 0;
   const last = state.offset + rows.length;
-  $('page-info').textContent = fmtCount(page.total) + ' members · ' + page.period;
+  $('page-info').textContent = fmtCount(page.total) + ' members · ' + page.period
+    + (state.partition ? ' · partition ' + state.partition : '');
   $('pager-info').textContent = (page.total ? state.offset + 1 : 0) + '–' + last + ' of ' + fmtCount(page.total);
   $('prev').disabled = state.offset === 0;
   $('next').disabled = last >= page.total;
@@ -601,6 +617,66 @@ function renderCohorts(groups) {
   $('cohort-empty').hidden = rows.length > 0;
 }
 
+/* ---------- partitions and teams (docs/SPEC.md §17) ---------- */
+
+// The period's partitions, its top teams, and the team picked with its members.
+async function loadGroups(common) {
+  const b = state.board;
+  if (!b || (!b.partitions && !b.teams)) return null;
+  const parts = b.partitions ? api(boardPath() + '/partitions', { period: common.period, limit: 100 }) : null;
+  const teams = b.teams ? api(boardPath() + '/teams', { ...common, limit: 10 }) : null;
+  const team = b.teams && state.team
+    ? api(boardPath() + '/teams/' + enc(state.team), { ...common, limit: 100 }).catch(() => null)
+    : null;
+  return { parts: await parts, teams: await teams, team: await team };
+}
+
+function pickPartition(partition) {
+  state.partition = partition;
+  state.offset = 0;
+  resetRanks();
+  loadView();
+}
+
+function renderGroups(g) {
+  $('partitions-card').hidden = !g || !g.parts;
+  $('teams-card').hidden = !g || !g.teams;
+  $('team-panel').hidden = !g || !g.team;
+  if (!g) return;
+  if (g.parts) {
+    const n = g.parts.total;
+    $('partitions-caption').textContent = fmtCount(n) + (n === 1 ? ' partition' : ' partitions');
+    $('partitions-empty').hidden = g.parts.partitions.length > 0;
+    $('partition-all').hidden = !state.partition;
+    $('partitions').replaceChildren(...g.parts.partitions.map((p) => {
+      const li = el('li', p.partition === state.partition ? 'current' : '');
+      const pick = el('button', 'link', p.partition, { type: 'button', title: "Show partition " + p.partition + "'s standings" });
+      pick.addEventListener('click', () => pickPartition(p.partition));
+      li.append(pick, el('span', 'muted', fmtCount(p.members) + (p.members === 1 ? ' member' : ' members')));
+      return li;
+    }));
+  }
+  if (g.teams) {
+    const n = g.teams.total;
+    $('teams-caption').textContent = fmtCount(n) + (n === 1 ? ' team' : ' teams') + ' · top 10';
+    $('teams-empty').hidden = g.teams.entries.length > 0;
+    $('teams').replaceChildren(...g.teams.entries.map((t) => {
+      const li = el('li', t.team === state.team ? 'current' : '');
+      const pick = el('button', 'link', '#' + t.rank + ' ' + t.team, { type: 'button', title: 'Show ' + t.team + "'s members" });
+      pick.addEventListener('click', () => { state.team = t.team; loadView(); });
+      li.append(pick, el('span', 'muted', t.score + ' · ' + fmtCount(t.members) + (t.members === 1 ? ' member' : ' members')));
+      return li;
+    }));
+  }
+  const t = g.team;
+  if (!t) return;
+  $('team-title').textContent = 'Team ' + t.team;
+  $('team-info').textContent = '#' + t.rank + ' · ' + t.score + ' · ' + fmtCount(t.members)
+    + (t.members === 1 ? ' member' : ' members') + ' · since ' + fmtTime(t.reached_at);
+  const rows = t.entries.map((e) => entryRow(e, e.member === state.search));
+  $('team').tBodies[0].replaceChildren(...rows);
+}
+
 // Records the rank movement of members touched by live events since the last render.
 function noteMoves(entries) {
   const now = Date.now();
@@ -630,6 +706,9 @@ function entryRow(e, highlight) {
   if (e.hidden) {
     tr.classList.add('hidden-member');
     member.append(el('span', 'chip hidden-chip', 'hidden', { title: 'Hidden: only admins and the member itself see it; the rank is the one it would have' }));
+  }
+  for (const [what, key] of [['partition', e.partition], ['team', e.team]]) {
+    if (key) member.append(el('span', 'chip group-chip', key, { title: 'Its ' + what }));
   }
   if (state.admin) member.append(modButton(e.member, !e.hidden));
   const reached = el('td', 'reached');
@@ -855,6 +934,8 @@ function bindBoardControls() {
   on('search', 'submit', (ev) => { ev.preventDefault(); search($('search-member').value.trim()); });
   on('around-close', 'click', () => { search(null); $('search-member').focus(); });
   on('cohort-close', 'click', () => { state.cohort = null; search(null); });
+  on('team-close', 'click', () => { state.team = null; loadView(); });
+  on('partition-all', 'click', () => pickPartition(null));
   document.addEventListener('keydown', (ev) => { // "/" jumps to the member search
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName);
     if (ev.key === '/' && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); $('search-member').focus(); }
@@ -882,6 +963,8 @@ function readUrlState(params) {
   state.period = params.get('period');
   state.offset = Math.max(0, parseInt(params.get('offset'), 10) || 0);
   state.search = params.get('member') || null;
+  state.partition = params.get('partition') || null;
+  state.team = params.get('team') || null;
   $('ranking').value = state.ranking;
   $('limit').value = String(state.limit);
   $('search-member').value = state.search || '';

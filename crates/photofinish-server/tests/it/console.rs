@@ -284,6 +284,64 @@ async fn the_console_shows_a_members_cohort_and_the_boards_cohorts() {
     s.stop().await;
 }
 
+/// A board of partitions and teams (docs/SPEC.md §17): the facts name both, rows name
+/// each member's partition and team, the side lists the partitions and the top teams,
+/// picking a partition shows its standings alone, and picking a team its members.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_console_shows_partitions_and_teams() {
+    let s = Server::start(Kind::Embedded).await;
+    let config = json!({"partitions": {"max": 10}, "teams": {"max_size": 5}, "update": "set"});
+    assert!(s.put("/v1/boards/clans", config).await.0.is_success());
+    for (m, v, p, t) in [
+        ("ann", 40, "FR", "wolves"),
+        ("bob", 70, "DE", "wolves"),
+        ("cid", 55, "FR", "bears"),
+        ("dan", 90, "JP", "bears"),
+        ("eve", 10, "FR", "owls"),
+    ] {
+        let body = json!({"member": m, "score": v, "partition": p, "team": t});
+        assert_eq!(s.post("/v1/boards/clans/scores", body).await.0, 200);
+    }
+    let mut b = Browser::start(1280, 900).await;
+    b.goto(&format!("{}/?board=clans", s.base)).await;
+    b.wait_for("document.body.dataset.ready === '1'").await;
+    let facts = b
+        .eval("document.getElementById('board-facts').textContent")
+        .await;
+    let facts = facts.as_str().unwrap_or_default().to_owned();
+    assert!(
+        facts.contains("Partitions up to 10") && facts.contains("Teams of up to 5"),
+        "{facts}"
+    );
+    let list = "[...document.querySelectorAll('#partitions li')].map(l => l.textContent).join('|')";
+    assert_eq!(b.eval(list).await, "DE1 member|FR3 members|JP1 member");
+    let teams = "[...document.querySelectorAll('#teams li')].map(l => l.textContent).join('|')";
+    assert_eq!(
+        b.eval(teams).await,
+        "#1 bears145 · 2 members|#2 wolves110 · 2 members|#3 owls10 · 1 member"
+    );
+    let chips =
+        "[...document.querySelectorAll('#entries tbody tr')][0].querySelectorAll('.group-chip')";
+    let chips = format!("[...{chips}].map(c => c.textContent).join(' ')");
+    assert_eq!(b.eval(&chips).await, "JP bears");
+    b.screenshot(&artifact("console-teams.png")).await;
+    // Picking FR shows France's standings alone, ranked among themselves.
+    let rows = "[...document.querySelectorAll('#entries tbody tr')].map(r => r.dataset.member + ':' + r.dataset.rank).join(' ')";
+    b.eval("[...document.querySelectorAll('#partitions li button')].find(x => x.textContent === 'FR').click()").await;
+    b.wait_for("document.getElementById('page-info').textContent.includes('partition FR')")
+        .await;
+    assert_eq!(b.eval(rows).await, "cid:1 ann:2 eve:3");
+    // Picking wolves shows its members' contributions.
+    b.eval("document.querySelectorAll('#teams li button')[1].click()")
+        .await;
+    b.wait_for("document.getElementById('team-title').textContent === 'Team wolves'")
+        .await;
+    let members = "[...document.querySelectorAll('#team tbody tr')].map(r => r.dataset.member + ':' + r.dataset.rank).join(' ')";
+    assert_eq!(b.eval(members).await, "bob:1 ann:2");
+    b.screenshot(&artifact("console-team.png")).await;
+    s.stop().await;
+}
+
 /// A league board (docs/SPEC.md §14): the facts name the league, the cohort list names
 /// each cohort's tier, a searched member's cohort shows its tier and the member's tier
 /// now, and a cohort of another tier picked from the list shows that tier's standings.
