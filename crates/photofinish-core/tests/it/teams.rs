@@ -498,3 +498,82 @@ fn equal_sums_rank_the_first_to_reach_them_higher() {
         .collect();
     assert_eq!(got, vec![("wolves", 10, 1, 2, 1), ("bears", 10, 1, 1, 3)]);
 }
+
+/// On a board that resets daily, teams are per period: a member's team is fixed for a
+/// period only, and a past period's teams stay as they were; a hide changes every
+/// period's sums at its instant, and an erase takes the member out of every period's
+/// team (docs/SPEC.md §17).
+#[test]
+fn teams_are_per_period_and_a_hide_or_an_erase_reaches_every_period() {
+    use photofinish_core::groups::TeamRules;
+    use photofinish_core::board::BoardWrite;
+    use photofinish_core::{Board, BoardConfig, PeriodRef, Reset};
+    const DAY1: i64 = 1_795_305_600_000_000; // 2026-11-22T00:00:00Z
+    const DAY2: i64 = DAY1 + 86_400_000_000;
+    let mut b = Board::checked(BoardConfig {
+        reset: Reset::Daily,
+        teams: Some(TeamRules { max_size: 3 }),
+        ..BoardConfig::default()
+    })
+    .expect("board");
+    let mut w = |member: &str, value: i64, team: &str, at_us: i64| {
+        b.submit(&BoardWrite {
+            member,
+            op: None,
+            values: Operands::one(value),
+            at_us,
+            period_us: None,
+            metadata: None,
+            partition: None,
+            team: Some(team),
+            over_budget: None,
+        })
+        .map(|_| ())
+        .map_err(|e| e.code())
+    };
+    w("ann", 10, "wolves", DAY1 + 1).expect("day 1");
+    w("bob", 5, "wolves", DAY1 + 2).expect("day 1");
+    assert_eq!(w("ann", 1, "bears", DAY1 + 3), Err(ErrorCode::TeamConflict));
+    w("ann", 3, "bears", DAY2 + 1).expect("a new period: a new team");
+    let teams = |b: &Board, period: PeriodRef, now: i64| -> Vec<(String, i64, u64, i64)> {
+        let (_, r) = b.read(&period, now).expect("period");
+        let r = r.expect("ranking");
+        let view = r.view(None);
+        let t = view.teams().expect("teams");
+        t.page(0, 10, RankStyle::Ordinal)
+            .into_iter()
+            .map(|t| (t.team, t.score, t.members, t.reached_at_us))
+            .collect()
+    };
+    let now = DAY2 + 10;
+    assert_eq!(
+        teams(&b, PeriodRef::Previous, now),
+        [("wolves".into(), 15, 2, DAY1 + 2)]
+    );
+    assert_eq!(
+        teams(&b, PeriodRef::Current, now),
+        [("bears".into(), 3, 1, DAY2 + 1)]
+    );
+    b.hide("bob", DAY2 + 20).expect("hide");
+    assert_eq!(
+        teams(&b, PeriodRef::Previous, now),
+        [("wolves".into(), 10, 1, DAY2 + 20)],
+        "bob's 5 left day 1's wolves at the hide's instant"
+    );
+    b.erase("ann", DAY2 + 30);
+    assert_eq!(
+        teams(&b, PeriodRef::Previous, now),
+        [],
+        "wolves holds only hidden bob"
+    );
+    assert_eq!(
+        teams(&b, PeriodRef::Current, now),
+        [],
+        "bears closed with ann gone"
+    );
+    b.unhide("bob", DAY2 + 40);
+    assert_eq!(
+        teams(&b, PeriodRef::Previous, now),
+        [("wolves".into(), 5, 1, DAY2 + 40)]
+    );
+}
