@@ -5,8 +5,8 @@
 
 use anyhow::{anyhow, Result};
 use photofinish_server::wire::types::{
-    BoardConfigBody, BoardList, BoardView, EntriesPage, ImportAnswer, MemberView, TeamDetailView,
-    TeamListView, WriteBody, WriteResult,
+    BoardConfigBody, BoardList, BoardView, EntriesPage, ImportAnswer, MemberView,
+    PartitionListView, TeamDetailView, TeamListView, WriteBody, WriteResult,
 };
 use reqwest::Method;
 use serde::de::DeserializeOwned;
@@ -109,6 +109,16 @@ impl Client {
         query: &[(String, String)],
     ) -> Result<EntriesPage> {
         let path = ["v1", "boards", board, "members", member, "around"];
+        self.call(Method::GET, &path, query, None::<&()>).await
+    }
+
+    /// `GET /v1/boards/{board}/partitions` with `query` (`offset`, `limit`, `period`).
+    pub async fn partitions(
+        &self,
+        board: &str,
+        query: &[(String, String)],
+    ) -> Result<PartitionListView> {
+        let path = ["v1", "boards", board, "partitions"];
         self.call(Method::GET, &path, query, None::<&()>).await
     }
 

@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 use photofinish_server::wire::types::{
-    BoardList, BoardView, EntriesPage, MemberView, TeamDetailView, TeamListView, WriteResult,
+    BoardList, BoardView, EntriesPage, MemberView, PartitionListView, TeamDetailView, TeamListView,
+    WriteResult,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -87,6 +88,21 @@ pub fn entries(v: &EntriesPage) -> String {
         v.period,
         v.total,
         grid(&["rank", "member", "score", "reached_at"], &rows)
+    )
+}
+
+/// A page of partitions.
+pub fn partitions(v: &PartitionListView) -> String {
+    let rows: Vec<Vec<Value>> = v
+        .partitions
+        .iter()
+        .map(|p| vec![json!(p.partition), json!(p.members)])
+        .collect();
+    format!(
+        "period {}  ({} partitions)\n{}",
+        v.period,
+        v.total,
+        grid(&["partition", "members"], &rows)
     )
 }
 

@@ -505,8 +505,8 @@ fn equal_sums_rank_the_first_to_reach_them_higher() {
 /// team (docs/SPEC.md §17).
 #[test]
 fn teams_are_per_period_and_a_hide_or_an_erase_reaches_every_period() {
-    use photofinish_core::groups::TeamRules;
     use photofinish_core::board::BoardWrite;
+    use photofinish_core::groups::TeamRules;
     use photofinish_core::{Board, BoardConfig, PeriodRef, Reset};
     const DAY1: i64 = 1_795_305_600_000_000; // 2026-11-22T00:00:00Z
     const DAY2: i64 = DAY1 + 86_400_000_000;

@@ -102,6 +102,22 @@ pub(super) struct AroundArgs {
     pub(super) partition: Option<String>,
 }
 
+/// Show a period's partitions, each with its members (docs/SPEC.md §17).
+#[derive(Debug, clap::Args)]
+pub(super) struct PartitionsArgs {
+    /// Board name.
+    pub(super) board: String,
+    /// Rows.
+    #[arg(long, default_value_t = 10)]
+    pub(super) limit: u64,
+    /// 0-based start.
+    #[arg(long, default_value_t = 0)]
+    pub(super) offset: u64,
+    /// current, previous or a period id.
+    #[arg(long)]
+    pub(super) period: Option<String>,
+}
+
 /// Show a board's teams, or one team with its members (docs/SPEC.md §17).
 #[derive(Debug, clap::Args)]
 pub(super) struct TeamsArgs {
@@ -334,6 +350,17 @@ pub(super) async fn top(client: &Client, json: bool, a: TopArgs) -> Result<()> {
         ("partition", a.partition),
     ]);
     table::print(json, &client.entries(&a.board, &q).await?, table::entries)
+}
+
+/// `photofinish partitions`: a period's partitions, sorted by key.
+pub(super) async fn partitions(client: &Client, json: bool, a: PartitionsArgs) -> Result<()> {
+    let q = query(&[
+        ("limit", Some(a.limit.to_string())),
+        ("offset", Some(a.offset.to_string())),
+        ("period", a.period),
+    ]);
+    let v = client.partitions(&a.board, &q).await?;
+    table::print(json, &v, table::partitions)
 }
 
 /// `photofinish teams`: the teams' ranking, or one team with its members.

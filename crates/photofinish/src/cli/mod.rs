@@ -135,6 +135,8 @@ enum Command {
     Rank(commands::RankArgs),
     /// Show the rows around a member.
     Around(commands::AroundArgs),
+    /// Show a period's partitions, each with its members.
+    Partitions(commands::PartitionsArgs),
     /// Show a board's teams, or one team with its members.
     Teams(commands::TeamsArgs),
 }
@@ -200,6 +202,7 @@ pub async fn run(args: Args) -> Result<()> {
         Command::Top(a) => commands::top(&client, json, a).await,
         Command::Rank(a) => commands::rank(&client, json, a).await,
         Command::Around(a) => commands::around(&client, json, a).await,
+        Command::Partitions(a) => commands::partitions(&client, json, a).await,
         Command::Teams(a) => commands::teams(&client, json, a).await,
     }
 }

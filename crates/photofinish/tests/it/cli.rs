@@ -130,6 +130,14 @@ fn partitions_and_teams_through_the_cli() {
         (v["rank"].clone(), v["team"].clone()),
         (serde_json::json!(2), serde_json::json!("wolves"))
     );
+    let (ok, out, _) = cli(&["partitions", "g"], s);
+    assert!(ok);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows, [["DE", "1"], ["FR", "2"]], "{out}");
     let (ok, out, _) = cli(&["teams", "g"], s);
     assert!(ok);
     let rows: Vec<Vec<&str>> = out
