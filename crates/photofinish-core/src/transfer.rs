@@ -263,6 +263,11 @@ impl ImportBuilder {
             })
             .collect();
         ranking.load_teams(saved, next_seq).map_err(refuse)?;
+        if let Some(team) = ranking.team_past_range() {
+            return Err(BoardError::InvalidEntries(format!(
+                "team {team:?}'s members sum past the i64 range (docs/SPEC.md §17)"
+            )));
+        }
         Ok(ranking)
     }
 }

@@ -64,6 +64,11 @@ pub(super) fn clamp(sum: i128) -> i64 {
     sum.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
+/// How far `sum` is past the i64 range (0 inside it).
+fn excess(sum: i128) -> u128 {
+    sum.abs_diff(i128::from(clamp(sum)))
+}
+
 /// Each team's key, by id: where the teams' index reads keys — 24 bytes a team in one
 /// array, apart from the rest of the team, so a descent's comparisons read few lines.
 #[derive(Debug, Clone, Default)]
@@ -191,9 +196,12 @@ impl Teams {
 
     /// Refuses a change of `delta` to team `t`'s sum (a new team's when `None`) that
     /// would leave the i64 range (docs/SPEC.md §17).
+    /// A sum past the range already (a removal or a hide left it there, see the module
+    /// docs) takes any write that does not move it further out.
     pub(super) fn check(&self, t: Option<u32>, delta: i128) -> Result<(), BoardError> {
-        let sum = t.map_or(0, |t| self.get(t).sum) + delta;
-        if sum == i128::from(clamp(sum)) {
+        let old = t.map_or(0, |t| self.get(t).sum);
+        let sum = old + delta;
+        if excess(sum) == 0 || excess(sum) <= excess(old) {
             return Ok(());
         }
         let team = t.map_or_else(String::new, |t| format!(" {:?}", self.get(t).name));
@@ -333,6 +341,18 @@ impl Teams {
         self.by_name.values().map(|&t| (self.get(t), self.key(t)))
     }
 
+    /// The first open team whose sum is past the i64 range, by key.
+    pub(super) fn past_range(&self) -> Option<&str> {
+        let mut past: Vec<&str> = self
+            .by_name
+            .iter()
+            .filter(|(_, &t)| excess(self.get(t).sum) > 0)
+            .map(|(name, _)| &**name)
+            .collect();
+        past.sort_unstable();
+        past.first().copied()
+    }
+
     /// The order the next change of a sum gets (a snapshot keeps it).
     pub(super) fn next_seq(&self) -> u64 {
         self.next_seq
@@ -356,7 +376,7 @@ impl Teams {
             return Err(refuse(format!("team {name:?} is past its size")));
         }
         let t = self.open(name, reached_at_us);
-        self.next_seq = self.next_seq.max(seq + 1);
+        self.next_seq = self.next_seq.max(seq.saturating_add(1));
         for &id in &ids {
             if self.of(id).is_some() {
                 return Err(refuse(format!("a member of team {name:?} is in two")));

@@ -122,8 +122,11 @@ impl Model {
             0
         };
         if let (Some(t), true) = (&team, delta != 0) {
-            let sum = self.teams.get(t).map_or(0, |t| t.sum) + delta;
-            if sum != i128::from(clamp(sum)) {
+            // Past the range and further out than before: a sum a removal or a hide left
+            // past it takes writes that bring it back.
+            let old = self.teams.get(t).map_or(0, |t| t.sum);
+            let past = |x: i128| x.abs_diff(i128::from(clamp(x)));
+            if past(old + delta) > past(old) {
                 return Err(ErrorCode::ScoreOverflow);
             }
         }
@@ -576,4 +579,74 @@ fn teams_are_per_period_and_a_hide_or_an_erase_reaches_every_period() {
         teams(&b, PeriodRef::Previous, now),
         [("wolves".into(), 5, 1, DAY2 + 40)]
     );
+}
+
+/// A removal may leave a team's sum past the i64 range (it is never refused); then a
+/// write that brings the sum back toward the range is taken, and one that takes it
+/// further out is refused with nothing applied. An import whose rows sum a team past the
+/// range is refused whole, as the writes would be.
+#[test]
+fn a_sum_past_the_range_takes_writes_that_bring_it_back() {
+    use photofinish_core::transfer::{ImportBuilder, ImportRow, ImportScores};
+    use photofinish_core::BoardConfig;
+    let mut r = Ranking::new(Shape::single(Order::Desc, Op::Set)).with_teams(Some(5));
+    let mut w = |r: &mut Ranking, member: &str, value: i64| {
+        let w = Write {
+            member,
+            op: None,
+            values: Operands::one(value),
+            at_us: 1,
+            metadata: None,
+            partition: None,
+            team: Some("t"),
+            hidden: false,
+        };
+        r.submit(&w).map(|_| ()).map_err(|e| e.code())
+    };
+    w(&mut r, "a", i64::MAX).expect("a");
+    w(&mut r, "c", -i64::MAX).expect("c");
+    w(&mut r, "b", i64::MAX).expect("b");
+    assert!(r.remove("c", 2), "a removal is never refused");
+    let score = |r: &Ranking| {
+        r.view(None)
+            .teams()
+            .and_then(|t| t.team("t", RankStyle::Ordinal))
+            .map(|t| t.score)
+    };
+    assert_eq!(
+        score(&r),
+        Some(i64::MAX),
+        "2 × i64::MAX reads as the range's end"
+    );
+    w(&mut r, "b", 7).expect("still past the range, but back toward it");
+    assert_eq!(
+        w(&mut r, "b", 8),
+        Err(ErrorCode::ScoreOverflow),
+        "further out"
+    );
+    assert_eq!(r.scores_of("b"), Some(Scores::one(7)), "nothing applied");
+    w(&mut r, "b", -10).expect("back inside");
+    assert_eq!(score(&r), Some(i64::MAX - 10));
+    r.check_invariants();
+
+    let config = BoardConfig {
+        teams: Some(photofinish_core::groups::TeamRules { max_size: 5 }),
+        ..BoardConfig::default()
+    };
+    let mut b = ImportBuilder::new(&config);
+    for m in ["x", "y"] {
+        let row = ImportRow {
+            member: m.into(),
+            scores: ImportScores::Score(5_000_000_000_000_000_000),
+            reached_at_us: Some(1),
+            metadata: None,
+            hidden: false,
+            partition: None,
+            team: Some("t".into()),
+        };
+        b.push(&row, 1, Scores::one(5_000_000_000_000_000_000))
+            .expect("row");
+    }
+    let e = b.finish().map(|_| ()).expect_err("refused whole");
+    assert_eq!(e.code(), ErrorCode::InvalidEntries);
 }

@@ -206,6 +206,12 @@ impl Ranking {
         Ok(())
     }
 
+    /// The first team (by key) whose sum is past the i64 range — what an import, which
+    /// sums its rows at once, refuses as a write would.
+    pub fn team_past_range(&self) -> Option<&str> {
+        self.teams.as_deref()?.past_range()
+    }
+
     /// Counts every team's sum again from its members' scores, its hidden ones left
     /// out, and builds the teams' index (a ranking put in place whole, once its hidden
     /// members are marked).
