@@ -590,7 +590,7 @@ fn a_sum_past_the_range_takes_writes_that_bring_it_back() {
     use photofinish_core::transfer::{ImportBuilder, ImportRow, ImportScores};
     use photofinish_core::BoardConfig;
     let mut r = Ranking::new(Shape::single(Order::Desc, Op::Set)).with_teams(Some(5));
-    let mut w = |r: &mut Ranking, member: &str, value: i64| {
+    let w = |r: &mut Ranking, member: &str, value: i64| {
         let w = Write {
             member,
             op: None,
