@@ -90,6 +90,18 @@ pub fn require_partitions(config: &crate::BoardConfig) -> Result<(), BoardError>
     }
 }
 
+/// Refuses a read of teams on a board whose config has none (docs/SPEC.md §17): 422
+/// `invalid_parameter`.
+pub fn require_teams(config: &crate::BoardConfig) -> Result<(), BoardError> {
+    if config.teams.is_some() {
+        Ok(())
+    } else {
+        Err(BoardError::InvalidParameter(
+            "teams: the board has no teams".into(),
+        ))
+    }
+}
+
 /// Checks a partition or team key: 1 to 32 of `A-Z a-z 0-9 _ -`.
 pub fn validate_group_key(key: &str) -> Result<(), BoardError> {
     let ok = !key.is_empty()

@@ -8,6 +8,7 @@ use crate::access::Viewer;
 use crate::board::{Board, PeriodRef};
 use crate::calendar::Period;
 use crate::error::{BoardError, ErrorCode, Refuses};
+use crate::groups::require_teams;
 use crate::names::{BoardName, GroupKey};
 use crate::ranking::{Entry, RankStyle, TeamEntry};
 
@@ -68,17 +69,6 @@ pub struct TeamDetail {
     pub entries: Vec<Entry>,
 }
 
-/// Refuses a read of teams on a board without them (docs/SPEC.md §17).
-fn require_teams(b: &Board) -> Result<(), BoardError> {
-    if b.has_teams() {
-        Ok(())
-    } else {
-        Err(BoardError::InvalidParameter(
-            "teams: the board has no teams".into(),
-        ))
-    }
-}
-
 impl Refuses for ReadTeams {
     const REFUSALS: &'static [ErrorCode] = &[
         ErrorCode::BoardNotFound,
@@ -93,7 +83,7 @@ impl BoardRead for ReadTeams {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<TeamList, BoardError> {
-        require_teams(b)?;
+        require_teams(b.config())?;
         in_period(b, &self.period, now_us, viewer, |period, ranking| {
             let teams = ranking.and_then(|r| r.teams());
             let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
@@ -121,7 +111,7 @@ impl BoardRead for ReadTeam {
         &self.board
     }
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<TeamDetail, BoardError> {
-        require_teams(b)?;
+        require_teams(b.config())?;
         in_period(b, &self.period, now_us, viewer, |period, ranking| {
             let team = self.team.as_str();
             let teams = ranking.and_then(|r| r.teams());

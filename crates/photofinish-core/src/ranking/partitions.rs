@@ -169,11 +169,7 @@ impl Partitions {
             self.live += 1;
         }
         self.sizes[p as usize] += 1;
-        let at = id as usize;
-        if self.of.len() <= at {
-            self.of.resize(at + 1, 0);
-        }
-        self.of[at] = p + 1;
+        super::storage::set_beside(&mut self.of, id, p + 1);
         Some(p)
     }
 

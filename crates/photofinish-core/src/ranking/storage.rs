@@ -273,3 +273,13 @@ impl Records {
         }
     }
 }
+
+/// Sets record `id`'s entry of side array `side` (one value per record id, 0 for none)
+/// to `value`, growing it to hold `id`: the partition and the team beside each record.
+pub(super) fn set_beside<T: Copy + Default>(side: &mut Vec<T>, id: u32, value: T) {
+    let at = id as usize;
+    if side.len() <= at {
+        side.resize(at + 1, T::default());
+    }
+    side[at] = value;
+}

@@ -18,6 +18,7 @@
 
 use hashbrown::HashMap;
 
+use super::storage::set_beside;
 use crate::error::BoardError;
 use crate::index::{KeyOf, RankedIndex};
 use crate::key::Key;
@@ -226,11 +227,7 @@ impl Teams {
             (TeamPlace::Open, Some(name)) => self.open(name, at_us),
             _ => return,
         };
-        let at = id as usize;
-        if self.of.len() <= at {
-            self.of.resize(at + 1, 0);
-        }
-        self.of[at] = t + 1;
+        set_beside(&mut self.of, id, t + 1);
         self.update(t, at_us, |team| {
             team.members.push(id);
             if visible {
@@ -381,11 +378,7 @@ impl Teams {
             if self.of(id).is_some() {
                 return Err(refuse(format!("a member of team {name:?} is in two")));
             }
-            let at = id as usize;
-            if self.of.len() <= at {
-                self.of.resize(at + 1, 0);
-            }
-            self.of[at] = t + 1;
+            set_beside(&mut self.of, id, t + 1);
         }
         self.keys.0[t as usize].seq = seq;
         self.teams[t as usize].members = ids;

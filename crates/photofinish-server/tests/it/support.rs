@@ -295,3 +295,37 @@ pub fn rows(v: &serde_json::Value) -> Vec<(String, i64, u64)> {
         })
         .collect()
 }
+
+/// A server taking an admin key and players' ES256 tokens (issuer `studio`, audience
+/// `game`): the server, the admin key's secret, and the directory its keys file is in
+/// (kept while the server runs).
+pub async fn start_with_players(kind: Kind) -> (Server, String, tempfile::TempDir) {
+    use photofinish_core::access::Scope;
+    use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
+    use photofinish_server::auth::keys;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (k, secret) = keys::new_key("admin", Scope::Admin, vec![], None, "t".into()).expect("key");
+    let file = dir.path().join("keys.json");
+    keys::write_file(&file, vec![k]).expect("keys");
+    let s = Server::start_configured(kind, |o| photofinish_server::serve::ServeOptions {
+        keys: Some(file),
+        jwt: Some(JwtOptions {
+            key: JwtKey::Pem(fixture("es256-public.pem")),
+            issuer: Some("studio".into()),
+            audience: Some("game".into()),
+        }),
+        ..o
+    })
+    .await;
+    (s, secret.expose().to_owned(), dir)
+}
+
+/// A token of player `ann` for [`start_with_players`]' server, with `claims` added.
+pub fn ann_token(claims: serde_json::Value) -> String {
+    let mut c =
+        serde_json::json!({"sub": "ann", "exp": now_s() + 600, "iss": "studio", "aud": "game"});
+    if let (Some(c), Some(extra)) = (c.as_object_mut(), claims.as_object()) {
+        c.extend(extra.clone());
+    }
+    es256(c)
+}

@@ -5,9 +5,6 @@
 //! deleted members' scores leave their team's sum; a player's token names only its own
 //! team claim; the standings survive a restart; every refusal changes nothing.
 
-use photofinish_core::access::Scope;
-use photofinish_server::auth::jwt::{JwtKey, JwtOptions};
-use photofinish_server::auth::keys;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -293,33 +290,13 @@ async fn teams_rank_by_their_members_sum(kind: Kind) {
 
 /// An admin key, and a player token with a `team` claim.
 async fn players_name_only_their_own_team(kind: Kind) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let (k, secret) = keys::new_key("admin", Scope::Admin, vec![], None, "t".into()).expect("key");
-    keys::write_file(&dir.path().join("keys.json"), vec![k]).expect("keys");
-    let file = dir.path().join("keys.json");
-    let s = Server::start_configured(kind, |o| photofinish_server::serve::ServeOptions {
-        keys: Some(file),
-        jwt: Some(JwtOptions {
-            key: JwtKey::Pem(fixture("es256-public.pem")),
-            issuer: Some("studio".into()),
-            audience: Some("game".into()),
-        }),
-        ..o
-    })
-    .await;
-    let admin = secret.expose().to_owned();
+    let (s, admin, _keys) = start_with_players(kind).await;
     let body = json!({"teams": {"max_size": 10}, "player_writes": true, "public_read": true});
     let (st, _) = s
         .call_as(Some(&admin), Method::PUT, "/v1/boards/t", Some(body))
         .await;
     assert_eq!(st, 201);
-    let token = |claims: Value| {
-        let mut c = json!({"sub": "ann", "exp": now_s() + 600, "iss": "studio", "aud": "game"});
-        if let (Some(c), Some(extra)) = (c.as_object_mut(), claims.as_object()) {
-            c.extend(extra.clone());
-        }
-        es256(c)
-    };
+    let token = ann_token;
     let wolves = token(json!({"team": "wolves"}));
     let none = token(json!({}));
     let write = |tok: &str, team: Option<&str>| {

@@ -64,7 +64,7 @@ pub(super) fn read_options(
 }
 
 /// A number argument under `max`.
-fn number(args: &Args<'_>, i: usize, name: &str, max: u64) -> Result<u64, CmdError> {
+pub(super) fn number(args: &Args<'_>, i: usize, name: &str, max: u64) -> Result<u64, CmdError> {
     let raw = text(args, i, name, ErrorCode::InvalidParameter)?;
     Ok(bounded_u64(name, raw, max)?)
 }

@@ -13,13 +13,13 @@ use photofinish_core::ranking::TeamEntry;
 use photofinish_core::{BoardName, ErrorCode, PeriodRef, RankStyle};
 
 use super::args::{invalid, option, options_in, text};
+use super::read::number;
 use super::spec::{Family, Spec};
 use crate::limits::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use crate::resp::error::CmdError;
 use crate::resp::frame::Args;
 use crate::resp::reply::Out;
 use crate::resp::session::Session;
-use crate::wire::parse::bounded_u64;
 
 /// This family's rows.
 pub const COMMANDS: &[Spec] = &[
@@ -51,15 +51,11 @@ fn team_options(args: &Args<'_>, from: usize, command: &str) -> Result<TeamOptio
                     "LIMIT of '{command}' takes an offset and a count"
                 )));
             }
-            let number = |j: usize, name: &str, max: u64| -> Result<u64, CmdError> {
-                let raw = text(args, j, name, ErrorCode::InvalidParameter)?;
-                Ok(bounded_u64(name, raw, max)?)
-            };
             let before = options_in(args, from..i, allowed, command, Vec::new())?;
             let opts = options_in(args, i + 3..args.len(), allowed, command, before)?;
             (
-                number(i + 1, "offset", u64::MAX)?,
-                number(i + 2, "count", MAX_PAGE_LIMIT)?,
+                number(args, i + 1, "offset", u64::MAX)?,
+                number(args, i + 2, "count", MAX_PAGE_LIMIT)?,
                 opts,
             )
         }
