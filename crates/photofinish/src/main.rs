@@ -11,8 +11,6 @@ mod transfer_cmd;
 
 use std::io::Write;
 
-use clap::Parser;
-
 /// mimalloc instead of glibc malloc: the server allocates per request (bodies, JSON,
 /// answers) from many threads; see docs/bench-history.md §2 for the measured difference.
 #[global_allocator]
@@ -43,7 +41,13 @@ fn report(what: std::fmt::Arguments<'_>) {
 
 fn main() -> std::process::ExitCode {
     disable_transparent_huge_pages();
-    let args = cli::Args::parse();
+    let (args, sources) = match cli::config::load(std::env::args_os().collect()) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            report(format_args!("{e}"));
+            return std::process::ExitCode::from(2);
+        }
+    };
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = args.workers() {
         builder.worker_threads(n);
@@ -55,7 +59,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(cli::run(args)) {
+    match runtime.block_on(cli::run(args, sources)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             report(format_args!("{e:#}"));

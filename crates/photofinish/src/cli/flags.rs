@@ -128,7 +128,8 @@ impl AccessFlags {
 pub(super) struct LimitFlags {
     /// Seconds a request's headers may take, counted from the connection's accept or the
     /// request's first byte.
-    #[arg(long, env = "PHOTOFINISH_HEADER_TIMEOUT", default_value_t = 10.0)]
+    #[arg(long, env = "PHOTOFINISH_HEADER_TIMEOUT", default_value_t = 10.0,
+          value_parser = parse_header_timeout)]
     header_timeout: f64,
     /// Connections held at once (default: the open-file limit less a reserve).
     #[arg(long, env = "PHOTOFINISH_MAX_CONNECTIONS")]
@@ -266,6 +267,14 @@ impl ScaleOutFlags {
     }
 }
 
+/// `--header-timeout`: seconds in (0, 3600].
+fn parse_header_timeout(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 3600.0 => Ok(t),
+        _ => Err(format!("must be seconds in (0, 3600], got {s:?}")),
+    }
+}
+
 /// A size: digits and an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB).
 fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
@@ -296,12 +305,6 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 
 impl LimitFlags {
     pub(super) fn apply(self, opts: ServeOptions) -> Result<ServeOptions> {
-        if !(self.header_timeout > 0.0 && self.header_timeout <= 3600.0) {
-            return Err(anyhow!(
-                "--header-timeout must be in (0, 3600] seconds, got {}",
-                self.header_timeout
-            ));
-        }
         Ok(ServeOptions {
             header_timeout: std::time::Duration::from_secs_f64(self.header_timeout),
             max_connections: self.max_connections,

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use crate::client::Client;
 
 mod commands;
+pub mod config;
 mod flags;
 mod serve;
 
@@ -39,6 +40,9 @@ pub struct Args {
 enum Command {
     /// Run the server: on the embedded store by default, or on Redis with --storage.
     Serve(serve::ServeArgs),
+    /// Print what `serve` would run with these flags, environment and --config file:
+    /// each setting and where it came from, secrets redacted (docs/SPEC.md §18).
+    Config(serve::ServeArgs),
     /// Convert a Redis namespace written by an earlier Photofinish (the Lua data model,
     /// format 2) to the log layout, in place (docs/redis-layout.md, "Upgrade"). Stop every
     /// server on it first; an interrupted run is resumed by running it again.
@@ -155,12 +159,23 @@ impl Args {
     }
 }
 
-/// Runs the parsed command line.
-pub async fn run(args: Args) -> Result<()> {
+/// Runs the parsed command line; `sources` says where `serve`'s settings came from.
+pub async fn run(args: Args, sources: config::Sources) -> Result<()> {
     let client = Client::new(&args.server, args.token.as_deref())?;
     let json = args.json;
     match args.command {
         Command::Serve(a) => serve::serve(a.options()?).await,
+        Command::Config(a) => {
+            // Checked as `serve` would check them: what prints is what would run.
+            a.options()?;
+            let cmd = <Args as clap::CommandFactory>::command();
+            let serve = cmd
+                .find_subcommand("serve")
+                .ok_or_else(|| anyhow::anyhow!("no serve subcommand"))?;
+            let mut out = std::io::stdout().lock();
+            std::io::Write::write_all(&mut out, config::render(serve, &sources).as_bytes())?;
+            Ok(())
+        }
         Command::RedisUpgrade {
             storage,
             redis_namespace,

@@ -15,6 +15,10 @@ use super::MAX_WORKERS;
 /// `photofinish serve`'s flags.
 #[derive(Debug, clap::Args)]
 pub(super) struct ServeArgs {
+    /// A TOML file of settings: each key a flag of `serve` (`data-dir = "…"`), used where
+    /// neither a flag nor the environment sets it (docs/SPEC.md §18).
+    #[arg(long, env = "PHOTOFINISH_CONFIG")]
+    pub(super) config: Option<PathBuf>,
     /// Address to listen on.
     #[arg(long, env = "PHOTOFINISH_LISTEN", default_value = "127.0.0.1:7770")]
     pub(super) listen: String,
@@ -33,7 +37,8 @@ pub(super) struct ServeArgs {
     )]
     pub(super) data_dir: PathBuf,
     /// When the log is fsynced: always, everysec or never.
-    #[arg(long, env = "PHOTOFINISH_FSYNC", default_value = "always")]
+    #[arg(long, env = "PHOTOFINISH_FSYNC", default_value = "always",
+          value_parser = ["always", "everysec", "never"])]
     pub(super) fsync: String,
     /// Keep the data in Redis instead of the data directory:
     /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
@@ -58,6 +63,7 @@ impl ServeArgs {
     /// The server's options these flags say, checked.
     pub(super) fn options(self) -> Result<ServeOptions> {
         let ServeArgs {
+            config: _, // read into the other flags before they were parsed (config.rs)
             listen,
             resp_listen,
             data_dir,

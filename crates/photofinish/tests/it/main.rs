@@ -11,6 +11,7 @@ mod crash;
 mod erasure;
 mod leagues;
 mod moderation;
+mod production;
 mod retries;
 mod scale_out;
 mod transfer;
