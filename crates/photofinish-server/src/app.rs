@@ -27,6 +27,8 @@ pub struct App {
     pub streams_limit: usize,
     /// Turns `true` when the server stops: event streams end.
     pub closing: tokio::sync::watch::Receiver<bool>,
+    /// Every request is logged at `info`, not only the failed ones.
+    pub access_log: bool,
 }
 
 /// The state axum hands to handlers.

@@ -2,7 +2,8 @@
 //! sane one, else minted), the metrics, the id echoed back, and logs that carry the id.
 //!
 //! Logging is cheap on purpose, since it runs on every request: at the default `info` level
-//! only a failed request (5xx) writes a line — at `warn`, with its id, method, route,
+//! only a failed request (5xx) writes a line, unless the server was started with
+//! `--access-log`, which writes one for every request at `info` with the same fields — at `warn`, with its id, method, route,
 //! status and latency. Under `RUST_LOG=debug` each request also gets a `request` span with
 //! those fields (so anything logged while serving it carries the id) and a "request done"
 //! line. An `info`-level span per request cost about 2 µs of CPU a request — over 10% of a
@@ -67,6 +68,8 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
     let latency_us = elapsed.as_micros() as u64;
     if resp.status().is_server_error() {
         tracing::warn!(request_id = %id, %method, %route, status, latency_us, "request failed");
+    } else if app.access_log {
+        tracing::info!(request_id = %id, %method, %route, status, latency_us, "request");
     } else {
         span.in_scope(|| tracing::debug!(status, latency_us, "request done"));
     }

@@ -79,6 +79,15 @@ impl Proc {
         Self::spawn(cmd)
     }
 
+    /// [`Self::spawn_command`], its log (stderr, at the level the command sets) written
+    /// to `log`.
+    pub fn spawn_command_logging(cmd: Command, log: &Path) -> Proc {
+        Self::spawn_to(
+            cmd,
+            Stdio::from(std::fs::File::create(log).expect("log file")),
+        )
+    }
+
     /// Spawns `cmd` and reads its stdout up to the "listening" line (after the RESP line,
     /// when there is one). The RESP door takes a free port unless the command names one:
     /// tests run side by side, and the default 7771 would be taken by the first.

@@ -120,15 +120,19 @@ async fn committer(store: std::sync::Weak<Store>, commit_due: Arc<tokio::sync::N
     }
 }
 
-/// `url` with any password replaced by `***`, for logs.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let userinfo = &url[scheme_end + 3..at];
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..])
-        }
-        _ => url.to_owned(),
+/// A Redis URL with its password, if it has one, replaced by `<redacted>` (a user alone,
+/// `redis://app@db`, is no secret): what the log and `photofinish config` show of it.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_owned();
+    };
+    match rest[..at].split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:<redacted>{}", &rest[at..]),
+        None => url.to_owned(),
     }
 }
 
@@ -406,7 +410,7 @@ impl Listeners {
                 tracing::info!(%addr, scheme, data_dir = %opts.data_dir.display(), fsync = ?opts.fsync, workers, "listening")
             }
             Some(url) => {
-                tracing::info!(%addr, scheme, storage = %redact(url), namespace = %opts.redis_namespace, workers, "listening")
+                tracing::info!(%addr, scheme, storage = %redact_url(url), namespace = %opts.redis_namespace, workers, "listening")
             }
         }
     }
@@ -440,6 +444,7 @@ fn app(
         streams: Arc::new(tokio::sync::Semaphore::new(streams_limit)),
         streams_limit,
         closing,
+        access_log: opts.access_log,
         limiter,
         gate: Gate::new(service)
             .with_budget(budget)
@@ -454,15 +459,24 @@ fn app(
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::redact_url;
 
+    /// Only a Redis URL's password is hidden; a URL without one is shown whole.
     #[test]
     fn passwords_never_reach_the_log() {
         assert_eq!(
-            redact("redis://:secret@10.0.0.1:6379/0"),
-            "redis://:***@10.0.0.1:6379/0"
+            redact_url("redis://:secret@10.0.0.1:6379/0"),
+            "redis://:<redacted>@10.0.0.1:6379/0"
         );
-        assert_eq!(redact("redis://u:p@h:1"), "redis://u:***@h:1");
-        assert_eq!(redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(redact_url("redis://u:p@h:1"), "redis://u:<redacted>@h:1");
+        assert_eq!(redact_url("redis://app@db"), "redis://app@db");
+        assert_eq!(
+            redact_url("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379"
+        );
+        assert_eq!(
+            redact_url("redis+cluster://a:1,b:2"),
+            "redis+cluster://a:1,b:2"
+        );
     }
 }

@@ -49,6 +49,9 @@ pub struct ServeOptions {
     /// The most members one step of a league's close ranks (docs/competitions.md);
     /// smaller in tests that stop a server mid-close.
     pub close_step_members: u32,
+    /// Log every HTTP request at `info` (request id, method, route template, status,
+    /// latency), not only the failed ones (docs/production.md, "Logs").
+    pub access_log: bool,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
     /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
@@ -127,6 +130,7 @@ impl Default for ServeOptions {
             redis_reads: photofinish_redis::node::Reads::Fresh,
             redis_wait: 0,
             close_step_members: photofinish_core::league::CLOSE_STEP_MEMBERS,
+            access_log: false,
             audit_retention: std::time::Duration::from_micros(
                 photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US as u64,
             ),

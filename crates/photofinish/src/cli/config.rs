@@ -224,7 +224,7 @@ pub fn render(cmd: &clap::Command, sources: &Sources) -> String {
             let shown = if SECRETS.contains(&id) {
                 "<redacted>".to_owned()
             } else if id == "storage" {
-                without_password(&raw)
+                photofinish_server::serve::redact_url(&raw)
             } else {
                 raw
             };
@@ -233,43 +233,4 @@ pub fn render(cmd: &clap::Command, sources: &Sources) -> String {
         out += &format!("{key} = {value}  # {source}\n");
     }
     out
-}
-
-/// A Redis URL with its password, if it has one, replaced by `<redacted>`.
-fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    // `user:password@`: a user alone (no colon) is not a secret.
-    let Some(at) = rest[..authority_end].rfind('@') else {
-        return url.to_owned();
-    };
-    match rest[..at].split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:<redacted>{}", &rest[at..]),
-        None => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_password;
-
-    /// Only the password of a Redis URL is hidden; a URL without one is shown whole.
-    #[test]
-    fn a_redis_url_loses_only_its_password() {
-        assert_eq!(
-            without_password("redis://app:hunter2@db:6379/0"),
-            "redis://app:<redacted>@db:6379/0"
-        );
-        assert_eq!(
-            without_password("redis://:hunter2@db:6379"),
-            "redis://:<redacted>@db:6379"
-        );
-        assert_eq!(without_password("redis://app@db"), "redis://app@db");
-        assert_eq!(
-            without_password("redis+cluster://a:1,b:2"),
-            "redis+cluster://a:1,b:2"
-        );
-    }
 }

@@ -53,6 +53,14 @@ pub(super) struct ServeArgs {
     #[arg(long, env = "PHOTOFINISH_WORKERS",
           value_parser = clap::value_parser!(u16).range(1..=MAX_WORKERS))]
     pub(super) workers: Option<u16>,
+    /// How log lines are written: `text` (for people) or `json` (one object a line).
+    #[arg(long, env = "PHOTOFINISH_LOG_FORMAT", default_value = "text",
+          value_parser = ["text", "json"])]
+    pub(super) log_format: String,
+    /// Log every HTTP request at `info` (request id, method, route template, status,
+    /// latency), not only the failed ones.
+    #[arg(long, env = "PHOTOFINISH_ACCESS_LOG")]
+    pub(super) access_log: bool,
     #[command(flatten)]
     pub(super) access: Box<AccessFlags>,
     #[command(flatten)]
@@ -60,8 +68,8 @@ pub(super) struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The server's options these flags say, checked.
-    pub(super) fn options(self) -> Result<ServeOptions> {
+    /// The server's options these flags say, checked, and whether logs are JSON.
+    pub(super) fn options(self) -> Result<(ServeOptions, bool)> {
         let ServeArgs {
             config: _, // read into the other flags before they were parsed (config.rs)
             listen,
@@ -74,6 +82,8 @@ impl ServeArgs {
             limits,
             scale_out,
             workers: _, // the runtime's, set up before this runs (main.rs)
+            log_format,
+            access_log,
         } = self;
         let fsync = FsyncPolicy::parse(&fsync)
             .ok_or_else(|| anyhow!("--fsync must be always, everysec or never, got {fsync:?}"))?;
@@ -85,17 +95,20 @@ impl ServeArgs {
             fsync,
             storage,
             redis_namespace,
+            access_log,
             ..ServeOptions::default()
         })?;
-        scale_out.apply(limits.apply(opts)?)
+        Ok((scale_out.apply(limits.apply(opts)?)?, log_format == "json"))
     }
 }
 
-pub(super) async fn serve(opts: ServeOptions) -> Result<()> {
+/// Sends the log to stderr, as text or (`json`) one JSON object a line: the time, the
+/// level, the message and the event's fields at the top level.
+fn init_logs(json: bool) {
     let filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
+    let ansi = !json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
         .with_ansi(ansi)
@@ -103,8 +116,20 @@ pub(super) async fn serve(opts: ServeOptions) -> Result<()> {
         // A log line that cannot be written (stderr closed) is dropped: the subscriber's
         // own report of that failure goes through `eprintln!`, which panics on it and
         // took the server down with it.
-        .log_internal_errors(false)
-        .init();
+        .log_internal_errors(false);
+    if json {
+        logs.json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .init();
+    } else {
+        logs.init();
+    }
+}
+
+pub(super) async fn serve((opts, json_logs): (ServeOptions, bool)) -> Result<()> {
+    init_logs(json_logs);
     let scheme = if opts.tls.is_some() { "https" } else { "http" };
     photofinish_server::serve::serve(
         opts,

@@ -77,6 +77,8 @@ fn a_config_file_with_every_key_round_trips_through_photofinish_config() {
         ("redis-wait", "1"),
         ("max-clock-skew", "250ms"),
         ("workers", "3"),
+        ("log-format", "json"),
+        ("access-log", "true"),
         ("keys", "/etc/photofinish/keys.json"),
         ("jwt-issuer", "https://id.example"),
         ("jwt-audience", "game"),
@@ -248,5 +250,114 @@ fn serve_runs_with_the_files_settings() {
             > 0,
         "nothing in {}",
         data.display()
+    );
+}
+
+/// `--log-format json --access-log`: every line of the log is one JSON object; each
+/// request's line carries its request id, method, route template (never the raw path,
+/// which names a member), status and latency; no line holds the key's secret.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_logs_parse_carry_route_templates_and_hold_no_secret() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let keys = dir.path().join("keys.json");
+    let keys_s = keys.display().to_string();
+    let (code, out, err) = photofinish(
+        &[
+            "key", "new", "--keys", &keys_s, "--name", "ops", "--scope", "admin",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let secret = out.trim().to_owned();
+    let log = dir.path().join("server.log");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json"])
+        .args([
+            "--access-log",
+            "--fsync",
+            "never",
+            "--keys",
+            &keys_s,
+            "--data-dir",
+        ])
+        .arg(dir.path().join("data"))
+        .env("RUST_LOG", "info");
+    let server = tokio::task::block_in_place(|| Proc::spawn_command_logging(cmd, &log));
+    let http = reqwest::Client::new();
+    let base = &server.base;
+    let send = |rb: reqwest::RequestBuilder| {
+        let rb = rb.bearer_auth(&secret);
+        async move { rb.send().await.expect("send").status().as_u16() }
+    };
+    let board = serde_json::json!({"order": "desc"});
+    assert_eq!(
+        send(http.put(format!("{base}/v1/boards/logs")).json(&board)).await,
+        201
+    );
+    let member = format!("{base}/v1/boards/logs/members/alice.private");
+    let score = serde_json::json!({"member": "alice.private", "score": 5});
+    assert_eq!(
+        send(
+            http.post(format!("{base}/v1/boards/logs/scores"))
+                .json(&score)
+        )
+        .await,
+        200
+    );
+    assert_eq!(send(http.get(&member)).await, 200);
+    assert_eq!(
+        send(http.get(format!("{base}/v1/boards/nope/members/bob.private"))).await,
+        404
+    );
+    let unauthorized = http
+        .get(&member)
+        .bearer_auth("pf_wrong")
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(unauthorized.status().as_u16(), 401);
+    assert!(tokio::task::block_in_place(|| server.terminate()).success());
+    let text = std::fs::read_to_string(&log).expect("log");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(lines
+        .iter()
+        .all(|l| l["level"].is_string() && l["timestamp"].is_string()));
+    let requests: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["message"] == "request").collect();
+    let routes: Vec<(&str, u64)> = requests
+        .iter()
+        .map(|l| {
+            (
+                l["route"].as_str().unwrap_or(""),
+                l["status"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    for want in [
+        ("/v1/boards/{board}", 201),
+        ("/v1/boards/{board}/scores", 200),
+        ("/v1/boards/{board}/members/{member}", 200),
+        ("/v1/boards/{board}/members/{member}", 404),
+        ("/v1/boards/{board}/members/{member}", 401),
+    ] {
+        assert!(routes.contains(&want), "{want:?} not in {routes:?}");
+    }
+    for l in &requests {
+        assert!(
+            l["request_id"].is_string() && l["method"].is_string(),
+            "{l}"
+        );
+        assert!(l["latency_us"].is_u64(), "{l}");
+    }
+    assert!(
+        !text.contains(".private"),
+        "a raw path reached the log: {text}"
+    );
+    assert!(
+        !text.contains(&secret[3..]) && !text.contains("pf_wrong"),
+        "a secret in the log"
     );
 }
