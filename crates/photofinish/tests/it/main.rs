@@ -8,6 +8,7 @@ mod backup;
 mod cli;
 mod conns;
 mod crash;
+mod deploy;
 mod erasure;
 mod leagues;
 mod moderation;
