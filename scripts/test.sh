@@ -9,7 +9,8 @@
 # redis-cli (redis-tools, which redis-server brings), redis-py (PyPI) and Node.js's ioredis and
 # node-redis (npm, pinned in tests/resp-clients/package-lock.json). The game clients' tests
 # build the TypeScript client (TypeScript and Node.js's types, pinned in
-# clients/typescript/package-lock.json) and the C# one (Debian's mono-devel: mcs, mono). This script installs what is missing (Debian
+# clients/typescript/package-lock.json) and the C# one (Debian's mono-devel: mcs, mono). The
+# deployment files' test runs systemd-analyze (Debian's systemd). This script installs what is missing (Debian
 # packages as root or through sudo; schemathesis with pip; the Node.js packages with npm ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,9 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
     PACKAGES+=(mono-devel) # the C# client's compiler and runtime
+fi
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+    PACKAGES+=(systemd) # systemd-analyze verifies deploy/photofinish.service
 fi
 if [ ${#PACKAGES[@]} -gt 0 ]; then
     echo "installing Debian packages: ${PACKAGES[*]}" >&2

@@ -2038,6 +2038,35 @@ namespace Photofinish
         }
     }
 
+    /// <summary>Readiness (`/readyz`, docs/SPEC.md §18).</summary>
+    public sealed class Ready
+    {
+        /// <summary>Why the node cannot serve, one reason each; empty when it can.</summary>
+        public List<string> Reasons { get; set; }
+
+        /// <summary>`ready`, or `not_ready` (the answer is then 503).</summary>
+        public string Status { get; set; }
+
+        internal static Ready FromJson(object json)
+        {
+            var o = json as Dictionary<string, object>;
+            if (o == null) return null;
+            return new Ready
+            {
+                Reasons = Json.ToList(Json.Get(o, "reasons"), x => Json.ToStr(x)),
+                Status = Json.ToStr(Json.Get(o, "status")),
+            };
+        }
+
+        internal Dictionary<string, object> ToJson()
+        {
+            var d = new Dictionary<string, object>();
+            Json.Put(d, "reasons", Json.FromList(Reasons, x => (object)x));
+            Json.Put(d, "status", Status);
+            return d;
+        }
+    }
+
     /// <summary>A reward row: ordinal ranks `from`..`to`, or the first ⌈P·n/100⌉ of the `n` visible
     /// entries (`top_percent`, one of the two), paid `amount` of `reward`; on a league board
     /// optionally in one `tier`. A member gets the first row it matches.</summary>

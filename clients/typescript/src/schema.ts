@@ -654,6 +654,14 @@ export type PeriodView = {
   starts_at?: string | null;
 };
 
+/** Readiness (`/readyz`, docs/SPEC.md §18). */
+export type Ready = {
+  /** Why the node cannot serve, one reason each; empty when it can. */
+  reasons: Array<string>;
+  /** `ready`, or `not_ready` (the answer is then 503). */
+  status: string;
+};
+
 /** A reward row: ordinal ranks `from`..`to`, or the first ⌈P·n/100⌉ of the `n` visible
  * entries (`top_percent`, one of the two), paid `amount` of `reward`; on a league board
  * optionally in one `tier`. A member gets the first row it matches. */

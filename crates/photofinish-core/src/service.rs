@@ -40,6 +40,12 @@ pub trait Leaderboard: Send + Sync {
     /// `None` while writes can succeed, else why they cannot.
     async fn health(&self) -> Option<String>;
 
+    /// Why this node cannot serve now, one reason each (`/readyz`, docs/SPEC.md §18);
+    /// empty when it can. By default: writes failing ([`Self::health`]).
+    async fn unready(&self) -> Vec<String> {
+        self.health().await.into_iter().collect()
+    }
+
     /// An estimate of the data's size, bytes, for the memory budget (docs/SPEC.md §7): the
     /// embedded store's rankings, or the memory Redis reports in use.
     async fn memory_estimate(&self) -> Result<u64, BoardError>;

@@ -1,6 +1,6 @@
 //! The upgrade of a namespace written in format 2 (the Lua data model,
 //! docs/redis-layout.md) to the log layout (docs/redis-layout.md; SPEC §12, "Upgrade"):
-//! `photofinish redis-upgrade`.
+//! `photofinish upgrade` (alias `redis-upgrade`).
 //!
 //! First every earlier node's writes are made to fail: the namespace's format key says
 //! `log-converting` (a format-2 server refuses to start on it), and each board's config
@@ -32,6 +32,10 @@ use crate::replica::{encode_entry, SNAPSHOT_VERSION};
 use crate::reply::Reply;
 
 /// The status words of format 2's script answers, as its idempotency records hold them.
+mod format;
+pub use format::check_log_format;
+use format::format_1;
+
 mod status {
     pub const OK: &[u8] = b"ok";
     pub const PERIOD_NOT_RETAINED: &[u8] = b"period_not_retained";
@@ -50,6 +54,12 @@ pub const LOG_FORMAT: &str = "log";
 /// The format key's value while an upgrade to the log layout is under way (or was
 /// interrupted: run it again).
 pub const CONVERTING: &str = "log-converting";
+
+/// How the format key of a later release's log format starts (`log-v2`, …): a release
+/// that changes the entries' or snapshots' format keeps writing the namespace's format
+/// until `photofinish upgrade` moves the namespace on; a node of this release meeting it
+/// refuses to start, naming it (docs/redis-layout.md, "Versions").
+pub const NEWER_LOG_FORMATS: &str = "log-v";
 
 /// What a format-2 config key holds once its board is being converted: no format-2
 /// server parses it, so every one of its calls on the board fails.
@@ -107,6 +117,12 @@ pub async fn upgrade_to_log(target: &Target, ns: &str) -> Result<LogUpgradeRepor
             let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
             report.already_current = true;
             return Ok(report);
+        }
+        Some(other) if other.starts_with(NEWER_LOG_FORMATS) => {
+            return Err(BoardError::Unavailable(format!(
+                "redis namespace {ns:?} is at format {other}, newer than this Photofinish \
+                 knows ({LOG_FORMAT}): upgrade photofinish itself"
+            )))
         }
         Some(other) => {
             return Err(BoardError::Unavailable(format!(
@@ -531,58 +547,6 @@ async fn delete_format2_keys(conn: &Conn, ns: &str, board: &str) -> Result<(), B
         let _: i64 = get(conn, &del).await?;
     }
     Ok(())
-}
-
-/// The refusal of a namespace in data format 1 (written before format 2: no format key,
-/// boards whose keys are not the log layout's), which this release cannot read.
-fn format_1(ns: &str) -> BoardError {
-    BoardError::Unavailable(format!(
-        "redis namespace {ns:?} holds boards of data format 1 (written before format 2 of the \
-         Redis layout), which this Photofinish cannot convert: upgrade it to format 2 with the \
-         last release that has it (commit 4b01e0d: `photofinish redis-upgrade`), then run \
-         `photofinish redis-upgrade` of this one"
-    ))
-}
-
-/// Whether namespace `ns` may be served by the log layout: an empty one is marked as the
-/// log layout's; one in format 1 or 2, or mid-upgrade, is refused with what to do.
-pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
-    let format_key = layout::format_key(ns);
-    let found: Option<String> = get(conn, redis::cmd("GET").arg(&format_key)).await?;
-    let hint = format!(
-        "stop every Photofinish server on it, then run `photofinish redis-upgrade --storage \
-         <url> --redis-namespace {ns}`"
-    );
-    match found.as_deref() {
-        Some(LOG_FORMAT) => Ok(()),
-        Some(CONVERTING) => Err(BoardError::Unavailable(format!(
-            "redis namespace {ns:?} is being converted to the log layout, or its conversion \
-             was interrupted: {hint}"
-        ))),
-        Some(other) => Err(BoardError::Unavailable(format!(
-            "redis namespace {ns:?} holds data format {other} (the Lua data model); the log \
-             layout reads its own: {hint}"
-        ))),
-        None => {
-            let boards: Vec<String> = get(
-                conn,
-                redis::cmd("SRANDMEMBER")
-                    .arg(layout::registry_key(ns))
-                    .arg(1),
-            )
-            .await?;
-            if let Some(b) = boards.first() {
-                // A namespace the log layout wrote before it marked its format.
-                let head: bool =
-                    get(conn, redis::cmd("EXISTS").arg(LogKeys::new(ns, b).head)).await?;
-                if !head {
-                    return Err(format_1(ns));
-                }
-            }
-            let _: () = get(conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
-            Ok(())
-        }
-    }
 }
 
 #[cfg(test)]

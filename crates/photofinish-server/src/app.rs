@@ -25,8 +25,11 @@ pub struct App {
     pub streams: Arc<tokio::sync::Semaphore>,
     /// The number of permits `streams` started with.
     pub streams_limit: usize,
-    /// Turns `true` when the server stops: event streams end.
+    /// Turns `true` when the listeners close in a stop: event streams end, RESP
+    /// connections close ([`crate::stop`]).
     pub closing: tokio::sync::watch::Receiver<bool>,
+    /// Where the server is in its stop: `/readyz`, `Connection: close`, the 503s.
+    pub stop: Arc<crate::stop::Stop>,
     /// Every request is logged at `info`, not only the failed ones.
     pub access_log: bool,
 }

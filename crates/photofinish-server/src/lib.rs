@@ -18,6 +18,8 @@
 //! - [`resp`]: the Redis protocol door: framing, the `LB.*` commands, pipelined rounds.
 //! - [`serve`]: open the store or connect to Redis (the one place that knows there are
 //!   two), bind, serve, shut down gracefully.
+//! - [`stop`]: the graceful stop: not ready, then closed to new connections, then 503 for
+//!   what still runs.
 //! - [`webhook`]: the period-close webhook dispatcher: a timer, signed posts, retries.
 
 pub(crate) mod app;
@@ -38,6 +40,7 @@ pub mod rate;
 pub(crate) mod resp;
 pub(crate) mod routes;
 pub mod serve;
+pub mod stop;
 pub mod webhook;
 pub mod wire;
 
@@ -102,6 +105,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(transfer::post_import))
         .routes(routes!(admin::get_backup))
         .routes(routes!(ops::healthz))
+        .routes(routes!(ops::readyz))
         .routes(routes!(ops::metrics))
         .routes(routes!(ops::openapi))
 }
@@ -114,6 +118,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/", get(console::index))
         .route("/console.css", get(console::css))
         .route("/console.js", get(console::js))
+        .route_layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            middleware::stop_guard,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             middleware::observe,

@@ -1,8 +1,8 @@
 //! The HTTP listener: accept connections (under the cap and timeouts of [`crate::conns`]),
 //! optionally wrap them in TLS (rustls), and serve each with hyper (HTTP/1.1), until
-//! shutdown; then stop accepting and let every connection finish the request it is serving,
-//! for at most [`SHUTDOWN_GRACE`]. Each request carries the peer address
-//! (`axum::extract::ConnectInfo`).
+//! shutdown; then stop accepting, close idle connections and let every busy one finish
+//! the request it is serving, for the rest of the stop's grace ([`crate::stop`]). Each
+//! request carries the peer address (`axum::extract::ConnectInfo`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -23,8 +23,6 @@ use crate::conns::{Connections, MarkIdle, Watched};
 
 /// How long a TLS handshake may take before the connection is dropped.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long shutdown waits for the requests in flight before it closes their connections.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// PEM files of a TLS certificate chain and its private key.
 #[derive(Debug, Clone)]
@@ -60,16 +58,34 @@ pub fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, String> {
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then waits for the requests
-/// in flight. `on_refusal` runs for every connection refused or evicted at the cap.
-pub async fn serve(
-    listener: TcpListener,
+/// What the listener holds its connections to: the cap (`on_refusal` runs for every
+/// connection refused or evicted at it), and how long the requests in flight have once
+/// it stops accepting.
+pub struct Doors<F> {
+    /// The connections held, under their cap.
+    pub connections: Arc<Connections>,
+    /// Runs for every connection refused or evicted at the cap.
+    pub on_refusal: F,
+    /// How long shutdown waits for the requests in flight before it cuts their
+    /// connections (they were answered 503 a second before: [`crate::stop`]).
+    pub drain: Duration,
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then lets go of the listener
+/// (it stops accepting once no other server holds it: the data's loading hands it on,
+/// `serve::starting`) and waits for the requests in flight, for at most `doors.drain`.
+pub async fn serve<F: Fn() + Send + Sync + 'static>(
+    listener: Arc<TcpListener>,
     router: Router,
     tls: Option<TlsAcceptor>,
-    connections: Arc<Connections>,
-    on_refusal: impl Fn() + Send + Sync + 'static,
+    doors: Doors<F>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
+    let Doors {
+        connections,
+        on_refusal,
+        drain,
+    } = doors;
     let builder = Arc::new(http1_builder());
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -121,13 +137,19 @@ pub async fn serve(
         }
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+    wind_down(graceful, drain).await;
+}
+
+/// Closes the idle connections at once and the busy ones after their current request,
+/// waiting for them at most `drain`; then what is left is cut.
+async fn wind_down(graceful: GracefulShutdown, drain: Duration) {
+    if tokio::time::timeout(drain, graceful.shutdown())
         .await
         .is_err()
     {
         tracing::warn!(
-            grace_s = SHUTDOWN_GRACE.as_secs(),
-            "requests still in flight at shutdown were cut off"
+            drain_ms = drain.as_millis() as u64,
+            "connections still busy at the end of the shutdown grace were cut off"
         );
     }
 }

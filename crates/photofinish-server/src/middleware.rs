@@ -1,5 +1,6 @@
 //! Per-request bookkeeping: a request id (taken from `x-request-id` when the client sends a
-//! sane one, else minted), the metrics, the id echoed back, and logs that carry the id.
+//! sane one, else minted), the metrics, the id echoed back, and logs that carry the id;
+//! and the graceful stop's answers ([`stop_guard`]).
 //!
 //! Logging is cheap on purpose, since it runs on every request: at the default `info` level
 //! only a failed request (5xx) writes a line, unless the server was started with
@@ -16,7 +17,7 @@ use std::time::Instant;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::HeaderValue;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 
 use crate::app::AppState;
@@ -94,6 +95,30 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
     }
     if let Ok(v) = HeaderValue::from_str(&id) {
         resp.headers_mut().insert("x-request-id", v);
+    }
+    resp
+}
+
+/// The graceful stop's middleware ([`crate::stop`]): a request still running when the
+/// grace is over is answered 503 `shutting_down`; every answer once the stop began says
+/// `Connection: close`.
+pub async fn stop_guard(State(app): State<AppState>, req: Request, next: Next) -> Response {
+    let expired = app.stop.expired();
+    let mut resp = tokio::select! {
+        biased;
+        resp = next.run(req) => resp,
+        () = crate::stop::until(expired) => crate::error::ApiError::new(
+            ErrorCode::ShuttingDown,
+            "the server stopped before this request finished; its outcome is unknown: \
+             retry it (with the same Idempotency-Key) on another node or after the restart",
+        )
+        .into_response(),
+    };
+    if app.stop.draining() {
+        resp.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            HeaderValue::from_static("close"),
+        );
     }
     resp
 }

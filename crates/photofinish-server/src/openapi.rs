@@ -62,6 +62,7 @@ use crate::wire::types::*;
         crate::routes::transfer::TransferLine,
         crate::wire::types::ImportAnswer,
         Health,
+        Ready,
         ErrorBody,
         ErrorDetail,
     ))
@@ -69,7 +70,7 @@ use crate::wire::types::*;
 pub struct ApiDoc;
 
 /// Paths that never ask for a credential.
-const ALWAYS_OPEN: [&str; 2] = ["/healthz", "/openapi.json"];
+const ALWAYS_OPEN: [&str; 3] = ["/healthz", "/readyz", "/openapi.json"];
 
 fn secure(op: &mut Operation, security: Vec<SecurityRequirement>, refusals: bool) {
     op.security = Some(security);

@@ -90,7 +90,8 @@ impl Proc {
 
     /// Spawns `cmd` and reads its stdout up to the "listening" line (after the RESP line,
     /// when there is one). The RESP door takes a free port unless the command names one:
-    /// tests run side by side, and the default 7771 would be taken by the first.
+    /// tests run side by side, and the default 7771 would be taken by the first; and a
+    /// stop has no delay unless the command names one.
     fn spawn(cmd: Command) -> Proc {
         Self::spawn_to(cmd, Stdio::null())
     }
@@ -101,6 +102,15 @@ impl Proc {
             || cmd.get_envs().any(|(k, _)| k == "PHOTOFINISH_RESP_LISTEN");
         if !names_resp {
             cmd.env("PHOTOFINISH_RESP_LISTEN", "127.0.0.1:0");
+        }
+        // No load balancer waits for these servers to leave: a stop need not serve on
+        // for the default 2 s (the stop's own tests name the flag).
+        let names_delay = cmd.get_args().any(|a| a == "--shutdown-delay")
+            || cmd
+                .get_envs()
+                .any(|(k, _)| k == "PHOTOFINISH_SHUTDOWN_DELAY");
+        if !names_delay {
+            cmd.env("PHOTOFINISH_SHUTDOWN_DELAY", "0s");
         }
         let mut child = cmd
             .stdout(Stdio::piped())
@@ -142,6 +152,13 @@ impl Proc {
             .status()
             .expect("kill");
         assert!(sent.success(), "kill -TERM {}", self.child.id());
+        self.child.wait().expect("wait")
+    }
+}
+
+impl Proc {
+    /// Waits for the server to exit by itself (a signal sent already); how it exited.
+    pub fn wait(mut self) -> std::process::ExitStatus {
         self.child.wait().expect("wait")
     }
 }

@@ -1,11 +1,6 @@
 local function num(x) return string.format('%.0f', x) end
-local function check_of(entry)
-  local fields = entry[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'c' then return fields[i + 1] end
-  end
-  return ''
-end
+-- An entry's fields are always {'p', payload, 'c', check} (this script's XADD below).
+local function check_of(entry) return entry[2][4] or '' end
 local function missed_between(after, before)
   if after < 0 or after + 1 > before then return {} end
   if before - after > tonumber(ARGV[3]) then return 'behind' end
@@ -40,9 +35,7 @@ local skew = tonumber(ARGV[5])
 if skew >= 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  if math.abs(now - tonumber(ARGV[4])) > skew then
-    return {'skew', num(now)}
-  end
+  if math.abs(now - tonumber(ARGV[4])) > skew then return {'skew', num(now)} end
 end
 local chunk_keys = {}
 for i = 8, 7 + imports do
@@ -55,6 +48,14 @@ for i = 8, 7 + imports do
   end
 end
 local missed = missed_between(after, n)
+-- Nothing goes after an entry in a newer format (a payload's first byte) than the caller's.
+if count > 0 and type(missed) == 'table' then
+  local mine = string.byte(ARGV[8 + imports], 1) or 0
+  for _, e in ipairs(missed) do
+    local v = string.byte(e[2][2], 1) or 0
+    if v > mine then return {'newer', num(v)} end
+  end
+end
 local first = n + 1
 for i = 8 + imports, #ARGV do
   n = n + 1
@@ -66,8 +67,6 @@ for i = 8, 7 + imports do redis.call('ZADD', KEYS[5], n, ARGV[i]) end
 if count > 0 then
   redis.call('HSET', KEYS[2], 'n', num(n), 'c', c)
   redis.call('ZADD', KEYS[3], first, ARGV[6])
-  if redis.call('ZCARD', KEYS[3]) > 2000 then
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1001)
-  end
+  if redis.call('ZCARD', KEYS[3]) > 2000 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1001) end
 end
 return {'ok', num(first), num(n), c, missed}

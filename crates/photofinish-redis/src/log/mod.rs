@@ -215,6 +215,13 @@ pub enum LogError {
     /// What Redis holds is not what the layout says it holds.
     #[error("damaged log data: {0}")]
     Damaged(String),
+    /// The entries before the caller's are in a format newer than the caller's (the
+    /// first byte of a payload, docs/redis-layout.md "Versions"): nothing was appended.
+    #[error("the board's log holds an entry in format {found}, newer than this node writes: nothing was appended; upgrade this node to serve the board")]
+    Newer {
+        /// The format found.
+        found: u32,
+    },
     /// An import's ranking was no longer in Redis when its entry was to be appended (its
     /// chunks expired): nothing was appended.
     #[error("import {0}: its ranking expired before its entry was appended; import again")]
@@ -446,23 +453,7 @@ impl BoardLog {
         }
         let reply: Value = self.conn.invoke(&inv).await?;
         let items = array(reply, "append")?;
-        match text(items.first(), "append status")?.as_str() {
-            "ok" => {}
-            "skew" => {
-                let redis_us = number(items.get(1), "redis time")?;
-                return Err(LogError::Skew {
-                    stamp_us,
-                    offset_us,
-                    redis_us: i64::try_from(redis_us).unwrap_or(i64::MAX),
-                    max_skew_us: skew.map_or(0, |s| s.max_us),
-                });
-            }
-            "diverged" => return Err(LogError::Diverged),
-            "import_gone" => {
-                return Err(LogError::ImportGone(text(items.get(1), "import")?));
-            }
-            other => return Err(LogError::Damaged(format!("append answered {other:?}"))),
-        }
+        refused(&items, stamp_us, offset_us, skew)?;
         let first = number(items.get(1), "first")?;
         let last = number(items.get(2), "last")?;
         let check = Check(text(items.get(3), "check")?);
@@ -567,6 +558,30 @@ fn entries(v: Value) -> Result<Vec<Entry>, LogError> {
         }
     }
     Ok(out)
+}
+
+/// The append's refusal, if its reply (`items`) is one: nothing was appended then.
+fn refused(
+    items: &[Value],
+    stamp_us: i64,
+    offset_us: i64,
+    skew: Option<SkewBound>,
+) -> Result<(), LogError> {
+    Err(match text(items.first(), "append status")?.as_str() {
+        "ok" => return Ok(()),
+        "skew" => LogError::Skew {
+            stamp_us,
+            offset_us,
+            redis_us: i64::try_from(number(items.get(1), "redis time")?).unwrap_or(i64::MAX),
+            max_skew_us: skew.map_or(0, |s| s.max_us),
+        },
+        "diverged" => LogError::Diverged,
+        "newer" => LogError::Newer {
+            found: u32::try_from(number(items.get(1), "newer format")?).unwrap_or(u32::MAX),
+        },
+        "import_gone" => LogError::ImportGone(text(items.get(1), "import")?),
+        other => LogError::Damaged(format!("append answered {other:?}")),
+    })
 }
 
 #[cfg(test)]

@@ -42,8 +42,9 @@ use tokio::sync::OnceCell;
 
 use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
-use crate::replica::{import_file, Replica, ReplicaError};
+use crate::replica::{import_file, Replica};
 
+mod ready;
 mod registry;
 mod replicas;
 mod tasks;
@@ -120,6 +121,9 @@ pub struct LogStore {
     reads: Reads,
     wait: Option<crate::replica::Wait>,
     counts: Arc<Counts>,
+    /// Boards whose log or snapshot is in a format newer than this build reads, with
+    /// why: each answers 503, and `/readyz` lists them (docs/SPEC.md §18).
+    newer: Arc<Mutex<std::collections::BTreeMap<String, String>>>,
 }
 
 /// Counts of how reads were answered and snapshot publishes ended since the metrics last
@@ -142,10 +146,6 @@ impl std::fmt::Debug for LogStore {
             .field("namespace", &self.namespace)
             .finish_non_exhaustive()
     }
-}
-
-fn replica_error(e: ReplicaError) -> BoardError {
-    BoardError::Unavailable(e.to_string())
 }
 
 impl LogStore {
@@ -176,6 +176,7 @@ impl LogStore {
             reads: Reads::Fresh,
             wait: None,
             counts: Arc::new(Counts::default()),
+            newer: Arc::default(),
         };
         store.adopt_earlier_sets().await?;
         Ok(store)
@@ -257,6 +258,10 @@ photofinish_store::leaderboard_over_engine!(LogStore, {
     async fn health(&self) -> Option<String> {
         let pong: Result<String, _> = self.conn.query(&redis::cmd("PING")).await;
         pong.err().map(|e| format!("redis: {e}"))
+    }
+
+    async fn unready(&self) -> Vec<String> {
+        self.unready_reasons().await
     }
 
     async fn memory_estimate(&self) -> Result<u64, BoardError> {

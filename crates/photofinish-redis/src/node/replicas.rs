@@ -15,7 +15,7 @@ use photofinish_store::ops::Engine;
 use photofinish_store::state::BoardHandle;
 use photofinish_store::{Applied, Command};
 
-use super::{replica_error, LogStore, Reads, Slot, LOCAL_READ_WINDOW, REQUESTS_BEGAN};
+use super::{LogStore, Reads, Slot, LOCAL_READ_WINDOW, REQUESTS_BEGAN};
 use crate::log::{BoardLog, Divergence, LogKeys};
 use crate::replica::{Replica, ReplicaError};
 
@@ -70,7 +70,7 @@ impl LogStore {
                 let log = BoardLog::new(self.conn.clone(), LogKeys::new(&self.namespace, board));
                 let replica = Replica::load(log, self.skew)
                     .await
-                    .map_err(replica_error)?
+                    .map_err(|e| self.replica_failed(board, e))?
                     .with_wait(self.wait);
                 replica.set_feeds(self.feeds.clone());
                 replica
@@ -136,10 +136,13 @@ impl LogStore {
                 tracing::warn!(board, %why, "a board's log diverged from this node's copy; loading it again");
                 self.forget(board, &r);
                 let again = self.replica(board, false).await?;
-                again.catch_up().await.map_err(replica_error)?;
+                again
+                    .catch_up()
+                    .await
+                    .map_err(|e| self.replica_failed(board, e))?;
                 Ok(again)
             }
-            Err(e) => Err(replica_error(e)),
+            Err(e) => Err(self.replica_failed(board, e)),
         }
     }
 }
@@ -207,7 +210,7 @@ impl Engine for LogStore {
                     if matches!(e, ReplicaError::Diverged(_)) {
                         self.forget(board, &r);
                     }
-                    return Err(replica_error(e));
+                    return Err(self.replica_failed(board, e));
                 }
             }
         }

@@ -54,6 +54,13 @@ pub fn decode_entry(payload: &[u8]) -> Result<Vec<Decoded>, ReplicaError> {
     let bad = |why: String| ReplicaError::Unreadable(why);
     let mut d = photofinish_store::codec::Dec::new(payload);
     let version = d.u8().map_err(|_| bad("empty entry".into()))?;
+    if version > ENTRY_VERSION {
+        return Err(ReplicaError::NewerFormat {
+            what: "log entry",
+            found: u32::from(version),
+            known: u32::from(ENTRY_VERSION),
+        });
+    }
     if version != ENTRY_VERSION {
         return Err(bad(format!(
             "entry version {version}; this build reads {ENTRY_VERSION}"

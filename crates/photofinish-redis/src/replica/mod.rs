@@ -55,6 +55,18 @@ pub enum ReplicaError {
     /// An entry or snapshot this build cannot read.
     #[error("unreadable board data: {0}")]
     Unreadable(String),
+    /// An entry or snapshot in a format newer than this build knows (docs/SPEC.md §18):
+    /// written by a newer Photofinish after `photofinish upgrade` moved the namespace on.
+    /// Nothing of it is applied; this node must be upgraded to serve the board.
+    #[error("the board's {what} is in format {found}, newer than this node reads (up to {known}): upgrade this node to serve it")]
+    NewerFormat {
+        /// `log entry` or `snapshot`.
+        what: &'static str,
+        /// The format found.
+        found: u32,
+        /// The newest this build reads.
+        known: u32,
+    },
     /// `--redis-wait`: fewer replicas than asked confirmed the group in time. The
     /// entries are in the log (this node took them), but a failover may yet drop them:
     /// the outcome is unknown to the client, who retries with the same Idempotency-Key.
@@ -239,6 +251,13 @@ impl Replica {
     }
 
     fn from_snapshot(meta: &SnapshotMeta, bytes: &[u8]) -> Result<(State, Position), ReplicaError> {
+        if meta.version > SNAPSHOT_VERSION {
+            return Err(ReplicaError::NewerFormat {
+                what: "snapshot",
+                found: meta.version,
+                known: SNAPSHOT_VERSION,
+            });
+        }
         if meta.version != SNAPSHOT_VERSION {
             return Err(ReplicaError::Unreadable(format!(
                 "snapshot format {}; this build reads {SNAPSHOT_VERSION}",

@@ -149,6 +149,11 @@ impl Gate {
         self.service.health().await
     }
 
+    /// Why the node cannot serve now (`/readyz`); empty when it can.
+    pub async fn unready(&self) -> Vec<String> {
+        self.service.unready().await
+    }
+
     /// What the metrics report of the service, for a caller that may read metrics
     /// ([`Action::Metrics`]): whether writes fail, the totals (if they could be read) and
     /// a scale-out node's counts since the last call.

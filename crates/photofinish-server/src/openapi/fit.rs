@@ -420,6 +420,38 @@ fn has_scores_schema() -> Value {
     json!({"required": ["scores"], "properties": {"scores": {"type": "object"}}})
 }
 
+/// `/readyz`'s 503: not ready is an answer of its own, with its reasons, not an error.
+fn fit_readyz(op: &mut Value) {
+    op["responses"]["503"] = json!({
+        "description": "The node cannot serve now (loading, stopping, Redis unreachable, a \
+                        skewed clock, a board in a newer format): `reasons` says why",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ready"}}}
+    });
+}
+
+/// The OpenAPI links of an operation's answer: what a client may call next with it.
+fn links_of(method: &str, path: &str) -> Option<(&'static str, Value)> {
+    match (method, path) {
+        ("post", "/v1/boards/{board}/scores") => Some((
+            "200",
+            json!({
+                "member": {"operationId": "get_member", "description": "The member just written",
+                    "parameters": {"board": "$request.path.board", "member": "$response.body#/member"}}
+            }),
+        )),
+        ("put", "/v1/boards/{board}") => Some((
+            "201",
+            json!({
+                "entries": {"operationId": "get_entries", "description": "The board's top entries",
+                    "parameters": {"board": "$response.body#/name"}},
+                "scores": {"operationId": "post_score", "description": "Write a score on the board",
+                    "parameters": {"board": "$response.body#/name"}}
+            }),
+        )),
+        _ => None,
+    }
+}
+
 fn fit_operation(path: &str, method: &str, op: &mut Value) {
     if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
         for p in params {
@@ -438,6 +470,9 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
             body["content"]["application/x-ndjson"]["schema"] =
                 json!({"$ref": "#/components/schemas/ImportLine"});
         }
+    }
+    if path == "/readyz" {
+        fit_readyz(op);
     }
     if !path.starts_with("/v1/") {
         return;
@@ -465,25 +500,7 @@ fn fit_operation(path: &str, method: &str, op: &mut Value) {
         "503",
         "Storage unavailable (storage_unavailable), overloaded or shutting down; nothing changed",
     );
-    let links = match (method, path) {
-        ("post", "/v1/boards/{board}/scores") => Some((
-            "200",
-            json!({
-                "member": {"operationId": "get_member", "description": "The member just written",
-                    "parameters": {"board": "$request.path.board", "member": "$response.body#/member"}}
-            }),
-        )),
-        ("put", "/v1/boards/{board}") => Some((
-            "201",
-            json!({
-                "entries": {"operationId": "get_entries", "description": "The board's top entries",
-                    "parameters": {"board": "$response.body#/name"}},
-                "scores": {"operationId": "post_score", "description": "Write a score on the board",
-                    "parameters": {"board": "$response.body#/name"}}
-            }),
-        )),
-        _ => None,
-    };
+    let links = links_of(method, path);
     if let Some((status, links)) = links {
         responses[status]["links"] = links;
     }

@@ -28,7 +28,7 @@ use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
 
 use crate::app::App;
-use crate::listen::{SHUTDOWN_GRACE, TLS_HANDSHAKE_TIMEOUT};
+use crate::listen::TLS_HANDSHAKE_TIMEOUT;
 
 /// What a connection over the cap hears before it is closed (Redis's words).
 const OVER_CAP: &[u8] = b"-ERR max number of clients reached\r\n";
@@ -41,10 +41,24 @@ pub struct RespOptions {
     /// The rest of a command must arrive within this once it has begun (the HTTP header
     /// deadline, `--header-timeout`).
     pub partial_timeout: Duration,
+    /// How long the connections still in a round have once the listener closes (the
+    /// rest of the stop's grace and a second: [`crate::stop`]); then they are cut.
+    pub drain: Duration,
+}
+
+impl RespOptions {
+    /// The door's options under the HTTP door's `limits`, with `drain` at a stop.
+    pub fn new(limits: &crate::conns::Limits, drain: Duration) -> Self {
+        Self {
+            max_connections: limits.max_connections,
+            partial_timeout: limits.header_timeout,
+            drain,
+        }
+    }
 }
 
 /// Serves RESP on `listener` until the server closes, then lets each connection finish
-/// its round and waits (at most [`SHUTDOWN_GRACE`]) for them to close.
+/// its round and waits (at most `opts.drain`) for them to close.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<App>,
@@ -94,7 +108,7 @@ pub async fn serve(
         });
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, slots.acquire_many(cap))
+    if tokio::time::timeout(opts.drain, slots.acquire_many(cap))
         .await
         .is_err()
     {

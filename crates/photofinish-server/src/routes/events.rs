@@ -91,6 +91,7 @@ pub async fn get_events(
         queue: VecDeque::new(),
         period_end_us: None,
         closing: app.closing.clone(),
+        stopping_said: false,
         _permit: permit,
     };
     let stream =
@@ -187,8 +188,10 @@ struct Reader {
     queue: VecDeque<SseEvent>,
     /// When the current period ends, µs (fetched lazily; `i64::MAX` for never).
     period_end_us: Option<i64>,
-    /// The server is stopping: the stream ends.
+    /// The server is stopping: the stream ends, after a `retry:` hint.
     closing: tokio::sync::watch::Receiver<bool>,
+    /// The hint was sent.
+    stopping_said: bool,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -201,7 +204,15 @@ impl Reader {
                 return Some(Ok(e));
             }
             if *self.closing.borrow() {
-                return None;
+                // The stop's last message: reconnect (to another node, or this one once
+                // it is back) after a pause, from the last id.
+                if self.stopping_said {
+                    return None;
+                }
+                self.stopping_said = true;
+                return Some(Ok(SseEvent::default()
+                    .comment("server stopping")
+                    .retry(crate::stop::STREAM_RETRY)));
             }
             match self.feed.read(self.after) {
                 Read::Closed => return None,

@@ -1,15 +1,16 @@
-//! `/healthz`, `/metrics`, `/openapi.json`, and the JSON answers for unknown routes and
+//! `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, and the JSON answers for unknown routes and
 //! methods.
 
 use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::input::Auth;
-use crate::wire::types::Health;
+use crate::wire::types::{Health, Ready};
 use photofinish_core::ErrorCode;
 
 /// Liveness: always 200 while the process serves; `degraded` while writes fail.
@@ -25,6 +26,31 @@ pub async fn healthz(State(app): State<AppState>) -> Json<Health> {
         status: status.into(),
         storage_error,
     })
+}
+
+/// Readiness: 200 only when this node can serve — the store loaded, and on Redis, Redis
+/// answering with a clock within `--max-clock-skew` of this node's — 503 with the reasons
+/// otherwise, and at once when a stop begins (docs/SPEC.md §18). Open to anyone, as
+/// `/healthz` is; a league's close keeps it 200. (Its 503 is documented with the
+/// document's other statuses, `openapi/fit.rs`.)
+#[utoipa::path(get, path = "/readyz", tag = "ops", responses(
+        (status = 200, body = Ready, description = "The node can serve")))]
+pub async fn readyz(State(app): State<AppState>) -> (StatusCode, Json<Ready>) {
+    let mut reasons = Vec::new();
+    if app.stop.draining() {
+        reasons.push("stopping: the server received a signal to stop".to_owned());
+    }
+    reasons.extend(app.gate.unready().await);
+    let (code, status) = if reasons.is_empty() {
+        (StatusCode::OK, "ready")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "not_ready")
+    };
+    let ready = Ready {
+        status: status.into(),
+        reasons,
+    };
+    (code, Json(ready))
 }
 
 /// Prometheus metrics in the OpenMetrics text format.

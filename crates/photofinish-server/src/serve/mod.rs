@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use photofinish_core::budget::MemoryBudget;
 use photofinish_core::Leaderboard;
@@ -23,6 +24,7 @@ use crate::metrics::Metrics;
 use crate::rate::Limiter;
 
 mod options;
+mod starting;
 
 pub use options::*;
 
@@ -226,54 +228,108 @@ pub async fn serve_with(
     let tls = exposure(&opts, &auth).await?;
     let auth = Arc::new(auth);
     let metrics = Arc::new(Metrics::new());
-    let service = open_service(&opts, storage, &metrics).await?;
-    apply_ledger(&opts, &*service).await?;
-    let listeners = Listeners::bind(&opts).await?;
-    listeners.announce(&opts, tls.is_some());
-    on_ready(listeners.bound);
-    let reload = tokio::spawn(reload_on_sighup(auth.clone(), hup));
-    let webhooks = tokio::spawn(crate::webhook::run(
-        Arc::downgrade(&service),
-        metrics.clone(),
-        opts.webhook.clone(),
-    ));
-    let closer = tokio::spawn(crate::closer::run(
-        Arc::downgrade(&service),
-        opts.close_step_members,
-    ));
+    // Bound before the data loads: the HTTP door answers that it is alive and not ready
+    // meanwhile (starting.rs).
+    let Listeners { http, resp, bound } = Listeners::bind(&opts).await?;
     let limits = connection_limits(&opts);
-    // Event streams last until their consumer leaves: at shutdown they are ended, so the
-    // graceful stop waits only for ordinary requests.
-    let (closing_tx, closing) = tokio::sync::watch::channel(false);
-    let shutdown = async move {
-        shutdown.await;
-        let _ = closing_tx.send(true);
-    };
-    let app = app(&opts, service.clone(), auth, metrics, &limits, closing);
     let connections = Connections::new(limits);
-    let metrics = app.metrics.clone();
-    let on_refusal = move || metrics.refused(crate::metrics::CONNECTION_CAP);
-    let resp = listeners.resp.map(|l| {
-        let opts = crate::resp::RespOptions {
-            max_connections: limits.max_connections,
-            partial_timeout: limits.header_timeout,
-        };
+    let http = Arc::new(http);
+    let starting = Starting {
+        http: http.clone(),
+        tls: tls.clone(),
+        connections: connections.clone(),
+    };
+    let service = starting.open(&opts, storage, &metrics).await?;
+    Listeners::announce(bound, &opts, tls.is_some());
+    on_ready(bound);
+    let tasks = [
+        tokio::spawn(reload_on_sighup(auth.clone(), hup)),
+        tokio::spawn(crate::webhook::run(
+            Arc::downgrade(&service),
+            metrics.clone(),
+            opts.webhook.clone(),
+        )),
+        tokio::spawn(crate::closer::run(
+            Arc::downgrade(&service),
+            opts.close_step_members,
+        )),
+    ];
+    // The stop's marks (crate::stop): the listeners close at the second, after the delay.
+    let stop = Arc::new(crate::stop::Stop::default());
+    let times = opts.stop;
+    let shutdown = stop.clone().run(shutdown, times);
+    let app = app(&opts, service.clone(), auth, metrics, &limits, stop.clone());
+    let on_refusal = refusal_counter(&app.metrics);
+    let drain = times.drain();
+    let resp = resp.map(|l| {
+        let opts = crate::resp::RespOptions::new(&limits, drain);
         tokio::spawn(crate::resp::serve(l, app.clone(), tls.clone(), opts))
     });
-    let router = crate::router(app);
-    let http = listeners.http;
-    crate::listen::serve(http, router, tls, connections, on_refusal, shutdown).await;
+    let doors = crate::listen::Doors {
+        connections,
+        on_refusal,
+        drain,
+    };
+    crate::listen::serve(http, crate::router(app), tls, doors, shutdown).await;
     if let Some(resp) = resp {
         let _ = resp.await;
     }
-    reload.abort();
-    webhooks.abort();
-    closer.abort();
+    for task in tasks {
+        task.abort();
+    }
     tracing::info!("stopped accepting; shutting the service down");
     tokio::task::spawn_blocking(move || service.shutdown())
         .await
         .ok();
     Ok(())
+}
+
+/// The HTTP door while the data loads (starting.rs).
+struct Starting {
+    http: Arc<tokio::net::TcpListener>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    connections: Arc<Connections>,
+}
+
+impl Starting {
+    /// Opens the service and applies the erasure ledger, the door answering meanwhile
+    /// that the node is alive and not ready; hands the listener back when it is done.
+    async fn open(
+        self,
+        opts: &ServeOptions,
+        storage: Arc<dyn Storage>,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Arc<dyn Leaderboard>, ServeError> {
+        let (loaded_tx, loaded) = tokio::sync::oneshot::channel::<()>();
+        let door = tokio::spawn(crate::listen::serve(
+            self.http,
+            starting::router(),
+            self.tls,
+            crate::listen::Doors {
+                connections: self.connections,
+                on_refusal: refusal_counter(metrics),
+                drain: Duration::from_secs(1),
+            },
+            async move {
+                let _ = loaded.await;
+            },
+        ));
+        let opened = async {
+            let service = open_service(opts, storage, metrics).await?;
+            apply_ledger(opts, &*service).await?;
+            Ok::<_, ServeError>(service)
+        }
+        .await;
+        let _ = loaded_tx.send(());
+        let _ = door.await;
+        opened
+    }
+}
+
+/// What counts a connection refused or evicted at the cap.
+fn refusal_counter(metrics: &Arc<Metrics>) -> impl Fn() + Send + Sync + 'static {
+    let metrics = metrics.clone();
+    move || metrics.refused(crate::metrics::CONNECTION_CAP)
 }
 
 /// Protected mode (without credentials, only loopback addresses, on either door) and the
@@ -397,12 +453,12 @@ impl Listeners {
         Ok(Self { http, resp, bound })
     }
 
-    /// Logs where the doors listen and on what.
-    fn announce(&self, opts: &ServeOptions, tls: bool) {
-        if let Some(resp) = self.bound.resp {
+    /// Logs where the doors (`bound`) listen and on what.
+    fn announce(bound: Bound, opts: &ServeOptions, tls: bool) {
+        if let Some(resp) = bound.resp {
             tracing::info!(%resp, tls, "RESP listening");
         }
-        let addr = self.bound.http;
+        let addr = bound.http;
         let scheme = if tls { "https" } else { "http" };
         let workers = tokio::runtime::Handle::current().metrics().num_workers();
         match &opts.storage {
@@ -425,7 +481,7 @@ fn app(
     auth: Arc<Authenticator>,
     metrics: Arc<Metrics>,
     limits: &Limits,
-    closing: tokio::sync::watch::Receiver<bool>,
+    stop: Arc<crate::stop::Stop>,
 ) -> Arc<App> {
     let openapi = crate::openapi::document_json(auth.has_credentials());
     let budget = Arc::new(MemoryBudget::new(
@@ -443,7 +499,8 @@ fn app(
     Arc::new(App {
         streams: Arc::new(tokio::sync::Semaphore::new(streams_limit)),
         streams_limit,
-        closing,
+        closing: stop.closing(),
+        stop,
         access_log: opts.access_log,
         limiter,
         gate: Gate::new(service)

@@ -52,6 +52,10 @@ pub struct ServeOptions {
     /// Log every HTTP request at `info` (request id, method, route template, status,
     /// latency), not only the failed ones (docs/production.md, "Logs").
     pub access_log: bool,
+    /// The graceful stop's delay and grace (`--shutdown-delay`, `--shutdown-grace`). The
+    /// CLI's delay is 2 s by default; a library user's is none (its process decides when
+    /// its load balancer has noticed).
+    pub stop: crate::stop::StopTimes,
     /// Where "now" comes from: the system clock, unless a test pins it.
     pub clock: SharedClock,
     /// The API keys file (docs/SPEC.md §6); re-read on SIGHUP.
@@ -131,6 +135,10 @@ impl Default for ServeOptions {
             redis_wait: 0,
             close_step_members: photofinish_core::league::CLOSE_STEP_MEMBERS,
             access_log: false,
+            stop: crate::stop::StopTimes {
+                delay: std::time::Duration::ZERO,
+                ..crate::stop::StopTimes::default()
+            },
             audit_retention: std::time::Duration::from_micros(
                 photofinish_core::audit::DEFAULT_AUDIT_RETENTION_US as u64,
             ),

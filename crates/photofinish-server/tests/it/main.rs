@@ -26,6 +26,7 @@ mod periods;
 mod privacy;
 mod queries;
 mod rates;
+mod ready;
 mod redis_backend;
 mod redis_log;
 mod redis_replica;

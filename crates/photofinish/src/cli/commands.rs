@@ -244,7 +244,7 @@ pub(super) async fn backup(client: &Client, out: &std::path::Path, json: bool) -
     Ok(())
 }
 
-/// `photofinish redis-upgrade`: converts the namespace and says what it did.
+/// `photofinish upgrade`: moves the namespace to this release's format and says what it did.
 pub(super) async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
     let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
         anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")

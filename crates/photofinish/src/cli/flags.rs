@@ -180,7 +180,7 @@ fn parse_audit_retention(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A duration: digits with an optional unit (ms, s, m, h, d; seconds without one).
-fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);

@@ -43,9 +43,11 @@ enum Command {
     /// Print what `serve` would run with these flags, environment and --config file:
     /// each setting and where it came from, secrets redacted (docs/SPEC.md §18).
     Config(serve::ServeArgs),
-    /// Convert a Redis namespace written by an earlier Photofinish (the Lua data model,
-    /// format 2) to the log layout, in place (docs/redis-layout.md, "Upgrade"). Stop every
-    /// server on it first; an interrupted run is resumed by running it again.
+    /// Move a Redis namespace to the format this release writes, in place
+    /// (docs/redis-layout.md, "Upgrade" and "Versions"): from the Lua data model (format
+    /// 2), converted to the log layout — stop every server on it first; an interrupted run
+    /// is resumed by running it again. A namespace at this release's format is left alone.
+    #[command(name = "upgrade", alias = "redis-upgrade")]
     RedisUpgrade {
         /// redis://host:port[/db] or redis+cluster://host:port[,host:port...].
         #[arg(long, env = "PHOTOFINISH_STORAGE")]

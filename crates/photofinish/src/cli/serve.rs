@@ -61,6 +61,16 @@ pub(super) struct ServeArgs {
     /// latency), not only the failed ones.
     #[arg(long, env = "PHOTOFINISH_ACCESS_LOG")]
     pub(super) access_log: bool,
+    /// After SIGTERM or SIGINT, how long the listeners keep accepting (while `/readyz`
+    /// says 503) so load balancers notice; then they accept nothing new.
+    #[arg(long, env = "PHOTOFINISH_SHUTDOWN_DELAY", default_value = "2s",
+          value_parser = super::flags::parse_duration)]
+    pub(super) shutdown_delay: std::time::Duration,
+    /// After SIGTERM or SIGINT (counted from the signal, the delay included), how long
+    /// requests in flight may run before they are answered 503.
+    #[arg(long, env = "PHOTOFINISH_SHUTDOWN_GRACE", default_value = "10s",
+          value_parser = super::flags::parse_duration)]
+    pub(super) shutdown_grace: std::time::Duration,
     #[command(flatten)]
     pub(super) access: Box<AccessFlags>,
     #[command(flatten)]
@@ -84,7 +94,15 @@ impl ServeArgs {
             workers: _, // the runtime's, set up before this runs (main.rs)
             log_format,
             access_log,
+            shutdown_delay,
+            shutdown_grace,
         } = self;
+        let stop = photofinish_server::stop::StopTimes {
+            delay: shutdown_delay,
+            grace: shutdown_grace,
+        }
+        .check()
+        .map_err(|e| anyhow!(e))?;
         let fsync = FsyncPolicy::parse(&fsync)
             .ok_or_else(|| anyhow!("--fsync must be always, everysec or never, got {fsync:?}"))?;
         let resp_listen = (!resp_listen.eq_ignore_ascii_case("off")).then_some(resp_listen);
@@ -96,6 +114,7 @@ impl ServeArgs {
             storage,
             redis_namespace,
             access_log,
+            stop,
             ..ServeOptions::default()
         })?;
         Ok((scale_out.apply(limits.apply(opts)?)?, log_format == "json"))
@@ -150,37 +169,40 @@ pub(super) async fn serve((opts, json_logs): (ServeOptions, bool)) -> Result<()>
     Ok(())
 }
 
-/// Takes SIGINT (Ctrl-C) and SIGTERM now, and completes when either arrives.
+/// The exit status when a second signal cuts a graceful stop short.
+const CUT_SHORT: i32 = 1;
+
+/// Takes SIGINT (Ctrl-C) and SIGTERM now, and completes when either arrives; a second
+/// one then exits the process at once (status [`CUT_SHORT`]), without the rest of the
+/// stop: writes acknowledged were already in the log, synced as `--fsync` says.
 ///
 /// The handlers are installed when this is called, before the server announces that it
 /// listens: a supervisor may send SIGTERM the moment it sees that line, and a signal that
 /// came before its handler would end the process by its default action, skipping the
 /// clean stop (drain, log sync, shutdown snapshot).
 fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
-    #[cfg(unix)]
-    let (int, term) = {
-        use tokio::signal::unix::{signal, SignalKind};
-        (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        )
-    };
-    async move {
-        #[cfg(unix)]
-        {
-            let wait = |s: std::io::Result<tokio::signal::unix::Signal>| async move {
-                match s {
-                    Ok(mut s) => drop(s.recv().await),
-                    Err(_) => std::future::pending::<()>().await,
-                }
-            };
-            tokio::select! {
-                () = wait(int) => {},
-                () = wait(term) => {},
-            }
+    use tokio::signal::unix::{signal, Signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
+    async fn one(s: &mut Option<Signal>) {
+        match s {
+            Some(s) => drop(s.recv().await),
+            None => std::future::pending::<()>().await,
         }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
+    }
+    async fn either(int: &mut Option<Signal>, term: &mut Option<Signal>) {
+        tokio::select! {
+            () = one(int) => {},
+            () = one(term) => {},
+        }
+    }
+    async move {
+        either(&mut int, &mut term).await;
         tracing::info!("shutdown signal received");
+        tokio::spawn(async move {
+            either(&mut int, &mut term).await;
+            tracing::warn!("a second signal: exiting at once");
+            std::process::exit(CUT_SHORT);
+        });
     }
 }

@@ -143,8 +143,15 @@ async fn close_killed_midway(redis: Option<&str>) {
         .send()
         .await
         .expect("cohort");
+    // A node in the middle of a league's close is ready (docs/SPEC.md §18).
+    let ready = http
+        .get(format!("{}/readyz", proc.base))
+        .send()
+        .await
+        .expect("readyz");
     let still = moves(&http, &proc.base, &day, 0).await;
     tokio::task::block_in_place(|| proc.kill9());
+    assert_eq!(ready.status(), 200, "readyz during the close");
     assert_eq!(
         still["closed"],
         json!(false),

@@ -79,6 +79,8 @@ fn a_config_file_with_every_key_round_trips_through_photofinish_config() {
         ("workers", "3"),
         ("log-format", "json"),
         ("access-log", "true"),
+        ("shutdown-delay", "1s"),
+        ("shutdown-grace", "5s"),
         ("keys", "/etc/photofinish/keys.json"),
         ("jwt-issuer", "https://id.example"),
         ("jwt-audience", "game"),

@@ -46,7 +46,7 @@ async fn call(
 
 fn upgrade(url: &str, ns: &str) -> Value {
     let out = Command::new(BIN)
-        .args(["redis-upgrade", "--storage", url])
+        .args(["upgrade", "--storage", url])
         .args(["--redis-namespace", ns, "--json"])
         .output()
         .expect("upgrade");
@@ -106,7 +106,7 @@ async fn a_format_2_namespace_converts_to_the_log_layout_without_losing_anything
         .expect("run");
     assert!(!out.status.success(), "a node took a format-2 namespace");
     let why = String::from_utf8_lossy(&out.stderr);
-    assert!(why.contains("photofinish redis-upgrade"), "{why}");
+    assert!(why.contains("photofinish upgrade"), "{why}");
 
     let report = upgrade(&url, &ns);
     assert_eq!(report["boards"], 4, "{report}");
@@ -272,4 +272,41 @@ async fn an_interrupted_upgrade_resumes_on_redis() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_interrupted_upgrade_resumes_on_a_cluster() {
     an_interrupted_upgrade_resumes(true).await
+}
+
+/// Mixed versions (docs/SPEC.md §18): a namespace a later release's `photofinish upgrade`
+/// moved to its own log format is refused by a node of this release at start, naming the
+/// format and what to do, and `photofinish upgrade` of this release leaves it alone.
+#[test]
+fn a_namespace_at_a_newer_format_is_refused_naming_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
+    let mut c = redis.client().expect("client");
+    let _: () = redis::cmd("SET")
+        .arg("later:format")
+        .arg("log-v2")
+        .query(&mut c)
+        .expect("set");
+    let url = redis.url();
+    for args in [
+        &["serve", "--listen", "127.0.0.1:0", "--resp-listen", "off"][..],
+        &["upgrade"][..],
+    ] {
+        let out = Command::new(BIN)
+            .args(args)
+            .args(["--storage", &url, "--redis-namespace", "later"])
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} took a newer namespace");
+        assert!(
+            err.contains("log-v2") && err.contains("upgrade"),
+            "{args:?}: {err}"
+        );
+    }
+    let format: String = redis::cmd("GET")
+        .arg("later:format")
+        .query(&mut c)
+        .expect("get");
+    assert_eq!(format, "log-v2");
 }

@@ -13,6 +13,15 @@ pub struct Health {
     pub storage_error: Option<String>,
 }
 
+/// Readiness (`/readyz`, docs/SPEC.md §18).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Ready {
+    /// `ready`, or `not_ready` (the answer is then 503).
+    pub status: String,
+    /// Why the node cannot serve, one reason each; empty when it can.
+    pub reasons: Vec<String>,
+}
+
 /// What an import did.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct ImportAnswer {

@@ -1,0 +1,128 @@
+//! `/readyz` through the binary (docs/SPEC.md §18): 503 while a 1M-member snapshot loads
+//! (the door is bound first: `/healthz` says alive, other requests 503 at once) and 200
+//! after; on Redis, 503 with the reason while Redis is stopped and 200 once it is back.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+/// The status and body of `GET path` on a connection of its own, `None` when none is
+/// accepted.
+fn get(addr: &str, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let status = out.split_whitespace().nth(1)?.parse().ok()?;
+    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned())?;
+    Some((status, body))
+}
+
+/// Polls `check` every 5 ms for up to `within`.
+fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+/// A board of 1M members, snapshotted; the server started again on it answers `/readyz`
+/// 503 ("loading") while the snapshot loads — `/healthz` 200, a read 503 with
+/// `Retry-After` — then 200, and serves the board.
+#[test]
+fn readyz_is_503_while_a_million_member_snapshot_loads() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = dir.path().join("data");
+    let rows = dir.path().join("rows.jsonl");
+    let mut text = String::with_capacity(32_000_000);
+    for i in 0..1_000_000u32 {
+        text += &format!("{{\"member\":\"m{i:07}\",\"score\":{i}}}\n");
+    }
+    std::fs::write(&rows, text).expect("rows");
+    let server = Proc::start(BIN, &data, "never");
+    assert!(cli(&["board", "create", "big"], &server.base).0);
+    let (ok, _, err) = cli(
+        &["import", "--board", "big", &rows.display().to_string()],
+        &server.base,
+    );
+    assert!(ok, "{err}");
+    assert!(server.terminate().success());
+
+    let port = photofinish_testkit::redis::free_port().expect("port");
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = Command::new(BIN)
+        .args([
+            "serve",
+            "--listen",
+            &addr,
+            "--resp-listen",
+            "off",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut loading = None;
+    let seen = eventually(Duration::from_secs(30), || {
+        loading = get(&addr, "/readyz");
+        loading.is_some()
+    });
+    assert!(seen, "the door was not bound while loading");
+    let (status, body) = loading.expect("an answer");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("loading"), "{body}");
+    let alive = get(&addr, "/healthz").expect("healthz");
+    let read = get(&addr, "/v1/boards/big");
+    let mut line = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdout.read_line(&mut line).expect("listening line");
+    assert!(line.contains("listening"), "{line}");
+    assert_eq!(get(&addr, "/readyz").map(|r| r.0), Some(200));
+    let board = get(&addr, "/v1/boards/big").expect("board");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(alive.0, 200, "{alive:?}");
+    // Asked while loading, unless the load had ended by then.
+    if let Some((status, body)) = read {
+        assert!(status == 503 || status == 200, "{status} {body}");
+    }
+    assert!(board.1.contains("1000000"), "{}", board.1);
+}
+
+/// On Redis, `/readyz` is 200 while Redis answers, 503 naming Redis while it is stopped,
+/// and 200 again once it is back; `/healthz` stays 200 (the process is alive).
+#[test]
+fn readyz_on_redis_follows_redis() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut redis =
+        photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
+    let server = Proc::start_on_storage(BIN, &redis.url());
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let status = |path: &str| get(&addr, path).map(|r| r.0);
+    assert_eq!(status("/readyz"), Some(200));
+    redis.kill();
+    let mut down = None;
+    assert!(eventually(Duration::from_secs(20), || {
+        down = get(&addr, "/readyz");
+        down.as_ref().is_some_and(|r| r.0 == 503)
+    }));
+    let (_, body) = down.expect("an answer");
+    assert!(body.contains("redis"), "{body}");
+    assert_eq!(status("/healthz"), Some(200));
+    redis.restart().expect("restart");
+    assert!(eventually(Duration::from_secs(20), || status("/readyz") == Some(200)));
+}
