@@ -566,6 +566,13 @@ mod tests {
         newer[0] = ENTRY_VERSION + 1;
         assert!(matches!(
             decode_entry(&newer),
+            Err(ReplicaError::NewerFormat { found, known, .. })
+                if found == u32::from(ENTRY_VERSION) + 1 && known == u32::from(ENTRY_VERSION)
+        ));
+        let mut older = p.clone();
+        older[0] = ENTRY_VERSION - 1;
+        assert!(matches!(
+            decode_entry(&older),
             Err(ReplicaError::Unreadable(_))
         ));
         assert!(decode_entry(&p[..5]).is_err());
