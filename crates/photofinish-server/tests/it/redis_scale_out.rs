@@ -298,7 +298,8 @@ async fn an_entry_of_a_newer_format_makes_only_its_board_unavailable(kind: Kind)
         assert_eq!(got.1["error"]["code"], "storage_unavailable", "{got:?}");
         let message = got.1["error"]["message"].as_str().unwrap_or_default();
         assert!(
-            message.contains(&format!("entry version {}", ENTRY_VERSION + 1)),
+            message.contains(&format!("log entry is in format {}", ENTRY_VERSION + 1))
+                && message.contains("upgrade this node"),
             "{message}"
         );
         let other = node.get("/v1/boards/other/members/ann").await;
