@@ -59,14 +59,20 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(cli::run(args, sources)) {
+    let ran = runtime.block_on(cli::run(args, sources));
+    // What `run` waited for is done (a server's log synced); a load a stop cut short may
+    // still hold a blocking thread, which must not keep the process.
+    runtime.shutdown_background();
+    match ran {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             report(format_args!("{e:#}"));
             // A refused configuration (protected mode, unusable credentials) exits 2.
-            let status = e
-                .downcast_ref::<photofinish_server::serve::ServeError>()
-                .map_or(1, photofinish_server::serve::ServeError::exit_status);
+            let status = match e.downcast_ref::<photofinish_server::serve::ServeError>() {
+                Some(refused) => refused.exit_status(),
+                None if e.is::<cli::config::ConfigError>() => 2,
+                None => 1,
+            };
             std::process::ExitCode::from(status as u8)
         }
     }

@@ -6,9 +6,10 @@ local function missed_between(after, before)
   if before - after > tonumber(ARGV[3]) then return 'behind' end
   return redis.call('XRANGE', KEYS[1], '0-' .. num(after + 1), '0-' .. num(before))
 end
-local head = redis.call('HMGET', KEYS[2], 'n', 'c')
+local head = redis.call('HMGET', KEYS[2], 'n', 'c', 'v')
 local n = tonumber(head[1]) or 0
 local c = head[2] or ''
+local v = tonumber(head[3]) or 0 -- the newest format (a payload's first byte) in the log
 local after = tonumber(ARGV[1])
 local imports = tonumber(ARGV[7])
 local count = #ARGV - 7 - imports
@@ -48,14 +49,8 @@ for i = 8, 7 + imports do
   end
 end
 local missed = missed_between(after, n)
--- Nothing goes after an entry in a newer format (a payload's first byte) than the caller's.
-if count > 0 and type(missed) == 'table' then
-  local mine = string.byte(ARGV[8 + imports], 1) or 0
-  for _, e in ipairs(missed) do
-    local v = string.byte(e[2][2], 1) or 0
-    if v > mine then return {'newer', num(v)} end
-  end
-end
+local mine = count > 0 and string.byte(ARGV[8 + imports], 1) or 0
+if count > 0 and v > mine then return {'newer', num(v)} end -- nothing after a newer format
 local first = n + 1
 for i = 8 + imports, #ARGV do
   n = n + 1
@@ -65,7 +60,7 @@ end
 for _, key in ipairs(chunk_keys) do redis.call('PERSIST', key) end
 for i = 8, 7 + imports do redis.call('ZADD', KEYS[5], n, ARGV[i]) end
 if count > 0 then
-  redis.call('HSET', KEYS[2], 'n', num(n), 'c', c)
+  redis.call('HSET', KEYS[2], 'n', num(n), 'c', c, 'v', num(math.max(v, mine)))
   redis.call('ZADD', KEYS[3], first, ARGV[6])
   if redis.call('ZCARD', KEYS[3]) > 2000 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1001) end
 end

@@ -239,21 +239,16 @@ pub async fn serve_with(
         tls: tls.clone(),
         connections: connections.clone(),
     };
-    let service = starting.open(&opts, storage, &metrics).await?;
+    let mut shutdown = Box::pin(shutdown);
+    let Some(service) = starting
+        .open(&opts, storage, &metrics, &mut shutdown)
+        .await?
+    else {
+        return Ok(());
+    };
     Listeners::announce(bound, &opts, tls.is_some());
     on_ready(bound);
-    let tasks = [
-        tokio::spawn(reload_on_sighup(auth.clone(), hup)),
-        tokio::spawn(crate::webhook::run(
-            Arc::downgrade(&service),
-            metrics.clone(),
-            opts.webhook.clone(),
-        )),
-        tokio::spawn(crate::closer::run(
-            Arc::downgrade(&service),
-            opts.close_step_members,
-        )),
-    ];
+    let tasks = background_tasks(&opts, &service, &auth, &metrics, hup);
     // The stop's marks (crate::stop): the listeners close at the second, after the delay.
     let stop = Arc::new(crate::stop::Stop::default());
     let times = opts.stop;
@@ -294,12 +289,15 @@ struct Starting {
 impl Starting {
     /// Opens the service and applies the erasure ledger, the door answering meanwhile
     /// that the node is alive and not ready; hands the listener back when it is done.
+    /// `None` when `stop` completes first: a stop asked for while the data loads ends
+    /// the start (nothing was served yet).
     async fn open(
         self,
         opts: &ServeOptions,
         storage: Arc<dyn Storage>,
         metrics: &Arc<Metrics>,
-    ) -> Result<Arc<dyn Leaderboard>, ServeError> {
+        stop: &mut (impl Future<Output = ()> + Unpin),
+    ) -> Result<Option<Arc<dyn Leaderboard>>, ServeError> {
         let (loaded_tx, loaded) = tokio::sync::oneshot::channel::<()>();
         let door = tokio::spawn(crate::listen::serve(
             self.http,
@@ -318,12 +316,41 @@ impl Starting {
             let service = open_service(opts, storage, metrics).await?;
             apply_ledger(opts, &*service).await?;
             Ok::<_, ServeError>(service)
-        }
-        .await;
+        };
+        let opened = tokio::select! {
+            opened = opened => opened.map(Some),
+            () = stop => {
+                tracing::info!("stopped while the data was loading");
+                Ok(None)
+            }
+        };
         let _ = loaded_tx.send(());
         let _ = door.await;
         opened
     }
+}
+
+/// The tasks that hold the service for work no caller asks for: the keys file's reload
+/// on SIGHUP, the period-close webhooks, the league closer.
+fn background_tasks(
+    opts: &ServeOptions,
+    service: &Arc<dyn Leaderboard>,
+    auth: &Arc<Authenticator>,
+    metrics: &Arc<Metrics>,
+    hup: Option<tokio::signal::unix::Signal>,
+) -> [tokio::task::JoinHandle<()>; 3] {
+    [
+        tokio::spawn(reload_on_sighup(auth.clone(), hup)),
+        tokio::spawn(crate::webhook::run(
+            Arc::downgrade(service),
+            metrics.clone(),
+            opts.webhook.clone(),
+        )),
+        tokio::spawn(crate::closer::run(
+            Arc::downgrade(service),
+            opts.close_step_members,
+        )),
+    ]
 }
 
 /// What counts a connection refused or evicted at the cap.
@@ -373,7 +400,7 @@ async fn open_service(
         let store: Arc<dyn Leaderboard> = open_store(opts, storage, metrics).await?;
         return Ok(store);
     };
-    let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(url.clone()))?;
+    let target = Target::parse(url).ok_or_else(|| ServeError::StorageUrl(redact_url(url)))?;
     let clock = Box::new(opts.clock.0.clone());
     let store = LogStore::connect(&target, &opts.redis_namespace, clock)
         .await

@@ -183,7 +183,7 @@ pub enum ServeError {
         /// The error.
         source: std::io::Error,
     },
-    /// The storage URL is not one Photofinish knows.
+    /// The storage URL is not one Photofinish knows (held with its password redacted).
     #[error("unknown storage {0:?}: use redis://host:port or redis+cluster://host:port,host:port")]
     StorageUrl(String),
     /// Redis could not be reached at start-up.
@@ -219,7 +219,9 @@ impl ServeError {
     /// (protected mode, unusable credentials), 1 for anything else.
     pub fn exit_status(&self) -> i32 {
         match self {
-            ServeError::Unprotected(_) | ServeError::Credentials(_) => 2,
+            ServeError::Unprotected(_) | ServeError::Credentials(_) | ServeError::StorageUrl(_) => {
+                2
+            }
             _ => 1,
         }
     }

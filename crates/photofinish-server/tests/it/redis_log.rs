@@ -285,7 +285,8 @@ async fn publishing_trims_below_the_snapshot_keeping_the_last_entries(kind: Kind
     let mut last = None;
     for round in 0..12u32 {
         let group: Vec<Vec<u8>> = (0..1000u32)
-            .map(|i| (round * 1000 + i).to_le_bytes().to_vec())
+            // Big-endian: every payload's first byte (an entry's format) is the same.
+            .map(|i| (round * 1000 + i).to_be_bytes().to_vec())
             .collect();
         last = Some(
             log.append(None, now_us(), None, &group)

@@ -49,8 +49,11 @@ pub struct Sources {
 /// error exits as clap's do (status 2); a bad file is a [`ConfigError`].
 pub fn load(argv: Vec<OsString>) -> Result<(Args, Sources), ConfigError> {
     let cmd = Args::command();
+    // Leniently first: a flag the command line gives may require one the file gives
+    // (`--tls-cert` here, `tls-key` there); the parse with the file's flags checks all.
     let first = cmd
         .clone()
+        .ignore_errors(true)
         .try_get_matches_from(&argv)
         .unwrap_or_else(|e| e.exit());
     let mut sources = Sources::default();
@@ -101,11 +104,20 @@ fn file_flags(
         if !ids.insert(id.clone()) {
             return Err(refuse(format!("key `{key}` is given twice")));
         }
+        // Given on the command line or in the environment, or excluded by a flag given
+        // there (conflicts are declared on one side: both are asked).
         let overridden = explicit(&id)
             || cmd
                 .get_arg_conflicts_with(arg)
                 .iter()
-                .any(|c| explicit(c.get_id().as_str()));
+                .any(|c| explicit(c.get_id().as_str()))
+            || keys(cmd).any(|other| {
+                explicit(other.get_id().as_str())
+                    && cmd
+                        .get_arg_conflicts_with(other)
+                        .iter()
+                        .any(|c| c.get_id() == arg.get_id())
+            });
         if overridden {
             ids.remove(&id);
             continue;

@@ -161,15 +161,31 @@ impl Args {
     }
 }
 
+/// `serve`'s settings, checked across flags (a delay past the grace, a Redis setting
+/// without Redis, an empty webhook secret): a refusal is a [`config::ConfigError`] (exit
+/// 2, as a bad flag is; a supervisor does not restart it), naming the config file when one
+/// was read.
+fn refused_unless_valid(
+    a: serve::ServeArgs,
+    sources: &config::Sources,
+) -> Result<(photofinish_server::serve::ServeOptions, bool)> {
+    a.options().map_err(|e| {
+        let with = sources.file.as_ref().map_or_else(String::new, |f| {
+            format!(" (settings from config file {})", f.display())
+        });
+        anyhow::Error::new(config::ConfigError(format!("{e:#}{with}")))
+    })
+}
+
 /// Runs the parsed command line; `sources` says where `serve`'s settings came from.
 pub async fn run(args: Args, sources: config::Sources) -> Result<()> {
     let client = Client::new(&args.server, args.token.as_deref())?;
     let json = args.json;
     match args.command {
-        Command::Serve(a) => serve::serve(a.options()?).await,
+        Command::Serve(a) => serve::serve(refused_unless_valid(a, &sources)?).await,
         Command::Config(a) => {
             // Checked as `serve` would check them: what prints is what would run.
-            a.options()?;
+            refused_unless_valid(a, &sources)?;
             let cmd = <Args as clap::CommandFactory>::command();
             let serve = cmd
                 .find_subcommand("serve")

@@ -32,7 +32,8 @@ fn the_systemd_unit_verifies_and_is_hardened() {
         "User=photofinish",
         "NoNewPrivileges=yes",
         "ProtectSystem=strict",
-        "StateDirectory=photofinish",
+        "StateDirectory=photofinish photofinish-ledger",
+        "Environment=PHOTOFINISH_ERASURE_LEDGER=/var/lib/photofinish-ledger/erasure-ledger",
         "Environment=PHOTOFINISH_DATA_DIR=/var/lib/photofinish",
         "CapabilityBoundingSet=",
         "ExecStart=/usr/local/bin/photofinish serve --config /etc/photofinish/photofinish.toml",
@@ -132,6 +133,14 @@ fn the_container_files_contract_holds_for_the_binary() {
     );
     let data = &env["PHOTOFINISH_DATA_DIR"];
     assert!(get("VOLUME").contains(&format!("\"{data}\"")), "{lines:?}");
+    // The erasure ledger, outside the data, in a volume of its own the user may write.
+    let ledger = std::path::Path::new(&env["PHOTOFINISH_ERASURE_LEDGER"]);
+    let ledger_dir = ledger.parent().expect("a directory").display().to_string();
+    assert!(!ledger.starts_with(data), "{ledger:?}");
+    assert!(
+        get("VOLUME").contains(&format!("\"{ledger_dir}\"")),
+        "{lines:?}"
+    );
     assert!(env["PHOTOFINISH_LISTEN"].starts_with("0.0.0.0:"));
     assert_eq!(env["PHOTOFINISH_KEYS"], "/etc/photofinish/keys.json");
     assert_eq!(get("ENTRYPOINT"), "[\"/usr/local/bin/photofinish\"]");
@@ -145,7 +154,13 @@ fn the_container_files_contract_holds_for_the_binary() {
         for (k, v) in &env {
             cmd.env(k, v);
         }
+        let ledger_dir = dir.path().join("ledger");
+        std::fs::create_dir_all(&ledger_dir).expect("ledger dir");
         cmd.env("PHOTOFINISH_DATA_DIR", dir.path().join("data"))
+            .env(
+                "PHOTOFINISH_ERASURE_LEDGER",
+                ledger_dir.join("erasure-ledger"),
+            )
             .env("PHOTOFINISH_KEYS", &keys)
             .env("PHOTOFINISH_LISTEN", "0.0.0.0:0")
             .env("PHOTOFINISH_RESP_LISTEN", "0.0.0.0:0");

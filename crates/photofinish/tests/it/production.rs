@@ -363,3 +363,51 @@ async fn json_logs_parse_carry_route_templates_and_hold_no_secret() {
         "a secret in the log"
     );
 }
+
+/// A flag or variable excluding a file's key wins over it (whichever side declares the
+/// exclusion), a flag may require a key the file gives, and settings refused together
+/// exit 2 naming the file.
+#[test]
+fn flags_and_file_keys_combine_as_flags_do() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let secret = dir.path().join("webhook.secret");
+    std::fs::write(&secret, "filed\n").expect("write");
+    let file = dir.path().join("pf.toml");
+    let path = file.display().to_string();
+    let write = |text: String| std::fs::write(&file, text).expect("write");
+    let quoted = |p: &std::path::Path| toml::Value::String(p.display().to_string());
+    write(format!("webhook-secret-file = {}\n", quoted(&secret)));
+    let env = [("PHOTOFINISH_WEBHOOK_SECRET", "from-env")];
+    let (code, out, err) = photofinish(&["config", "--config", &path], &env);
+    assert_eq!(code, 0, "{err}");
+    let got = settings(&out);
+    assert_eq!(got["webhook-secret"].1, "env PHOTOFINISH_WEBHOOK_SECRET");
+    assert!(!got.contains_key("webhook-secret-file"), "{out}");
+    write("jwt-hs256-secret-file = \"/etc/pf/hs256\"\n".into());
+    let (code, out, err) = photofinish(&["config", "--config", &path, "--jwt-key", "/k.pem"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !settings(&out).contains_key("jwt-hs256-secret-file"),
+        "{out}"
+    );
+    write("tls-key = \"/etc/pf/key.pem\"\n".into());
+    let args = [
+        "config",
+        "--config",
+        &path,
+        "--tls-cert",
+        "/etc/pf/cert.pem",
+    ];
+    let (code, out, err) = photofinish(&args, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(settings(&out)["tls-key"].1, format!("file {path}"));
+    write("shutdown-delay = \"5s\"\nshutdown-grace = \"5s\"\n".into());
+    for cmd in ["config", "serve"] {
+        let (code, _, err) = photofinish(&[cmd, "--config", &path, "--listen", "127.0.0.1:0"], &[]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("--shutdown-delay") && err.contains(&path),
+            "{err}"
+        );
+    }
+}

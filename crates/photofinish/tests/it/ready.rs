@@ -101,6 +101,40 @@ fn readyz_is_503_while_a_million_member_snapshot_loads() {
         assert!(status == 503 || status == 200, "{status} {body}");
     }
     assert!(board.1.contains("1000000"), "{}", board.1);
+
+    // SIGTERM while the data loads ends the start at once: not after a stop's delay.
+    let mut child = Command::new(BIN)
+        .args([
+            "serve",
+            "--listen",
+            &addr,
+            "--resp-listen",
+            "off",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .args(["--shutdown-delay", "20s", "--shutdown-grace", "30s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let seen = eventually(Duration::from_secs(30), || {
+        get(&addr, "/readyz").is_some_and(|(status, _)| status == 503)
+    });
+    assert!(seen, "not seen loading");
+    let signalled = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        signalled.elapsed()
+    );
 }
 
 /// On Redis, `/readyz` is 200 while Redis answers, 503 naming Redis while it is stopped,

@@ -243,7 +243,8 @@ fn a_second_signal_exits_at_once() {
     assert_eq!(status.code(), Some(1), "{status:?}");
 }
 
-/// A delay that does not end before the grace is refused at start (exit 1, naming both).
+/// A delay that does not end before the grace is refused at start (exit 2, as a bad flag
+/// is, naming both).
 #[test]
 fn a_delay_past_the_grace_is_refused() {
     let out = Command::new(BIN)
@@ -252,7 +253,7 @@ fn a_delay_past_the_grace_is_refused() {
         .output()
         .expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("--shutdown-delay") && err.contains("--shutdown-grace"),
         "{err}"
