@@ -6,19 +6,6 @@ use std::process::Command;
 
 use crate::support::*;
 
-fn photofinish(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn hup(pid: u32) {
     let ok = Command::new("kill")
         .args(["-HUP", &pid.to_string()])

@@ -6,27 +6,6 @@ use std::process::Command;
 
 use crate::support::*;
 
-/// Runs the binary with `args` and `env` (and no inherited `PHOTOFINISH_*` setting): its
-/// exit status, stdout and stderr.
-fn photofinish(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(BIN);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("PHOTOFINISH_") {
-            cmd.env_remove(k);
-        }
-    }
-    let out = cmd
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// `photofinish config`'s settings: each key set, with its value and source.
 fn settings(out: &str) -> BTreeMap<String, (String, String)> {
     out.lines()

@@ -2,28 +2,35 @@
 //! (the door is bound first: `/healthz` says alive, other requests 503 at once) and 200
 //! after; on Redis, 503 with the reason while Redis is stopped and 200 once it is back.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
 
-/// The status and body of `GET path` on a connection of its own, `None` when none is
-/// accepted.
-fn get(addr: &str, path: &str) -> Option<(u16, String)> {
-    let mut s = TcpStream::connect(addr).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    let status = out.split_whitespace().nth(1)?.parse().ok()?;
-    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned())?;
-    Some((status, body))
+/// `photofinish serve` on `addr` over `data`, RESP off, with `extra` flags, its stdout to
+/// `stdout` — spawned, not waited for: the door answers before the data is loaded.
+fn serve_at(
+    addr: &str,
+    data: &std::path::Path,
+    extra: &[&str],
+    stdout: Stdio,
+) -> std::process::Child {
+    Command::new(BIN)
+        .args([
+            "serve",
+            "--listen",
+            addr,
+            "--resp-listen",
+            "off",
+            "--data-dir",
+        ])
+        .arg(data)
+        .args(extra)
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn")
 }
 
 /// Polls `check` every 5 ms for up to `within`.
@@ -62,37 +69,24 @@ fn readyz_is_503_while_a_million_member_snapshot_loads() {
 
     let port = photofinish_testkit::redis::free_port().expect("port");
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(BIN)
-        .args([
-            "serve",
-            "--listen",
-            &addr,
-            "--resp-listen",
-            "off",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let mut child = serve_at(&addr, &data, &[], Stdio::piped());
     let mut loading = None;
     let seen = eventually(Duration::from_secs(30), || {
-        loading = get(&addr, "/readyz");
+        loading = raw_get(&addr, "/readyz");
         loading.is_some()
     });
     assert!(seen, "the door was not bound while loading");
     let (status, body) = loading.expect("an answer");
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("loading"), "{body}");
-    let alive = get(&addr, "/healthz").expect("healthz");
-    let read = get(&addr, "/v1/boards/big");
+    let alive = raw_get(&addr, "/healthz").expect("healthz");
+    let read = raw_get(&addr, "/v1/boards/big");
     let mut line = String::new();
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     stdout.read_line(&mut line).expect("listening line");
     assert!(line.contains("listening"), "{line}");
-    assert_eq!(get(&addr, "/readyz").map(|r| r.0), Some(200));
-    let board = get(&addr, "/v1/boards/big").expect("board");
+    assert_eq!(raw_get(&addr, "/readyz").map(|r| r.0), Some(200));
+    let board = raw_get(&addr, "/v1/boards/big").expect("board");
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(alive.0, 200, "{alive:?}");
@@ -103,23 +97,10 @@ fn readyz_is_503_while_a_million_member_snapshot_loads() {
     assert!(board.1.contains("1000000"), "{}", board.1);
 
     // SIGTERM while the data loads ends the start at once: not after a stop's delay.
-    let mut child = Command::new(BIN)
-        .args([
-            "serve",
-            "--listen",
-            &addr,
-            "--resp-listen",
-            "off",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .args(["--shutdown-delay", "20s", "--shutdown-grace", "30s"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let delay = ["--shutdown-delay", "20s", "--shutdown-grace", "30s"];
+    let mut child = serve_at(&addr, &data, &delay, Stdio::null());
     let seen = eventually(Duration::from_secs(30), || {
-        get(&addr, "/readyz").is_some_and(|(status, _)| status == 503)
+        raw_get(&addr, "/readyz").is_some_and(|(status, _)| status == 503)
     });
     assert!(seen, "not seen loading");
     let signalled = Instant::now();
@@ -146,12 +127,12 @@ fn readyz_on_redis_follows_redis() {
         photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
     let server = Proc::start_on_storage(BIN, &redis.url());
     let addr = server.base.trim_start_matches("http://").to_owned();
-    let status = |path: &str| get(&addr, path).map(|r| r.0);
+    let status = |path: &str| raw_get(&addr, path).map(|r| r.0);
     assert_eq!(status("/readyz"), Some(200));
     redis.kill();
     let mut down = None;
     assert!(eventually(Duration::from_secs(20), || {
-        down = get(&addr, "/readyz");
+        down = raw_get(&addr, "/readyz");
         down.as_ref().is_some_and(|r| r.0 == 503)
     }));
     let (_, body) = down.expect("an answer");

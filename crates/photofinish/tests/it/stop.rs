@@ -37,21 +37,6 @@ fn serve(dir: &std::path::Path, delay: &str, grace: &str) -> Proc {
     )
 }
 
-/// The status of `GET path` on a connection of its own, or `None` when none is accepted.
-fn status_of(base: &str, path: &str) -> Option<u16> {
-    let addr = base.trim_start_matches("http://");
-    let mut s = TcpStream::connect(addr).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// What one writer saw.
 #[derive(Default)]
 struct Seen {
@@ -72,7 +57,7 @@ async fn sigterm_under_32_writers_answers_every_request_and_loses_none() {
     let server = tokio::task::block_in_place(|| serve(dir.path(), "1s", "3s"));
     let base = server.base.clone();
     assert!(cli(&["board", "create", "b"], &base).0);
-    assert_eq!(status_of(&base, "/readyz"), Some(200));
+    assert_eq!(raw_get(&base, "/readyz").map(|r| r.0), Some(200));
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..32)
         .map(|w| {
@@ -110,7 +95,9 @@ async fn sigterm_under_32_writers_answers_every_request_and_loses_none() {
     let mut readiness = Vec::new();
     while readiness.last() != Some(&Some(503)) && signalled.elapsed() < Duration::from_millis(900) {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        readiness.push(tokio::task::block_in_place(|| status_of(&base, "/readyz")));
+        readiness.push(tokio::task::block_in_place(|| {
+            raw_get(&base, "/readyz").map(|r| r.0)
+        }));
     }
     assert_eq!(
         readiness.last(),

@@ -98,3 +98,44 @@ pub async fn scores(http: &reqwest::Client, base: &str, board: &str) -> Vec<(Str
         })
         .collect()
 }
+
+/// Runs the binary with `args` and `env` (and no inherited `PHOTOFINISH_*` setting, which
+/// would change what a test means): its exit status, stdout and stderr.
+pub fn photofinish(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(BIN);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("PHOTOFINISH_") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `GET path` on a connection of its own to `addr` (`host:port`, or an `http://` base):
+/// the status and body, `None` when no connection is accepted or no answer comes.
+pub fn raw_get(addr: &str, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let addr = addr.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let status = out.split_whitespace().nth(1)?.parse().ok()?;
+    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned())?;
+    Some((status, body))
+}
