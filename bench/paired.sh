@@ -3,7 +3,8 @@
 #
 # The sourcing script sets BIN, WORK (a temporary dir holding `template`, a loaded data
 # dir), PLAYERS (members written) and, per round, `round` (empty: a warm-up, not recorded).
-# PIN=1: the servers on CPU 0 and wrk (one thread) on CPU 1 (taskset). FSYNC (default
+# SERVER_BIN (default $BIN) is the binary `start` runs; SCRIPT (default submit.lua) the
+# bench/wrk script `run` loads. PIN=1: the servers on CPU 0 and wrk (one thread) on CPU 1 (taskset). FSYNC (default
 # everysec) is every server's fsync policy.
 
 SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
@@ -19,7 +20,7 @@ per_req() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN 
 start() { # name, port, serve flags...: a server on a copy of $WORK/template
   local name=$1 port=$2; shift 2
   cp -r "$WORK/template" "$WORK/$name"
-  $SERVER_PIN $BIN serve --listen 127.0.0.1:$port --resp-listen off --data-dir "$WORK/$name" \
+  $SERVER_PIN "${SERVER_BIN:-$BIN}" serve --listen 127.0.0.1:$port --resp-listen off --data-dir "$WORK/$name" \
     --fsync "${FSYNC:-everysec}" "$@" >/dev/null 2>&1 &
   PIDS+=($!); PID_OF[$name]=$!; PORT_OF[$name]=$port
 }
@@ -29,7 +30,7 @@ run() { # label, server, env for wrk, duration: one wrk run, recorded unless $ro
   local pid=${PID_OF[$server]} url=http://127.0.0.1:${PORT_OF[$server]}
   local c0 c1 w w0 w1 n reqs
   c0=$(ticks "$pid")
-  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$dur" --latency -s bench/wrk/submit.lua "$url" > "$WORK/wrk.out" &
+  env PF_N=$PLAYERS $wrk_env $WRK_PIN wrk -t$WRK_THREADS -c50 -d"$dur" --latency -s "bench/wrk/${SCRIPT:-submit.lua}" "$url" > "$WORK/wrk.out" &
   w=$!
   sleep 0.3; w0=$(ticks $w); w1=$w0
   while kill -0 $w 2>/dev/null; do n=$(ticks $w); [ "$n" -gt 0 ] && w1=$n; sleep 0.2; done

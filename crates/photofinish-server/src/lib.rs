@@ -120,10 +120,6 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/console.js", get(console::js))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
-            middleware::stop_guard,
-        ))
-        .route_layer(axum::middleware::from_fn_with_state(
-            app.clone(),
             middleware::observe,
         ))
         .fallback(ops::not_found)

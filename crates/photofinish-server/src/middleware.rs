@@ -1,6 +1,6 @@
 //! Per-request bookkeeping: a request id (taken from `x-request-id` when the client sends a
 //! sane one, else minted), the metrics, the id echoed back, and logs that carry the id;
-//! and the graceful stop's answers ([`stop_guard`]).
+//! and the graceful stop's answers ([`stop_guard`], run inside [`observe`]).
 //!
 //! Logging is cheap on purpose, since it runs on every request: at the default `info` level
 //! only a failed request (5xx) writes a line, unless the server was started with
@@ -10,6 +10,7 @@
 //! line. An `info`-level span per request cost about 2 µs of CPU a request — over 10% of a
 //! score submission (docs/bench-history.md §2).
 
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -63,7 +64,9 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
     let id = request_id(&req);
     let span = tracing::debug_span!("request", request_id = %id, method = %method, route = %route);
     let start = Instant::now();
-    let mut resp = next.run(req).instrument(span.clone()).await;
+    let mut resp = stop_guard(&app, next.run(req))
+        .instrument(span.clone())
+        .await;
     let elapsed = start.elapsed();
     let status = resp.status().as_u16();
     let latency_us = elapsed.as_micros() as u64;
@@ -99,14 +102,16 @@ pub async fn observe(State(app): State<AppState>, req: Request, next: Next) -> R
     resp
 }
 
-/// The graceful stop's middleware ([`crate::stop`]): a request still running when the
-/// grace is over is answered 503 `shutting_down`; every answer once the stop began says
-/// `Connection: close`.
-pub async fn stop_guard(State(app): State<AppState>, req: Request, next: Next) -> Response {
+/// The graceful stop's part of every request ([`crate::stop`]): a request still running
+/// when the grace is over is answered 503 `shutting_down`; every answer once the stop
+/// began says `Connection: close`. Part of [`observe`] rather than a layer of its own: a
+/// layer costs every request a boxed future and a cloned service (docs/bench-history.md
+/// §35), and the answer it makes is one `observe` counts and logs like any other.
+async fn stop_guard(app: &AppState, request: impl Future<Output = Response>) -> Response {
     let expired = app.stop.expired();
     let mut resp = tokio::select! {
         biased;
-        resp = next.run(req) => resp,
+        resp = request => resp,
         () = crate::stop::until(expired) => crate::error::ApiError::new(
             ErrorCode::ShuttingDown,
             "the server stopped before this request finished; its outcome is unknown: \

@@ -45,6 +45,16 @@ pub struct WriteRequest {
     pub over_budget: Option<OverBudget>,
 }
 
+impl WriteRequest {
+    /// Whether this write must be checked against its board before it is logged
+    /// ([`LoggedWrite::checked`]): only an explicit instant and a
+    /// named period are; any other write needs nothing of the board until it is applied
+    /// (where a missing board is refused), so the write path reads no board for it.
+    pub fn needs_board(&self) -> bool {
+        self.at_us.is_some() || self.period.is_some()
+    }
+}
+
 /// A write's outcome and the period it landed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteOutcome {

@@ -9,7 +9,10 @@
 //! [`State::apply`](crate::State::apply): a write with an explicit `at` older than the
 //! board's window is refused here, so replaying the log never depends on when it runs.
 
+use std::future::Future;
+
 use async_trait::async_trait;
+use futures_util::future::{Either, FutureExt};
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::{BoardOp, Change, LoggedOp};
@@ -120,16 +123,23 @@ pub async fn totals<E: Engine + ?Sized>(e: &E) -> Result<Totals, BoardError> {
 }
 
 /// Logs and applies one command; its answer.
-pub async fn execute_one<E: Engine + ?Sized>(
-    e: &E,
-    board: &str,
+///
+/// Not an `async fn`: the command moves into the engine's future before the first await,
+/// so the future a write awaits holds a pointer, not the command (every byte of a
+/// write's future is moved to the heap once per write: docs/bench-history.md §35).
+pub fn execute_one<'a, E: Engine + ?Sized>(
+    e: &'a E,
+    board: &'a str,
     cmd: Command,
     stamp: bool,
-) -> Result<Applied, BoardError> {
-    e.execute(board, vec![(cmd, stamp)])
-        .await?
-        .pop()
-        .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+) -> impl Future<Output = Result<Applied, BoardError>> + Send + 'a {
+    let answers = e.execute(board, vec![(cmd, stamp)]);
+    async move {
+        answers
+            .await?
+            .pop()
+            .unwrap_or_else(|| Err(BoardError::Unavailable("the log answered nothing".into())))
+    }
 }
 
 /// `Leaderboard::hide_everywhere` on an engine with one log for every board (the
@@ -257,7 +267,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         Change::Op(op) if op.takes_key() => (false, vec![op_command(e, board, op).await?]),
         Change::Delete | Change::Op(_) => return Err(change.key_refused()),
         // A write naming no period needs nothing of the board before it is logged (a
-        // missing board is the apply's refusal, under the key).
+        // missing board is the apply's refusal, under the key); its instant is the key's.
         Change::Write(w) if w.period.is_none() => (
             false,
             vec![Command::Write(LoggedWrite::new(
@@ -298,7 +308,32 @@ fn written(applied: Applied) -> Result<WriteOutcome, BoardError> {
 }
 
 /// `Leaderboard::change`: under `key`, as [`keyed`]; else applied as it is.
-pub async fn change<E: Engine + ?Sized>(
+///
+/// Not an `async fn`, and every change but a write without a key — nearly every
+/// request — is boxed: the future a plain write awaits then holds only what the write
+/// needs across its one wait (tens of bytes), where one future for every kind of change
+/// held all their commands, keys and configs (3.2 KB), which every write moved to the
+/// heap (docs/bench-history.md §35).
+pub fn change<'a, E: Engine + ?Sized>(
+    e: &'a E,
+    board: &'a str,
+    change: Change,
+    key: Option<&'a IdempotencyKey>,
+    actor: &'a str,
+) -> impl Future<Output = Result<Replayable, BoardError>> + Send + 'a {
+    match (change, key) {
+        (Change::Write(w), None) => Either::Left(write(e, board, w).map(|outcome| {
+            Ok(Replayable {
+                answer: Answer::Written(outcome?),
+                replayed: false,
+            })
+        })),
+        (change, key) => Either::Right(Box::pin(any_change(e, board, change, key, actor))),
+    }
+}
+
+/// [`change`] of any kind.
+async fn any_change<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     change: Change,
@@ -421,8 +456,23 @@ async fn delete_board<E: Engine + ?Sized>(
         .map(drop)
 }
 
-/// One write.
-async fn write<E: Engine + ?Sized>(
+/// One write. A write with nothing to check against its board before it is logged
+/// ([`WriteRequest::needs_board`]) goes to the log at once, its instant the log's to
+/// stamp; the others are checked first (boxed, as [`change`] says why).
+fn write<'a, E: Engine + ?Sized>(
+    e: &'a E,
+    board: &'a str,
+    w: WriteRequest,
+) -> impl Future<Output = Result<WriteOutcome, BoardError>> + Send + 'a {
+    if w.needs_board() {
+        return Either::Right(Box::pin(checked_write(e, board, w)));
+    }
+    let cmd = Command::Write(LoggedWrite::new(board, w, 0, None));
+    Either::Left(execute_one(e, board, cmd, true).map(|applied| written(applied?)))
+}
+
+/// A write checked against its board as this node has it before it is logged.
+async fn checked_write<E: Engine + ?Sized>(
     e: &E,
     board: &str,
     w: WriteRequest,
@@ -518,3 +568,6 @@ async fn keyed<E: Engine + ?Sized>(
         },
     }
 }
+
+#[cfg(test)]
+mod tests;
