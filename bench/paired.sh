@@ -4,8 +4,8 @@
 # The sourcing script sets BIN, WORK (a temporary dir holding `template`, a loaded data
 # dir), PLAYERS (members written) and, per round, `round` (empty: a warm-up, not recorded).
 # SERVER_BIN (default $BIN) is the binary `start` runs; SCRIPT (default submit.lua) the
-# bench/wrk script `run` loads. PIN=1: the servers on CPU 0 and wrk (one thread) on CPU 1 (taskset). FSYNC (default
-# everysec) is every server's fsync policy.
+# bench/wrk script `run` loads. PIN=1: the servers on CPU 0 and wrk (one thread) on CPU 1
+# (taskset). FSYNC (default everysec) is every server's fsync policy.
 
 SERVER_PIN="" WRK_PIN="" WRK_THREADS=2
 if [ "${PIN:-0}" = 1 ]; then SERVER_PIN="taskset -c 0" WRK_PIN="taskset -c 1" WRK_THREADS=1; fi
