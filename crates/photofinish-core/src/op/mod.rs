@@ -54,7 +54,7 @@ pub use patch::Patch;
 pub use remove::{Remove, Removed};
 pub use rewards::{PeriodRewards, ReadMemberRewards, ReadPeriodRewards};
 pub use teams::{ReadTeam, ReadTeams, TeamDetail, TeamList};
-pub use write::{LoggedWrite, WriteOutcome, WriteRequest};
+pub use write::{LoggedWrite, Unchecked, WriteOutcome, WriteRequest};
 
 pub use read::{
     board_state, ReadAround, ReadBoard, ReadExportPage, ReadMember, ReadMembers, ReadPage,

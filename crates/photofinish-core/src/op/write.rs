@@ -45,14 +45,13 @@ pub struct WriteRequest {
     pub over_budget: Option<OverBudget>,
 }
 
-impl WriteRequest {
-    /// Whether this write must be checked against its board before it is logged
-    /// ([`LoggedWrite::checked`]): only an explicit instant and a
-    /// named period are; any other write needs nothing of the board until it is applied
-    /// (where a missing board is refused), so the write path reads no board for it.
-    pub fn needs_board(&self) -> bool {
-        self.at_us.is_some() || self.period.is_some()
-    }
+/// What [`LoggedWrite::unchecked`] makes of a write.
+#[derive(Debug)]
+pub enum Unchecked {
+    /// Its record, ready for the log, which stamps its instant.
+    Ready(LoggedWrite),
+    /// The write, which must be checked against its board first.
+    NeedsBoard(WriteRequest),
 }
 
 /// A write's outcome and the period it landed in.
@@ -117,6 +116,17 @@ impl LoggedWrite {
         }
     }
 
+    /// The record of `w` when it needs nothing of its board before it is logged — no
+    /// explicit `at`, no named period: the log stamps its instant, and its apply refuses
+    /// a missing board. The write itself back when it must be [`Self::checked`]. The
+    /// write path calls this first, so a plain write reads no board.
+    pub fn unchecked(board: &str, w: WriteRequest) -> Unchecked {
+        if w.at_us.is_some() || w.period.is_some() {
+            return Unchecked::NeedsBoard(w);
+        }
+        Unchecked::Ready(Self::new(board, w, 0, None))
+    }
+
     /// The record of `w`, checked by the clock at `now_us` against `b` before it is
     /// logged: a write with an explicit `at` must land in a period readers still see (the
     /// log's own retention rule knows only the newest period written), and a named
@@ -128,6 +138,10 @@ impl LoggedWrite {
         w: WriteRequest,
         now_us: i64,
     ) -> Result<(Self, bool), BoardError> {
+        let w = match Self::unchecked(board, w) {
+            Unchecked::Ready(record) => return Ok((record, true)),
+            Unchecked::NeedsBoard(w) => w,
+        };
         if let Some(at) = w.at_us {
             b.window().write_period(at, now_us)?;
         }

@@ -16,7 +16,7 @@ use futures_util::future::{Either, FutureExt};
 use photofinish_core::idempotency::{Answer, IdempotencyKey, Replayable};
 use photofinish_core::op::board_state;
 use photofinish_core::op::{BoardOp, Change, LoggedOp};
-use photofinish_core::op::{LoggedWrite, WriteOutcome, WriteRequest};
+use photofinish_core::op::{LoggedWrite, Unchecked, WriteOutcome, WriteRequest};
 use photofinish_core::view::Totals;
 use photofinish_core::{Board, BoardConfig, BoardError, CheckedConfig};
 
@@ -457,18 +457,19 @@ async fn delete_board<E: Engine + ?Sized>(
 }
 
 /// One write. A write with nothing to check against its board before it is logged
-/// ([`WriteRequest::needs_board`]) goes to the log at once, its instant the log's to
-/// stamp; the others are checked first (boxed, as [`change`] says why).
+/// ([`LoggedWrite::unchecked`]) goes to the log at once, its instant the log's to stamp;
+/// the others are checked first (boxed, as [`change`] says why).
 fn write<'a, E: Engine + ?Sized>(
     e: &'a E,
     board: &'a str,
     w: WriteRequest,
 ) -> impl Future<Output = Result<WriteOutcome, BoardError>> + Send + 'a {
-    if w.needs_board() {
-        return Either::Right(Box::pin(checked_write(e, board, w)));
+    match LoggedWrite::unchecked(board, w) {
+        Unchecked::Ready(record) => Either::Left(
+            execute_one(e, board, Command::Write(record), true).map(|applied| written(applied?)),
+        ),
+        Unchecked::NeedsBoard(w) => Either::Right(Box::pin(checked_write(e, board, w))),
     }
-    let cmd = Command::Write(LoggedWrite::new(board, w, 0, None));
-    Either::Left(execute_one(e, board, cmd, true).map(|applied| written(applied?)))
 }
 
 /// A write checked against its board as this node has it before it is logged.
