@@ -112,12 +112,7 @@ async fn stop_guard(app: &AppState, request: impl Future<Output = Response>) -> 
     let mut resp = tokio::select! {
         biased;
         resp = request => resp,
-        () = crate::stop::until(expired) => crate::error::ApiError::new(
-            ErrorCode::ShuttingDown,
-            "the server stopped before this request finished; its outcome is unknown: \
-             retry it (with the same Idempotency-Key) on another node or after the restart",
-        )
-        .into_response(),
+        () = crate::stop::until(expired) => crate::stop::shutting_down().into_response(),
     };
     if app.stop.draining() {
         resp.headers_mut().insert(

@@ -8,8 +8,10 @@
 //!    and RESP connections close, busy ones after their current request or pipeline,
 //!    event streams end with a `retry:` hint;
 //! 3. at `--shutdown-grace`, **expired**: a request still running is answered 503
-//!    (`shutting_down`; its outcome unknown: retry it with its `Idempotency-Key`), so no
-//!    request goes unanswered; then the log is flushed and synced and the process exits 0.
+//!    (`shutting_down`; its outcome unknown: retry it with its `Idempotency-Key`), and a
+//!    RESP command still running, and the rest of its pipeline, `-ERR shutting_down`
+//!    ([`shutting_down`], one answer for both doors), so no request goes unanswered; then
+//!    the log is flushed and synced and the process exits 0.
 //!
 //! The grace counts from the signal and includes the delay. A second signal exits at once
 //! (the CLI's). `middleware::stop_guard` answers marks 1 and 3 on every route;
@@ -133,4 +135,26 @@ impl Stop {
 /// Waits until `rx` is `true`.
 pub async fn until(mut rx: watch::Receiver<bool>) {
     drop(rx.wait_for(|v| *v).await);
+}
+
+/// `f`'s output, or `None` when the grace (`expired`, [`Stop::expired`]) ends first.
+pub async fn before_grace<T>(
+    expired: &mut watch::Receiver<bool>,
+    f: impl Future<Output = T>,
+) -> Option<T> {
+    tokio::select! {
+        biased;
+        out = f => Some(out),
+        _ = expired.wait_for(|v| *v) => None,
+    }
+}
+
+/// The answer to a request still running when the grace ends, on either door: 503 over
+/// HTTP, `-ERR shutting_down …` over RESP.
+pub fn shutting_down() -> crate::error::ApiError {
+    crate::error::ApiError::new(
+        photofinish_core::ErrorCode::ShuttingDown,
+        "the server stopped before this request finished; its outcome is unknown: retry \
+         it (with the same idempotency key) on another node or after the restart",
+    )
 }

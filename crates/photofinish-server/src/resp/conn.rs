@@ -14,6 +14,10 @@
 //! of every round, so a revoked key or an expired player token stops working on
 //! connections already open. Each board command takes one token from the caller's rate
 //! limit, as each HTTP request does.
+//!
+//! **A stop's grace** ([`crate::stop`]): a command still running when it ends is answered
+//! `-ERR shutting_down …`, as an HTTP request is answered 503, and so is every command of
+//! the round after it, which does not run; then the connection closes.
 
 use photofinish_core::access::Caller;
 use photofinish_core::op::{WriteOutcome, WriteRequest};
@@ -60,10 +64,18 @@ impl Session {
         w: &mut W,
     ) -> std::io::Result<()> {
         self.refresh();
+        let mut expired = self.app.stop.expired();
+        // Set when the stop's grace ended inside this round: what was running, and every
+        // command after it, is answered `shutting_down`, and the connection closes.
+        let mut over = false;
         let mut run: Vec<(&'static str, Pending)> = Vec::new();
         for i in 0..batch.len() {
             let args = batch.command(i);
             let spec = lookup(args.get(0));
+            if over {
+                self.cut(spec.map_or("unknown", |s| s.name));
+                continue;
+            }
             if let Some(spec) = spec.filter(|s| write::is_write(s) && s.arity_fits(args.len())) {
                 if !has_idempotency_key(&args) {
                     let slot = match self.take_token().and_then(|()| cmd::args::board(&args)) {
@@ -77,7 +89,7 @@ impl Session {
                     continue;
                 }
             }
-            self.flush_run(&mut run).await;
+            over = self.flush_run(&mut run, &mut expired).await;
             if self.out.buf.len() >= RESP_MAX_REPLY_BYTES {
                 write_out(w, &mut self.out).await?;
             }
@@ -86,8 +98,14 @@ impl Session {
                     self.error(&unknown(&args));
                     self.count("unknown", false);
                 }
+                Some(spec) if over => self.cut(spec.name),
                 Some(spec) => {
-                    let done = self.execute(spec, &args).await;
+                    let done = crate::stop::before_grace(&mut expired, self.execute(spec, &args))
+                        .await
+                        .unwrap_or_else(|| {
+                            over = true;
+                            Err(CmdError::Api(crate::stop::shutting_down()))
+                        });
                     self.count(spec.name, done.is_ok());
                     if let Err(e) = done {
                         self.error(&e);
@@ -98,8 +116,16 @@ impl Session {
                 break;
             }
         }
-        self.flush_run(&mut run).await;
+        over |= self.flush_run(&mut run, &mut expired).await;
+        self.quit |= over;
         Ok(())
+    }
+
+    /// Answers a command the stop's grace ended before it ran (or while it ran):
+    /// `shutting_down`, its outcome unknown.
+    fn cut(&mut self, command: &'static str) {
+        self.count(command, false);
+        self.error(&CmdError::Api(crate::stop::shutting_down()));
     }
 
     async fn execute(&mut self, spec: &Spec, args: &Args<'_>) -> Result<(), CmdError> {
@@ -127,10 +153,15 @@ impl Session {
     }
 
     /// Applies the gathered plain writes — one batch per board, the boards at once — and
-    /// answers each in order.
-    async fn flush_run(&mut self, run: &mut Vec<(&'static str, Pending)>) {
+    /// answers each in order. Whether the stop's grace ended first (`expired`): then the
+    /// writes without an answer are answered `shutting_down`, their outcome unknown.
+    async fn flush_run(
+        &mut self,
+        run: &mut Vec<(&'static str, Pending)>,
+        expired: &mut tokio::sync::watch::Receiver<bool>,
+    ) -> bool {
         if run.is_empty() {
-            return;
+            return false;
         }
         let n = run.len();
         let mut answers: Vec<Option<Answered>> = (0..n).map(|_| None).collect();
@@ -157,9 +188,10 @@ impl Session {
             groups
                 .into_iter()
                 .map(|(board, items)| write_board(gate, caller, board, items)),
-        )
-        .await;
-        for (i, a) in group_answers.into_iter().flatten() {
+        );
+        let group_answers = crate::stop::before_grace(expired, group_answers).await;
+        let over = group_answers.is_none();
+        for (i, a) in group_answers.into_iter().flatten().flatten() {
             answers[i] = Some(a);
         }
         for (i, a) in answers.into_iter().enumerate() {
@@ -167,9 +199,11 @@ impl Session {
             match a {
                 Some(Ok(w)) => write::reply(&mut self.out, shapes[i], &w),
                 Some(Err(e)) => self.error(&e),
+                None if over => self.error(&CmdError::Api(crate::stop::shutting_down())),
                 None => self.error(&CmdError::Raw("ERR no answer for this write".into())),
             }
         }
+        over
     }
 }
 

@@ -42,7 +42,9 @@ pub struct RespOptions {
     /// deadline, `--header-timeout`).
     pub partial_timeout: Duration,
     /// How long the connections still in a round have once the listener closes (the
-    /// rest of the stop's grace and a second: [`crate::stop`]); then they are cut.
+    /// rest of the stop's grace and a second: [`crate::stop`]); then they are cut. A
+    /// round still running at the grace answers `shutting_down` and closes by itself
+    /// (`Session::round`): this bounds a client that does not read its answers.
     pub drain: Duration,
 }
 

@@ -212,6 +212,63 @@ fn what_still_runs_at_the_grace_is_answered_503_and_streams_say_retry() {
     assert!(server.wait().success());
 }
 
+/// A RESP pipeline still running when the grace ends is answered, not cut: on the Redis
+/// backend, with Redis holding every write the node sends (`CLIENT PAUSE … WRITE`), an
+/// `LB.INCR` waits on its append when the grace ends (before Redis's own 2 s response
+/// timeout would answer it `storage_unavailable`): it is answered `-ERR shutting_down`,
+/// and so is the `LB.RANK` pipelined after it, which never runs; then the connection
+/// closes, and once Redis takes writes again the node exits 0.
+#[test]
+fn a_resp_pipeline_still_running_at_the_grace_is_answered_shutting_down() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_testkit::redis::RedisProcess::start(&dir.path().join("redis"), &[])
+        .expect("redis");
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--storage",
+        &redis.url(),
+    ])
+    .args(["--redis-namespace", "stop", "--shutdown-delay", "200ms"])
+    .args(["--shutdown-grace", "800ms"]);
+    let server = Proc::spawn_command(cmd);
+    assert!(cli(&["board", "create", "b"], &server.base).0);
+    let mut resp = TcpStream::connect(server.resp.as_deref().expect("resp")).expect("resp");
+    resp.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    resp.write_all(b"LB.INCR b warm 1\r\n").expect("write");
+    let mut first = [0u8; 64];
+    assert!(resp.read(&mut first).expect("answer") > 0);
+    let mut admin = redis::Client::open(redis.url())
+        .expect("url")
+        .get_connection()
+        .expect("redis");
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(20_000)
+        .arg("WRITE")
+        .query(&mut admin)
+        .expect("pause");
+    signal(server.pid(), "-TERM");
+    resp.write_all(b"LB.INCR b m 5\r\nLB.RANK b m\r\n")
+        .expect("pipeline");
+    let mut answer = Vec::new();
+    let _ = resp.read_to_end(&mut answer);
+    let _: () = redis::cmd("CLIENT")
+        .arg("UNPAUSE")
+        .query(&mut admin)
+        .expect("unpause");
+    let answer = String::from_utf8_lossy(&answer);
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(lines.len(), 2, "{answer}");
+    for line in lines {
+        assert!(line.starts_with("-ERR shutting_down "), "{answer}");
+    }
+    assert!(server.wait().success());
+}
+
 /// A second signal ends a stop at once: the process does not wait for the grace.
 #[test]
 fn a_second_signal_exits_at_once() {
