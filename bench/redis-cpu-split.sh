@@ -9,8 +9,9 @@
 #
 #   MEMBERS=1000000 ROUNDS=3 ./bench/redis-cpu-split.sh
 #
-# PERF=1 also records the node (perf record -g at PERF_HZ, default 499) during one unpipelined
-# LB.INCR run and prints its flat profile's top lines.
+# PERF=1 also records the node (perf record -g at PERF_HZ, default 499) during one LB.INCR
+# run (unpipelined; PERF_P=16 pipelined) and prints its flat profile's top lines; ROUNDS=0
+# records only that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMBERS=${MEMBERS:-1000000}
@@ -70,13 +71,20 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 if [ -n "${PERF:-}" ]; then
-    perf record -F "${PERF_HZ:-499}" -g -p "$PPID_PF" -o "$WORK/node.perf" -- sleep 8 >/dev/null 2>&1 &
+    # PERF_P: the pipeline depth; PERF_CG: perf's call-graph option (e.g. "--call-graph dwarf");
+    # PERF_OUT: keep the recording there (to read it again with perf report).
+    out=${PERF_OUT:-$WORK/node.perf}
+    p=${PERF_P:-1}
+    n=$N1
+    [ "$p" != 1 ] && n=$N16
+    # shellcheck disable=SC2086 # PERF_CG splits into perf's words
+    perf record -F "${PERF_HZ:-499}" ${PERF_CG:--g} -p "$PPID_PF" -o "$out" -- sleep 8 >/dev/null 2>&1 &
     PERF_PID=$!
     sleep 0.5
-    redis-benchmark -p "$PPORT" -c 50 -n "$N1" -r 1000000 -P 1 LB.INCR lb m:__rand_int__ 1 >/dev/null 2>&1
+    redis-benchmark -p "$PPORT" -c 50 -n "$n" -r 1000000 -P "$p" LB.INCR lb m:__rand_int__ 1 >/dev/null 2>&1
     wait "$PERF_PID" || true
     echo
-    echo "node profile, unpipelined LB.INCR (perf report --no-children, self time):"
-    perf report -i "$WORK/node.perf" --no-children --sort symbol --stdio 2>/dev/null |
+    echo "node profile, LB.INCR at -P $p (perf report --no-children, self time):"
+    perf report -i "$out" --no-children --sort symbol --stdio 2>/dev/null |
         grep -E '^ +[0-9.]+%' | head -"${PERF_TOP:-30}"
 fi
