@@ -194,12 +194,14 @@ impl Viewer {
 impl Caller {
     /// Who the caller is, as the audit log names it (docs/SPEC.md §15): the API key's
     /// name, `open` on a server without credentials, `player:<member>`, `anonymous`.
-    pub fn actor(&self) -> String {
+    /// Borrowed but for a player's: every change is handed its actor, and only an admin
+    /// change's is kept (in its audit entry).
+    pub fn actor(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Caller::Open => "open".to_owned(),
-            Caller::Anonymous => "anonymous".to_owned(),
-            Caller::Key(k) => k.name.clone(),
-            Caller::Player { member, .. } => format!("player:{member}"),
+            Caller::Open => "open".into(),
+            Caller::Anonymous => "anonymous".into(),
+            Caller::Key(k) => k.name.as_str().into(),
+            Caller::Player { member, .. } => format!("player:{member}").into(),
         }
     }
 }

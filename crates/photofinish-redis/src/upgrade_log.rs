@@ -176,7 +176,7 @@ pub async fn convert_board(
         .clone()
         .checked()
         .map_err(|e| damaged(format!("board {board:?} has config {text:?}: {e}")))?;
-    let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
+    let create = Command::from(photofinish_store::command::CreateBoard {
         board: board.to_owned(),
         config: checked,
         max_boards: None,

@@ -44,7 +44,7 @@ impl Claim {
     ) -> Result<(BoardName, Self), BoardError> {
         let by = match caller {
             Caller::Player { .. } => "player".to_owned(),
-            other => other.actor(),
+            other => other.actor().into_owned(),
         };
         let not_found = || BoardError::RewardNotFound {
             id: id.to_owned(),

@@ -62,7 +62,7 @@ async fn log_store(
 
 fn create() -> (Command, bool) {
     (
-        Command::CreateBoard(photofinish_store::command::CreateBoard {
+        Command::from(photofinish_store::command::CreateBoard {
             board: "b".into(),
             config: BoardConfig::default().checked().expect("valid config"),
             max_boards: None,

@@ -29,7 +29,7 @@ impl Command {
                 super::delete::DeleteBoard::decode(d).map(Command::DeleteBoard)
             }
             kind if super::create::is_create(kind) => {
-                super::create::CreateBoard::decode(kind, d).map(Command::CreateBoard)
+                super::create::CreateBoard::decode(kind, d).map(Command::from)
             }
             kind if super::write::is_write(kind) => {
                 super::write::decode(kind, d).map(Command::Write)

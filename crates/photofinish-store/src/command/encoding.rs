@@ -197,7 +197,7 @@ mod tests {
         let cmd = Command::decode(&e.0).expect("decodes");
         assert_eq!(
             cmd,
-            Command::CreateBoard(CreateBoard {
+            Command::from(CreateBoard {
                 board: "b".into(),
                 config: config.clone().checked().expect("valid"),
                 max_boards: None,
@@ -431,7 +431,7 @@ mod tests {
         assert_eq!(Command::decode(&old.0).expect("decodes"), cmd);
         // A create that hides the members hidden everywhere, with and without a limit.
         for max_boards in [None, Some(7)] {
-            let cmd = Command::CreateBoard(CreateBoard {
+            let cmd = Command::from(CreateBoard {
                 board: "new".into(),
                 config: BoardConfig::default().checked().expect("valid"),
                 max_boards,
@@ -494,13 +494,13 @@ mod tests {
             ..BoardPatch::default()
         };
         for cmd in [
-            Command::CreateBoard(CreateBoard {
+            Command::from(CreateBoard {
                 board: "b".into(),
                 config: config.clone().checked().expect("valid"),
                 max_boards: None,
                 hidden: Vec::new(),
             }),
-            Command::CreateBoard(CreateBoard {
+            Command::from(CreateBoard {
                 board: "b".into(),
                 config: config.checked().expect("valid"),
                 max_boards: Some(10_000),

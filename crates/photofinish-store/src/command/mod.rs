@@ -11,8 +11,10 @@ pub use delete::DeleteBoard;
 /// A state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// Create a board ([`create`]: its record, bytes and effect).
-    CreateBoard(CreateBoard),
+    /// Create a board ([`create`]: its record, bytes and effect). Boxed: its config is
+    /// larger than a write, the command nearly every record is, and every command is
+    /// moved several times between a door and the log (docs/bench-history.md §36).
+    CreateBoard(Box<CreateBoard>),
     /// Delete a board and all its periods ([`delete`]).
     DeleteBoard(DeleteBoard),
     /// A score write: its record is its module's ([`LoggedWrite`]), its bytes
@@ -108,6 +110,12 @@ pub enum Command {
     Unregister(registry::Unregister),
     /// A member erased everywhere, entered in the erasure ledger ([`erased`]).
     Erased(erased::Erased),
+}
+
+impl From<CreateBoard> for Command {
+    fn from(create: CreateBoard) -> Self {
+        Command::CreateBoard(Box::new(create))
+    }
 }
 
 /// What a keyed command is logged with (docs/SPEC.md §7).

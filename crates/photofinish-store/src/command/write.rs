@@ -376,7 +376,7 @@ mod tests {
             max_boards: None,
             hidden: Vec::new(),
         };
-        state.apply(&Command::CreateBoard(create)).expect("create");
+        state.apply(&Command::from(create)).expect("create");
         for (i, (m, p, t)) in [
             ("a", Some("FR"), Some("wolves")),
             ("b", Some("DE"), Some("bears")),

@@ -290,7 +290,7 @@ async fn keyed_commands<E: Engine + ?Sized>(
         ),
         Change::Create(config) => (
             false,
-            vec![Command::CreateBoard(CreateBoard {
+            vec![Command::from(CreateBoard {
                 board: board.to_owned(),
                 config,
                 max_boards: e.max_boards(),
@@ -422,7 +422,7 @@ async fn create_board<E: Engine + ?Sized>(
     config: CheckedConfig,
     actor: &str,
 ) -> Result<bool, BoardError> {
-    let cmd = Command::CreateBoard(CreateBoard {
+    let cmd = Command::from(CreateBoard {
         board: board.to_owned(),
         config,
         max_boards: e.max_boards(),

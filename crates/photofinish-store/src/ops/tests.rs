@@ -1,4 +1,4 @@
-//! The shared operations' own unit tests: what a write's future holds.
+//! The shared operations' own unit tests: what a write's future and its command hold.
 
 use super::*;
 
@@ -30,4 +30,14 @@ fn a_plain_writes_future_holds_no_change_state() {
         "{} bytes",
         std::mem::size_of_val(&f)
     );
+}
+
+/// A command is no larger than a write's record and its tag: every command is moved
+/// several times between a door and the log, and a board's create — whose config is
+/// larger — is boxed (docs/bench-history.md §36).
+#[test]
+fn a_command_is_the_size_of_a_write() {
+    let write = std::mem::size_of::<LoggedWrite>();
+    let cmd = std::mem::size_of::<Command>();
+    assert!(cmd <= write + 8, "a command is {cmd} bytes, a write {write}");
 }

@@ -99,7 +99,7 @@ fn a_gap_in_sequence_numbers_names_the_offset_of_the_record_after_it() {
             third_record_at = bytes.len() as u64;
         }
         let cmd = if i == 0 {
-            photofinish_store::Command::CreateBoard(photofinish_store::command::CreateBoard {
+            photofinish_store::Command::from(photofinish_store::command::CreateBoard {
                 board: "b".into(),
                 config: photofinish_core::BoardConfig::default()
                     .checked()

@@ -305,7 +305,7 @@ fn board_config_conflicts_and_deletes_survive_restart() {
         };
         let conflict = submit(
             &store,
-            Command::CreateBoard(photofinish_store::command::CreateBoard {
+            Command::from(photofinish_store::command::CreateBoard {
                 board: "keep".into(),
                 config: cfg.checked().expect("valid config"),
                 max_boards: None,
@@ -408,7 +408,7 @@ fn retention_purges_replay_identically_from_the_log() {
         };
         submit(
             &store,
-            Command::CreateBoard(photofinish_store::command::CreateBoard {
+            Command::from(photofinish_store::command::CreateBoard {
                 board: "d".into(),
                 config: config.checked().expect("valid config"),
                 max_boards: None,
@@ -540,7 +540,7 @@ fn seats_and_attempts_survive_restarts_from_the_log_and_a_snapshot() {
         let mut config = photofinish_core::BoardConfig::default();
         config.settings.entry.max_attempts = Some(2);
         config.settings.entry.join_required = true;
-        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
+        let create = Command::from(photofinish_store::command::CreateBoard {
             board: "t".into(),
             config: config.checked().expect("valid config"),
             max_boards: None,
@@ -652,7 +652,7 @@ fn a_league_close_survives_restarts_from_the_log_and_a_snapshot() {
             promote: 1,
             demote: 1,
         });
-        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
+        let create = Command::from(photofinish_store::command::CreateBoard {
             board: "l".into(),
             config: config.checked().expect("valid config"),
             max_boards: None,
@@ -741,7 +741,7 @@ fn hidden_members_survive_restarts_from_the_log_and_a_snapshot() {
     };
     {
         let store = open_log_only(dir.path());
-        let create = Command::CreateBoard(photofinish_store::command::CreateBoard {
+        let create = Command::from(photofinish_store::command::CreateBoard {
             board: "h".into(),
             config: photofinish_core::BoardConfig::default()
                 .checked()

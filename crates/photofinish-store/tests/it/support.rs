@@ -66,7 +66,7 @@ pub fn submit(store: &Store, cmd: Command) -> Result<Result<Applied, BoardError>
 }
 
 pub fn create(store: &Store, board: &str) {
-    let cmd = Command::CreateBoard(photofinish_store::command::CreateBoard {
+    let cmd = Command::from(photofinish_store::command::CreateBoard {
         board: board.into(),
         config: BoardConfig::default().checked().expect("valid config"),
         max_boards: None,

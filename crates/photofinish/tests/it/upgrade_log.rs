@@ -225,7 +225,7 @@ async fn an_interrupted_upgrade_resumes(cluster: bool) {
     conn.query::<()>(redis::cmd("SET").arg(&cfg).arg(FENCE))
         .await
         .expect("fence");
-    let create = photofinish_store::Command::CreateBoard(photofinish_store::command::CreateBoard {
+    let create = photofinish_store::Command::from(photofinish_store::command::CreateBoard {
         board: "desc".into(),
         config: serde_json::from_str::<photofinish_core::BoardConfig>(&text)
             .expect("config")
