@@ -375,6 +375,15 @@ impl Ranking {
         let kept = !self.index_deferred;
         if kept {
             let records = &self.records;
+            // The record's place in its partition's and its team's indexes, asked for
+            // now: those leaves load while the board's own index waits on its memory
+            // (docs/bench-history.md §36).
+            if let Some(p) = self.partitions.as_deref() {
+                p.warm(id, records);
+            }
+            if let Some(t) = self.teams.as_deref() {
+                t.warm(id);
+            }
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
         if let Some(p) = self.partitions.as_deref_mut() {

@@ -222,6 +222,17 @@ impl Partitions {
         Some(tree!(&mut self.trees[p as usize], ix => ix.insert(id, records.key_of(id), records)))
     }
 
+    /// Asks for the leaf of record `id`'s partition index that holds it (a descent that
+    /// reads no record, then a prefetch): called before the board's own index moves the
+    /// record, so that leaf is on its way while the board's index waits on its own.
+    pub(super) fn warm(&self, id: u32, records: &Records) {
+        if let Some(p) = self.of(id) {
+            tree!(&self.trees[p as usize], ix => {
+                let _ = ix.seek(&records.key_of(id), records);
+            });
+        }
+    }
+
     /// Record `id`'s 0-based position in its partition.
     pub(super) fn position(&self, id: u32, records: &Records) -> Option<u64> {
         let p = self.of(id)?;

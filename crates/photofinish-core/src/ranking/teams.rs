@@ -140,6 +140,15 @@ impl Teams {
         }
     }
 
+    /// Asks for the leaf of the teams' index that holds record `id`'s team (a descent,
+    /// then a prefetch), before a write moves the member: the team's own move then finds
+    /// it there (the partitions' `warm` says why).
+    pub(super) fn warm(&self, id: u32) {
+        if let Some(t) = self.of(id) {
+            let _ = self.index.seek(&self.key(t), &self.keys);
+        }
+    }
+
     /// The team named `name`.
     pub(super) fn find(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()

@@ -39,5 +39,8 @@ fn a_plain_writes_future_holds_no_change_state() {
 fn a_command_is_the_size_of_a_write() {
     let write = std::mem::size_of::<LoggedWrite>();
     let cmd = std::mem::size_of::<Command>();
-    assert!(cmd <= write + 8, "a command is {cmd} bytes, a write {write}");
+    assert!(
+        cmd <= write + 8,
+        "a command is {cmd} bytes, a write {write}"
+    );
 }
