@@ -137,7 +137,8 @@ pub async fn until(mut rx: watch::Receiver<bool>) {
     drop(rx.wait_for(|v| *v).await);
 }
 
-/// `f`'s output, or `None` when the grace (`expired`, [`Stop::expired`]) ends first.
+/// `f`'s output, or `None` when the grace (`expired`, [`Stop::expired`]) ends first. A
+/// stop that went away (its sender dropped) ends no grace: `f` runs on.
 pub async fn before_grace<T>(
     expired: &mut watch::Receiver<bool>,
     f: impl Future<Output = T>,
@@ -145,7 +146,7 @@ pub async fn before_grace<T>(
     tokio::select! {
         biased;
         out = f => Some(out),
-        _ = expired.wait_for(|v| *v) => None,
+        Ok(_) = expired.wait_for(|v| *v) => None,
     }
 }
 
