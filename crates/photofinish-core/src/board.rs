@@ -320,6 +320,18 @@ impl Board {
         }
     }
 
+    /// Prefetches what a read of `member` in period `r` at `now_us` loads first, when `r`
+    /// is the current period and the newest ([`Ranking::prefetch_member`]): the reads of
+    /// a batch then wait for their misses together (`op::Each`). Changes nothing.
+    pub fn prefetch_read(&self, member: &str, r: &PeriodRef, now_us: i64, step: Prefetch) {
+        if let Some(ranking) = self
+            .newest_if_current(r, now_us)
+            .and_then(|p| self.ranking(p))
+        {
+            ranking.prefetch_member(member, step);
+        }
+    }
+
     /// The newest period and its ranking, when that period holds instant `target_us`.
     fn newest_holding(&self, target_us: i64) -> Option<&(Period, Ranking)> {
         self.periods

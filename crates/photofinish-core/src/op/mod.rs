@@ -17,12 +17,14 @@ use crate::access::{Action, Viewer};
 use crate::board::Board;
 use crate::error::BoardError;
 use crate::names::BoardName;
+use crate::ranking::Prefetch;
 
 pub mod answer;
 pub mod board_op;
 pub mod change;
 pub mod claim;
 pub mod cohort;
+pub mod each;
 pub mod erase;
 pub mod export;
 pub mod hide;
@@ -43,6 +45,7 @@ pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
 pub use change::Change;
 pub use claim::Claim;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
+pub use each::Each;
 pub use erase::Erase;
 pub use export::{MemberData, PeriodData, ReadMemberData};
 pub use hide::Hide;
@@ -108,4 +111,10 @@ pub trait BoardRead: Send + Sync {
     /// changes nothing.
     fn read(&self, board: &Board, now_us: i64, viewer: &Viewer)
         -> Result<Self::Output, BoardError>;
+
+    /// Asks the CPU for the memory [`Self::read`] loads first, in `step`'s order, so that
+    /// the reads of a batch ([`Each`]) wait for their cache misses together instead of one
+    /// after another. Changes nothing; a read that gains nothing from it keeps this
+    /// default, which does nothing.
+    fn prefetch(&self, _board: &Board, _now_us: i64, _step: Prefetch) {}
 }

@@ -10,7 +10,7 @@ use crate::columns::ScoreInput;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::names::{BoardName, GroupKey, MemberName};
 use crate::query::{MemberSet, ScoreRank, ThresholdQuery, Thresholds, MAX_QUERY_MEMBERS};
-use crate::ranking::{RankStyle, Visible};
+use crate::ranking::{Prefetch, RankStyle, Visible};
 use crate::view::{BoardState, MemberRow, PeriodSummary, ReadOptions, Rows};
 
 use super::cohort::{cohort_rank, tier_name};
@@ -234,6 +234,10 @@ impl BoardRead for ReadMember {
                     })
             },
         )
+    }
+
+    fn prefetch(&self, b: &Board, now_us: i64, step: Prefetch) {
+        b.prefetch_read(&self.member, &self.options.period, now_us, step);
     }
 }
 

@@ -57,7 +57,8 @@ impl Ranking {
     /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs the slot
     /// step for every write of a batch, then the record step for every write, before it
     /// appends the batch to the log, so these loads overlap the log write instead of
-    /// stalling the apply one member at a time (docs/bench-history.md §13). Changes nothing.
+    /// stalling the apply one member at a time (docs/bench-history.md §13); a batch of
+    /// reads (`op::Each`) does the same before its first read. Changes nothing.
     pub fn prefetch_member(&self, member: &str, step: Prefetch) {
         self.prefetch_hashed(self.name_hash(member.as_bytes()), step);
     }

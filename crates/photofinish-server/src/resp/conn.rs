@@ -8,7 +8,8 @@
 //! batch per board ([`Gate::write_each`](crate::gate::Gate::write_each)): the embedded
 //! store queues them in order under one group commit, Redis sends them as one pipeline.
 //! Any other command first waits for the writes before it, so a pipeline reads its own
-//! writes and every answer is in order.
+//! writes and every answer is in order. Consecutive member reads (`LB.SCORE`, `LB.RANK`)
+//! are gathered the same way and run as one read of each board (`super::reads`).
 //!
 //! **Credentials** are checked when given (`AUTH`, `HELLO … AUTH`) and again at the start
 //! of every round, so a revoked key or an expired player token stops working on
@@ -24,12 +25,14 @@ use photofinish_core::op::{WriteOutcome, WriteRequest};
 use photofinish_core::BoardName;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::cmd::read::is_member_read;
 use super::cmd::spec::{Family, Spec};
 use super::cmd::table::{self, lookup};
 use super::cmd::write::{self, Parsed, Shape};
 use super::cmd::{self, connection};
 use super::error::{wrong_arity, CmdError};
 use super::frame::{self, Args, Batch};
+use super::reads::PendingRead;
 use super::reply::Out;
 use super::session::Session;
 use crate::error::ApiError;
@@ -69,6 +72,9 @@ impl Session {
         // command after it, is answered `shutting_down`, and the connection closes.
         let mut over = false;
         let mut run: Vec<(&'static str, Pending)> = Vec::new();
+        // The gathered member reads (`super::reads`): at most one of `run` and `reads`
+        // holds commands, each flushed before the other gathers, so answers keep order.
+        let mut reads: Vec<PendingRead> = Vec::new();
         for i in 0..batch.len() {
             let args = batch.command(i);
             let spec = lookup(args.get(0));
@@ -78,6 +84,11 @@ impl Session {
             }
             if let Some(spec) = spec.filter(|s| write::is_write(s) && s.arity_fits(args.len())) {
                 if !has_idempotency_key(&args) {
+                    over = self.flush_reads(&mut reads, &mut expired).await;
+                    if over {
+                        self.cut(spec.name);
+                        continue;
+                    }
                     let slot = match self.take_token().and_then(|()| cmd::args::board(&args)) {
                         Err(e) => Pending::Failed(e),
                         Ok(board) => Pending::Write {
@@ -89,7 +100,18 @@ impl Session {
                     continue;
                 }
             }
-            over = self.flush_run(&mut run, &mut expired).await;
+            if let Some(spec) = spec.filter(|s| is_member_read(s) && s.arity_fits(args.len())) {
+                over = self.flush_run(&mut run, &mut expired).await;
+                if over {
+                    self.cut(spec.name);
+                    continue;
+                }
+                reads.push(self.gather_read(spec, &args));
+                continue;
+            }
+            over = self
+                .flush_gathered(&mut run, &mut reads, &mut expired)
+                .await;
             if self.out.buf.len() >= RESP_MAX_REPLY_BYTES {
                 write_out(w, &mut self.out).await?;
             }
@@ -116,9 +138,23 @@ impl Session {
                 break;
             }
         }
-        over |= self.flush_run(&mut run, &mut expired).await;
+        over |= self
+            .flush_gathered(&mut run, &mut reads, &mut expired)
+            .await;
         self.quit |= over;
         Ok(())
+    }
+
+    /// Runs what the round gathered (writes or member reads: one of them at most) before
+    /// a command that is not gathered. Whether the stop's grace ended first.
+    async fn flush_gathered(
+        &mut self,
+        run: &mut Vec<(&'static str, Pending)>,
+        reads: &mut Vec<PendingRead>,
+        expired: &mut tokio::sync::watch::Receiver<bool>,
+    ) -> bool {
+        let over = self.flush_run(run, expired).await;
+        self.flush_reads(reads, expired).await || over
     }
 
     /// Answers a command the stop's grace ended before it ran (or while it ran):

@@ -9,13 +9,15 @@
 //! - [`cmd`]: the command table and one file per family of commands.
 //! - [`session`]: a connection's state between commands; [`error`]: how a command fails.
 //! - [`conn`]: one connection — rounds of pipelined commands, writes gathered under one
-//!   group commit, one write of the answers per round.
+//!   group commit, one write of the answers per round; `reads`: its member reads
+//!   gathered into one read of each board.
 //! - this file: the accept loop, the connection cap, TLS, shutdown.
 
 pub mod cmd;
 pub mod conn;
 pub mod error;
 pub mod frame;
+mod reads;
 pub mod reply;
 pub mod session;
 

@@ -34,6 +34,7 @@ mod redis_scale_out;
 mod resp;
 mod resp_clients;
 mod resp_protocol;
+mod resp_reads;
 mod rewards;
 mod sizes;
 mod teams;

@@ -12,7 +12,7 @@
 use photofinish_core::columns::ColumnNames;
 use photofinish_core::op::{ReadAround, ReadBoard, ReadCohort, ReadMember, ReadPage, ReadTier};
 use photofinish_core::ranking::Entry;
-use photofinish_core::view::{ReadOptions, Rows};
+use photofinish_core::view::{MemberRow, ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
 use super::args::{option, options, text};
@@ -103,6 +103,39 @@ fn not_ranked(e: &BoardError) -> bool {
     e.code() == ErrorCode::MemberNotFound
 }
 
+/// Whether `spec` is a read of one member's entry (`LB.SCORE`, `LB.RANK`): the reads a
+/// connection gathers from a pipeline and runs together ([`photofinish_core::op::Each`]).
+pub fn is_member_read(spec: &Spec) -> bool {
+    matches!(spec.name, "lb.score" | "lb.rank")
+}
+
+/// The read `LB.SCORE` or `LB.RANK` (`spec`) asks of `board`.
+pub fn member_read(spec: &Spec, args: &Args<'_>, board: BoardName) -> Result<ReadMember, CmdError> {
+    Ok(ReadMember {
+        board,
+        member: text(args, 2, "the member name", ErrorCode::InvalidMember)?.to_owned(),
+        options: read_options(args, 3, spec.name == "lb.rank", spec.name)?,
+    })
+}
+
+/// Answers `LB.SCORE` or `LB.RANK` (`spec`) with what its read found: the score or the
+/// rank, nil for a member not ranked.
+pub fn answer_member(
+    out: &mut Out,
+    spec: &Spec,
+    row: Result<MemberRow, BoardError>,
+) -> Result<(), CmdError> {
+    match row {
+        Ok(row) if spec.name == "lb.score" => {
+            super::args::scores(out, &row.columns, &row.entry.scores)
+        }
+        Ok(row) => out.count(row.entry.rank),
+        Err(e) if not_ranked(&e) => out.nil(),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
 /// Runs a read.
 pub async fn run(
     s: &mut Session,
@@ -112,22 +145,11 @@ pub async fn run(
 ) -> Result<(), CmdError> {
     let gate = &s.app.gate;
     let caller = &s.identity.caller;
-    let member = || text(args, 2, "the member name", ErrorCode::InvalidMember).map(str::to_owned);
     match spec.name {
         "lb.score" | "lb.rank" => {
-            let op = ReadMember {
-                board,
-                member: member()?,
-                options: read_options(args, 3, spec.name == "lb.rank", spec.name)?,
-            };
-            match gate.read(caller, &op).await {
-                Ok(row) if spec.name == "lb.score" => {
-                    super::args::scores(&mut s.out, &row.columns, &row.entry.scores)
-                }
-                Ok(row) => s.out.count(row.entry.rank),
-                Err(e) if not_ranked(&e) => s.out.nil(),
-                Err(e) => return Err(e.into()),
-            }
+            let op = member_read(spec, args, board)?;
+            let row = gate.read(caller, &op).await;
+            answer_member(&mut s.out, spec, row)?;
         }
         "lb.range" => {
             let op = ReadPage {
