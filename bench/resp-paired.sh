@@ -13,6 +13,9 @@
 #
 #   ROUNDS=20 N=200000 MEMBERS=1000000 WORKERS=1 PIN=1 ./bench/resp-paired.sh
 #
+# P=16 pipelines every run (redis-benchmark -P 16; default 1), for the -P 16 targets
+# (issue 64); give it a larger N (e.g. 2000000) so a run lasts seconds.
+#
 # Redis: appendonly yes / appendfsync everysec; Photofinish: --fsync everysec, the embedded
 # store, `serve --workers WORKERS` (default 1: Redis's one command thread). PIN=1 puts both
 # servers on CPU 0 and redis-benchmark on CPU 1 (taskset). BIN= the server binary.
@@ -28,6 +31,7 @@ N=${N:-200000}
 MEMBERS=${MEMBERS:-1000000}
 WORKERS=${WORKERS:-1}
 BIN=${BIN:-target/release/photofinish}
+P=${P:-1}
 SERVER_PIN=() CLIENT_PIN=()
 if [ "${PIN:-0}" = 1 ]; then SERVER_PIN=(taskset -c 0) CLIENT_PIN=(taskset -c 1); fi
 WORKERS_ARG=(--workers "$WORKERS")
@@ -47,7 +51,7 @@ run() { # run LABEL PORT PID COMMAND...: one redis-benchmark run, recorded unles
     local label=$1 port=$2 pid=$3
     shift 3
     local rps cpu
-    read -r rps cpu <<<"$(rate "$port" 1 "$N" "$pid" "$@")"
+    read -r rps cpu <<<"$(rate "$port" "$P" "$N" "$pid" "$@")"
     [ -z "$round" ] && return
     printf '%s\t%s\t%s\t%s\n' "$round" "$label" "$rps" "$cpu" >>"$WORK/results.tsv"
     printf '%3s %-22s %10s ops/s %6s µs/op\n' "$round" "$label" "$rps" "$cpu"
@@ -63,7 +67,7 @@ one() {
     esac
 }
 echo "members: $MEMBERS; redis: $(redis-server --version | awk '{print $3}'); $(nproc) cores;" \
-    "photofinish workers: $WORKERS; pinned: ${PIN:-0}; $ROUNDS rounds of $N requests each"
+    "photofinish workers: $WORKERS; pinned: ${PIN:-0}; $ROUNDS rounds of $N requests each, -P $P"
 round=""
 for which in "${KINDS[@]}"; do one "$which"; done # warm-up: not recorded
 for round in $(seq "$ROUNDS"); do
