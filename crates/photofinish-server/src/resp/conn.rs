@@ -52,6 +52,15 @@ enum Pending {
     },
 }
 
+/// What a round has gathered and not yet run: plain writes (`run`) or member reads
+/// (`reads`, `super::reads`) — one of them at most, each run before the other gathers, so
+/// answers keep their order.
+#[derive(Default)]
+struct Gathered {
+    run: Vec<(&'static str, Pending)>,
+    reads: Vec<PendingRead>,
+}
+
 /// The answer of one write of a run.
 type Answered = Result<WriteOutcome, CmdError>;
 
@@ -71,10 +80,7 @@ impl Session {
         // Set when the stop's grace ended inside this round: what was running, and every
         // command after it, is answered `shutting_down`, and the connection closes.
         let mut over = false;
-        let mut run: Vec<(&'static str, Pending)> = Vec::new();
-        // The gathered member reads (`super::reads`): at most one of `run` and `reads`
-        // holds commands, each flushed before the other gathers, so answers keep order.
-        let mut reads: Vec<PendingRead> = Vec::new();
+        let mut gathered = Gathered::default();
         for i in 0..batch.len() {
             let args = batch.command(i);
             let spec = lookup(args.get(0));
@@ -82,36 +88,13 @@ impl Session {
                 self.cut(spec.map_or("unknown", |s| s.name));
                 continue;
             }
-            if let Some(spec) = spec.filter(|s| write::is_write(s) && s.arity_fits(args.len())) {
-                if !has_idempotency_key(&args) {
-                    over = self.flush_reads(&mut reads, &mut expired).await;
-                    if over {
-                        self.cut(spec.name);
-                        continue;
-                    }
-                    let slot = match self.take_token().and_then(|()| cmd::args::board(&args)) {
-                        Err(e) => Pending::Failed(e),
-                        Ok(board) => Pending::Write {
-                            board,
-                            parsed: write::parse(spec, &args),
-                        },
-                    };
-                    run.push((spec.name, slot));
+            if let Some(spec) = spec {
+                if let Some(cut) = self.gather(spec, &args, &mut gathered, &mut expired).await {
+                    over = cut;
                     continue;
                 }
             }
-            if let Some(spec) = spec.filter(|s| is_member_read(s) && s.arity_fits(args.len())) {
-                over = self.flush_run(&mut run, &mut expired).await;
-                if over {
-                    self.cut(spec.name);
-                    continue;
-                }
-                reads.push(self.gather_read(spec, &args));
-                continue;
-            }
-            over = self
-                .flush_gathered(&mut run, &mut reads, &mut expired)
-                .await;
+            over = self.flush_gathered(&mut gathered, &mut expired).await;
             if self.out.buf.len() >= RESP_MAX_REPLY_BYTES {
                 write_out(w, &mut self.out).await?;
             }
@@ -138,23 +121,59 @@ impl Session {
                 break;
             }
         }
-        over |= self
-            .flush_gathered(&mut run, &mut reads, &mut expired)
-            .await;
+        over |= self.flush_gathered(&mut gathered, &mut expired).await;
         self.quit |= over;
         Ok(())
+    }
+
+    /// Gathers command `args` (`spec`) when it is a plain write or a member read, the
+    /// other kind run first: `None` when it is neither (it runs alone), else whether the
+    /// stop's grace ended while those ran (then it is answered `shutting_down`).
+    async fn gather(
+        &mut self,
+        spec: &'static Spec,
+        args: &Args<'_>,
+        gathered: &mut Gathered,
+        expired: &mut tokio::sync::watch::Receiver<bool>,
+    ) -> Option<bool> {
+        if !spec.arity_fits(args.len()) {
+            return None;
+        }
+        let write = write::is_write(spec) && !has_idempotency_key(args);
+        if !write && !is_member_read(spec) {
+            return None;
+        }
+        let over = if write {
+            self.flush_reads(&mut gathered.reads, expired).await
+        } else {
+            self.flush_run(&mut gathered.run, expired).await
+        };
+        if over {
+            self.cut(spec.name);
+        } else if write {
+            let slot = match self.take_token().and_then(|()| cmd::args::board(args)) {
+                Err(e) => Pending::Failed(e),
+                Ok(board) => Pending::Write {
+                    board,
+                    parsed: write::parse(spec, args),
+                },
+            };
+            gathered.run.push((spec.name, slot));
+        } else {
+            gathered.reads.push(self.gather_read(spec, args));
+        }
+        Some(over)
     }
 
     /// Runs what the round gathered (writes or member reads: one of them at most) before
     /// a command that is not gathered. Whether the stop's grace ended first.
     async fn flush_gathered(
         &mut self,
-        run: &mut Vec<(&'static str, Pending)>,
-        reads: &mut Vec<PendingRead>,
+        gathered: &mut Gathered,
         expired: &mut tokio::sync::watch::Receiver<bool>,
     ) -> bool {
-        let over = self.flush_run(run, expired).await;
-        self.flush_reads(reads, expired).await || over
+        let over = self.flush_run(&mut gathered.run, expired).await;
+        self.flush_reads(&mut gathered.reads, expired).await || over
     }
 
     /// Answers a command the stop's grace ended before it ran (or while it ran):
