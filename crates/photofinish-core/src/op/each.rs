@@ -33,16 +33,6 @@ impl<R: BoardRead> Each<R> {
             .all(|r| r.action() == action)
             .then(|| Self { board, reads })
     }
-
-    /// How many reads it holds (at least one).
-    pub fn len(&self) -> usize {
-        self.reads.len()
-    }
-
-    /// Never: [`Each::new`] refuses an empty list.
-    pub fn is_empty(&self) -> bool {
-        self.reads.is_empty()
-    }
 }
 
 impl<R: BoardRead> BoardRead for Each<R> {
@@ -103,7 +93,7 @@ mod tests {
         assert!(Each::<ReadMember>::new(Vec::new()).is_none());
         assert!(Each::new(vec![r("a", "x"), r("b", "x")]).is_none());
         let each = Each::new(vec![r("a", "x"), r("a", "y")]).expect("one board");
-        assert_eq!((each.board().as_str(), each.len()), ("a", 2));
+        assert_eq!((each.board().as_str(), each.reads.len()), ("a", 2));
     }
 
     /// Each read of a batch answers what it answers alone, for every viewer: members
