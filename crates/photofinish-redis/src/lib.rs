@@ -14,11 +14,13 @@
 //!   store's state machine.
 //! - [`node`]: [`node::LogStore`], the `Leaderboard` service over replicas (the shared
 //!   operations of `photofinish_store::ops`), what spans boards, live events.
+//! - [`formats`]: the namespace's format and the snapshot format a node writes at each.
 //! - [`upgrade_log`]: converting a namespace of the retired Lua data model (format 2) to
 //!   the log layout, reading its keys with [`layout`] and its remembered answers with
 //!   [`reply`].
 
 pub mod conn;
+pub mod formats;
 pub(crate) mod layout;
 pub mod log;
 pub mod node;

@@ -1,6 +1,8 @@
-//! The upgrade of a namespace written in format 2 (the Lua data model,
-//! docs/redis-layout.md) to the log layout (docs/redis-layout.md; SPEC §12, "Upgrade"):
-//! `photofinish upgrade` (alias `redis-upgrade`).
+//! `photofinish upgrade` (alias `redis-upgrade`): moves a namespace of the log layout's
+//! first format (`log`) to the newest ([`crate::formats`]: only the format key changes;
+//! the next snapshots are written in the newer format), and converts a namespace written
+//! in format 2 (the Lua data model, docs/redis-layout.md) to the log layout (SPEC §12,
+//! "Upgrade"), as follows.
 //!
 //! First every earlier node's writes are made to fail: the namespace's format key says
 //! `log-converting` (a format-2 server refuses to start on it), and each board's config
@@ -26,6 +28,7 @@ use redis::Value;
 
 use crate::conn::unavailable;
 use crate::conn::{Conn, Target};
+use crate::formats::{NsFormat, CONVERTING, LATER, NEWEST};
 use crate::layout::{self, BoardKeys};
 use crate::log::{BoardLog, LogKeys};
 use crate::replica::{encode_entry, SNAPSHOT_VERSION};
@@ -48,19 +51,6 @@ mod status {
     pub const REFUSED: &[u8] = b"refused";
 }
 
-/// The format key's value in a namespace of the log layout.
-pub const LOG_FORMAT: &str = "log";
-
-/// The format key's value while an upgrade to the log layout is under way (or was
-/// interrupted: run it again).
-pub const CONVERTING: &str = "log-converting";
-
-/// How the format key of a later release's log format starts (`log-v2`, …): a release
-/// that changes the entries' or snapshots' format keeps writing the namespace's format
-/// until `photofinish upgrade` moves the namespace on; a node of this release meeting it
-/// refuses to start, naming it (docs/redis-layout.md, "Versions").
-pub const NEWER_LOG_FORMATS: &str = "log-v";
-
 /// What a format-2 config key holds once its board is being converted: no format-2
 /// server parses it, so every one of its calls on the board fails.
 pub const FENCE: &str = "{\"converted_to\":\"log\"}";
@@ -77,8 +67,10 @@ const LEASE: std::time::Duration = std::time::Duration::from_secs(300);
 /// What an upgrade did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogUpgradeReport {
-    /// The namespace was in the log layout already.
+    /// The namespace was at the newest format already.
     pub already_current: bool,
+    /// The log layout's older format the namespace was moved on from (`log`), if it was.
+    pub moved_from: Option<String>,
     /// Boards converted (those done by an earlier, interrupted run not counted).
     pub boards: u64,
     /// Periods converted.
@@ -104,8 +96,15 @@ pub async fn upgrade_to_log(target: &Target, ns: &str) -> Result<LogUpgradeRepor
     let found: Option<String> = get(&conn, redis::cmd("GET").arg(&format_key)).await?;
     let mut report = LogUpgradeReport::default();
     match found.as_deref() {
-        Some(LOG_FORMAT) => {
+        Some(NEWEST) => {
             report.already_current = true;
+            return Ok(report);
+        }
+        Some(older) if NsFormat::parse(older).is_some() => {
+            // Every node runs this release (the operator says so by running it): from now
+            // on they write the newest format.
+            let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(NEWEST)).await?;
+            report.moved_from = Some(older.to_owned());
             return Ok(report);
         }
         Some(layout::FORMAT) | Some(CONVERTING) => {}
@@ -114,14 +113,14 @@ pub async fn upgrade_to_log(target: &Target, ns: &str) -> Result<LogUpgradeRepor
             if boards > 0 {
                 return Err(format_1(ns));
             }
-            let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
+            let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(NEWEST)).await?;
             report.already_current = true;
             return Ok(report);
         }
-        Some(other) if other.starts_with(NEWER_LOG_FORMATS) => {
+        Some(other) if other.starts_with(LATER) => {
             return Err(BoardError::Unavailable(format!(
                 "redis namespace {ns:?} is at format {other}, newer than this Photofinish \
-                 knows ({LOG_FORMAT}): upgrade photofinish itself"
+                 knows ({NEWEST}): upgrade photofinish itself"
             )))
         }
         Some(other) => {
@@ -139,7 +138,7 @@ pub async fn upgrade_to_log(target: &Target, ns: &str) -> Result<LogUpgradeRepor
         convert_board(&conn, ns, &board, &mut report).await?;
     }
     let _: () = get(&conn, redis::cmd("DEL").arg(layout::hooks_key(ns))).await?;
-    let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
+    let _: () = get(&conn, redis::cmd("SET").arg(&format_key).arg(NEWEST)).await?;
     Ok(report)
 }
 

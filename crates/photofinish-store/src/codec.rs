@@ -1,9 +1,12 @@
-//! Little-endian fixed-width encoding shared by log records and snapshots.
+//! Little-endian fixed-width encoding shared by log records and snapshots, and the
+//! varints (LEB128, signed ones zigzagged) a snapshot's ranking entries are written in
+//! from format 13.
 //!
 //! Hand-written instead of a serialization crate so that `docs/format.md` can give every
 //! byte, and so that a decoder never trusts a length it has not checked against what is
 //! left of the buffer.
 
+use integer_encoding::VarInt;
 use photofinish_core::columns::Column;
 use photofinish_core::groups::{PartitionRules, TeamRules};
 use photofinish_core::league::League;
@@ -62,6 +65,33 @@ impl Enc {
     pub fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
+    }
+    /// Appends a u64 as a varint (1 to 10 bytes).
+    pub fn var_u64(&mut self, v: u64) {
+        let mut buf = [0u8; 10];
+        let n = v.encode_var(&mut buf);
+        self.0.extend_from_slice(&buf[..n]);
+    }
+    /// Appends an i64 as a zigzagged varint: small magnitudes of either sign are short.
+    pub fn var_i64(&mut self, v: i64) {
+        let mut buf = [0u8; 10];
+        let n = v.encode_var(&mut buf);
+        self.0.extend_from_slice(&buf[..n]);
+    }
+    /// Appends a string: its byte length as a varint, then the bytes.
+    pub fn var_str(&mut self, s: &str) {
+        self.var_u64(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    /// Appends an optional string: varint 0 (none), or its byte length + 1, then the bytes.
+    pub fn var_opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.var_u64(0),
+            Some(s) => {
+                self.var_u64(s.len() as u64 + 1);
+                self.0.extend_from_slice(s.as_bytes());
+            }
+        }
     }
     /// Appends hidden members' names: a count u32, then each name.
     pub fn hidden_names(&mut self, names: &[String]) {
@@ -208,6 +238,55 @@ impl<'a> Dec<'a> {
     /// A string written by [`Enc::str`], borrowed from the buffer.
     pub fn str_ref(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.u32()? as usize;
+        let at = self.pos;
+        std::str::from_utf8(self.take(n)?)
+            .map_err(|_| DecodeError(format!("invalid UTF-8 in string at offset {at}")))
+    }
+
+    /// A varint written by [`Enc::var_u64`].
+    pub fn var_u64(&mut self) -> Result<u64, DecodeError> {
+        // Most of a snapshot's varints are one byte (a name's length, a small difference).
+        if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        match u64::decode_var(&self.buf[self.pos..]) {
+            Some((v, n)) => {
+                self.pos += n;
+                Ok(v)
+            }
+            None => Err(DecodeError(format!("bad varint at offset {}", self.pos))),
+        }
+    }
+    /// A zigzagged varint written by [`Enc::var_i64`].
+    pub fn var_i64(&mut self) -> Result<i64, DecodeError> {
+        let z = self.var_u64()?;
+        Ok((z >> 1) as i64 ^ -((z & 1) as i64))
+    }
+    /// A string written by [`Enc::var_str`], borrowed from the buffer.
+    pub fn var_str_ref(&mut self) -> Result<&'a str, DecodeError> {
+        let n = self.var_len(0)?;
+        self.utf8(n)
+    }
+    /// An optional string written by [`Enc::var_opt_str`], borrowed from the buffer.
+    pub fn var_opt_str_ref(&mut self) -> Result<Option<&'a str>, DecodeError> {
+        match self.var_len(1)? {
+            0 => Ok(None),
+            n => self.utf8(n - 1).map(Some),
+        }
+    }
+    /// A varint length (at most `extra` more than the bytes left).
+    fn var_len(&mut self, extra: usize) -> Result<usize, DecodeError> {
+        let at = self.pos;
+        let n = self.var_u64()?;
+        match usize::try_from(n) {
+            Ok(n) if n <= self.left() + extra => Ok(n),
+            _ => Err(DecodeError(format!(
+                "length {n} at offset {at} past the end"
+            ))),
+        }
+    }
+    fn utf8(&mut self, n: usize) -> Result<&'a str, DecodeError> {
         let at = self.pos;
         std::str::from_utf8(self.take(n)?)
             .map_err(|_| DecodeError(format!("invalid UTF-8 in string at offset {at}")))

@@ -22,7 +22,7 @@ use crate::io::Storage;
 use crate::snapshot::groups::{
     read_ranking_partitions, read_ranking_teams, write_ranking_partitions, write_ranking_teams,
 };
-use crate::snapshot::{read_ranking, write_ranking};
+use crate::snapshot::{read_ranking, write_ranking, Entries};
 
 /// First 8 bytes of an import file of a ranking without partitions or teams.
 const MAGIC: &[u8; 8] = b"PFRANK01";
@@ -75,7 +75,7 @@ pub fn encode(ranking: &Ranking) -> io::Result<Vec<u8>> {
             }
         }
     }
-    write_ranking(&mut crc, e, ranking)?;
+    write_ranking(&mut crc, e, ranking, Entries::Fixed)?;
     if grouped {
         let mut e = Enc::default();
         e.u32(ranking.partitions_max().unwrap_or(0));
@@ -130,7 +130,7 @@ pub fn decode(buf: &[u8]) -> Result<Ranking, DecodeError> {
     };
     let shape = Shape::of_orders(&orders)
         .ok_or_else(|| DecodeError(format!("{} columns in an import file", orders.len())))?;
-    let mut ranking = read_ranking(&mut d, shape, buf.len())?;
+    let mut ranking = read_ranking(&mut d, shape, buf.len(), Entries::Fixed)?;
     if grouped {
         ranking = read_groups(&mut d, ranking)?;
     }

@@ -3,7 +3,10 @@
 //! Entries are written in rank order, so loading builds each ranking in bulk from sorted
 //! input (`Ranking::from_sorted`: records, then the member table in runs of its slot
 //! order, then the index bottom-up with full leaves), never by single inserts. See
-//! docs/format.md for the byte layout.
+//! docs/format.md for the byte layout. From format 13 an entry's numbers are varints, each
+//! score and `reached_at_us` as its difference from the entry before (neighbours in rank
+//! order are close), so a snapshot is about two thirds of format 12's size; format 12 is
+//! still written where a reader may not know 13 yet ([`Format`]).
 
 use crate::state::read_lock;
 use std::io::{self, Write};
@@ -23,8 +26,11 @@ use parts::{
     write_hidden, write_ledger, write_rewards, write_seats, write_tiers,
 };
 
-/// First 8 bytes of every snapshot this version writes: name and format version 12.
-pub const MAGIC: &[u8; 8] = b"PFSNAP12";
+/// First 8 bytes of every snapshot this version writes by default: name and format
+/// version 13.
+pub const MAGIC: &[u8; 8] = b"PFSNAP13";
+/// Format 12: entries in fixed-width fields (still written on request, [`Format::V12`]).
+const MAGIC_V12: &[u8; 8] = b"PFSNAP12";
 /// Format 11: no teams (read only).
 const MAGIC_V11: &[u8; 8] = b"PFSNAP11";
 /// Format 10: no partitions (read only).
@@ -47,6 +53,39 @@ const MAGIC_V3: &[u8; 8] = b"PFSNAP03";
 const MAGIC_V2: &[u8; 8] = b"PFSNAP02";
 /// The first format: board configs without settings, no idempotency keys. Still read.
 const MAGIC_V1: &[u8; 8] = b"PFSNAP01";
+
+/// The snapshot formats this version writes: the newest by default, the one before where a
+/// reader of the previous release must read it (a Redis namespace not yet moved on by
+/// `photofinish upgrade`, docs/redis-layout.md "Versions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `PFSNAP12`: a ranking's entries in fixed-width fields.
+    V12,
+    /// `PFSNAP13`: a ranking's entries in varints, differences from the entry before.
+    V13,
+}
+
+impl Format {
+    /// The format [`write`] writes.
+    pub const NEWEST: Format = Format::V13;
+
+    fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Format::V12 => MAGIC_V12,
+            Format::V13 => MAGIC,
+        }
+    }
+}
+
+/// How a ranking's entries are encoded: an import file's and format 12's fixed-width
+/// fields, or format 13's varints ([`write_ranking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entries {
+    /// Fixed-width fields.
+    Fixed,
+    /// Varints, each score and `reached_at_us` the difference from the entry before.
+    Compact,
+}
 
 /// A writer that keeps the CRC32C and the count of everything written through it.
 pub(crate) struct CrcWriter<'a> {
@@ -94,10 +133,25 @@ pub fn write(
     max_time_us: i64,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
+    write_as(Format::NEWEST, state, last_lsn, max_time_us, out)
+}
+
+/// [`write`] in `format`.
+pub fn write_as(
+    format: Format,
+    state: &State,
+    last_lsn: u64,
+    max_time_us: i64,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let entries = match format {
+        Format::V12 => Entries::Fixed,
+        Format::V13 => Entries::Compact,
+    };
     let mut w = CrcWriter::new(out);
     let boards = state.boards();
     let mut e = Enc::default();
-    e.0.extend_from_slice(MAGIC);
+    e.0.extend_from_slice(format.magic());
     e.u64(last_lsn);
     e.i64(max_time_us);
     e.u32(boards.len() as u32);
@@ -113,7 +167,7 @@ pub fn write(
         for (period, ranking) in periods {
             let mut e = Enc::default();
             e.str(&period.id);
-            write_ranking(&mut w, e, ranking)?;
+            write_ranking(&mut w, e, ranking, entries)?;
         }
     }
     // The remembered idempotency keys (format 3), the webhook cursors (format 4).
@@ -167,18 +221,40 @@ fn write_hook_cursors(w: &mut CrcWriter<'_>, state: &State) -> io::Result<()> {
 /// Writes one ranking after what `e` holds: its next sequence number, its entry count, then
 /// every entry in rank order (docs/format.md) — a snapshot's period, and an import file's
 /// body. Memory stays at about [`WRITE_CHUNK_BYTES`] whatever the ranking's size.
-pub(crate) fn write_ranking(w: &mut dyn Write, mut e: Enc, ranking: &Ranking) -> io::Result<()> {
+pub(crate) fn write_ranking(
+    w: &mut dyn Write,
+    mut e: Enc,
+    ranking: &Ranking,
+    entries: Entries,
+) -> io::Result<()> {
     e.u64(ranking.next_seq());
     e.u64(ranking.len());
     let mut failed = None;
+    // The entry before's scores and instant (wrapping differences are exact over all i64).
+    let mut before = ([0i64; photofinish_core::columns::MAX_COLUMNS], 0i64);
     ranking.for_each_entry(|member, scores, reached_at, seq, metadata| {
-        e.str(member);
-        for &score in scores.as_slice() {
-            e.i64(score);
+        match entries {
+            Entries::Fixed => {
+                e.str(member);
+                for &score in scores.as_slice() {
+                    e.i64(score);
+                }
+                e.i64(reached_at);
+                e.u64(seq);
+                e.opt_str(metadata);
+            }
+            Entries::Compact => {
+                e.var_str(member);
+                for (&score, was) in scores.as_slice().iter().zip(&mut before.0) {
+                    e.var_i64(score.wrapping_sub(*was));
+                    *was = score;
+                }
+                e.var_i64(reached_at.wrapping_sub(before.1));
+                before.1 = reached_at;
+                e.var_u64(seq);
+                e.var_opt_str(metadata);
+            }
         }
-        e.i64(reached_at);
-        e.u64(seq);
-        e.opt_str(metadata);
         if e.0.len() >= WRITE_CHUNK_BYTES && failed.is_none() {
             failed = w.write_all(&e.0).err();
             e.0.clear();
@@ -197,25 +273,44 @@ pub(crate) fn read_ranking(
     d: &mut Dec<'_>,
     shape: Shape,
     bytes_left: usize,
+    encoded: Entries,
 ) -> Result<Ranking, DecodeError> {
     let columns = shape.len();
     let next_seq = d.u64()?;
     let count = d.u64()?;
     let mut bad: Option<DecodeError> = None;
+    let mut before = ([0i64; photofinish_core::columns::MAX_COLUMNS], 0i64);
     let entries = (0..count).map_while(|_| {
-        let entry = (|| {
-            let member = d.str_ref()?;
-            let mut values = [0; photofinish_core::columns::MAX_COLUMNS];
-            for v in &mut values[..columns] {
-                *v = d.i64()?;
+        let entry = (|| match encoded {
+            Entries::Fixed => {
+                let member = d.str_ref()?;
+                let mut values = [0; photofinish_core::columns::MAX_COLUMNS];
+                for v in &mut values[..columns] {
+                    *v = d.i64()?;
+                }
+                Ok(SavedEntry {
+                    member,
+                    scores: Scores::new(&values[..columns]).unwrap_or(Scores::one(values[0])),
+                    reached_at_us: d.i64()?,
+                    seq: d.u64()?,
+                    metadata: d.opt_str_ref()?,
+                })
             }
-            Ok(SavedEntry {
-                member,
-                scores: Scores::new(&values[..columns]).unwrap_or(Scores::one(values[0])),
-                reached_at_us: d.i64()?,
-                seq: d.u64()?,
-                metadata: d.opt_str_ref()?,
-            })
+            Entries::Compact => {
+                let member = d.var_str_ref()?;
+                for v in &mut before.0[..columns] {
+                    *v = v.wrapping_add(d.var_i64()?);
+                }
+                before.1 = before.1.wrapping_add(d.var_i64()?);
+                let values = &before.0[..columns];
+                Ok(SavedEntry {
+                    member,
+                    scores: Scores::new(values).unwrap_or(Scores::one(values[0])),
+                    reached_at_us: before.1,
+                    seq: d.var_u64()?,
+                    metadata: d.var_opt_str_ref()?,
+                })
+            }
         })();
         match entry {
             Ok(e) => Some(Ok(e)),
@@ -225,7 +320,13 @@ pub(crate) fn read_ranking(
             }
         }
     });
-    let capacity = usize::try_from(count).unwrap_or(0).min(bytes_left / 32);
+    // Reserve no more entries than the bytes left could hold: a fixed entry takes 29 bytes
+    // or more, a compact one 4 (a name's length, a score, an instant, a seq).
+    let least = match encoded {
+        Entries::Fixed => 32,
+        Entries::Compact => 4,
+    };
+    let capacity = usize::try_from(count).unwrap_or(0).min(bytes_left / least);
     let ranking = Ranking::from_sorted(shape, capacity, entries);
     if let Some(e) = bad {
         return Err(e);
@@ -250,7 +351,7 @@ pub struct Loaded {
 pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let version = [
         MAGIC_V1, MAGIC_V2, MAGIC_V3, MAGIC_V4, MAGIC_V5, MAGIC_V6, MAGIC_V7, MAGIC_V8, MAGIC_V9,
-        MAGIC_V10, MAGIC_V11, MAGIC,
+        MAGIC_V10, MAGIC_V11, MAGIC_V12, MAGIC,
     ]
     .iter()
     .position(|m| buf.get(..8) == Some(m.as_slice()))
@@ -266,7 +367,7 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     let last_lsn = d.u64()?;
     let max_time_us = d.i64()?;
     let state = State::default();
-    read_boards(&mut d, &state, version == 1, buf.len())?;
+    read_boards(&mut d, &state, version, buf.len())?;
     if version >= 3 {
         let mut table = state.idempotency();
         for _ in 0..d.u32()? {
@@ -315,12 +416,26 @@ pub fn read(buf: &[u8]) -> Result<Loaded, DecodeError> {
     })
 }
 
-/// The boards and their periods' rankings (`v1`: configs in the first format; `len` bounds
-/// the counts a ranking may claim).
-fn read_boards(d: &mut Dec<'_>, state: &State, v1: bool, len: usize) -> Result<(), DecodeError> {
+/// The boards and their periods' rankings in format `version` (1: configs in the first
+/// format; 13 on: compact entries); `len` bounds the counts a ranking may claim.
+fn read_boards(
+    d: &mut Dec<'_>,
+    state: &State,
+    version: usize,
+    len: usize,
+) -> Result<(), DecodeError> {
+    let entries = if version >= 13 {
+        Entries::Compact
+    } else {
+        Entries::Fixed
+    };
     for _ in 0..d.u32()? {
         let name = d.str()?;
-        let config = if v1 { d.config()? } else { d.config2()? };
+        let config = if version == 1 {
+            d.config()?
+        } else {
+            d.config2()?
+        };
         let mut board =
             Board::checked(config).map_err(|e| DecodeError(format!("board {name}: {e}")))?;
         for _ in 0..d.u32()? {
@@ -329,7 +444,7 @@ fn read_boards(d: &mut Dec<'_>, state: &State, v1: bool, len: usize) -> Result<(
                 .calendar()
                 .parse(&id)
                 .map_err(|e| DecodeError(format!("board {name}: {e}")))?;
-            let ranking = read_ranking(d, board.shape(), len)
+            let ranking = read_ranking(d, board.shape(), len, entries)
                 .map_err(|e| DecodeError(format!("board {name} period {id}: {}", e.0)))?;
             board.insert_ranking(period, ranking);
         }
@@ -363,3 +478,6 @@ pub fn parse_snapshot_name(name: &str) -> Option<u64> {
         .parse()
         .ok()
 }
+
+#[cfg(test)]
+mod tests;

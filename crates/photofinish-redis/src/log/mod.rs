@@ -88,6 +88,9 @@ pub struct LogKeys {
     pub imported: String,
     /// The ids of the groups appended lately (a retried append answers, not appends).
     pub groups: String,
+    /// The namespace's format key (not in the board's slot): which snapshot format the
+    /// board's publisher writes ([`crate::formats`]).
+    pub format: String,
 }
 
 impl LogKeys {
@@ -103,6 +106,7 @@ impl LogKeys {
             imports: format!("{base}imports"),
             imported: format!("{base}imported"),
             groups: format!("{base}groups"),
+            format: crate::layout::format_key(namespace),
         }
     }
 

@@ -214,6 +214,12 @@ impl BoardLog {
         Ok(n.unwrap_or(0))
     }
 
+    /// The namespace's format key's value (`None`: not set).
+    pub async fn namespace_format(&self) -> Result<Option<String>, LogError> {
+        let cmd = redis::cmd("GET").arg(&self.keys().format).to_owned();
+        Ok(self.conn().query(&cmd).await?)
+    }
+
     /// The published snapshot's description and chunk prefix.
     async fn snapshot_meta(&self) -> Result<Option<(SnapshotMeta, String)>, LogError> {
         let mut cmd = redis::cmd("HMGET");

@@ -258,10 +258,11 @@ impl Replica {
                 known: SNAPSHOT_VERSION,
             });
         }
-        if meta.version != SNAPSHOT_VERSION {
+        if meta.version < crate::formats::OLDEST_SNAPSHOT_VERSION {
             return Err(ReplicaError::Unreadable(format!(
-                "snapshot format {}; this build reads {SNAPSHOT_VERSION}",
-                meta.version
+                "snapshot format {}; this build reads {} to {SNAPSHOT_VERSION}",
+                meta.version,
+                crate::formats::OLDEST_SNAPSHOT_VERSION
             )));
         }
         let loaded = snapshot::read(bytes)

@@ -8,11 +8,10 @@ use std::time::Duration;
 use photofinish_store::{snapshot, State};
 
 use super::{Position, Replica, ReplicaError};
+use crate::formats::NsFormat;
 use crate::log::snapshot::{Lease, Refused, SnapshotMeta, KEEP_COMMANDS};
 
-/// The snapshot format a replica publishes (the embedded store's snapshot of a state that
-/// holds this one board).
-pub const SNAPSHOT_VERSION: u32 = 4;
+pub use crate::formats::SNAPSHOT_VERSION;
 
 /// The least log growth, bytes, that makes a snapshot due by size
 /// ([`Replica::snapshot_due`]).
@@ -42,6 +41,16 @@ impl Replica {
         &self,
         lease: Lease,
     ) -> Result<Result<SnapshotMeta, Refused>, ReplicaError> {
+        // The format the namespace is at; a namespace not marked is a new one.
+        let (version, format) = match self.log.namespace_format().await? {
+            None => (SNAPSHOT_VERSION, snapshot::Format::NEWEST),
+            Some(found) => NsFormat::parse(&found)
+                .ok_or(ReplicaError::Unreadable(format!(
+                    "the namespace is at format {found}, which this node does not know: \
+                     a newer release's nodes publish its snapshots"
+                )))?
+                .snapshot(),
+        };
         self.catch_up().await?;
         // Copied between two entries under the writers' lock, encoded outside it (a
         // large board's encoding does not hold writes up), as the embedded store does.
@@ -57,12 +66,12 @@ impl Replica {
         // The log this snapshot covers; entries taken while it is written stay counted.
         let covered = self.log_bytes.load(Ordering::Relaxed);
         drop(pos);
-        let bytes = tokio::task::spawn_blocking(move || encode(&copy, n, effective_us))
+        let bytes = tokio::task::spawn_blocking(move || encode(&copy, n, effective_us, format))
             .await
             .map_err(|e| ReplicaError::Unreadable(format!("encoding a snapshot: {e}")))?;
         let published = self
             .log
-            .publish_snapshot(lease, n, &check, SNAPSHOT_VERSION, &bytes, keep_from)
+            .publish_snapshot(lease, n, &check, version, &bytes, keep_from)
             .await?;
         if let Ok(meta) = &published {
             if erased <= meta.n {
@@ -203,14 +212,20 @@ impl Replica {
 
     /// The state as a snapshot taken at `pos` (held under the writers' lock).
     fn encode_at(&self, pos: &Position) -> Vec<u8> {
-        encode(&self.state, pos.tail.n, pos.effective_us)
+        encode(
+            &self.state,
+            pos.tail.n,
+            pos.effective_us,
+            snapshot::Format::NEWEST,
+        )
     }
 }
 
-/// `state` after entry `n` (the last effective time `effective_us`) as a snapshot.
-fn encode(state: &State, n: u64, effective_us: i64) -> Vec<u8> {
+/// `state` after entry `n` (the last effective time `effective_us`) as a snapshot in
+/// `format`.
+fn encode(state: &State, n: u64, effective_us: i64, format: snapshot::Format) -> Vec<u8> {
     let mut bytes = Vec::new();
     // Writing to a Vec cannot fail.
-    let _ = snapshot::write(state, n, effective_us, &mut bytes);
+    let _ = snapshot::write_as(format, state, n, effective_us, &mut bytes);
     bytes
 }

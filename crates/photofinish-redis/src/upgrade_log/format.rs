@@ -1,13 +1,14 @@
 //! The namespace's format key (docs/redis-layout.md, "Versions"): whether a node of this
-//! release may serve namespace `ns` — the log layout's own format, or an empty namespace
-//! (then marked as the log layout's) — and, when it may not, what to do: a format-1 or
+//! release may serve namespace `ns` — a format of the log layout it knows, or an empty
+//! namespace (then marked as the newest) — and, when it may not, what to do: a format-1 or
 //! format-2 namespace is upgraded, one mid-upgrade is resumed, one at a later release's
 //! format needs that release.
 
 use photofinish_core::BoardError;
 
-use super::{get, CONVERTING, LOG_FORMAT, NEWER_LOG_FORMATS};
+use super::get;
 use crate::conn::Conn;
+use crate::formats::{NsFormat, CONVERTING, LATER, NEWEST};
 use crate::layout;
 use crate::log::LogKeys;
 
@@ -22,8 +23,8 @@ pub(super) fn format_1(ns: &str) -> BoardError {
     ))
 }
 
-/// Whether namespace `ns` may be served by the log layout: an empty one is marked as the
-/// log layout's; one in format 1 or 2, or mid-upgrade, is refused with what to do.
+/// Whether namespace `ns` may be served by the log layout: an empty one is marked as at
+/// the newest format; one in format 1 or 2, or mid-upgrade, is refused with what to do.
 pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
     let format_key = layout::format_key(ns);
     let found: Option<String> = get(conn, redis::cmd("GET").arg(&format_key)).await?;
@@ -32,18 +33,16 @@ pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
          <url> --redis-namespace {ns}`"
     );
     match found.as_deref() {
-        Some(LOG_FORMAT) => Ok(()),
+        Some(known) if NsFormat::parse(known).is_some() => Ok(()),
         Some(CONVERTING) => Err(BoardError::Unavailable(format!(
             "redis namespace {ns:?} is being converted to the log layout, or its conversion \
              was interrupted: {hint}"
         ))),
-        Some(other) if other.starts_with(NEWER_LOG_FORMATS) => {
-            Err(BoardError::Unavailable(format!(
-                "redis namespace {ns:?} is at format {other}, newer than this node writes \
-                 ({LOG_FORMAT}): `photofinish upgrade` moved it on once its nodes ran a newer \
-                 release; upgrade this node"
-            )))
-        }
+        Some(other) if other.starts_with(LATER) => Err(BoardError::Unavailable(format!(
+            "redis namespace {ns:?} is at format {other}, newer than this node writes \
+             ({NEWEST}): `photofinish upgrade` moved it on once its nodes ran a newer \
+             release; upgrade this node"
+        ))),
         Some(other) => Err(BoardError::Unavailable(format!(
             "redis namespace {ns:?} holds data format {other} (the Lua data model); the log \
              layout reads its own: {hint}"
@@ -64,7 +63,7 @@ pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
                     return Err(format_1(ns));
                 }
             }
-            let _: () = get(conn, redis::cmd("SET").arg(&format_key).arg(LOG_FORMAT)).await?;
+            let _: () = get(conn, redis::cmd("SET").arg(&format_key).arg(NEWEST)).await?;
             Ok(())
         }
     }

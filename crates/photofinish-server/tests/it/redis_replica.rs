@@ -192,6 +192,93 @@ async fn a_new_node_loads_the_snapshot_and_the_log_after_it(kind: Kind) {
     assert_eq!(score(&run(&c, incr("late", 1)).await), 191);
 }
 
+/// Mixed versions (docs/SPEC.md §18, docs/redis-layout.md "Versions"): in a namespace at
+/// the log layout's first format (`log`) a node publishes snapshots in format 4
+/// (`PFSNAP12`), which nodes of the previous release read; once `photofinish upgrade` moved
+/// the namespace to `log-v2`, in format 5 (`PFSNAP13`). A new node loads either as the
+/// board was. In a namespace at a format this release does not know it publishes nothing.
+async fn snapshots_follow_the_namespace_format(kind: Kind) {
+    let ns = fresh_namespace();
+    let keys = LogKeys::new(&ns, "b");
+    let conn = connect(kind).await;
+    let mark = |format: &'static str| {
+        let cmd = redis::cmd("SET").arg(&keys.format).arg(format).to_owned();
+        let conn = &conn;
+        async move { conn.query::<()>(&cmd).await.expect("mark") }
+    };
+    mark("log").await;
+    let a = node(kind, &keys).await;
+    run(&a, create()).await;
+    let publish = || async {
+        let lease = a
+            .log()
+            .take_lease(LEASE)
+            .await
+            .expect("take")
+            .expect("free");
+        let published = a.publish_snapshot(lease).await;
+        a.log().release_lease(lease).await.expect("release");
+        published
+    };
+    let mut published = Vec::new();
+    for (round, format) in [(0, "log"), (1, "log-v2")] {
+        if round == 1 {
+            let report =
+                photofinish_redis::upgrade_log::upgrade_to_log(&redis_target(kind).await, &ns)
+                    .await
+                    .expect("upgrade");
+            assert_eq!(report.moved_from.as_deref(), Some("log"), "{report:?}");
+        }
+        for i in 0..40 {
+            run(&a, incr(&format!("m{}", i % 9), i - 20)).await;
+        }
+        let meta = publish().await.expect("publish").expect("published");
+        let (read, bytes) = a.log().read_snapshot().await.expect("read").expect("one");
+        assert_eq!(read.n, meta.n);
+        let (version, magic) = match format {
+            "log" => (4, b"PFSNAP12"),
+            _ => (5, b"PFSNAP13"),
+        };
+        assert_eq!(
+            (meta.version, &bytes[..8]),
+            (version, &magic[..]),
+            "{format}"
+        );
+        let found: String = conn
+            .query(redis::cmd("GET").arg(&keys.format))
+            .await
+            .expect("format");
+        assert_eq!(found, format);
+        // Below the snapshot the log is not needed: a new node loads the snapshot.
+        conn.query::<i64>(
+            redis::cmd("XTRIM")
+                .arg(&keys.log)
+                .arg("MINID")
+                .arg(format!("0-{}", meta.n)),
+        )
+        .await
+        .expect("trim");
+        let b = node(kind, &keys).await;
+        assert!(
+            b.encoded().await == a.encoded().await,
+            "{format}: the new node differs"
+        );
+        published.push(meta.n);
+    }
+    mark("log-v3").await;
+    run(&a, incr("late", 1)).await;
+    let refused = publish().await;
+    assert!(
+        matches!(&refused, Err(ReplicaError::Unreadable(why)) if why.contains("log-v3")),
+        "{refused:?}"
+    );
+    let (still, _) = a.log().read_snapshot().await.expect("read").expect("one");
+    assert_eq!(
+        still.n, published[1],
+        "nothing published at an unknown format"
+    );
+}
+
 async fn a_damaged_snapshot_is_passed_over_or_refused(kind: Kind) {
     let keys = LogKeys::new(&fresh_namespace(), "b");
     let a = node(kind, &keys).await;
@@ -899,6 +986,7 @@ photofinish_testkit::on_redis!(
     a_node_publishes_snapshots_that_new_nodes_load,
     two_nodes_answer_alike_and_converge,
     a_new_node_loads_the_snapshot_and_the_log_after_it,
+    snapshots_follow_the_namespace_format,
     a_damaged_snapshot_is_passed_over_or_refused,
     a_shorter_log_is_noticed_and_a_reload_answers_what_redis_holds,
     a_node_whose_clock_is_off_appends_nothing,

@@ -459,7 +459,8 @@ fn a_large_snapshot_is_read_mapped_and_restores_the_same_ranking() {
     use photofinish_core::ranking::PARALLEL_BUILD_MIN;
     use photofinish_store::io::{FileBytes, Storage};
     let dir = tempfile::tempdir().expect("tmp");
-    let n = PARALLEL_BUILD_MIN + 20_000;
+    // Each entry takes more than its 16-byte name: 4 MiB / 16 of them pass the mapping size.
+    let n = (PARALLEL_BUILD_MIN + 20_000).max((4 << 20) / 16);
     let before = {
         let store = open(dir.path());
         create(&store, "big");

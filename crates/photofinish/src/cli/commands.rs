@@ -246,6 +246,7 @@ pub(super) async fn backup(client: &Client, out: &std::path::Path, json: bool) -
 
 /// `photofinish upgrade`: moves the namespace to this release's format and says what it did.
 pub(super) async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result<()> {
+    use photofinish_redis::formats::NEWEST;
     let target = photofinish_redis::Target::parse(storage).ok_or_else(|| {
         anyhow!("--storage must be redis://host:port[/db] or redis+cluster://host:port[,...]")
     })?;
@@ -255,15 +256,22 @@ pub(super) async fn redis_upgrade(storage: &str, ns: &str, json: bool) -> Result
             "{}",
             serde_json::json!({
                 "already_current": r.already_current,
+                "moved_from": r.moved_from,
                 "boards": r.boards,
                 "periods": r.periods,
                 "entries": r.entries,
                 "idempotency_keys": r.keys,
-                "format": photofinish_redis::upgrade_log::LOG_FORMAT,
+                "format": NEWEST,
             })
         );
     } else if r.already_current {
-        println!("namespace {ns:?} is in the log layout already; nothing to do");
+        println!("namespace {ns:?} is at format {NEWEST} already; nothing to do");
+    } else if let Some(from) = &r.moved_from {
+        println!(
+            "namespace {ns:?} moved from format {from} to {NEWEST}: the boards' next \
+             snapshots are written in the newer format, which nodes of an older release \
+             cannot read"
+        );
     } else {
         println!(
             "namespace {ns:?} converted to the log layout: {} board(s), {} period(s), {} \

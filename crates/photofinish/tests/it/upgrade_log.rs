@@ -284,7 +284,7 @@ fn a_namespace_at_a_newer_format_is_refused_naming_it() {
     let mut c = redis.client().expect("client");
     let _: () = redis::cmd("SET")
         .arg("later:format")
-        .arg("log-v2")
+        .arg("log-v3")
         .query(&mut c)
         .expect("set");
     let url = redis.url();
@@ -300,7 +300,7 @@ fn a_namespace_at_a_newer_format_is_refused_naming_it() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{args:?} took a newer namespace");
         assert!(
-            err.contains("log-v2") && err.contains("upgrade"),
+            err.contains("log-v3") && err.contains("upgrade"),
             "{args:?}: {err}"
         );
     }
@@ -308,5 +308,66 @@ fn a_namespace_at_a_newer_format_is_refused_naming_it() {
         .arg("later:format")
         .query(&mut c)
         .expect("get");
-    assert_eq!(format, "log-v2");
+    assert_eq!(format, "log-v3");
+}
+
+/// Mixed versions (docs/SPEC.md §18): a namespace at the log layout's first format (`log`,
+/// which nodes of the previous release write) is served as it is; `photofinish upgrade`
+/// moves it to `log-v2` and says so, a second run has nothing to do, and a node serves it
+/// on. A new namespace is marked `log-v2`. (What a node writes at each format:
+/// `redis_replica::snapshots_follow_the_namespace_format`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespace_at_the_first_log_format_is_moved_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let redis = photofinish_testkit::redis::RedisProcess::start(dir.path(), &[]).expect("redis");
+    let mut c = redis.client().expect("client");
+    let url = redis.url();
+    let http = reqwest::Client::new();
+    let format = |c: &mut redis::Connection, ns: &str| -> Option<String> {
+        redis::cmd("GET")
+            .arg(format!("{ns}:format"))
+            .query(c)
+            .expect("get")
+    };
+    let _: () = redis::cmd("SET")
+        .arg("first:format")
+        .arg("log")
+        .query(&mut c)
+        .expect("set");
+    let write = |base: String, score: i64| {
+        let http = http.clone();
+        async move {
+            let body = json!({"member": "ann", "score": score});
+            let url = format!("{base}/v1/boards/b/scores");
+            let (status, _, answer) = call(&http, "POST", url, &body, None).await;
+            assert_eq!(status, 200, "{answer}");
+            answer["score"].as_i64().expect("score")
+        }
+    };
+    {
+        let node = redis_node(&url, "first");
+        let url = format!("{}/v1/boards/b", node.base);
+        let (status, _, _) = call(&http, "PUT", url, &json!({}), None).await;
+        assert_eq!(status, 201);
+        assert_eq!(write(node.base.clone(), 5).await, 5);
+    }
+    assert_eq!(
+        format(&mut c, "first").as_deref(),
+        Some("log"),
+        "served as it is"
+    );
+    let report = tokio::task::block_in_place(|| upgrade(&url, "first"));
+    assert_eq!(report["moved_from"], "log", "{report}");
+    assert_eq!(report["already_current"], false, "{report}");
+    assert_eq!(report["format"], "log-v2", "{report}");
+    assert_eq!(format(&mut c, "first").as_deref(), Some("log-v2"));
+    let again = tokio::task::block_in_place(|| upgrade(&url, "first"));
+    assert_eq!(again["already_current"], true, "{again}");
+    assert_eq!(again["moved_from"], Value::Null, "{again}");
+    let node = redis_node(&url, "first");
+    assert_eq!(write(node.base.clone(), 2).await, 7, "the board served on");
+    drop(node);
+    let fresh = tokio::task::block_in_place(|| upgrade(&url, "fresh"));
+    assert_eq!(fresh["already_current"], true);
+    assert_eq!(format(&mut c, "fresh").as_deref(), Some("log-v2"));
 }
