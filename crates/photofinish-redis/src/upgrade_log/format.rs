@@ -33,7 +33,17 @@ pub async fn check_log_format(conn: &Conn, ns: &str) -> Result<(), BoardError> {
          <url> --redis-namespace {ns}`"
     );
     match found.as_deref() {
-        Some(known) if NsFormat::parse(known).is_some() => Ok(()),
+        Some(NEWEST) => Ok(()),
+        Some(older) if NsFormat::parse(older).is_some() => {
+            // Served as it is: this node writes what the previous release reads.
+            tracing::warn!(
+                namespace = ns,
+                format = older,
+                "the redis namespace is at an older format; once every node runs this \
+                 release, `photofinish upgrade` moves it to {NEWEST} (smaller snapshots)"
+            );
+            Ok(())
+        }
         Some(CONVERTING) => Err(BoardError::Unavailable(format!(
             "redis namespace {ns:?} is being converted to the log layout, or its conversion \
              was interrupted: {hint}"

@@ -314,7 +314,7 @@ fn a_namespace_at_a_newer_format_is_refused_naming_it() {
 /// Mixed versions (docs/SPEC.md §18): a namespace at the log layout's first format (`log`,
 /// which nodes of the previous release write) is served as it is; `photofinish upgrade`
 /// moves it to `log-v2` and says so, a second run has nothing to do, and a node serves it
-/// on. A new namespace is marked `log-v2`. (What a node writes at each format:
+/// on. A node on it says, in its log, to run the upgrade once every node runs this release. A new namespace is marked `log-v2`. (What a node writes at each format:
 /// `redis_replica::snapshots_follow_the_namespace_format`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_namespace_at_the_first_log_format_is_moved_on() {
@@ -344,8 +344,14 @@ async fn a_namespace_at_the_first_log_format_is_moved_on() {
             answer["score"].as_i64().expect("score")
         }
     };
+    let log = dir.path().join("first.log");
     {
-        let node = redis_node(&url, "first");
+        let mut cmd = Command::new(BIN);
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--storage", &url])
+            .args(["--redis-namespace", "first"]);
+        let node = tokio::task::block_in_place(|| {
+            photofinish_testkit::process::Proc::spawn_command_logging(cmd, &log)
+        });
         let url = format!("{}/v1/boards/b", node.base);
         let (status, _, _) = call(&http, "PUT", url, &json!({}), None).await;
         assert_eq!(status, 201);
@@ -355,6 +361,11 @@ async fn a_namespace_at_the_first_log_format_is_moved_on() {
         format(&mut c, "first").as_deref(),
         Some("log"),
         "served as it is"
+    );
+    let said = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        said.contains("older format") && said.contains("photofinish upgrade"),
+        "the node says what to do: {said}"
     );
     let report = tokio::task::block_in_place(|| upgrade(&url, "first"));
     assert_eq!(report["moved_from"], "log", "{report}");
