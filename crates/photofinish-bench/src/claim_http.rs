@@ -215,7 +215,7 @@ impl Timed {
         Side {
             per_s: n / self.secs,
             cpu_us: self.cpu_s / n * 1e6,
-            ms: crate::league_close::percentiles(self.ms),
+            ms: percentiles(self.ms),
         }
     }
 }
@@ -223,6 +223,16 @@ impl Timed {
 /// An RFC 3339 instant of Unix seconds `s`.
 fn rfc3339(s: i64) -> Result<String> {
     Ok(jiff::Timestamp::from_second(s)?.to_string())
+}
+
+/// p50, p99 and the longest of `ms` (zeros when empty).
+pub(crate) fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
+    if ms.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99), ms[ms.len() - 1])
 }
 
 /// Creates `board` with config `body`.

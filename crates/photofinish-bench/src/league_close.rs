@@ -87,16 +87,6 @@ impl LeagueClose {
     }
 }
 
-/// p50, p99 and the longest of `ms` (zeros when empty).
-pub(crate) fn percentiles(mut ms: Vec<f64>) -> (f64, f64, f64) {
-    if ms.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    ms.sort_by(f64::total_cmp);
-    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.99), ms[ms.len() - 1])
-}
-
 /// Runs the scenario. See the module docs.
 pub async fn run(members: u64, clients: usize, rewards: u64) -> Result<LeagueClose> {
     ensure!(
@@ -157,9 +147,9 @@ pub async fn run(members: u64, clients: usize, rewards: u64) -> Result<LeagueClo
         close_s: (closed_at - ends_at).as_secs_f64(),
         moves,
         grants,
-        before_ms: percentiles(before),
+        before_ms: crate::claim_http::percentiles(before),
         writes_during: during.len(),
-        during_ms: percentiles(during),
+        during_ms: crate::claim_http::percentiles(during),
     })
 }
 

@@ -7,10 +7,8 @@
 //! Redis — so a retry after a crash is still recognised. Only successful answers are
 //! remembered.
 
-use crate::error::BoardError;
-use crate::op::OpAnswer;
-use crate::op::WriteOutcome;
-use crate::view::BoardState;
+/// What a change answered, which a key remembers (it is the operations' own type).
+pub use crate::op::{Answer, Replayable};
 
 /// Longest key (docs/SPEC.md §7).
 pub const MAX_KEY_BYTES: usize = 255;
@@ -94,43 +92,6 @@ pub fn digest(id: &str) -> u128 {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(id.as_bytes());
     u128::from_le_bytes(d[..16].try_into().unwrap_or_default())
-}
-
-/// How a [`Change`](crate::op::Change) was answered; under an idempotency key,
-/// remembered to be given again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
-    /// A write's outcome.
-    Written(WriteOutcome),
-    /// Each entry's outcome or error, in order.
-    Batch(Vec<Result<WriteOutcome, BoardError>>),
-    /// The board was deleted.
-    Deleted,
-    /// The answer of an operation written as one module ([`crate::op::BoardOp`]): its
-    /// name and its answer ([`OpAnswer`]: its type, or its JSON once it crossed JSON),
-    /// which the operation's module reads back.
-    Op {
-        /// The operation's name.
-        op: String,
-        /// Its answer.
-        value: OpAnswer,
-    },
-    /// The board was created (`true`) or existed alike, and how it was then.
-    Created {
-        /// New, or the same config existed.
-        created: bool,
-        /// The board at that moment (boxed: the common answers stay small).
-        state: Box<BoardState>,
-    },
-}
-
-/// An answer, and whether it is a replay of a remembered one.
-#[derive(Debug, Clone)]
-pub struct Replayable {
-    /// The answer.
-    pub answer: Answer,
-    /// It was remembered: nothing was applied this time.
-    pub replayed: bool,
 }
 
 #[cfg(test)]

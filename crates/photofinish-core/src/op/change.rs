@@ -1,23 +1,61 @@
 //! The changes of docs/SPEC.md §3 as values: [`Change`] is every way a board changes —
 //! created, deleted, written (one write or a batch), or an operation of its own
 //! module (a board patched, a member joined, removed, hidden) — and
-//! [`Answer`](crate::idempotency::Answer) how each was answered. The service applies any
+//! [`Answer`] how each was answered (under an idempotency key, remembered: the
+//! idempotency table keeps it, [`crate::idempotency`] names it). The service applies any
 //! of them through one method,
 //! [`Leaderboard::change`](crate::Leaderboard::change), plainly or under an idempotency
 //! key; the gate authorizes any of them through one method. A new change is written as
 //! one module ([`BoardOp`], as [`super::Join`] is) and reaches the service as
 //! [`Change::Op`]: no variant here, no command, apply or codec kind in the store.
 
+use super::answer::OpAnswer;
 use crate::access::Action;
 use crate::budget::OverBudget;
 use crate::config::CheckedConfig;
 use crate::error::BoardError;
-use crate::idempotency::Answer;
 use crate::view::BoardState;
 
 use super::write::{WriteOutcome, WriteRequest};
 
 use super::board_op::BoardOp;
+
+/// How a [`Change`](crate::op::Change) was answered; under an idempotency key,
+/// remembered to be given again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// A write's outcome.
+    Written(WriteOutcome),
+    /// Each entry's outcome or error, in order.
+    Batch(Vec<Result<WriteOutcome, BoardError>>),
+    /// The board was deleted.
+    Deleted,
+    /// The answer of an operation written as one module ([`crate::op::BoardOp`]): its
+    /// name and its answer ([`OpAnswer`]: its type, or its JSON once it crossed JSON),
+    /// which the operation's module reads back.
+    Op {
+        /// The operation's name.
+        op: String,
+        /// Its answer.
+        value: OpAnswer,
+    },
+    /// The board was created (`true`) or existed alike, and how it was then.
+    Created {
+        /// New, or the same config existed.
+        created: bool,
+        /// The board at that moment (boxed: the common answers stay small).
+        state: Box<BoardState>,
+    },
+}
+
+/// An answer, and whether it is a replay of a remembered one.
+#[derive(Debug, Clone)]
+pub struct Replayable {
+    /// The answer.
+    pub answer: Answer,
+    /// It was remembered: nothing was applied this time.
+    pub replayed: bool,
+}
 
 /// A change to one board. See the module docs.
 #[derive(Debug)]

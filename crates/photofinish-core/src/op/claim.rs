@@ -6,10 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::change::Answer;
 use crate::access::{Action, Caller};
 use crate::board::Board;
 use crate::error::{BoardError, ErrorCode, Refuses};
-use crate::idempotency::Answer;
 use crate::names::{BoardName, MemberName};
 use crate::rewards::{parse_grant_id, Grant, GrantState};
 

@@ -12,11 +12,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::change::Answer;
 use crate::access::Action;
 use crate::board::{Board, HideScope};
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::events::{EventGroups, EventKind};
-use crate::idempotency::Answer;
 use crate::names::MemberName;
 use crate::ranking::RankStyle;
 use crate::PeriodRef;

@@ -7,11 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::change::Answer;
 use crate::access::Action;
 use crate::board::Board;
 use crate::budget::OverBudget;
 use crate::error::{BoardError, ErrorCode, Refuses};
-use crate::idempotency::Answer;
 use crate::names::MemberName;
 use crate::view::JoinOutcome;
 

@@ -42,7 +42,7 @@ pub mod write;
 
 pub use answer::OpAnswer;
 pub use board_op::{AuditNote, BoardOp, LoggedOp, OpEvent};
-pub use change::Change;
+pub use change::{Answer, Change, Replayable};
 pub use claim::Claim;
 pub use cohort::{ReadCohort, ReadCohortPage, ReadCohorts};
 pub use each::Each;

@@ -9,10 +9,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::change::Answer;
 use crate::access::Action;
 use crate::board::Board;
 use crate::error::{BoardError, ErrorCode, Refuses};
-use crate::idempotency::Answer;
 use crate::view::{BoardPatch, BoardState};
 
 use super::answer::OpAnswer;

@@ -8,11 +8,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::change::Answer;
 use crate::access::Action;
 use crate::board::Board;
 use crate::error::{BoardError, ErrorCode, Refuses};
 use crate::events::EventKind;
-use crate::idempotency::Answer;
 use crate::PeriodRef;
 
 use super::answer::OpAnswer;
