@@ -41,6 +41,9 @@ pub enum NsFormat {
 }
 
 impl NsFormat {
+    /// The format [`NEWEST`] names.
+    pub const NEWEST: NsFormat = NsFormat::LogV2;
+
     /// The format a format key's value names, if this release knows it.
     pub fn parse(value: &str) -> Option<Self> {
         match value {
@@ -66,8 +69,11 @@ mod tests {
 
     #[test]
     fn the_newest_format_writes_the_newest_snapshot() {
-        let newest = NsFormat::parse(NEWEST).expect("known");
-        assert_eq!(newest.snapshot(), (SNAPSHOT_VERSION, Format::NEWEST));
+        assert_eq!(NsFormat::parse(NEWEST), Some(NsFormat::NEWEST));
+        assert_eq!(
+            NsFormat::NEWEST.snapshot(),
+            (SNAPSHOT_VERSION, Format::NEWEST)
+        );
         assert_eq!(NsFormat::parse(LOG), Some(NsFormat::Log));
         assert_eq!(NsFormat::parse("log-v3"), None);
         assert!(NEWEST.starts_with(LATER) && !LOG.starts_with(LATER));

@@ -68,12 +68,13 @@ impl Enc {
     }
     /// Appends a u64 as a varint (1 to 10 bytes).
     pub fn var_u64(&mut self, v: u64) {
-        let mut buf = [0u8; 10];
-        let n = v.encode_var(&mut buf);
-        self.0.extend_from_slice(&buf[..n]);
+        self.var(v);
     }
     /// Appends an i64 as a zigzagged varint: small magnitudes of either sign are short.
     pub fn var_i64(&mut self, v: i64) {
+        self.var(v);
+    }
+    fn var(&mut self, v: impl VarInt) {
         let mut buf = [0u8; 10];
         let n = v.encode_var(&mut buf);
         self.0.extend_from_slice(&buf[..n]);
@@ -238,9 +239,7 @@ impl<'a> Dec<'a> {
     /// A string written by [`Enc::str`], borrowed from the buffer.
     pub fn str_ref(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.u32()? as usize;
-        let at = self.pos;
-        std::str::from_utf8(self.take(n)?)
-            .map_err(|_| DecodeError(format!("invalid UTF-8 in string at offset {at}")))
+        self.utf8(n)
     }
 
     /// A varint written by [`Enc::var_u64`].
@@ -286,6 +285,7 @@ impl<'a> Dec<'a> {
             ))),
         }
     }
+    /// The next `n` bytes as UTF-8, borrowed from the buffer.
     fn utf8(&mut self, n: usize) -> Result<&'a str, DecodeError> {
         let at = self.pos;
         std::str::from_utf8(self.take(n)?)

@@ -75,6 +75,23 @@ impl Format {
             Format::V13 => MAGIC,
         }
     }
+
+    /// Its number, as [`read`] counts formats.
+    fn version(self) -> usize {
+        match self {
+            Format::V12 => 12,
+            Format::V13 => 13,
+        }
+    }
+}
+
+/// How format `version`'s rankings' entries are encoded: compact from format 13.
+fn entries_of(version: usize) -> Entries {
+    if version >= 13 {
+        Entries::Compact
+    } else {
+        Entries::Fixed
+    }
 }
 
 /// How a ranking's entries are encoded: an import file's and format 12's fixed-width
@@ -144,10 +161,7 @@ pub fn write_as(
     max_time_us: i64,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
-    let entries = match format {
-        Format::V12 => Entries::Fixed,
-        Format::V13 => Entries::Compact,
-    };
+    let entries = entries_of(format.version());
     let mut w = CrcWriter::new(out);
     let boards = state.boards();
     let mut e = Enc::default();
@@ -424,11 +438,7 @@ fn read_boards(
     version: usize,
     len: usize,
 ) -> Result<(), DecodeError> {
-    let entries = if version >= 13 {
-        Entries::Compact
-    } else {
-        Entries::Fixed
-    };
+    let entries = entries_of(version);
     for _ in 0..d.u32()? {
         let name = d.str()?;
         let config = if version == 1 {

@@ -43,14 +43,13 @@ impl Replica {
     ) -> Result<Result<SnapshotMeta, Refused>, ReplicaError> {
         // The format the namespace is at; a namespace not marked is a new one.
         let (version, format) = match self.log.namespace_format().await? {
-            None => (SNAPSHOT_VERSION, snapshot::Format::NEWEST),
-            Some(found) => NsFormat::parse(&found)
-                .ok_or(ReplicaError::Unreadable(format!(
-                    "the namespace is at format {found}, which this node does not know: \
-                     a newer release's nodes publish its snapshots"
-                )))?
-                .snapshot(),
-        };
+            None => NsFormat::NEWEST,
+            Some(found) => NsFormat::parse(&found).ok_or(ReplicaError::Unreadable(format!(
+                "the namespace is at format {found}, which this node does not know: a newer \
+                 release's nodes publish its snapshots"
+            )))?,
+        }
+        .snapshot();
         self.catch_up().await?;
         // Copied between two entries under the writers' lock, encoded outside it (a
         // large board's encoding does not hold writes up), as the embedded store does.
