@@ -150,6 +150,33 @@ async fn two_nodes_answer_alike_and_converge(kind: Kind) {
     );
 }
 
+/// Publishes `r`'s snapshot under the board's lease (free), then gives the lease back.
+async fn publish(
+    r: &Arc<Replica>,
+) -> Result<Result<photofinish_redis::log::snapshot::SnapshotMeta, Refused>, ReplicaError> {
+    let lease = r
+        .log()
+        .take_lease(LEASE)
+        .await
+        .expect("take")
+        .expect("free");
+    let published = r.publish_snapshot(lease).await;
+    r.log().release_lease(lease).await.expect("release");
+    published
+}
+
+/// Trims the board's log below entry `first_kept`, as a publish's trim does.
+async fn trim_below(conn: &Conn, keys: &LogKeys, first_kept: u64) {
+    conn.query::<i64>(
+        redis::cmd("XTRIM")
+            .arg(&keys.log)
+            .arg("MINID")
+            .arg(format!("0-{first_kept}")),
+    )
+    .await
+    .expect("trim");
+}
+
 async fn a_new_node_loads_the_snapshot_and_the_log_after_it(kind: Kind) {
     let keys = LogKeys::new(&fresh_namespace(), "b");
     let a = node(kind, &keys).await;
@@ -157,31 +184,14 @@ async fn a_new_node_loads_the_snapshot_and_the_log_after_it(kind: Kind) {
     for i in 0..100 {
         run(&a, incr(&format!("m{}", i % 7), i)).await;
     }
-    let lease = a
-        .log()
-        .take_lease(LEASE)
-        .await
-        .expect("take")
-        .expect("free");
-    let meta = a
-        .publish_snapshot(lease)
-        .await
-        .expect("publish")
-        .expect("published");
+    let meta = publish(&a).await.expect("publish").expect("published");
     assert_eq!(meta.n, 101);
     for i in 0..20 {
         run(&a, incr("late", i)).await;
     }
     // Below the snapshot the log is no longer needed: trim it all.
     let conn = connect(kind).await;
-    conn.query::<i64>(
-        redis::cmd("XTRIM")
-            .arg(&keys.log)
-            .arg("MINID")
-            .arg(format!("0-{}", meta.n + 1)),
-    )
-    .await
-    .expect("trim");
+    trim_below(&conn, &keys, meta.n + 1).await;
     let c = node(kind, &keys).await;
     assert_eq!(c.taken().await, 121);
     assert!(
@@ -209,17 +219,6 @@ async fn snapshots_follow_the_namespace_format(kind: Kind) {
     mark("log").await;
     let a = node(kind, &keys).await;
     run(&a, create()).await;
-    let publish = || async {
-        let lease = a
-            .log()
-            .take_lease(LEASE)
-            .await
-            .expect("take")
-            .expect("free");
-        let published = a.publish_snapshot(lease).await;
-        a.log().release_lease(lease).await.expect("release");
-        published
-    };
     let mut published = Vec::new();
     for (round, format) in [(0, "log"), (1, "log-v2")] {
         if round == 1 {
@@ -232,7 +231,7 @@ async fn snapshots_follow_the_namespace_format(kind: Kind) {
         for i in 0..40 {
             run(&a, incr(&format!("m{}", i % 9), i - 20)).await;
         }
-        let meta = publish().await.expect("publish").expect("published");
+        let meta = publish(&a).await.expect("publish").expect("published");
         let (read, bytes) = a.log().read_snapshot().await.expect("read").expect("one");
         assert_eq!(read.n, meta.n);
         let (version, magic) = match format {
@@ -250,14 +249,7 @@ async fn snapshots_follow_the_namespace_format(kind: Kind) {
             .expect("format");
         assert_eq!(found, format);
         // Below the snapshot the log is not needed: a new node loads the snapshot.
-        conn.query::<i64>(
-            redis::cmd("XTRIM")
-                .arg(&keys.log)
-                .arg("MINID")
-                .arg(format!("0-{}", meta.n)),
-        )
-        .await
-        .expect("trim");
+        trim_below(&conn, &keys, meta.n).await;
         let b = node(kind, &keys).await;
         assert!(
             b.encoded().await == a.encoded().await,
@@ -267,7 +259,7 @@ async fn snapshots_follow_the_namespace_format(kind: Kind) {
     }
     mark("log-v3").await;
     run(&a, incr("late", 1)).await;
-    let refused = publish().await;
+    let refused = publish(&a).await;
     assert!(
         matches!(&refused, Err(ReplicaError::Unreadable(why)) if why.contains("log-v3")),
         "{refused:?}"
@@ -286,17 +278,7 @@ async fn a_damaged_snapshot_is_passed_over_or_refused(kind: Kind) {
     for i in 0..60 {
         run(&a, incr(&format!("m{i}"), i)).await;
     }
-    let lease = a
-        .log()
-        .take_lease(LEASE)
-        .await
-        .expect("take")
-        .expect("free");
-    let meta = a
-        .publish_snapshot(lease)
-        .await
-        .expect("publish")
-        .expect("published");
+    let meta = publish(&a).await.expect("publish").expect("published");
     let conn = connect(kind).await;
     let chunk = format!("{}0", keys.chunk_prefix(meta.token, meta.n));
     conn.query::<()>(redis::cmd("SETRANGE").arg(&chunk).arg(20).arg("XX"))
@@ -306,9 +288,7 @@ async fn a_damaged_snapshot_is_passed_over_or_refused(kind: Kind) {
     let whole = node(kind, &keys).await;
     assert!(whole.encoded().await == a.encoded().await);
     // Trimmed, the damaged snapshot was the only way: refused, never a wrong board.
-    conn.query::<i64>(redis::cmd("XTRIM").arg(&keys.log).arg("MINID").arg("0-30"))
-        .await
-        .expect("trim");
+    trim_below(&conn, &keys, 30).await;
     let refused = Replica::load(BoardLog::new(conn.clone(), keys.clone()), None).await;
     match refused {
         Err(ReplicaError::Unreadable(why)) => {
@@ -470,14 +450,7 @@ async fn a_node_publishes_snapshots_that_new_nodes_load(kind: Kind) {
         Some(true)
     );
     let conn = connect(kind).await;
-    conn.query::<i64>(
-        redis::cmd("XTRIM")
-            .arg(&keys.log)
-            .arg("MINID")
-            .arg(format!("0-{}", meta.n + 1)),
-    )
-    .await
-    .expect("trim");
+    trim_below(&conn, &keys, meta.n + 1).await;
     let b = log_store(&target, &ns).await;
     let read = page("b", 1000);
     let pa = a.read(&read).await.expect("page");
