@@ -116,6 +116,48 @@ pub fn validate_group_key(key: &str) -> Result<(), BoardError> {
     }
 }
 
+/// A partition's or a team's key held inline — at most [`MAX_GROUP_KEY_BYTES`], checked
+/// by [`validate_group_key`] when made — so that comparing it reads no other memory (a
+/// team's record holds its key: a write naming its member's team compares the two without
+/// a lookup and without a pointer to follow).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct GroupKey {
+    len: u8,
+    bytes: [u8; MAX_GROUP_KEY_BYTES],
+}
+
+impl GroupKey {
+    /// `key`, if it follows the rule ([`validate_group_key`]).
+    pub fn new(key: &str) -> Result<Self, BoardError> {
+        validate_group_key(key)?;
+        let mut bytes = [0; MAX_GROUP_KEY_BYTES];
+        bytes[..key.len()].copy_from_slice(key.as_bytes());
+        Ok(Self {
+            len: key.len() as u8,
+            bytes,
+        })
+    }
+
+    /// The key.
+    pub fn as_str(&self) -> &str {
+        // Made from a `&str` of ASCII only (`new`), so always UTF-8.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for GroupKey {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Debug for GroupKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,7 +167,12 @@ mod tests {
     fn a_key_follows_the_pattern_and_a_bound_its_range() {
         for good in ["FR", "steam", "eu-west_1", &"k".repeat(32)] {
             assert!(validate_group_key(good).is_ok(), "{good}");
+            let key = GroupKey::new(good).expect(good);
+            assert_eq!(&*key, good);
+            assert_eq!(format!("{key:?}"), format!("{good:?}"));
         }
+        assert!(GroupKey::new(&"k".repeat(33)).is_err());
+        assert_ne!(GroupKey::new("ab").ok(), GroupKey::new("abc").ok());
         for bad in ["", "a b", "é", "a.b", &"k".repeat(33)] {
             let e = validate_group_key(bad).expect_err(bad);
             assert_eq!(e.code(), ErrorCode::InvalidParameter, "{bad:?}");

@@ -1,13 +1,14 @@
 //! Building an index in one pass from ids already in key order (snapshot loading): leaves
 //! and inner nodes are filled to 7/8 level by level, with no descent per entry.
 
+use super::hints::{hint, LeafHints};
 use super::keys::NodeTail;
 use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
 use super::{KeyOf, RankedIndex};
 use crate::key::{Key, Score};
 use crate::slab::Slab;
 
-impl<T: NodeTail> RankedIndex<T> {
+impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// Builds an index from ids already in strictly increasing key order (snapshot
     /// loading): leaves and inner nodes are filled to 7/8 directly, level by level, without
     /// a descent per entry. Keys are read once each, in order, to set the score-group bits.
@@ -23,12 +24,15 @@ impl<T: NodeTail> RankedIndex<T> {
         let mut level: Vec<(u32, Summary<T>)> = Vec::with_capacity(ids.len() / LEAF_FILL + 1);
         let mut prev_score: Option<Score<T>> = None;
         for chunk in ids.chunks(LEAF_FILL) {
-            let mut leaf = Leaf::empty();
+            let mut leaf = Leaf::<H>::empty();
             leaf.ids[..chunk.len()].copy_from_slice(chunk);
             leaf.len = chunk.len() as u32;
             let mut first_key = None;
             for (i, &id) in chunk.iter().enumerate() {
                 let k = keys.key_of(id);
+                if let Some(hints) = leaf.hints.get_mut() {
+                    hints[i] = hint(k.nscore);
+                }
                 first_key.get_or_insert(k);
                 leaf.set_group_bit(i, i == 0 || prev_score != Some(k.score()));
                 prev_score = Some(k.score());

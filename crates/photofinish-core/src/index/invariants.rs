@@ -4,7 +4,7 @@
 //! after every operation; nothing in the served paths does.
 
 use super::node::{self, Summary, NIL};
-use super::{KeyOf, NodeTail, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
+use super::{KeyOf, LeafHints, NodeTail, RankedIndex, INNER_CAP, LEAF_CAP, MAX_HEIGHT};
 use crate::key::{Key, Score, Tail};
 
 /// What [`RankedIndex::check_invariants`] recomputes for a subtree: a [`Summary`] with
@@ -46,7 +46,7 @@ struct Walk<T: Tail> {
     last: Option<(Key<T>, u32)>,
 }
 
-impl<T: NodeTail> RankedIndex<T> {
+impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// Checks every structural invariant of the tree and panics, naming the node and what
     /// is wrong, at the first one broken. A test and debugging aid, never called by the
     /// index itself: O(n) time (each key is read once) and O(n) memory.
@@ -61,6 +61,7 @@ impl<T: NodeTail> RankedIndex<T> {
     /// - score-group masks: bit 0 is set in every non-empty leaf (its first entry always
     ///   starts a group *within the leaf*), bit `i > 0` iff entry `i`'s score differs from
     ///   entry `i - 1`'s, and no bit at or past the leaf's length;
+    /// - hints, in an index that keeps them: each is its entry's first column's [`super::hint`];
     /// - fill: no node over capacity; no empty node but an empty root leaf; a root inner
     ///   node has at least two children. Nothing more: a split can leave a leaf with one
     ///   entry (a key past either end splits a full leaf at 1 or `LEAF_CAP - 1`), removal
@@ -224,6 +225,13 @@ impl<T: NodeTail> RankedIndex<T> {
                 }
             }
             walk.last = Some((key, node));
+            if let Some(hints) = leaf.hints.get() {
+                assert_eq!(
+                    hints[i],
+                    super::hint(key.nscore),
+                    "index: leaf {node} hint {i} is not entry {i}'s (id {id}, key {key:?})"
+                );
+            }
             // Bit 0 means "first entry of its score in this leaf", so it is always set.
             let starts = prev.is_none_or(|p| p.score() != key.score());
             let bit = leaf.groups & (1 << i) != 0;

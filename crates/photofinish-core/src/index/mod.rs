@@ -11,11 +11,13 @@
 //! the index: remove, change the key, insert again.
 
 mod build;
+mod hints;
 mod invariants;
 mod keys;
 mod node;
 mod remove;
 
+pub use hints::{hint, Hints, LeafHints, NoHints};
 pub use keys::{KeyOf, NodeTail};
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{INNER_CAP, LEAF_CAP};
@@ -34,8 +36,8 @@ const UNDERFULL_DIVISOR: usize = 4;
 
 /// An order-statistic B+tree of `u32` entry ids. See the module docs.
 #[derive(Debug, Clone)]
-pub struct RankedIndex<T: NodeTail = ()> {
-    leaves: Slab<Leaf>,
+pub struct RankedIndex<T: NodeTail = (), H: LeafHints = NoHints> {
+    leaves: Slab<Leaf<H>>,
     inners: Slab<Inner<T>>,
     root: u32,
     /// Levels of inner nodes above the leaves: 0 when the root is a leaf.
@@ -62,13 +64,13 @@ impl Path {
     }
 }
 
-impl<T: NodeTail> Default for RankedIndex<T> {
+impl<T: NodeTail, H: LeafHints> Default for RankedIndex<T, H> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: NodeTail> RankedIndex<T> {
+impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// An empty index.
     pub fn new() -> Self {
         let mut leaves = Slab::default();
@@ -166,7 +168,7 @@ impl<T: NodeTail> RankedIndex<T> {
         }
         let leaf = self.leaves.get_mut(node);
         let pos = leaf.lower_bound(&key, keys);
-        leaf.insert_at(pos, id, keys);
+        leaf.insert_at(pos, id, key.nscore, keys);
         self.len += 1;
         self.refresh_path(&path, node, pos, keys);
         before + pos as u64
@@ -253,7 +255,7 @@ impl<T: NodeTail> RankedIndex<T> {
     /// that leaf, and prefetches the leaf ([`crate::prefetch`]): a batch seeks all its keys
     /// first, so their leaves load together, then reads each with [`Self::position_in`].
     /// Reads no record.
-    pub fn seek(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> Seek<'_, T> {
+    pub fn seek(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> Seek<'_, T, H> {
         let mut node = self.root;
         let mut before = 0u64;
         for _ in 0..self.height {
@@ -271,7 +273,7 @@ impl<T: NodeTail> RankedIndex<T> {
     }
 
     /// 0-based position of `id` in the leaf `seek` found for its key; `None` if absent.
-    pub fn position_in(&self, seek: Seek<'_, T>, id: u32) -> Option<u64> {
+    pub fn position_in(&self, seek: Seek<'_, T, H>, id: u32) -> Option<u64> {
         self.leaves
             .get(seek.leaf)
             .find(id)
@@ -402,7 +404,7 @@ impl<T: NodeTail> RankedIndex<T> {
     }
 
     /// The ids from position `pos` on, in order.
-    pub fn iter_from(&self, pos: u64) -> Iter<'_, T> {
+    pub fn iter_from(&self, pos: u64) -> Iter<'_, T, H> {
         let (leaf, at) = self.locate(pos).unwrap_or((NIL, 0));
         Iter {
             index: self,
@@ -415,10 +417,10 @@ impl<T: NodeTail> RankedIndex<T> {
 /// Where a descent for a key ended ([`RankedIndex::seek`]): the leaf and the entries
 /// before it. It borrows the index, so the index cannot change while it is held.
 #[derive(Debug, Clone, Copy)]
-pub struct Seek<'a, T: NodeTail = ()> {
+pub struct Seek<'a, T: NodeTail = (), H: LeafHints = NoHints> {
     leaf: u32,
     before: u64,
-    index: PhantomData<&'a RankedIndex<T>>,
+    index: PhantomData<&'a RankedIndex<T, H>>,
 }
 
 /// An entry's ranks as counts of what comes before it (add 1 for the rank).
@@ -435,13 +437,13 @@ pub struct Ranks {
 /// Ids in key order from some position, following the leaf chain. A clone walks on from
 /// the same place by itself (a reader can look ahead with one).
 #[derive(Clone)]
-pub struct Iter<'a, T: NodeTail = ()> {
-    index: &'a RankedIndex<T>,
+pub struct Iter<'a, T: NodeTail = (), H: LeafHints = NoHints> {
+    index: &'a RankedIndex<T, H>,
     leaf: u32,
     at: usize,
 }
 
-impl<T: NodeTail> Iterator for Iter<'_, T> {
+impl<T: NodeTail, H: LeafHints> Iterator for Iter<'_, T, H> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
         while self.leaf != NIL {

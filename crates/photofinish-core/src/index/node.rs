@@ -1,7 +1,9 @@
 //! The two node kinds of the ranked index and the per-subtree summary they keep.
 //!
-//! Leaves hold only `u32` entry ids (the keys live once, in the caller's records) plus a
-//! bitmask that marks where a new score starts inside the leaf; inner nodes hold, for each
+//! Leaves hold `u32` entry ids (the keys live once, in the caller's records), a bitmask
+//! that marks where a new score starts inside the leaf, and — in an index that keeps them
+//! ([`LeafHints`]) — a 32-bit digest of each entry's first column, so a leaf's search
+//! reads a record only where digests tie; inner nodes hold, for each
 //! child, a [`Summary`]: entry count, distinct-score count, exact minimum key and maximum
 //! normalized score. Those four numbers are all that ordinal, competition and dense ranks
 //! need, so every query walks one root-to-leaf path.
@@ -9,6 +11,7 @@
 //! How a parent keeps a child's minimum key and maximum score depends on the key: see
 //! [`NodeTail`] (`keys.rs`).
 
+use super::hints::{hint, LeafHints, NoHints};
 use super::keys::{KeyOf, NodeTail};
 use crate::key::{Key, Score, Tail};
 
@@ -48,24 +51,27 @@ impl<T: NodeTail> Summary<T> {
     }
 }
 
-/// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours. The header
-/// comes first (`repr(C)`): a lookup's first cache miss on the leaf then brings `len` and
-/// the first ids together, instead of waiting for `len` before the scan can start.
+/// A leaf: up to [`LEAF_CAP`] ids in key order, doubly linked to its neighbours, with
+/// their hints when the index keeps them ([`LeafHints`]). The header comes first
+/// (`repr(C)`): a lookup's first cache miss on the leaf then brings `len` and the first
+/// ids together, instead of waiting for `len` before the scan can start.
 #[derive(Debug, Clone)]
 #[repr(C)]
-pub struct Leaf {
+pub struct Leaf<H: LeafHints = NoHints> {
     /// Bit `i` is set when entry `i` is the first in this leaf with its score.
     pub groups: u64,
     pub len: u32,
     pub prev: u32,
     pub next: u32,
     pub ids: [u32; LEAF_CAP],
+    pub hints: H,
 }
 
-impl Leaf {
+impl<H: LeafHints> Leaf<H> {
     pub fn empty() -> Self {
         Self {
             ids: [0; LEAF_CAP],
+            hints: H::none(),
             len: 0,
             prev: NIL,
             next: NIL,
@@ -84,18 +90,31 @@ impl Leaf {
         self.ids().iter().position(|&x| x == id)
     }
 
-    /// Entries whose key is below `probe`. The keys live in the records, so every probe is
-    /// a likely cache miss; a binary search waits for six of them in a row. This search is
-    /// eight-way: each round reads the keys at seven pivots — independent loads the CPU
-    /// overlaps — and counts how many are below (no branch between the loads), which picks
-    /// one eighth; a full leaf takes one round and a last read of at most eight keys at
-    /// once — two waits (a four-way search took three, docs/bench-history.md §13).
+    /// Entries whose key is below `probe`. Where the leaf keeps hints ([`LeafHints`]),
+    /// every entry whose hint differs from the probe's is settled by it without reading a
+    /// record, and only those whose hint equals it are searched by key. The keys live in
+    /// the records, so every probe is a likely cache miss; a binary search waits for six
+    /// of them in a row. This search is eight-way: each round reads the keys at seven
+    /// pivots — independent loads the CPU overlaps — and counts how many are below (no
+    /// branch between the loads), which picks one eighth; a full leaf takes one round and
+    /// a last read of at most eight keys at once — two waits (a four-way search took
+    /// three, docs/bench-history.md §13).
     pub fn lower_bound<T: Tail>(&self, probe: &Key<T>, keys: &impl KeyOf<T>) -> usize {
         const WAYS: usize = 8;
         let ids = self.ids();
         let below = |i: usize| usize::from(keys.is_below(ids[i], probe));
         // The answer lies in lo..=hi: entries before lo are below, entries from hi on are not.
-        let (mut lo, mut hi) = (0, ids.len());
+        let (mut lo, mut hi) = match self.hints.get() {
+            Some(hints) => {
+                let (hints, ph) = (&hints[..ids.len()], hint(probe.nscore));
+                let lo = hints.iter().filter(|&&h| h < ph).count();
+                (
+                    lo,
+                    lo + hints[lo..].iter().take_while(|&&h| h == ph).count(),
+                )
+            }
+            None => (0, ids.len()),
+        };
         while hi - lo > WAYS {
             let q = (hi - lo) / WAYS;
             let s: usize = (1..WAYS).map(|j| below(lo + j * q)).sum();
@@ -152,11 +171,22 @@ impl Leaf {
         }
     }
 
-    /// Inserts `id` at `pos`; the caller guarantees room and that the key order holds.
-    pub fn insert_at<T: NodeTail>(&mut self, pos: usize, id: u32, keys: &impl KeyOf<T>) {
+    /// Inserts `id`, whose key's first column is `first`, at `pos`; the caller guarantees
+    /// room and that the key order holds.
+    pub fn insert_at<T: NodeTail>(
+        &mut self,
+        pos: usize,
+        id: u32,
+        first: i64,
+        keys: &impl KeyOf<T>,
+    ) {
         let len = self.len as usize;
         self.ids.copy_within(pos..len, pos + 1);
         self.ids[pos] = id;
+        if let Some(hints) = self.hints.get_mut() {
+            hints.copy_within(pos..len, pos + 1);
+            hints[pos] = hint(first);
+        }
         self.len += 1;
         let below = self.groups & low_bits(pos);
         let above = (self.groups & !low_bits(pos)) << 1;
@@ -172,6 +202,9 @@ impl Leaf {
         let bit = |g: u64, i: usize| i < 64 && g & (1 << i) != 0;
         let starts = bit(self.groups, pos) || bit(self.groups, pos + 1);
         self.ids.copy_within(pos + 1..len, pos);
+        if let Some(hints) = self.hints.get_mut() {
+            hints.copy_within(pos + 1..len, pos);
+        }
         self.len -= 1;
         let below = self.groups & low_bits(pos);
         let above = (self.groups >> 1) & !low_bits(pos);
@@ -198,7 +231,11 @@ impl Leaf {
         if pos >= self.len as usize {
             return;
         }
-        let starts = pos == 0 || !keys.same_score(self.ids[pos], self.ids[pos - 1]);
+        // Different hints are different first columns: no record read.
+        let apart = |h: &[u32; LEAF_CAP]| h[pos] != h[pos - 1];
+        let starts = pos == 0
+            || self.hints.get().is_some_and(apart)
+            || !keys.same_score(self.ids[pos], self.ids[pos - 1]);
         self.set_group_bit(pos, starts);
     }
 
@@ -211,9 +248,12 @@ impl Leaf {
     }
 
     /// Moves entries `at..` into the empty leaf `right` (the caller links the chain).
-    pub fn split_off(&mut self, at: usize, right: &mut Leaf) {
+    pub fn split_off(&mut self, at: usize, right: &mut Leaf<H>) {
         let len = self.len as usize;
         right.ids[..len - at].copy_from_slice(&self.ids[at..len]);
+        if let (Some(from), Some(to)) = (self.hints.get(), right.hints.get_mut()) {
+            to[..len - at].copy_from_slice(&from[at..len]);
+        }
         right.len = (len - at) as u32;
         right.groups = (self.groups >> at) | 1;
         self.len = at as u32;
@@ -221,10 +261,13 @@ impl Leaf {
     }
 
     /// Appends all of `right`; `starts` says whether its first entry opens a new score.
-    pub fn absorb(&mut self, right: &Leaf, starts: bool) {
+    pub fn absorb(&mut self, right: &Leaf<H>, starts: bool) {
         let at = self.len as usize;
         let n = right.len as usize;
         self.ids[at..at + n].copy_from_slice(right.ids());
+        if let (Some(to), Some(from)) = (self.hints.get_mut(), right.hints.get()) {
+            to[at..at + n].copy_from_slice(&from[..n]);
+        }
         self.len += right.len;
         self.groups |= right.groups << at;
         self.set_group_bit(at, starts);

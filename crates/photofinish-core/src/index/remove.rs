@@ -4,10 +4,10 @@
 
 use super::keys::{KeyOf, NodeTail};
 use super::node::{INNER_CAP, LEAF_CAP, NIL};
-use super::{Path, RankedIndex, UNDERFULL_DIVISOR};
+use super::{LeafHints, Path, RankedIndex, UNDERFULL_DIVISOR};
 use crate::key::Key;
 
-impl<T: NodeTail> RankedIndex<T> {
+impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// Removes `id`, whose key `keys` reports as `key`. Returns whether it was present.
     pub fn remove(&mut self, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> bool {
         let mut path = Path::new();

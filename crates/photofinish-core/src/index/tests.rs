@@ -20,7 +20,7 @@ impl<T: Tail> KeyOf<T> for Keys<T> {
     }
 }
 
-fn check<T: NodeTail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
+fn check<T: NodeTail, H: LeafHints>(index: &RankedIndex<T, H>, keys: &Keys<T>, live: &[u32]) {
     let mut model: Vec<(Key<T>, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
     model.sort();
     assert_eq!(index.len(), model.len() as u64);
@@ -47,21 +47,23 @@ fn check<T: NodeTail>(index: &RankedIndex<T>, keys: &Keys<T>, live: &[u32]) {
 
 /// Applies `ops` (insert a key with score `score % scores`, or remove the live id at `pick`)
 /// and checks the tree against the model every 997 steps and at the end, and its
-/// invariants after every `invariants_every`-th operation and at the end.
+/// invariants after every `invariants_every`-th operation and at the end — once on leaves
+/// without hints, once on leaves with them.
 fn run(ops: Vec<(bool, u16, i64)>, scores: i64, invariants_every: usize) {
-    run_with(ops, invariants_every, |score| {
-        Score::<()>::of(score % scores)
-    });
+    let score_of = |score| Score::<()>::of(score % scores);
+    run_with::<(), NoHints>(ops.clone(), invariants_every, score_of);
+    run_with::<(), Hints>(ops, invariants_every, score_of);
 }
 
-/// [`run`] with the score of each inserted key made by `score_of` from the drawn value.
-fn run_with<T: NodeTail>(
+/// [`run`] on one kind of leaf, with the score of each inserted key made by `score_of`
+/// from the drawn value.
+fn run_with<T: NodeTail, H: LeafHints>(
     ops: Vec<(bool, u16, i64)>,
     invariants_every: usize,
     score_of: impl Fn(i64) -> Score<T>,
 ) {
     let mut keys = Keys::default();
-    let mut index = RankedIndex::new();
+    let mut index = RankedIndex::<T, H>::new();
     let mut live: Vec<u32> = Vec::new();
     let mut seq = 0;
     for (i, (insert, pick, score)) in ops.into_iter().enumerate() {
@@ -106,13 +108,22 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
-    /// Scores over the whole i64 range, in runs of one score and in clusters more than 2^31
-    /// apart, the ends included.
+    /// Scores over the whole i64 range, in runs of one score, in clusters more than 2^31
+    /// apart and in clusters the hints cannot tell apart, the ends included.
     #[test]
     fn tree_matches_sorted_vec_over_the_whole_i64_range(ops in prop::collection::vec((
         prop::bool::weighted(0.6),
         any::<u16>(),
-        prop_oneof![any::<i64>(), -5i64..5, (-5i64..5).prop_map(|s| s << 33), Just(i64::MIN), Just(i64::MAX - 1)],
+        prop_oneof![
+            any::<i64>(),
+            -5i64..5,
+            (-5i64..5).prop_map(|s| s << 33),
+            // Neighbours past the hints' exact range: equal hints, different scores.
+            (-5i64..5).prop_map(|s| (1 << 40) + s),
+            (-5i64..5).prop_map(|s| -(1 << 40) + s),
+            Just(i64::MIN),
+            Just(i64::MAX - 1)
+        ],
     ), 1..3000)) {
         run(ops, i64::MAX, 1);
     }
@@ -124,8 +135,8 @@ proptest! {
     /// column ties often and the others decide — across leaf and inner-node boundaries —
     /// and the i64 ends in the last column.
     #[test]
-    fn tuple_keys_match_sorted_vec(ops in prop::collection::vec((prop::bool::weighted(0.6), any::<u16>(), any::<i64>()), 1..3000)) {
-        run_with::<Cols>(ops, 1, |v| {
+    fn tuple_keys_match_sorted_vec(ops in prop::collection::vec((prop::bool::weighted(0.6), any::<u16>(), any::<i64>()), 1..3000), hinted: bool) {
+        let score_of = |v: i64| {
             let tail = [
                 (v >> 8).rem_euclid(3),
                 (v >> 16).rem_euclid(2),
@@ -133,7 +144,12 @@ proptest! {
                 0,
             ];
             Score { nscore: v.rem_euclid(4), tail }
-        });
+        };
+        if hinted {
+            run_with::<Cols, Hints>(ops, 1, score_of);
+        } else {
+            run_with::<Cols, NoHints>(ops, 1, score_of);
+        }
     }
 }
 
@@ -149,7 +165,7 @@ fn grows_and_shrinks_through_several_levels() {
 #[test]
 fn sequential_loads_fill_leaves() {
     let mut keys = Keys::default();
-    let mut index = RankedIndex::new();
+    let mut index: RankedIndex = RankedIndex::new();
     for i in 0..100_000u32 {
         let key = Key {
             nscore: i64::from(i),
@@ -169,21 +185,46 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(16))]
     /// A bulk-built index answers like one built by inserts, and keeps working after.
     #[test]
-    fn bulk_build_matches_inserts(scores in prop::collection::vec(0i64..50, 0..5000), more in prop::collection::vec((any::<bool>(), 0i64..50), 0..300)) {
+    fn bulk_build_matches_inserts(scores in prop::collection::vec(0i64..50, 0..5000), more in prop::collection::vec((any::<bool>(), 0i64..50), 0..300), hinted: bool) {
+        if hinted {
+            bulk_then_changes::<Hints>(&scores, more)?;
+        } else {
+            bulk_then_changes::<NoHints>(&scores, more)?;
+        }
+    }
+}
+
+/// A bulk build of `scores`, then `more` inserts (true) and removals, on one kind of leaf:
+/// the model's answers and the invariants after each.
+fn bulk_then_changes<H: LeafHints>(
+    scores: &[i64],
+    more: Vec<(bool, i64)>,
+) -> Result<(), TestCaseError> {
+    {
         let mut keys = Keys::default();
         for (i, s) in scores.iter().enumerate() {
-            keys.0.push(Key { nscore: *s, tail: (), reached_at_us: 0, seq: i as u64 + 1 });
+            keys.0.push(Key {
+                nscore: *s,
+                tail: (),
+                reached_at_us: 0,
+                seq: i as u64 + 1,
+            });
         }
         let mut order: Vec<u32> = (0..keys.0.len() as u32).collect();
         order.sort_by_key(|&id| keys.0[id as usize]);
-        let mut index = RankedIndex::from_sorted(&order, &keys);
+        let mut index = RankedIndex::<(), H>::from_sorted(&order, &keys);
         let mut live = order.clone();
         index.check_invariants(&keys);
         check(&index, &keys, &live);
         for (insert, s) in more {
             if insert || live.is_empty() {
                 let id = keys.0.len() as u32;
-                keys.0.push(Key { nscore: s, tail: (), reached_at_us: 1, seq: u64::from(id) + 1 });
+                keys.0.push(Key {
+                    nscore: s,
+                    tail: (),
+                    reached_at_us: 1,
+                    seq: u64::from(id) + 1,
+                });
                 index.insert(id, keys.0[id as usize], &keys);
                 live.push(id);
             } else {
@@ -194,6 +235,31 @@ proptest! {
         }
         check(&index, &keys, &live);
     }
+    Ok(())
+}
+
+proptest! {
+    /// A hint keeps the order of first columns (never reverses two), and tells apart every
+    /// two within its exact range.
+    #[test]
+    fn hints_keep_the_order(a in prop_oneof![any::<i64>(), -(1i64 << 26)..(1 << 26), Just(i64::MIN), Just(i64::MAX)], d in prop_oneof![0i64..3, any::<i64>()]) {
+        let b = a.saturating_add(d.abs().max(0));
+        prop_assert!(hint(a) <= hint(b), "{a} <= {b} but hint {:#x} > {:#x}", hint(a), hint(b));
+        if b > a && a.unsigned_abs() < 1 << 25 && b.unsigned_abs() < 1 << 25 {
+            prop_assert!(hint(a) < hint(b));
+        }
+    }
+}
+
+#[test]
+fn hints_at_the_ends_and_the_exact_range() {
+    assert!(hint(i64::MIN) < hint(i64::MIN + (1 << 40)));
+    assert_eq!(hint(i64::MIN), hint(i64::MIN + 1));
+    assert_eq!(hint(-1), (1 << 31) - 1);
+    assert_eq!(hint(0), 1 << 31);
+    assert!(hint(i64::MAX) > hint(i64::MAX - (1 << 40)));
+    assert_eq!(hint((1 << 25) - 1) + 1, hint(1 << 25));
+    assert_eq!(hint(-(1 << 25)) + 1, hint(-(1 << 25) + 1));
 }
 
 /// `n` ids with three entries per score, bulk-built.
@@ -370,13 +436,20 @@ proptest! {
                 .map(|(i, &s)| Key { nscore: s, tail: (), reached_at_us: 0, seq: i as u64 * 3 })
                 .collect(),
         );
-        let mut leaf = node::Leaf::empty();
-        for (i, slot) in leaf.ids[..sorted.len()].iter_mut().enumerate() {
-            *slot = i as u32;
+        let mut leaf = node::Leaf::<NoHints>::empty();
+        let mut hinted = node::Leaf::<Hints>::empty();
+        for (i, &s) in sorted.iter().enumerate() {
+            leaf.ids[i] = i as u32;
+            hinted.ids[i] = i as u32;
+            if let Some(h) = hinted.hints.get_mut() {
+                h[i] = hint(s);
+            }
         }
         leaf.len = sorted.len() as u32;
+        hinted.len = leaf.len;
         let probe = Key { nscore: probe_score, tail: (), reached_at_us: 0, seq: probe_tie };
         let expected = keys.0.partition_point(|k| *k < probe);
         prop_assert_eq!(leaf.lower_bound(&probe, &keys), expected);
+        prop_assert_eq!(hinted.lower_bound(&probe, &keys), expected);
     }
 }

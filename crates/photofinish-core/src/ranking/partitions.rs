@@ -115,10 +115,9 @@ impl Partitions {
         let Some(asked) = asked else {
             return Ok(Place::Stay);
         };
-        let named = self.find(asked);
         if let Some(id) = existing {
             let held = self.of(id);
-            return if held.is_some() && held == named {
+            return if held.is_some_and(|p| self.name(p) == asked) {
                 Ok(Place::Stay)
             } else {
                 Err(BoardError::PartitionConflict {
@@ -129,7 +128,7 @@ impl Partitions {
                 })
             };
         }
-        match named {
+        match self.find(asked) {
             Some(p) if self.sizes[p as usize] > 0 || self.live < self.max => Ok(Place::Into(p)),
             None if self.live < self.max => Ok(Place::Open),
             _ => Err(BoardError::TooManyPartitions {
@@ -208,7 +207,7 @@ impl Partitions {
                 let p = self.names.len() as u16;
                 self.names.push(name.into());
                 self.by_name.insert(name.into(), p);
-                self.trees.push(Tree::new(&self.shape));
+                self.trees.push(Tree::hinted(&self.shape));
                 self.sizes.push(0);
                 p
             }
@@ -242,7 +241,7 @@ impl Partitions {
     /// Empties every partition's index (a replay defers them, as the ranking's).
     pub(super) fn defer(&mut self) {
         for t in &mut self.trees {
-            *t = Tree::new(&self.shape);
+            *t = Tree::hinted(&self.shape);
         }
     }
 

@@ -6,7 +6,7 @@
 //! touched first).
 
 use super::*;
-use crate::index::{NodeTail, RankedIndex};
+use crate::index::{LeafHints, NodeTail, RankedIndex};
 use crate::key::{Cols, Key};
 
 /// One entry as a snapshot saved it.
@@ -170,11 +170,11 @@ impl RankingBuilder {
 
 /// The index over `ids`, which are in rank order when `sorted` (else sorted here). Fails
 /// on two entries with one key.
-fn ordered<T: NodeTail>(
+fn ordered<T: NodeTail, H: LeafHints>(
     ids: &[u32],
     sorted: bool,
     records: &Records,
-) -> Result<RankedIndex<T>, BoardError>
+) -> Result<RankedIndex<T, H>, BoardError>
 where
     Records: KeyOf<T>,
 {

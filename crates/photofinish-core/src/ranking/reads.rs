@@ -10,13 +10,13 @@
 
 use super::{by_key, tree, Entry, RankStyle, Ranking, Records, Tree};
 use crate::columns::Scores;
-use crate::index::{KeyOf, NodeTail, RankedIndex};
+use crate::index::{KeyOf, LeafHints, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
 
 impl Ranking {
-    pub(super) fn rank_in<T: NodeTail>(
+    pub(super) fn rank_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         id: u32,
         key: &Key<T>,
         style: RankStyle,
@@ -139,9 +139,9 @@ impl Ranking {
         self.whole().rank_of_scores(scores, style)
     }
 
-    pub(super) fn rank_of_score_in<T: NodeTail>(
+    pub(super) fn rank_of_score_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         score: Score<T>,
         style: RankStyle,
     ) -> u64
@@ -215,8 +215,8 @@ pub(super) fn page_rank<T: NodeTail>(
 }
 
 /// [`by_key`] with its key type taken from index `_ix` (what [`tree!`] binds).
-pub(super) fn by_key_of<T: NodeTail>(
-    _ix: &RankedIndex<T>,
+pub(super) fn by_key_of<T: NodeTail, H: LeafHints>(
+    _ix: &RankedIndex<T, H>,
     ids: impl Iterator<Item = u32>,
     records: &Records,
 ) -> Vec<(Key<T>, u32)>
@@ -228,8 +228,8 @@ where
 
 /// The positions of the found ids in `found`, sorted by their keys (the key type taken
 /// from index `_ix`).
-fn positions_by_key<T: NodeTail>(
-    _ix: &RankedIndex<T>,
+fn positions_by_key<T: NodeTail, H: LeafHints>(
+    _ix: &RankedIndex<T, H>,
     found: &[Option<u32>],
     records: &Records,
 ) -> Vec<usize>
@@ -246,8 +246,8 @@ where
 }
 
 /// The keys of `ids`, unsorted, with the key type taken from index `_ix`.
-fn unsorted_keys_of<T: NodeTail>(
-    _ix: &RankedIndex<T>,
+fn unsorted_keys_of<T: NodeTail, H: LeafHints>(
+    _ix: &RankedIndex<T, H>,
     ids: impl Iterator<Item = u32>,
     records: &Records,
 ) -> Vec<Key<T>>

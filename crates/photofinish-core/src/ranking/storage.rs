@@ -6,7 +6,7 @@
 //! `ranking.rs` and its other modules, which all share these types.
 
 use crate::columns::Shape;
-use crate::index::{KeyOf, NodeTail, RankedIndex};
+use crate::index::{Hints, KeyOf, LeafHints, NodeTail, RankedIndex};
 use crate::key::{Cols, Key, MAX_COLUMNS};
 use crate::slab::Slab;
 
@@ -160,11 +160,16 @@ impl KeyOf<Cols> for Records {
 
 /// A ranking's index: over the first column's key on a one-column board (the key every
 /// board had before columns, at the same size and speed), over the whole tuple on a board
-/// of several. [`tree!`] runs one generic body on either.
+/// of several; a partition's index keeps hints in its leaves ([`LeafHints`]: 4 bytes an
+/// entry within the partitions' budget, which save its leaf searches the records — the
+/// board's own index goes without, for its memory). [`tree!`] runs one generic body on
+/// any of them.
 #[derive(Debug, Clone)]
 pub(super) enum Tree {
     One(RankedIndex<()>),
     Many(RankedIndex<Cols>),
+    OneHinted(RankedIndex<(), Hints>),
+    ManyHinted(RankedIndex<Cols, Hints>),
 }
 
 /// Runs `$body` with `$ix` bound to the ranking's index, whichever its key.
@@ -173,6 +178,8 @@ macro_rules! tree {
         match $tree {
             Tree::One($ix) => $body,
             Tree::Many($ix) => $body,
+            Tree::OneHinted($ix) => $body,
+            Tree::ManyHinted($ix) => $body,
         }
     };
 }
@@ -188,13 +195,22 @@ impl Tree {
         }
     }
 
+    /// An empty partition's index for `shape` (its leaves keep hints).
+    pub(super) fn hinted(shape: &Shape) -> Self {
+        if shape.is_multi() {
+            Tree::ManyHinted(RankedIndex::new())
+        } else {
+            Tree::OneHinted(RankedIndex::new())
+        }
+    }
+
     /// An index of nothing, of `shape`'s key, shared: what a partition nobody is in
     /// reads.
     pub(super) fn empty(shape: &Shape) -> &'static Tree {
         static EMPTY: std::sync::LazyLock<[Tree; 2]> = std::sync::LazyLock::new(|| {
             [
-                Tree::One(RankedIndex::new()),
-                Tree::Many(RankedIndex::new()),
+                Tree::OneHinted(RankedIndex::new()),
+                Tree::ManyHinted(RankedIndex::new()),
             ]
         });
         &EMPTY[usize::from(shape.is_multi())]
@@ -239,7 +255,10 @@ where
 }
 
 /// The index over entries [`by_key`] sorted: the tree is built bottom-up.
-pub(super) fn index_of<T: NodeTail>(keyed: Vec<(Key<T>, u32)>, records: &Records) -> RankedIndex<T>
+pub(super) fn index_of<T: NodeTail, H: LeafHints>(
+    keyed: Vec<(Key<T>, u32)>,
+    records: &Records,
+) -> RankedIndex<T, H>
 where
     Records: KeyOf<T>,
 {

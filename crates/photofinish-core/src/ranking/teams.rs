@@ -20,7 +20,8 @@ use hashbrown::HashMap;
 
 use super::storage::set_beside;
 use crate::error::BoardError;
-use crate::index::{KeyOf, RankedIndex};
+use crate::groups::GroupKey;
+use crate::index::{Hints, KeyOf, RankedIndex};
 use crate::key::Key;
 use crate::scoring::Order;
 
@@ -33,7 +34,8 @@ pub use view::{TeamEntry, TeamsView};
 /// One team, but its key (kept apart, [`TeamKeys`]). See the module docs.
 #[derive(Debug, Clone)]
 pub(super) struct Team {
-    pub(super) name: Box<str>,
+    /// Inline: a write naming its member's team compares it ([`Teams::place`]).
+    pub(super) name: GroupKey,
     /// Its visible members' scores, summed.
     pub(super) sum: i128,
     /// Its members' record ids, hidden ones too.
@@ -93,8 +95,9 @@ pub(crate) struct Teams {
     by_name: HashMap<Box<str>, u32>,
     /// Ids of closed teams (their last member left), for the next opened.
     free: Vec<u32>,
-    /// The teams holding a visible member, by key.
-    pub(super) index: RankedIndex,
+    /// The teams holding a visible member, by key (its leaves keep hints, as a
+    /// partition's: the search of a team's new place reads no key).
+    pub(super) index: RankedIndex<(), Hints>,
     /// Record id → its team's id + 1, 0 for none (ids past the end: none).
     of: Vec<u32>,
     /// The order the next change of a sum gets.
@@ -108,8 +111,8 @@ pub(super) enum TeamPlace {
     Stay,
     /// Into team `t`, which exists and has room.
     Into(u32),
-    /// Into a team opened for it.
-    Open,
+    /// Into a team opened for it, under this key.
+    Open(GroupKey),
 }
 
 impl Teams {
@@ -176,10 +179,11 @@ impl Teams {
         let Some(asked) = asked else {
             return Ok(TeamPlace::Stay);
         };
-        let named = self.find(asked);
         if let Some(id) = existing {
+            // The held team's name, not a lookup of the asked one: its record is read
+            // next anyway (the sum's check), the names' table is not.
             let held = self.of(id);
-            return if held.is_some() && held == named {
+            return if held.is_some_and(|t| &*self.get(t).name == asked) {
                 Ok(TeamPlace::Stay)
             } else {
                 Err(BoardError::TeamConflict {
@@ -191,7 +195,7 @@ impl Teams {
                 })
             };
         }
-        match named {
+        match self.find(asked) {
             Some(t) if self.get(t).members.len() >= self.max_size as usize => {
                 Err(BoardError::TeamFull {
                     team: asked.to_owned(),
@@ -200,7 +204,7 @@ impl Teams {
                 })
             }
             Some(t) => Ok(TeamPlace::Into(t)),
-            None => Ok(TeamPlace::Open),
+            None => Ok(TeamPlace::Open(GroupKey::new(asked)?)),
         }
     }
 
@@ -220,21 +224,20 @@ impl Teams {
         )))
     }
 
-    /// Puts record `id`, just added with score `score`, where `place` says (`name` the
-    /// team it named) at `at_us`; its score counts when it is `visible`.
+    /// Puts record `id`, just added with score `score`, where `place` says at `at_us`;
+    /// its score counts when it is `visible`.
     pub(super) fn enter(
         &mut self,
         id: u32,
         place: TeamPlace,
-        name: Option<&str>,
         score: i64,
         visible: bool,
         at_us: i64,
     ) {
-        let t = match (place, name) {
-            (TeamPlace::Into(t), _) => t,
-            (TeamPlace::Open, Some(name)) => self.open(name, at_us),
-            _ => return,
+        let t = match place {
+            TeamPlace::Into(t) => t,
+            TeamPlace::Open(name) => self.open(name, at_us),
+            TeamPlace::Stay => return,
         };
         set_beside(&mut self.of, id, t + 1);
         self.update(t, at_us, |team| {
@@ -248,10 +251,10 @@ impl Teams {
 
     /// A team named `name`, opened at `at_us` with nobody in it: a closed one's slot
     /// when there is one.
-    fn open(&mut self, name: &str, at_us: i64) -> u32 {
+    fn open(&mut self, name: GroupKey, at_us: i64) -> u32 {
         let seq = self.take_seq();
         let team = Team {
-            name: name.into(),
+            name,
             sum: 0,
             members: Vec::new(),
             visible: 0,
@@ -269,7 +272,7 @@ impl Teams {
                 (self.teams.len() - 1) as u32
             }
         };
-        self.by_name.insert(name.into(), t);
+        self.by_name.insert((*name).into(), t);
         t
     }
 
@@ -337,7 +340,7 @@ impl Teams {
         });
         if self.get(t).members.is_empty() {
             let name = std::mem::take(&mut self.teams[t as usize].name);
-            self.by_name.remove(&name);
+            self.by_name.remove(&*name);
             self.free.push(t);
         }
     }
@@ -381,7 +384,7 @@ impl Teams {
         if ids.len() > self.max_size as usize {
             return Err(refuse(format!("team {name:?} is past its size")));
         }
-        let t = self.open(name, reached_at_us);
+        let t = self.open(GroupKey::new(name)?, reached_at_us);
         self.next_seq = self.next_seq.max(seq.saturating_add(1));
         for &id in &ids {
             if self.of(id).is_some() {
@@ -444,7 +447,7 @@ impl Teams {
         let mut listed = Vec::new();
         for (name, &t) in &self.by_name {
             let team = self.get(t);
-            assert_eq!(&team.name, name, "team {name:?}: its name");
+            assert_eq!(&*team.name, &**name, "team {name:?}: its name");
             let mut held = team.members.clone();
             held.sort_unstable();
             let mut named = members.remove(&t).unwrap_or_default();
@@ -484,9 +487,8 @@ impl Teams {
             + self
                 .teams
                 .iter()
-                .map(|t| {
-                    std::mem::size_of::<Team>() + t.members.capacity() * 4 + t.name.len() * 2 + 16
-                })
+                // The record (its key inline), its members, the names' table's copy.
+                .map(|t| std::mem::size_of::<Team>() + t.members.capacity() * 4 + t.name.len() + 16)
                 .sum::<usize>()
     }
 }

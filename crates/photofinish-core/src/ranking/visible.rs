@@ -25,7 +25,7 @@ use hashbrown::HashSet;
 use super::reads::{page_rank, window};
 use super::{tree, Entry, RankStyle, Ranking, Records, Tree, BATCH};
 use crate::columns::Scores;
-use crate::index::{KeyOf, NodeTail, RankedIndex};
+use crate::index::{KeyOf, LeafHints, NodeTail, RankedIndex};
 use crate::key::{Key, Score};
 
 /// The hidden members a ranking holds: their record ids in key order (best first), and
@@ -170,8 +170,8 @@ impl Ranking {
 
 /// Where record `id`'s key goes among `sorted` (ids in key order), the key type taken
 /// from index `_ix`.
-fn position_of_key<T: NodeTail>(
-    _ix: &RankedIndex<T>,
+fn position_of_key<T: NodeTail, H: LeafHints>(
+    _ix: &RankedIndex<T, H>,
     records: &Records,
     sorted: &[u32],
     id: u32,
@@ -247,7 +247,12 @@ impl<'a> Visible<'a> {
     /// competition or dense rank only its score counts. Nothing hidden (every read of a
     /// ranking's own, [`Ranking::whole`]) costs one branch: the count is out of line.
     #[inline]
-    fn hidden_before<T: NodeTail>(&self, ix: &RankedIndex<T>, key: &Key<T>, style: RankStyle) -> u64
+    fn hidden_before<T: NodeTail, H: LeafHints>(
+        &self,
+        ix: &RankedIndex<T, H>,
+        key: &Key<T>,
+        style: RankStyle,
+    ) -> u64
     where
         Records: KeyOf<T>,
     {
@@ -259,9 +264,9 @@ impl<'a> Visible<'a> {
 
     #[cold]
     #[inline(never)]
-    fn count_hidden_before<T: NodeTail>(
+    fn count_hidden_before<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         key: &Key<T>,
         style: RankStyle,
     ) -> u64
@@ -295,9 +300,9 @@ impl<'a> Visible<'a> {
     }
 
     /// The rank in `style` of record `id` (key `key`) in the reader's view.
-    fn rank_in<T: NodeTail>(
+    fn rank_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         id: u32,
         key: &Key<T>,
         style: RankStyle,
@@ -355,9 +360,9 @@ impl<'a> Visible<'a> {
         tree!(&self.index, ix => self.members_in(ix, members, style, reveal))
     }
 
-    fn members_in<T: NodeTail>(
+    fn members_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         members: &[String],
         style: RankStyle,
         reveal: bool,
@@ -405,21 +410,21 @@ impl<'a> Visible<'a> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let shape = &self.ranking.shape;
         let nscore = shape.nscore(scores);
+        let many = || Score {
+            nscore,
+            tail: shape.tail(scores),
+        };
         match &self.index {
             Tree::One(ix) => self.rank_of_score_in(ix, Score::of(nscore), style),
-            Tree::Many(ix) => {
-                let score = Score {
-                    nscore,
-                    tail: shape.tail(scores),
-                };
-                self.rank_of_score_in(ix, score, style)
-            }
+            Tree::OneHinted(ix) => self.rank_of_score_in(ix, Score::of(nscore), style),
+            Tree::Many(ix) => self.rank_of_score_in(ix, many(), style),
+            Tree::ManyHinted(ix) => self.rank_of_score_in(ix, many(), style),
         }
     }
 
-    fn rank_of_score_in<T: NodeTail>(
+    fn rank_of_score_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         score: Score<T>,
         style: RankStyle,
     ) -> u64
@@ -435,7 +440,11 @@ impl<'a> Visible<'a> {
 
     /// The ranking's position of the reader's 0-based position `pos`, if the reader sees
     /// that many entries.
-    fn raw_position<T: NodeTail>(&self, ix: &RankedIndex<T>, pos: u64) -> Option<u64>
+    fn raw_position<T: NodeTail, H: LeafHints>(
+        &self,
+        ix: &RankedIndex<T, H>,
+        pos: u64,
+    ) -> Option<u64>
     where
         Records: KeyOf<T>,
     {
@@ -483,9 +492,9 @@ impl<'a> Visible<'a> {
         tree!(&self.index, ix => self.page_in(ix, offset, limit, style))
     }
 
-    fn page_in<T: NodeTail>(
+    fn page_in<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         offset: u64,
         limit: usize,
         style: RankStyle,
@@ -509,9 +518,9 @@ impl<'a> Visible<'a> {
 
     /// The entries of `ids` (the page's, in rank order), the first at the reader's
     /// position `offset`, ranked in `style`.
-    fn rows<T: NodeTail>(
+    fn rows<T: NodeTail, H: LeafHints>(
         &self,
-        ix: &RankedIndex<T>,
+        ix: &RankedIndex<T, H>,
         ids: impl Iterator<Item = u32> + Clone,
         offset: u64,
         limit: usize,
@@ -565,7 +574,7 @@ impl<'a> Visible<'a> {
 }
 
 /// How many entries of `ix` have score `s`.
-fn held<T: NodeTail>(ix: &RankedIndex<T>, records: &Records, s: Score<T>) -> u64
+fn held<T: NodeTail, H: LeafHints>(ix: &RankedIndex<T, H>, records: &Records, s: Score<T>) -> u64
 where
     Records: KeyOf<T>,
 {

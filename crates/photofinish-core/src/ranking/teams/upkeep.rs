@@ -93,7 +93,7 @@ impl Ranking {
         let team = match (existing, place) {
             (Some(id), _) => teams.of(id).map(Some),
             (None, TeamPlace::Into(t)) => Some(Some(t)),
-            (None, TeamPlace::Open) => Some(None),
+            (None, TeamPlace::Open(_)) => Some(None),
             (None, TeamPlace::Stay) => None,
         };
         if let (Some(team), true) = (team, delta != 0) {
@@ -122,7 +122,7 @@ impl Ranking {
                 .shape
                 .order(0)
                 .denormalize(self.records.slab.get(id).nscore);
-            teams.enter(id, step.place, w.team, score, step.visible, w.at_us);
+            teams.enter(id, step.place, score, step.visible, w.at_us);
         } else if step.visible {
             teams.moved(id, step.delta, w.at_us);
         }
