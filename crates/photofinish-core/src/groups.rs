@@ -117,16 +117,16 @@ pub fn validate_group_key(key: &str) -> Result<(), BoardError> {
 }
 
 /// A partition's or a team's key held inline — at most [`MAX_GROUP_KEY_BYTES`], checked
-/// by [`validate_group_key`] when made — so that comparing it reads no other memory (a
-/// team's record holds its key: a write naming its member's team compares the two without
-/// a lookup and without a pointer to follow).
+/// by [`validate_group_key`] when made, as [`crate::names::GroupKey`] is — so comparing
+/// it reads no other memory (a team's record holds its key: a write naming its member's
+/// team compares the two without a lookup and without a pointer to follow).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct GroupKey {
+pub struct InlineGroupKey {
     len: u8,
     bytes: [u8; MAX_GROUP_KEY_BYTES],
 }
 
-impl GroupKey {
+impl InlineGroupKey {
     /// `key`, if it follows the rule ([`validate_group_key`]).
     pub fn new(key: &str) -> Result<Self, BoardError> {
         validate_group_key(key)?;
@@ -145,14 +145,14 @@ impl GroupKey {
     }
 }
 
-impl std::ops::Deref for GroupKey {
+impl std::ops::Deref for InlineGroupKey {
     type Target = str;
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
-impl std::fmt::Debug for GroupKey {
+impl std::fmt::Debug for InlineGroupKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Debug::fmt(self.as_str(), f)
     }
@@ -167,12 +167,15 @@ mod tests {
     fn a_key_follows_the_pattern_and_a_bound_its_range() {
         for good in ["FR", "steam", "eu-west_1", &"k".repeat(32)] {
             assert!(validate_group_key(good).is_ok(), "{good}");
-            let key = GroupKey::new(good).expect(good);
+            let key = InlineGroupKey::new(good).expect(good);
             assert_eq!(&*key, good);
             assert_eq!(format!("{key:?}"), format!("{good:?}"));
         }
-        assert!(GroupKey::new(&"k".repeat(33)).is_err());
-        assert_ne!(GroupKey::new("ab").ok(), GroupKey::new("abc").ok());
+        assert!(InlineGroupKey::new(&"k".repeat(33)).is_err());
+        assert_ne!(
+            InlineGroupKey::new("ab").ok(),
+            InlineGroupKey::new("abc").ok()
+        );
         for bad in ["", "a b", "é", "a.b", &"k".repeat(33)] {
             let e = validate_group_key(bad).expect_err(bad);
             assert_eq!(e.code(), ErrorCode::InvalidParameter, "{bad:?}");

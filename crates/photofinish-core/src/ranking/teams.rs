@@ -20,7 +20,7 @@ use hashbrown::HashMap;
 
 use super::storage::set_beside;
 use crate::error::BoardError;
-use crate::groups::GroupKey;
+use crate::groups::InlineGroupKey;
 use crate::index::{Hints, KeyOf, RankedIndex};
 use crate::key::Key;
 use crate::scoring::Order;
@@ -35,7 +35,7 @@ pub use view::{TeamEntry, TeamsView};
 #[derive(Debug, Clone)]
 pub(super) struct Team {
     /// Inline: a write naming its member's team compares it ([`Teams::place`]).
-    pub(super) name: GroupKey,
+    pub(super) name: InlineGroupKey,
     /// Its visible members' scores, summed.
     pub(super) sum: i128,
     /// Its members' record ids, hidden ones too.
@@ -112,7 +112,7 @@ pub(super) enum TeamPlace {
     /// Into team `t`, which exists and has room.
     Into(u32),
     /// Into a team opened for it, under this key.
-    Open(GroupKey),
+    Open(InlineGroupKey),
 }
 
 impl Teams {
@@ -204,7 +204,7 @@ impl Teams {
                 })
             }
             Some(t) => Ok(TeamPlace::Into(t)),
-            None => Ok(TeamPlace::Open(GroupKey::new(asked)?)),
+            None => Ok(TeamPlace::Open(InlineGroupKey::new(asked)?)),
         }
     }
 
@@ -251,7 +251,7 @@ impl Teams {
 
     /// A team named `name`, opened at `at_us` with nobody in it: a closed one's slot
     /// when there is one.
-    fn open(&mut self, name: GroupKey, at_us: i64) -> u32 {
+    fn open(&mut self, name: InlineGroupKey, at_us: i64) -> u32 {
         let seq = self.take_seq();
         let team = Team {
             name,
@@ -384,7 +384,7 @@ impl Teams {
         if ids.len() > self.max_size as usize {
             return Err(refuse(format!("team {name:?} is past its size")));
         }
-        let t = self.open(GroupKey::new(name)?, reached_at_us);
+        let t = self.open(InlineGroupKey::new(name)?, reached_at_us);
         self.next_seq = self.next_seq.max(seq.saturating_add(1));
         for &id in &ids {
             if self.of(id).is_some() {
