@@ -5,8 +5,6 @@
 //! count against its memory), a partition's and the teams' keep them
 //! (docs/bench-history.md §39).
 
-use super::node::LEAF_CAP;
-
 /// What a leaf keeps beside its ids: nothing ([`NoHints`]: a board's own index, where
 /// 4 bytes a member count against its memory), or each entry's [`hint`] ([`Hints`]: a
 /// partition's and the teams' indexes, whose leaf searches would otherwise wait on the
@@ -14,10 +12,10 @@ use super::node::LEAF_CAP;
 pub trait LeafHints: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// No hints.
     fn none() -> Self;
-    /// The hints, in an index that keeps them.
-    fn get(&self) -> Option<&[u32; LEAF_CAP]>;
+    /// The hints, one a slot of the leaf, in an index that keeps them.
+    fn get(&self) -> Option<&[u32]>;
     /// The hints to change, in an index that keeps them.
-    fn get_mut(&mut self) -> Option<&mut [u32; LEAF_CAP]>;
+    fn get_mut(&mut self) -> Option<&mut [u32]>;
 }
 
 /// A leaf without hints (see [`LeafHints`]).
@@ -30,30 +28,31 @@ impl LeafHints for NoHints {
         NoHints
     }
     #[inline]
-    fn get(&self) -> Option<&[u32; LEAF_CAP]> {
+    fn get(&self) -> Option<&[u32]> {
         None
     }
     #[inline]
-    fn get_mut(&mut self) -> Option<&mut [u32; LEAF_CAP]> {
+    fn get_mut(&mut self) -> Option<&mut [u32]> {
         None
     }
 }
 
-/// Each entry's [`hint`], in key order like the ids (see [`LeafHints`]).
+/// Each entry's [`hint`], in key order like the ids, for a leaf of `N` slots (see
+/// [`LeafHints`]; the index names it for its leaves' size, `index::Hints`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hints([u32; LEAF_CAP]);
+pub struct HintsOf<const N: usize>([u32; N]);
 
-impl LeafHints for Hints {
+impl<const N: usize> LeafHints for HintsOf<N> {
     #[inline]
     fn none() -> Self {
-        Hints([0; LEAF_CAP])
+        HintsOf([0; N])
     }
     #[inline]
-    fn get(&self) -> Option<&[u32; LEAF_CAP]> {
+    fn get(&self) -> Option<&[u32]> {
         Some(&self.0)
     }
     #[inline]
-    fn get_mut(&mut self) -> Option<&mut [u32; LEAF_CAP]> {
+    fn get_mut(&mut self) -> Option<&mut [u32]> {
         Some(&mut self.0)
     }
 }

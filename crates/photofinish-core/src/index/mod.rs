@@ -17,10 +17,13 @@ mod keys;
 mod node;
 mod remove;
 
-pub use hints::{hint, Hints, LeafHints, NoHints};
+pub use hints::{hint, LeafHints, NoHints};
 pub use keys::{KeyOf, NodeTail};
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{INNER_CAP, LEAF_CAP};
+
+/// Hints for the index's leaves ([`LeafHints`]): one a slot.
+pub type Hints = hints::HintsOf<LEAF_CAP>;
 
 use std::marker::PhantomData;
 

@@ -232,7 +232,7 @@ impl<H: LeafHints> Leaf<H> {
             return;
         }
         // Different hints are different first columns: no record read.
-        let apart = |h: &[u32; LEAF_CAP]| h[pos] != h[pos - 1];
+        let apart = |h: &[u32]| h[pos] != h[pos - 1];
         let starts = pos == 0
             || self.hints.get().is_some_and(apart)
             || !keys.same_score(self.ids[pos], self.ids[pos - 1]);
