@@ -210,21 +210,7 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
         let mut prev: Option<Key<T>> = None;
         for (i, &id) in leaf.ids().iter().enumerate() {
             let key = keys.key_of(id);
-            if let Some((last, at)) = walk.last {
-                if last >= key {
-                    if let Some(first) = self.earlier_copy(id, &walk.leaves, i) {
-                        panic!(
-                            "index: id {id} appears twice: in leaf {first} and again in leaf \
-                             {node} at {i}"
-                        );
-                    }
-                    panic!(
-                        "index: leaf {node} entry {i} (id {id}) has key {key:?}, not above the \
-                         key before it {last:?} (in leaf {at})"
-                    );
-                }
-            }
-            walk.last = Some((key, node));
+            self.check_order(walk, node, i, id, key);
             if let Some(hints) = leaf.hints.get() {
                 assert_eq!(
                     hints[i],
@@ -256,6 +242,27 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
             min_id: leaf.ids()[0],
             max_id: leaf.ids()[n - 1],
         })
+    }
+
+    /// Checks that entry `i` of leaf `node` (`id`, key `key`) is above the last key the walk
+    /// saw, naming an id seen twice; then records it as the last. Part of
+    /// [`Self::check_invariants`].
+    fn check_order(&self, walk: &mut Walk<T>, node: u32, i: usize, id: u32, key: Key<T>) {
+        if let Some((last, at)) = walk.last {
+            if last >= key {
+                if let Some(first) = self.earlier_copy(id, &walk.leaves, i) {
+                    panic!(
+                        "index: id {id} appears twice: in leaf {first} and again in leaf \
+                         {node} at {i}"
+                    );
+                }
+                panic!(
+                    "index: leaf {node} entry {i} (id {id}) has key {key:?}, not above the \
+                     key before it {last:?} (in leaf {at})"
+                );
+            }
+        }
+        walk.last = Some((key, node));
     }
 
     /// The leaf among `leaves` (the last one only up to entry `before`) that holds `id`,
