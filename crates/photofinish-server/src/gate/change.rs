@@ -98,21 +98,24 @@ impl Gate {
     pub async fn write_each(
         &self,
         target: &WriteTarget<'_>,
-        writes: Vec<WriteRequest>,
+        mut writes: Vec<WriteRequest>,
     ) -> Vec<Result<WriteOutcome, BoardError>> {
         let over_budget = self.over_budget();
         let mut answers: Vec<Option<Result<WriteOutcome, BoardError>>> =
             Vec::with_capacity(writes.len());
-        let mut allowed = Vec::with_capacity(writes.len());
-        for w in writes {
-            match target.authorize(&w) {
-                Ok(()) => {
-                    allowed.push(WriteRequest { over_budget, ..w });
-                    answers.push(None);
-                }
-                Err(e) => answers.push(Some(Err(e))),
+        // Refused writes leave the batch in place: none is moved while all are allowed.
+        writes.retain_mut(|w| match target.authorize(w) {
+            Ok(()) => {
+                w.over_budget = over_budget;
+                answers.push(None);
+                true
             }
-        }
+            Err(e) => {
+                answers.push(Some(Err(e)));
+                false
+            }
+        });
+        let mut allowed = writes;
         let n = allowed.len();
         let applied = if n > 1 {
             let all = self
