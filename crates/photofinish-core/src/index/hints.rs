@@ -19,7 +19,7 @@ pub trait LeafHints: Copy + std::fmt::Debug + Send + Sync + 'static {
 }
 
 /// A leaf without hints (see [`LeafHints`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct NoHints;
 
 impl LeafHints for NoHints {
@@ -39,7 +39,7 @@ impl LeafHints for NoHints {
 
 /// Each entry's [`hint`], in key order like the ids, for a leaf of `N` slots (see
 /// [`LeafHints`]; the index names it for its leaves' size, `index::Hints`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct HintsOf<const N: usize>([u32; N]);
 
 impl<const N: usize> LeafHints for HintsOf<N> {
@@ -59,7 +59,7 @@ impl<const N: usize> LeafHints for HintsOf<N> {
 
 /// A 32-bit digest of a key's first column that keeps its order (`a < b` implies
 /// `hint(a) <= hint(b)`): exact within ±2^25, and past that the top 26 significant bits
-/// of the magnitude, as a float keeps them. Entries whose hints differ are ordered by
+/// of the magnitude (of `-x - 1` for a negative `x`), as a float keeps them. Entries whose hints differ are ordered by
 /// them alone; only equal hints send a leaf's search to the records.
 #[inline]
 pub fn hint(first: i64) -> u32 {

@@ -7,8 +7,10 @@
 //!
 //! The tree stores ids, not keys: keys are read through [`KeyOf`] from the caller's records,
 //! where each lives once. Inner nodes copy each child's minimum key, so descents read keys
-//! only inside the final leaf. Callers must keep a record's key unchanged while its id is in
-//! the index: remove, change the key, insert again.
+//! only inside the final leaf — and an index whose leaves keep hints ([`LeafHints`]: a
+//! digest of each entry's first column) reads them there only where digests tie. Callers
+//! must keep a record's key unchanged while its id is in the index (its hint was made from
+//! it): remove, change the key, insert again.
 
 mod build;
 mod hints;

@@ -96,7 +96,8 @@ pub(crate) struct Teams {
     /// Ids of closed teams (their last member left), for the next opened.
     free: Vec<u32>,
     /// The teams holding a visible member, by key (its leaves keep hints, as a
-    /// partition's: the search of a team's new place reads no key).
+    /// partition's: the search of a team's new place reads keys only among teams whose
+    /// sums' digests tie).
     pub(super) index: RankedIndex<(), Hints>,
     /// Record id → its team's id + 1, 0 for none (ids past the end: none).
     of: Vec<u32>,

@@ -132,7 +132,7 @@ impl Check {
     pub fn next(&self, payload: &[u8]) -> Check {
         use sha1::Digest;
         // RustCrypto's SHA-1 uses the CPU's SHA extensions where it has them (detected at
-        // run time): one a write on the Redis path (docs/bench-history.md §39).
+        // run time): one a write on the Redis path (docs/bench-history.md §40).
         let mut h = sha1::Sha1::new();
         h.update(self.0.as_bytes());
         h.update(payload);

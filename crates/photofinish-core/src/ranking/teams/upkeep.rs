@@ -185,7 +185,6 @@ impl Ranking {
     pub fn load_teams(&mut self, saved: Vec<SavedTeam>, next_seq: u64) -> Result<(), BoardError> {
         let refuse = |what: String| BoardError::InvalidEntries(what);
         for team in saved {
-            crate::groups::validate_group_key(&team.name)?;
             let mut ids = Vec::with_capacity(team.members.len());
             for m in &team.members {
                 ids.push(
