@@ -370,9 +370,12 @@ impl Ranking {
     }
 
     /// Gives entry `id` a new score and time; returns its new position, and in its
-    /// partition, when the indexes are kept up to date.
+    /// partition, when the indexes are kept up to date. Each index finds the entry
+    /// under its old key first and moves it once the record holds the new one
+    /// ([`crate::index::Spot`]: inside its leaf when it can).
     fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> (Option<u64>, Option<u64>) {
         let kept = !self.index_deferred;
+        let (mut spot, mut in_part) = (None, None);
         if kept {
             let records = &self.records;
             // The record's place in its partition's and its team's indexes, asked for
@@ -384,10 +387,8 @@ impl Ranking {
             if let Some(t) = self.teams.as_deref() {
                 t.warm(id);
             }
-            tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
-        }
-        if let Some(p) = self.partitions.as_deref_mut() {
-            p.take_out(id, &self.records, kept, false);
+            spot = tree!(&self.index, ix => ix.spot(id, &records.key_of(id), records));
+            in_part = self.partitions.as_deref().and_then(|p| p.spot(id, records));
         }
         let seq = self.take_seq();
         let r = self.records.slab.get_mut(id);
@@ -396,10 +397,10 @@ impl Ranking {
         r.seq_len = seq << 8 | (r.seq_len & 0xff);
         self.records.tails.set(id, &self.shape.tail(scores));
         let records = &self.records;
-        let placed =
-            kept.then(|| tree!(&mut self.index, ix => ix.insert(id, records.key_of(id), records)));
-        let in_partition = match self.partitions.as_deref_mut() {
-            Some(p) if kept => p.put_back(id, &self.records),
+        let placed = spot
+            .map(|s| tree!(&mut self.index, ix => ix.move_to(s, id, records.key_of(id), records)));
+        let in_partition = match (self.partitions.as_deref_mut(), in_part) {
+            (Some(p), Some(s)) => Some(p.move_to(s, id, records)),
             _ => None,
         };
         (placed, in_partition)
@@ -507,7 +508,7 @@ impl Ranking {
             tree!(&mut self.index, ix => ix.remove(id, records.key_of(id), records));
         }
         if let Some(p) = self.partitions.as_deref_mut() {
-            p.take_out(id, &self.records, !self.index_deferred, true);
+            p.take_out(id, &self.records, !self.index_deferred);
         }
         // Its id may be reused: it is no longer a hidden member's.
         self.forget_hidden(id);

@@ -10,19 +10,22 @@
 //! only inside the final leaf — and an index whose leaves keep hints ([`LeafHints`]: a
 //! digest of each entry's first column) reads them there only where digests tie. Callers
 //! must keep a record's key unchanged while its id is in the index (its hint was made from
-//! it): remove, change the key, insert again.
+//! it): remove, change the key, insert again — or find its [`Spot`] first, change the key,
+//! then move it (`rekey.rs`), which keeps a small step inside its leaf.
 
 mod build;
 mod hints;
 mod invariants;
 mod keys;
 mod node;
+mod rekey;
 mod remove;
 
 pub use hints::{hint, LeafHints, NoHints};
 pub use keys::{KeyOf, NodeTail};
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{INNER_CAP, LEAF_CAP};
+pub use rekey::Spot;
 
 /// Hints for the index's leaves ([`LeafHints`]): one a slot.
 pub type Hints = hints::HintsOf<LEAF_CAP>;

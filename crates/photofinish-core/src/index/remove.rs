@@ -16,6 +16,20 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
             return false;
         };
         self.leaves.get_mut(leaf).remove_at(pos);
+        self.rebalance_after_removal(&path, leaf, pos, keys);
+        true
+    }
+
+    /// After the entry at `pos` of `leaf` (reached by `path`) was taken out of the leaf:
+    /// counts it gone, rebalances and refreshes every node on the path, and shrinks the
+    /// root. Reads no key of the entry taken out.
+    pub(super) fn rebalance_after_removal(
+        &mut self,
+        path: &Path,
+        leaf: u32,
+        pos: usize,
+        keys: &impl KeyOf<T>,
+    ) {
         self.len -= 1;
         let mut child = leaf;
         for (level, &(inner, slot)) in path.steps[..path.depth].iter().rev().enumerate() {
@@ -24,7 +38,6 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
             child = inner;
         }
         self.shrink_root();
-        true
     }
 
     /// After a removal below `parent.children[slot]` (= `child`, at `level`; for a leaf,

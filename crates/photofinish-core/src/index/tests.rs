@@ -45,7 +45,8 @@ fn check<T: NodeTail, H: LeafHints>(index: &RankedIndex<T, H>, keys: &Keys<T>, l
     }
 }
 
-/// Applies `ops` (insert a key with score `score % scores`, or remove the live id at `pick`)
+/// Applies `ops` (insert a key with score `score % scores`; or give the live id at `pick`
+/// that score when `pick` is a multiple of 3, else remove it)
 /// and checks the tree against the model every 997 steps and at the end, and its
 /// invariants after every `invariants_every`-th operation and at the end — once on leaves
 /// without hints, once on leaves with them.
@@ -88,6 +89,22 @@ fn run_with<T: NodeTail, H: LeafHints>(
             // The position insert counted on its way down is the one a lookup finds.
             assert_eq!(index.position(id, &key, &keys), Some(pos));
             live.push(id);
+        } else if pick % 3 == 0 {
+            // A new key for a live entry, found under its old one first (a write's move).
+            let id = live[pick as usize % live.len()];
+            let spot = index.spot(id, &keys.0[id as usize], &keys);
+            let spot = spot.expect("a live entry is found under its key");
+            seq += 1;
+            let s = score_of(score);
+            let key = Key {
+                nscore: s.nscore,
+                tail: s.tail,
+                reached_at_us: (seq % 7) as i64,
+                seq,
+            };
+            keys.0[id as usize] = key;
+            let pos = index.move_to(spot, id, key, &keys);
+            assert_eq!(index.position(id, &key, &keys), Some(pos));
         } else {
             let id = live.swap_remove(pick as usize % live.len());
             assert!(index.remove(id, keys.0[id as usize], &keys));
@@ -166,6 +183,54 @@ fn grows_and_shrinks_through_several_levels() {
     // 40k operations on up to 20k entries: checking the invariants after each would be
     // quadratic, so every 50th (the only test with three levels and inner-node merges).
     run_whole_range(ops, 50);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Small steps of the entries of a larger index (a write's usual move, which mostly
+    /// stays inside its leaf), ties made and broken, on both kinds of leaf: each move's
+    /// position is the model's, and the invariants hold throughout.
+    #[test]
+    fn small_moves_match_sorted_vec(steps in prop::collection::vec((any::<u16>(), -3i64..4), 1..1500), hinted: bool) {
+        if hinted {
+            small_moves::<Hints>(steps);
+        } else {
+            small_moves::<NoHints>(steps);
+        }
+    }
+}
+
+/// 3,000 entries two to a score, then each of `steps` moves the entry at `pick` by `by`.
+fn small_moves<H: LeafHints>(steps: Vec<(u16, i64)>) {
+    let mut keys = Keys::default();
+    for i in 0..3000u64 {
+        keys.0.push(Key {
+            nscore: (i / 2) as i64,
+            tail: (),
+            reached_at_us: 0,
+            seq: i + 1,
+        });
+    }
+    let ids: Vec<u32> = (0..3000).collect();
+    let mut index = RankedIndex::<(), H>::from_sorted(&ids, &keys);
+    for (n, (pick, by)) in steps.into_iter().enumerate() {
+        let id = u32::from(pick) % 3000;
+        let old = keys.0[id as usize];
+        let spot = index.spot(id, &old, &keys).expect("found under its key");
+        let key = Key {
+            nscore: old.nscore + by,
+            seq: 3001 + n as u64,
+            ..old
+        };
+        keys.0[id as usize] = key;
+        let pos = index.move_to(spot, id, key, &keys);
+        assert_eq!(keys.0.iter().filter(|&&k| k < key).count(), pos as usize);
+        if n % 16 == 0 {
+            index.check_invariants(&keys);
+        }
+    }
+    index.check_invariants(&keys);
+    check(&index, &keys, &ids);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use super::{tree, Ranking, Records, Tree, Visible, Write};
 use crate::columns::Shape;
 use crate::error::BoardError;
-use crate::index::KeyOf;
+use crate::index::{KeyOf, Spot};
 
 /// The partitions of one ranking. See the module docs.
 #[derive(Debug, Clone)]
@@ -172,21 +172,19 @@ impl Partitions {
         Some(p)
     }
 
-    /// Takes record `id` out of its partition's index before its key changes (or it
-    /// leaves); `forget` also clears its partition (it leaves the ranking).
-    pub(super) fn take_out(&mut self, id: u32, records: &Records, kept: bool, forget: bool) {
+    /// Takes record `id`, which leaves the ranking, out of its partition (and out of the
+    /// partition's index when the indexes are `kept`).
+    pub(super) fn take_out(&mut self, id: u32, records: &Records, kept: bool) {
         let Some(p) = self.of(id) else {
             return;
         };
         if kept {
             tree!(&mut self.trees[p as usize], ix => ix.remove(id, records.key_of(id), records));
         }
-        if forget {
-            self.of[id as usize] = 0;
-            self.sizes[p as usize] -= 1;
-            if self.sizes[p as usize] == 0 {
-                self.live -= 1;
-            }
+        self.of[id as usize] = 0;
+        self.sizes[p as usize] -= 1;
+        if self.sizes[p as usize] == 0 {
+            self.live -= 1;
         }
     }
 
@@ -214,11 +212,18 @@ impl Partitions {
         }
     }
 
-    /// Puts record `id` back into its partition's index at its key now; its 0-based
-    /// position there.
-    pub(super) fn put_back(&mut self, id: u32, records: &Records) -> Option<u64> {
+    /// Where record `id` is in its partition's index, found under its key before the
+    /// key changes ([`Self::move_to`] then moves it); `None` when it is in none.
+    pub(super) fn spot(&self, id: u32, records: &Records) -> Option<(u16, Spot)> {
         let p = self.of(id)?;
-        Some(tree!(&mut self.trees[p as usize], ix => ix.insert(id, records.key_of(id), records)))
+        let spot = tree!(&self.trees[p as usize], ix => ix.spot(id, &records.key_of(id), records));
+        spot.map(|s| (p, s))
+    }
+
+    /// Moves record `id`, found at `spot`, to its key now in its partition's index; its
+    /// 0-based position there.
+    pub(super) fn move_to(&mut self, (p, spot): (u16, Spot), id: u32, records: &Records) -> u64 {
+        tree!(&mut self.trees[p as usize], ix => ix.move_to(spot, id, records.key_of(id), records))
     }
 
     /// Asks for the leaf of record `id`'s partition index that holds it (a descent that

@@ -283,22 +283,31 @@ impl Teams {
         seq
     }
 
-    /// Changes team `t` by `f` at `at_us`, keeping the index in step: out before, back
-    /// after while it has a visible member; a new key when its sum changed.
+    /// Changes team `t` by `f` at `at_us`, keeping the index in step: found there under
+    /// its key before, moved to its new key after while it has a visible member (taken
+    /// out when it has none left); a new key when its sum changed.
     fn update(&mut self, t: u32, at_us: i64, f: impl FnOnce(&mut Team)) {
         let team = &self.teams[t as usize];
-        let (listed, sum) = (team.visible > 0, team.sum);
-        if listed {
-            self.index.remove(t, self.key(t), &self.keys);
-        }
+        let sum = team.sum;
+        let spot = (team.visible > 0)
+            .then(|| self.index.spot(t, &self.key(t), &self.keys))
+            .flatten();
         let team = &mut self.teams[t as usize];
         f(team);
+        let listed = team.visible > 0;
         if team.sum != sum {
             self.keys.0[t as usize] = key_of(team.sum, at_us, self.next_seq);
             self.next_seq += 1;
         }
-        if team.visible > 0 {
-            self.index.insert(t, self.key(t), &self.keys);
+        match (spot, listed) {
+            (Some(spot), true) => {
+                self.index.move_to(spot, t, self.key(t), &self.keys);
+            }
+            (Some(spot), false) => self.index.take(spot, &self.keys),
+            (None, true) => {
+                self.index.insert(t, self.key(t), &self.keys);
+            }
+            (None, false) => {}
         }
     }
 
