@@ -46,7 +46,8 @@ fn check<T: NodeTail, H: LeafHints>(index: &RankedIndex<T, H>, keys: &Keys<T>, l
 }
 
 /// Applies `ops` (insert a key with score `score % scores`; or give the live id at `pick`
-/// that score when `pick` is a multiple of 3, else remove it)
+/// that score when `pick` is a multiple of 3, else remove it — found first and taken out
+/// when `pick % 3` is 1)
 /// and checks the tree against the model every 997 steps and at the end, and its
 /// invariants after every `invariants_every`-th operation and at the end — once on leaves
 /// without hints, once on leaves with them.
@@ -104,10 +105,18 @@ fn run_with<T: NodeTail, H: LeafHints>(
             };
             keys.0[id as usize] = key;
             let pos = index.move_to(spot, id, key, &keys);
+            let below = live.iter().filter(|&&o| keys.0[o as usize] < key).count();
+            assert_eq!(pos, below as u64, "the moved entry's position");
             assert_eq!(index.position(id, &key, &keys), Some(pos));
         } else {
             let id = live.swap_remove(pick as usize % live.len());
-            assert!(index.remove(id, keys.0[id as usize], &keys));
+            if pick % 3 == 1 {
+                // Found first, taken out after (a team's last visible member hidden).
+                let spot = index.spot(id, &keys.0[id as usize], &keys);
+                index.take(spot.expect("a live entry is found under its key"), &keys);
+            } else {
+                assert!(index.remove(id, keys.0[id as usize], &keys));
+            }
             assert!(!index.remove(id, keys.0[id as usize], &keys));
         }
         if i % invariants_every == 0 {
@@ -179,7 +188,8 @@ proptest! {
 #[test]
 fn grows_and_shrinks_through_several_levels() {
     let mut ops: Vec<(bool, u16, i64)> = (0..20_000).map(|i| (true, 0, i * 7919)).collect();
-    ops.extend((0..20_000).map(|i| (false, (i * 31) as u16, 0)));
+    // Picks that are never a multiple of 3: every one a removal (run_with's moves are).
+    ops.extend((0..20_000).map(|i| (false, ((i * 31) % 21_845 * 3 + 1 + i % 2) as u16, 0)));
     // 40k operations on up to 20k entries: checking the invariants after each would be
     // quadratic, so every 50th (the only test with three levels and inner-node merges).
     run_whole_range(ops, 50);
@@ -200,10 +210,12 @@ proptest! {
     }
 }
 
-/// 3,000 entries two to a score, then each of `steps` moves the entry at `pick` by `by`.
+/// 8,000 entries two to a score (two levels of inner nodes), then each of `steps` moves
+/// the entry at `pick` by `by`.
 fn small_moves<H: LeafHints>(steps: Vec<(u16, i64)>) {
+    const N: u32 = 8000;
     let mut keys = Keys::default();
-    for i in 0..3000u64 {
+    for i in 0..u64::from(N) {
         keys.0.push(Key {
             nscore: (i / 2) as i64,
             tail: (),
@@ -211,15 +223,16 @@ fn small_moves<H: LeafHints>(steps: Vec<(u16, i64)>) {
             seq: i + 1,
         });
     }
-    let ids: Vec<u32> = (0..3000).collect();
+    let ids: Vec<u32> = (0..N).collect();
     let mut index = RankedIndex::<(), H>::from_sorted(&ids, &keys);
+    assert!(index.height >= 2, "height {}", index.height);
     for (n, (pick, by)) in steps.into_iter().enumerate() {
-        let id = u32::from(pick) % 3000;
+        let id = u32::from(pick) % N;
         let old = keys.0[id as usize];
         let spot = index.spot(id, &old, &keys).expect("found under its key");
         let key = Key {
             nscore: old.nscore + by,
-            seq: 3001 + n as u64,
+            seq: u64::from(N) + 1 + n as u64,
             ..old
         };
         keys.0[id as usize] = key;
