@@ -247,16 +247,25 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
         }
     }
 
-    /// Descends to the leaf holding `key`, recording the path.
-    fn descend(&self, key: &Key<T>, path: &mut Path, keys: &impl KeyOf<T>) -> u32 {
+    /// Descends to the leaf that holds (or would hold) `key`, handing `step` each inner
+    /// node passed and the child slot taken; the leaf and the entries before it.
+    #[inline]
+    fn descend(
+        &self,
+        key: &Key<T>,
+        keys: &impl KeyOf<T>,
+        mut step: impl FnMut(u32, usize),
+    ) -> (u32, u64) {
         let mut node = self.root;
+        let mut before = 0u64;
         for _ in 0..self.height {
             let inner = self.inners.get(node);
             let slot = inner.child_for(key, keys);
-            path.push(node, slot);
+            before += inner.count_prefix(slot);
+            step(node, slot);
             node = inner.children[slot];
         }
-        node
+        (node, before)
     }
 
     /// Descends to the leaf that holds (or would hold) `key`, counting the entries before
@@ -264,14 +273,7 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// first, so their leaves load together, then reads each with [`Self::position_in`].
     /// Reads no record.
     pub fn seek(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> Seek<'_, T, H> {
-        let mut node = self.root;
-        let mut before = 0u64;
-        for _ in 0..self.height {
-            let inner = self.inners.get(node);
-            let slot = inner.child_for(key, keys);
-            before += inner.count_prefix(slot);
-            node = inner.children[slot];
-        }
+        let (node, before) = self.descend(key, keys, |_, _| {});
         self.leaves.prefetch(node);
         Seek {
             leaf: node,

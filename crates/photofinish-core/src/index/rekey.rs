@@ -28,15 +28,7 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// if absent.
     pub fn spot(&self, id: u32, key: &Key<T>, keys: &impl KeyOf<T>) -> Option<Spot> {
         let mut path = Path::new();
-        let mut node = self.root;
-        let mut before = 0u64;
-        for _ in 0..self.height {
-            let inner = self.inners.get(node);
-            let slot = inner.child_for(key, keys);
-            before += inner.count_prefix(slot);
-            path.push(node, slot);
-            node = inner.children[slot];
-        }
+        let (node, before) = self.descend(key, keys, |inner, slot| path.push(inner, slot));
         let pos = self.leaves.get(node).find(id)?;
         Some(Spot {
             path,

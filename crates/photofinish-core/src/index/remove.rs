@@ -10,14 +10,13 @@ use crate::key::Key;
 impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// Removes `id`, whose key `keys` reports as `key`. Returns whether it was present.
     pub fn remove(&mut self, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> bool {
-        let mut path = Path::new();
-        let leaf = self.descend(&key, &mut path, keys);
-        let Some(pos) = self.leaves.get(leaf).find(id) else {
-            return false;
-        };
-        self.leaves.get_mut(leaf).remove_at(pos);
-        self.rebalance_after_removal(&path, leaf, pos, keys);
-        true
+        match self.spot(id, &key, keys) {
+            Some(spot) => {
+                self.take(spot, keys);
+                true
+            }
+            None => false,
+        }
     }
 
     /// After the entry at `pos` of `leaf` (reached by `path`) was taken out of the leaf:

@@ -73,17 +73,21 @@ fn run_with<T: NodeTail, H: LeafHints>(
     let mut keys = Keys::default();
     let mut index = RankedIndex::<T, H>::new();
     let mut live: Vec<u32> = Vec::new();
+    // Each key made gets the next sequence number.
     let mut seq = 0;
+    let mut next_key = |score: i64| {
+        seq += 1;
+        let s = score_of(score);
+        Key {
+            nscore: s.nscore,
+            tail: s.tail,
+            reached_at_us: (seq % 7) as i64,
+            seq,
+        }
+    };
     for (i, (insert, pick, score)) in ops.into_iter().enumerate() {
         if insert || live.is_empty() {
-            seq += 1;
-            let s = score_of(score);
-            let key = Key {
-                nscore: s.nscore,
-                tail: s.tail,
-                reached_at_us: (seq % 7) as i64,
-                seq,
-            };
+            let key = next_key(score);
             let id = keys.0.len() as u32;
             keys.0.push(key);
             let pos = index.insert(id, key, &keys);
@@ -95,14 +99,7 @@ fn run_with<T: NodeTail, H: LeafHints>(
             let id = live[pick as usize % live.len()];
             let spot = index.spot(id, &keys.0[id as usize], &keys);
             let spot = spot.expect("a live entry is found under its key");
-            seq += 1;
-            let s = score_of(score);
-            let key = Key {
-                nscore: s.nscore,
-                tail: s.tail,
-                reached_at_us: (seq % 7) as i64,
-                seq,
-            };
+            let key = next_key(score);
             keys.0[id as usize] = key;
             let pos = index.move_to(spot, id, key, &keys);
             let below = live.iter().filter(|&&o| keys.0[o as usize] < key).count();
