@@ -132,6 +132,19 @@ pub struct Outcome {
     pub partition_rank: Option<u64>,
 }
 
+/// Where a write put its entry in the indexes, when they are kept up to date
+/// ([`Ranking::rekey`], [`Ranking::add`]).
+#[derive(Default)]
+struct Moved {
+    /// Its 0-based position: its rank for free.
+    placed: Option<u64>,
+    /// Its 0-based position in its partition.
+    in_partition: Option<u64>,
+    /// The way down the teams' index to its team's leaf, taken before the board's index
+    /// moved it ([`teams::Teams::approach`]).
+    team_at: Option<crate::index::Approach>,
+}
+
 /// A ranked entry as reads return it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -321,7 +334,7 @@ impl Ranking {
                 return Err(BoardError::MetadataTooLarge(m.len()));
             }
         }
-        let existing = self.find(w.member);
+        let existing = self.find_writing(w.member);
         let place = self.place(w, existing)?;
         let old = existing.map(|id| self.scores_at(id));
         let new = self.shape.combine(w.op, old.as_ref(), &w.values)?;
@@ -331,15 +344,14 @@ impl Ranking {
             return Err(BoardError::RankingFull("sequence numbers exhausted"));
         }
         // Where the index put the entry, when it was (re)inserted: its rank for free.
-        let (id, placed, mut in_partition) = match existing {
-            Some(id) => match changed.then(|| self.rekey(id, &new, w.at_us)) {
-                Some((placed, in_partition)) => (id, placed, in_partition),
-                None => (id, None, None),
-            },
+        let (id, moved) = match existing {
+            Some(id) if changed => (id, self.rekey(id, &new, w.at_us)),
+            Some(id) => (id, Moved::default()),
             None => self.add(w.member, &new, w.at_us, place, w.partition)?,
         };
+        let (placed, mut in_partition) = (moved.placed, moved.in_partition);
         if changed {
-            self.take_team_step(team, w, id, existing.is_none());
+            self.take_team_step(team, w, id, existing.is_none(), moved.team_at);
         }
         if let Some(m) = w.metadata {
             self.metadata.insert(id, m.into());
@@ -369,26 +381,24 @@ impl Ranking {
         seq
     }
 
-    /// Gives entry `id` a new score and time; returns its new position, and in its
-    /// partition, when the indexes are kept up to date. Each index finds the entry
-    /// under its old key first and moves it once the record holds the new one
-    /// ([`crate::index::Spot`]: inside its leaf when it can).
-    fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> (Option<u64>, Option<u64>) {
+    /// Gives entry `id` a new score and time. Each index finds the entry under its old
+    /// key first and moves it once the record holds the new one ([`crate::index::Spot`]:
+    /// inside its leaf when it can).
+    fn rekey(&mut self, id: u32, scores: &Scores, at_us: i64) -> Moved {
         let kept = !self.index_deferred;
-        let (mut spot, mut in_part) = (None, None);
+        let (mut spot, mut in_part, mut team_at) = (None, None, None);
         if kept {
             let records = &self.records;
-            // The record's place in its partition's and its team's indexes, asked for
-            // now: those leaves load while the board's own index waits on its memory
-            // (docs/bench-history.md §36).
-            if let Some(p) = self.partitions.as_deref() {
-                p.warm(id, records);
-            }
-            if let Some(t) = self.teams.as_deref() {
-                t.warm(id);
-            }
+            // The ways down to the record's place in its partition's and its team's
+            // indexes, taken now: those leaves load while the board's own index waits on
+            // its memory (docs/bench-history.md §36), and neither is descended again.
+            let part_at = self
+                .partitions
+                .as_deref()
+                .and_then(|p| p.approach(id, records));
+            team_at = self.teams.as_deref().and_then(|t| t.approach(id));
             spot = tree!(&self.index, ix => ix.spot(id, &records.key_of(id), records));
-            in_part = self.partitions.as_deref().and_then(|p| p.spot(id, records));
+            in_part = part_at.and_then(|at| self.partitions.as_deref()?.spot_from(at, id));
         }
         let seq = self.take_seq();
         let r = self.records.slab.get_mut(id);
@@ -403,7 +413,11 @@ impl Ranking {
             (Some(p), Some(s)) => Some(p.move_to(s, id, records)),
             _ => None,
         };
-        (placed, in_partition)
+        Moved {
+            placed,
+            in_partition,
+            team_at,
+        }
     }
 
     /// Adds a member into the partition `place` says (`partition` the one its write
@@ -416,7 +430,7 @@ impl Ranking {
         at_us: i64,
         place: Place,
         partition: Option<&str>,
-    ) -> Result<(u32, Option<u64>, Option<u64>), BoardError> {
+    ) -> Result<(u32, Moved), BoardError> {
         let id = self.push_record(member, scores, at_us, self.next_seq)?;
         self.next_seq += 1;
         let records = &self.records;
@@ -427,7 +441,14 @@ impl Ranking {
             .partitions
             .as_deref_mut()
             .and_then(|p| p.enter(id, place, partition, &self.records, kept));
-        Ok((id, placed, in_partition))
+        Ok((
+            id,
+            Moved {
+                placed,
+                in_partition,
+                team_at: None,
+            },
+        ))
     }
 
     /// Stores the record (and a long name), not yet in the member table or the index.

@@ -184,7 +184,7 @@ impl State {
     /// ([`crate::command::STAMP_AT_COMMIT`]) is looked for at `unstamped_us`. Changes
     /// nothing.
     pub fn prefetch<'a>(&self, cmds: impl Iterator<Item = &'a Command> + Clone, unstamped_us: i64) {
-        for step in [Prefetch::Slot, Prefetch::Record] {
+        for step in Prefetch::STEPS {
             for cmd in cmds.clone() {
                 self.prefetch_one(cmd, step, unstamped_us);
             }

@@ -25,7 +25,7 @@ pub use hints::{hint, LeafHints, NoHints};
 pub use keys::{KeyOf, NodeTail};
 use node::{Inner, Leaf, Summary, NIL};
 pub use node::{INNER_CAP, LEAF_CAP};
-pub use rekey::Spot;
+pub use rekey::{Approach, Spot};
 
 /// Hints for the index's leaves ([`LeafHints`]): one a slot.
 pub type Hints = hints::HintsOf<LEAF_CAP>;

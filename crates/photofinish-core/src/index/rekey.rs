@@ -7,72 +7,102 @@
 //! descent, no node above it changes (its ends stay), and its new position is the
 //! entries before the leaf plus its slot. Otherwise it is taken out along the path
 //! already found and inserted again.
+//!
+//! The first step can itself be split: [`RankedIndex::approach`] descends and asks for
+//! the leaf, [`RankedIndex::spot_from`] later looks for the entry in it. A write takes
+//! its partition's and its team's approaches before the board's own index works, so
+//! those leaves load meanwhile, and descends no index twice.
 
 use super::keys::{KeyOf, NodeTail};
 use super::{LeafHints, Path, RankedIndex};
 use crate::key::Key;
 
+/// The way down to the leaf where a key lies ([`RankedIndex::approach`]), taken before
+/// the entry is looked for there so that the leaf loads meanwhile. It holds no borrow;
+/// the index must not change before [`RankedIndex::spot_from`].
+pub struct Approach {
+    path: Path,
+    leaf: u32,
+    /// Entries in the leaves before `leaf`.
+    before: u64,
+}
+
 /// Where an entry was found under its key ([`RankedIndex::spot`]). It holds no borrow,
 /// so the caller may change the entry's record before [`RankedIndex::move_to`]; the
 /// index itself must not change in between.
 pub struct Spot {
-    path: Path,
-    leaf: u32,
+    at: Approach,
     pos: usize,
-    /// Entries in the leaves before `leaf`.
-    before: u64,
 }
 
 impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     /// Finds `id`, whose key `keys` reports as `key` (its record not yet changed); `None`
     /// if absent.
     pub fn spot(&self, id: u32, key: &Key<T>, keys: &impl KeyOf<T>) -> Option<Spot> {
+        self.spot_from(self.approach(key, keys), id)
+    }
+
+    /// Descends to the leaf that holds (or would hold) `key`, keeping the way, and asks
+    /// for that leaf ([`crate::prefetch`]). Reads no record.
+    pub fn approach(&self, key: &Key<T>, keys: &impl KeyOf<T>) -> Approach {
         let mut path = Path::new();
-        let (node, before) = self.descend(key, keys, |inner, slot| path.push(inner, slot));
-        let pos = self.leaves.get(node).find(id)?;
-        Some(Spot {
-            path,
-            leaf: node,
-            pos,
-            before,
-        })
+        let (leaf, before) = self.descend(key, keys, |inner, slot| path.push(inner, slot));
+        self.leaves.prefetch(leaf);
+        Approach { path, leaf, before }
+    }
+
+    /// Finds `id` at the end of `at` (its key the one `at` was taken for); `None` if
+    /// absent.
+    pub fn spot_from(&self, at: Approach, id: u32) -> Option<Spot> {
+        let pos = self.leaves.get(at.leaf).find(id)?;
+        Some(Spot { at, pos })
     }
 
     /// Moves `id`, found at `spot`, to `key`, which `keys` must already report; returns
     /// its new 0-based position. See the module docs.
     pub fn move_to(&mut self, spot: Spot, id: u32, key: Key<T>, keys: &impl KeyOf<T>) -> u64 {
+        let Spot {
+            at:
+                Approach {
+                    path,
+                    leaf: node,
+                    before,
+                },
+            pos,
+        } = spot;
         // A first column outside the leaf's, as its parent keeps them, cannot land inside
         // it: no record is read to find that out.
-        let within = spot.path.steps[..spot.path.depth]
+        let within = path.steps[..path.depth]
             .last()
             .is_none_or(|&(parent, slot)| {
                 let p = self.inners.get(parent);
                 (p.min_scores[slot]..=p.max_scores[slot]).contains(&key.nscore)
             });
-        let leaf = self.leaves.get_mut(spot.leaf);
+        let leaf = self.leaves.get_mut(node);
         let last = leaf.len as usize - 1;
         let distinct = leaf.groups.count_ones();
         // Taken out of the leaf first, so the search below never reads its changed record.
-        leaf.remove_at(spot.pos);
-        if within && spot.pos > 0 && spot.pos < last {
+        leaf.remove_at(pos);
+        if within && pos > 0 && pos < last {
             let at = leaf.lower_bound(&key, keys);
             if at > 0 && at < last {
                 // Between two of the leaf's entries: its first and last stay, so only its
                 // distinct count can change above it.
                 leaf.insert_at(at, id, key.nscore, keys);
                 if leaf.groups.count_ones() != distinct {
-                    self.refresh_path(&spot.path, spot.leaf, at, keys);
+                    self.refresh_path(&path, node, at, keys);
                 }
-                return spot.before + at as u64;
+                return before + at as u64;
             }
         }
-        self.rebalance_after_removal(&spot.path, spot.leaf, spot.pos, keys);
+        self.rebalance_after_removal(&path, node, pos, keys);
         self.insert(id, key, keys)
     }
 
     /// Takes out the entry found at `spot` (its record may have changed since).
     pub fn take(&mut self, spot: Spot, keys: &impl KeyOf<T>) {
-        self.leaves.get_mut(spot.leaf).remove_at(spot.pos);
-        self.rebalance_after_removal(&spot.path, spot.leaf, spot.pos, keys);
+        let Spot { at, pos } = spot;
+        self.leaves.get_mut(at.leaf).remove_at(pos);
+        self.rebalance_after_removal(&at.path, at.leaf, pos, keys);
     }
 }

@@ -48,7 +48,7 @@ impl<R: BoardRead> BoardRead for Each<R> {
     }
 
     fn read(&self, b: &Board, now_us: i64, viewer: &Viewer) -> Result<Self::Output, BoardError> {
-        for step in [Prefetch::Slot, Prefetch::Record] {
+        for step in Prefetch::STEPS {
             for r in &self.reads {
                 r.prefetch(b, now_us, step);
             }

@@ -10,15 +10,24 @@ use super::Ranking;
 /// CPU tracks a few dozen misses at once; more would queue instead of overlapping).
 pub(super) const BATCH: usize = 16;
 
-/// The two steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
-/// whole batch one after the other: the record's address is in the slot, so the slots must
-/// be on their way before any is read.
+/// The steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
+/// whole batch one after the other ([`Prefetch::STEPS`]): the record's address is in the
+/// slot, so the slots must be on their way before any is read, and its team's in the
+/// team side array the record step asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefetch {
     /// The member-table slot where the name's probe starts.
     Slot,
-    /// The record of the first id on the probe whose tag matches the name's.
+    /// The record of the first id on the probe whose tag matches the name's, and its
+    /// partition and team on a ranking that keeps them.
     Record,
+    /// The record and key of that record's team, on a ranking of teams.
+    Team,
+}
+
+impl Prefetch {
+    /// Every step, in the order a batch runs them.
+    pub const STEPS: [Prefetch; 3] = [Prefetch::Slot, Prefetch::Record, Prefetch::Team];
 }
 
 impl Ranking {
@@ -30,6 +39,34 @@ impl Ranking {
 
     pub(super) fn find(&self, member: &str) -> Option<u32> {
         self.find_hashed(self.name_hash(member.as_bytes()), member.as_bytes())
+    }
+
+    /// [`Self::find`] for a write: the moment the member table names a candidate record,
+    /// the candidate's partition and team (side arrays as large as the records, each a
+    /// likely miss) are asked for too, so their loads overlap the record's instead of
+    /// following it; once the record confirms the member, its team's record and key are
+    /// asked for, which the write reads next (its checks, then its team's move).
+    pub(super) fn find_writing(&self, member: &str) -> Option<u32> {
+        let (name, records) = (member.as_bytes(), &self.records);
+        let id = self.members.find(self.name_hash(name), |id| {
+            self.prefetch_groups(id);
+            records.name(id) == name
+        })?;
+        if let Some(t) = self.teams.as_deref() {
+            t.prefetch_team(id);
+        }
+        Some(id)
+    }
+
+    /// Asks for record `id`'s partition and team, on a ranking that keeps them.
+    #[inline]
+    fn prefetch_groups(&self, id: u32) {
+        if let Some(p) = self.partitions.as_deref() {
+            p.prefetch_of(id);
+        }
+        if let Some(t) = self.teams.as_deref() {
+            t.prefetch_of(id);
+        }
     }
 
     /// The id of the member named `name`, whose hash is `hash`: a slot with its tag,
@@ -49,6 +86,14 @@ impl Ranking {
             Prefetch::Record => {
                 if let Some(id) = self.members.candidate(hash) {
                     self.records.slab.prefetch(id);
+                    self.prefetch_groups(id);
+                }
+            }
+            Prefetch::Team => {
+                if let Some(teams) = self.teams.as_deref() {
+                    if let Some(id) = self.members.candidate(hash) {
+                        teams.prefetch_team(id);
+                    }
                 }
             }
         }
@@ -75,7 +120,7 @@ impl Ranking {
             for (h, name) in hashes.iter_mut().zip(chunk) {
                 *h = self.name_hash(name.as_ref().as_bytes());
             }
-            for step in [Prefetch::Slot, Prefetch::Record] {
+            for step in Prefetch::STEPS {
                 for &h in hashes.iter() {
                     self.prefetch_hashed(h, step);
                 }

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use super::{tree, Ranking, Records, Tree, Visible, Write};
 use crate::columns::Shape;
 use crate::error::BoardError;
-use crate::index::{KeyOf, Spot};
+use crate::index::{Approach, KeyOf, Spot};
 
 /// The partitions of one ranking. See the module docs.
 #[derive(Debug, Clone)]
@@ -70,6 +70,12 @@ impl Partitions {
             Some(&p) if p > 0 => Some(p - 1),
             _ => None,
         }
+    }
+
+    /// Asks for the line holding record `id`'s partition ([`crate::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch_of(&self, id: u32) {
+        crate::prefetch::prefetch(self.of.as_ptr().wrapping_add(id as usize));
     }
 
     /// The partition named `name`.
@@ -212,11 +218,19 @@ impl Partitions {
         }
     }
 
-    /// Where record `id` is in its partition's index, found under its key before the
-    /// key changes ([`Self::move_to`] then moves it); `None` when it is in none.
-    pub(super) fn spot(&self, id: u32, records: &Records) -> Option<(u16, Spot)> {
+    /// The way down record `id`'s partition index to the leaf that holds it (a descent
+    /// that reads no record, then a prefetch of the leaf): taken before the board's own
+    /// index moves the record, so that leaf is on its way while the board's index waits
+    /// on its own, and kept for [`Self::spot_from`].
+    pub(super) fn approach(&self, id: u32, records: &Records) -> Option<(u16, Approach)> {
         let p = self.of(id)?;
-        let spot = tree!(&self.trees[p as usize], ix => ix.spot(id, &records.key_of(id), records));
+        let at = tree!(&self.trees[p as usize], ix => ix.approach(&records.key_of(id), records));
+        Some((p, at))
+    }
+
+    /// Record `id` in its partition's index at the end of `at` ([`Self::approach`]).
+    pub(super) fn spot_from(&self, (p, at): (u16, Approach), id: u32) -> Option<(u16, Spot)> {
+        let spot = tree!(&self.trees[p as usize], ix => ix.spot_from(at, id));
         spot.map(|s| (p, s))
     }
 
@@ -224,17 +238,6 @@ impl Partitions {
     /// 0-based position there.
     pub(super) fn move_to(&mut self, (p, spot): (u16, Spot), id: u32, records: &Records) -> u64 {
         tree!(&mut self.trees[p as usize], ix => ix.move_to(spot, id, records.key_of(id), records))
-    }
-
-    /// Asks for the leaf of record `id`'s partition index that holds it (a descent that
-    /// reads no record, then a prefetch): called before the board's own index moves the
-    /// record, so that leaf is on its way while the board's index waits on its own.
-    pub(super) fn warm(&self, id: u32, records: &Records) {
-        if let Some(p) = self.of(id) {
-            tree!(&self.trees[p as usize], ix => {
-                let _ = ix.seek(&records.key_of(id), records);
-            });
-        }
     }
 
     /// Record `id`'s 0-based position in its partition.

@@ -21,7 +21,7 @@ use hashbrown::HashMap;
 use super::storage::set_beside;
 use crate::error::BoardError;
 use crate::groups::InlineGroupKey;
-use crate::index::{Hints, KeyOf, RankedIndex};
+use crate::index::{Approach, Hints, KeyOf, RankedIndex};
 use crate::key::Key;
 use crate::scoring::Order;
 
@@ -144,13 +144,27 @@ impl Teams {
         }
     }
 
-    /// Asks for the leaf of the teams' index that holds record `id`'s team (a descent,
-    /// then a prefetch), before a write moves the member: the team's own move then finds
-    /// it there (the partitions' `warm` says why).
-    pub(super) fn warm(&self, id: u32) {
+    /// Asks for the line holding record `id`'s team ([`crate::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch_of(&self, id: u32) {
+        crate::prefetch::prefetch(self.of.as_ptr().wrapping_add(id as usize));
+    }
+
+    /// Asks for the record and the key of record `id`'s team ([`crate::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch_team(&self, id: u32) {
         if let Some(t) = self.of(id) {
-            let _ = self.index.seek(&self.key(t), &self.keys);
+            crate::prefetch::prefetch_value(&self.teams[t as usize]);
+            crate::prefetch::prefetch(&self.keys.0[t as usize]);
         }
+    }
+
+    /// The way down the teams' index to the leaf that holds record `id`'s team (a
+    /// descent, then a prefetch), taken before a write moves the member and kept for the
+    /// team's own move ([`Self::moved`]; the partitions' `approach` says why).
+    pub(super) fn approach(&self, id: u32) -> Option<Approach> {
+        let t = self.of(id)?;
+        (self.get(t).visible > 0).then(|| self.index.approach(&self.key(t), &self.keys))
     }
 
     /// The team named `name`.
@@ -241,7 +255,7 @@ impl Teams {
             TeamPlace::Stay => return,
         };
         set_beside(&mut self.of, id, t + 1);
-        self.update(t, at_us, |team| {
+        self.update(t, at_us, None, |team| {
             team.members.push(id);
             if visible {
                 team.visible += 1;
@@ -286,12 +300,15 @@ impl Teams {
     /// Changes team `t` by `f` at `at_us`, keeping the index in step: found there under
     /// its key before, moved to its new key after while it has a visible member (taken
     /// out when it has none left); a new key when its sum changed.
-    fn update(&mut self, t: u32, at_us: i64, f: impl FnOnce(&mut Team)) {
+    /// `at`, when given, is the way down to the team's leaf ([`Self::approach`]).
+    fn update(&mut self, t: u32, at_us: i64, at: Option<Approach>, f: impl FnOnce(&mut Team)) {
         let team = &self.teams[t as usize];
         let sum = team.sum;
-        let spot = (team.visible > 0)
-            .then(|| self.index.spot(t, &self.key(t), &self.keys))
-            .flatten();
+        let spot = match at {
+            Some(at) => self.index.spot_from(at, t),
+            None if team.visible > 0 => self.index.spot(t, &self.key(t), &self.keys),
+            None => None,
+        };
         let team = &mut self.teams[t as usize];
         f(team);
         let listed = team.visible > 0;
@@ -311,10 +328,11 @@ impl Teams {
         }
     }
 
-    /// The score of visible member `id` moved by `delta` at `at_us`.
-    pub(super) fn moved(&mut self, id: u32, delta: i128, at_us: i64) {
+    /// The score of visible member `id` moved by `delta` at `at_us`; `at` is the way down
+    /// to its team's leaf when [`Self::approach`] took it.
+    pub(super) fn moved(&mut self, id: u32, delta: i128, at_us: i64, at: Option<Approach>) {
         if let (Some(t), true) = (self.of(id), delta != 0) {
-            self.update(t, at_us, |team| team.sum += delta);
+            self.update(t, at_us, at, |team| team.sum += delta);
         }
     }
 
@@ -323,7 +341,7 @@ impl Teams {
         let Some(t) = self.of(id) else {
             return;
         };
-        self.update(t, at_us, |team| {
+        self.update(t, at_us, None, |team| {
             if shown {
                 team.visible += 1;
                 team.sum += i128::from(score);
@@ -341,7 +359,7 @@ impl Teams {
             return;
         };
         self.of[id as usize] = 0;
-        self.update(t, at_us, |team| {
+        self.update(t, at_us, None, |team| {
             team.members.retain(|&m| m != id);
             if visible {
                 team.visible -= 1;

@@ -6,6 +6,7 @@
 use super::{TeamPlace, Teams};
 use crate::columns::Scores;
 use crate::error::BoardError;
+use crate::index::Approach;
 use crate::ranking::{Ranking, Write};
 
 /// What a write does to its member's team, decided before the ranking changes.
@@ -106,13 +107,16 @@ impl Ranking {
         }))
     }
 
-    /// Applies `step` of write `w` to record `id`, `added` when the write added it.
+    /// Applies `step` of write `w` to record `id`, `added` when the write added it; `at`
+    /// is the way down to its team's leaf when the write took it before it moved the
+    /// member ([`Teams::approach`]).
     pub(in crate::ranking) fn take_team_step(
         &mut self,
         step: Option<TeamStep>,
         w: &Write<'_>,
         id: u32,
         added: bool,
+        at: Option<Approach>,
     ) {
         let (Some(step), Some(teams)) = (step, self.teams.as_deref_mut()) else {
             return;
@@ -124,7 +128,7 @@ impl Ranking {
                 .denormalize(self.records.slab.get(id).nscore);
             teams.enter(id, step.place, score, step.visible, w.at_us);
         } else if step.visible {
-            teams.moved(id, step.delta, w.at_us);
+            teams.moved(id, step.delta, w.at_us, at);
         }
     }
 
