@@ -132,8 +132,9 @@ pub struct Outcome {
     pub partition_rank: Option<u64>,
 }
 
-/// Where a write put its entry in the indexes, when they are kept up to date
-/// ([`Ranking::rekey`], [`Ranking::add`]).
+/// What a write's index upkeep leaves for the rest of the write, when the indexes are
+/// kept up to date ([`Ranking::rekey`], [`Ranking::add`]): where it put the entry, and the
+/// way down to its team that it took beforehand.
 #[derive(Default)]
 struct Moved {
     /// Its 0-based position: its rank for free.

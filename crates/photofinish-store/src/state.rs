@@ -176,9 +176,10 @@ impl State {
     }
 
     /// Prefetches what applying the commands of a batch reads first: for each write among
-    /// them, the member's slot and then its record in the board's newest ranking
-    /// ([`Board::prefetch_write`]) — every slot first, then every record, since a record's
-    /// address is in its slot. The writers call it before their log append (the embedded
+    /// them, the member's slot, then its record (with its partition and team), then its
+    /// team's record in the board's newest ranking ([`Board::prefetch_write`]) — each step
+    /// for every write before the next ([`Prefetch::STEPS`]), since each address is in
+    /// what the step before asked for. The writers call it before their log append (the embedded
     /// file, or a group's append to Redis), so these loads overlap the write instead of
     /// stalling the apply one member at a time. A write not stamped yet
     /// ([`crate::command::STAMP_AT_COMMIT`]) is looked for at `unstamped_us`. Changes

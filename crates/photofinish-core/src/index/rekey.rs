@@ -11,7 +11,8 @@
 //! The first step can itself be split: [`RankedIndex::approach`] descends and asks for
 //! the leaf, [`RankedIndex::spot_from`] later looks for the entry in it. A write takes
 //! its partition's and its team's approaches before the board's own index works, so
-//! those leaves load meanwhile, and descends no index twice.
+//! those leaves load meanwhile, and finding the entry does not descend again (a move
+//! that leaves the leaf still inserts from the root).
 
 use super::keys::{KeyOf, NodeTail};
 use super::{LeafHints, Path, RankedIndex};

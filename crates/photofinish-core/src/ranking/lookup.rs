@@ -99,19 +99,21 @@ impl Ranking {
         }
     }
 
-    /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs the slot
-    /// step for every write of a batch, then the record step for every write, before it
+    /// [`Prefetch`] step `step` of a lookup of `member`. The store's writer runs each step
+    /// of [`Prefetch::STEPS`] for every write of a batch before the next step, before it
     /// appends the batch to the log, so these loads overlap the log write instead of
-    /// stalling the apply one member at a time (docs/bench-history.md §13); a batch of
-    /// reads (`op::Each`) does the same before its first read. Changes nothing.
+    /// stalling the apply one member at a time (docs/bench-history.md §13, §42); a batch
+    /// of reads (`op::Each`) does the same before its first read (a member's answer names
+    /// its team). Changes nothing.
     pub fn prefetch_member(&self, member: &str, step: Prefetch) {
         self.prefetch_hashed(self.name_hash(member.as_bytes()), step);
     }
 
     /// The ids of `names` (`None` for an absent one), [`BATCH`] at a time with their
     /// memory loads overlapped: every home slot is prefetched, then the record each
-    /// slot's tag points at, then every name is confirmed — where one [`Self::find`] after
-    /// another waits for a slot and then a record, member after member.
+    /// slot's tag points at (with its partition and team), then its team's record, then
+    /// every name is confirmed — where one [`Self::find`] after another waits for a slot
+    /// and then a record, member after member.
     pub(super) fn find_all<S: AsRef<str>>(&self, names: &[S]) -> Vec<Option<u32>> {
         let mut out = Vec::with_capacity(names.len());
         let mut hashes = [0u64; BATCH];

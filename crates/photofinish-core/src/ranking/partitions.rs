@@ -13,6 +13,7 @@ use hashbrown::HashMap;
 
 use std::borrow::Cow;
 
+use super::storage::prefetch_beside;
 use super::{tree, Ranking, Records, Tree, Visible, Write};
 use crate::columns::Shape;
 use crate::error::BoardError;
@@ -75,7 +76,7 @@ impl Partitions {
     /// Asks for the line holding record `id`'s partition ([`crate::prefetch`]).
     #[inline]
     pub(super) fn prefetch_of(&self, id: u32) {
-        crate::prefetch::prefetch(self.of.as_ptr().wrapping_add(id as usize));
+        prefetch_beside(&self.of, id);
     }
 
     /// The partition named `name`.

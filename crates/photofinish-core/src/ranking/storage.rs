@@ -302,3 +302,10 @@ pub(super) fn set_beside<T: Copy + Default>(side: &mut Vec<T>, id: u32, value: T
     }
     side[at] = value;
 }
+
+/// Asks for the line holding record `id`'s entry of side array `side` ([`set_beside`];
+/// [`crate::prefetch`]: a hint, so an id past its end asks for nothing harmful).
+#[inline]
+pub(super) fn prefetch_beside<T>(side: &[T], id: u32) {
+    crate::prefetch::prefetch(side.as_ptr().wrapping_add(id as usize));
+}

@@ -18,7 +18,7 @@
 
 use hashbrown::HashMap;
 
-use super::storage::set_beside;
+use super::storage::{prefetch_beside, set_beside};
 use crate::error::BoardError;
 use crate::groups::InlineGroupKey;
 use crate::index::{Approach, Hints, KeyOf, RankedIndex};
@@ -147,7 +147,7 @@ impl Teams {
     /// Asks for the line holding record `id`'s team ([`crate::prefetch`]).
     #[inline]
     pub(super) fn prefetch_of(&self, id: u32) {
-        crate::prefetch::prefetch(self.of.as_ptr().wrapping_add(id as usize));
+        prefetch_beside(&self.of, id);
     }
 
     /// Asks for the record and the key of record `id`'s team ([`crate::prefetch`]).
@@ -305,7 +305,13 @@ impl Teams {
         let team = &self.teams[t as usize];
         let sum = team.sum;
         let spot = match at {
-            Some(at) => self.index.spot_from(at, t),
+            Some(at) => {
+                debug_assert!(
+                    team.visible > 0,
+                    "an approach is taken to a listed team only"
+                );
+                self.index.spot_from(at, t)
+            }
             None if team.visible > 0 => self.index.spot(t, &self.key(t), &self.keys),
             None => None,
         };
