@@ -47,11 +47,8 @@ impl Ranking {
     /// following it; once the record confirms the member, its team's record and key are
     /// asked for, which the write reads next (its checks, then its team's move).
     pub(super) fn find_writing(&self, member: &str) -> Option<u32> {
-        let (name, records) = (member.as_bytes(), &self.records);
-        let id = self.members.find(self.name_hash(name), |id| {
-            self.prefetch_groups(id);
-            records.name(id) == name
-        })?;
+        let name = member.as_bytes();
+        let id = self.find_seeing(self.name_hash(name), name, |id| self.prefetch_groups(id))?;
         if let Some(t) = self.teams.as_deref() {
             t.prefetch_team(id);
         }
@@ -72,8 +69,18 @@ impl Ranking {
     /// The id of the member named `name`, whose hash is `hash`: a slot with its tag,
     /// confirmed by the record's name.
     pub(super) fn find_hashed(&self, hash: u64, name: &[u8]) -> Option<u32> {
+        self.find_seeing(hash, name, |_| {})
+    }
+
+    /// [`Self::find_hashed`], handing `seen` each candidate id before its record is read
+    /// to confirm it.
+    #[inline]
+    fn find_seeing(&self, hash: u64, name: &[u8], seen: impl Fn(u32)) -> Option<u32> {
         let records = &self.records;
-        self.members.find(hash, |id| records.name(id) == name)
+        self.members.find(hash, |id| {
+            seen(id);
+            records.name(id) == name
+        })
     }
 
     /// One step of a batch's lookups ([`Prefetch`]) for the member with name hash `hash`.
