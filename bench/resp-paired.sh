@@ -20,6 +20,10 @@
 # store, `serve --workers WORKERS` (default 1: Redis's one command thread). PIN=1 puts both
 # servers on CPU 0 and redis-benchmark on CPU 1 (taskset). BIN= the server binary.
 #
+# FLOOR=1 adds a PING run on each server to every round, and prints each server's PING over
+# Redis's ZINCRBY and ZREVRANK: the cost of a request that does nothing, the floor under
+# any command's rate and CPU on this machine (docs/bench-history.md §43).
+#
 # B_ENV="VAR=VALUE …" adds a second Photofinish server, started with those variables in
 # its environment (an experiment's knob, bench/experiments/), whose LB.RANK and LB.INCR
 # runs join every round; its ratios print beside the first's, and then its LB.RANK over
@@ -37,6 +41,7 @@ if [ "${PIN:-0}" = 1 ]; then SERVER_PIN=(taskset -c 0) CLIENT_PIN=(taskset -c 1)
 WORKERS_ARG=(--workers "$WORKERS")
 source bench/resp-servers.sh
 KINDS=(zrevrank rank zincrby incr)
+if [ "${FLOOR:-0}" = 1 ]; then KINDS+=(ping-redis ping-pf); fi
 if [ -n "${B_ENV:-}" ]; then
     BPORT=$(free_port)
     read -r -a b_env <<<"$B_ENV"
@@ -62,6 +67,8 @@ one() {
     rank) run "photofinish LB.RANK" "$PPORT" "$PPID_PF" LB.RANK lb m:__rand_int__ ;;
     zincrby) run "redis ZINCRBY" "$RPORT" "$RPID" ZINCRBY lb 1 m:__rand_int__ ;;
     incr) run "photofinish LB.INCR" "$PPORT" "$PPID_PF" LB.INCR lb m:__rand_int__ 1 ;;
+    ping-redis) run "redis PING" "$RPORT" "$RPID" PING ;;
+    ping-pf) run "photofinish PING" "$PPORT" "$PPID_PF" PING ;;
     rank-b) run "photofinish-b LB.RANK" "$BPORT" "$PPID_B" LB.RANK lb m:__rand_int__ ;;
     incr-b) run "photofinish-b LB.INCR" "$BPORT" "$PPID_B" LB.INCR lb m:__rand_int__ 1 ;;
     esac
@@ -74,8 +81,12 @@ for round in $(seq "$ROUNDS"); do
     for which in $(shuf -e "${KINDS[@]}"); do one "$which"; done
 done
 echo
-grep -E "ZREVRANK|LB.RANK" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZREVRANK"
-grep -E "ZINCRBY|LB.INCR" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZINCRBY"
+grep -E "ZREVRANK|LB.RANK|PING" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZREVRANK"
+grep -E "ZINCRBY|LB.INCR|PING" "$WORK/results.tsv" | python3 bench/ratios.py "redis ZINCRBY"
+if [ "${FLOOR:-0}" = 1 ]; then
+    echo "photofinish over Redis, PING:"
+    grep -E "PING" "$WORK/results.tsv" | python3 bench/ratios.py "redis PING"
+fi
 if [ -n "${B_ENV:-}" ]; then
     echo "photofinish-b ($B_ENV) over photofinish:"
     grep -E "LB.RANK" "$WORK/results.tsv" | python3 bench/ratios.py "photofinish LB.RANK"
