@@ -522,4 +522,4 @@ mod seats;
 pub use hidden::HideScope;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

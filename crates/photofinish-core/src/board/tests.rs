@@ -8,9 +8,9 @@ use crate::ranking::RankStyle;
 
 const DAY: i64 = 86_400_000_000;
 /// 2026-11-22T00:00:00Z
-const T0: i64 = 1_795_305_600_000_000;
+pub(crate) const T0: i64 = 1_795_305_600_000_000;
 
-fn daily(retention: u32) -> Board {
+pub(crate) fn daily(retention: u32) -> Board {
     Board::checked(BoardConfig {
         reset: Reset::Daily,
         retention,
@@ -19,7 +19,7 @@ fn daily(retention: u32) -> Board {
     .expect("board")
 }
 
-fn write(
+pub(crate) fn write(
     b: &mut Board,
     member: &str,
     value: i64,

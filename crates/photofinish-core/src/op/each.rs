@@ -64,15 +64,10 @@ impl<R: BoardRead> BoardRead for Each<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::BoardWrite;
-    use crate::columns::Operands;
-    use crate::config::{BoardConfig, Reset};
+    use crate::op::fixture::{sample_board, T0};
     use crate::op::ReadMember;
     use crate::view::ReadOptions;
     use crate::{PeriodRef, RankStyle};
-
-    /// 2026-11-22T00:00:00Z
-    const T0: i64 = 1_795_305_600_000_000;
 
     fn rank(board: &str, member: &str, ranking: RankStyle, period: &str) -> ReadMember {
         ReadMember {
@@ -101,32 +96,7 @@ mod tests {
     /// one not kept.
     #[test]
     fn each_read_answers_as_alone() {
-        let mut b = Board::checked(BoardConfig {
-            reset: Reset::Daily,
-            retention: 3,
-            ..BoardConfig::default()
-        })
-        .expect("board");
-        let writes = [("ann", 5, T0 - 10), ("ann", 9, T0 + 1), ("bob", 9, T0 + 2)];
-        let more = [
-            ("cid", 9, T0 + 3),
-            ("dan", i64::MIN, T0 + 4),
-            ("eve", 7, T0 + 5),
-        ];
-        for (member, v, at_us) in writes.into_iter().chain(more) {
-            b.submit(&BoardWrite {
-                member,
-                op: None,
-                values: Operands::one(v),
-                at_us,
-                period_us: None,
-                metadata: None,
-                over_budget: None,
-                partition: None,
-                team: None,
-            })
-            .expect("write");
-        }
+        let mut b = sample_board(7);
         assert_eq!(b.hide("cid", T0 + 6), Ok(true));
         let now = T0 + 7;
         let mut reads = Vec::new();

@@ -37,6 +37,7 @@ mod period;
 pub mod read;
 pub mod remove;
 pub mod rewards;
+pub mod standing;
 pub mod teams;
 pub mod write;
 
@@ -56,6 +57,7 @@ pub use partitions::{PartitionList, ReadPartitions};
 pub use patch::Patch;
 pub use remove::{Remove, Removed};
 pub use rewards::{PeriodRewards, ReadMemberRewards, ReadPeriodRewards};
+pub use standing::{ReadStanding, Standing};
 pub use teams::{ReadTeam, ReadTeams, TeamDetail, TeamList};
 pub use write::{LoggedWrite, Unchecked, WriteOutcome, WriteRequest};
 
@@ -117,4 +119,31 @@ pub trait BoardRead: Send + Sync {
     /// after another. Changes nothing; a read that gains nothing from it keeps this
     /// default, which does nothing.
     fn prefetch(&self, _board: &Board, _now_us: i64, _step: Prefetch) {}
+}
+
+/// What the reads' tests share: a board with members written into it.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use crate::board::tests::{daily, write};
+    use crate::board::Board;
+
+    pub(crate) use crate::board::tests::T0;
+
+    /// A daily board keeping 3 periods where ann scored 5 the day before and 9 today,
+    /// bob and cid tie at 9 after her, dan holds `i64::MIN` and eve `eve`.
+    pub(crate) fn sample_board(eve: i64) -> Board {
+        let mut b = daily(3);
+        let writes = [
+            ("ann", 5, T0 - 10),
+            ("ann", 9, T0 + 1),
+            ("bob", 9, T0 + 2),
+            ("cid", 9, T0 + 3),
+            ("dan", i64::MIN, T0 + 4),
+            ("eve", eve, T0 + 5),
+        ];
+        for (member, v, at_us) in writes {
+            write(&mut b, member, v, at_us).expect("write");
+        }
+        b
+    }
 }

@@ -226,12 +226,11 @@ impl BoardRead for ReadMember {
             |period, ranking| {
                 let row =
                     ranking.and_then(|r| member_row(b, &r, period.clone(), &self.member, style));
-                // A hidden member is found by an admin (marked) and by itself (its view
-                // does not hide it), by nobody else.
-                row.filter(|row| !row.entry.hidden || viewer.sees_hidden())
-                    .ok_or_else(|| {
-                        BoardError::member_not_found(&self.board, &self.member, &period.id)
-                    })
+                let row = row.map(|row| {
+                    let hidden = row.entry.hidden;
+                    (row, hidden)
+                });
+                found_by(row, viewer, &self.board, &self.member, &period)
             },
         )
     }
@@ -239,6 +238,22 @@ impl BoardRead for ReadMember {
     fn prefetch(&self, b: &Board, now_us: i64, step: Prefetch) {
         b.prefetch_read(&self.member, &self.options.period, now_us, step);
     }
+}
+
+/// A member's answer `found` in `period` (with whether it is hidden from the reader's
+/// view) as `viewer` may have it: a hidden member is found by an admin (marked) and by
+/// itself (its view does not hide it), by nobody else; `member_not_found` otherwise.
+pub(crate) fn found_by<T>(
+    found: Option<(T, bool)>,
+    viewer: &Viewer,
+    board: &BoardName,
+    member: &str,
+    period: &crate::Period,
+) -> Result<T, BoardError> {
+    found
+        .filter(|(_, hidden)| !hidden || viewer.sees_hidden())
+        .map(|(answer, _)| answer)
+        .ok_or_else(|| BoardError::member_not_found(board, member, &period.id))
 }
 
 /// `member`'s row in `period` of board `b` as `ranking` (that period's, as its reader

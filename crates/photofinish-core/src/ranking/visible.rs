@@ -326,6 +326,17 @@ impl<'a> Visible<'a> {
         Some(entry)
     }
 
+    /// `member`'s rank in `style` and scores in the reader's view, and whether it is hidden
+    /// from the reader (ranked as it would be, as in [`Self::member`]); `None` if the
+    /// ranking does not hold it. Builds no entry.
+    pub fn standing(&self, member: &str, style: RankStyle) -> Option<(u64, Scores, bool)> {
+        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
+        let id = self.find(member)?;
+        let records = &self.ranking.records;
+        let rank = tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
+        Some((rank, self.ranking.scores_at(id), self.is_hidden(id)))
+    }
+
     /// `member`'s entry with its rank in `style` and its ordinal rank in the reader's
     /// view, or `None` if the ranking does not hold it. A hidden member is answered too,
     /// marked `hidden`, with the rank it would have: the caller decides who sees it.

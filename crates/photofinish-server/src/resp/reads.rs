@@ -7,8 +7,7 @@
 //! answered in its place, exactly as it is alone.
 
 use photofinish_core::access::Caller;
-use photofinish_core::op::{Each, ReadMember};
-use photofinish_core::view::MemberRow;
+use photofinish_core::op::{Each, ReadStanding, Standing};
 use photofinish_core::BoardError;
 
 use super::cmd::read::{answer_member, member_read};
@@ -19,10 +18,10 @@ use super::session::Session;
 use crate::gate::Gate;
 
 /// A gathered member read: its command, and its read or why it has none.
-pub(super) type PendingRead = (&'static Spec, Result<ReadMember, CmdError>);
+pub(super) type PendingRead = (&'static Spec, Result<ReadStanding, CmdError>);
 
 /// What a gathered read found.
-type Found = Result<MemberRow, BoardError>;
+type Found = Result<Standing, BoardError>;
 
 impl Session {
     /// The member read `args` asks (`spec` is `LB.SCORE` or `LB.RANK`, its arity checked):
@@ -50,7 +49,7 @@ impl Session {
         // Each command's refusal, or the board (its index in `groups`) whose read it is.
         let mut slots: Vec<(&'static Spec, Result<usize, CmdError>)> =
             Vec::with_capacity(reads.len());
-        let mut groups: Vec<Vec<ReadMember>> = Vec::new();
+        let mut groups: Vec<Vec<ReadStanding>> = Vec::new();
         for (spec, read) in reads.drain(..) {
             let slot =
                 read.map(
@@ -106,7 +105,7 @@ impl Session {
 async fn read_board(
     gate: &Gate,
     caller: &Caller,
-    reads: Vec<ReadMember>,
+    reads: Vec<ReadStanding>,
 ) -> Result<Vec<Found>, BoardError> {
     match Each::new(reads) {
         Some(each) => gate.read(caller, &each).await,

@@ -10,9 +10,11 @@
 //! values, in `LB.SCORE`'s answer and in the rows' score place.
 
 use photofinish_core::columns::ColumnNames;
-use photofinish_core::op::{ReadAround, ReadBoard, ReadCohort, ReadMember, ReadPage, ReadTier};
+use photofinish_core::op::{
+    ReadAround, ReadBoard, ReadCohort, ReadPage, ReadStanding, ReadTier, Standing,
+};
 use photofinish_core::ranking::Entry;
-use photofinish_core::view::{MemberRow, ReadOptions, Rows};
+use photofinish_core::view::{ReadOptions, Rows};
 use photofinish_core::{Around, BoardError, BoardName, ErrorCode, PeriodRef, RankStyle};
 
 use super::args::{option, options, text};
@@ -109,9 +111,14 @@ pub fn is_member_read(spec: &Spec) -> bool {
     matches!(spec.name, "lb.score" | "lb.rank")
 }
 
-/// The read `LB.SCORE` or `LB.RANK` (`spec`) asks of `board`.
-pub fn member_read(spec: &Spec, args: &Args<'_>, board: BoardName) -> Result<ReadMember, CmdError> {
-    Ok(ReadMember {
+/// The read `LB.SCORE` or `LB.RANK` (`spec`) asks of `board`: the member's standing,
+/// not its whole row (both answer one of its numbers).
+pub fn member_read(
+    spec: &Spec,
+    args: &Args<'_>,
+    board: BoardName,
+) -> Result<ReadStanding, CmdError> {
+    Ok(ReadStanding {
         board,
         member: text(args, 2, "the member name", ErrorCode::InvalidMember)?.to_owned(),
         options: read_options(args, 3, spec.name == "lb.rank", spec.name)?,
@@ -123,13 +130,11 @@ pub fn member_read(spec: &Spec, args: &Args<'_>, board: BoardName) -> Result<Rea
 pub fn answer_member(
     out: &mut Out,
     spec: &Spec,
-    row: Result<MemberRow, BoardError>,
+    found: Result<Standing, BoardError>,
 ) -> Result<(), CmdError> {
-    match row {
-        Ok(row) if spec.name == "lb.score" => {
-            super::args::scores(out, &row.columns, &row.entry.scores)
-        }
-        Ok(row) => out.count(row.entry.rank),
+    match found {
+        Ok(s) if spec.name == "lb.score" => super::args::scores(out, &s.columns, &s.scores),
+        Ok(s) => out.count(s.rank),
         Err(e) if not_ranked(&e) => out.nil(),
         Err(e) => return Err(e.into()),
     }
