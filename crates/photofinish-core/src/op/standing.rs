@@ -76,7 +76,10 @@ impl BoardRead for ReadStanding {
     }
 
     fn prefetch(&self, b: &Board, now_us: i64, step: Prefetch) {
-        b.prefetch_read(&self.member, &self.options.period, now_us, step);
+        // A standing names no team: its team's record is not read.
+        if step != Prefetch::Team {
+            b.prefetch_read(&self.member, &self.options.period, now_us, step);
+        }
     }
 }
 

@@ -317,10 +317,7 @@ impl<'a> Visible<'a> {
     /// ranking does not hold it (a hidden member is answered, marked, as in
     /// [`Self::member_ranked`]).
     pub fn member(&self, member: &str, style: RankStyle) -> Option<Entry> {
-        debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
-        let id = self.find(member)?;
-        let records = &self.ranking.records;
-        let rank = tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
+        let (id, rank) = self.ranked(member, style)?;
         let mut entry = self.ranking.entry(id, rank);
         entry.hidden = self.is_hidden(id);
         Some(entry)
@@ -330,11 +327,17 @@ impl<'a> Visible<'a> {
     /// from the reader (ranked as it would be, as in [`Self::member`]); `None` if the
     /// ranking does not hold it. Builds no entry.
     pub fn standing(&self, member: &str, style: RankStyle) -> Option<(u64, Scores, bool)> {
+        let (id, rank) = self.ranked(member, style)?;
+        Some((rank, self.ranking.scores_at(id), self.is_hidden(id)))
+    }
+
+    /// `member`'s record id and its rank in `style` in the reader's view.
+    fn ranked(&self, member: &str, style: RankStyle) -> Option<(u32, u64)> {
         debug_assert!(!self.ranking.index_deferred, "read before rebuild_index");
         let id = self.find(member)?;
         let records = &self.ranking.records;
         let rank = tree!(&self.index, ix => self.rank_in(ix, id, &records.key_of(id), style));
-        Some((rank, self.ranking.scores_at(id), self.is_hidden(id)))
+        Some((id, rank))
     }
 
     /// `member`'s entry with its rank in `style` and its ordinal rank in the reader's
