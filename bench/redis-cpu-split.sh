@@ -9,6 +9,10 @@
 #
 #   MEMBERS=1000000 ROUNDS=3 ./bench/redis-cpu-split.sh
 #
+# PIPELINES (default "1 16") picks the pipeline depths; COMMANDS=writes runs only the
+# LB.INCR / ZINCRBY pair. A node's LB.INCR row also gives the writes an append carried
+# (`INFO commandstats`: the run's writes over its EVALSHA calls).
+#
 # PERF=1 also records the node (perf record -g at PERF_HZ, default 499) during one LB.INCR
 # run (unpipelined; PERF_P=16 pipelined) and prints its flat profile's top lines; ROUNDS=0
 # records only that.
@@ -24,38 +28,47 @@ WORKERS_ARG=(--workers 1)
 SERVER_PIN=()
 source bench/resp-servers.sh
 
-# split PORT P N COMMAND…: one redis-benchmark run; prints "<ops/s> <node µs/op> <redis µs/op>".
+# Calls of scripts (EVALSHA) Redis has run so far.
+script_calls() {
+    redis-cli -p "$RPORT" INFO commandstats | awk -F'[:=,]' '$1 == "cmdstat_evalsha" {print $3; f = 1} END {if (!f) print 0}'
+}
+
+# split PORT P N COMMAND…: one redis-benchmark run; prints "<ops/s> <node µs/op> <redis µs/op>
+# <commands a script call>".
 split() {
     local port=$1 p=$2 n=$3
     shift 3
-    local nb rb na ra rps
+    local nb rb na ra rps cb ca
+    cb=$(script_calls)
     nb=$(ticks_of "$PPID_PF")
     rb=$(ticks_of "$RPID")
     rps=$(redis-benchmark -p "$port" -c 50 -n "$n" -r 1000000 -P "$p" --csv "$@" 2>/dev/null |
         awk -F'","' 'NR == 2 {print $2}')
     na=$(ticks_of "$PPID_PF")
     ra=$(ticks_of "$RPID")
-    awk -v r="$rps" -v a=$((na - nb)) -v b=$((ra - rb)) -v n="$n" -v hz="$TICK" \
-        'BEGIN { printf "%s %.2f %.2f\n", r, a * 1e6 / hz / n, b * 1e6 / hz / n }'
+    ca=$(script_calls)
+    awk -v r="$rps" -v a=$((na - nb)) -v b=$((ra - rb)) -v n="$n" -v hz="$TICK" -v c=$((ca - cb)) \
+        'BEGIN { printf "%s %.2f %.2f %s\n", r, a * 1e6 / hz / n, b * 1e6 / hz / n, (c > 0 ? sprintf("%.1f", n / c) : "-") }'
 }
 row() { # row ROUND LABEL P N PORT COMMAND…
     local round=$1 label=$2 p=$3 n=$4 port=$5
     shift 5
-    local rps node redis
-    read -r rps node redis <<<"$(split "$port" "$p" "$n" "$@")"
-    awk -v k="$round" -v l="$label" -v p="$p" -v r="$rps" -v a="$node" -v b="$redis" \
-        'BEGIN { printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f |\n", k, l, p, r, a, b, a + b }'
+    local rps node redis per
+    read -r rps node redis per <<<"$(split "$port" "$p" "$n" "$@")"
+    case "$label" in node*INCR) ;; *) per=- ;; esac # only the node's writes append
+    awk -v k="$round" -v l="$label" -v p="$p" -v r="$rps" -v a="$node" -v b="$redis" -v c="$per" \
+        'BEGIN { printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %s |\n", k, l, p, r, a, b, a + b, c }'
 }
 echo "members: $MEMBERS; redis $(redis-server --version | awk '{print $3}'); $(nproc) cores; node --workers 1, --redis-reads fresh"
 echo
-echo "| round | command | pipeline | ops/s | node µs/op | redis µs/op | sum µs/op |"
-echo "|---|---|---|---:|---:|---:|---:|"
+echo "| round | command | pipeline | ops/s | node µs/op | redis µs/op | sum µs/op | commands a script call |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
 for round in $(seq "$ROUNDS"); do
-    for p in 1 16; do
+    for p in ${PIPELINES:-1 16}; do
         n=$N1
         [ "$p" = 16 ] && n=$N16
-        pairs=("ZINCRBY lb 1 m:__rand_int__|LB.INCR lb m:__rand_int__ 1"
-            "ZREVRANK lb m:__rand_int__|LB.RANK lb m:__rand_int__")
+        pairs=("ZINCRBY lb 1 m:__rand_int__|LB.INCR lb m:__rand_int__ 1")
+        [ "${COMMANDS:-}" = writes ] || pairs+=("ZREVRANK lb m:__rand_int__|LB.RANK lb m:__rand_int__")
         for pair in "${pairs[@]}"; do
             redis_cmd=${pair%%|*}
             node_cmd=${pair##*|}

@@ -9,6 +9,11 @@
 #
 #   MEMBERS=1000000 ROUNDS=5 P=16 N=2000000 ./bench/resp-ab.sh BUILD_A BUILD_B
 #
+# PF_STORAGE=redis serves both builds on one Redis (appendonly yes, appendfsync everysec),
+# each in its own namespace (--redis-reads fresh), none of the three pinned; each run then
+# prints the node's CPU µs and its Redis's apart (utime + stime, and the children Redis
+# reaped: its AOF rewrites), and their sum — issue 64's unit.
+#
 # COMMAND defaults to an LB.INCR of a random member (`LB.INCR lb m:__rand_int__ 1`); RANGE
 # defaults to MEMBERS, so every member can be drawn (§9's runs use -r 1000000 at 10M too).
 set -euo pipefail
@@ -22,13 +27,29 @@ N=${N:-2000000}
 P=${P:-16}
 read -r -a COMMAND <<<"${COMMAND:-LB.INCR lb m:__rand_int__ 1}"
 WORK=$(mktemp -d)
-cleanup() { kill "${PA:-}" "${PB:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+cleanup() { kill "${PA:-}" "${PB:-}" "${RPID:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PIN=(taskset -c 0)
+CLIENT=(taskset -c 1)
+STORE=()
+if [ "${PF_STORAGE:-}" = redis ]; then
+    PIN=()
+    CLIENT=()
+    RPORT=$(free_port)
+    mkdir -p "$WORK/redis"
+    redis-server --port "$RPORT" --dir "$WORK/redis" --appendonly yes --appendfsync everysec \
+        --save '' --daemonize no >"$WORK/redis.log" 2>&1 &
+    RPID=$!
+    for _ in $(seq 100); do redis-cli -p "$RPORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
+    STORE=(--storage "redis://127.0.0.1:$RPORT" --redis-reads fresh --redis-namespace)
+fi
 start() { # start BIN NAME PORT: a server, its log in $WORK/NAME.log; waits until it answers
     mkdir -p "$WORK/$2"
-    taskset -c 0 "$1" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$3" --fsync everysec \
-        --workers 1 --data-dir "$WORK/$2" >"$WORK/$2.log" 2>&1 &
+    local store=(--data-dir "$WORK/$2")
+    [ ${#STORE[@]} -gt 0 ] && store=("${STORE[@]}" "$2")
+    "${PIN[@]}" "$1" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$3" --fsync everysec \
+        --workers 1 "${store[@]}" >"$WORK/$2.log" 2>&1 &
     local pid=$!
     for _ in $(seq 100); do
         redis-cli -p "$3" PING >/dev/null 2>&1 && { STARTED=$pid; return; }
@@ -55,16 +76,21 @@ load() { # load PORT: one LB.SET per member, piped in with redis-cli --pipe
 load "$PORT_A"
 load "$PORT_B"
 TICK=$(getconf CLK_TCK)
-# utime + stime: fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the name.
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# utime + stime (+ the reaped children's): fields 14–17 of /proc/PID/stat, counted after
+# the ")" that ends the name.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13 + $14 + $15}'; }
 run() { # run LABEL PORT PID
-    local before after rps
+    local before after rps rb=0 ra=0
     before=$(cpu_ticks "$3")
-    rps=$(taskset -c 1 redis-benchmark -p "$2" -c 50 -n "$N" -r "$RANGE" -P "$P" --csv "${COMMAND[@]}" 2>/dev/null |
+    [ -n "${RPID:-}" ] && rb=$(cpu_ticks "$RPID")
+    rps=$("${CLIENT[@]}" redis-benchmark -p "$2" -c 50 -n "$N" -r "$RANGE" -P "$P" --csv "${COMMAND[@]}" 2>/dev/null |
         awk -F'","' 'NR == 2 {print $2}')
     after=$(cpu_ticks "$3")
-    awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$N" -v hz="$TICK" \
-        'BEGIN { printf "%s %10.0f ops/s %6.2f µs/op\n", l, r, t * 1e6 / hz / n }'
+    [ -n "${RPID:-}" ] && ra=$(cpu_ticks "$RPID")
+    awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$N" -v hz="$TICK" -v rt=$((ra - rb)) -v redis="${RPID:-}" \
+        'BEGIN { printf "%s %10.0f ops/s %6.2f µs/op", l, r, t * 1e6 / hz / n
+                 if (redis != "") printf " redis %6.2f µs/op sum %6.2f µs/op", rt * 1e6 / hz / n, (t + rt) * 1e6 / hz / n
+                 printf "\n" }'
 }
 echo "members: $MEMBERS (drawn from the first $RANGE); -P $P; $ROUNDS rounds of $N: ${COMMAND[*]}"
 for _ in $(seq "$ROUNDS"); do
