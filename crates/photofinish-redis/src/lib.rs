@@ -14,6 +14,7 @@
 //!   store's state machine.
 //! - [`node`]: [`node::LogStore`], the `Leaderboard` service over replicas (the shared
 //!   operations of `photofinish_store::ops`), what spans boards, live events.
+//! - `gather`: a few passes of the runtime for more callers before a round trip to Redis.
 //! - [`formats`]: the namespace's format and the snapshot format a node writes at each.
 //! - [`upgrade_log`]: converting a namespace of the retired Lua data model (format 2) to
 //!   the log layout, reading its keys with [`layout`] and its remembered answers with
@@ -21,6 +22,7 @@
 
 pub mod conn;
 pub mod formats;
+pub(crate) mod gather;
 pub(crate) mod layout;
 pub mod log;
 pub mod node;

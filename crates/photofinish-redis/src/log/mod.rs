@@ -11,6 +11,7 @@
 //! (publish under the lease, trim). Each script's keys and arguments are documented where
 //! Rust calls it; no board rule is in Lua.
 
+mod heads;
 pub mod snapshot;
 
 use std::sync::{Arc, LazyLock};
@@ -18,6 +19,7 @@ use std::sync::{Arc, LazyLock};
 use redis::{Script, Value};
 
 use crate::conn::Conn;
+use heads::HeadRounds;
 
 /// Most missed entries one append answers; past this the caller is told it is behind
 /// and reads them with [`BoardLog::read`] (an append's answer stays small).
@@ -322,17 +324,6 @@ pub struct BoardLog {
     heads: Arc<HeadRounds>,
 }
 
-/// Head reads shared by the reads waiting for one ([`BoardLog::fresh_head`]): rounds of
-/// one `HMGET` each, numbered; a caller waits for a round sent after it asked.
-#[derive(Debug)]
-struct HeadRounds {
-    /// The next round's number, the highest one a caller waits for, and whether a task
-    /// is sending rounds.
-    state: std::sync::Mutex<(u64, u64, bool)>,
-    /// The newest round's number and answer.
-    answer: tokio::sync::watch::Sender<(u64, Result<Head, LogError>)>,
-}
-
 impl BoardLog {
     /// The log of the board whose keys are `keys`, over `conn`.
     pub fn new(conn: Conn, keys: LogKeys) -> Self {
@@ -340,58 +331,7 @@ impl BoardLog {
         Self {
             conn,
             keys,
-            heads: Arc::new(HeadRounds {
-                state: std::sync::Mutex::new((1, 0, false)),
-                answer,
-            }),
-        }
-    }
-
-    /// The last entry's number and check, from a read of the head sent after this call
-    /// began (docs/SPEC.md §12, "Reads"), shared with the calls waiting at the same time:
-    /// while one round trip is out, the calls that arrive wait for the next one, so
-    /// concurrent reads of a board cost one `HMGET` a round trip, not one each. The rounds
-    /// run in a task of their own (a caller that goes away stops nothing).
-    pub async fn fresh_head(&self) -> Result<Head, LogError> {
-        let mut rx = self.heads.answer.subscribe();
-        let (mine, lead) = {
-            let mut st = self.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-            let mine = st.0;
-            st.1 = st.1.max(mine);
-            let lead = !st.2;
-            st.2 = true;
-            (mine, lead)
-        };
-        if lead {
-            let log = self.clone();
-            tokio::spawn(async move {
-                loop {
-                    let round = {
-                        let mut st = log.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-                        let round = st.0;
-                        st.0 += 1;
-                        round
-                    };
-                    let answer = log.head().await;
-                    drop(log.heads.answer.send_replace((round, answer)));
-                    let mut st = log.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-                    if st.1 < st.0 {
-                        st.2 = false;
-                        return;
-                    }
-                }
-            });
-        }
-        loop {
-            {
-                let got = rx.borrow_and_update();
-                if got.0 >= mine {
-                    return got.1.clone();
-                }
-            }
-            if rx.changed().await.is_err() {
-                return self.head().await;
-            }
+            heads: Arc::new(HeadRounds::new(answer)),
         }
     }
 

@@ -32,6 +32,18 @@ pub(super) struct Queue {
     committing: bool,
 }
 
+impl Queue {
+    /// Commands waiting, over all calls.
+    fn commands(&self) -> usize {
+        self.calls.iter().map(|w| w.cmds.len()).sum()
+    }
+}
+
+/// Commands waiting at which a group stops waiting for more (`crate::gather`): an append
+/// that large is paid for, and waiting cost `-P 16` pipelines 5% of their rate
+/// (docs/bench-history.md §44).
+const GATHER_BELOW: usize = 64;
+
 impl Replica {
     /// Appends `cmds` (each with whether its time is this node's stamp, `now_us`) as the
     /// board's next entries and answers each as applied in log order, after whatever other
@@ -72,6 +84,8 @@ impl Replica {
     /// Appends groups until no call waits (the one committing task of this replica).
     async fn commit_all(self: Arc<Self>) {
         loop {
+            // Calls already at the door join this group (crate::gather).
+            crate::gather::gather(|| self.waiting().commands(), GATHER_BELOW).await;
             let mut pos = self.position.lock().await;
             let group = self.next_group();
             if group.is_empty() {
