@@ -34,7 +34,7 @@ script_calls() {
 }
 
 # split PORT P N COMMAND…: one redis-benchmark run; prints "<ops/s> <node µs/op> <redis µs/op>
-# <commands a script call>".
+# <writes an append carried>".
 split() {
     local port=$1 p=$2 n=$3
     shift 3
@@ -61,7 +61,7 @@ row() { # row ROUND LABEL P N PORT COMMAND…
 }
 echo "members: $MEMBERS; redis $(redis-server --version | awk '{print $3}'); $(nproc) cores; node --workers 1, --redis-reads fresh"
 echo
-echo "| round | command | pipeline | ops/s | node µs/op | redis µs/op | sum µs/op | commands a script call |"
+echo "| round | command | pipeline | ops/s | node µs/op | redis µs/op | sum µs/op | writes an append |"
 echo "|---|---|---|---:|---:|---:|---:|---:|"
 for round in $(seq "$ROUNDS"); do
     for p in ${PIPELINES:-1 16}; do

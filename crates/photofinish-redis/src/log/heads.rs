@@ -10,20 +10,40 @@ use super::{BoardLog, Head, LogError};
 /// one `HMGET` each, numbered; a caller waits for a round sent after it asked.
 #[derive(Debug)]
 pub(super) struct HeadRounds {
-    /// The next round's number, the highest one a caller waits for, whether a task is
-    /// sending rounds, and how many callers have asked (what `crate::gather` watches).
-    state: std::sync::Mutex<(u64, u64, bool, usize)>,
+    state: std::sync::Mutex<Rounds>,
     /// The newest round's number and answer.
     answer: tokio::sync::watch::Sender<(u64, Result<Head, LogError>)>,
+}
+
+/// Where the rounds stand.
+#[derive(Debug)]
+struct Rounds {
+    /// The next round's number.
+    next: u64,
+    /// The highest round a caller waits for.
+    wanted: u64,
+    /// Whether a task is sending rounds.
+    sending: bool,
+    /// How many callers have asked so far (what `crate::gather` watches grow).
+    asked: usize,
 }
 
 impl HeadRounds {
     /// No round sent yet; answers go out on `answer`.
     pub(super) fn new(answer: tokio::sync::watch::Sender<(u64, Result<Head, LogError>)>) -> Self {
         Self {
-            state: std::sync::Mutex::new((1, 0, false, 0)),
+            state: std::sync::Mutex::new(Rounds {
+                next: 1,
+                wanted: 0,
+                sending: false,
+                asked: 0,
+            }),
             answer,
         }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Rounds> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -38,12 +58,12 @@ impl BoardLog {
     pub async fn fresh_head(&self) -> Result<Head, LogError> {
         let mut rx = self.heads.answer.subscribe();
         let (mine, lead) = {
-            let mut st = self.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-            let mine = st.0;
-            st.1 = st.1.max(mine);
-            st.3 = st.3.wrapping_add(1);
-            let lead = !st.2;
-            st.2 = true;
+            let mut st = self.heads.state();
+            let mine = st.next;
+            st.wanted = st.wanted.max(mine);
+            st.asked = st.asked.wrapping_add(1);
+            let lead = !st.sending;
+            st.sending = true;
             (mine, lead)
         };
         if lead {
@@ -51,19 +71,18 @@ impl BoardLog {
             tokio::spawn(async move {
                 loop {
                     // Reads already at the door ask before this round's number is taken.
-                    let asked = || log.heads.state.lock().unwrap_or_else(|p| p.into_inner()).3;
-                    crate::gather::gather(asked, usize::MAX).await;
+                    crate::gather::gather(|| log.heads.state().asked, usize::MAX).await;
                     let round = {
-                        let mut st = log.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-                        let round = st.0;
-                        st.0 += 1;
+                        let mut st = log.heads.state();
+                        let round = st.next;
+                        st.next += 1;
                         round
                     };
                     let answer = log.head().await;
                     drop(log.heads.answer.send_replace((round, answer)));
-                    let mut st = log.heads.state.lock().unwrap_or_else(|p| p.into_inner());
-                    if st.1 < st.0 {
-                        st.2 = false;
+                    let mut st = log.heads.state();
+                    if st.wanted < st.next {
+                        st.sending = false;
                         return;
                     }
                 }

@@ -1,8 +1,9 @@
 //! Group commit: the calls that arrive while a board's append is out — or in the few
 //! passes of the runtime the next one waits for the calls at the door (`crate::gather`) —
-//! go together in the next one (one stream entry), appended by one task per replica so a caller that
-//! goes away cannot cut a group short; the append also answers what other nodes appended
-//! before it, and the group's entry is checked against the chain before it is applied.
+//! go together in the next one (one stream entry), appended by one task per replica so a
+//! caller that goes away cannot cut a group short; the append also answers what other
+//! nodes appended before it, and the group's entry is checked against the chain before it
+//! is applied.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
