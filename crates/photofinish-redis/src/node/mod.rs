@@ -74,17 +74,26 @@ pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(1);
 pub const LOCAL_READ_WINDOW: Duration = Duration::from_millis(100);
 
 tokio::task_local! {
-    /// When the request being served began, if earlier than the read itself: the commands
-    /// of one pipelined round began when the round arrived ([`requests_began`]).
-    static REQUESTS_BEGAN: std::time::Instant;
+    /// When the requests being served began, if earlier than the read itself: the commands
+    /// of one pipelined round began when the round arrived ([`requests_began`]). One place
+    /// a connection holds for its whole life ([`serving`]), set at each round: scoping each
+    /// round instead would move the round's future, kilobytes, into the scope (a `memmove`
+    /// of every request, docs/bench-history.md §45).
+    static REQUESTS_BEGAN: std::cell::Cell<Option<std::time::Instant>>;
 }
 
-/// Runs `f` as requests that began at `began` (a RESP round: its pipelined commands
-/// arrived together). A fresh read among them is answered without a head read of its own
-/// when a catch-up that began after `began` has reached the head — it saw every write
-/// acknowledged before these requests began (docs/redis-layout.md, "Reads").
-pub async fn requests_began<F: std::future::Future>(began: std::time::Instant, f: F) -> F::Output {
-    REQUESTS_BEGAN.scope(began, f).await
+/// Runs `f`, a connection's service, with the place [`requests_began`] sets.
+pub async fn serving<F: std::future::Future>(f: F) -> F::Output {
+    REQUESTS_BEGAN.scope(std::cell::Cell::new(None), f).await
+}
+
+/// Notes that the requests served from now on (a RESP round: its pipelined commands arrived
+/// together) began at `began`, inside [`serving`]; outside it, nothing. A fresh read among
+/// them is answered without a head read of its own when a catch-up that began after
+/// `began` has reached the head — it saw every write acknowledged before these requests
+/// began (docs/redis-layout.md, "Reads").
+pub fn requests_began(began: std::time::Instant) {
+    let _ = REQUESTS_BEGAN.try_with(|b| b.set(Some(began)));
 }
 
 /// `--redis-wait`'s longest wait for the replicas (below [`crate::conn::RESPONSE_TIMEOUT`]).

@@ -123,8 +123,10 @@ impl LogStore {
         }
         self.counts.caught_up.fetch_add(1, Ordering::Relaxed);
         REQUESTS_BEGAN
-            .try_with(|b| *b)
-            .is_ok_and(|began| r.caught_up_since(began))
+            .try_with(|b| b.get())
+            .ok()
+            .flatten()
+            .is_some_and(|began| r.caught_up_since(began))
     }
 
     /// Catches `r` up with board `board`'s log; a replica whose log diverged is dropped

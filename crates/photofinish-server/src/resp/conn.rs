@@ -239,12 +239,22 @@ impl Session {
             }
         }
         let (gate, caller) = (&self.app.gate, &self.identity.caller);
-        let group_answers = futures_util::future::join_all(
-            groups
-                .into_iter()
-                .map(|(board, items)| write_board(gate, caller, board, items)),
-        );
-        let group_answers = crate::stop::before_grace(expired, group_answers).await;
+        // One board's writes (an unpipelined write's round) run in place: `join_all` would
+        // move their future into a heap slot of its own (docs/bench-history.md §45).
+        let writes = async {
+            match <[BoardWrites; 1]>::try_from(groups) {
+                Ok([(board, items)]) => vec![write_board(gate, caller, board, items).await],
+                Err(groups) => {
+                    futures_util::future::join_all(
+                        groups
+                            .into_iter()
+                            .map(|(board, items)| write_board(gate, caller, board, items)),
+                    )
+                    .await
+                }
+            }
+        };
+        let group_answers = crate::stop::before_grace(expired, writes).await;
         let over = group_answers.is_none();
         for (i, a) in group_answers.into_iter().flatten().flatten() {
             answers[i] = Some(a);
@@ -351,6 +361,16 @@ async fn write_out<W: AsyncWrite + Unpin>(w: &mut W, out: &mut Out) -> std::io::
 /// Serves one connection until the client leaves, sends `QUIT`, breaks the protocol,
 /// stalls inside a command past `partial_timeout`, or the server closes.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: S,
+    session: Session,
+    partial_timeout: std::time::Duration,
+    closing: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    photofinish_redis::node::serving(rounds(stream, session, partial_timeout, closing)).await
+}
+
+/// [`serve`]'s loop: a round of the commands that arrived together at a time.
+async fn rounds<S: AsyncRead + AsyncWrite + Unpin>(
     mut stream: S,
     mut session: Session,
     partial_timeout: std::time::Duration,
@@ -365,9 +385,8 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         if !batch.is_empty() {
             // The round's commands began when it arrived: on the Redis backend, one
             // catch-up after that serves every read among them.
-            let began = std::time::Instant::now();
-            photofinish_redis::node::requests_began(began, session.round(&batch, &mut stream))
-                .await?;
+            photofinish_redis::node::requests_began(std::time::Instant::now());
+            session.round(&batch, &mut stream).await?;
         }
         if let Some(e) = &error {
             session.out.error(&format!("ERR Protocol error: {}", e.0));
