@@ -88,12 +88,13 @@ pub async fn serving<F: std::future::Future>(f: F) -> F::Output {
 }
 
 /// Notes that the requests served from now on (a RESP round: its pipelined commands arrived
-/// together) began at `began`, inside [`serving`]; outside it, nothing. A fresh read among
+/// together) began at `began`, inside [`serving`] (outside it, nothing); `None` when they
+/// are done, so a read after them waits for a head read of its own. A fresh read among
 /// them is answered without a head read of its own when a catch-up that began after
 /// `began` has reached the head — it saw every write acknowledged before these requests
 /// began (docs/redis-layout.md, "Reads").
-pub fn requests_began(began: std::time::Instant) {
-    let _ = REQUESTS_BEGAN.try_with(|b| b.set(Some(began)));
+pub fn requests_began(began: Option<std::time::Instant>) {
+    let _ = REQUESTS_BEGAN.try_with(|b| b.set(began));
 }
 
 /// `--redis-wait`'s longest wait for the replicas (below [`crate::conn::RESPONSE_TIMEOUT`]).

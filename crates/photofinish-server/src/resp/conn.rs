@@ -385,8 +385,10 @@ async fn rounds<S: AsyncRead + AsyncWrite + Unpin>(
         if !batch.is_empty() {
             // The round's commands began when it arrived: on the Redis backend, one
             // catch-up after that serves every read among them.
-            photofinish_redis::node::requests_began(std::time::Instant::now());
-            session.round(&batch, &mut stream).await?;
+            photofinish_redis::node::requests_began(Some(std::time::Instant::now()));
+            let served = session.round(&batch, &mut stream).await;
+            photofinish_redis::node::requests_began(None);
+            served?;
         }
         if let Some(e) = &error {
             session.out.error(&format!("ERR Protocol error: {}", e.0));
