@@ -239,22 +239,12 @@ impl Session {
             }
         }
         let (gate, caller) = (&self.app.gate, &self.identity.caller);
-        // One board's writes (an unpipelined write's round) run in place: `join_all` would
-        // move their future into a heap slot of its own (docs/bench-history.md §45).
-        let writes = async {
-            match <[BoardWrites; 1]>::try_from(groups) {
-                Ok([(board, items)]) => vec![write_board(gate, caller, board, items).await],
-                Err(groups) => {
-                    futures_util::future::join_all(
-                        groups
-                            .into_iter()
-                            .map(|(board, items)| write_board(gate, caller, board, items)),
-                    )
-                    .await
-                }
-            }
-        };
-        let group_answers = crate::stop::before_grace(expired, writes).await;
+        let group_answers = futures_util::future::join_all(
+            groups
+                .into_iter()
+                .map(|(board, items)| write_board(gate, caller, board, items)),
+        );
+        let group_answers = crate::stop::before_grace(expired, group_answers).await;
         let over = group_answers.is_none();
         for (i, a) in group_answers.into_iter().flatten().flatten() {
             answers[i] = Some(a);
