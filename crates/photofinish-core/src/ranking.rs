@@ -390,15 +390,17 @@ impl Ranking {
         let (mut spot, mut in_part, mut team_at) = (None, None, None);
         if kept {
             let records = &self.records;
-            // The ways down to the record's place in its partition's and its team's
-            // indexes, taken now: those leaves load while the board's own index waits on
-            // its memory (docs/bench-history.md §36), and neither is descended again.
+            // The ways down to the record's place in the board's, its partition's and
+            // its team's indexes, taken now, the board's first: each leaf loads while the
+            // next index is descended (docs/bench-history.md §36, §46), and none is
+            // descended again.
+            let board_at = tree!(&self.index, ix => ix.approach(&records.key_of(id), records));
             let part_at = self
                 .partitions
                 .as_deref()
                 .and_then(|p| p.approach(id, records));
             team_at = self.teams.as_deref().and_then(|t| t.approach(id));
-            spot = tree!(&self.index, ix => ix.spot(id, &records.key_of(id), records));
+            spot = tree!(&self.index, ix => ix.spot_from(board_at, id));
             in_part = part_at.and_then(|at| self.partitions.as_deref()?.spot_from(at, id));
         }
         let seq = self.take_seq();

@@ -3,7 +3,8 @@
 
 use super::hints::{hint, LeafHints};
 use super::keys::NodeTail;
-use super::node::{Inner, Leaf, Summary, INNER_CAP, LEAF_CAP};
+use super::leaf::Leaf;
+use super::node::{Inner, Summary, INNER_CAP, LEAF_CAP};
 use super::{KeyOf, RankedIndex};
 use crate::key::{Key, Score};
 use crate::slab::Slab;

@@ -17,13 +17,15 @@ mod build;
 mod hints;
 mod invariants;
 mod keys;
+mod leaf;
 mod node;
 mod rekey;
 mod remove;
 
 pub use hints::{hint, LeafHints, NoHints};
 pub use keys::{KeyOf, NodeTail};
-use node::{Inner, Leaf, Summary, NIL};
+use leaf::Leaf;
+use node::{Inner, Summary, NIL};
 pub use node::{INNER_CAP, LEAF_CAP};
 pub use rekey::{Approach, Spot};
 
@@ -53,22 +55,46 @@ pub struct RankedIndex<T: NodeTail = (), H: LeafHints = NoHints> {
     len: u64,
 }
 
-/// A root-to-leaf path: the inner nodes passed and the child slot taken in each.
+/// A root-to-leaf path: the inner nodes passed and the child slot taken in each. Kept
+/// small (64 bytes): a write's [`Approach`] holds one and is handed along by value, and a
+/// path of `(u32, usize)` pairs made each of those moves a `memmove` call
+/// (docs/bench-history.md §46).
+#[derive(Clone, Copy)]
 struct Path {
-    steps: [(u32, usize); MAX_HEIGHT],
-    depth: usize,
+    nodes: [u32; MAX_HEIGHT],
+    slots: [u8; MAX_HEIGHT],
+    depth: u8,
 }
 
 impl Path {
     fn new() -> Self {
         Self {
-            steps: [(NIL, 0); MAX_HEIGHT],
+            nodes: [NIL; MAX_HEIGHT],
+            slots: [0; MAX_HEIGHT],
             depth: 0,
         }
     }
+
     fn push(&mut self, inner: u32, slot: usize) {
-        self.steps[self.depth] = (inner, slot);
+        let d = usize::from(self.depth);
+        self.nodes[d] = inner;
+        // A slot is below INNER_CAP (64).
+        self.slots[d] = slot as u8;
         self.depth += 1;
+    }
+
+    /// The steps from the root down: each inner node and the child slot taken there.
+    fn steps(&self) -> impl DoubleEndedIterator<Item = (u32, usize)> + '_ {
+        let d = usize::from(self.depth);
+        self.nodes[..d]
+            .iter()
+            .zip(&self.slots[..d])
+            .map(|(&n, &s)| (n, usize::from(s)))
+    }
+
+    /// The last step: the leaf's parent and the leaf's slot in it.
+    fn last(&self) -> Option<(u32, usize)> {
+        self.steps().next_back()
     }
 }
 
@@ -235,12 +261,12 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
 
     /// Rewrites the summaries along `path` after an insert at `pos` of `leaf`.
     fn refresh_path(&mut self, path: &Path, leaf: u32, pos: usize, keys: &impl KeyOf<T>) {
-        let Some(&(parent, slot)) = path.steps[..path.depth].last() else {
+        let Some((parent, slot)) = path.last() else {
             return; // the root is a leaf: nothing above it keeps a summary
         };
         let old = self.inners.get(parent).child_summary(slot);
         let mut s = self.leaves.get(leaf).summary_after(&old, pos, keys);
-        for &(inner, slot) in path.steps[..path.depth].iter().rev() {
+        for (inner, slot) in path.steps().rev() {
             let n = self.inners.get_mut(inner);
             n.set_summary(slot, s, keys);
             s = n.summary();

@@ -73,29 +73,27 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
         } = spot;
         // A first column outside the leaf's, as its parent keeps them, cannot land inside
         // it: no record is read to find that out.
-        let within = path.steps[..path.depth]
-            .last()
-            .is_none_or(|&(parent, slot)| {
-                let p = self.inners.get(parent);
-                (p.min_scores[slot]..=p.max_scores[slot]).contains(&key.nscore)
-            });
+        let within = path.last().is_none_or(|(parent, slot)| {
+            let p = self.inners.get(parent);
+            (p.min_scores[slot]..=p.max_scores[slot]).contains(&key.nscore)
+        });
         let leaf = self.leaves.get_mut(node);
         let last = leaf.len as usize - 1;
         let distinct = leaf.groups.count_ones();
-        // Taken out of the leaf first, so the search below never reads its changed record.
-        leaf.remove_at(pos);
         if within && pos > 0 && pos < last {
-            let at = leaf.lower_bound(&key, keys);
+            // Searched as if taken out, so the search never reads its changed record.
+            let at = leaf.lower_bound_without(pos, &key, keys);
             if at > 0 && at < last {
-                // Between two of the leaf's entries: its first and last stay, so only its
-                // distinct count can change above it.
-                leaf.insert_at(at, id, key.nscore, keys);
+                // Between two of the leaf's other entries: its first and last stay, so
+                // only its distinct count can change above it.
+                leaf.move_within(pos, at, key.nscore, keys);
                 if leaf.groups.count_ones() != distinct {
                     self.refresh_path(&path, node, at, keys);
                 }
                 return before + at as u64;
             }
         }
+        leaf.remove_at(pos);
         self.rebalance_after_removal(&path, node, pos, keys);
         self.insert(id, key, keys)
     }

@@ -31,7 +31,7 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
     ) {
         self.len -= 1;
         let mut child = leaf;
-        for (level, &(inner, slot)) in path.steps[..path.depth].iter().rev().enumerate() {
+        for (level, (inner, slot)) in path.steps().rev().enumerate() {
             let leaf_pos = (level == 0).then_some(pos);
             self.rebalance_child(inner, slot, child, level, leaf_pos, keys);
             child = inner;

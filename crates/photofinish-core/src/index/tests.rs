@@ -517,8 +517,8 @@ proptest! {
                 .map(|(i, &s)| Key { nscore: s, tail: (), reached_at_us: 0, seq: i as u64 * 3 })
                 .collect(),
         );
-        let mut leaf = node::Leaf::<NoHints>::empty();
-        let mut hinted = node::Leaf::<Hints>::empty();
+        let mut leaf = leaf::Leaf::<NoHints>::empty();
+        let mut hinted = leaf::Leaf::<Hints>::empty();
         for (i, &s) in sorted.iter().enumerate() {
             leaf.ids[i] = i as u32;
             hinted.ids[i] = i as u32;
@@ -532,5 +532,65 @@ proptest! {
         let expected = keys.0.partition_point(|k| *k < probe);
         prop_assert_eq!(leaf.lower_bound(&probe, &keys), expected);
         prop_assert_eq!(hinted.lower_bound(&probe, &keys), expected);
+    }
+}
+
+proptest! {
+    /// An entry moved inside its leaf by [`leaf::Leaf::lower_bound_without`] and
+    /// [`leaf::Leaf::move_within`] ends where taking it out and inserting it again puts
+    /// it: the same slot, ids, hints and group bits, in both kinds of leaf, for moves
+    /// both ways, to the same place, across runs of equal scores and the i64 ends.
+    #[test]
+    fn a_move_within_the_leaf_is_a_removal_and_an_insertion(
+        scores in prop::collection::vec(leaf_score(), 1..=LEAF_CAP),
+        from_pick in 0usize..LEAF_CAP,
+        new_score in leaf_score(),
+        new_seq in 0u64..400,
+    ) {
+        let mut sorted = scores;
+        sorted.sort();
+        let mut keys = Keys(
+            sorted
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Key { nscore: s, tail: (), reached_at_us: 0, seq: i as u64 * 3 })
+                .collect(),
+        );
+        fn filled<H: LeafHints>(keys: &Keys) -> leaf::Leaf<H> {
+            let mut leaf = leaf::Leaf::<H>::empty();
+            for (i, k) in keys.0.iter().enumerate() {
+                leaf.insert_at(i, i as u32, k.nscore, keys);
+            }
+            leaf
+        }
+        fn both<H: LeafHints>(
+            mut leaf: leaf::Leaf<H>,
+            from: usize,
+            key: &Key,
+            keys: &Keys,
+        ) -> Result<(), TestCaseError> {
+            let id = leaf.ids[from];
+            let mut moved = leaf.clone();
+            leaf.remove_at(from);
+            let at = leaf.lower_bound(key, keys);
+            leaf.insert_at(at, id, key.nscore, keys);
+            let to = moved.lower_bound_without(from, key, keys);
+            moved.move_within(from, to, key.nscore, keys);
+            prop_assert_eq!(to, at);
+            prop_assert_eq!(moved.ids(), leaf.ids());
+            prop_assert_eq!(moved.groups, leaf.groups);
+            prop_assert_eq!(
+                moved.hints.get().map(|h| h[..moved.len as usize].to_vec()),
+                leaf.hints.get().map(|h| h[..leaf.len as usize].to_vec())
+            );
+            Ok(())
+        }
+        let (plain, hinted) = (filled::<NoHints>(&keys), filled::<Hints>(&keys));
+        let from = from_pick % sorted.len();
+        // The record already holds its new key when the leaf moves it.
+        let key = Key { nscore: new_score, tail: (), reached_at_us: 0, seq: new_seq };
+        keys.0[from] = key;
+        both(plain, from, &key, &keys)?;
+        both(hinted, from, &key, &keys)?;
     }
 }
