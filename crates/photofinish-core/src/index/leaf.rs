@@ -95,13 +95,13 @@ impl<H: LeafHints> Leaf<H> {
         let (mut lo, mut hi) = match self.hints.get() {
             Some(hints) => {
                 let (hints, ph) = (&hints[..all.len()], hint(probe.nscore));
-                let skipped = if gone == 1 { hints[skip] } else { 0 };
+                let skipped = (gone == 1).then(|| hints[skip]);
                 // Counted over all (sorted, so the equal ones follow the lower ones), then
                 // the skipped entry's own hint taken back.
                 let lo = hints.iter().filter(|&&h| h < ph).count()
-                    - usize::from(gone == 1 && skipped < ph);
+                    - usize::from(skipped.is_some_and(|h| h < ph));
                 let eq = hints.iter().filter(|&&h| h == ph).count()
-                    - usize::from(gone == 1 && skipped == ph);
+                    - usize::from(skipped.is_some_and(|h| h == ph));
                 (lo, lo + eq)
             }
             None => (0, all.len() - gone),
@@ -179,30 +179,43 @@ impl<H: LeafHints> Leaf<H> {
             hints[pos] = hint(first);
         }
         self.len += 1;
-        let below = self.groups & low_bits(pos);
-        let above = (self.groups & !low_bits(pos)) << 1;
-        self.groups = below | above;
-        self.refresh_group_bit(pos, keys);
-        self.refresh_group_bit(pos + 1, keys);
+        self.groups_inserted(pos, keys);
     }
 
     /// Removes the entry at `pos`. The entry that moves into `pos` starts a score group iff
     /// the removed entry or it did: no key is read.
     pub fn remove_at(&mut self, pos: usize) {
         let len = self.len as usize;
-        let bit = |g: u64, i: usize| i < 64 && g & (1 << i) != 0;
-        let starts = bit(self.groups, pos) || bit(self.groups, pos + 1);
         self.ids.copy_within(pos + 1..len, pos);
         if let Some(hints) = self.hints.get_mut() {
             hints.copy_within(pos + 1..len, pos);
         }
         self.len -= 1;
+        self.groups_removed(pos, len - 1);
+    }
+
+    /// The group bits after the entry at `pos` went, `len` entries left: the bits above
+    /// move down one, and the entry that moves into `pos` starts a group iff the removed
+    /// one or it did (no key is read).
+    fn groups_removed(&mut self, pos: usize, len: usize) {
+        let bit = |g: u64, i: usize| i < 64 && g & (1 << i) != 0;
+        let starts = bit(self.groups, pos) || bit(self.groups, pos + 1);
         let below = self.groups & low_bits(pos);
         let above = (self.groups >> 1) & !low_bits(pos);
         self.groups = below | above;
-        if pos < self.len as usize {
+        if pos < len {
             self.set_group_bit(pos, starts);
         }
+    }
+
+    /// The group bits after an entry came in at `pos`: the bits from `pos` move up one,
+    /// and the new entry's and its right neighbour's are worked out again.
+    fn groups_inserted<T: Tail>(&mut self, pos: usize, keys: &impl KeyOf<T>) {
+        let below = self.groups & low_bits(pos);
+        let above = (self.groups & !low_bits(pos)) << 1;
+        self.groups = below | above;
+        self.refresh_group_bit(pos, keys);
+        self.refresh_group_bit(pos + 1, keys);
     }
 
     /// Moves the entry at `from` to `to` (a position counted without it, as
@@ -218,15 +231,7 @@ impl<H: LeafHints> Leaf<H> {
     ) {
         let id = self.ids[from];
         // The group bits as the removal leaves them ...
-        let len = self.len as usize;
-        let bit = |g: u64, i: usize| i < 64 && g & (1 << i) != 0;
-        let starts = bit(self.groups, from) || bit(self.groups, from + 1);
-        let below = self.groups & low_bits(from);
-        let above = (self.groups >> 1) & !low_bits(from);
-        self.groups = below | above;
-        if from < len - 1 {
-            self.set_group_bit(from, starts);
-        }
+        self.groups_removed(from, self.len as usize - 1);
         // ... the entries between shifted by one, one way or the other ...
         shift_one(&mut self.ids, from, to);
         self.ids[to] = id;
@@ -235,11 +240,7 @@ impl<H: LeafHints> Leaf<H> {
             hints[to] = hint(first);
         }
         // ... and as the insertion leaves them.
-        let below = self.groups & low_bits(to);
-        let above = (self.groups & !low_bits(to)) << 1;
-        self.groups = below | above;
-        self.refresh_group_bit(to, keys);
-        self.refresh_group_bit(to + 1, keys);
+        self.groups_inserted(to, keys);
     }
 
     /// Offset of the first entry of the score group that entry `pos` belongs to, within this
