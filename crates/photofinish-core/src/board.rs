@@ -324,6 +324,9 @@ impl Board {
     /// is the current period and the newest ([`Ranking::prefetch_member`]): the reads of
     /// a batch then wait for their misses together (`op::Each`). Changes nothing.
     pub fn prefetch_read(&self, member: &str, r: &PeriodRef, now_us: i64, step: Prefetch) {
+        if step == Prefetch::TeamLeaf {
+            return;
+        }
         if let Some(ranking) = self
             .newest_if_current(r, now_us)
             .and_then(|p| self.ranking(p))

@@ -91,12 +91,19 @@ impl<T> Slab<T> {
         &self.chunks[chunk][at]
     }
 
+    /// The value at `id`, or `None` for an id this slab never handed out (a remembered
+    /// id that may be stale: a released one still reads as its last value).
+    #[inline]
+    pub fn try_get(&self, id: u32) -> Option<&T> {
+        let (chunk, at) = self.locate(id);
+        self.chunks.get(chunk).and_then(|c| c.get(at))
+    }
+
     /// Prefetches the value at `id` ([`crate::prefetch`]); nothing for an id never handed
     /// out. A batch calls it for all its ids before it reads the first.
     #[inline]
     pub fn prefetch(&self, id: u32) {
-        let (chunk, at) = self.locate(id);
-        if let Some(v) = self.chunks.get(chunk).and_then(|c| c.get(at)) {
+        if let Some(v) = self.try_get(id) {
             crate::prefetch::prefetch_value(v);
         }
     }

@@ -177,7 +177,8 @@ impl State {
 
     /// Prefetches what applying the commands of a batch reads first: for each write among
     /// them, the member's slot, then its record (with its partition and team), then its
-    /// team's record in the board's newest ranking ([`Board::prefetch_write`]) — each step
+    /// team's record, then the leaf of the teams' index that team was last found in, in
+    /// the board's newest ranking ([`Board::prefetch_write`]) — each step
     /// for every write before the next ([`Prefetch::STEPS`]), since each address is in
     /// what the step before asked for. The writers call it before their log append (the embedded
     /// file, or a group's append to Redis), so these loads overlap the write instead of

@@ -497,3 +497,5 @@ impl<T: NodeTail, H: LeafHints> Iterator for Iter<'_, T, H> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_in_place;

@@ -13,6 +13,13 @@
 //! its partition's and its team's approaches before the board's own index works, so
 //! those leaves load meanwhile, and finding the entry does not descend again (a move
 //! that leaves the leaf still inserts from the root).
+//!
+//! An index whose leaves keep hints can skip the descent altogether:
+//! [`RankedIndex::move_in_place`] takes a leaf the caller remembered (the teams keep the
+//! one each was last found in) and, when the entry is still there between two neighbours
+//! whose hints are strictly below and above its new first column's, changes its hint and
+//! nothing else. A stale place, a freed leaf (emptied when freed) or a tie refuses, and
+//! the caller takes the way above.
 
 use super::keys::{KeyOf, NodeTail};
 use super::{LeafHints, Path, RankedIndex};
@@ -28,12 +35,26 @@ pub struct Approach {
     before: u64,
 }
 
+impl Approach {
+    /// The leaf it leads to (a place [`RankedIndex::move_in_place`] may try later).
+    pub fn leaf(&self) -> u32 {
+        self.leaf
+    }
+}
+
 /// Where an entry was found under its key ([`RankedIndex::spot`]). It holds no borrow,
 /// so the caller may change the entry's record before [`RankedIndex::move_to`]; the
 /// index itself must not change in between.
 pub struct Spot {
     at: Approach,
     pos: usize,
+}
+
+impl Spot {
+    /// The leaf the entry was found in.
+    pub fn leaf(&self) -> u32 {
+        self.at.leaf
+    }
 }
 
 impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
@@ -96,6 +117,52 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
         leaf.remove_at(pos);
         self.rebalance_after_removal(&path, node, pos, keys);
         self.insert(id, key, keys)
+    }
+
+    /// Asks for leaf `leaf` (a remembered place, perhaps stale: nothing for an id never
+    /// handed out), as [`Self::approach`] asks for the one it reaches.
+    #[inline]
+    pub fn prefetch_leaf(&self, leaf: u32) {
+        self.leaves.prefetch(leaf);
+    }
+
+    /// Whether leaf `leaf` (a remembered place, perhaps stale) holds `id` with another
+    /// entry on each side: where [`Self::move_in_place`] may work.
+    pub fn holds_inside(&self, leaf: u32, id: u32) -> bool {
+        self.inside(leaf, id).is_some()
+    }
+
+    /// `id`'s slot in leaf `leaf` when it has another entry on each side.
+    #[inline]
+    fn inside(&self, leaf: u32, id: u32) -> Option<usize> {
+        let l = self.leaves.try_get(leaf)?;
+        l.find(id)
+            .filter(|&pos| pos > 0 && pos + 1 < l.len as usize)
+    }
+
+    /// Gives `id` a key whose first column is `first` without a descent, when leaf `leaf`
+    /// (a place the caller remembered, perhaps no longer its own) keeps hints and holds
+    /// `id` between two other entries whose hints are strictly below and above
+    /// `first`'s, and whose scores differ from its own (the leaf's group bits say so):
+    /// then every key with that first column falls between theirs, so the entry keeps its
+    /// slot and only its hint changes — the leaf's ends, count and distinct count stay,
+    /// and no node above it changes. Reads the leaf alone, no key. Returns whether it did
+    /// (otherwise nothing changed); the caller then changes the entry's key.
+    pub fn move_in_place(&mut self, leaf: u32, id: u32, first: i64) -> bool {
+        let Some(pos) = self.inside(leaf, id) else {
+            return false;
+        };
+        let l = self.leaves.get_mut(leaf);
+        // Bits `pos` and `pos + 1`: its score is not its neighbours'.
+        let apart = (l.groups >> pos) & 0b11 == 0b11;
+        let h = super::hint(first);
+        match l.hints.get_mut() {
+            Some(hints) if apart && hints[pos - 1] < h && h < hints[pos + 1] => {
+                hints[pos] = h;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Takes out the entry found at `spot` (its record may have changed since).

@@ -115,6 +115,8 @@ impl<T: NodeTail, H: LeafHints> RankedIndex<T, H> {
             if next != NIL {
                 self.leaves.get_mut(next).prev = prev;
             }
+            // Emptied, so a place remembered in it ([`Self::move_in_place`]) finds nothing.
+            self.leaves.get_mut(node).len = 0;
             self.leaves.release(node);
         } else {
             self.inners.release(node);

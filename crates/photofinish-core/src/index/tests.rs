@@ -6,7 +6,7 @@ use crate::key::{Cols, Tail};
 use proptest::prelude::*;
 
 /// Keys addressed by id, like the ranking's records.
-struct Keys<T: Tail = ()>(Vec<Key<T>>);
+pub(super) struct Keys<T: Tail = ()>(pub(super) Vec<Key<T>>);
 
 impl<T: Tail> Default for Keys<T> {
     fn default() -> Self {
@@ -20,7 +20,11 @@ impl<T: Tail> KeyOf<T> for Keys<T> {
     }
 }
 
-fn check<T: NodeTail, H: LeafHints>(index: &RankedIndex<T, H>, keys: &Keys<T>, live: &[u32]) {
+pub(super) fn check<T: NodeTail, H: LeafHints>(
+    index: &RankedIndex<T, H>,
+    keys: &Keys<T>,
+    live: &[u32],
+) {
     let mut model: Vec<(Key<T>, u32)> = live.iter().map(|&id| (keys.0[id as usize], id)).collect();
     model.sort();
     assert_eq!(index.len(), model.len() as u64);

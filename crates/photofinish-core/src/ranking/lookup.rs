@@ -12,8 +12,8 @@ pub(super) const BATCH: usize = 16;
 
 /// The steps of prefetching a member lookup ([`Ranking::prefetch_member`]), run over a
 /// whole batch one after the other ([`Prefetch::STEPS`]): the record's address is in the
-/// slot, so the slots must be on their way before any is read, and its team's in the
-/// team side array the record step asks for.
+/// slot, so the slots must be on their way before any is read, its team's in the team
+/// side array the record step asks for, and its team's leaf in the team's record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefetch {
     /// The member-table slot where the name's probe starts.
@@ -23,11 +23,19 @@ pub enum Prefetch {
     Record,
     /// The record and key of that record's team, on a ranking of teams.
     Team,
+    /// The teams' index leaf that team was last found in, which a write's change of its
+    /// sum tries first (`Teams::moved`): a write's step, a read has no use for it.
+    TeamLeaf,
 }
 
 impl Prefetch {
     /// Every step, in the order a batch runs them.
-    pub const STEPS: [Prefetch; 3] = [Prefetch::Slot, Prefetch::Record, Prefetch::Team];
+    pub const STEPS: [Prefetch; 4] = [
+        Prefetch::Slot,
+        Prefetch::Record,
+        Prefetch::Team,
+        Prefetch::TeamLeaf,
+    ];
 }
 
 impl Ranking {
@@ -96,10 +104,13 @@ impl Ranking {
                     self.prefetch_groups(id);
                 }
             }
-            Prefetch::Team => {
+            Prefetch::Team | Prefetch::TeamLeaf => {
                 if let Some(teams) = self.teams.as_deref() {
                     if let Some(id) = self.members.candidate(hash) {
-                        teams.prefetch_team(id);
+                        match step {
+                            Prefetch::Team => teams.prefetch_team(id),
+                            _ => teams.prefetch_leaf_of(id),
+                        }
                     }
                 }
             }
@@ -129,7 +140,11 @@ impl Ranking {
             for (h, name) in hashes.iter_mut().zip(chunk) {
                 *h = self.name_hash(name.as_ref().as_bytes());
             }
-            for step in Prefetch::STEPS {
+            // A read moves no team: its leaf is not asked for.
+            for step in Prefetch::STEPS
+                .into_iter()
+                .filter(|&s| s != Prefetch::TeamLeaf)
+            {
                 for &h in hashes.iter() {
                     self.prefetch_hashed(h, step);
                 }

@@ -21,7 +21,7 @@ use hashbrown::HashMap;
 use super::storage::{prefetch_beside, set_beside};
 use crate::error::BoardError;
 use crate::groups::InlineGroupKey;
-use crate::index::{Approach, Hints, KeyOf, RankedIndex};
+use crate::index::{Approach, Hints, KeyOf, RankedIndex, Spot};
 use crate::key::Key;
 use crate::scoring::Order;
 
@@ -40,9 +40,19 @@ pub(super) struct Team {
     pub(super) sum: i128,
     /// Its members' record ids, hidden ones too.
     pub(super) members: Vec<u32>,
-    /// How many of them are not hidden.
-    pub(super) visible: u32,
+    /// How many of them are not hidden (at most `teams.max_size`, 10,000: two bytes
+    /// keep the record at 80 with [`Self::leaf`]).
+    pub(super) visible: u16,
+    /// The teams' index leaf it was last found in ([`NO_LEAF`] before that): where a
+    /// write's small change of its sum is tried first ([`Teams::moved`]).
+    leaf: u32,
 }
+
+/// A team not yet found in the teams' index ([`Team::leaf`]).
+const NO_LEAF: u32 = u32::MAX;
+
+// A team's visible count is two bytes ([`Team::visible`]).
+const _: () = assert!(crate::groups::MAX_TEAM_SIZE <= u16::MAX as u32);
 
 impl Team {
     /// Its sum as a score: the i64 range's end it passed, if it did (see the module docs).
@@ -162,9 +172,28 @@ impl Teams {
     /// The way down the teams' index to the leaf that holds record `id`'s team (a
     /// descent, then a prefetch), taken before a write moves the member and kept for the
     /// team's own move ([`Self::moved`]; the partitions' `approach` says why).
+    /// None, too, when the leaf the team was last found in still holds it between two
+    /// others ([`RankedIndex::holds_inside`]): [`Self::moved`] tries it there first, and
+    /// descends only if that fails.
     pub(super) fn approach(&self, id: u32) -> Option<Approach> {
         let t = self.of(id)?;
-        (self.get(t).visible > 0).then(|| self.index.approach(&self.key(t), &self.keys))
+        let team = self.get(t);
+        (team.visible > 0 && !self.index.holds_inside(team.leaf, t))
+            .then(|| self.index.approach(&self.key(t), &self.keys))
+    }
+
+    /// Asks for the teams' index leaf team `t` was last found in ([`crate::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch_leaf(&self, t: u32) {
+        self.index.prefetch_leaf(self.get(t).leaf);
+    }
+
+    /// [`Self::prefetch_leaf`] for record `id`'s team, if it has one.
+    #[inline]
+    pub(super) fn prefetch_leaf_of(&self, id: u32) {
+        if let Some(t) = self.of(id) {
+            self.prefetch_leaf(t);
+        }
     }
 
     /// The team named `name`.
@@ -273,6 +302,7 @@ impl Teams {
             sum: 0,
             members: Vec::new(),
             visible: 0,
+            leaf: NO_LEAF,
         };
         let key = key_of(0, at_us, seq);
         let t = match self.free.pop() {
@@ -304,7 +334,7 @@ impl Teams {
     fn update(&mut self, t: u32, at_us: i64, at: Option<Approach>, f: impl FnOnce(&mut Team)) {
         let team = &self.teams[t as usize];
         let sum = team.sum;
-        let spot = match at {
+        let spot: Option<Spot> = match at {
             Some(at) => {
                 debug_assert!(
                     team.visible > 0,
@@ -317,6 +347,7 @@ impl Teams {
         };
         let team = &mut self.teams[t as usize];
         f(team);
+        team.leaf = spot.as_ref().map_or(NO_LEAF, Spot::leaf);
         let listed = team.visible > 0;
         if team.sum != sum {
             self.keys.0[t as usize] = key_of(team.sum, at_us, self.next_seq);
@@ -338,8 +369,28 @@ impl Teams {
     /// to its team's leaf when [`Self::approach`] took it.
     pub(super) fn moved(&mut self, id: u32, delta: i128, at_us: i64, at: Option<Approach>) {
         if let (Some(t), true) = (self.of(id), delta != 0) {
+            if at.is_none() && self.moved_in_place(t, delta, at_us) {
+                return;
+            }
             self.update(t, at_us, at, |team| team.sum += delta);
         }
+    }
+
+    /// Team `t`'s sum moved by `delta` at `at_us` inside the leaf it was last found in,
+    /// when its new key keeps its slot there ([`RankedIndex::move_in_place`]: a small
+    /// change among teams whose sums are far apart, what most writes make); whether it
+    /// did. Its key then changes as [`Self::update`] would change it.
+    fn moved_in_place(&mut self, t: u32, delta: i128, at_us: i64) -> bool {
+        let team = &self.teams[t as usize];
+        let sum = team.sum + delta;
+        let key = key_of(sum, at_us, self.next_seq);
+        if team.visible == 0 || !self.index.move_in_place(team.leaf, t, key.nscore) {
+            return false;
+        }
+        self.teams[t as usize].sum = sum;
+        self.keys.0[t as usize] = key;
+        self.next_seq += 1;
+        true
     }
 
     /// Member `id`, of score `score`, hidden (`shown` false) or shown again at `at_us`.

@@ -99,6 +99,11 @@ impl Ranking {
         };
         if let (Some(team), true) = (team, delta != 0) {
             teams.check(team, delta)?;
+            if let Some(t) = team {
+                // Its record is here (the check read it): the leaf its move tries first
+                // loads while the board's index works.
+                teams.prefetch_leaf(t);
+            }
         }
         Ok(Some(TeamStep {
             place,

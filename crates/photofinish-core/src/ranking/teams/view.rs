@@ -66,7 +66,7 @@ impl<'a> Visible<'a> {
                     seq: public.seq,
                 },
                 score,
-                visible: team.visible + 1,
+                visible: u32::from(team.visible) + 1,
                 listed: team.visible > 0,
             })
         });
@@ -151,7 +151,11 @@ impl<'a> TeamsView<'a> {
         let team: &Team = self.teams.get(t);
         let (score, members, reached_at_us) = match self.over {
             Some(o) if o.t == t => (o.score, o.visible, o.key.reached_at_us),
-            _ => (team.score(), team.visible, self.teams.key(t).reached_at_us),
+            _ => (
+                team.score(),
+                u32::from(team.visible),
+                self.teams.key(t).reached_at_us,
+            ),
         };
         TeamEntry {
             rank,
