@@ -348,10 +348,9 @@ impl Teams {
         let team = &mut self.teams[t as usize];
         f(team);
         team.leaf = spot.as_ref().map_or(NO_LEAF, Spot::leaf);
-        let listed = team.visible > 0;
-        if team.sum != sum {
-            self.keys.0[t as usize] = key_of(team.sum, at_us, self.next_seq);
-            self.next_seq += 1;
+        let (listed, changed) = (team.visible > 0, team.sum);
+        if changed != sum {
+            self.set_key(t, changed, at_us);
         }
         match (spot, listed) {
             (Some(spot), true) => {
@@ -383,14 +382,19 @@ impl Teams {
     fn moved_in_place(&mut self, t: u32, delta: i128, at_us: i64) -> bool {
         let team = &self.teams[t as usize];
         let sum = team.sum + delta;
-        let key = key_of(sum, at_us, self.next_seq);
-        if team.visible == 0 || !self.index.move_in_place(team.leaf, t, key.nscore) {
+        let first = key_of(sum, at_us, self.next_seq).nscore;
+        if team.visible == 0 || !self.index.move_in_place(team.leaf, t, first) {
             return false;
         }
         self.teams[t as usize].sum = sum;
-        self.keys.0[t as usize] = key;
-        self.next_seq += 1;
+        self.set_key(t, sum, at_us);
         true
+    }
+
+    /// Team `t`'s key once its sum became `sum` at `at_us`: the next order of a change.
+    fn set_key(&mut self, t: u32, sum: i128, at_us: i64) {
+        let seq = self.take_seq();
+        self.keys.0[t as usize] = key_of(sum, at_us, seq);
     }
 
     /// Member `id`, of score `score`, hidden (`shown` false) or shown again at `at_us`.
