@@ -65,11 +65,16 @@ impl Team {
 /// (`reached_at_us`) and order (`seq`) of the sum's last change.
 fn key_of(sum: i128, reached_at_us: i64, seq: u64) -> Key {
     Key {
-        nscore: Order::Desc.normalize(clamp(sum)),
+        nscore: first_of(sum),
         tail: (),
         reached_at_us,
         seq,
     }
+}
+
+/// The first column of the key of a team whose sum is `sum` ([`key_of`]).
+fn first_of(sum: i128) -> i64 {
+    Order::Desc.normalize(clamp(sum))
 }
 
 /// `sum` as an i64, at the range's end it passes.
@@ -333,7 +338,7 @@ impl Teams {
     /// `at`, when given, is the way down to the team's leaf ([`Self::approach`]).
     fn update(&mut self, t: u32, at_us: i64, at: Option<Approach>, f: impl FnOnce(&mut Team)) {
         let team = &self.teams[t as usize];
-        let sum = team.sum;
+        let before = team.sum;
         let spot: Option<Spot> = match at {
             Some(at) => {
                 debug_assert!(
@@ -348,9 +353,9 @@ impl Teams {
         let team = &mut self.teams[t as usize];
         f(team);
         team.leaf = spot.as_ref().map_or(NO_LEAF, Spot::leaf);
-        let (listed, changed) = (team.visible > 0, team.sum);
-        if changed != sum {
-            self.set_key(t, changed, at_us);
+        let (listed, after) = (team.visible > 0, team.sum);
+        if after != before {
+            self.set_key(t, after, at_us);
         }
         match (spot, listed) {
             (Some(spot), true) => {
@@ -382,8 +387,7 @@ impl Teams {
     fn moved_in_place(&mut self, t: u32, delta: i128, at_us: i64) -> bool {
         let team = &self.teams[t as usize];
         let sum = team.sum + delta;
-        let first = key_of(sum, at_us, self.next_seq).nscore;
-        if team.visible == 0 || !self.index.move_in_place(team.leaf, t, first) {
+        if team.visible == 0 || !self.index.move_in_place(team.leaf, t, first_of(sum)) {
             return false;
         }
         self.teams[t as usize].sum = sum;
