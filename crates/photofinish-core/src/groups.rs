@@ -143,6 +143,13 @@ impl InlineGroupKey {
         // Made from a `&str` of ASCII only (`new`), so always UTF-8.
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
+
+    /// Whether it is `key`: its bytes compared, without [`Self::as_str`]'s UTF-8 check
+    /// (a write naming its member's team asks this, docs/bench-history.md §49).
+    #[inline]
+    pub fn is(&self, key: &str) -> bool {
+        &self.bytes[..usize::from(self.len)] == key.as_bytes()
+    }
 }
 
 impl std::ops::Deref for InlineGroupKey {
@@ -169,9 +176,14 @@ mod tests {
             assert!(validate_group_key(good).is_ok(), "{good}");
             let key = InlineGroupKey::new(good).expect(good);
             assert_eq!(&*key, good);
+            assert!(key.is(good));
             assert_eq!(format!("{key:?}"), format!("{good:?}"));
         }
         assert!(InlineGroupKey::new(&"k".repeat(33)).is_err());
+        let ab = InlineGroupKey::new("ab").expect("ab");
+        for other in ["a", "abc", "AB", "ba", ""] {
+            assert!(!ab.is(other), "{other:?}");
+        }
         assert_ne!(
             InlineGroupKey::new("ab").ok(),
             InlineGroupKey::new("abc").ok()

@@ -232,7 +232,7 @@ impl Teams {
             // The held team's name, not a lookup of the asked one: its record is read
             // next anyway (the sum's check), the names' table is not.
             let held = self.of(id);
-            return if held.is_some_and(|t| &*self.get(t).name == asked) {
+            return if held.is_some_and(|t| self.get(t).name.is(asked)) {
                 Ok(TeamPlace::Stay)
             } else {
                 Err(BoardError::TeamConflict {
