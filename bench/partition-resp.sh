@@ -12,9 +12,13 @@
 # (SPEC §17's "a write that names a partition and a team"; redis-benchmark's random member
 # cannot name its own, so the write names none and the member keeps both). Prints per
 # run the board, ops/s and the server's CPU µs per write (utime + stime), then each
-# board's median CPU a write over the plain board's, by round.
+# board's median CPU a write over the plain board's, by round. DOOR=http sends the same
+# increments through the HTTP door instead (wrk, bench/wrk/submit.lua, one thread, 50
+# connections on CPU 1, DUR seconds a board; no pipelining there: each connection waits
+# for its answer).
 #
 #   MEMBERS=1000000 PARTS=200 ROUNDS=6 P=16 N=2000000 ./bench/partition-resp.sh [BIN]
+#   DOOR=http DUR=10 MEMBERS=1000000 PARTS=200 ROUNDS=6 ./bench/partition-resp.sh [BIN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-target/release/photofinish}")
@@ -23,11 +27,15 @@ PARTS=${PARTS:-200}
 ROUNDS=${ROUNDS:-6}
 N=${N:-2000000}
 P=${P:-16}
+DOOR=${DOOR:-resp}
+DUR=${DUR:-10}
 WORK=$(mktemp -d)
 cleanup() { kill "${PID:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-taskset -c 0 "$BIN" serve --listen 127.0.0.1:0 --resp-listen "127.0.0.1:$PORT" --fsync everysec \
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+HPORT=$(free_port)
+taskset -c 0 "$BIN" serve --listen "127.0.0.1:$HPORT" --resp-listen "127.0.0.1:$PORT" --fsync everysec \
     --workers 1 --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
@@ -45,14 +53,27 @@ TICK=$(getconf CLK_TCK)
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 run() { # run BOARD
     local before after rps
+    local n=$N
     before=$(cpu_ticks "$PID")
-    rps=$(taskset -c 1 redis-benchmark -p "$PORT" -c 50 -n "$N" -r "$MEMBERS" -P "$P" --csv \
-        LB.INCR "$1" m:__rand_int__ 1 2>/dev/null | awk -F'","' 'NR == 2 {print $2}')
+    if [ "$DOOR" = http ]; then
+        PF_N=$MEMBERS PF_BOARD=$1 PF_MEMBER_FMT='m:%012d' taskset -c 1 wrk -t1 -c50 -d"${DUR}s" \
+            -s bench/wrk/submit.lua "http://127.0.0.1:$HPORT" > "$WORK/wrk.out"
+        n=$(awk '/requests in/ {print $1}' "$WORK/wrk.out")
+        rps=$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.out")
+        if grep -q "Non-2xx" "$WORK/wrk.out"; then grep "Non-2xx" "$WORK/wrk.out" >&2; exit 1; fi
+    else
+        rps=$(taskset -c 1 redis-benchmark -p "$PORT" -c 50 -n "$N" -r "$MEMBERS" -P "$P" --csv \
+            LB.INCR "$1" m:__rand_int__ 1 2>/dev/null | awk -F'","' 'NR == 2 {print $2}')
+    fi
     after=$(cpu_ticks "$PID")
-    awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$N" -v hz="$TICK" \
+    awk -v l="$1" -v r="$rps" -v t=$((after - before)) -v n="$n" -v hz="$TICK" \
         'BEGIN { printf "%-7s %10.0f ops/s %6.2f µs/op\n", l, r, t * 1e6 / hz / n }' | tee -a "$WORK/runs"
 }
-echo "-P $P; $ROUNDS rounds of $N LB.INCR each"
+if [ "$DOOR" = http ]; then
+    echo "HTTP, 50 connections; $ROUNDS rounds of ${DUR}s of POST /scores (incr) each"
+else
+    echo "-P $P; $ROUNDS rounds of $N LB.INCR each"
+fi
 for r in $(seq "$ROUNDS"); do
     for b in $(shuf -e plain parted grouped); do run "$b"; done
 done

@@ -6,8 +6,11 @@
 -- PF_PAD: add an `X-Pad` header of that many bytes (to compare requests of equal size).
 -- PF_IDEM=1: each request carries its own `Idempotency-Key` (a random prefix per thread and
 -- a counter: 24 bytes, never repeated).
+-- PF_MEMBER_FMT: the member ids' format (default `player%010d`; bench/partition-resp.sh
+-- names them as redis-benchmark does, `m:%012d`).
 local n = tonumber(os.getenv("PF_N") or "1000000")
 local board = os.getenv("PF_BOARD") or "bench"
+local member_fmt = os.getenv("PF_MEMBER_FMT") or "player%010d"
 local token = os.getenv("PF_TOKEN")
 local tokens_file = os.getenv("PF_TOKENS")
 local idem = os.getenv("PF_IDEM") == "1"
@@ -30,7 +33,7 @@ init = function()
 end
 request = function()
   local i = math.random(0, n - 1)
-  local body = string.format('{"member":"player%010d","score":%d}', i, math.random(1, 100))
+  local body = string.format('{"member":"' .. member_fmt .. '","score":%d}', i, math.random(1, 100))
   local auth = ""
   if tokens then auth = "Authorization: Bearer " .. tokens[i + 1] .. "\r\n" end
   if idem then
