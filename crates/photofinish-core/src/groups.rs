@@ -138,17 +138,23 @@ impl InlineGroupKey {
         })
     }
 
+    /// The key's bytes: the first `len` of the inline array.
+    #[inline]
+    fn key_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
     /// The key.
     pub fn as_str(&self) -> &str {
         // Made from a `&str` of ASCII only (`new`), so always UTF-8.
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+        std::str::from_utf8(self.key_bytes()).unwrap_or_default()
     }
 
     /// Whether it is `key`: its bytes compared, without [`Self::as_str`]'s UTF-8 check
     /// (a write naming its member's team asks this, docs/bench-history.md §49).
     #[inline]
     pub fn is(&self, key: &str) -> bool {
-        &self.bytes[..usize::from(self.len)] == key.as_bytes()
+        self.key_bytes() == key.as_bytes()
     }
 }
 
